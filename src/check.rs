@@ -1,0 +1,86 @@
+//! The checks: each reads a finished [`Trace`] (the probes also re-run the
+//! model on perturbed inputs) and gives a named verdict with a detail line.
+//!
+//! Checks that judge one step (`op-shapes`, `residual`, `stream`,
+//! `finite`) also stopped the forward where they failed; the others judge
+//! the whole run.
+
+pub mod contract;
+pub mod probe;
+
+use crate::config::Fault;
+use crate::trace::{CheckName, Trace};
+use serde::{Serialize, Serializer};
+
+/// A check's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    Fail,
+    /// Not judged: no values (shape-only), or the forward stopped first.
+    Skip,
+}
+
+/// One check's verdict on a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckResult {
+    pub name: CheckName,
+    pub status: Status,
+    /// Where it failed, if it did.
+    pub path: Option<String>,
+    pub detail: String,
+}
+
+impl CheckResult {
+    /// Anything but a failure.
+    #[must_use]
+    pub fn ok(&self) -> bool {
+        self.status != Status::Fail
+    }
+
+    pub(crate) fn pass(name: CheckName, detail: impl Into<String>) -> Self {
+        Self { name, status: Status::Pass, path: None, detail: detail.into() }
+    }
+
+    pub(crate) fn fail(name: CheckName, path: &str, detail: impl Into<String>) -> Self {
+        Self { name, status: Status::Fail, path: Some(path.to_string()), detail: detail.into() }
+    }
+
+    pub(crate) fn skip(name: CheckName, detail: impl Into<String>) -> Self {
+        Self { name, status: Status::Skip, path: None, detail: detail.into() }
+    }
+}
+
+impl Serialize for CheckResult {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("CheckResult", 5)?;
+        st.serialize_field("name", &self.name)?;
+        st.serialize_field("ok", &self.ok())?;
+        st.serialize_field("status", &self.status)?;
+        st.serialize_field("path", &self.path)?;
+        st.serialize_field("detail", &self.detail)?;
+        st.end()
+    }
+}
+
+/// Every check on `trace`: the contract checks, then the probes.
+#[must_use]
+pub fn all(trace: &Trace) -> Vec<CheckResult> {
+    let mut out = contract::all(trace);
+    out.extend(probe::all(trace));
+    out
+}
+
+/// The checks that catch `fault` on a model where it shows.
+#[must_use]
+pub fn catches(fault: Fault) -> &'static [CheckName] {
+    match fault {
+        Fault::FfnNoDown | Fault::AttnNoMerge => &[CheckName::Residual],
+        Fault::BiasW164 => &[CheckName::OpShapes],
+        Fault::MergeNoTranspose | Fault::NoCausalMask => &[CheckName::Causality],
+        Fault::SkipBlock1 => &[CheckName::Wiring],
+        Fault::NormOverSeq => &[CheckName::Positionwise, CheckName::Causality],
+    }
+}

@@ -1,0 +1,172 @@
+//! Contract checks on a finished trace: op shapes, residual adds, stream
+//! shapes, returns, wiring and finiteness.
+
+use super::CheckResult;
+use crate::ops::fmt_shape;
+use crate::trace::{CheckName, Mode, ResidualCheck, Trace};
+
+/// The six contract checks, in a fixed order.
+#[must_use]
+pub fn all(trace: &Trace) -> Vec<CheckResult> {
+    vec![
+        op_shapes(trace),
+        residual(trace),
+        stream(trace),
+        returns(trace),
+        wiring(trace),
+        finite(trace),
+    ]
+}
+
+/// The failure, as this check's verdict, if this check stopped the forward.
+fn stopped_by(trace: &Trace, name: CheckName) -> Option<CheckResult> {
+    let f = trace.failure.as_ref().filter(|f| f.check == name)?;
+    Some(CheckResult::fail(name, &f.path, format!("{}: {}", f.path, f.detail)))
+}
+
+/// Every op accepted its operand shapes.
+#[must_use]
+pub fn op_shapes(trace: &Trace) -> CheckResult {
+    stopped_by(trace, CheckName::OpShapes).unwrap_or_else(|| {
+        CheckResult::pass(
+            CheckName::OpShapes,
+            format!("{} ops accepted their operands", trace.events.len()),
+        )
+    })
+}
+
+/// Every residual add has two (B,T,d) operands of the input dtype, and a
+/// complete run makes two per block.
+#[must_use]
+pub fn residual(trace: &Trace) -> CheckResult {
+    let name = CheckName::Residual;
+    if let Some(r) = stopped_by(trace, name) {
+        return r;
+    }
+    let expect = (trace.stream_shape.as_slice(), trace.config.dtype);
+    let mut n = 0;
+    for e in trace.residual_adds() {
+        n += 1;
+        let Some(c) = &e.check else { continue };
+        let again = ResidualCheck::judge(
+            (&c.stream, c.stream_dtype),
+            (&c.update, c.update_dtype),
+            expect,
+        );
+        if !again.ok || !c.ok {
+            return CheckResult::fail(
+                name,
+                &e.path,
+                format!("{}: residual add {} must be {} + {}", e.path, c.operands(), fmt_shape(expect.0), fmt_shape(expect.0)),
+            );
+        }
+    }
+    let want = trace.expected_residual_adds();
+    if trace.failure.is_none() && n != want {
+        return CheckResult::fail(name, "", format!("{n} residual adds, expected {want} (2 per block)"));
+    }
+    let s = fmt_shape(expect.0);
+    CheckResult::pass(name, format!("{n}/{n} residual adds are {s} + {s}, {}", expect.1))
+}
+
+/// Every stream tensor is (B,T,d).
+#[must_use]
+pub fn stream(trace: &Trace) -> CheckResult {
+    let name = CheckName::Stream;
+    if let Some(r) = stopped_by(trace, name) {
+        return r;
+    }
+    let want = &trace.stream_shape;
+    let on: Vec<_> = trace.events.iter().filter(|e| e.on_stream).collect();
+    match on.iter().find(|e| &e.shape != want) {
+        Some(e) => CheckResult::fail(
+            name,
+            &e.path,
+            format!("{}: stream tensor is {}, not {}", e.path, fmt_shape(&e.shape), fmt_shape(want)),
+        ),
+        None => CheckResult::pass(name, format!("{} stream tensors are {}", on.len(), fmt_shape(want))),
+    }
+}
+
+/// Inside every completed sublayer, each departure from (B,T,d) returns to
+/// it before the sublayer's residual add.
+#[must_use]
+pub fn returns(trace: &Trace) -> CheckResult {
+    let name = CheckName::Returns;
+    let want = &trace.stream_shape;
+    let mut start = 0;
+    let mut departures = 0;
+    for (i, e) in trace.events.iter().enumerate() {
+        if !e.is_residual() {
+            continue;
+        }
+        let inside = &trace.events[start..i];
+        departures += inside.iter().filter(|x| x.departs).count();
+        // The sublayer's output: the add's second operand.
+        let update = e.inputs.get(1).and_then(|p| inside.iter().rev().find(|x| &x.path == p));
+        if let Some(last_departure) = inside.iter().rposition(|x| x.departs) {
+            let back = inside[last_departure..].iter().any(|x| &x.shape == want);
+            let update_back = update.is_some_and(|u| &u.shape == want);
+            if !(back && update_back) {
+                let d = &inside[last_departure];
+                return CheckResult::fail(
+                    name,
+                    &e.path,
+                    format!("{}: {} left {} as {} and never came back", e.path, d.path, fmt_shape(want), fmt_shape(&d.shape)),
+                );
+            }
+        }
+        start = i + 1;
+    }
+    CheckResult::pass(name, format!("all {departures} departures return to {} before their residual add", fmt_shape(want)))
+}
+
+/// Block 1 reads the input, each later block reads the previous block's
+/// output, and the final norm reads the last block's output.
+///
+/// Events are grouped by block; an input from outside an event's own block
+/// must be the last event before that block began.
+#[must_use]
+pub fn wiring(trace: &Trace) -> CheckResult {
+    let name = CheckName::Wiring;
+    let ev = &trace.events;
+    let mut entry: Option<&str> = None;
+    for (i, e) in ev.iter().enumerate() {
+        let n = e.block();
+        if i == 0 || n != ev[i - 1].block() {
+            entry = i.checked_sub(1).map(|j| ev[j].path.as_str());
+        }
+        let own = n.map(|n| format!("block{n}."));
+        let stray = e.inputs.iter().find(|p| {
+            let inside = own.as_ref().is_some_and(|o| p.starts_with(o.as_str()));
+            !inside && Some(p.as_str()) != entry
+        });
+        if let Some(p) = stray {
+            let who = n.map_or_else(|| e.path.clone(), |n| format!("block{n}"));
+            let want = entry.unwrap_or("nothing");
+            return CheckResult::fail(
+                name,
+                &e.path,
+                format!("{who} reads {p} at {}, expected the previous output {want}", e.path),
+            );
+        }
+    }
+    let blocks = ev.iter().filter_map(crate::trace::Event::block).max().unwrap_or(0);
+    CheckResult::pass(name, format!("{blocks} blocks chained: each reads the previous block's output"))
+}
+
+/// Every recorded value is finite.
+#[must_use]
+pub fn finite(trace: &Trace) -> CheckResult {
+    let name = CheckName::Finite;
+    if let Some(r) = stopped_by(trace, name) {
+        return r;
+    }
+    if trace.mode == Mode::ShapeOnly {
+        return CheckResult::skip(name, "shape-only run: no values");
+    }
+    match trace.events.iter().find(|e| e.stats.is_some_and(|s| !s.finite)) {
+        Some(e) => CheckResult::fail(name, &e.path, format!("{} holds NaN or ±inf", e.path)),
+        None => CheckResult::pass(name, format!("all values of {} tensors are finite", trace.events.len())),
+    }
+}

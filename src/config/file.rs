@@ -1,0 +1,125 @@
+//! Model files (`--config FILE.toml`) and the overlay they share with flags.
+//!
+//! Every key is optional; a missing key keeps the base preset's value. An
+//! unknown key is an error that names the key, its line and the keys allowed.
+
+use super::{Act, DType, Fault, ModelConfig, NormKind, Placement};
+use serde::Deserialize;
+
+/// A partial config: what a model file or the command line sets.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Overlay {
+    pub preset: Option<String>,
+    pub batch: Option<usize>,
+    pub seq: Option<usize>,
+    pub d_model: Option<usize>,
+    pub heads: Option<usize>,
+    pub kv_heads: Option<usize>,
+    pub d_ff: Option<usize>,
+    pub layers: Option<usize>,
+    pub act: Option<Act>,
+    pub norm: Option<NormKind>,
+    pub placement: Option<Placement>,
+    pub bias: Option<bool>,
+    pub final_norm: Option<bool>,
+    pub dtype: Option<DType>,
+    pub seed: Option<u64>,
+    pub eps: Option<f64>,
+    pub fault: Option<Fault>,
+}
+
+/// A model file that could not be read or parsed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FileError {
+    #[error("cannot read {path}: {reason}")]
+    Read { path: String, reason: String },
+    #[error("{path}:{line}:{col}: {msg}")]
+    Parse {
+        path: String,
+        line: usize,
+        col: usize,
+        msg: String,
+    },
+}
+
+impl Overlay {
+    /// Parses TOML text; `path` only labels errors.
+    ///
+    /// # Errors
+    /// [`FileError::Parse`] with the line and column of the first problem.
+    pub fn from_toml(text: &str, path: &str) -> Result<Self, FileError> {
+        toml::from_str(text).map_err(|e| {
+            let start = e.span().map_or(0, |s| s.start).min(text.len());
+            let before = &text[..start];
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            FileError::Parse {
+                path: path.to_string(),
+                line,
+                col,
+                msg: e.message().replace('\n', " ").trim().to_string(),
+            }
+        })
+    }
+
+    /// Reads and parses a model file.
+    ///
+    /// # Errors
+    /// [`FileError`] when the file cannot be read or parsed.
+    pub fn from_file(path: &std::path::Path) -> Result<Self, FileError> {
+        let label = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| FileError::Read {
+            path: label.clone(),
+            reason: e.to_string(),
+        })?;
+        Self::from_toml(&text, &label)
+    }
+
+    /// Lays `self` over `base`: every set field wins.
+    ///
+    /// When the heads change and the kv-heads are not given, a base without
+    /// grouped-query attention stays without it (kv-heads follow heads).
+    pub fn apply(&self, base: &mut ModelConfig) {
+        if let (Some(h), None) = (self.heads, self.kv_heads) {
+            if base.kv_heads == base.heads {
+                base.kv_heads = h;
+            }
+        }
+        macro_rules! set {
+            ($($f:ident),*) => { $(if let Some(v) = self.$f.clone() { base.$f = v; })* };
+        }
+        set!(
+            batch, seq, d_model, heads, kv_heads, d_ff, layers, act, norm, placement, bias,
+            final_norm, dtype, seed, eps
+        );
+        if self.fault.is_some() {
+            base.fault = self.fault;
+        }
+    }
+
+    /// Fields set in `other` win over those in `self`.
+    #[must_use]
+    pub fn then(mut self, other: &Overlay) -> Overlay {
+        macro_rules! take {
+            ($($f:ident),*) => { $(if other.$f.is_some() { self.$f = other.$f.clone(); })* };
+        }
+        take!(
+            preset, batch, seq, d_model, heads, kv_heads, d_ff, layers, act, norm, placement,
+            bias, final_norm, dtype, seed, eps, fault
+        );
+        self
+    }
+
+    /// Resolves the preset named here (or `lesson`), then lays `self` over it.
+    ///
+    /// # Errors
+    /// An unknown preset name, or a config that fails validation.
+    pub fn resolve(&self) -> Result<ModelConfig, crate::Error> {
+        let name = self.preset.as_deref().unwrap_or("lesson");
+        let mut cfg = super::preset::by_name(name)?;
+        self.apply(&mut cfg);
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}

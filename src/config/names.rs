@@ -1,0 +1,67 @@
+//! Closed sets of names (activations, norms, …) that parse from the command
+//! line and from model files with one error that lists what is allowed.
+
+/// A name that was not one of the allowed ones.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} '{got}'; allowed: {allowed}")]
+pub struct UnknownName {
+    pub what: &'static str,
+    pub got: String,
+    pub allowed: String,
+}
+
+/// Declares a fieldless enum whose variants have fixed kebab names, with
+/// `ALL`, `as_str`, `Display`, `FromStr` and serde support through the names.
+macro_rules! named_enum {
+    ($(#[$m:meta])* $name:ident, $what:literal { $($(#[$vm:meta])* $var:ident = $s:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vm])* $var),+ }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$var),+];
+
+            /// The name used on the command line and in files.
+            #[must_use]
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$var => $s),+ }
+            }
+
+            /// The allowed names, comma separated.
+            #[must_use]
+            pub fn allowed() -> String {
+                Self::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = $crate::config::names::UnknownName;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Self::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| {
+                    $crate::config::names::UnknownName { what: $what, got: s.to_string(), allowed: Self::allowed() }
+                })
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+pub(crate) use named_enum;

@@ -1,0 +1,60 @@
+//! Named presets, kept as TOML in `assets/presets/` and embedded in the binary.
+//!
+//! A preset file may start from another preset with `preset = "…"`.
+
+use super::file::Overlay;
+use super::names::UnknownName;
+use super::ModelConfig;
+
+/// (name, TOML text) of every preset, in listing order.
+pub const PRESETS: &[(&str, &str)] = &[
+    ("lesson", include_str!("../../assets/presets/lesson.toml")),
+    ("lesson-swiglu", include_str!("../../assets/presets/lesson-swiglu.toml")),
+    ("lesson-gqa", include_str!("../../assets/presets/lesson-gqa.toml")),
+    ("lesson-post-ln", include_str!("../../assets/presets/lesson-post-ln.toml")),
+];
+
+/// The names of every preset, comma separated.
+#[must_use]
+pub fn allowed() -> String {
+    PRESETS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+}
+
+fn text(name: &str) -> &'static str {
+    PRESETS.iter().find(|(n, _)| *n == name).map_or("", |(_, t)| t)
+}
+
+fn overlay(name: &str) -> Result<Overlay, UnknownName> {
+    if !PRESETS.iter().any(|(n, _)| *n == name) {
+        return Err(UnknownName {
+            what: "preset",
+            got: name.to_string(),
+            allowed: allowed(),
+        });
+    }
+    // The embedded presets are tested to parse; a broken one is a build bug.
+    Ok(Overlay::from_toml(text(name), name).unwrap_or_else(|e| panic!("embedded preset {e}")))
+}
+
+/// The config of a named preset.
+///
+/// # Errors
+/// [`UnknownName`] listing the presets when `name` is not one of them.
+pub fn by_name(name: &str) -> Result<ModelConfig, UnknownName> {
+    let own = overlay(name)?;
+    let mut cfg = match own.preset.as_deref() {
+        Some(base) => by_name(base)?,
+        // A preset without a base lists every field.
+        None => toml::from_str::<ModelConfig>(text(name))
+            .unwrap_or_else(|e| panic!("embedded preset {name}: {e}")),
+    };
+    own.apply(&mut cfg);
+    cfg.preset = name.to_string();
+    Ok(cfg)
+}
+
+/// The lesson model.
+#[must_use]
+pub fn lesson() -> ModelConfig {
+    by_name("lesson").unwrap_or_else(|e| panic!("embedded preset: {e}"))
+}

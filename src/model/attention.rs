@@ -1,0 +1,83 @@
+//! Causal multi-head self-attention, with grouped-query K/V heads.
+//!
+//! `softmax(mask(q·kᵀ/√hd))·v`, heads merged, then the output projection.
+//!
+//! # Shapes
+//! - x: (B, T, d)
+//! - q: (B, h, T, hd); k, v: (B, kv, T, hd), repeated to (B, h, T, hd)
+//! - scores, weights: (B, h, T, T)
+//! - context: (B, h, T, hd); merge, out: (B, T, d)
+
+use super::Builder;
+use super::linear::Linear;
+use crate::ops::{Backend, Merge, Op};
+use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
+
+/// Separate Q, K and V projections, and the output projection.
+pub struct Attention<T> {
+    pub q: Linear<T>,
+    pub k: Linear<T>,
+    pub v: Linear<T>,
+    pub o: Linear<T>,
+    pub heads: usize,
+    pub kv_heads: usize,
+    pub head_dim: usize,
+    pub merge: Option<Merge>,
+    pub causal: bool,
+}
+
+impl<T: Clone> Attention<T> {
+    pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>, name: &str) -> Self {
+        let c = b.cfg;
+        let (d, kv) = (c.d_model, c.kv_heads * c.head_dim());
+        let bias = |n| c.bias.then_some(n);
+        let lin = |part: &str, shape, axes, std, bias_len| {
+            Linear::new(b, &format!("{name}.{part}"), shape, axes, std, bias_len)
+        };
+        Self {
+            q: lin("q_proj", (d, d), ["d", "d"], Builder::<B>::STD, bias(d)),
+            k: lin("k_proj", (d, kv), ["d", "kv·hd"], Builder::<B>::STD, bias(kv)),
+            v: lin("v_proj", (d, kv), ["d", "kv·hd"], Builder::<B>::STD, bias(kv)),
+            o: lin("out", (d, d), ["d", "d"], b.out_std(), bias(d)),
+            heads: c.heads,
+            kv_heads: c.kv_heads,
+            head_dim: c.head_dim(),
+            merge: b.arch.merge,
+            causal: b.arch.causal,
+        }
+    }
+
+    /// Records the attention sublayer on x (B, T, d) under `p` (`blockN.attn`).
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    pub fn forward<B: Backend<Tensor = T>>(&self, rec: &mut Recorder<B>, p: &str, x: &Val<T>) -> Result<Val<T>, Stop> {
+        let (h, kv) = (self.heads, self.kv_heads);
+        let q = self.q.forward(rec, &format!("{p}.q_proj"), x)?; // (B, T, d)
+        let k = self.k.forward(rec, &format!("{p}.k_proj"), x)?; // (B, T, kv·hd)
+        let v = self.v.forward(rec, &format!("{p}.v_proj"), x)?; // (B, T, kv·hd)
+        let split = |n, axis| Op::SplitHeads { heads: n, axis };
+        let q = rec.op(&format!("{p}.q"), &split(h, "h"), &[In::Act(&q)])?; // (B, h, T, hd)
+        let kv_axis = if kv == h { "h" } else { "kv" };
+        let mut k = rec.op(&format!("{p}.k"), &split(kv, kv_axis), &[In::Act(&k)])?; // (B, kv, T, hd)
+        let mut v = rec.op(&format!("{p}.v"), &split(kv, kv_axis), &[In::Act(&v)])?; // (B, kv, T, hd)
+        if kv != h {
+            let rep = Op::RepeatKv { rep: h / kv };
+            k = rec.op(&format!("{p}.k_rep"), &rep, &[In::Act(&k)])?; // (B, h, T, hd)
+            v = rec.op(&format!("{p}.v_rep"), &rep, &[In::Act(&v)])?; // (B, h, T, hd)
+        }
+        let scores = Op::Scores { head_dim: self.head_dim };
+        let s = rec.op(&format!("{p}.scores"), &scores, &[In::Act(&q), In::Act(&k)])?; // (B, h, T, T)
+        let w = rec.op(&format!("{p}.weights"), &Op::Softmax { causal: self.causal }, &[In::Act(&s)])?; // (B, h, T, T)
+        let c = rec.op(&format!("{p}.context"), &Op::WeightedSum, &[In::Act(&w), In::Act(&v)])?; // (B, h, T, hd)
+        // The attn-no-merge fault returns the heads as they are.
+        let Some(merge) = self.merge else { return Ok(c) };
+        let m = rec.op(&format!("{p}.merge"), &Op::MergeHeads(merge), &[In::Act(&c)])?; // (B, T, d)
+        self.o.output(rec, &format!("{p}.out"), &m) // (B, T, d)
+    }
+
+    /// q, k, v and output projection parameters.
+    pub fn params(&self) -> impl Iterator<Item = &Param<T>> {
+        [&self.q, &self.k, &self.v, &self.o].into_iter().flat_map(Linear::params)
+    }
+}

@@ -1,0 +1,340 @@
+//! The domain ops every layer is written against, and the two backends
+//! that run them: [`numeric::Numeric`] (ndarray) and [`shape::ShapeOnly`].
+//!
+//! Each [`Op`] knows its output shape ([`Op::infer`]), the names of its
+//! output axes ([`Op::axes`]) and its formula with shape arithmetic
+//! ([`Op::formula`]). Both backends call `infer` first, so a shape that one
+//! backend refuses is refused by the other with the same message.
+
+pub mod numeric;
+pub mod shape;
+
+use crate::config::{DType, NormKind};
+
+/// A tensor shape, outermost axis first.
+pub type Shape = Vec<usize>;
+
+/// Formats a shape as `(2,4,64)`.
+#[must_use]
+pub fn fmt_shape(shape: &[usize]) -> String {
+    let parts: Vec<String> = shape.iter().map(ToString::to_string).collect();
+    format!("({})", parts.join(","))
+}
+
+/// Which axis a norm averages over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NormAxis {
+    /// The feature axis d: position-wise, as every real model.
+    Feature,
+    /// The sequence axis T: the `norm-over-seq` fault.
+    Seq,
+}
+
+/// An element-wise non-linearity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unary {
+    Relu,
+    Gelu,
+    GeluTanh,
+}
+
+/// How the heads are merged back into (B, T, d).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Merge {
+    /// (B,h,T,hd) → transpose → (B,T,h,hd) → reshape (B,T,h·hd).
+    Transpose,
+    /// A bare reshape of (B,h,T,hd): the `merge-no-transpose` fault.
+    BareReshape,
+}
+
+/// One step of the forward pass.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// `x·W (+ b)`: x (…, k), W (k, n), b (n) → (…, n).
+    Linear,
+    /// A norm over one axis, then `γ (⊙ … + β)` on the features.
+    Norm {
+        kind: NormKind,
+        axis: NormAxis,
+        eps: f64,
+    },
+    /// (B, T, h·hd) → (B, h, T, hd).
+    SplitHeads { heads: usize, axis: &'static str },
+    /// (B, kv, T, hd) → (B, kv·rep, T, hd); query head i reads kv head i / rep.
+    RepeatKv { rep: usize },
+    /// q (B,h,T,hd) · kᵀ (B,h,hd,S) / √hd → (B,h,T,S).
+    Scores { head_dim: usize },
+    /// Row softmax over the last axis, with the causal mask when `causal`.
+    Softmax { causal: bool },
+    /// weights (B,h,T,S) · v (B,h,S,hd) → (B,h,T,hd).
+    WeightedSum,
+    /// (B,h,T,hd) → (B,T,h·hd).
+    MergeHeads(Merge),
+    /// Element-wise activation.
+    Act(Unary),
+    /// silu(gate) ⊙ up, both (…, f).
+    SwiGlu,
+    /// The residual add: stream + update, same shapes.
+    Add,
+}
+
+/// An op refused the shapes it was given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct OpError(pub String);
+
+fn need(ok: bool, msg: impl FnOnce() -> String) -> Result<(), OpError> {
+    if ok { Ok(()) } else { Err(OpError(msg())) }
+}
+
+fn rank(shape: &[usize], r: usize, what: &str) -> Result<(), OpError> {
+    need(shape.len() == r, || {
+        format!("{what} must have rank {r}, got {}", fmt_shape(shape))
+    })
+}
+
+impl Op {
+    /// Short name of the op, as in the trace's `op` field.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Linear => "linear",
+            Op::Norm { kind: NormKind::LayerNorm, .. } => "layernorm",
+            Op::Norm { kind: NormKind::RmsNorm, .. } => "rmsnorm",
+            Op::SplitHeads { .. } => "split_heads",
+            Op::RepeatKv { .. } => "repeat_kv",
+            Op::Scores { .. } => "scores",
+            Op::Softmax { .. } => "softmax",
+            Op::WeightedSum => "weighted_sum",
+            Op::MergeHeads(Merge::Transpose) => "merge_heads",
+            Op::MergeHeads(Merge::BareReshape) => "reshape",
+            Op::Act(Unary::Relu) => "relu",
+            Op::Act(Unary::Gelu) => "gelu",
+            Op::Act(Unary::GeluTanh) => "gelu_tanh",
+            Op::SwiGlu => "swiglu",
+            Op::Add => "add",
+        }
+    }
+
+    /// The output shape for these input shapes, or why they do not fit.
+    ///
+    /// # Errors
+    /// [`OpError`] naming the operand shapes that do not fit.
+    pub fn infer(&self, ins: &[&[usize]]) -> Result<Shape, OpError> {
+        let x = ins.first().copied().unwrap_or(&[]);
+        match self {
+            Op::Linear => {
+                let w = ins.get(1).copied().unwrap_or(&[]);
+                rank(w, 2, "W")?;
+                need(x.last() == Some(&w[0]), || {
+                    format!(
+                        "x·W needs x's last axis = W's rows: {} · {}",
+                        fmt_shape(x),
+                        fmt_shape(w)
+                    )
+                })?;
+                if let Some(b) = ins.get(2) {
+                    need(b.len() == 1 && b[0] == w[1], || {
+                        format!(
+                            "bias {} does not match x·W's last axis {}",
+                            fmt_shape(b),
+                            w[1]
+                        )
+                    })?;
+                }
+                let mut out = x.to_vec();
+                *out.last_mut().unwrap_or(&mut 0) = w[1];
+                Ok(out)
+            }
+            Op::Norm { .. } => {
+                rank(x, 3, "norm input")?;
+                for p in &ins[1..] {
+                    need(p.len() == 1 && p[0] == x[2], || {
+                        format!("norm weight {} does not match d={}", fmt_shape(p), x[2])
+                    })?;
+                }
+                Ok(x.to_vec())
+            }
+            Op::SplitHeads { heads, .. } => {
+                rank(x, 3, "split_heads input")?;
+                need(*heads > 0 && x[2] % heads == 0, || {
+                    format!("{} does not split into {heads} heads", x[2])
+                })?;
+                Ok(vec![x[0], *heads, x[1], x[2] / heads])
+            }
+            Op::RepeatKv { rep } => {
+                rank(x, 4, "repeat_kv input")?;
+                Ok(vec![x[0], x[1] * rep, x[2], x[3]])
+            }
+            Op::Scores { .. } => {
+                let k = ins.get(1).copied().unwrap_or(&[]);
+                rank(x, 4, "q")?;
+                rank(k, 4, "k")?;
+                need(x[0] == k[0] && x[1] == k[1] && x[3] == k[3], || {
+                    format!("q {} and k {} do not pair", fmt_shape(x), fmt_shape(k))
+                })?;
+                Ok(vec![x[0], x[1], x[2], k[2]])
+            }
+            Op::Softmax { .. } | Op::Act(_) => Ok(x.to_vec()),
+            Op::WeightedSum => {
+                let v = ins.get(1).copied().unwrap_or(&[]);
+                rank(x, 4, "weights")?;
+                rank(v, 4, "v")?;
+                need(x[0] == v[0] && x[1] == v[1] && x[3] == v[2], || {
+                    format!("weights {} and v {} do not pair", fmt_shape(x), fmt_shape(v))
+                })?;
+                Ok(vec![x[0], x[1], x[2], v[3]])
+            }
+            Op::MergeHeads(_) => {
+                rank(x, 4, "merge input")?;
+                Ok(vec![x[0], x[2], x[1] * x[3]])
+            }
+            Op::SwiGlu | Op::Add => {
+                let y = ins.get(1).copied().unwrap_or(&[]);
+                need(x == y, || {
+                    format!("{} and {} differ", fmt_shape(x), fmt_shape(y))
+                })?;
+                Ok(x.to_vec())
+            }
+        }
+    }
+
+    /// Names of the output axes, from the input axes' names.
+    #[must_use]
+    pub fn axes(&self, ins: &[&[String]]) -> Vec<String> {
+        let x = ins.first().copied().unwrap_or(&[]);
+        let at = |v: &[String], i: usize| v.get(i).cloned().unwrap_or_else(|| "?".into());
+        let owned = |names: &[&str]| names.iter().map(|s| (*s).to_string()).collect();
+        match self {
+            Op::Linear => {
+                let mut out = x.to_vec();
+                if let (Some(last), Some(w)) = (out.last_mut(), ins.get(1)) {
+                    *last = at(w, 1);
+                }
+                out
+            }
+            Op::SplitHeads { axis, .. } => {
+                owned(&[&at(x, 0), axis, &at(x, 1), "hd"])
+            }
+            Op::RepeatKv { .. } => owned(&[&at(x, 0), "h", &at(x, 2), &at(x, 3)]),
+            Op::Scores { .. } => {
+                let k = ins.get(1).copied().unwrap_or(&[]);
+                owned(&[&at(x, 0), &at(x, 1), &at(x, 2), &at(k, 2)])
+            }
+            Op::WeightedSum => {
+                let v = ins.get(1).copied().unwrap_or(&[]);
+                owned(&[&at(x, 0), &at(x, 1), &at(x, 2), &at(v, 3)])
+            }
+            Op::MergeHeads(_) => owned(&[&at(x, 0), &at(x, 2), "d"]),
+            _ => x.to_vec(),
+        }
+    }
+
+    /// A one-line formula with the shape arithmetic, e.g.
+    /// `q·kᵀ/√16 : (2,4,4,16)·(2,4,16,4) → (2,4,4,4)`.
+    #[must_use]
+    pub fn formula(&self, ins: &[&[usize]], out: &[usize]) -> String {
+        let s = |i: usize| ins.get(i).map_or_else(String::new, |v| fmt_shape(v));
+        let o = fmt_shape(out);
+        match self {
+            Op::Linear if ins.len() > 2 => format!("x·W+b : {}·{}+{} → {o}", s(0), s(1), s(2)),
+            Op::Linear => format!("x·W : {}·{} → {o}", s(0), s(1)),
+            Op::Norm { kind, axis, .. } => {
+                let name = match kind {
+                    NormKind::LayerNorm => "LayerNorm",
+                    NormKind::RmsNorm => "RMSNorm",
+                };
+                let over = match axis {
+                    NormAxis::Feature => "d",
+                    NormAxis::Seq => "T",
+                };
+                format!("{name}(x) over {over} : {} → {o}", s(0))
+            }
+            Op::SplitHeads { heads, .. } => format!("split into {heads} heads : {} → {o}", s(0)),
+            Op::RepeatKv { rep } => format!("repeat kv ×{rep} : {} → {o}", s(0)),
+            Op::Scores { head_dim } => {
+                let k = ins.get(1).map_or_else(Vec::new, |k| {
+                    let mut t = k.to_vec();
+                    if t.len() == 4 {
+                        t.swap(2, 3);
+                    }
+                    t
+                });
+                format!("q·kᵀ/√{head_dim} : {}·{} → {o}", s(0), fmt_shape(&k))
+            }
+            Op::Softmax { causal: true } => format!("softmax(causal_mask(s)) : {} → {o}", s(0)),
+            Op::Softmax { causal: false } => format!("softmax(s) : {} → {o}", s(0)),
+            Op::WeightedSum => format!("w·v : {}·{} → {o}", s(0), s(1)),
+            Op::MergeHeads(Merge::Transpose) => format!("transpose, merge heads : {} → {o}", s(0)),
+            Op::MergeHeads(Merge::BareReshape) => {
+                format!("reshape without transpose : {} → {o}", s(0))
+            }
+            Op::Act(u) => {
+                let name = match u {
+                    Unary::Relu => "relu",
+                    Unary::Gelu => "gelu",
+                    Unary::GeluTanh => "gelu_tanh",
+                };
+                format!("{name}(x) : {} → {o}", s(0))
+            }
+            Op::SwiGlu => format!("silu(g)⊙u : {}⊙{} → {o}", s(0), s(1)),
+            Op::Add => format!("x + f(x) : {}+{} → {o}", s(0), s(1)),
+        }
+    }
+}
+
+/// How a parameter is initialised.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Init {
+    /// N(0, std²).
+    Normal(f64),
+    /// Every element equal to this value.
+    Const(f64),
+}
+
+/// Summary statistics of one tensor.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Stats {
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub std: f64,
+    pub finite: bool,
+}
+
+/// Largest tensor whose values a trace keeps, for heatmaps.
+pub const PREVIEW_MAX: usize = 4096;
+
+/// Runs ops on one kind of tensor.
+pub trait Backend {
+    /// The tensor type: an array, or only a shape.
+    type Tensor: Clone;
+
+    /// Whether tensors hold values (false for shape-only).
+    const NUMERIC: bool;
+
+    /// Element type of every tensor.
+    fn dtype(&self) -> DType;
+
+    /// The tensor's shape.
+    fn shape(t: &Self::Tensor) -> &[usize];
+
+    /// A parameter tensor, drawn from `seed`.
+    fn param(&self, shape: &[usize], init: Init, seed: u64) -> Self::Tensor;
+
+    /// An input tensor of N(0, 1) values, drawn from `seed`.
+    fn normal(&self, shape: &[usize], seed: u64) -> Self::Tensor;
+
+    /// Runs one op; refuses shapes as [`Op::infer`] does.
+    ///
+    /// # Errors
+    /// [`OpError`] when the operand shapes do not fit the op.
+    fn apply(&self, op: &Op, ins: &[&Self::Tensor]) -> Result<Self::Tensor, OpError>;
+
+    /// Summary stats and, for a tensor of at most [`PREVIEW_MAX`] values,
+    /// the values in row-major order. `None` in shape-only mode.
+    fn summary(&self, t: &Self::Tensor) -> Option<(Stats, Option<Vec<f64>>)>;
+
+    /// The values of `t` as f64, row-major; `None` in shape-only mode.
+    fn values(&self, t: &Self::Tensor) -> Option<Vec<f64>>;
+}

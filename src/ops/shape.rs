@@ -1,0 +1,43 @@
+//! The shape-only backend: a tensor is its shape. Every op computes its
+//! output shape with [`Op::infer`] and allocates nothing else.
+
+use super::{Backend, Init, Op, OpError, Shape, Stats};
+use crate::config::DType;
+
+/// Runs ops on shapes alone, in the given dtype.
+#[derive(Debug, Clone, Copy)]
+pub struct ShapeOnly(pub DType);
+
+impl Backend for ShapeOnly {
+    const NUMERIC: bool = false;
+    type Tensor = Shape;
+
+    fn dtype(&self) -> DType {
+        self.0
+    }
+
+    fn shape(t: &Shape) -> &[usize] {
+        t
+    }
+
+    fn param(&self, shape: &[usize], _init: Init, _seed: u64) -> Shape {
+        shape.to_vec()
+    }
+
+    fn normal(&self, shape: &[usize], _seed: u64) -> Shape {
+        shape.to_vec()
+    }
+
+    fn apply(&self, op: &Op, ins: &[&Shape]) -> Result<Shape, OpError> {
+        let shapes: Vec<&[usize]> = ins.iter().map(|s| s.as_slice()).collect();
+        op.infer(&shapes)
+    }
+
+    fn summary(&self, _t: &Shape) -> Option<(Stats, Option<Vec<f64>>)> {
+        None
+    }
+
+    fn values(&self, _t: &Shape) -> Option<Vec<f64>> {
+        None
+    }
+}

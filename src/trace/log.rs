@@ -1,0 +1,141 @@
+//! The trace log: JSON Lines.
+//!
+//! ```text
+//! {"kind":"header","schema":1,"mode":"numeric", …config…, "stream_shape":[2,4,64]}
+//! {"kind":"event","step":0,"path":"input", …}        one per step
+//! {"kind":"failure","path":…,"check":…,"detail":…}   only if the forward stopped
+//! {"kind":"summary","events":N,"departures":N,"residual_adds":N,"checks":[…]}
+//! ```
+
+use super::{Event, Failure, Mode, Trace};
+use crate::check::CheckResult;
+use crate::config::ModelConfig;
+use crate::ops::Shape;
+use serde::{Deserialize, Serialize};
+use std::io::{self, BufRead, Write};
+
+/// The schema version written in the header.
+pub const SCHEMA: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+struct Header {
+    schema: u32,
+    mode: Mode,
+    #[serde(flatten)]
+    config: ModelConfig,
+    stream_shape: Shape,
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    events: usize,
+    departures: usize,
+    residual_adds: usize,
+    checks: &'a [CheckResult],
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum Line<'a> {
+    Header(&'a Header),
+    Event(&'a Event),
+    Failure(&'a Failure),
+    Summary(Summary<'a>),
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum ReadLine {
+    Header(Header),
+    Event(Event),
+    Failure(Failure),
+    Summary(serde_json::Value),
+}
+
+/// A trace log that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    #[error("cannot read {path}: {reason}")]
+    Read { path: String, reason: String },
+    #[error("{path}:{line}: {msg}")]
+    Line { path: String, line: usize, msg: String },
+}
+
+fn write_line(out: &mut impl Write, line: &Line) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, line)?;
+    out.write_all(b"\n")
+}
+
+/// Writes `trace` and `checks` as JSON Lines.
+///
+/// # Errors
+/// Any write error, e.g. a closed pipe.
+pub fn write(out: &mut impl Write, trace: &Trace, checks: &[CheckResult]) -> io::Result<()> {
+    let header = Header {
+        schema: SCHEMA,
+        mode: trace.mode,
+        config: trace.config.clone(),
+        stream_shape: trace.stream_shape.clone(),
+    };
+    write_line(out, &Line::Header(&header))?;
+    for e in &trace.events {
+        write_line(out, &Line::Event(e))?;
+    }
+    if let Some(f) = &trace.failure {
+        write_line(out, &Line::Failure(f))?;
+    }
+    let summary = Summary {
+        events: trace.events.len(),
+        departures: trace.departures().count(),
+        residual_adds: trace.residual_adds().count(),
+        checks,
+    };
+    write_line(out, &Line::Summary(summary))?;
+    out.flush()
+}
+
+/// Reads a trace written by [`write`]; `path` only labels errors.
+///
+/// # Errors
+/// [`LogError::Line`] naming the first bad line: not JSON, an unknown
+/// kind, a wrong schema version, or lines out of order.
+pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
+    let bad = |line: usize, msg: String| LogError::Line { path: path.to_string(), line, msg };
+    let mut header: Option<Header> = None;
+    let mut events = Vec::new();
+    let mut failure = None;
+    for (i, line) in input.lines().enumerate() {
+        let n = i + 1;
+        let line = line.map_err(|e| bad(n, e.to_string()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed: ReadLine = serde_json::from_str(&line).map_err(|e| bad(n, e.to_string()))?;
+        match (parsed, &header) {
+            (ReadLine::Header(h), None) => {
+                if h.schema != SCHEMA {
+                    return Err(bad(n, format!("schema {} is not supported; allowed: {SCHEMA}", h.schema)));
+                }
+                header = Some(h);
+            }
+            (ReadLine::Header(_), Some(_)) => return Err(bad(n, "a second header".into())),
+            (_, None) => return Err(bad(n, "expected the header line first".into())),
+            (ReadLine::Event(e), Some(_)) => {
+                if e.step != events.len() {
+                    return Err(bad(n, format!("step {} out of order; expected {}", e.step, events.len())));
+                }
+                events.push(e);
+            }
+            (ReadLine::Failure(f), Some(_)) => failure = Some(f),
+            (ReadLine::Summary(_), Some(_)) => {}
+        }
+    }
+    let h = header.ok_or_else(|| bad(1, "empty log: no header line".into()))?;
+    Ok(Trace {
+        config: h.config,
+        mode: h.mode,
+        stream_shape: h.stream_shape,
+        events,
+        failure,
+    })
+}

@@ -1,0 +1,106 @@
+//! The trace as a table for people: plain aligned text or Markdown.
+//!
+//! Departures from (B,T,d) are marked `◆ leaves (B,T,d)`, the step where the
+//! shape comes back `↩ returns`, and residual adds `✓ add` or `✗ add`.
+
+use super::{Event, Trace};
+use crate::check::{CheckResult, Status};
+use crate::ops::fmt_shape;
+use std::fmt::Write as _;
+
+/// The marker of an event: departure, return or residual add.
+#[must_use]
+pub fn marker(e: &Event) -> String {
+    match &e.check {
+        Some(c) if c.ok => format!("✓ add {}", c.operands()),
+        Some(c) => format!("✗ add {}", c.operands()),
+        None if e.departs => "◆ leaves (B,T,d)".into(),
+        None if e.returns => "↩ returns".into(),
+        None => String::new(),
+    }
+}
+
+/// `✓`, `✗` or `–` for a check verdict.
+#[must_use]
+pub fn verdict(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "✓",
+        Status::Fail => "✗",
+        Status::Skip => "–",
+    }
+}
+
+fn rows(trace: &Trace) -> Vec<[String; 6]> {
+    let mut out: Vec<[String; 6]> = trace
+        .events
+        .iter()
+        .map(|e| {
+            [e.step.to_string(), e.path.clone(), e.op.clone(), fmt_shape(&e.shape), e.dtype.to_string(), marker(e)]
+        })
+        .collect();
+    if let Some(f) = &trace.failure {
+        let shapes: Vec<String> = f.operands.iter().map(|o| fmt_shape(&o.shape)).collect();
+        out.push([
+            f.step.to_string(),
+            f.path.clone(),
+            f.op.clone(),
+            "✗".into(),
+            String::new(),
+            format!("✗ {} stops the forward: {}", f.check, shapes.join(" with ")),
+        ]);
+    }
+    out
+}
+
+const HEAD: [&str; 6] = ["step", "path", "op", "shape", "dtype", "marker"];
+
+/// An aligned text table, then the checks.
+#[must_use]
+pub fn text(trace: &Trace, checks: &[CheckResult]) -> String {
+    let rows = rows(trace);
+    let width = |i: usize| {
+        rows.iter().map(|r| r[i].chars().count()).chain([HEAD[i].len()]).max().unwrap_or(0)
+    };
+    let w: Vec<usize> = (0..6).map(width).collect();
+    let mut s = String::new();
+    let line = |s: &mut String, cells: [&str; 6]| {
+        let mut l = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            let pad = w[i].saturating_sub(c.chars().count());
+            let _ = write!(l, "{c}{}  ", " ".repeat(pad));
+        }
+        let _ = writeln!(s, "{}", l.trim_end());
+    };
+    line(&mut s, HEAD);
+    for r in &rows {
+        line(&mut s, [&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]);
+    }
+    s.push('\n');
+    s.push_str(&checks_text(checks));
+    s
+}
+
+/// One line per check: verdict, name, detail.
+#[must_use]
+pub fn checks_text(checks: &[CheckResult]) -> String {
+    let w = checks.iter().map(|c| c.name.as_str().len()).max().unwrap_or(0);
+    checks
+        .iter()
+        .map(|c| format!("{} {:w$}  {}\n", verdict(c.status), c.name.as_str(), c.detail))
+        .collect()
+}
+
+/// A Markdown table, then the checks as a list.
+#[must_use]
+pub fn markdown(trace: &Trace, checks: &[CheckResult]) -> String {
+    let mut s = format!("| {} |\n|{}\n", HEAD.join(" | "), "---|".repeat(6));
+    for r in rows(trace) {
+        let cells: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+        let _ = writeln!(s, "| {} |", cells.join(" | "));
+    }
+    s.push('\n');
+    for c in checks {
+        let _ = writeln!(s, "- {} **{}**: {}", verdict(c.status), c.name, c.detail);
+    }
+    s
+}

@@ -1,1 +1,144 @@
-fn main() {}
+//! The `shapetrace` binary: parse the command line, dispatch, and turn
+//! every error into one line on stderr with exit code 2.
+
+mod cli;
+
+use clap::Parser;
+use cli::{CheckFormat, Cli, Command, TraceArgs, TraceFormat};
+use color_eyre::eyre::{Result, WrapErr, bail, eyre};
+use shapetrace::Options;
+use shapetrace::trace::{log, table};
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    if let Err(e) = color_eyre::install() {
+        eprintln!("shapetrace: {e}");
+    }
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
+    match dispatch(&cli) {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("shapetrace: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Help and version print as clap prints them; any other parse error
+/// becomes one line naming the bad value and what is allowed.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    let rendered = e.render().to_string();
+    let first = rendered.lines().next().unwrap_or("invalid arguments");
+    let mut line = first.trim_start_matches("error: ").to_string();
+    if let Some(ContextValue::Strings(valid)) = e.get(ContextKind::ValidValue) {
+        line = format!("{line}; allowed: {}", valid.join(", "));
+    }
+    if let Some(ContextValue::String(s)) = e.get(ContextKind::SuggestedArg) {
+        line = format!("{line}; did you mean {s}?");
+    }
+    eprintln!("shapetrace: {line} (see shapetrace --help)");
+    ExitCode::from(2)
+}
+
+fn is_broken_pipe(e: &color_eyre::Report) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<io::Error>())
+        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+}
+
+fn dispatch(cli: &Cli) -> Result<ExitCode> {
+    let cfg = cli.model.resolve()?;
+    match &cli.command {
+        None => trace(&cfg, &cli::TraceArgs {
+            format: TraceFormat::Table,
+            out: None,
+            values: false,
+            shape_only: false,
+        }),
+        Some(Command::Trace(args)) => trace(&cfg, args),
+        Some(Command::Check(args)) => check(&cfg, args.format),
+    }
+}
+
+fn trace(cfg: &shapetrace::ModelConfig, args: &TraceArgs) -> Result<ExitCode> {
+    let opts = Options { shape_only: args.shape_only, values: args.values };
+    let run = shapetrace::run_with(cfg, opts)?;
+    let render = |out: &mut dyn Write| -> io::Result<()> {
+        match args.format {
+            TraceFormat::Json => log::write(&mut io::BufWriter::new(out), &run.trace, &run.checks),
+            TraceFormat::Table => out.write_all(table::text(&run.trace, &run.checks).as_bytes()),
+            TraceFormat::Markdown => out.write_all(table::markdown(&run.trace, &run.checks).as_bytes()),
+        }
+    };
+    match &args.out {
+        Some(path) => write_atomically(path, render)?,
+        None => render(&mut io::stdout().lock()).wrap_err("cannot write to stdout")?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes to a temp file beside `path`, then renames it over `path`, so a
+/// failed write never leaves a truncated file.
+fn write_atomically(
+    path: &std::path::Path,
+    render: impl Fn(&mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
+    let fail = |e: io::Error| eyre!("cannot write --out {}: {}", path.display(), e.kind());
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        bail!("cannot write --out {}: folder {} does not exist", path.display(), dir.display());
+    }
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    render(tmp.as_file_mut()).map_err(fail)?;
+    tmp.as_file().sync_all().map_err(fail)?;
+    #[cfg(unix)]
+    {
+        // A temp file is private (0600); the output is an ordinary file.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644)).map_err(fail)?;
+    }
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
+}
+
+fn check(cfg: &shapetrace::ModelConfig, format: CheckFormat) -> Result<ExitCode> {
+    let run = shapetrace::run(cfg)?;
+    let mut out = io::stdout().lock();
+    match format {
+        CheckFormat::Text => {
+            let failed = run.checks.iter().filter(|c| !c.ok()).count();
+            let head = if failed == 0 {
+                format!("all {} checks hold", run.checks.len())
+            } else {
+                format!("{failed} of {} checks fail", run.checks.len())
+            };
+            writeln!(out, "{} ({}): {head}", cfg.preset, fault_note(cfg))?;
+            out.write_all(table::checks_text(&run.checks).as_bytes())?;
+        }
+        CheckFormat::Json => {
+            serde_json::to_writer(&mut out, &serde_json::json!({ "ok": run.ok(), "checks": run.checks }))?;
+            writeln!(out)?;
+        }
+    }
+    Ok(if run.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn fault_note(cfg: &shapetrace::ModelConfig) -> String {
+    match cfg.fault {
+        Some(f) => format!("fault {f}"),
+        None => "no fault".into(),
+    }
+}

@@ -28,10 +28,8 @@ fn stopped_by(trace: &Trace, name: CheckName) -> Option<CheckResult> {
 #[must_use]
 pub fn op_shapes(trace: &Trace) -> CheckResult {
     stopped_by(trace, CheckName::OpShapes).unwrap_or_else(|| {
-        CheckResult::pass(
-            CheckName::OpShapes,
-            format!("{} ops accepted their operands", trace.events.len()),
-        )
+        let ops = trace.events.iter().filter(|e| e.op != "input").count();
+        CheckResult::pass(CheckName::OpShapes, format!("all {ops} ops accepted their operands"))
     })
 }
 
@@ -118,7 +116,11 @@ pub fn returns(trace: &Trace) -> CheckResult {
         }
         start = i + 1;
     }
-    CheckResult::pass(name, format!("all {departures} departures return to {} before their residual add", fmt_shape(want)))
+    let detail = match departures {
+        0 => "no completed sublayer left the stream shape".to_string(),
+        n => format!("all {n} departures return to {} before their residual add", fmt_shape(want)),
+    };
+    CheckResult::pass(name, detail)
 }
 
 /// Block 1 reads the input, each later block reads the previous block's
@@ -152,7 +154,11 @@ pub fn wiring(trace: &Trace) -> CheckResult {
         }
     }
     let blocks = ev.iter().filter_map(crate::trace::Event::block).max().unwrap_or(0);
-    CheckResult::pass(name, format!("{blocks} blocks chained: each reads the previous block's output"))
+    let detail = match blocks {
+        0 | 1 => format!("block{blocks} reads the input"),
+        n => format!("block1 reads the input and each of blocks 2..={n} the previous block's output"),
+    };
+    CheckResult::pass(name, detail)
 }
 
 /// Every recorded value is finite.

@@ -49,7 +49,7 @@ enum ReadLine {
     Header(Header),
     Event(Event),
     Failure(Failure),
-    Summary(serde_json::Value),
+    Summary(serde::de::IgnoredAny),
 }
 
 /// A trace log that cannot be read.

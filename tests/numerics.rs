@@ -1,0 +1,88 @@
+//! The numeric ops against hand-computed cases.
+
+use ndarray::{ArrayD, IxDyn};
+use shapetrace::config::NormKind;
+use shapetrace::ops::numeric::Numeric;
+use shapetrace::ops::{Backend, NormAxis, Op, Unary};
+
+fn arr(shape: &[usize], v: &[f64]) -> ArrayD<f64> {
+    ArrayD::from_shape_vec(IxDyn(shape), v.to_vec()).unwrap()
+}
+
+fn norm(kind: NormKind, x: &[f64]) -> Vec<f64> {
+    let b = Numeric::<f64>::new();
+    let op = Op::Norm { kind, axis: NormAxis::Feature, eps: 1e-12 };
+    let ones = arr(&[x.len()], &vec![1.0; x.len()]);
+    b.apply(&op, &[&arr(&[1, 1, x.len()], x), &ones]).unwrap().iter().copied().collect()
+}
+
+fn close(a: &[f64], b: &[f64]) {
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() < 1e-9, "{a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn layernorm_of_3_4_is_minus_1_1() {
+    close(&norm(NormKind::LayerNorm, &[3.0, 4.0]), &[-1.0, 1.0]);
+}
+
+#[test]
+fn rmsnorm_of_3_4_is_3_4_over_root_12_5() {
+    let r = 12.5_f64.sqrt();
+    close(&norm(NormKind::RmsNorm, &[3.0, 4.0]), &[3.0 / r, 4.0 / r]);
+}
+
+#[test]
+fn gelu_is_the_exact_erf_form_and_gelu_tanh_the_approximation() {
+    let b = Numeric::<f64>::new();
+    let x = arr(&[3], &[-1.0, 0.0, 1.0]);
+    let exact: Vec<f64> = b.apply(&Op::Act(Unary::Gelu), &[&x]).unwrap().iter().copied().collect();
+    // torch.nn.GELU()(torch.tensor([-1., 0., 1.], dtype=torch.float64))
+    close(&exact, &[-0.158_655_253_931_457_05, 0.0, 0.841_344_746_068_542_9]);
+    let tanh: Vec<f64> = b.apply(&Op::Act(Unary::GeluTanh), &[&x]).unwrap().iter().copied().collect();
+    close(&tanh, &[-0.158_808_009_391_723_2, 0.0, 0.841_191_990_608_276_8]);
+}
+
+#[test]
+fn attention_weights_rows_sum_to_one_and_masked_cells_are_exactly_zero() {
+    let opts = shapetrace::Options { shape_only: false, values: true };
+    let t = shapetrace::trace_with(&shapetrace::ModelConfig::default(), opts).unwrap();
+    let w = t.get("block1.attn.weights").unwrap();
+    let v = w.values.as_ref().unwrap();
+    let n = w.shape[3];
+    for (r, row) in v.chunks(n).enumerate() {
+        let i = r % w.shape[2]; // query position
+        assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-6, "row {r}");
+        for (j, &x) in row.iter().enumerate() {
+            if j > i {
+                assert_eq!(x, 0.0, "masked cell ({i},{j}) of row {r}");
+            } else {
+                assert!(x > 0.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_bare_reshape_is_not_a_merge() {
+    let b = Numeric::<f64>::new();
+    // (B=1, h=2, T=2, hd=1): head 0 = [a, b], head 1 = [c, d].
+    let x = arr(&[1, 2, 2, 1], &[1.0, 2.0, 3.0, 4.0]);
+    let merged: Vec<f64> = b.apply(&Op::MergeHeads(shapetrace::ops::Merge::Transpose), &[&x]).unwrap().iter().copied().collect();
+    let reshaped: Vec<f64> = b.apply(&Op::MergeHeads(shapetrace::ops::Merge::BareReshape), &[&x]).unwrap().iter().copied().collect();
+    assert_eq!(merged, [1.0, 3.0, 2.0, 4.0]); // token t = [head0[t], head1[t]]
+    assert_eq!(reshaped, [1.0, 2.0, 3.0, 4.0]); // token 0 = head 0 at both positions
+}
+
+#[test]
+fn ops_refuse_shapes_that_do_not_fit_without_panicking() {
+    let b = Numeric::<f64>::new();
+    let x = arr(&[1, 2, 3], &[0.0; 6]);
+    let w = arr(&[4, 5], &[0.0; 20]);
+    let e = b.apply(&Op::Linear, &[&x, &w]).unwrap_err();
+    assert!(e.0.contains("(1,2,3) · (4,5)"), "{e}");
+    let e = b.apply(&Op::Add, &[&x, &arr(&[1, 2, 4], &[0.0; 8])]).unwrap_err();
+    assert!(e.0.contains("(1,2,3) and (1,2,4) differ"), "{e}");
+}

@@ -40,15 +40,30 @@ impl CheckResult {
     }
 
     pub(crate) fn pass(name: CheckName, detail: impl Into<String>) -> Self {
-        Self { name, status: Status::Pass, path: None, detail: detail.into() }
+        Self {
+            name,
+            status: Status::Pass,
+            path: None,
+            detail: detail.into(),
+        }
     }
 
     pub(crate) fn fail(name: CheckName, path: &str, detail: impl Into<String>) -> Self {
-        Self { name, status: Status::Fail, path: Some(path.to_string()), detail: detail.into() }
+        Self {
+            name,
+            status: Status::Fail,
+            path: Some(path.to_string()),
+            detail: detail.into(),
+        }
     }
 
     pub(crate) fn skip(name: CheckName, detail: impl Into<String>) -> Self {
-        Self { name, status: Status::Skip, path: None, detail: detail.into() }
+        Self {
+            name,
+            status: Status::Skip,
+            path: None,
+            detail: detail.into(),
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use shapetrace::Overlay;
-use shapetrace::config::{Act, DType, Fault, NormKind, Placement, MAX_DIM};
+use shapetrace::config::{Act, DType, Fault, MAX_DIM, NormKind, Placement};
 use std::path::PathBuf;
 
 /// Run a stack of transformer blocks and watch every tensor's shape leave
@@ -81,8 +81,10 @@ pub struct ModelArgs {
     /// T, the sequence length.
     #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
     pub seq: Option<usize>,
+    /// d_model, the width of the residual stream.
     #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
     pub d_model: Option<usize>,
+    /// Attention heads (must divide --d-model).
     #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
     pub heads: Option<usize>,
     /// K/V heads for grouped-query attention (must divide --heads).

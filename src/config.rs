@@ -117,20 +117,30 @@ pub enum ConfigError {
     #[error("{name} {got} is too large; allowed: 1..={max}", max = MAX_DIM)]
     TooLarge { name: &'static str, got: usize },
     #[error("d_model {d_model} is not divisible by heads {heads}; allowed heads: {allowed}")]
-    HeadsDontDivide { d_model: usize, heads: usize, allowed: String },
+    HeadsDontDivide {
+        d_model: usize,
+        heads: usize,
+        allowed: String,
+    },
     #[error("heads {heads} is not divisible by kv-heads {kv_heads}; allowed kv-heads: {allowed}")]
-    KvHeadsDontDivide { heads: usize, kv_heads: usize, allowed: String },
+    KvHeadsDontDivide {
+        heads: usize,
+        kv_heads: usize,
+        allowed: String,
+    },
     #[error("eps {0} must be a finite number > 0")]
     Eps(f64),
     #[error("fault {fault} {needs}")]
     FaultNeeds { fault: Fault, needs: &'static str },
-    #[error("a numeric run needs about {need} of memory, over the {limit} limit; lower the dimensions")]
+    #[error(
+        "a numeric run needs about {need} of memory, over the {limit} limit; lower the dimensions"
+    )]
     TooBig { need: String, limit: String },
 }
 
 fn divisors(n: usize) -> String {
     (1..=n)
-        .filter(|k| n % k == 0)
+        .filter(|k| n.is_multiple_of(*k))
         .map(|k| k.to_string())
         .collect::<Vec<_>>()
         .join(", ")
@@ -189,14 +199,14 @@ impl ModelConfig {
                 return Err(ConfigError::TooLarge { name, got });
             }
         }
-        if self.d_model % self.heads != 0 {
+        if !self.d_model.is_multiple_of(self.heads) {
             return Err(ConfigError::HeadsDontDivide {
                 d_model: self.d_model,
                 heads: self.heads,
                 allowed: divisors(self.d_model),
             });
         }
-        if self.heads % self.kv_heads != 0 {
+        if !self.heads.is_multiple_of(self.kv_heads) {
             return Err(ConfigError::KvHeadsDontDivide {
                 heads: self.heads,
                 kv_heads: self.kv_heads,
@@ -206,10 +216,10 @@ impl ModelConfig {
         if !(self.eps.is_finite() && self.eps > 0.0) {
             return Err(ConfigError::Eps(self.eps));
         }
-        if let Some(fault) = self.fault {
-            if let Some(needs) = self.fault_needs(fault) {
-                return Err(ConfigError::FaultNeeds { fault, needs });
-            }
+        if let Some(fault) = self.fault
+            && let Some(needs) = self.fault_needs(fault)
+        {
+            return Err(ConfigError::FaultNeeds { fault, needs });
         }
         let need = self.numeric_bytes();
         if need > MAX_NUMERIC_BYTES {

@@ -133,7 +133,11 @@ fn record<B: Backend>(
     // A stop is not an error here: the failure is part of the trace.
     let _ = model.forward(&mut rec, x0);
     let done = rec.finish();
-    let mode = if B::NUMERIC { Mode::Numeric } else { Mode::ShapeOnly };
+    let mode = if B::NUMERIC {
+        Mode::Numeric
+    } else {
+        Mode::ShapeOnly
+    };
     let trace = Trace {
         config: cfg.clone(),
         mode,

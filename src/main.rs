@@ -59,25 +59,33 @@ fn is_broken_pipe(e: &color_eyre::Report) -> bool {
 fn dispatch(cli: &Cli) -> Result<ExitCode> {
     let cfg = cli.model.resolve()?;
     match &cli.command {
-        None => trace(&cfg, &cli::TraceArgs {
-            format: TraceFormat::Table,
-            out: None,
-            values: false,
-            shape_only: false,
-        }),
+        None => trace(
+            &cfg,
+            &cli::TraceArgs {
+                format: TraceFormat::Table,
+                out: None,
+                values: false,
+                shape_only: false,
+            },
+        ),
         Some(Command::Trace(args)) => trace(&cfg, args),
         Some(Command::Check(args)) => check(&cfg, args.format),
     }
 }
 
 fn trace(cfg: &shapetrace::ModelConfig, args: &TraceArgs) -> Result<ExitCode> {
-    let opts = Options { shape_only: args.shape_only, values: args.values };
+    let opts = Options {
+        shape_only: args.shape_only,
+        values: args.values,
+    };
     let run = shapetrace::run_with(cfg, opts)?;
     let render = |out: &mut dyn Write| -> io::Result<()> {
         match args.format {
             TraceFormat::Json => log::write(&mut io::BufWriter::new(out), &run.trace, &run.checks),
             TraceFormat::Table => out.write_all(table::text(&run.trace, &run.checks).as_bytes()),
-            TraceFormat::Markdown => out.write_all(table::markdown(&run.trace, &run.checks).as_bytes()),
+            TraceFormat::Markdown => {
+                out.write_all(table::markdown(&run.trace, &run.checks).as_bytes())
+            }
         }
     };
     match &args.out {
@@ -99,7 +107,11 @@ fn write_atomically(
         _ => std::path::Path::new("."),
     };
     if !dir.is_dir() {
-        bail!("cannot write --out {}: folder {} does not exist", path.display(), dir.display());
+        bail!(
+            "cannot write --out {}: folder {} does not exist",
+            path.display(),
+            dir.display()
+        );
     }
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
     render(tmp.as_file_mut()).map_err(fail)?;
@@ -108,7 +120,8 @@ fn write_atomically(
     {
         // A temp file is private (0600); the output is an ordinary file.
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644)).map_err(fail)?;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(fail)?;
     }
     tmp.persist(path).map_err(|e| fail(e.error))?;
     Ok(())
@@ -129,11 +142,18 @@ fn check(cfg: &shapetrace::ModelConfig, format: CheckFormat) -> Result<ExitCode>
             out.write_all(table::checks_text(&run.checks).as_bytes())?;
         }
         CheckFormat::Json => {
-            serde_json::to_writer(&mut out, &serde_json::json!({ "ok": run.ok(), "checks": run.checks }))?;
+            serde_json::to_writer(
+                &mut out,
+                &serde_json::json!({ "ok": run.ok(), "checks": run.checks }),
+            )?;
             writeln!(out)?;
         }
     }
-    Ok(if run.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if run.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn fault_note(cfg: &shapetrace::ModelConfig) -> String {

@@ -54,10 +54,18 @@ pub struct Builder<'b, B: Backend> {
 
 impl<B: Backend> Builder<'_, B> {
     /// A parameter of `shape` named `name`, with axis names `axes`.
-    pub fn param(&self, name: &str, shape: &[usize], axes: &[&str], init: Init) -> Param<B::Tensor> {
+    pub fn param(
+        &self,
+        name: &str,
+        shape: &[usize],
+        axes: &[&str],
+        init: Init,
+    ) -> Param<B::Tensor> {
         Param {
             name: name.to_string(),
-            t: self.backend.param(shape, init, seed_for(self.cfg.seed, name)),
+            t: self
+                .backend
+                .param(shape, init, seed_for(self.cfg.seed, name)),
             axes: axes.iter().map(|a| (*a).to_string()).collect(),
         }
     }
@@ -123,7 +131,11 @@ impl<T: Clone> Model<T> {
         let mut x = x0.clone();
         for (i, block) in self.blocks.iter().enumerate() {
             // The skip-block1 fault feeds x0 to block 2: Block2(x), not Block2(Block1(x)).
-            let input = if i == 1 && self.arch.skip_block1 { &x0 } else { &x };
+            let input = if i == 1 && self.arch.skip_block1 {
+                &x0
+            } else {
+                &x
+            };
             x = block.forward(rec, &format!("block{}", i + 1), input)?; // (B, T, d)
         }
         match &self.ln_f {

@@ -99,8 +99,14 @@ impl Op {
     pub fn name(&self) -> &'static str {
         match self {
             Op::Linear => "linear",
-            Op::Norm { kind: NormKind::LayerNorm, .. } => "layernorm",
-            Op::Norm { kind: NormKind::RmsNorm, .. } => "rmsnorm",
+            Op::Norm {
+                kind: NormKind::LayerNorm,
+                ..
+            } => "layernorm",
+            Op::Norm {
+                kind: NormKind::RmsNorm,
+                ..
+            } => "rmsnorm",
             Op::SplitHeads { .. } => "split_heads",
             Op::RepeatKv { .. } => "repeat_kv",
             Op::Scores { .. } => "scores",
@@ -181,7 +187,11 @@ impl Op {
                 rank(x, 4, "weights")?;
                 rank(v, 4, "v")?;
                 need(x[0] == v[0] && x[1] == v[1] && x[3] == v[2], || {
-                    format!("weights {} and v {} do not pair", fmt_shape(x), fmt_shape(v))
+                    format!(
+                        "weights {} and v {} do not pair",
+                        fmt_shape(x),
+                        fmt_shape(v)
+                    )
                 })?;
                 Ok(vec![x[0], x[1], x[2], v[3]])
             }
@@ -213,9 +223,7 @@ impl Op {
                 }
                 out
             }
-            Op::SplitHeads { axis, .. } => {
-                owned(&[&at(x, 0), axis, &at(x, 1), "hd"])
-            }
+            Op::SplitHeads { axis, .. } => owned(&[&at(x, 0), axis, &at(x, 1), "hd"]),
             Op::RepeatKv { .. } => owned(&[&at(x, 0), "h", &at(x, 2), &at(x, 3)]),
             Op::Scores { .. } => {
                 let k = ins.get(1).copied().unwrap_or(&[]);

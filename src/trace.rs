@@ -121,7 +121,12 @@ impl Event {
     /// The block number of this event (`block2.…` → 2), if inside a block.
     #[must_use]
     pub fn block(&self) -> Option<usize> {
-        self.path.strip_prefix("block")?.split('.').next()?.parse().ok()
+        self.path
+            .strip_prefix("block")?
+            .split('.')
+            .next()?
+            .parse()
+            .ok()
     }
 
     /// Whether this event is a residual add.

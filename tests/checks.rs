@@ -9,7 +9,11 @@ use shapetrace::config::Fault;
 use shapetrace::{CheckName, Status, Trace};
 
 fn failing(checks: &[shapetrace::CheckResult]) -> Vec<CheckName> {
-    checks.iter().filter(|c| c.status == Status::Fail).map(|c| c.name).collect()
+    checks
+        .iter()
+        .filter(|c| c.status == Status::Fail)
+        .map(|c| c.name)
+        .collect()
 }
 
 #[test]
@@ -25,9 +29,16 @@ fn every_check_holds_on_the_grid_of_variants() {
                                 "act='{act}'\nnorm='{norm}'\nplacement='{placement}'\nbias={bias}\nkv_heads={kv}\ndtype='{dtype}'"
                             );
                             let run = shapetrace::run(&cfg(&toml)).unwrap();
-                            assert!(run.trace.failure.is_none(), "{toml}: {:?}", run.trace.failure);
+                            assert!(
+                                run.trace.failure.is_none(),
+                                "{toml}: {:?}",
+                                run.trace.failure
+                            );
                             assert_eq!(failing(&run.checks), [], "{toml}");
-                            assert!(run.checks.iter().all(|c| c.status == Status::Pass), "{toml}");
+                            assert!(
+                                run.checks.iter().all(|c| c.status == Status::Pass),
+                                "{toml}"
+                            );
                             n += 1;
                         }
                     }
@@ -49,16 +60,32 @@ fn every_fault_is_caught_by_exactly_its_named_check() {
 #[test]
 fn shape_faults_stop_the_forward_where_the_lesson_says() {
     for (fault, path, shapes) in [
-        ("ffn-no-down", "block1.resid_2", vec![vec![2, 4, 64], vec![2, 4, 256]]),
-        ("attn-no-merge", "block1.resid_1", vec![vec![2, 4, 64], vec![2, 4, 4, 16]]),
-        ("bias-w1-64", "block1.mlp.up", vec![vec![2, 4, 64], vec![64, 256], vec![64]]),
+        (
+            "ffn-no-down",
+            "block1.resid_2",
+            vec![vec![2, 4, 64], vec![2, 4, 256]],
+        ),
+        (
+            "attn-no-merge",
+            "block1.resid_1",
+            vec![vec![2, 4, 64], vec![2, 4, 4, 16]],
+        ),
+        (
+            "bias-w1-64",
+            "block1.mlp.up",
+            vec![vec![2, 4, 64], vec![64, 256], vec![64]],
+        ),
     ] {
         let t = shapetrace::trace(&cfg(&format!("fault = '{fault}'"))).unwrap();
         let f = t.failure.as_ref().unwrap();
         assert_eq!(f.path, path, "{fault}");
         let got: Vec<Vec<usize>> = f.operands.iter().map(|o| o.shape.clone()).collect();
         assert_eq!(got, shapes, "{fault}");
-        assert_eq!(t.events.last().unwrap().step + 1, f.step, "{fault}: the trace ends at the failure");
+        assert_eq!(
+            t.events.last().unwrap().step + 1,
+            f.step,
+            "{fault}: the trace ends at the failure"
+        );
     }
 }
 
@@ -68,7 +95,11 @@ fn merge_without_transpose_passes_every_shape_check() {
     let clean = shapetrace::trace(&shapetrace::ModelConfig::default()).unwrap();
     let shapes = |t: &Trace| t.events.iter().map(|e| e.shape.clone()).collect::<Vec<_>>();
     assert_eq!(shapes(&run.trace), shapes(&clean));
-    let c = run.checks.iter().find(|c| c.name == CheckName::Causality).unwrap();
+    let c = run
+        .checks
+        .iter()
+        .find(|c| c.name == CheckName::Causality)
+        .unwrap();
     assert_eq!(c.path.as_deref(), Some("block1.attn.merge"));
 }
 
@@ -86,16 +117,26 @@ fn stream_check_fails_on_a_stream_tensor_off_shape() {
     assert_eq!(contract::stream(&t).status, Status::Pass);
     event(&mut t, "block1.ln_2").shape = vec![2, 4, 256];
     let r = contract::stream(&t);
-    assert_eq!((r.status, r.path.as_deref()), (Status::Fail, Some("block1.ln_2")));
+    assert_eq!(
+        (r.status, r.path.as_deref()),
+        (Status::Fail, Some("block1.ln_2"))
+    );
 }
 
 #[test]
 fn residual_check_recomputes_operands_and_counts_adds() {
     let mut t = lesson();
     assert_eq!(contract::residual(&t).status, Status::Pass);
-    event(&mut t, "block2.resid_1").check.as_mut().unwrap().update = vec![2, 4, 4, 16];
+    event(&mut t, "block2.resid_1")
+        .check
+        .as_mut()
+        .unwrap()
+        .update = vec![2, 4, 4, 16];
     let r = contract::residual(&t);
-    assert_eq!((r.status, r.path.as_deref()), (Status::Fail, Some("block2.resid_1")));
+    assert_eq!(
+        (r.status, r.path.as_deref()),
+        (Status::Fail, Some("block2.resid_1"))
+    );
 
     let mut t = lesson();
     t.events.retain(|e| e.path != "block2.resid_2");
@@ -109,15 +150,26 @@ fn returns_check_fails_when_an_add_reads_a_departed_tensor() {
     event(&mut t, "block1.resid_2").inputs[1] = "block1.mlp.act".into();
     event(&mut t, "block1.mlp.down").shape = vec![2, 4, 256];
     let r = contract::returns(&t);
-    assert_eq!((r.status, r.path.as_deref()), (Status::Fail, Some("block1.resid_2")));
+    assert_eq!(
+        (r.status, r.path.as_deref()),
+        (Status::Fail, Some("block1.resid_2"))
+    );
 }
 
 #[test]
 fn wiring_check_fails_when_a_block_skips_its_predecessor() {
     let run = shapetrace::run(&cfg("fault = 'skip-block1'")).unwrap();
     let r = contract::wiring(&run.trace);
-    assert_eq!((r.status, r.path.as_deref()), (Status::Fail, Some("block2.ln_1")));
-    assert!(r.detail.contains("expected the previous output block1.resid_2"), "{}", r.detail);
+    assert_eq!(
+        (r.status, r.path.as_deref()),
+        (Status::Fail, Some("block2.ln_1"))
+    );
+    assert!(
+        r.detail
+            .contains("expected the previous output block1.resid_2"),
+        "{}",
+        r.detail
+    );
 
     let mut t = shapetrace::trace(&cfg("final_norm = true")).unwrap();
     assert_eq!(contract::wiring(&t).status, Status::Pass);
@@ -129,14 +181,24 @@ fn wiring_check_fails_when_a_block_skips_its_predecessor() {
 fn finite_check_fails_on_a_nan() {
     let mut t = lesson();
     assert_eq!(contract::finite(&t).status, Status::Pass);
-    event(&mut t, "block1.mlp.act").stats.as_mut().unwrap().finite = false;
+    event(&mut t, "block1.mlp.act")
+        .stats
+        .as_mut()
+        .unwrap()
+        .finite = false;
     let r = contract::finite(&t);
-    assert_eq!((r.status, r.path.as_deref()), (Status::Fail, Some("block1.mlp.act")));
+    assert_eq!(
+        (r.status, r.path.as_deref()),
+        (Status::Fail, Some("block1.mlp.act"))
+    );
 }
 
 #[test]
 fn shape_only_runs_skip_value_checks_but_judge_shapes() {
-    let opts = shapetrace::Options { shape_only: true, values: false };
+    let opts = shapetrace::Options {
+        shape_only: true,
+        values: false,
+    };
     let run = shapetrace::run_with(&shapetrace::ModelConfig::default(), opts).unwrap();
     let status = |n: CheckName| run.checks.iter().find(|c| c.name == n).unwrap().status;
     assert_eq!(status(CheckName::Finite), Status::Skip);

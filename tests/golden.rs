@@ -16,9 +16,24 @@ fn default_trace_has_the_canonical_paths_in_order() {
     let mut want = vec!["input".to_string()];
     for n in 1..=2 {
         for p in [
-            "ln_1", "attn.q_proj", "attn.k_proj", "attn.v_proj", "attn.q", "attn.k", "attn.v",
-            "attn.scores", "attn.weights", "attn.context", "attn.merge", "attn.out", "resid_1",
-            "ln_2", "mlp.up", "mlp.act", "mlp.down", "resid_2",
+            "ln_1",
+            "attn.q_proj",
+            "attn.k_proj",
+            "attn.v_proj",
+            "attn.q",
+            "attn.k",
+            "attn.v",
+            "attn.scores",
+            "attn.weights",
+            "attn.context",
+            "attn.merge",
+            "attn.out",
+            "resid_1",
+            "ln_2",
+            "mlp.up",
+            "mlp.act",
+            "mlp.down",
+            "resid_2",
         ] {
             want.push(format!("block{n}.{p}"));
         }
@@ -34,7 +49,10 @@ fn default_trace_has_the_canonical_paths_in_order() {
         };
         assert_eq!(e.shape, expect, "{}", e.path);
         assert_eq!(e.departs, expect != [2, 4, 64], "{}", e.path);
-        assert_eq!(e.step, trace.events.iter().position(|x| x.path == e.path).unwrap());
+        assert_eq!(
+            e.step,
+            trace.events.iter().position(|x| x.path == e.path).unwrap()
+        );
     }
 }
 
@@ -87,9 +105,18 @@ fn final_norm_adds_ln_f_at_the_end() {
 fn formulas_show_the_shape_arithmetic() {
     let t = shapetrace::trace(&shapetrace::ModelConfig::default()).unwrap();
     let f = |p: &str| t.get(p).unwrap().formula.clone();
-    assert_eq!(f("block1.attn.scores"), "q·kᵀ/√16 : (2,4,4,16)·(2,4,16,4) → (2,4,4,4)");
-    assert_eq!(f("block1.mlp.up"), "x·W+b : (2,4,64)·(64,256)+(256) → (2,4,256)");
-    assert_eq!(f("block1.resid_2"), "x + f(x) : (2,4,64)+(2,4,64) → (2,4,64)");
+    assert_eq!(
+        f("block1.attn.scores"),
+        "q·kᵀ/√16 : (2,4,4,16)·(2,4,16,4) → (2,4,4,4)"
+    );
+    assert_eq!(
+        f("block1.mlp.up"),
+        "x·W+b : (2,4,64)·(64,256)+(256) → (2,4,256)"
+    );
+    assert_eq!(
+        f("block1.resid_2"),
+        "x + f(x) : (2,4,64)+(2,4,64) → (2,4,64)"
+    );
     assert_eq!(t.get("block1.attn.q").unwrap().axes, ["B", "h", "T", "hd"]);
     assert_eq!(t.get("block1.mlp.up").unwrap().axes, ["B", "T", "ff"]);
 }
@@ -97,8 +124,10 @@ fn formulas_show_the_shape_arithmetic() {
 #[test]
 fn same_seed_gives_an_identical_trace_and_another_seed_does_not() {
     let json = |seed: u64| {
-        let mut c = shapetrace::ModelConfig::default();
-        c.seed = seed;
+        let c = shapetrace::ModelConfig {
+            seed,
+            ..Default::default()
+        };
         let run = shapetrace::run(&c).unwrap();
         let mut buf = Vec::new();
         shapetrace::trace::log::write(&mut buf, &run.trace, &run.checks).unwrap();

@@ -11,9 +11,17 @@ fn arr(shape: &[usize], v: &[f64]) -> ArrayD<f64> {
 
 fn norm(kind: NormKind, x: &[f64]) -> Vec<f64> {
     let b = Numeric::<f64>::new();
-    let op = Op::Norm { kind, axis: NormAxis::Feature, eps: 1e-12 };
+    let op = Op::Norm {
+        kind,
+        axis: NormAxis::Feature,
+        eps: 1e-12,
+    };
     let ones = arr(&[x.len()], &vec![1.0; x.len()]);
-    b.apply(&op, &[&arr(&[1, 1, x.len()], x), &ones]).unwrap().iter().copied().collect()
+    b.apply(&op, &[&arr(&[1, 1, x.len()], x), &ones])
+        .unwrap()
+        .iter()
+        .copied()
+        .collect()
 }
 
 fn close(a: &[f64], b: &[f64]) {
@@ -38,16 +46,35 @@ fn rmsnorm_of_3_4_is_3_4_over_root_12_5() {
 fn gelu_is_the_exact_erf_form_and_gelu_tanh_the_approximation() {
     let b = Numeric::<f64>::new();
     let x = arr(&[3], &[-1.0, 0.0, 1.0]);
-    let exact: Vec<f64> = b.apply(&Op::Act(Unary::Gelu), &[&x]).unwrap().iter().copied().collect();
+    let exact: Vec<f64> = b
+        .apply(&Op::Act(Unary::Gelu), &[&x])
+        .unwrap()
+        .iter()
+        .copied()
+        .collect();
     // torch.nn.GELU()(torch.tensor([-1., 0., 1.], dtype=torch.float64))
-    close(&exact, &[-0.158_655_253_931_457_05, 0.0, 0.841_344_746_068_542_9]);
-    let tanh: Vec<f64> = b.apply(&Op::Act(Unary::GeluTanh), &[&x]).unwrap().iter().copied().collect();
-    close(&tanh, &[-0.158_808_009_391_723_2, 0.0, 0.841_191_990_608_276_8]);
+    close(
+        &exact,
+        &[-0.158_655_253_931_457_05, 0.0, 0.841_344_746_068_542_9],
+    );
+    let tanh: Vec<f64> = b
+        .apply(&Op::Act(Unary::GeluTanh), &[&x])
+        .unwrap()
+        .iter()
+        .copied()
+        .collect();
+    close(
+        &tanh,
+        &[-0.158_808_009_391_723_2, 0.0, 0.841_191_990_608_276_8],
+    );
 }
 
 #[test]
 fn attention_weights_rows_sum_to_one_and_masked_cells_are_exactly_zero() {
-    let opts = shapetrace::Options { shape_only: false, values: true };
+    let opts = shapetrace::Options {
+        shape_only: false,
+        values: true,
+    };
     let t = shapetrace::trace_with(&shapetrace::ModelConfig::default(), opts).unwrap();
     let w = t.get("block1.attn.weights").unwrap();
     let v = w.values.as_ref().unwrap();
@@ -70,8 +97,18 @@ fn a_bare_reshape_is_not_a_merge() {
     let b = Numeric::<f64>::new();
     // (B=1, h=2, T=2, hd=1): head 0 = [a, b], head 1 = [c, d].
     let x = arr(&[1, 2, 2, 1], &[1.0, 2.0, 3.0, 4.0]);
-    let merged: Vec<f64> = b.apply(&Op::MergeHeads(shapetrace::ops::Merge::Transpose), &[&x]).unwrap().iter().copied().collect();
-    let reshaped: Vec<f64> = b.apply(&Op::MergeHeads(shapetrace::ops::Merge::BareReshape), &[&x]).unwrap().iter().copied().collect();
+    let merged: Vec<f64> = b
+        .apply(&Op::MergeHeads(shapetrace::ops::Merge::Transpose), &[&x])
+        .unwrap()
+        .iter()
+        .copied()
+        .collect();
+    let reshaped: Vec<f64> = b
+        .apply(&Op::MergeHeads(shapetrace::ops::Merge::BareReshape), &[&x])
+        .unwrap()
+        .iter()
+        .copied()
+        .collect();
     assert_eq!(merged, [1.0, 3.0, 2.0, 4.0]); // token t = [head0[t], head1[t]]
     assert_eq!(reshaped, [1.0, 2.0, 3.0, 4.0]); // token 0 = head 0 at both positions
 }
@@ -83,6 +120,8 @@ fn ops_refuse_shapes_that_do_not_fit_without_panicking() {
     let w = arr(&[4, 5], &[0.0; 20]);
     let e = b.apply(&Op::Linear, &[&x, &w]).unwrap_err();
     assert!(e.0.contains("(1,2,3) · (4,5)"), "{e}");
-    let e = b.apply(&Op::Add, &[&x, &arr(&[1, 2, 4], &[0.0; 8])]).unwrap_err();
+    let e = b
+        .apply(&Op::Add, &[&x, &arr(&[1, 2, 4], &[0.0; 8])])
+        .unwrap_err();
     assert!(e.0.contains("(1,2,3) and (1,2,4) differ"), "{e}");
 }

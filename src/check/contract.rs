@@ -21,7 +21,11 @@ pub fn all(trace: &Trace) -> Vec<CheckResult> {
 /// The failure, as this check's verdict, if this check stopped the forward.
 fn stopped_by(trace: &Trace, name: CheckName) -> Option<CheckResult> {
     let f = trace.failure.as_ref().filter(|f| f.check == name)?;
-    Some(CheckResult::fail(name, &f.path, format!("{}: {}", f.path, f.detail)))
+    Some(CheckResult::fail(
+        name,
+        &f.path,
+        format!("{}: {}", f.path, f.detail),
+    ))
 }
 
 /// Every op accepted its operand shapes.
@@ -29,7 +33,10 @@ fn stopped_by(trace: &Trace, name: CheckName) -> Option<CheckResult> {
 pub fn op_shapes(trace: &Trace) -> CheckResult {
     stopped_by(trace, CheckName::OpShapes).unwrap_or_else(|| {
         let ops = trace.events.iter().filter(|e| e.op != "input").count();
-        CheckResult::pass(CheckName::OpShapes, format!("all {ops} ops accepted their operands"))
+        CheckResult::pass(
+            CheckName::OpShapes,
+            format!("all {ops} ops accepted their operands"),
+        )
     })
 }
 
@@ -55,16 +62,29 @@ pub fn residual(trace: &Trace) -> CheckResult {
             return CheckResult::fail(
                 name,
                 &e.path,
-                format!("{}: residual add {} must be {} + {}", e.path, c.operands(), fmt_shape(expect.0), fmt_shape(expect.0)),
+                format!(
+                    "{}: residual add {} must be {} + {}",
+                    e.path,
+                    c.operands(),
+                    fmt_shape(expect.0),
+                    fmt_shape(expect.0)
+                ),
             );
         }
     }
     let want = trace.expected_residual_adds();
     if trace.failure.is_none() && n != want {
-        return CheckResult::fail(name, "", format!("{n} residual adds, expected {want} (2 per block)"));
+        return CheckResult::fail(
+            name,
+            "",
+            format!("{n} residual adds, expected {want} (2 per block)"),
+        );
     }
     let s = fmt_shape(expect.0);
-    CheckResult::pass(name, format!("{n}/{n} residual adds are {s} + {s}, {}", expect.1))
+    CheckResult::pass(
+        name,
+        format!("{n}/{n} residual adds are {s} + {s}, {}", expect.1),
+    )
 }
 
 /// Every stream tensor is (B,T,d).
@@ -80,9 +100,17 @@ pub fn stream(trace: &Trace) -> CheckResult {
         Some(e) => CheckResult::fail(
             name,
             &e.path,
-            format!("{}: stream tensor is {}, not {}", e.path, fmt_shape(&e.shape), fmt_shape(want)),
+            format!(
+                "{}: stream tensor is {}, not {}",
+                e.path,
+                fmt_shape(&e.shape),
+                fmt_shape(want)
+            ),
         ),
-        None => CheckResult::pass(name, format!("{} stream tensors are {}", on.len(), fmt_shape(want))),
+        None => CheckResult::pass(
+            name,
+            format!("{} stream tensors are {}", on.len(), fmt_shape(want)),
+        ),
     }
 }
 
@@ -101,7 +129,10 @@ pub fn returns(trace: &Trace) -> CheckResult {
         let inside = &trace.events[start..i];
         departures += inside.iter().filter(|x| x.departs).count();
         // The sublayer's output: the add's second operand.
-        let update = e.inputs.get(1).and_then(|p| inside.iter().rev().find(|x| &x.path == p));
+        let update = e
+            .inputs
+            .get(1)
+            .and_then(|p| inside.iter().rev().find(|x| &x.path == p));
         if let Some(last_departure) = inside.iter().rposition(|x| x.departs) {
             let back = inside[last_departure..].iter().any(|x| &x.shape == want);
             let update_back = update.is_some_and(|u| &u.shape == want);
@@ -110,7 +141,13 @@ pub fn returns(trace: &Trace) -> CheckResult {
                 return CheckResult::fail(
                     name,
                     &e.path,
-                    format!("{}: {} left {} as {} and never came back", e.path, d.path, fmt_shape(want), fmt_shape(&d.shape)),
+                    format!(
+                        "{}: {} left {} as {} and never came back",
+                        e.path,
+                        d.path,
+                        fmt_shape(want),
+                        fmt_shape(&d.shape)
+                    ),
                 );
             }
         }
@@ -118,7 +155,10 @@ pub fn returns(trace: &Trace) -> CheckResult {
     }
     let detail = match departures {
         0 => "no completed sublayer left the stream shape".to_string(),
-        n => format!("all {n} departures return to {} before their residual add", fmt_shape(want)),
+        n => format!(
+            "all {n} departures return to {} before their residual add",
+            fmt_shape(want)
+        ),
     };
     CheckResult::pass(name, detail)
 }
@@ -149,14 +189,23 @@ pub fn wiring(trace: &Trace) -> CheckResult {
             return CheckResult::fail(
                 name,
                 &e.path,
-                format!("{who} reads {p} at {}, expected the previous output {want}", e.path),
+                format!(
+                    "{who} reads {p} at {}, expected the previous output {want}",
+                    e.path
+                ),
             );
         }
     }
-    let blocks = ev.iter().filter_map(crate::trace::Event::block).max().unwrap_or(0);
+    let blocks = ev
+        .iter()
+        .filter_map(crate::trace::Event::block)
+        .max()
+        .unwrap_or(0);
     let detail = match blocks {
         0 | 1 => format!("block{blocks} reads the input"),
-        n => format!("block1 reads the input and each of blocks 2..={n} the previous block's output"),
+        n => {
+            format!("block1 reads the input and each of blocks 2..={n} the previous block's output")
+        }
     };
     CheckResult::pass(name, detail)
 }
@@ -171,8 +220,15 @@ pub fn finite(trace: &Trace) -> CheckResult {
     if trace.mode == Mode::ShapeOnly {
         return CheckResult::skip(name, "shape-only run: no values");
     }
-    match trace.events.iter().find(|e| e.stats.is_some_and(|s| !s.finite)) {
+    match trace
+        .events
+        .iter()
+        .find(|e| e.stats.is_some_and(|s| !s.finite))
+    {
         Some(e) => CheckResult::fail(name, &e.path, format!("{} holds NaN or ±inf", e.path)),
-        None => CheckResult::pass(name, format!("all values of {} tensors are finite", trace.events.len())),
+        None => CheckResult::pass(
+            name,
+            format!("all values of {} tensors are finite", trace.events.len()),
+        ),
     }
 }

@@ -9,8 +9,8 @@
 use super::CheckResult;
 use crate::config::{DType, ModelConfig};
 use crate::model::{self, Model, block::Block, seed_for};
-use crate::ops::numeric::{Numeric, Scalar};
 use crate::ops::Backend;
+use crate::ops::numeric::{Numeric, Scalar};
 use crate::trace::recorder::{Capture, Recorder, Stop, Val};
 use crate::trace::{CheckName, Mode, Trace};
 use ndarray::{ArrayD, s};
@@ -26,12 +26,18 @@ pub fn all(trace: &Trace) -> Vec<CheckResult> {
     let why = if trace.mode == Mode::ShapeOnly {
         Some("shape-only run: no values to compare".to_string())
     } else if cfg.numeric_bytes() > PROBE_MAX_BYTES {
-        Some(format!("model too large to re-run (limit {})", crate::config::human_bytes(PROBE_MAX_BYTES)))
+        Some(format!(
+            "model too large to re-run (limit {})",
+            crate::config::human_bytes(PROBE_MAX_BYTES)
+        ))
     } else {
         None
     };
     if let Some(why) = why {
-        return names.iter().map(|n| CheckResult::skip(*n, why.clone())).collect();
+        return names
+            .iter()
+            .map(|n| CheckResult::skip(*n, why.clone()))
+            .collect();
     }
     match cfg.dtype {
         DType::F32 => vec![positionwise::<f32>(cfg), causality::<f32>(trace)],
@@ -51,7 +57,10 @@ fn positions(t: usize) -> Vec<usize> {
 /// x with token `t` of batch element 0 moved by N(0, 1) noise.
 fn perturb<F: Scalar>(cfg: &ModelConfig, x: &ArrayD<F>, t: usize) -> ArrayD<F> {
     let backend = Numeric::<F>::new();
-    let noise = backend.normal(&[cfg.d_model], seed_for(cfg.seed, &format!("probe.token{t}")));
+    let noise = backend.normal(
+        &[cfg.d_model],
+        seed_for(cfg.seed, &format!("probe.token{t}")),
+    );
     let mut y = x.clone();
     let mut row = y.slice_mut(s![0, t, ..]);
     row += &noise;
@@ -89,10 +98,20 @@ enum Part {
     Ln2,
 }
 
-fn run_part<F: Scalar>(block: &Block<ArrayD<F>>, part: Part, p: &str, cfg: &ModelConfig, x: &ArrayD<F>) -> Result<Vec<Capture>, String> {
+fn run_part<F: Scalar>(
+    block: &Block<ArrayD<F>>,
+    part: Part,
+    p: &str,
+    cfg: &ModelConfig,
+    x: &ArrayD<F>,
+) -> Result<Vec<Capture>, String> {
     let backend = Numeric::<F>::new();
     let mut rec = Recorder::new(&backend, cfg.stream_shape(), false, true);
-    let xv = Val { path: "x".into(), t: x.clone(), axes: ["B", "T", "d"].map(String::from).to_vec() };
+    let xv = Val {
+        path: "x".into(),
+        t: x.clone(),
+        axes: ["B", "T", "d"].map(String::from).to_vec(),
+    };
     let r: Result<_, Stop> = match part {
         Part::Ln1 => block.ln_1.forward(&mut rec, &format!("{p}.ln_1"), &xv),
         Part::Mlp => block.mlp.forward(&mut rec, &format!("{p}.mlp"), &xv),
@@ -110,7 +129,10 @@ fn positionwise<F: Scalar>(cfg: &ModelConfig) -> CheckResult {
     let name = CheckName::Positionwise;
     let backend = Numeric::<F>::new();
     let model = Model::build(cfg, &backend);
-    let x = backend.normal(&cfg.stream_shape(), seed_for(cfg.seed, "probe.positionwise"));
+    let x = backend.normal(
+        &cfg.stream_shape(),
+        seed_for(cfg.seed, "probe.positionwise"),
+    );
     let ts = positions(cfg.seq);
     for (i, block) in model.blocks.iter().enumerate() {
         let p = format!("block{}", i + 1);
@@ -124,11 +146,17 @@ fn positionwise<F: Scalar>(cfg: &ModelConfig) -> CheckResult {
                     continue;
                 };
                 for (a, b) in base.iter().zip(&moved) {
-                    if let Some((bb, tt, d)) = changed_rows(a, b).into_iter().find(|&(bb, tt, _)| (bb, tt) != (0, t)) {
+                    if let Some((bb, tt, d)) = changed_rows(a, b)
+                        .into_iter()
+                        .find(|&(bb, tt, _)| (bb, tt) != (0, t))
+                    {
                         return CheckResult::fail(
                             name,
                             &a.path,
-                            format!("{}: changing token {t} of batch 0 changed token {tt} of batch {bb} (|Δ| up to {d:.2e})", a.path),
+                            format!(
+                                "{}: changing token {t} of batch 0 changed token {tt} of batch {bb} (|Δ| up to {d:.2e})",
+                                a.path
+                            ),
                         );
                     }
                 }
@@ -137,7 +165,11 @@ fn positionwise<F: Scalar>(cfg: &ModelConfig) -> CheckResult {
     }
     CheckResult::pass(
         name,
-        format!("every norm and MLP of {} blocks changed only the token that changed ({} tokens tried)", model.blocks.len(), ts.len()),
+        format!(
+            "every norm and MLP of {} blocks changed only the token that changed ({} tokens tried)",
+            model.blocks.len(),
+            ts.len()
+        ),
     )
 }
 
@@ -151,26 +183,42 @@ fn causality<F: Scalar>(trace: &Trace) -> CheckResult {
     let (_, base) = crate::numeric::<F>(cfg, Some(x0.clone()), false, true);
     let ts = positions(cfg.seq);
     for &t in &ts {
-        let (moved_trace, moved) = crate::numeric::<F>(cfg, Some(perturb(cfg, &x0, t)), false, true);
+        let (moved_trace, moved) =
+            crate::numeric::<F>(cfg, Some(perturb(cfg, &x0, t)), false, true);
         if let Some(f) = moved_trace.failure {
             return CheckResult::skip(name, format!("the perturbed run stops at {}", f.path));
         }
         // Scores are compared after the mask, as weights.
-        let compared = base.iter().zip(&moved).filter(|(a, _)| trace.get(&a.path).is_none_or(|e| e.op != "scores"));
+        let compared = base
+            .iter()
+            .zip(&moved)
+            .filter(|(a, _)| trace.get(&a.path).is_none_or(|e| e.op != "scores"));
         for (a, b) in compared {
-            let leak = changed_rows(a, b).into_iter().find(|&(bb, tt, _)| bb != 0 || tt < t);
+            let leak = changed_rows(a, b)
+                .into_iter()
+                .find(|&(bb, tt, _)| bb != 0 || tt < t);
             if let Some((bb, tt, d)) = leak {
-                let whom = if bb == 0 { format!("earlier position {tt}") } else { format!("batch element {bb}") };
+                let whom = if bb == 0 {
+                    format!("earlier position {tt}")
+                } else {
+                    format!("batch element {bb}")
+                };
                 return CheckResult::fail(
                     name,
                     &a.path,
-                    format!("{}: changing token {t} of batch 0 changed {whom} (|Δ| up to {d:.2e})", a.path),
+                    format!(
+                        "{}: changing token {t} of batch 0 changed {whom} (|Δ| up to {d:.2e})",
+                        a.path
+                    ),
                 );
             }
         }
     }
     CheckResult::pass(
         name,
-        format!("changing a token changed no earlier position and no other batch element ({} tokens tried)", ts.len()),
+        format!(
+            "changing a token changed no earlier position and no other batch element ({} tokens tried)",
+            ts.len()
+        ),
     )
 }

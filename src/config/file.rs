@@ -81,10 +81,10 @@ impl Overlay {
     /// When the heads change and the kv-heads are not given, a base without
     /// grouped-query attention stays without it (kv-heads follow heads).
     pub fn apply(&self, base: &mut ModelConfig) {
-        if let (Some(h), None) = (self.heads, self.kv_heads) {
-            if base.kv_heads == base.heads {
-                base.kv_heads = h;
-            }
+        if let (Some(h), None) = (self.heads, self.kv_heads)
+            && base.kv_heads == base.heads
+        {
+            base.kv_heads = h;
         }
         macro_rules! set {
             ($($f:ident),*) => { $(if let Some(v) = self.$f.clone() { base.$f = v; })* };
@@ -105,8 +105,8 @@ impl Overlay {
             ($($f:ident),*) => { $(if other.$f.is_some() { self.$f = other.$f.clone(); })* };
         }
         take!(
-            preset, batch, seq, d_model, heads, kv_heads, d_ff, layers, act, norm, placement,
-            bias, final_norm, dtype, seed, eps, fault
+            preset, batch, seq, d_model, heads, kv_heads, d_ff, layers, act, norm, placement, bias,
+            final_norm, dtype, seed, eps, fault
         );
         self
     }

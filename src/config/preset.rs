@@ -2,26 +2,42 @@
 //!
 //! A preset file may start from another preset with `preset = "…"`.
 
+use super::ModelConfig;
 use super::file::Overlay;
 use super::names::UnknownName;
-use super::ModelConfig;
 
 /// (name, TOML text) of every preset, in listing order.
 pub const PRESETS: &[(&str, &str)] = &[
     ("lesson", include_str!("../../assets/presets/lesson.toml")),
-    ("lesson-swiglu", include_str!("../../assets/presets/lesson-swiglu.toml")),
-    ("lesson-gqa", include_str!("../../assets/presets/lesson-gqa.toml")),
-    ("lesson-post-ln", include_str!("../../assets/presets/lesson-post-ln.toml")),
+    (
+        "lesson-swiglu",
+        include_str!("../../assets/presets/lesson-swiglu.toml"),
+    ),
+    (
+        "lesson-gqa",
+        include_str!("../../assets/presets/lesson-gqa.toml"),
+    ),
+    (
+        "lesson-post-ln",
+        include_str!("../../assets/presets/lesson-post-ln.toml"),
+    ),
 ];
 
 /// The names of every preset, comma separated.
 #[must_use]
 pub fn allowed() -> String {
-    PRESETS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+    PRESETS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn text(name: &str) -> &'static str {
-    PRESETS.iter().find(|(n, _)| *n == name).map_or("", |(_, t)| t)
+    PRESETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or("", |(_, t)| t)
 }
 
 fn overlay(name: &str) -> Result<Overlay, UnknownName> {

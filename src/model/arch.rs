@@ -42,13 +42,31 @@ impl Arch {
         let ok = Self::default();
         match cfg.fault {
             None => ok,
-            Some(Fault::FfnNoDown) => Self { mlp_down: false, ..ok },
+            Some(Fault::FfnNoDown) => Self {
+                mlp_down: false,
+                ..ok
+            },
             Some(Fault::AttnNoMerge) => Self { merge: None, ..ok },
-            Some(Fault::BiasW164) => Self { up_bias_len: Some(cfg.d_model), ..ok },
-            Some(Fault::MergeNoTranspose) => Self { merge: Some(Merge::BareReshape), ..ok },
-            Some(Fault::NoCausalMask) => Self { causal: false, ..ok },
-            Some(Fault::SkipBlock1) => Self { skip_block1: true, ..ok },
-            Some(Fault::NormOverSeq) => Self { norm_axis: NormAxis::Seq, ..ok },
+            Some(Fault::BiasW164) => Self {
+                up_bias_len: Some(cfg.d_model),
+                ..ok
+            },
+            Some(Fault::MergeNoTranspose) => Self {
+                merge: Some(Merge::BareReshape),
+                ..ok
+            },
+            Some(Fault::NoCausalMask) => Self {
+                causal: false,
+                ..ok
+            },
+            Some(Fault::SkipBlock1) => Self {
+                skip_block1: true,
+                ..ok
+            },
+            Some(Fault::NormOverSeq) => Self {
+                norm_axis: NormAxis::Seq,
+                ..ok
+            },
         }
     }
 }

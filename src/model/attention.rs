@@ -36,8 +36,20 @@ impl<T: Clone> Attention<T> {
         };
         Self {
             q: lin("q_proj", (d, d), ["d", "d"], Builder::<B>::STD, bias(d)),
-            k: lin("k_proj", (d, kv), ["d", "kv·hd"], Builder::<B>::STD, bias(kv)),
-            v: lin("v_proj", (d, kv), ["d", "kv·hd"], Builder::<B>::STD, bias(kv)),
+            k: lin(
+                "k_proj",
+                (d, kv),
+                ["d", "kv·hd"],
+                Builder::<B>::STD,
+                bias(kv),
+            ),
+            v: lin(
+                "v_proj",
+                (d, kv),
+                ["d", "kv·hd"],
+                Builder::<B>::STD,
+                bias(kv),
+            ),
             o: lin("out", (d, d), ["d", "d"], b.out_std(), bias(d)),
             heads: c.heads,
             kv_heads: c.kv_heads,
@@ -51,7 +63,12 @@ impl<T: Clone> Attention<T> {
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
-    pub fn forward<B: Backend<Tensor = T>>(&self, rec: &mut Recorder<B>, p: &str, x: &Val<T>) -> Result<Val<T>, Stop> {
+    pub fn forward<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        p: &str,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
         let (h, kv) = (self.heads, self.kv_heads);
         let q = self.q.forward(rec, &format!("{p}.q_proj"), x)?; // (B, T, d)
         let k = self.k.forward(rec, &format!("{p}.k_proj"), x)?; // (B, T, kv·hd)
@@ -66,18 +83,38 @@ impl<T: Clone> Attention<T> {
             k = rec.op(&format!("{p}.k_rep"), &rep, &[In::Act(&k)])?; // (B, h, T, hd)
             v = rec.op(&format!("{p}.v_rep"), &rep, &[In::Act(&v)])?; // (B, h, T, hd)
         }
-        let scores = Op::Scores { head_dim: self.head_dim };
+        let scores = Op::Scores {
+            head_dim: self.head_dim,
+        };
         let s = rec.op(&format!("{p}.scores"), &scores, &[In::Act(&q), In::Act(&k)])?; // (B, h, T, T)
-        let w = rec.op(&format!("{p}.weights"), &Op::Softmax { causal: self.causal }, &[In::Act(&s)])?; // (B, h, T, T)
-        let c = rec.op(&format!("{p}.context"), &Op::WeightedSum, &[In::Act(&w), In::Act(&v)])?; // (B, h, T, hd)
+        let w = rec.op(
+            &format!("{p}.weights"),
+            &Op::Softmax {
+                causal: self.causal,
+            },
+            &[In::Act(&s)],
+        )?; // (B, h, T, T)
+        let c = rec.op(
+            &format!("{p}.context"),
+            &Op::WeightedSum,
+            &[In::Act(&w), In::Act(&v)],
+        )?; // (B, h, T, hd)
         // The attn-no-merge fault returns the heads as they are.
-        let Some(merge) = self.merge else { return Ok(c) };
-        let m = rec.op(&format!("{p}.merge"), &Op::MergeHeads(merge), &[In::Act(&c)])?; // (B, T, d)
+        let Some(merge) = self.merge else {
+            return Ok(c);
+        };
+        let m = rec.op(
+            &format!("{p}.merge"),
+            &Op::MergeHeads(merge),
+            &[In::Act(&c)],
+        )?; // (B, T, d)
         self.o.output(rec, &format!("{p}.out"), &m) // (B, T, d)
     }
 
     /// q, k, v and output projection parameters.
     pub fn params(&self) -> impl Iterator<Item = &Param<T>> {
-        [&self.q, &self.k, &self.v, &self.o].into_iter().flat_map(Linear::params)
+        [&self.q, &self.k, &self.v, &self.o]
+            .into_iter()
+            .flat_map(Linear::params)
     }
 }

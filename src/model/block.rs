@@ -36,7 +36,12 @@ impl<T: Clone> Block<T> {
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
-    pub fn forward<B: Backend<Tensor = T>>(&self, rec: &mut Recorder<B>, p: &str, x: &Val<T>) -> Result<Val<T>, Stop> {
+    pub fn forward<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        p: &str,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
         let path = |s: &str| format!("{p}.{s}");
         match self.placement {
             Placement::Pre => {

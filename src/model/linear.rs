@@ -27,8 +27,14 @@ impl<T: Clone> Linear<T> {
         bias_len: Option<usize>,
     ) -> Self {
         Self {
-            weight: b.param(&format!("{name}.weight"), &[fan_in, fan_out], &axes, Init::Normal(std)),
-            bias: bias_len.map(|n| b.param(&format!("{name}.bias"), &[n], &axes[1..], Init::Const(0.0))),
+            weight: b.param(
+                &format!("{name}.weight"),
+                &[fan_in, fan_out],
+                &axes,
+                Init::Normal(std),
+            ),
+            bias: bias_len
+                .map(|n| b.param(&format!("{name}.bias"), &[n], &axes[1..], Init::Const(0.0))),
         }
     }
 
@@ -42,7 +48,12 @@ impl<T: Clone> Linear<T> {
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
-    pub fn forward<B: Backend<Tensor = T>>(&self, rec: &mut Recorder<B>, path: &str, x: &Val<T>) -> Result<Val<T>, Stop> {
+    pub fn forward<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        path: &str,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
         rec.op(path, &Op::Linear, &self.operands(x))
     }
 
@@ -50,7 +61,12 @@ impl<T: Clone> Linear<T> {
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
-    pub fn output<B: Backend<Tensor = T>>(&self, rec: &mut Recorder<B>, path: &str, x: &Val<T>) -> Result<Val<T>, Stop> {
+    pub fn output<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        path: &str,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
         rec.interface(path, &Op::Linear, &self.operands(x))
     }
 

@@ -31,12 +31,27 @@ impl<T: Clone> Mlp<T> {
         let std = Builder::<B>::STD;
         let up_bias = bias(b.arch.up_bias_len.unwrap_or(f));
         Self {
-            gate: (c.act == Act::Swiglu)
-                .then(|| Linear::new(b, &format!("{name}.gate"), (d, f), ["d", "ff"], std, bias(f))),
+            gate: (c.act == Act::Swiglu).then(|| {
+                Linear::new(
+                    b,
+                    &format!("{name}.gate"),
+                    (d, f),
+                    ["d", "ff"],
+                    std,
+                    bias(f),
+                )
+            }),
             up: Linear::new(b, &format!("{name}.up"), (d, f), ["d", "ff"], std, up_bias),
             act: c.act,
             down: b.arch.mlp_down.then(|| {
-                Linear::new(b, &format!("{name}.down"), (f, d), ["ff", "d"], b.out_std(), bias(d))
+                Linear::new(
+                    b,
+                    &format!("{name}.down"),
+                    (f, d),
+                    ["ff", "d"],
+                    b.out_std(),
+                    bias(d),
+                )
             }),
         }
     }
@@ -45,7 +60,12 @@ impl<T: Clone> Mlp<T> {
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
-    pub fn forward<B: Backend<Tensor = T>>(&self, rec: &mut Recorder<B>, p: &str, x: &Val<T>) -> Result<Val<T>, Stop> {
+    pub fn forward<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        p: &str,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
         let gate = match &self.gate {
             Some(g) => Some(g.forward(rec, &format!("{p}.gate"), x)?), // (B, T, f)
             None => None,
@@ -72,6 +92,10 @@ impl<T: Clone> Mlp<T> {
 
     /// Gate, up and down parameters.
     pub fn params(&self) -> impl Iterator<Item = &Param<T>> {
-        self.gate.iter().chain([&self.up]).chain(self.down.iter()).flat_map(Linear::params)
+        self.gate
+            .iter()
+            .chain([&self.up])
+            .chain(self.down.iter())
+            .flat_map(Linear::params)
     }
 }

@@ -30,7 +30,8 @@ impl<T: Clone> Norm<T> {
                 eps: b.cfg.eps,
             },
             weight: b.param(&format!("{name}.weight"), &[d], &["d"], Init::Const(1.0)),
-            bias: has_bias.then(|| b.param(&format!("{name}.bias"), &[d], &["d"], Init::Const(0.0))),
+            bias: has_bias
+                .then(|| b.param(&format!("{name}.bias"), &[d], &["d"], Init::Const(0.0))),
         }
     }
 
@@ -38,7 +39,12 @@ impl<T: Clone> Norm<T> {
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
-    pub fn forward<B: Backend<Tensor = T>>(&self, rec: &mut Recorder<B>, path: &str, x: &Val<T>) -> Result<Val<T>, Stop> {
+    pub fn forward<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        path: &str,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
         let mut ins = vec![In::Act(x), In::Param(&self.weight)];
         ins.extend(self.bias.as_ref().map(In::Param));
         rec.interface(path, &self.op, &ins)

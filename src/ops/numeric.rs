@@ -6,7 +6,8 @@
 use super::{Backend, Init, Merge, NormAxis, Op, OpError, PREVIEW_MAX, Stats, Unary};
 use crate::config::{DType, NormKind};
 use ndarray::{
-    Array2, ArrayBase, ArrayD, ArrayView2, Axis, Data, Ix1, Ix2, IxDyn, LinalgScalar, ScalarOperand, Zip, s,
+    Array2, ArrayBase, ArrayD, ArrayView2, Axis, Data, Ix1, Ix2, IxDyn, LinalgScalar,
+    ScalarOperand, Zip, s,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -93,10 +94,19 @@ fn linear<F: Scalar>(
     if let Some(b) = b {
         y += &b.view().into_dimensionality::<Ix1>().expect(CHECKED);
     }
-    y.into_dyn().into_shape_with_order(IxDyn(out)).expect(CHECKED)
+    y.into_dyn()
+        .into_shape_with_order(IxDyn(out))
+        .expect(CHECKED)
 }
 
-fn norm<F: Scalar>(x: &ArrayD<F>, kind: NormKind, axis: NormAxis, eps: f64, g: &ArrayD<F>, b: Option<&ArrayD<F>>) -> ArrayD<F> {
+fn norm<F: Scalar>(
+    x: &ArrayD<F>,
+    kind: NormKind,
+    axis: NormAxis,
+    eps: f64,
+    g: &ArrayD<F>,
+    b: Option<&ArrayD<F>>,
+) -> ArrayD<F> {
     let mut y = x.to_owned();
     let ax = match axis {
         NormAxis::Feature => Axis(2),
@@ -108,7 +118,11 @@ fn norm<F: Scalar>(x: &ArrayD<F>, kind: NormKind, axis: NormAxis, eps: f64, g: &
         match kind {
             NormKind::LayerNorm => {
                 let mean = lane.sum() / n;
-                let var = lane.iter().map(|&v| (v - mean) * (v - mean)).fold(F::zero(), |a, v| a + v) / n;
+                let var = lane
+                    .iter()
+                    .map(|&v| (v - mean) * (v - mean))
+                    .fold(F::zero(), |a, v| a + v)
+                    / n;
                 let inv = (var + eps).sqrt().recip();
                 lane.mapv_inplace(|v| (v - mean) * inv);
             }
@@ -122,16 +136,21 @@ fn norm<F: Scalar>(x: &ArrayD<F>, kind: NormKind, axis: NormAxis, eps: f64, g: &
     let g = g.view().into_dimensionality::<Ix1>().expect(CHECKED);
     let b = b.map(|b| b.view().into_dimensionality::<Ix1>().expect(CHECKED));
     for mut row in y.lanes_mut(Axis(2)) {
-        Zip::from(&mut row).and(&g).for_each(|v, &g| *v = *v * g);
+        Zip::from(&mut row).and(&g).for_each(|v, &g| *v *= g);
         if let Some(b) = &b {
-            Zip::from(&mut row).and(b).for_each(|v, &b| *v = *v + b);
+            Zip::from(&mut row).and(b).for_each(|v, &b| *v += b);
         }
     }
     y
 }
 
 /// Applies `f(a[b,h], c[b,h])` for every batch and head of rank-4 arrays.
-fn per_head<F: Scalar>(a: &ArrayD<F>, c: &ArrayD<F>, out: &[usize], f: impl Fn(ArrayView2<F>, ArrayView2<F>) -> Array2<F>) -> ArrayD<F> {
+fn per_head<F: Scalar>(
+    a: &ArrayD<F>,
+    c: &ArrayD<F>,
+    out: &[usize],
+    f: impl Fn(ArrayView2<F>, ArrayView2<F>) -> Array2<F>,
+) -> ArrayD<F> {
     let mut y = ArrayD::zeros(IxDyn(out));
     for bi in 0..out[0] {
         for hi in 0..out[1] {
@@ -150,11 +169,16 @@ fn softmax<F: Scalar>(x: &ArrayD<F>, causal: bool) -> ArrayD<F> {
         // Row i of a (…, T, S) tensor is query position i % T.
         let t = i % x.shape()[nd - 2];
         let keep = |j: usize| !causal || j <= t;
-        let max = row.iter().enumerate().filter(|(j, _)| keep(*j)).map(|(_, v)| *v).fold(F::neg_infinity(), F::max);
+        let max = row
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| keep(*j))
+            .map(|(_, v)| *v)
+            .fold(F::neg_infinity(), F::max);
         let mut sum = F::zero();
         for (j, v) in row.iter_mut().enumerate() {
             *v = if keep(j) { (*v - max).exp() } else { F::zero() };
-            sum = sum + *v;
+            sum += *v;
         }
         row.mapv_inplace(|v| v / sum);
     }
@@ -213,7 +237,9 @@ impl<F: Scalar> Backend for Numeric<F> {
         let x = ins[0];
         Ok(match op {
             Op::Linear => linear(x, ins[1], ins.get(2).copied(), &out),
-            Op::Norm { kind, axis, eps } => norm(x, *kind, *axis, *eps, ins[1], ins.get(2).copied()),
+            Op::Norm { kind, axis, eps } => {
+                norm(x, *kind, *axis, *eps, ins[1], ins.get(2).copied())
+            }
             Op::SplitHeads { heads, .. } => {
                 // (B,T,h·hd) → (B,T,h,hd) → (B,h,T,hd)
                 let (b, t, hd) = (out[0], out[2], out[3]);
@@ -223,7 +249,8 @@ impl<F: Scalar> Backend for Numeric<F> {
             Op::RepeatKv { rep } => {
                 let mut y = ArrayD::zeros(IxDyn(&out));
                 for h in 0..out[1] {
-                    y.slice_mut(s![.., h, .., ..]).assign(&x.slice(s![.., h / rep, .., ..]));
+                    y.slice_mut(s![.., h, .., ..])
+                        .assign(&x.slice(s![.., h / rep, .., ..]));
                 }
                 y
             }
@@ -260,7 +287,16 @@ impl<F: Scalar> Backend for Numeric<F> {
         let mean = sum / n;
         let var = t.iter().map(|v| (v.f64() - mean).powi(2)).sum::<f64>() / n;
         let preview = (t.len() <= PREVIEW_MAX).then(|| t.iter().map(|v| v.f64()).collect());
-        Some((Stats { min, max, mean, std: var.sqrt(), finite }, preview))
+        Some((
+            Stats {
+                min,
+                max,
+                mean,
+                std: var.sqrt(),
+                finite,
+            },
+            preview,
+        ))
     }
 
     fn values(&self, t: &ArrayD<F>) -> Option<Vec<f64>> {

@@ -58,7 +58,11 @@ pub enum LogError {
     #[error("cannot read {path}: {reason}")]
     Read { path: String, reason: String },
     #[error("{path}:{line}: {msg}")]
-    Line { path: String, line: usize, msg: String },
+    Line {
+        path: String,
+        line: usize,
+        msg: String,
+    },
 }
 
 fn write_line(out: &mut impl Write, line: &Line) -> io::Result<()> {
@@ -100,7 +104,11 @@ pub fn write(out: &mut impl Write, trace: &Trace, checks: &[CheckResult]) -> io:
 /// [`LogError::Line`] naming the first bad line: not JSON, an unknown
 /// kind, a wrong schema version, or lines out of order.
 pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
-    let bad = |line: usize, msg: String| LogError::Line { path: path.to_string(), line, msg };
+    let bad = |line: usize, msg: String| LogError::Line {
+        path: path.to_string(),
+        line,
+        msg,
+    };
     let mut header: Option<Header> = None;
     let mut events = Vec::new();
     let mut failure = None;
@@ -114,7 +122,10 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
         match (parsed, &header) {
             (ReadLine::Header(h), None) => {
                 if h.schema != SCHEMA {
-                    return Err(bad(n, format!("schema {} is not supported; allowed: {SCHEMA}", h.schema)));
+                    return Err(bad(
+                        n,
+                        format!("schema {} is not supported; allowed: {SCHEMA}", h.schema),
+                    ));
                 }
                 header = Some(h);
             }
@@ -122,7 +133,10 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
             (_, None) => return Err(bad(n, "expected the header line first".into())),
             (ReadLine::Event(e), Some(_)) => {
                 if e.step != events.len() {
-                    return Err(bad(n, format!("step {} out of order; expected {}", e.step, events.len())));
+                    return Err(bad(
+                        n,
+                        format!("step {} out of order; expected {}", e.step, events.len()),
+                    ));
                 }
                 events.push(e);
             }

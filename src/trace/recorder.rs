@@ -131,7 +131,12 @@ impl<'b, B: Backend> Recorder<'b, B> {
     ///
     /// # Errors
     /// [`Stop`] when the op refuses its operands or gives non-finite values.
-    pub fn op(&mut self, path: &str, op: &Op, ins: &[In<B::Tensor>]) -> Result<Val<B::Tensor>, Stop> {
+    pub fn op(
+        &mut self,
+        path: &str,
+        op: &Op,
+        ins: &[In<B::Tensor>],
+    ) -> Result<Val<B::Tensor>, Stop> {
         self.run(path, op, ins, false)
     }
 
@@ -206,7 +211,16 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 In::Param(_) => None,
             })
             .collect();
-        self.push(path, op.name(), t, axes, inputs, formula, on_stream, Some(ins))
+        self.push(
+            path,
+            op.name(),
+            t,
+            axes,
+            inputs,
+            formula,
+            on_stream,
+            Some(ins),
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -227,7 +241,11 @@ impl<'b, B: Backend> Recorder<'b, B> {
         let summary = self.backend.summary(&t);
         let finite = summary.as_ref().is_none_or(|(s, _)| s.finite);
         let (stats, preview) = summary.map_or((None, None), |(s, p)| (Some(s), p));
-        let own = [In::Act(&Val { path: path.to_string(), t: t.clone(), axes: axes.clone() })];
+        let own = [In::Act(&Val {
+            path: path.to_string(),
+            t: t.clone(),
+            axes: axes.clone(),
+        })];
         let operands = ins.unwrap_or(&own);
         if on_stream && departs {
             let detail = format!(
@@ -241,15 +259,15 @@ impl<'b, B: Backend> Recorder<'b, B> {
             let detail = format!("{path} holds non-finite values (NaN or ±inf)");
             return Err(self.fail(path, op, CheckName::Finite, detail, operands, None));
         }
-        if self.capture {
-            if let Some(values) = self.backend.values(&t) {
-                self.captures.push(Capture {
-                    path: path.to_string(),
-                    shape: shape.clone(),
-                    axes: axes.clone(),
-                    values,
-                });
-            }
+        if self.capture
+            && let Some(values) = self.backend.values(&t)
+        {
+            self.captures.push(Capture {
+                path: path.to_string(),
+                shape: shape.clone(),
+                axes: axes.clone(),
+                values,
+            });
         }
         self.events.push(Event {
             step: self.events.len(),

@@ -35,7 +35,14 @@ fn rows(trace: &Trace) -> Vec<[String; 6]> {
         .events
         .iter()
         .map(|e| {
-            [e.step.to_string(), e.path.clone(), e.op.clone(), fmt_shape(&e.shape), e.dtype.to_string(), marker(e)]
+            [
+                e.step.to_string(),
+                e.path.clone(),
+                e.op.clone(),
+                fmt_shape(&e.shape),
+                e.dtype.to_string(),
+                marker(e),
+            ]
         })
         .collect();
     if let Some(f) = &trace.failure {
@@ -59,7 +66,11 @@ const HEAD: [&str; 6] = ["step", "path", "op", "shape", "dtype", "marker"];
 pub fn text(trace: &Trace, checks: &[CheckResult]) -> String {
     let rows = rows(trace);
     let width = |i: usize| {
-        rows.iter().map(|r| r[i].chars().count()).chain([HEAD[i].len()]).max().unwrap_or(0)
+        rows.iter()
+            .map(|r| r[i].chars().count())
+            .chain([HEAD[i].len()])
+            .max()
+            .unwrap_or(0)
     };
     let w: Vec<usize> = (0..6).map(width).collect();
     let mut s = String::new();
@@ -83,10 +94,21 @@ pub fn text(trace: &Trace, checks: &[CheckResult]) -> String {
 /// One line per check: verdict, name, detail.
 #[must_use]
 pub fn checks_text(checks: &[CheckResult]) -> String {
-    let w = checks.iter().map(|c| c.name.as_str().len()).max().unwrap_or(0);
+    let w = checks
+        .iter()
+        .map(|c| c.name.as_str().len())
+        .max()
+        .unwrap_or(0);
     checks
         .iter()
-        .map(|c| format!("{} {:w$}  {}\n", verdict(c.status), c.name.as_str(), c.detail))
+        .map(|c| {
+            format!(
+                "{} {:w$}  {}\n",
+                verdict(c.status),
+                c.name.as_str(),
+                c.detail
+            )
+        })
         .collect()
 }
 

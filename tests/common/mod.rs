@@ -5,7 +5,10 @@ use shapetrace::{ModelConfig, Overlay};
 
 /// The lesson config with `toml` laid over it.
 pub fn cfg(toml: &str) -> ModelConfig {
-    Overlay::from_toml(toml, "test").expect("test overlay parses").resolve().expect("test config is valid")
+    Overlay::from_toml(toml, "test")
+        .expect("test overlay parses")
+        .resolve()
+        .expect("test config is valid")
 }
 
 /// One line per event: step, path, shape, dtype and the departs flag.
@@ -15,9 +18,15 @@ pub fn shape_lines(trace: &shapetrace::Trace) -> String {
         .iter()
         .map(|e| {
             let d = if e.departs { "departs" } else { "" };
-            format!("{:>2} {:<22} {:<12} {} {d}", e.step, e.path, shapetrace::ops::fmt_shape(&e.shape), e.dtype)
-                .trim_end()
-                .to_string()
+            format!(
+                "{:>2} {:<22} {:<12} {} {d}",
+                e.step,
+                e.path,
+                shapetrace::ops::fmt_shape(&e.shape),
+                e.dtype
+            )
+            .trim_end()
+            .to_string()
         })
         .collect::<Vec<_>>()
         .join("\n")

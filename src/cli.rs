@@ -8,11 +8,22 @@ use std::path::PathBuf;
 
 /// Run a stack of transformer blocks and watch every tensor's shape leave
 /// (B, T, d_model) and come back before each residual add.
+///
+/// With no command, opens the interactive stepper on the model.
 #[derive(Debug, Parser)]
 #[command(name = "shapetrace", version, about, max_term_width = 100)]
 pub struct Cli {
     #[command(flatten)]
     pub model: ModelArgs,
+    /// Open the stepper in quiz mode: predict each new shape before it is shown.
+    #[arg(long)]
+    pub quiz: bool,
+    /// Open the stepper in presenter mode, for a projector.
+    #[arg(long)]
+    pub present: bool,
+    /// Presenter mode that steps by itself every SECONDS (space pauses).
+    #[arg(long, value_name = "SECONDS")]
+    pub autoplay: Option<f64>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

@@ -45,6 +45,24 @@ named_enum! {
     DType, "dtype" { F32 = "f32", F64 = "f64" }
 }
 
+impl Fault {
+    /// The mistake this fault builds, in one sentence.
+    #[must_use]
+    pub fn describe(self) -> &'static str {
+        match self {
+            Fault::FfnNoDown => "the MLP returns its hidden layer: no down projection",
+            Fault::AttnNoMerge => "the attention heads are never merged back",
+            Fault::BiasW164 => "b1 is sized d_model instead of d_ff",
+            Fault::MergeNoTranspose => {
+                "the heads are merged by a bare reshape, without the transpose"
+            }
+            Fault::NoCausalMask => "the causal mask is left out",
+            Fault::SkipBlock1 => "Block2(x) instead of Block2(Block1(x))",
+            Fault::NormOverSeq => "the norm averages over the sequence instead of the features",
+        }
+    }
+}
+
 impl DType {
     /// Bytes per element.
     #[must_use]

@@ -19,9 +19,11 @@ pub mod config;
 pub mod model;
 pub mod ops;
 pub mod trace;
+pub mod tui;
 
 pub use check::{CheckResult, Status};
 pub use config::{ModelConfig, file::Overlay};
+pub use ops::Shape;
 pub use trace::{CheckName, Event, Trace};
 
 use model::Model;

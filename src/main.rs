@@ -6,8 +6,8 @@ mod cli;
 use clap::Parser;
 use cli::{CheckFormat, Cli, Command, TraceArgs, TraceFormat};
 use color_eyre::eyre::{Result, WrapErr, bail, eyre};
-use shapetrace::Options;
 use shapetrace::trace::{log, table};
+use shapetrace::{Options, tui};
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -59,15 +59,16 @@ fn is_broken_pipe(e: &color_eyre::Report) -> bool {
 fn dispatch(cli: &Cli) -> Result<ExitCode> {
     let cfg = cli.model.resolve()?;
     match &cli.command {
-        None => trace(
-            &cfg,
-            &cli::TraceArgs {
-                format: TraceFormat::Table,
-                out: None,
-                values: false,
-                shape_only: false,
-            },
-        ),
+        None => {
+            let launch = tui::Launch {
+                quiz: cli.quiz,
+                present: cli.present,
+                autoplay: cli.autoplay,
+            };
+            let app = tui::app(cfg, launch, tui::theme::Theme::from_env())?;
+            tui::run(app)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Some(Command::Trace(args)) => trace(&cfg, args),
         Some(Command::Check(args)) => check(&cfg, args.format),
     }

@@ -270,7 +270,7 @@ impl Op {
                 });
                 format!("q·kᵀ/√{head_dim} : {}·{} → {o}", s(0), fmt_shape(&k))
             }
-            Op::Softmax { causal: true } => format!("softmax(causal_mask(s)) : {} → {o}", s(0)),
+            Op::Softmax { causal: true } => format!("softmax(mask(s)) : {} → {o}", s(0)),
             Op::Softmax { causal: false } => format!("softmax(s) : {} → {o}", s(0)),
             Op::WeightedSum => format!("w·v : {}·{} → {o}", s(0), s(1)),
             Op::MergeHeads(Merge::Transpose) => format!("transpose, merge heads : {} → {o}", s(0)),

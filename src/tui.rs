@@ -1,0 +1,124 @@
+//! The interactive stepper: a terminal UI over the trace.
+//!
+//! [`app`] holds the state and its `update`, [`action`] maps keys to
+//! actions, [`ui`] draws the state (`impl Widget for &App`), [`theme`] holds
+//! every style. [`run`] owns the terminal: raw mode, the alternate screen
+//! and the mouse, restored on exit, on error and on panic.
+
+pub mod action;
+pub mod app;
+pub mod theme;
+pub mod ui;
+
+use action::{Action, map_key};
+use app::{App, Autoplay};
+use ratatui::crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
+};
+use ratatui::crossterm::execute;
+use std::io::{self, IsTerminal};
+use std::time::{Duration, Instant};
+
+/// How the stepper opens.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Launch {
+    pub quiz: bool,
+    pub present: bool,
+    /// Seconds between automatic steps.
+    pub autoplay: Option<f64>,
+}
+
+/// Why the stepper could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    #[error(
+        "{0} is not a terminal; the stepper needs one (for text output use `shapetrace trace`)"
+    )]
+    NotATerminal(&'static str),
+    #[error("--autoplay {0} must be a number of seconds from 0.1 to 3600")]
+    Autoplay(f64),
+    #[error(transparent)]
+    Model(#[from] crate::Error),
+    #[error("terminal: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// Builds the app for `cfg` as `launch` asks.
+///
+/// # Errors
+/// An invalid config or autoplay interval.
+pub fn app(cfg: crate::ModelConfig, launch: Launch, theme: theme::Theme) -> Result<App, TuiError> {
+    let mut app = App::new(cfg, theme)?;
+    if launch.quiz {
+        app.update(Action::ToggleQuiz);
+    }
+    app.present = launch.present;
+    if let Some(secs) = launch.autoplay {
+        if !(0.1..=3600.0).contains(&secs) {
+            return Err(TuiError::Autoplay(secs));
+        }
+        app.present = true;
+        app.autoplay = Some(Autoplay {
+            every: Duration::from_secs_f64(secs),
+            paused: false,
+        });
+    }
+    Ok(app)
+}
+
+/// Runs the stepper on the terminal until the user quits.
+///
+/// # Errors
+/// When stdin or stdout is not a terminal, or the terminal fails.
+pub fn run(mut app: App) -> Result<(), TuiError> {
+    if !io::stdin().is_terminal() {
+        return Err(TuiError::NotATerminal("stdin"));
+    }
+    if !io::stdout().is_terminal() {
+        return Err(TuiError::NotATerminal("stdout"));
+    }
+    let mut terminal = ratatui::try_init()?;
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = execute!(io::stdout(), DisableMouseCapture);
+        hook(info);
+    }));
+    let result = execute!(io::stdout(), EnableMouseCapture)
+        .map_err(TuiError::from)
+        .and_then(|()| event_loop(&mut terminal, &mut app));
+    let _ = execute!(io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+    result
+}
+
+fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> Result<(), TuiError> {
+    let mut last_tick = Instant::now();
+    while !app.quit {
+        terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
+        let timeout = match app.autoplay {
+            Some(a) if !a.paused => a.every.saturating_sub(last_tick.elapsed()),
+            _ => Duration::from_millis(250),
+        };
+        if event::poll(timeout)? {
+            let size = terminal.size()?;
+            let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
+            let action = match event::read()? {
+                Event::Key(k) if k.kind == KeyEventKind::Press => map_key(k, app.key_mode()),
+                Event::Mouse(m) if m.kind == MouseEventKind::Down(MouseButton::Left) => {
+                    ui::step_at(app, area, m.column, m.row).map(Action::Select)
+                }
+                _ => None,
+            };
+            if let Some(a) = action {
+                if a == Action::TogglePause || a == Action::Next {
+                    last_tick = Instant::now();
+                }
+                app.update(a);
+            }
+        } else if app.autoplay.is_some_and(|a| !a.paused) {
+            app.update(Action::Tick);
+            last_tick = Instant::now();
+        }
+    }
+    Ok(())
+}

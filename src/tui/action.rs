@@ -1,0 +1,121 @@
+//! What a key press means: a pure map from keys to [`Action`]s.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Everything the user can ask the app to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Next,
+    Prev,
+    First,
+    Last,
+    PageDown,
+    PageUp,
+    NextDeparture,
+    PrevDeparture,
+    NextResidual,
+    NextTab,
+    PrevTab,
+    ToggleHelp,
+    CycleAct,
+    ToggleNorm,
+    TogglePlacement,
+    CycleFault,
+    ToggleQuiz,
+    TogglePresent,
+    TogglePause,
+    NextHead,
+    PrevHead,
+    /// Select the step in this row of the list.
+    Select(usize),
+    QuizChar(char),
+    QuizBackspace,
+    QuizSubmit,
+    QuizSkip,
+    /// Time passed (autoplay).
+    Tick,
+    Quit,
+}
+
+/// Which keys are live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyMode {
+    Normal,
+    /// Autoplay is on: space pauses and resumes instead of stepping.
+    Autoplay,
+    /// The help overlay is open.
+    Help,
+    /// The quiz waits for a typed shape.
+    QuizInput,
+}
+
+/// The action for `key` in `mode`, if any.
+#[must_use]
+pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
+    use Action as A;
+    use KeyCode as K;
+    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == K::Char('c') {
+        return Some(A::Quit);
+    }
+    match mode {
+        KeyMode::QuizInput => match key.code {
+            K::Enter => Some(A::QuizSubmit),
+            K::Backspace => Some(A::QuizBackspace),
+            K::Esc => Some(A::QuizSkip),
+            K::Char(c) if c.is_ascii_digit() || ",() ".contains(c) => Some(A::QuizChar(c)),
+            _ => None,
+        },
+        KeyMode::Help => match key.code {
+            K::Char('?') | K::Esc | K::Enter => Some(A::ToggleHelp),
+            K::Char('q') => Some(A::Quit),
+            _ => None,
+        },
+        KeyMode::Normal | KeyMode::Autoplay => match key.code {
+            K::Char(' ') if mode == KeyMode::Autoplay => Some(A::TogglePause),
+            K::Right | K::Char('l' | ' ') | K::Down | K::Char('j') => Some(A::Next),
+            K::Left | K::Char('h') | K::Up | K::Char('k') => Some(A::Prev),
+            K::Home | K::Char('g') => Some(A::First),
+            K::End | K::Char('G') => Some(A::Last),
+            K::PageDown => Some(A::PageDown),
+            K::PageUp => Some(A::PageUp),
+            K::Char('n') => Some(A::NextDeparture),
+            K::Char('N') => Some(A::PrevDeparture),
+            K::Char('r') => Some(A::NextResidual),
+            K::Tab => Some(A::NextTab),
+            K::BackTab => Some(A::PrevTab),
+            K::Char('?') => Some(A::ToggleHelp),
+            K::Char('a') => Some(A::CycleAct),
+            K::Char('m') => Some(A::ToggleNorm),
+            K::Char('p') => Some(A::TogglePlacement),
+            K::Char('f') => Some(A::CycleFault),
+            K::Char('z') => Some(A::ToggleQuiz),
+            K::Char('P') => Some(A::TogglePresent),
+            K::Char(']') => Some(A::NextHead),
+            K::Char('[') => Some(A::PrevHead),
+            K::Char('q') | K::Esc => Some(A::Quit),
+            _ => None,
+        },
+    }
+}
+
+/// The key table shown by `?` and in the README: (keys, what they do).
+pub const KEYS: &[(&str, &str)] = &[
+    ("→ l space", "next step"),
+    ("← h", "previous step"),
+    ("↓ j / ↑ k", "move down / up"),
+    ("g Home / G End", "first / last step"),
+    ("PgDn / PgUp", "ten steps on / back"),
+    ("n / N", "next / previous departure from (B,T,d)"),
+    ("r", "next residual add"),
+    ("[ / ]", "previous / next head in the heatmap"),
+    ("a", "cycle the activation (re-runs)"),
+    ("m", "switch LayerNorm / RMSNorm (re-runs)"),
+    ("p", "switch Pre-LN / Post-LN (re-runs)"),
+    ("f", "cycle the teaching faults (re-runs)"),
+    ("z", "quiz: predict each new shape"),
+    ("P", "presenter mode (space pauses autoplay)"),
+    ("Tab / Shift-Tab", "next / previous tab"),
+    ("click", "select a step"),
+    ("?", "this help"),
+    ("q Esc Ctrl-C", "quit"),
+];

@@ -1,0 +1,146 @@
+//! Draws the app. One module per pane, each with `render(app, area, buf)`.
+//!
+//! ```text
+//! ┌──────────────────────────────── header: model, tabs, fault ─────────────────┐
+//! │ step path                 shape                  dtype marker              │
+//! │▶  5 block1.attn.q         (B=2,h=4,T=4,hd=16)    f32   ◆ leaves (B,T,d)    │ steps
+//! │   …                                                                        │
+//! ├─ diagram of the current block ─────┬─ detail: op, formula, stats, heatmap ─┤
+//! │ x ─┬─▶ ln_1 ─▶[attn]─┐             │ block1.attn.q · split_heads            │
+//! │    └──────────────▶ ⊕ resid_1 ✓    │ split into 4 heads : (2,4,64) → …      │
+//! ├────────────────────────────────────┴───────────────────────────────────────┤
+//! │ contract: ✓ 4/4 residual adds · ◆ 16 departures · 0 failures               │ footer
+//! │ ←→ step  n/N departure  r add  a m p f switch  z quiz  P present  ? help    │
+//! └────────────────────────────────────────────────────────────────────────────┘
+//! ```
+//!
+//! Presenter mode swaps the steps and detail for the current step's path and
+//! shape in large text. Help and the quiz prompt draw over the screen.
+
+mod checks;
+mod detail;
+mod diagram;
+mod footer;
+mod header;
+mod heatmap;
+mod help;
+mod present;
+mod quiz;
+mod small;
+mod steps;
+
+use super::app::{App, Tab};
+use crate::ops::fmt_shape;
+use crate::trace::Event;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::Widget;
+
+/// The smallest terminal the full screen fits in.
+pub const MIN_SIZE: (u16, u16) = (80, 24);
+
+/// Where each pane goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Areas {
+    pub header: Rect,
+    pub steps: Rect,
+    pub diagram: Rect,
+    pub detail: Rect,
+    pub footer: Rect,
+}
+
+/// The pane layout for a screen of `area`.
+#[must_use]
+pub fn areas(area: Rect) -> Areas {
+    let [header, body, footer] = area.layout(&Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Min(0),
+        Constraint::Length(2),
+    ]));
+    // The lower panes need 12 rows for a T=4 heatmap; the list takes the rest.
+    let lower_h = (body.height * 45 / 100).max(12).min(body.height);
+    let [steps, lower] = body.layout(&Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(lower_h),
+    ]));
+    let [diagram, detail] = lower.layout(&Layout::horizontal([
+        Constraint::Length(38),
+        Constraint::Min(0),
+    ]));
+    Areas {
+        header,
+        steps,
+        diagram,
+        detail,
+        footer,
+    }
+}
+
+/// The step under the mouse at (`x`, `y`), if any.
+#[must_use]
+pub fn step_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
+    if app.present || app.help || app.tab != Tab::Steps || too_small(area) {
+        return None;
+    }
+    let list = steps::list_area(areas(area).steps);
+    if !list.contains(ratatui::layout::Position { x, y }) {
+        return None;
+    }
+    let row = steps::offset(app, list.height) + usize::from(y - list.y);
+    (row < app.rows()).then_some(row)
+}
+
+fn too_small(area: Rect) -> bool {
+    area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1
+}
+
+/// `(B=2,h=4,T=4,hd=16)`: the shape with its axis names.
+#[must_use]
+pub fn named_shape(e: &Event) -> String {
+    if e.axes.len() != e.shape.len() {
+        return fmt_shape(&e.shape);
+    }
+    let parts: Vec<String> = e
+        .axes
+        .iter()
+        .zip(&e.shape)
+        .map(|(a, n)| format!("{a}={n}"))
+        .collect();
+    format!("({})", parts.join(","))
+}
+
+impl Widget for &App {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        buf.set_style(area, self.theme.base);
+        if too_small(area) {
+            small::render(self, area, buf);
+            return;
+        }
+        let a = areas(area);
+        header::render(self, a.header, buf);
+        footer::render(self, a.footer, buf);
+        let body = Rect {
+            y: a.steps.y,
+            height: a.footer.y - a.steps.y,
+            ..a.steps
+        };
+        if self.present {
+            present::render(self, body, buf);
+        } else {
+            match self.tab {
+                Tab::Steps => {
+                    steps::render(self, a.steps, buf);
+                    diagram::render(self, a.diagram, buf);
+                    detail::render(self, a.detail, buf);
+                }
+                Tab::Checks => checks::render(self, body, buf),
+            }
+        }
+        if self.quiz.as_ref().is_some_and(|q| q.asking.is_some()) {
+            quiz::render(self, body, buf);
+        }
+        if self.help {
+            help::render(self, area, buf);
+        }
+    }
+}

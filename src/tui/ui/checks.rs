@@ -1,0 +1,55 @@
+//! The Checks tab: every check with its verdict, where it failed and why.
+
+use crate::check::{Status, catches};
+use crate::trace::table::verdict;
+use crate::tui::app::App;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme;
+    let mut lines = Vec::new();
+    if let Some(f) = app.cfg.fault {
+        let names: Vec<&str> = catches(f).iter().map(|c| c.as_str()).collect();
+        lines.push(Line::styled(
+            format!(
+                "fault {f}: {} — caught by {}",
+                f.describe(),
+                names.join(" and ")
+            ),
+            t.fail,
+        ));
+        lines.push(Line::raw(""));
+    }
+    // Verdict and name in a left column; the detail wraps beside them.
+    const LEFT: usize = 21;
+    let width = usize::from(area.width.saturating_sub(2))
+        .saturating_sub(LEFT)
+        .max(20);
+    for c in &app.run.checks {
+        let (word, style) = match c.status {
+            Status::Pass => ("pass", t.ok),
+            Status::Fail => ("FAIL", t.fail),
+            Status::Skip => ("skip", t.dim),
+        };
+        for (i, part) in textwrap::wrap(&c.detail, width).into_iter().enumerate() {
+            let left = if i == 0 {
+                vec![
+                    Span::styled(format!("{} {word} ", verdict(c.status)), style),
+                    Span::styled(format!("{:<14}", c.name.as_str()), t.title),
+                ]
+            } else {
+                vec![Span::raw(" ".repeat(LEFT))]
+            };
+            lines.push(Line::from(
+                [left, vec![Span::raw(part.into_owned())]].concat(),
+            ));
+        }
+    }
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(Block::bordered().title(" Checks: the contract and the probes "))
+        .render(area, buf);
+}

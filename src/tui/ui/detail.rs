@@ -1,0 +1,109 @@
+//! The detail pane: op, formula with shape arithmetic, inputs, bytes,
+//! stats and, for small tensors, a value heatmap.
+
+use super::heatmap;
+use crate::config::human_bytes;
+use crate::model::Arch;
+use crate::ops::fmt_shape;
+use crate::tui::app::{App, Row};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme;
+    let inner = Block::bordered().inner(area);
+    let mut lines: Vec<Line> = Vec::new();
+    match app.row(app.cursor) {
+        Some(Row::Event(e)) if app.hidden(app.cursor) => {
+            lines.push(Line::styled(format!("{} · {}", e.path, e.op), t.title));
+            lines.push(Line::styled(
+                "shape hidden: the quiz asks for it first",
+                t.dim,
+            ));
+        }
+        Some(Row::Event(e)) => {
+            lines.push(Line::styled(format!("{} · {}", e.path, e.op), t.title));
+            lines.push(Line::raw(e.formula.clone()));
+            if let Some(c) = &e.check {
+                let (glyph, style) = if c.ok { ("✓", t.ok) } else { ("✗", t.fail) };
+                let verdict = if c.ok {
+                    "both (B,T,d)"
+                } else {
+                    "shapes differ"
+                };
+                lines.push(Line::styled(
+                    format!("{glyph} residual add: {verdict}, {}", c.stream_dtype),
+                    style,
+                ));
+            }
+            let from = if e.inputs.is_empty() {
+                "the seeded input x0 ~ N(0,1)".to_string()
+            } else {
+                e.inputs.join(", ")
+            };
+            lines.push(Line::from(vec![
+                Span::styled("from ", t.dim),
+                Span::raw(from),
+            ]));
+            let n: usize = e.shape.iter().product();
+            let bytes = human_bytes((n * e.dtype.size()) as u128);
+            lines.push(Line::styled(format!("{n} × {} = {bytes}", e.dtype), t.dim));
+            if let Some(s) = e.stats {
+                let fin = if s.finite {
+                    "✓ finite"
+                } else {
+                    "✗ NaN/inf"
+                };
+                lines.push(Line::styled(
+                    format!(
+                        "μ {:.3} σ {:.3} [{:.2}, {:.2}] {fin}",
+                        s.mean, s.std, s.min, s.max
+                    ),
+                    t.dim,
+                ));
+            }
+            let w = usize::from(inner.width).max(1);
+            let used: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
+            let room = usize::from(inner.height).saturating_sub(used);
+            let causal = Arch::of(&app.cfg).causal;
+            lines.extend(heatmap::lines(
+                e,
+                app.head,
+                causal,
+                usize::from(inner.width),
+                room,
+                t,
+            ));
+        }
+        Some(Row::Failure(f)) => {
+            lines.push(Line::styled(
+                format!("✗ {} fails at {} ({})", f.check, f.path, f.op),
+                t.fail,
+            ));
+            lines.push(Line::raw(f.detail.clone()));
+            let ops: Vec<String> = f
+                .operands
+                .iter()
+                .map(|o| format!("{} {}", o.path, fmt_shape(&o.shape)))
+                .collect();
+            lines.push(Line::from(vec![
+                Span::styled("operands ", t.dim),
+                Span::raw(ops.join(" · ")),
+            ]));
+            lines.push(Line::styled(
+                "The forward stopped here: the steps after it cannot run.",
+                t.title,
+            ));
+            if let Some(fault) = app.cfg.fault {
+                lines.push(Line::from(format!("fault {fault}: {}", fault.describe())));
+            }
+        }
+        None => {}
+    }
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(Block::bordered().title(" Detail "))
+        .render(area, buf);
+}

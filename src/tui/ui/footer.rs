@@ -1,0 +1,92 @@
+//! The footer: the contract's status, then the last message or key hints.
+
+use crate::check::Status;
+use crate::tui::app::App;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme;
+    let trace = &app.run.trace;
+    let passed = trace
+        .residual_adds()
+        .filter(|e| e.check.as_ref().is_some_and(|c| c.ok))
+        .count();
+    let want = trace.expected_residual_adds();
+    let failed: Vec<_> = app
+        .run
+        .checks
+        .iter()
+        .filter(|c| c.status == Status::Fail)
+        .collect();
+    let all_ok = passed == want && failed.is_empty();
+    let adds = Span::styled(
+        format!(
+            " residual adds {} {passed}/{want}",
+            if all_ok { "✓" } else { "✗" }
+        ),
+        if all_ok { t.ok } else { t.fail },
+    );
+    let verdict = match failed.first() {
+        None => Span::styled(format!("✓ all {} checks hold", app.run.checks.len()), t.ok),
+        Some(c) => Span::styled(
+            format!("✗ {} at {}", c.name, c.path.as_deref().unwrap_or("?")),
+            t.fail,
+        ),
+    };
+    let departures = trace.departures().count();
+    let returns = trace.events.iter().filter(|e| e.returns).count();
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let long = format!(
+        " · ◆ {} · ↩ {} · ",
+        plural(departures, "departure", "departures"),
+        plural(returns, "return", "returns")
+    );
+    let short = format!(" · ◆ {departures} · ↩ {returns} · ");
+    let fits = adds.width() + long.chars().count() + verdict.width() <= usize::from(area.width);
+    let first = Line::from(vec![
+        adds,
+        Span::raw(if fits { long } else { short }),
+        verdict,
+    ]);
+    let feedback = app.quiz.as_ref().and_then(|q| q.feedback.clone());
+    let second = match (feedback, &app.status) {
+        (Some((ok, msg)), _) => Line::styled(format!(" {msg}"), if ok { t.ok } else { t.fail }),
+        (None, Some(msg)) => Line::styled(format!(" {msg}"), t.key),
+        (None, None) => hints(app),
+    };
+    Paragraph::new(vec![first, second]).render(area, buf);
+}
+
+fn hints(app: &App) -> Line<'static> {
+    let t = app.theme;
+    let pairs: &[(&str, &str)] = if app.autoplay.is_some() {
+        &[
+            ("space", "pause"),
+            ("←→", "step"),
+            ("P", "presenter"),
+            ("?", "help"),
+            ("q", "quit"),
+        ]
+    } else {
+        &[
+            ("←→", "step"),
+            ("n/N", "departure"),
+            ("r", "add"),
+            ("a m p f", "switch"),
+            ("z", "quiz"),
+            ("P", "present"),
+            ("?", "help"),
+            ("q", "quit"),
+        ]
+    };
+    let mut spans = vec![Span::raw(" ")];
+    for (k, what) in pairs {
+        spans.push(Span::styled((*k).to_string(), t.key));
+        spans.push(Span::raw(format!(" {what} ")));
+    }
+    Line::from(spans)
+}

@@ -1,0 +1,40 @@
+//! The help overlay: every key.
+
+use crate::tui::action::KEYS;
+use crate::tui::app::App;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme;
+    let mut lines: Vec<Line> = KEYS
+        .iter()
+        .map(|(k, what)| {
+            Line::from(vec![
+                Span::styled(format!(" {k:<16}"), t.key),
+                Span::raw(*what),
+            ])
+        })
+        .collect();
+    lines.push(Line::styled(
+        " ◆ leaves (B,T,d)   ↩ returns   ✓/✗ residual add",
+        t.dim,
+    ));
+    let h = u16::try_from(lines.len() + 2)
+        .unwrap_or(u16::MAX)
+        .min(area.height);
+    let popup = area.centered(
+        Constraint::Length(62.min(area.width)),
+        Constraint::Length(h),
+    );
+    Clear.render(popup, buf);
+    Paragraph::new(lines)
+        .block(
+            Block::bordered()
+                .title(" Keys · ? or Esc closes ")
+                .border_style(t.title),
+        )
+        .render(popup, buf);
+}

@@ -1,0 +1,148 @@
+//! The step list: step, path, shape with named axes, dtype, marker.
+
+use super::named_shape;
+use crate::ops::fmt_shape;
+use crate::trace::table::marker;
+use crate::tui::app::{App, Row};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+/// The rows of the list inside `area`, below the column heading.
+#[must_use]
+pub fn list_area(area: Rect) -> Rect {
+    Rect {
+        y: area.y + 1,
+        height: area.height.saturating_sub(1),
+        ..area
+    }
+}
+
+/// The first row shown, keeping the cursor in view with context around it.
+#[must_use]
+pub fn offset(app: &App, height: u16) -> usize {
+    let h = usize::from(height).max(1);
+    let rows = app.rows() + usize::from(app.run.trace.failure.is_some());
+    app.cursor.saturating_sub(h / 2).min(rows.saturating_sub(h))
+}
+
+fn cell(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n >= w {
+        format!(
+            "{} ",
+            s.chars().take(w.saturating_sub(2)).collect::<String>() + "…"
+        )
+    } else {
+        format!("{s}{}", " ".repeat(w - n))
+    }
+}
+
+/// Column widths (step, path, shape, dtype) that fit this trace.
+fn widths(app: &App) -> [usize; 4] {
+    let ev = &app.run.trace.events;
+    let path = ev
+        .iter()
+        .map(|e| e.path.chars().count())
+        .chain(app.run.trace.failure.iter().map(|f| f.path.len()))
+        .max()
+        .unwrap_or(4);
+    let shape = ev
+        .iter()
+        .map(|e| named_shape(e).chars().count())
+        .max()
+        .unwrap_or(5);
+    [5, path.clamp(4, 26) + 2, shape.clamp(9, 28) + 2, 6]
+}
+
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme;
+    let [ws, wp, wsh, wd] = widths(app);
+    let head = format!(
+        "  {}{}{}{}marker",
+        cell("step", ws),
+        cell("path", wp),
+        cell("shape", wsh),
+        cell("dtype", wd)
+    );
+    Paragraph::new(Line::styled(head, t.title)).render(Rect { height: 1, ..area }, buf);
+    let list = list_area(area);
+    let first = offset(app, list.height);
+    let mut lines = Vec::new();
+    for i in first..first + usize::from(list.height) {
+        let Some(row) = app.row(i) else {
+            if app.run.trace.failure.is_some() && i == app.rows() {
+                lines.push(Line::styled(
+                    "  ⋯ the forward stopped above: later steps cannot run",
+                    t.dim,
+                ));
+            }
+            break;
+        };
+        let here = i == app.cursor;
+        let pointer = if here { "▶ " } else { "  " };
+        let (body, mark, style): (String, String, Style) = match row {
+            Row::Event(e) if app.hidden(i) => (
+                format!(
+                    "{}{}{}{}",
+                    cell(&e.step.to_string(), ws),
+                    cell(&e.path, wp),
+                    cell("?", wsh),
+                    cell("", wd)
+                ),
+                String::new(),
+                t.dim,
+            ),
+            Row::Event(e) => {
+                let style = match &e.check {
+                    Some(c) if c.ok => t.ok,
+                    Some(_) => t.fail,
+                    None if e.departs => t.departs,
+                    None if e.returns => t.returns,
+                    None => t.base,
+                };
+                let body = format!(
+                    "{}{}{}{}",
+                    cell(&e.step.to_string(), ws),
+                    cell(&e.path, wp),
+                    cell(&named_shape(e), wsh),
+                    cell(e.dtype.as_str(), wd)
+                );
+                (body, marker(e), style)
+            }
+            Row::Failure(f) => {
+                // The operand shapes that clash, in the shape column.
+                let shapes: Vec<String> = f
+                    .operands
+                    .iter()
+                    .take(2)
+                    .map(|o| fmt_shape(&o.shape))
+                    .collect();
+                let body = format!(
+                    "{}{}{}{}",
+                    cell(&f.step.to_string(), ws),
+                    cell(&f.path, wp),
+                    cell(&shapes.join("+"), wsh),
+                    cell("", wd)
+                );
+                (body, format!("✗ {} stops here", f.check), t.fail)
+            }
+        };
+        // Departures and failures light the whole row; other marks only the marker.
+        let loud = matches!(row, Row::Failure(_))
+            || matches!(row, Row::Event(e) if e.departs && !app.hidden(i));
+        let body_style = if loud { style } else { t.base };
+        let mut spans = vec![
+            Span::raw(pointer),
+            Span::styled(body, body_style),
+            Span::styled(mark, style),
+        ];
+        if here {
+            spans = spans.into_iter().map(|s| s.patch_style(t.cursor)).collect();
+        }
+        lines.push(Line::from(spans));
+    }
+    Paragraph::new(lines).render(list, buf);
+}

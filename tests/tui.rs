@@ -1,53 +1,430 @@
-//! The stepper's state and screens: `update` driven by actions, and the
-//! screen rendered on a `TestBackend` at a fixed size, snapshotted as text.
+//! The stepper's state and screens: `update` driven by actions, the pure
+//! keymap, and the screen rendered on a `TestBackend` at 80×24 (the
+//! smallest supported size), snapshotted as text. Styles are asserted on
+//! the buffer, since snapshots hold text only.
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier};
 use shapetrace::ModelConfig;
-use shapetrace::config::Fault;
-use shapetrace::tui::action::Action;
+use shapetrace::config::{Act, Fault, Placement};
+use shapetrace::tui::action::{Action, KeyMode, map_key};
 use shapetrace::tui::app::App;
-use shapetrace::tui::theme::{COLOR, MONO};
+use shapetrace::tui::theme::{COLOR, MONO, Theme};
+use shapetrace::tui::{Launch, ui};
 
 fn app() -> App {
     App::new(ModelConfig::default(), COLOR).unwrap()
 }
 
-fn draw(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
+fn with(actions: &[Action]) -> App {
+    let mut a = app();
+    for &x in actions {
+        a.update(x);
+    }
+    a
+}
+
+fn draw(app: &App, w: u16, h: u16) -> Buffer {
     let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
     term.draw(|f| f.render_widget(app, f.area())).unwrap();
-    term
+    term.backend().buffer().clone()
+}
+
+fn text(buf: &Buffer) -> String {
+    let w = usize::from(buf.area.width);
+    let cells: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
+    cells
+        .chunks(w)
+        .map(|row| row.concat().trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn screen(app: &App) -> String {
-    format!("{}", draw(app, 80, 24).backend())
+    text(&draw(app, 80, 24))
+}
+
+/// The row of the screen whose text contains `needle`.
+fn row_of(buf: &Buffer, needle: &str) -> u16 {
+    let t = text(buf);
+    let i = t
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle} not on screen:\n{t}"));
+    u16::try_from(i).unwrap()
+}
+
+// ---- snapshots ----------------------------------------------------------
+
+#[test]
+fn snapshot_first_step() {
+    insta::assert_snapshot!(screen(&app()));
 }
 
 #[test]
-fn print_screens() {
+fn snapshot_departure() {
+    let a = with(&[Action::NextDeparture; 5]);
+    assert_eq!(a.path(a.cursor), Some("block1.attn.weights"));
+    insta::assert_snapshot!(screen(&a));
+}
+
+#[test]
+fn snapshot_residual_add() {
+    let a = with(&[Action::NextResidual]);
+    assert_eq!(a.path(a.cursor), Some("block1.resid_1"));
+    insta::assert_snapshot!(screen(&a));
+}
+
+#[test]
+fn snapshot_fault_failure() {
+    let a = with(&[Action::CycleFault, Action::Last]);
+    assert_eq!(a.cfg.fault, Some(Fault::FfnNoDown));
+    insta::assert_snapshot!(screen(&a));
+}
+
+#[test]
+fn snapshot_help() {
+    insta::assert_snapshot!(screen(&with(&[Action::ToggleHelp])));
+}
+
+#[test]
+fn snapshot_quiz_prompt() {
+    let a = with(&[
+        Action::ToggleQuiz,
+        Action::Last,
+        Action::QuizChar('2'),
+        Action::QuizChar(','),
+    ]);
+    insta::assert_snapshot!(screen(&a));
+}
+
+#[test]
+fn snapshot_presenter() {
+    let a = with(&[
+        Action::TogglePresent,
+        Action::NextDeparture,
+        Action::NextDeparture,
+        Action::NextDeparture,
+    ]);
+    insta::assert_snapshot!(screen(&a));
+}
+
+#[test]
+fn snapshot_too_small() {
+    insta::assert_snapshot!(text(&draw(&app(), 60, 20)));
+}
+
+#[test]
+fn snapshot_checks_tab() {
+    insta::assert_snapshot!(screen(&with(&[
+        Action::CycleFault,
+        Action::CycleFault,
+        Action::NextTab
+    ])));
+}
+
+// ---- styles and monochrome ----------------------------------------------
+
+#[test]
+fn departure_rows_and_failures_are_highlighted_and_marked() {
+    let buf = draw(&app(), 80, 24);
+    let y = row_of(&buf, "block1.attn.q ");
+    let line = text(&buf).lines().nth(usize::from(y)).unwrap().to_string();
+    assert!(line.contains("◆ leaves (B,T,d)"), "{line}");
+    let x = u16::try_from(line.find("block1").unwrap()).unwrap();
+    assert_eq!(buf[(x, y)].fg, Color::Yellow, "departure row text is lit");
+    assert!(buf[(x, y)].modifier.contains(Modifier::BOLD));
+
+    let failed = with(&[Action::CycleFault, Action::Last]);
+    let buf = draw(&failed, 80, 24);
+    let y = row_of(&buf, "✗ residual stops here");
+    let line = text(&buf).lines().nth(usize::from(y)).unwrap().to_string();
+    let x = u16::try_from(line.chars().position(|c| c == '✗').unwrap()).unwrap();
+    assert_eq!(buf[(x, y)].bg, Color::Red, "✗ is lit");
+}
+
+#[test]
+fn no_color_gives_the_same_words_without_any_colour() {
+    for actions in [
+        &[][..],
+        &[Action::CycleFault, Action::Last],
+        &[Action::NextDeparture],
+    ] {
+        let coloured = with(actions);
+        let mut mono = coloured.clone();
+        mono.theme = MONO;
+        let (c, m) = (draw(&coloured, 80, 24), draw(&mono, 80, 24));
+        assert_eq!(text(&c), text(&m));
+        for cell in &m.content {
+            assert_eq!(
+                (cell.fg, cell.bg),
+                (Color::Reset, Color::Reset),
+                "colour in the mono theme"
+            );
+        }
+        // The cursor row still stands out, by reverse video.
+        let y = row_of(&m, "▶ ");
+        assert!(m[(0, y)].modifier.contains(Modifier::REVERSED));
+    }
+}
+
+#[test]
+fn theme_follows_no_color() {
+    // Read only: whatever the environment says, the mapping holds.
+    let expect = match std::env::var_os("NO_COLOR") {
+        Some(v) if !v.is_empty() => MONO,
+        _ => COLOR,
+    };
+    assert_eq!(Theme::from_env(), expect);
+}
+
+// ---- state ---------------------------------------------------------------
+
+#[test]
+fn stepping_stays_in_bounds() {
     let mut a = app();
-    for _ in 0..9 {
-        a.update(Action::Next);
-    }
-    println!("{}", screen(&a));
-    a.update(Action::TogglePresent);
-    println!("{}", screen(&a));
-    a.update(Action::TogglePresent);
-    a.update(Action::ToggleHelp);
-    println!("{}", screen(&a));
-    a.update(Action::ToggleHelp);
-    a.update(Action::CycleFault);
+    a.update(Action::Prev);
+    assert_eq!(a.cursor, 0);
     a.update(Action::Last);
-    println!("{}", screen(&a));
-    a.update(Action::NextTab);
-    println!("{}", screen(&a));
-    a.update(Action::NextTab);
-    a.update(Action::CycleFault);
+    assert_eq!(a.cursor, 36);
+    a.update(Action::Next);
+    assert_eq!(a.cursor, 36);
     a.update(Action::First);
-    a.update(Action::ToggleQuiz);
-    for _ in 0..5 {
-        a.update(Action::Next);
+    a.update(Action::PageDown);
+    assert_eq!(a.cursor, 10);
+    a.update(Action::PageUp);
+    assert_eq!(a.cursor, 0);
+}
+
+#[test]
+fn jumps_find_departures_and_residual_adds() {
+    let mut a = app();
+    a.update(Action::NextDeparture);
+    assert_eq!(a.path(a.cursor), Some("block1.attn.q"));
+    a.update(Action::NextResidual);
+    assert_eq!(a.path(a.cursor), Some("block1.resid_1"));
+    a.update(Action::PrevDeparture);
+    assert_eq!(a.path(a.cursor), Some("block1.attn.context"));
+    a.update(Action::Last);
+    a.update(Action::NextResidual);
+    assert!(
+        a.status
+            .as_deref()
+            .unwrap()
+            .contains("no further residual add")
+    );
+}
+
+#[test]
+fn live_switches_rerun_and_keep_the_cursor_on_the_path() {
+    let mut a = with(&[Action::NextResidual, Action::NextResidual]);
+    assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
+    a.update(Action::CycleAct);
+    assert_eq!(a.cfg.act, Act::GeluTanh);
+    assert_eq!(a.run.trace.get("block1.mlp.act").unwrap().op, "gelu_tanh");
+    assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
+    a.update(Action::CycleAct);
+    assert!(
+        a.run.trace.get("block1.mlp.gate").is_some(),
+        "swiglu adds a gate"
+    );
+    assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
+    a.update(Action::TogglePlacement);
+    assert_eq!(a.cfg.placement, Placement::Post);
+    assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
+    let steps: Vec<&str> = a.run.trace.events.iter().map(|e| e.path.as_str()).collect();
+    let at = |p: &str| steps.iter().position(|s| *s == p).unwrap();
+    assert_eq!(at("block1.ln_1"), at("block1.resid_1") + 1);
+    a.update(Action::ToggleNorm);
+    assert_eq!(a.run.trace.get("block1.ln_1").unwrap().op, "rmsnorm");
+}
+
+#[test]
+fn faults_cycle_and_steps_after_the_failure_cannot_be_reached() {
+    let mut a = app();
+    let mut seen = Vec::new();
+    for _ in 0..Fault::ALL.len() + 2 {
+        a.update(Action::CycleFault);
+        seen.push(a.cfg.fault);
     }
-    println!("{}", screen(&a));
-    println!("{}", format!("{}", draw(&a, 60, 20).backend()));
+    assert_eq!(
+        seen.last(),
+        Some(&Some(Fault::FfnNoDown)),
+        "wraps around through no fault"
+    );
+    assert!(seen.contains(&None));
+    let mut a = with(&[Action::CycleFault]);
+    a.update(Action::Last);
+    assert_eq!(a.cursor, a.rows() - 1);
+    assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
+    assert_eq!(a.rows(), a.run.trace.events.len() + 1);
+    a.update(Action::Next);
+    assert_eq!(
+        a.path(a.cursor),
+        Some("block1.resid_2"),
+        "nothing after the failure"
+    );
+    let s = screen(&a);
+    assert!(s.contains("later steps cannot run"), "{s}");
+    assert!(s.contains("The forward stopped here"), "{s}");
+}
+
+#[test]
+fn quiz_asks_before_each_new_shape_and_keeps_score() {
+    let mut a = with(&[Action::ToggleQuiz]);
+    a.update(Action::NextDeparture);
+    let q = a.quiz.as_ref().unwrap();
+    assert_eq!(q.asking, Some(5), "asked before block1.attn.q is shown");
+    assert_eq!(a.cursor, 4);
+    assert!(a.hidden(5) && !a.hidden(4));
+    assert_eq!(a.key_mode(), KeyMode::QuizInput);
+    for c in "(2, 4, 4, 16)".chars() {
+        a.update(Action::QuizChar(c));
+    }
+    a.update(Action::QuizSubmit);
+    let q = a.quiz.as_ref().unwrap();
+    assert_eq!((q.right, q.asked, a.cursor), (1, 1, 5));
+    assert!(q.feedback.as_ref().unwrap().0);
+    // k has the same shape as q: no question; scores differ from v.
+    a.update(Action::Next);
+    a.update(Action::Next);
+    assert_eq!(a.cursor, 7);
+    a.update(Action::Next);
+    assert_eq!(a.quiz.as_ref().unwrap().asking, Some(8));
+    for c in "2,4,64".chars() {
+        a.update(Action::QuizChar(c));
+    }
+    a.update(Action::QuizSubmit);
+    let q = a.quiz.as_ref().unwrap();
+    assert_eq!((q.right, q.asked), (1, 2));
+    assert!(q.feedback.as_ref().unwrap().1.contains("(2,4,4,4)"));
+    // Text that is not a shape keeps the question open.
+    a.update(Action::Next);
+    a.update(Action::Next);
+    assert_eq!(a.quiz.as_ref().unwrap().asking, Some(10));
+    a.update(Action::QuizChar(','));
+    a.update(Action::QuizSubmit);
+    assert!(a.quiz.as_ref().unwrap().invalid.is_some());
+    assert_eq!(a.quiz.as_ref().unwrap().asking, Some(10));
+    a.update(Action::QuizSkip);
+    assert_eq!((a.cursor, a.quiz.as_ref().unwrap().asked), (10, 2));
+}
+
+#[test]
+fn a_click_selects_the_step_under_the_mouse() {
+    let a = app();
+    let area = Rect::new(0, 0, 80, 24);
+    let buf = draw(&a, 80, 24);
+    let y = row_of(&buf, "block1.attn.k_proj");
+    assert_eq!(ui::step_at(&a, area, 10, y), Some(3));
+    assert_eq!(
+        ui::step_at(&a, area, 10, 0),
+        None,
+        "the header is not a step"
+    );
+    let mut a = a;
+    a.update(Action::Select(3));
+    assert_eq!(a.cursor, 3);
+}
+
+#[test]
+fn autoplay_steps_on_ticks_and_pauses() {
+    let launch = Launch {
+        autoplay: Some(0.5),
+        ..Launch::default()
+    };
+    let mut a = shapetrace::tui::app(ModelConfig::default(), launch, COLOR).unwrap();
+    assert!(a.present);
+    assert_eq!(a.key_mode(), KeyMode::Autoplay);
+    a.update(Action::Tick);
+    assert_eq!(a.cursor, 1);
+    a.update(Action::TogglePause);
+    a.update(Action::Tick);
+    assert_eq!(a.cursor, 1);
+    a.update(Action::TogglePause);
+    a.update(Action::Last);
+    a.update(Action::Tick);
+    assert!(a.autoplay.unwrap().paused, "stops at the end");
+    let bad = Launch {
+        autoplay: Some(0.0),
+        ..Launch::default()
+    };
+    assert!(shapetrace::tui::app(ModelConfig::default(), bad, COLOR).is_err());
+}
+
+#[test]
+fn help_opens_and_closes() {
+    let mut a = with(&[Action::ToggleHelp]);
+    assert_eq!(a.key_mode(), KeyMode::Help);
+    assert!(screen(&a).contains("cycle the teaching faults"));
+    a.update(Action::ToggleHelp);
+    assert!(!a.help);
+}
+
+// ---- keymap ---------------------------------------------------------------
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+#[test]
+fn keymap_is_a_pure_function_of_key_and_mode() {
+    use KeyCode as K;
+    let n = KeyMode::Normal;
+    for (code, want) in [
+        (K::Right, Action::Next),
+        (K::Char('l'), Action::Next),
+        (K::Char(' '), Action::Next),
+        (K::Char('j'), Action::Next),
+        (K::Left, Action::Prev),
+        (K::Char('k'), Action::Prev),
+        (K::Char('g'), Action::First),
+        (K::End, Action::Last),
+        (K::Char('n'), Action::NextDeparture),
+        (K::Char('N'), Action::PrevDeparture),
+        (K::Char('r'), Action::NextResidual),
+        (K::Tab, Action::NextTab),
+        (K::Char('?'), Action::ToggleHelp),
+        (K::Char('a'), Action::CycleAct),
+        (K::Char('m'), Action::ToggleNorm),
+        (K::Char('p'), Action::TogglePlacement),
+        (K::Char('f'), Action::CycleFault),
+        (K::Char('z'), Action::ToggleQuiz),
+        (K::Char('P'), Action::TogglePresent),
+        (K::Char('q'), Action::Quit),
+        (K::Esc, Action::Quit),
+    ] {
+        assert_eq!(map_key(key(code), n), Some(want), "{code:?}");
+    }
+    assert_eq!(
+        map_key(key(K::Char(' ')), KeyMode::Autoplay),
+        Some(Action::TogglePause)
+    );
+    assert_eq!(
+        map_key(key(K::Char('4')), KeyMode::QuizInput),
+        Some(Action::QuizChar('4'))
+    );
+    assert_eq!(
+        map_key(key(K::Char('q')), KeyMode::QuizInput),
+        None,
+        "typing, not quitting"
+    );
+    assert_eq!(
+        map_key(key(K::Enter), KeyMode::QuizInput),
+        Some(Action::QuizSubmit)
+    );
+    assert_eq!(map_key(key(K::Char('n')), KeyMode::Help), None);
+    let ctrl_c = KeyEvent::new(K::Char('c'), KeyModifiers::CONTROL);
+    for mode in [
+        KeyMode::Normal,
+        KeyMode::Autoplay,
+        KeyMode::Help,
+        KeyMode::QuizInput,
+    ] {
+        assert_eq!(map_key(ctrl_c, mode), Some(Action::Quit));
+    }
 }

@@ -34,19 +34,21 @@ impl<T: Clone> Attention<T> {
         let lin = |part: &str, shape, axes, std, bias_len| {
             Linear::new(b, &format!("{name}.{part}"), shape, axes, std, bias_len)
         };
+        // K and V are narrower than d only under grouped-query attention.
+        let kv_axis = if kv == d { "d" } else { "kv·hd" };
         Self {
             q: lin("q_proj", (d, d), ["d", "d"], Builder::<B>::STD, bias(d)),
             k: lin(
                 "k_proj",
                 (d, kv),
-                ["d", "kv·hd"],
+                ["d", kv_axis],
                 Builder::<B>::STD,
                 bias(kv),
             ),
             v: lin(
                 "v_proj",
                 (d, kv),
-                ["d", "kv·hd"],
+                ["d", kv_axis],
                 Builder::<B>::STD,
                 bias(kv),
             ),

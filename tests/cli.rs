@@ -248,8 +248,20 @@ fn a_closed_pipe_ends_the_trace_quietly() {
 }
 
 #[test]
-fn bare_command_prints_the_trace_table() {
+fn bare_command_without_a_terminal_points_to_trace() {
     let o = shapetrace(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("not a terminal") && err.contains("shapetrace trace"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1);
+}
+
+#[test]
+fn trace_table_marks_departures_returns_and_adds() {
+    let o = shapetrace(&["trace"]);
     assert_eq!(o.status.code(), Some(0));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(

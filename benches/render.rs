@@ -1,0 +1,36 @@
+//! Frame render time of the stepper on the lesson trace.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use shapetrace::ModelConfig;
+use shapetrace::tui::action::Action;
+use shapetrace::tui::app::App;
+use shapetrace::tui::theme::COLOR;
+use std::hint::black_box;
+
+fn render(c: &mut Criterion) {
+    let mut app = App::new(ModelConfig::default(), COLOR).unwrap();
+    for _ in 0..5 {
+        app.update(Action::NextDeparture); // block1.attn.weights: list, diagram and heatmap all drawn
+    }
+    for (w, h) in [(120, 40), (240, 70)] {
+        let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+        c.bench_function(&format!("render lesson screen {w}x{h}"), |b| {
+            b.iter(|| {
+                term.draw(|f| f.render_widget(black_box(&app), f.area()))
+                    .unwrap();
+            });
+        });
+    }
+}
+
+fn trace(c: &mut Criterion) {
+    let cfg = ModelConfig::default();
+    c.bench_function("lesson trace and checks", |b| {
+        b.iter(|| shapetrace::run(black_box(&cfg)).unwrap())
+    });
+}
+
+criterion_group!(benches, render, trace);
+criterion_main!(benches);

@@ -28,6 +28,9 @@ named_enum! {
         Wiring = "wiring",
         /// Every value is finite.
         Finite = "finite",
+        /// The built model has the parameter count of the closed-form
+        /// formula of its declared architecture.
+        Params = "params",
         /// MLPs and norms act on each token alone.
         Positionwise = "positionwise",
         /// No output depends on a later token or another batch element.

@@ -130,27 +130,27 @@ fn flops(out: &mut String, b: &Budget) {
     let (k, s) = (f.per_token_per_block, f.split);
     let t = f.seq;
     let _ = writeln!(out, "\nForward FLOPs per token, one block (T = {t})");
-    let causal = format!("4·T·d; causal exact {}", thousands(k.attention_causal));
+    let c = &b.config;
+    let weights = b.block.attention_weights + b.block.mlp_weights;
+    let scores = format!(
+        "4·T·d = 4·{}·{}; causal exact {}",
+        thousands(t as u64),
+        thousands(c.d_model as u64),
+        thousands(k.attention_causal)
+    );
+    let sum = format!("{} + {}", thousands(k.matmul), thousands(k.attention_full));
+    let entry =
+        |name: &str, n: u64, note: &str| line([name, &thousands(n), &share(n, k.total), note]);
     let lines = vec![
-        line([
-            "attention q, k, v, o matmuls",
-            &thousands(s.attn_proj),
-            &share(s.attn_proj, k.total),
-            "2 per weight",
-        ]),
-        line([
-            "attention scores + weighted sum",
-            &thousands(k.attention_full),
-            &share(k.attention_full, k.total),
-            &causal,
-        ]),
-        line([
-            "MLP matmuls",
-            &thousands(s.ffn),
-            &share(s.ffn, k.total),
-            "2 per weight",
-        ]),
-        line(["total", &thousands(k.total)]),
+        entry("attention q, k, v, o matmuls", s.attn_proj, ""),
+        entry("MLP matmuls", s.ffn, ""),
+        entry(
+            "matmuls, 2 per weight",
+            k.matmul,
+            &format!("2·{} weights", thousands(weights)),
+        ),
+        entry("attention scores + weighted sum", k.attention_full, &scores),
+        entry("total", k.total, &sum),
     ];
     out.push_str(&columns(&lines, &[1, 2]));
     let _ = writeln!(

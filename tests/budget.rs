@@ -264,3 +264,19 @@ fn seq_may_not_exceed_the_context_and_vocab_0_removes_the_vocabulary() {
     assert_eq!(b.total, 12 * 7_087_872 + 1_536, "blocks and ln_f only");
     assert_eq!(b.flops.split.head, 0);
 }
+
+#[test]
+fn every_preset_resolves_and_counts_like_its_closed_form() {
+    let shapes = Options {
+        shape_only: true,
+        values: false,
+    };
+    for (name, _) in shapetrace::config::preset::PRESETS {
+        let c = by_name(name).unwrap();
+        c.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let run = shapetrace::run_with(&c, shapes).unwrap();
+        assert!(run.ok(), "{name}: {:?}", run.checks);
+        let b = Budget::of(&c).unwrap();
+        assert_eq!(b.total, b.closed_total, "{name}");
+    }
+}

@@ -58,7 +58,7 @@ pub fn params(trace: &Trace) -> CheckResult {
     CheckResult::pass(
         name,
         format!(
-            "the built {} parameters match the closed form, layer by layer ({} layers)",
+            "the built {} parameters match the closed form, part by part ({} parts)",
             thousands(total),
             declared.len()
         ),

@@ -114,6 +114,18 @@ pub struct Bytes {
     pub activations: u64,
 }
 
+impl Bytes {
+    /// `weights` and `activations` elements in bytes of `dtype`.
+    #[must_use]
+    pub fn of(weights: u64, activations: u64, dtype: Precision) -> Self {
+        Self {
+            dtype,
+            weights: weights * dtype.size(),
+            activations: activations * dtype.size(),
+        }
+    }
+}
+
 /// Everything `shapetrace params` prints.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Budget {
@@ -218,11 +230,7 @@ impl Budget {
             block,
             ffn_attention_ratio: ratio,
             flops,
-            bytes: Bytes {
-                dtype,
-                weights: total * dtype.size(),
-                activations: activation_elements * dtype.size(),
-            },
+            bytes: Bytes::of(total, activation_elements, dtype),
             groups: groups
                 .into_iter()
                 .map(|(path, ps)| Row {
@@ -240,11 +248,7 @@ impl Budget {
     /// The weights and activations in bytes of `dtype`.
     #[must_use]
     pub fn bytes_in(&self, dtype: Precision) -> Bytes {
-        Bytes {
-            dtype,
-            weights: self.total * dtype.size(),
-            activations: self.activation_elements * dtype.size(),
-        }
+        Bytes::of(self.total, self.activation_elements, dtype)
     }
 }
 

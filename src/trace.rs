@@ -38,6 +38,12 @@ named_enum! {
     }
 }
 
+/// The block number in a path or parameter name (`block2.attn.q` → 2).
+#[must_use]
+pub fn block_of(path: &str) -> Option<usize> {
+    path.strip_prefix("block")?.split('.').next()?.parse().ok()
+}
+
 /// Whether the run computed values or only shapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -124,12 +130,7 @@ impl Event {
     /// The block number of this event (`block2.…` → 2), if inside a block.
     #[must_use]
     pub fn block(&self) -> Option<usize> {
-        self.path
-            .strip_prefix("block")?
-            .split('.')
-            .next()?
-            .parse()
-            .ok()
+        block_of(&self.path)
     }
 
     /// Whether this event is a residual add.

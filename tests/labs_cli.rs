@@ -13,27 +13,38 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// Runs `args`, expects exit 0 and every needle in stdout.
+fn prints(args: &[&str], needles: &[&str]) {
+    let o = shapetrace(args);
+    assert_eq!(o.status.code(), Some(0), "{args:?}");
+    let out = stdout(&o);
+    for needle in needles {
+        assert!(
+            out.contains(needle),
+            "{args:?}: '{needle}' missing in\n{out}"
+        );
+    }
+}
+
 #[test]
 fn params_gpt2_small_prints_124439808_with_the_breakdown() {
-    let o = shapetrace(&["params", "--preset", "gpt2-small"]);
-    assert_eq!(o.status.code(), Some(0));
-    let out = stdout(&o);
-    for needle in [
-        "gpt2-small: 124,439,808 parameters",
-        "✓ matches the closed form",
-        "block.attn.q_proj.weight",
-        "4·d² = 4·768² = 2,359,296",
-        "7,087,872",
-        "V·d = 50,257·768 = 38,597,376",
-        "tied to wte = 0",
-        "14,155,776",
-        "3,145,728",
-        "MLP 54.5%",
-        "6·N + 12·L·H·Q·T",
-        "bf16",
-    ] {
-        assert!(out.contains(needle), "'{needle}' missing in\n{out}");
-    }
+    prints(
+        &["params", "--preset", "gpt2-small"],
+        &[
+            "gpt2-small: 124,439,808 parameters",
+            "✓ matches the closed form",
+            "block.attn.q_proj.weight",
+            "4·d² = 4·768² = 2,359,296",
+            "7,087,872",
+            "V·d = 50,257·768 = 38,597,376",
+            "tied to wte = 0",
+            "14,155,776",
+            "3,145,728",
+            "MLP 54.5%",
+            "6·N + 12·L·H·Q·T",
+            "bf16",
+        ],
+    );
 }
 
 #[test]
@@ -41,15 +52,14 @@ fn params_json_has_exactly_the_contract_keys() {
     let o = shapetrace(&["params", "--preset", "gpt2-small", "--format", "json"]);
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    let keys = |v: &serde_json::Value| {
-        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
-        k.sort();
-        k
-    };
     let sorted = |k: &[&str]| {
         let mut k: Vec<String> = k.iter().map(|s| (*s).to_string()).collect();
         k.sort();
         k
+    };
+    let keys = |v: &serde_json::Value| {
+        let k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        sorted(&k)
     };
     assert_eq!(
         keys(&v),
@@ -110,27 +120,25 @@ fn params_json_has_exactly_the_contract_keys() {
 
 #[test]
 fn ffn_prints_the_worked_example_and_its_variant() {
-    let o = shapetrace(&["ffn"]);
-    assert_eq!(o.status.code(), Some(0));
-    let out = stdout(&o);
-    for needle in [
-        "z_3 = 1*(-1) + 2*1 = 1",
-        "z = [1, 4, 1]",
-        "h = [1, 4, 1]",
-        "y_1 = 1*1 + 4*0 + 1*(-1) = 0",
-        "y = [0, 5]",
-        "x + y = [1, 2] + [0, 5] = [1, 7]",
-    ] {
-        assert!(out.contains(needle), "'{needle}' missing in\n{out}");
-    }
-    let out = stdout(&shapetrace(&["ffn", "--x", "2,-1"]));
-    for needle in [
-        "z = [2, -2, -3]",
-        "h = [2, 0, 0]: units 2 and 3 are switched off",
-        "y = [2, 0]",
-    ] {
-        assert!(out.contains(needle), "'{needle}' missing in\n{out}");
-    }
+    prints(
+        &["ffn"],
+        &[
+            "z_3 = 1*(-1) + 2*1 = 1",
+            "z = [1, 4, 1]",
+            "h = [1, 4, 1]",
+            "y_1 = 1*1 + 4*0 + 1*(-1) = 0",
+            "y = [0, 5]",
+            "x + y = [1, 2] + [0, 5] = [1, 7]",
+        ],
+    );
+    prints(
+        &["ffn", "--x", "2,-1"],
+        &[
+            "z = [2, -2, -3]",
+            "h = [2, 0, 0]: units 2 and 3 are switched off",
+            "y = [2, 0]",
+        ],
+    );
 }
 
 #[test]

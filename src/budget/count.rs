@@ -44,12 +44,7 @@ impl Counted {
     /// The block number, for a parameter inside a block.
     #[must_use]
     pub fn block(&self) -> Option<usize> {
-        self.name
-            .strip_prefix("block")?
-            .split('.')
-            .next()?
-            .parse()
-            .ok()
+        crate::trace::block_of(&self.name)
     }
 
     /// The layer it belongs to: `block1.attn`, `block1.ln_2`, `ln_f`, `wte`.

@@ -3,9 +3,10 @@
 //!
 //! Checks that judge one step (`op-shapes`, `residual`, `stream`,
 //! `finite`) also stopped the forward where they failed; the others judge
-//! the whole run.
+//! the whole run. `params` compares the built weights with the closed form.
 
 pub mod contract;
+pub mod params;
 pub mod probe;
 
 use crate::config::Fault;
@@ -80,10 +81,11 @@ impl Serialize for CheckResult {
     }
 }
 
-/// Every check on `trace`: the contract checks, then the probes.
+/// Every check on `trace`: the contract checks, `params`, then the probes.
 #[must_use]
 pub fn all(trace: &Trace) -> Vec<CheckResult> {
     let mut out = contract::all(trace);
+    out.push(params::params(trace));
     out.extend(probe::all(trace));
     out
 }
@@ -97,5 +99,6 @@ pub fn catches(fault: Fault) -> &'static [CheckName] {
         Fault::MergeNoTranspose | Fault::NoCausalMask => &[CheckName::Causality],
         Fault::SkipBlock1 => &[CheckName::Wiring],
         Fault::NormOverSeq => &[CheckName::Positionwise, CheckName::Causality],
+        Fault::NoOutProj => &[CheckName::Params],
     }
 }

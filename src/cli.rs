@@ -3,6 +3,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use shapetrace::Overlay;
+use shapetrace::budget::Precision;
 use shapetrace::config::{Act, DType, Fault, MAX_DIM, NormKind, Placement};
 use std::path::PathBuf;
 
@@ -34,6 +35,12 @@ pub enum Command {
     Trace(TraceArgs),
     /// Run every contract check and probe; exit 0 when all hold, 1 when any fails.
     Check(CheckArgs),
+    /// Count parameters, FLOPs and bytes, each with its formula.
+    Params(ParamsArgs),
+    /// The FFN by hand: the lesson's d = 2 → 3 → 2 example, every product written out.
+    Ffn(FfnArgs),
+    /// LayerNorm against RMSNorm on one vector.
+    Norms(NormsArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -71,16 +78,51 @@ pub struct CheckArgs {
     pub format: CheckFormat,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ParamsFormat {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ParamsArgs {
+    #[arg(long, value_enum, default_value_t = ParamsFormat::Table)]
+    pub format: ParamsFormat,
+    /// Element type of the json bytes (default: the model's dtype): f32, f16, bf16, f64.
+    #[arg(long, value_name = "DTYPE")]
+    pub bytes_dtype: Option<Precision>,
+}
+
+#[derive(Debug, Args)]
+pub struct FfnArgs {
+    /// The input x: two comma-separated numbers.
+    #[arg(long, default_value = "1,2", allow_hyphen_values = true)]
+    pub x: String,
+}
+
+#[derive(Debug, Args)]
+pub struct NormsArgs {
+    /// The vector to normalise: comma-separated numbers.
+    #[arg(long, default_value = "3,4", allow_hyphen_values = true)]
+    pub x: String,
+}
+
 fn dim(s: &str) -> Result<usize, String> {
     s.parse::<usize>()
         .map_err(|_| format!("expected a whole number from 1 to {MAX_DIM}"))
+}
+
+fn dim_or_zero(s: &str) -> Result<usize, String> {
+    s.parse::<usize>()
+        .map_err(|_| format!("expected a whole number from 0 to {MAX_DIM}"))
 }
 
 /// Model options, accepted before or after any subcommand.
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Model options")]
 pub struct ModelArgs {
-    /// Start from a preset: lesson, lesson-swiglu, lesson-gqa, lesson-post-ln.
+    /// Start from a preset: lesson, lesson-swiglu, lesson-gqa, lesson-post-ln,
+    /// gpt2-small, gpt2-medium, gpt2-large, gpt2-xl, shakespeare-char.
     #[arg(long, global = true)]
     pub preset: Option<String>,
     /// Start from a TOML model file (flags still override it).
@@ -127,6 +169,19 @@ pub struct ModelArgs {
     pub final_norm: bool,
     #[arg(long, global = true, overrides_with = "final_norm", hide = true)]
     pub no_final_norm: bool,
+    /// Vocabulary size V: adds the embeddings wte, wpe and the LM head to
+    /// the counts; 0 for none.
+    #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
+    pub vocab: Option<usize>,
+    /// Positions in wpe (T may not exceed it); 0 follows --seq.
+    #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
+    pub context: Option<usize>,
+    /// The LM head reuses wte (as GPT-2).
+    #[arg(long, global = true, overrides_with = "untied")]
+    pub tied: bool,
+    /// The LM head is its own (d, V) matrix.
+    #[arg(long, global = true, overrides_with = "tied")]
+    pub untied: bool,
     /// f32 or f64.
     #[arg(long, global = true)]
     pub dtype: Option<DType>,
@@ -134,7 +189,7 @@ pub struct ModelArgs {
     #[arg(long, global = true)]
     pub seed: Option<u64>,
     /// Build a known mistake: ffn-no-down, attn-no-merge, bias-w1-64,
-    /// merge-no-transpose, no-causal-mask, skip-block1, norm-over-seq.
+    /// merge-no-transpose, no-causal-mask, skip-block1, norm-over-seq, no-out-proj.
     #[arg(long, global = true)]
     pub fault: Option<Fault>,
 }
@@ -165,6 +220,9 @@ impl ModelArgs {
             placement: self.placement,
             bias: flag(self.bias, self.no_bias),
             final_norm: flag(self.final_norm, self.no_final_norm),
+            vocab: self.vocab,
+            context: self.context,
+            tied: flag(self.tied, self.untied),
             dtype: self.dtype,
             seed: self.seed,
             eps: None,

@@ -8,6 +8,7 @@
 pub mod file;
 pub mod names;
 pub mod preset;
+mod validate;
 
 use names::named_enum;
 use serde::{Deserialize, Serialize};
@@ -59,6 +60,7 @@ impl Fault {
             Fault::NoCausalMask => "the causal mask is left out",
             Fault::SkipBlock1 => "Block2(x) instead of Block2(Block1(x))",
             Fault::NormOverSeq => "the norm averages over the sequence instead of the features",
+            Fault::NoOutProj => "attention has no output projection: the merged heads are its output",
         }
     }
 }
@@ -91,6 +93,8 @@ named_enum! {
         SkipBlock1 = "skip-block1",
         /// The norm averages over the sequence instead of the features.
         NormOverSeq = "norm-over-seq",
+        /// Attention has no output projection: the merged heads are its output.
+        NoOutProj = "no-out-proj",
     }
 }
 
@@ -114,11 +118,27 @@ pub struct ModelConfig {
     pub placement: Placement,
     pub bias: bool,
     pub final_norm: bool,
+    /// V, the vocabulary size; `None` models the blocks alone, with no
+    /// embeddings and no LM head.
+    #[serde(default)]
+    pub vocab: Option<usize>,
+    /// Positions the position embedding holds (nanoGPT's block_size); 0
+    /// means as many as `seq`. T may not exceed it.
+    #[serde(default)]
+    pub context: usize,
+    /// The LM head reuses the token embedding wte (as GPT-2), adding no
+    /// parameters; untied, it is its own (d, V) matrix.
+    #[serde(default = "tied_by_default")]
+    pub tied: bool,
     pub dtype: DType,
     pub seed: u64,
     pub eps: f64,
     #[serde(default)]
     pub fault: Option<Fault>,
+}
+
+fn tied_by_default() -> bool {
+    true
 }
 
 /// Largest value allowed for any one dimension.
@@ -146,22 +166,18 @@ pub enum ConfigError {
         kv_heads: usize,
         allowed: String,
     },
+    #[error(
+        "seq {seq} is longer than context {context}; allowed: seq 1..={context}, or raise --context"
+    )]
+    SeqOverContext { seq: usize, context: usize },
     #[error("eps {0} must be a finite number > 0")]
     Eps(f64),
     #[error("fault {fault} {needs}")]
     FaultNeeds { fault: Fault, needs: &'static str },
     #[error(
-        "a numeric run needs about {need} of memory, over the {limit} limit; lower the dimensions"
+        "a numeric run needs about {need} of memory, over the {limit} limit; lower the dimensions, or trace with --shape-only"
     )]
     TooBig { need: String, limit: String },
-}
-
-fn divisors(n: usize) -> String {
-    (1..=n)
-        .filter(|k| n.is_multiple_of(*k))
-        .map(|k| k.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Formats a byte count with a binary unit, e.g. `1.5 GiB`.
@@ -195,93 +211,14 @@ impl ModelConfig {
         vec![self.batch, self.seq, self.d_model]
     }
 
-    /// Checks every rule a model must satisfy before it is built.
-    ///
-    /// # Errors
-    /// The first broken rule, naming the value and what is allowed.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        let dims = [
-            ("batch", self.batch),
-            ("seq", self.seq),
-            ("d_model", self.d_model),
-            ("heads", self.heads),
-            ("kv_heads", self.kv_heads),
-            ("d_ff", self.d_ff),
-            ("layers", self.layers),
-        ];
-        for (name, got) in dims {
-            if got == 0 {
-                return Err(ConfigError::Zero { name });
-            }
-            if got > MAX_DIM {
-                return Err(ConfigError::TooLarge { name, got });
-            }
-        }
-        if !self.d_model.is_multiple_of(self.heads) {
-            return Err(ConfigError::HeadsDontDivide {
-                d_model: self.d_model,
-                heads: self.heads,
-                allowed: divisors(self.d_model),
-            });
-        }
-        if !self.heads.is_multiple_of(self.kv_heads) {
-            return Err(ConfigError::KvHeadsDontDivide {
-                heads: self.heads,
-                kv_heads: self.kv_heads,
-                allowed: divisors(self.heads),
-            });
-        }
-        if !(self.eps.is_finite() && self.eps > 0.0) {
-            return Err(ConfigError::Eps(self.eps));
-        }
-        if let Some(fault) = self.fault
-            && let Some(needs) = self.fault_needs(fault)
-        {
-            return Err(ConfigError::FaultNeeds { fault, needs });
-        }
-        let need = self.numeric_bytes();
-        if need > MAX_NUMERIC_BYTES {
-            return Err(ConfigError::TooBig {
-                need: human_bytes(need),
-                limit: human_bytes(MAX_NUMERIC_BYTES),
-            });
-        }
-        Ok(())
-    }
-
-    /// Why a fault would not show on this model, if it would not.
-    fn fault_needs(&self, fault: Fault) -> Option<&'static str> {
-        match fault {
-            Fault::BiasW164 if !self.bias => Some("needs biases; drop --no-bias"),
-            Fault::BiasW164 | Fault::FfnNoDown if self.d_ff == self.d_model => {
-                Some("needs d_ff different from d_model")
-            }
-            Fault::SkipBlock1 if self.layers < 2 => Some("needs at least 2 layers"),
-            Fault::MergeNoTranspose if self.heads < 2 || self.seq < 2 => {
-                Some("needs at least 2 heads and seq at least 2")
-            }
-            Fault::NoCausalMask | Fault::NormOverSeq if self.seq < 2 => {
-                Some("needs seq at least 2")
-            }
-            _ => None,
-        }
-    }
-
-    /// Rough bytes a numeric run holds at once: weights, the input and a few
-    /// live activations of the widest kind, in the run's dtype.
+    /// Rows of the position embedding: `context`, or `seq` when it is 0.
     #[must_use]
-    pub fn numeric_bytes(&self) -> u128 {
-        let (b, t, d, f, l) = (
-            self.batch as u128,
-            self.seq as u128,
-            self.d_model as u128,
-            self.d_ff as u128,
-            self.layers as u128,
-        );
-        let h = self.heads as u128;
-        let weights = l * (4 * d * d + 3 * d * f);
-        let widest = (b * t * f).max(b * h * t * t).max(b * t * d);
-        (weights + 6 * widest) * self.dtype.size() as u128
+    pub fn positions(&self) -> usize {
+        if self.context == 0 {
+            self.seq
+        } else {
+            self.context
+        }
     }
 }
 

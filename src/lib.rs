@@ -14,13 +14,16 @@
 //! assert!(run.checks.iter().all(|c| c.ok()));
 //! ```
 
+pub mod budget;
 pub mod check;
 pub mod config;
+pub mod lesson;
 pub mod model;
 pub mod ops;
 pub mod trace;
 pub mod tui;
 
+pub use budget::Budget;
 pub use check::{CheckResult, Status};
 pub use config::{ModelConfig, file::Overlay};
 pub use ops::Shape;
@@ -81,9 +84,12 @@ pub fn trace(cfg: &ModelConfig) -> Result<Trace, Error> {
 /// Traces the model of `cfg` with `opts`.
 ///
 /// # Errors
-/// [`Error::Config`] when `cfg` is invalid.
+/// [`Error::Config`] when `cfg` is invalid, or too large for a numeric run.
 pub fn trace_with(cfg: &ModelConfig, opts: Options) -> Result<Trace, Error> {
     cfg.validate()?;
+    if !opts.shape_only {
+        cfg.check_numeric_budget()?;
+    }
     Ok(if opts.shape_only {
         record(cfg, &ShapeOnly(cfg.dtype), None, opts.values, false).0
     } else {

@@ -2,6 +2,7 @@
 //! every error into one line on stderr with exit code 2.
 
 mod cli;
+mod labs;
 
 use clap::Parser;
 use cli::{CheckFormat, Cli, Command, TraceArgs, TraceFormat};
@@ -71,6 +72,9 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         }
         Some(Command::Trace(args)) => trace(&cfg, args),
         Some(Command::Check(args)) => check(&cfg, args.format),
+        Some(Command::Params(args)) => labs::params(&cfg, args),
+        Some(Command::Ffn(args)) => labs::ffn(&args.x),
+        Some(Command::Norms(args)) => labs::norms(&args.x),
     }
 }
 

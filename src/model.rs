@@ -13,6 +13,7 @@
 pub mod arch;
 pub mod attention;
 pub mod block;
+pub mod embed;
 pub mod linear;
 pub mod mlp;
 pub mod norm;

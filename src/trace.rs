@@ -28,11 +28,20 @@ named_enum! {
         Wiring = "wiring",
         /// Every value is finite.
         Finite = "finite",
+        /// The built model has the parameter count of the closed-form
+        /// formula of its declared architecture.
+        Params = "params",
         /// MLPs and norms act on each token alone.
         Positionwise = "positionwise",
         /// No output depends on a later token or another batch element.
         Causality = "causality",
     }
+}
+
+/// The block number in a path or parameter name (`block2.attn.q` → 2).
+#[must_use]
+pub fn block_of(path: &str) -> Option<usize> {
+    path.strip_prefix("block")?.split('.').next()?.parse().ok()
 }
 
 /// Whether the run computed values or only shapes.
@@ -121,12 +130,7 @@ impl Event {
     /// The block number of this event (`block2.…` → 2), if inside a block.
     #[must_use]
     pub fn block(&self) -> Option<usize> {
-        self.path
-            .strip_prefix("block")?
-            .split('.')
-            .next()?
-            .parse()
-            .ok()
+        block_of(&self.path)
     }
 
     /// Whether this event is a residual add.

@@ -19,7 +19,7 @@ fn stderr(o: &Output) -> String {
 fn check_exits_0_on_the_default_model() {
     let o = shapetrace(&["check"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("all 8 checks hold"));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("all 9 checks hold"));
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn trace_json_follows_the_contract() {
     assert_eq!(summary["departures"], 16);
     assert_eq!(summary["residual_adds"], 4);
     let checks = summary["checks"].as_array().unwrap();
-    assert_eq!(checks.len(), 8);
+    assert_eq!(checks.len(), 9);
     assert!(
         checks
             .iter()

@@ -23,6 +23,11 @@ pub struct Overlay {
     pub placement: Option<Placement>,
     pub bias: Option<bool>,
     pub final_norm: Option<bool>,
+    /// V; 0 removes the vocabulary (no embeddings, no head).
+    pub vocab: Option<usize>,
+    /// Position-embedding rows; 0 follows seq.
+    pub context: Option<usize>,
+    pub tied: Option<bool>,
     pub dtype: Option<DType>,
     pub seed: Option<u64>,
     pub eps: Option<f64>,
@@ -91,8 +96,11 @@ impl Overlay {
         }
         set!(
             batch, seq, d_model, heads, kv_heads, d_ff, layers, act, norm, placement, bias,
-            final_norm, dtype, seed, eps
+            final_norm, context, tied, dtype, seed, eps
         );
+        if let Some(v) = self.vocab {
+            base.vocab = (v != 0).then_some(v);
+        }
         if self.fault.is_some() {
             base.fault = self.fault;
         }
@@ -106,7 +114,7 @@ impl Overlay {
         }
         take!(
             preset, batch, seq, d_model, heads, kv_heads, d_ff, layers, act, norm, placement, bias,
-            final_norm, dtype, seed, eps, fault
+            final_norm, vocab, context, tied, dtype, seed, eps, fault
         );
         self
     }

@@ -21,6 +21,23 @@ pub const PRESETS: &[(&str, &str)] = &[
         "lesson-post-ln",
         include_str!("../../assets/presets/lesson-post-ln.toml"),
     ),
+    (
+        "gpt2-small",
+        include_str!("../../assets/presets/gpt2-small.toml"),
+    ),
+    (
+        "gpt2-medium",
+        include_str!("../../assets/presets/gpt2-medium.toml"),
+    ),
+    (
+        "gpt2-large",
+        include_str!("../../assets/presets/gpt2-large.toml"),
+    ),
+    ("gpt2-xl", include_str!("../../assets/presets/gpt2-xl.toml")),
+    (
+        "shakespeare-char",
+        include_str!("../../assets/presets/shakespeare-char.toml"),
+    ),
 ];
 
 /// The names of every preset, comma separated.

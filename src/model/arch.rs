@@ -20,6 +20,8 @@ pub struct Arch {
     pub norm_axis: NormAxis,
     /// Block 2 reads x0 instead of block 1's output.
     pub skip_block1: bool,
+    /// Whether attention has its output projection.
+    pub attn_out: bool,
 }
 
 impl Default for Arch {
@@ -31,6 +33,7 @@ impl Default for Arch {
             up_bias_len: None,
             norm_axis: NormAxis::Feature,
             skip_block1: false,
+            attn_out: true,
         }
     }
 }
@@ -65,6 +68,10 @@ impl Arch {
             },
             Some(Fault::NormOverSeq) => Self {
                 norm_axis: NormAxis::Seq,
+                ..ok
+            },
+            Some(Fault::NoOutProj) => Self {
+                attn_out: false,
                 ..ok
             },
         }

@@ -1,6 +1,7 @@
 //! Causal multi-head self-attention, with grouped-query K/V heads.
 //!
-//! `softmax(mask(q·kᵀ/√hd))·v`, heads merged, then the output projection.
+//! `softmax(mask(q·kᵀ/√hd))·v`, heads merged, then the output projection
+//! (absent under the `no-out-proj` fault, which changes no shape).
 //!
 //! # Shapes
 //! - x: (B, T, d)
@@ -18,7 +19,8 @@ pub struct Attention<T> {
     pub q: Linear<T>,
     pub k: Linear<T>,
     pub v: Linear<T>,
-    pub o: Linear<T>,
+    /// `None` under the no-out-proj fault.
+    pub o: Option<Linear<T>>,
     pub heads: usize,
     pub kv_heads: usize,
     pub head_dim: usize,
@@ -52,7 +54,9 @@ impl<T: Clone> Attention<T> {
                 Builder::<B>::STD,
                 bias(kv),
             ),
-            o: lin("out", (d, d), ["d", "d"], b.out_std(), bias(d)),
+            o: b.arch
+                .attn_out
+                .then(|| lin("out", (d, d), ["d", "d"], b.out_std(), bias(d))),
             heads: c.heads,
             kv_heads: c.kv_heads,
             head_dim: c.head_dim(),
@@ -110,13 +114,18 @@ impl<T: Clone> Attention<T> {
             &Op::MergeHeads(merge),
             &[In::Act(&c)],
         )?; // (B, T, d)
-        self.o.output(rec, &format!("{p}.out"), &m) // (B, T, d)
+        // The no-out-proj fault returns the merged heads as they are.
+        match &self.o {
+            Some(o) => o.output(rec, &format!("{p}.out"), &m), // (B, T, d)
+            None => Ok(m),
+        }
     }
 
     /// q, k, v and output projection parameters.
     pub fn params(&self) -> impl Iterator<Item = &Param<T>> {
-        [&self.q, &self.k, &self.v, &self.o]
+        [&self.q, &self.k, &self.v]
             .into_iter()
+            .chain(self.o.as_ref())
             .flat_map(Linear::params)
     }
 }

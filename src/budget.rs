@@ -1,0 +1,291 @@
+//! The budget of a model: parameters, FLOPs and bytes, derived from the
+//! weights the model actually builds and from its trace's shapes.
+//!
+//! The model is built on the shape-only backend, so GPT-2 XL is counted
+//! without allocating it. The closed form in [`closed`] only cross-checks
+//! the count (the `params` check).
+//!
+//! ```
+//! let cfg = shapetrace::config::preset::by_name("gpt2-small").unwrap();
+//! let b = shapetrace::Budget::of(&cfg).unwrap();
+//! assert_eq!(b.total, 124_439_808);
+//! assert_eq!(b.block.attention_weights, 2_359_296); // 4·d²
+//! assert_eq!(b.flops.per_token_per_block.matmul, 14_155_776);
+//! ```
+//!
+//! `by_component` rows under `block.` count one block (every block is built
+//! alike) and add up to `block.total`; the row `blocks` counts all L blocks,
+//! and the rows not under `block.` add up to `total`.
+
+pub mod closed;
+pub mod count;
+pub mod flops;
+pub mod table;
+
+use crate::config::names::named_enum;
+use crate::config::{DType, ModelConfig};
+use crate::{Error, Options};
+use count::{Counted, formula, sum};
+pub use flops::Flops;
+use serde::Serialize;
+
+named_enum! {
+    /// An element type to size memory in; runs themselves are f32 or f64.
+    Precision, "dtype" { F32 = "f32", F16 = "f16", Bf16 = "bf16", F64 = "f64" }
+}
+
+impl Precision {
+    /// Bytes per element.
+    #[must_use]
+    pub fn size(self) -> u64 {
+        match self {
+            Precision::F16 | Precision::Bf16 => 2,
+            Precision::F32 => 4,
+            Precision::F64 => 8,
+        }
+    }
+}
+
+impl From<DType> for Precision {
+    fn from(d: DType) -> Self {
+        match d {
+            DType::F32 => Precision::F32,
+            DType::F64 => Precision::F64,
+        }
+    }
+}
+
+/// `124439808` → `124,439,808`.
+#[must_use]
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// One line of the breakdown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Row {
+    /// `block.attn.q_proj.weight`, `blocks`, `ln_f.weight`, `wte`, …
+    pub path: String,
+    pub count: u64,
+    /// e.g. `d² = 768² = 589,824`.
+    pub formula: String,
+}
+
+/// The total minus embeddings, under both common conventions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct NonEmbedding {
+    /// Minus wpe only, as nanoGPT's get_num_params (a tied wte is the head).
+    pub minus_position: u64,
+    /// Minus wte and wpe, as in the scaling-law papers (an untied head stays).
+    pub minus_all: u64,
+}
+
+/// One block's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BlockCount {
+    /// The q, k, v and o matrices.
+    pub attention_weights: u64,
+    /// The MLP's matrices (up, down, and gate for SwiGLU).
+    pub mlp_weights: u64,
+    /// Attention with its biases.
+    pub attention: u64,
+    /// MLP with its biases.
+    pub mlp: u64,
+    /// Both norms, γ and β.
+    pub norms: u64,
+    pub total: u64,
+    pub total_no_bias: u64,
+}
+
+/// Memory of the weights and of every traced activation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Bytes {
+    pub dtype: Precision,
+    pub weights: u64,
+    /// The sum over trace events of elements × element size.
+    pub activations: u64,
+}
+
+impl Bytes {
+    /// `weights` and `activations` elements in bytes of `dtype`.
+    #[must_use]
+    pub fn of(weights: u64, activations: u64, dtype: Precision) -> Self {
+        Self {
+            dtype,
+            weights: weights * dtype.size(),
+            activations: activations * dtype.size(),
+        }
+    }
+}
+
+/// Everything `shapetrace params` prints.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Budget {
+    pub total: u64,
+    pub total_no_bias: u64,
+    pub non_embedding: NonEmbedding,
+    pub by_component: Vec<Row>,
+    pub block: BlockCount,
+    /// MLP weights / attention weights (2 for d_ff = 4·d).
+    pub ffn_attention_ratio: f64,
+    pub flops: Flops,
+    pub bytes: Bytes,
+    /// One block's subtotals with formulas, e.g. `attention weights`
+    /// `4·d² = 4·768² = 2,359,296`.
+    #[serde(skip)]
+    pub groups: Vec<Row>,
+    /// Elements of every traced activation, to size in any [`Precision`].
+    #[serde(skip)]
+    pub activation_elements: u64,
+    /// The closed-form total of the declared architecture.
+    #[serde(skip)]
+    pub closed_total: u64,
+    #[serde(skip)]
+    pub config: ModelConfig,
+}
+
+impl Budget {
+    /// The budget of `cfg`, with bytes in its own dtype.
+    ///
+    /// # Errors
+    /// [`Error::Config`] when `cfg` is invalid.
+    pub fn of(cfg: &ModelConfig) -> Result<Self, Error> {
+        Self::with_bytes(cfg, cfg.dtype.into())
+    }
+
+    /// The budget of `cfg`, with bytes in `dtype`.
+    ///
+    /// # Errors
+    /// [`Error::Config`] when `cfg` is invalid.
+    pub fn with_bytes(cfg: &ModelConfig, dtype: Precision) -> Result<Self, Error> {
+        let shapes = Options {
+            shape_only: true,
+            values: false,
+        };
+        let trace = crate::trace_with(cfg, shapes)?;
+        let params = count::built(cfg);
+        let one: Vec<&Counted> = params.iter().filter(|p| p.block() == Some(1)).collect();
+        let pick = |part: &str, matrix: bool| -> Vec<&Counted> {
+            let part = format!(".{part}");
+            let keep = |p: &&&Counted| p.name.contains(&part) && (!matrix || p.is_matrix());
+            one.iter().filter(keep).copied().collect()
+        };
+        let no_bias = |ps: &[&Counted]| sum(ps.iter().copied().filter(|p| !p.is_bias()));
+        let groups: Vec<(&str, Vec<&Counted>)> = vec![
+            ("attention weights", pick("attn.", true)),
+            ("MLP weights", pick("mlp.", true)),
+            ("attention", pick("attn.", false)),
+            ("MLP", pick("mlp.", false)),
+            ("norms", pick("ln_", false)),
+            ("block", one.clone()),
+        ];
+        let [aw, mw, a, m, n, b] = [0, 1, 2, 3, 4, 5].map(|i| sum(groups[i].1.iter().copied()));
+        let block = BlockCount {
+            attention_weights: aw,
+            mlp_weights: mw,
+            attention: a,
+            mlp: m,
+            norms: n,
+            total: b,
+            total_no_bias: no_bias(&one),
+        };
+        let named = |name: &str| sum(params.iter().filter(|p| p.name == name));
+        let total = sum(&params);
+        let (wte, wpe) = (named("wte"), named("wpe"));
+        let non_embedding = NonEmbedding {
+            minus_position: total - wpe,
+            minus_all: total - wpe - wte,
+        };
+        let flops = flops::flops(&flops::Inputs {
+            attn_weights: aw,
+            mlp_weights: mw,
+            attention: flops::attention_per_token(&trace),
+            layers: cfg.layers,
+            heads: cfg.heads,
+            head_dim: cfg.head_dim(),
+            seq: cfg.seq,
+            vocab_d: cfg.vocab.map_or(0, |v| (v * cfg.d_model) as u64),
+            n: non_embedding.minus_position,
+        });
+        let activation_elements = trace
+            .events
+            .iter()
+            .map(|e| e.shape.iter().map(|&n| n as u64).product::<u64>())
+            .sum();
+        #[allow(clippy::cast_precision_loss)]
+        let ratio = if aw == 0 { 0.0 } else { mw as f64 / aw as f64 };
+        Ok(Self {
+            total,
+            total_no_bias: no_bias(&params.iter().collect::<Vec<_>>()),
+            non_embedding,
+            by_component: rows(cfg, &params, &one),
+            block,
+            ffn_attention_ratio: ratio,
+            flops,
+            bytes: Bytes::of(total, activation_elements, dtype),
+            groups: groups
+                .into_iter()
+                .map(|(path, ps)| Row {
+                    path: path.into(),
+                    count: sum(ps.iter().copied()),
+                    formula: formula(ps),
+                })
+                .collect(),
+            activation_elements,
+            closed_total: closed::total(cfg),
+            config: cfg.clone(),
+        })
+    }
+
+    /// The weights and activations in bytes of `dtype`.
+    #[must_use]
+    pub fn bytes_in(&self, dtype: Precision) -> Bytes {
+        Bytes::of(self.total, self.activation_elements, dtype)
+    }
+}
+
+/// One block's parameters, all blocks, then the rest; a tied head as 0.
+fn rows(cfg: &ModelConfig, params: &[Counted], one: &[&Counted]) -> Vec<Row> {
+    let row = |path: String, p: &Counted| Row {
+        path,
+        count: p.count(),
+        formula: formula([p]),
+    };
+    let mut out: Vec<Row> = one
+        .iter()
+        .map(|p| row(p.name.replacen("block1.", "block.", 1), p))
+        .collect();
+    let all_blocks = sum(params.iter().filter(|p| p.block().is_some()));
+    out.push(Row {
+        path: "blocks".into(),
+        count: all_blocks,
+        formula: format!(
+            "L·block = {}·{} = {}",
+            cfg.layers,
+            thousands(sum(one.iter().copied())),
+            thousands(all_blocks)
+        ),
+    });
+    out.extend(
+        params
+            .iter()
+            .filter(|p| p.block().is_none())
+            .map(|p| row(p.name.clone(), p)),
+    );
+    if cfg.vocab.is_some() && cfg.tied {
+        out.push(Row {
+            path: "lm_head".into(),
+            count: 0,
+            formula: "tied to wte = 0".into(),
+        });
+    }
+    out
+}

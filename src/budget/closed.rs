@@ -1,0 +1,82 @@
+//! The closed-form parameter count of the architecture a config declares,
+//! written from the config alone. It exists only to cross-check the count
+//! of the built weights (the `params` check); a fault that builds a wrong
+//! variant makes the two differ.
+//!
+//! Per block, with kv·hd the width of K and V:
+//! ```text
+//! attention  2·d² + 2·d·kv·hd            (+ 2·d + 2·kv·hd biases)
+//! MLP        2·d·d_ff, SwiGLU 3·d·d_ff   (+ d_ff + d, SwiGLU 2·d_ff + d)
+//! norm       d γ                          (+ d β for LayerNorm with biases)
+//! block      attention + MLP + 2·norm
+//! model      L·block + ln_f + V·d (wte) + ctx·d (wpe) + V·d (untied head)
+//! ```
+
+use crate::config::{Act, ModelConfig, NormKind};
+
+/// One layer's closed-form count, under the path its built parameters share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Component {
+    /// `block1.attn`, `block1.mlp`, `block1.ln_1`, `ln_f`, `wte`, …
+    pub path: String,
+    pub count: u64,
+    /// The formula in symbols, e.g. `2·d² + 2·d·kv·hd + 2·d + 2·kv·hd`.
+    pub formula: &'static str,
+}
+
+/// Every layer of the declared architecture, in build order.
+#[must_use]
+pub fn components(cfg: &ModelConfig) -> Vec<Component> {
+    let n = |x: usize| x as u64;
+    let (d, f, kv) = (
+        n(cfg.d_model),
+        n(cfg.d_ff),
+        n(cfg.kv_heads * cfg.head_dim()),
+    );
+    let bias = u64::from(cfg.bias);
+    let gated = cfg.act == Act::Swiglu;
+    let c = |path: String, count, formula| Component {
+        path,
+        count,
+        formula,
+    };
+    let attention = 2 * d * d + 2 * d * kv + bias * (2 * d + 2 * kv);
+    let (mlp, mlp_formula) = match (gated, cfg.bias) {
+        (false, false) => (2 * d * f, "2·d·d_ff"),
+        (false, true) => (2 * d * f + f + d, "2·d·d_ff + d_ff + d"),
+        (true, false) => (3 * d * f, "3·d·d_ff"),
+        (true, true) => (3 * d * f + 2 * f + d, "3·d·d_ff + 2·d_ff + d"),
+    };
+    let norm_bias = cfg.bias && cfg.norm == NormKind::LayerNorm;
+    let (norm, norm_formula) = if norm_bias { (2 * d, "2·d") } else { (d, "d") };
+    let attn_formula = if cfg.bias {
+        "2·d² + 2·d·kv·hd + 2·d + 2·kv·hd"
+    } else {
+        "2·d² + 2·d·kv·hd"
+    };
+    let mut out = Vec::new();
+    for i in 1..=cfg.layers {
+        out.push(c(format!("block{i}.ln_1"), norm, norm_formula));
+        out.push(c(format!("block{i}.attn"), attention, attn_formula));
+        out.push(c(format!("block{i}.ln_2"), norm, norm_formula));
+        out.push(c(format!("block{i}.mlp"), mlp, mlp_formula));
+    }
+    if cfg.final_norm {
+        out.push(c("ln_f".into(), norm, norm_formula));
+    }
+    if let Some(v) = cfg.vocab {
+        let v = n(v);
+        out.push(c("wte".into(), v * d, "V·d"));
+        out.push(c("wpe".into(), n(cfg.positions()) * d, "ctx·d"));
+        if !cfg.tied {
+            out.push(c("lm_head".into(), v * d, "V·d"));
+        }
+    }
+    out
+}
+
+/// The closed-form total of the declared architecture.
+#[must_use]
+pub fn total(cfg: &ModelConfig) -> u64 {
+    components(cfg).iter().map(|c| c.count).sum()
+}

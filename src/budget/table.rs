@@ -1,0 +1,227 @@
+//! The budget as text for people: the breakdown with formulas, one block's
+//! subtotals, FLOPs with shares, and memory in every [`Precision`].
+
+use super::{Budget, Precision, Row, thousands};
+use crate::config::human_bytes;
+use std::fmt::Write as _;
+
+/// Lines of columns, each padded to its widest cell; the columns in
+/// `right` align right.
+fn columns(lines: &[Vec<String>], right: &[usize]) -> String {
+    let n = lines.iter().map(Vec::len).max().unwrap_or(0);
+    let width = |i: usize| {
+        lines
+            .iter()
+            .filter_map(|l| l.get(i))
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..n).map(width).collect();
+    let mut out = String::new();
+    for line in lines {
+        let cells: Vec<String> = line
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let pad = widths[i] - c.chars().count();
+                if right.contains(&i) {
+                    format!("{}{c}", " ".repeat(pad))
+                } else {
+                    format!("{c}{}", " ".repeat(pad))
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
+    }
+    out
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+#[allow(clippy::cast_precision_loss)]
+fn share(part: u64, whole: u64) -> String {
+    percent(if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    })
+}
+
+fn row_line(r: &Row) -> Vec<String> {
+    vec![r.path.clone(), thousands(r.count), r.formula.clone()]
+}
+
+fn line<const N: usize>(cells: [&str; N]) -> Vec<String> {
+    cells.iter().map(|s| (*s).to_string()).collect()
+}
+
+/// The whole budget as aligned text.
+#[must_use]
+pub fn text(b: &Budget) -> String {
+    let c = &b.config;
+    let mut out = String::new();
+    let name = if c.preset.is_empty() {
+        "model"
+    } else {
+        &c.preset
+    };
+    let _ = writeln!(
+        out,
+        "{name}: {} parameters ({} without biases)",
+        thousands(b.total),
+        thousands(b.total_no_bias)
+    );
+    let verdict = if b.closed_total == b.total {
+        "✓ matches"
+    } else {
+        "✗ differs from"
+    };
+    let _ = writeln!(
+        out,
+        "{verdict} the closed form of the declared architecture: {}\n",
+        thousands(b.closed_total)
+    );
+
+    out.push_str("Parameters (rows under block. are one block)\n");
+    let mut lines: Vec<Vec<String>> = b.by_component.iter().map(row_line).collect();
+    lines.push(line(["total", &thousands(b.total)]));
+    lines.push(line(["total without biases", &thousands(b.total_no_bias)]));
+    let ne = b.non_embedding;
+    let minus_pos = thousands(ne.minus_position);
+    lines.push(line(["non-embedding", &minus_pos, "minus wpe (nanoGPT)"]));
+    let minus_all = thousands(ne.minus_all);
+    lines.push(line([
+        "non-embedding",
+        &minus_all,
+        "minus wte and wpe (scaling laws)",
+    ]));
+    out.push_str(&columns(&lines, &[1]));
+
+    out.push_str("\nOne block\n");
+    let mut lines: Vec<Vec<String>> = b.groups.iter().map(row_line).collect();
+    lines.push(line([
+        "block without biases",
+        &thousands(b.block.total_no_bias),
+    ]));
+    out.push_str(&columns(&lines, &[1]));
+    let _ = writeln!(
+        out,
+        "  MLP : attention weights = {:.2} : 1 (MLP {} of the weights, attention {})",
+        b.ffn_attention_ratio,
+        share(
+            b.block.mlp_weights,
+            b.block.mlp_weights + b.block.attention_weights
+        ),
+        share(
+            b.block.attention_weights,
+            b.block.mlp_weights + b.block.attention_weights
+        ),
+    );
+    flops(&mut out, b);
+    memory(&mut out, b);
+    out
+}
+
+fn flops(out: &mut String, b: &Budget) {
+    let f = &b.flops;
+    let (k, s) = (f.per_token_per_block, f.split);
+    let t = f.seq;
+    let _ = writeln!(out, "\nForward FLOPs per token, one block (T = {t})");
+    let c = &b.config;
+    let weights = b.block.attention_weights + b.block.mlp_weights;
+    let scores = format!(
+        "4·T·d = 4·{}·{}; causal exact {}",
+        thousands(t as u64),
+        thousands(c.d_model as u64),
+        thousands(k.attention_causal)
+    );
+    let sum = format!("{} + {}", thousands(k.matmul), thousands(k.attention_full));
+    let entry =
+        |name: &str, n: u64, note: &str| line([name, &thousands(n), &share(n, k.total), note]);
+    let lines = vec![
+        entry("attention q, k, v, o matmuls", s.attn_proj, ""),
+        entry("MLP matmuls", s.ffn, ""),
+        entry(
+            "matmuls, 2 per weight",
+            k.matmul,
+            &format!("2·{} weights", thousands(weights)),
+        ),
+        entry("attention scores + weighted sum", k.attention_full, &scores),
+        entry("total", k.total, &sum),
+    ];
+    out.push_str(&columns(&lines, &[1, 2]));
+    let _ = writeln!(
+        out,
+        "  by sublayer: attention {}, MLP {}",
+        percent(f.attention_share()),
+        percent(f.ffn_share)
+    );
+
+    let _ = writeln!(out, "\nForward FLOPs, whole model");
+    let (seq_full, seq_causal) = f.forward_per_sequence();
+    let per_token = if s.head > 0 {
+        let (l, k, h) = (s.layers, thousands(k.total), thousands(s.head));
+        format!("L·block + 2·V·d (LM head) = {l}·{k} + {h}")
+    } else {
+        format!("L·block = {}·{}", s.layers, thousands(k.total))
+    };
+    let lines = vec![
+        line(["per token", &thousands(f.forward_per_token), &per_token]),
+        line([
+            "per token, causal exact",
+            &thousands(f.forward_per_token_causal()),
+        ]),
+        line([&format!("per sequence of {t}"), &thousands(seq_full)]),
+        line([
+            &format!("per sequence of {t}, causal exact"),
+            &thousands(seq_causal),
+        ]),
+    ];
+    out.push_str(&columns(&lines, &[1]));
+
+    let _ = writeln!(out, "\nTraining FLOPs per token (forward + backward)");
+    let nano = format!(
+        "6·N + 12·L·H·Q·T = {} + {}",
+        thousands(s.six_n),
+        thousands(s.attention_term)
+    );
+    let lines = vec![
+        line([
+            "3 × forward",
+            &thousands(3 * f.forward_per_token),
+            "backward ≈ 2 × forward",
+        ]),
+        line([
+            "nanoGPT estimate_mfu",
+            &thousands(f.training_per_token),
+            &nano,
+        ]),
+    ];
+    out.push_str(&columns(&lines, &[1]));
+}
+
+fn memory(out: &mut String, b: &Budget) {
+    let c = &b.config;
+    let _ = writeln!(
+        out,
+        "\nMemory (activations: every traced tensor at B = {}, T = {})",
+        c.batch, c.seq
+    );
+    let mut lines = vec![line(["dtype", "weights", "", "activations"])];
+    for &p in Precision::ALL {
+        let m = b.bytes_in(p);
+        let mark = if p == b.bytes.dtype { " ◀" } else { "" };
+        let bytes = |n: u64| format!("({} B)", thousands(n));
+        lines.push(vec![
+            format!("{p}{mark}"),
+            human_bytes(u128::from(m.weights)),
+            bytes(m.weights),
+            human_bytes(u128::from(m.activations)),
+            bytes(m.activations),
+        ]);
+    }
+    out.push_str(&columns(&lines, &[1, 3]));
+}

@@ -1,0 +1,66 @@
+//! The `params` check: the weights the model builds add up, layer by
+//! layer, to the closed-form count of the architecture its config declares.
+//!
+//! A fault that builds a wrong variant without changing any shape (say,
+//! attention without its output projection) passes every shape check and
+//! fails this one.
+
+use super::CheckResult;
+use crate::budget::{closed, count, thousands};
+use crate::trace::{CheckName, Trace};
+use std::collections::BTreeMap;
+
+/// Compares the built count of every layer with its closed form.
+#[must_use]
+pub fn params(trace: &Trace) -> CheckResult {
+    let name = CheckName::Params;
+    if let Some(f) = &trace.failure {
+        return CheckResult::skip(
+            name,
+            format!("the forward stops at {}; its shape check judges it", f.path),
+        );
+    }
+    let cfg = &trace.config;
+    let mut built: BTreeMap<String, u64> = BTreeMap::new();
+    for p in count::built(cfg) {
+        *built.entry(p.component()).or_default() += p.count();
+    }
+    let declared = closed::components(cfg);
+    for c in &declared {
+        let got = built.remove(&c.path).unwrap_or(0);
+        if got != c.count {
+            return CheckResult::fail(
+                name,
+                &c.path,
+                format!(
+                    "{}: built {} parameters, {} {} than the closed form {} = {}",
+                    c.path,
+                    thousands(got),
+                    thousands(got.abs_diff(c.count)),
+                    if got < c.count { "fewer" } else { "more" },
+                    c.formula,
+                    thousands(c.count)
+                ),
+            );
+        }
+    }
+    if let Some((path, got)) = built.into_iter().next() {
+        return CheckResult::fail(
+            name,
+            &path,
+            format!(
+                "{path}: built {} parameters the declared architecture does not have",
+                thousands(got)
+            ),
+        );
+    }
+    let total: u64 = declared.iter().map(|c| c.count).sum();
+    CheckResult::pass(
+        name,
+        format!(
+            "the built {} parameters match the closed form, part by part ({} parts)",
+            thousands(total),
+            declared.len()
+        ),
+    )
+}

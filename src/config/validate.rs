@@ -1,0 +1,129 @@
+//! The rules a config must satisfy.
+//!
+//! [`ModelConfig::validate`] holds for every use of a config, shape-only
+//! included. [`ModelConfig::check_numeric_budget`] is the extra limit of a
+//! run that computes values: GPT-2 XL can be counted and traced shape-only,
+//! but not allocated.
+
+use super::{ConfigError, Fault, MAX_DIM, MAX_NUMERIC_BYTES, ModelConfig, human_bytes};
+
+fn divisors(n: usize) -> String {
+    (1..=n)
+        .filter(|k| n.is_multiple_of(*k))
+        .map(|k| k.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl ModelConfig {
+    /// Checks every rule a model must satisfy before it is built.
+    ///
+    /// # Errors
+    /// The first broken rule, naming the value and what is allowed.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let mut dims = vec![
+            ("batch", self.batch),
+            ("seq", self.seq),
+            ("d_model", self.d_model),
+            ("heads", self.heads),
+            ("kv_heads", self.kv_heads),
+            ("d_ff", self.d_ff),
+            ("layers", self.layers),
+        ];
+        dims.extend(self.vocab.map(|v| ("vocab", v)));
+        for (name, got) in dims {
+            if got == 0 {
+                return Err(ConfigError::Zero { name });
+            }
+            if got > MAX_DIM {
+                return Err(ConfigError::TooLarge { name, got });
+            }
+        }
+        if self.context > MAX_DIM {
+            return Err(ConfigError::TooLarge {
+                name: "context",
+                got: self.context,
+            });
+        }
+        if self.context != 0 && self.seq > self.context {
+            return Err(ConfigError::SeqOverContext {
+                seq: self.seq,
+                context: self.context,
+            });
+        }
+        if !self.d_model.is_multiple_of(self.heads) {
+            return Err(ConfigError::HeadsDontDivide {
+                d_model: self.d_model,
+                heads: self.heads,
+                allowed: divisors(self.d_model),
+            });
+        }
+        if !self.heads.is_multiple_of(self.kv_heads) {
+            return Err(ConfigError::KvHeadsDontDivide {
+                heads: self.heads,
+                kv_heads: self.kv_heads,
+                allowed: divisors(self.heads),
+            });
+        }
+        if !(self.eps.is_finite() && self.eps > 0.0) {
+            return Err(ConfigError::Eps(self.eps));
+        }
+        if let Some(fault) = self.fault
+            && let Some(needs) = self.fault_needs(fault)
+        {
+            return Err(ConfigError::FaultNeeds { fault, needs });
+        }
+        Ok(())
+    }
+
+    /// Checks that a numeric run of this config fits in memory.
+    ///
+    /// # Errors
+    /// [`ConfigError::TooBig`] when [`Self::numeric_bytes`] is over
+    /// [`MAX_NUMERIC_BYTES`].
+    pub fn check_numeric_budget(&self) -> Result<(), ConfigError> {
+        let need = self.numeric_bytes();
+        if need > MAX_NUMERIC_BYTES {
+            return Err(ConfigError::TooBig {
+                need: human_bytes(need),
+                limit: human_bytes(MAX_NUMERIC_BYTES),
+            });
+        }
+        Ok(())
+    }
+
+    /// Why a fault would not show on this model, if it would not.
+    fn fault_needs(&self, fault: Fault) -> Option<&'static str> {
+        match fault {
+            Fault::BiasW164 if !self.bias => Some("needs biases; drop --no-bias"),
+            Fault::BiasW164 | Fault::FfnNoDown if self.d_ff == self.d_model => {
+                Some("needs d_ff different from d_model")
+            }
+            Fault::SkipBlock1 if self.layers < 2 => Some("needs at least 2 layers"),
+            Fault::MergeNoTranspose if self.heads < 2 || self.seq < 2 => {
+                Some("needs at least 2 heads and seq at least 2")
+            }
+            Fault::NoCausalMask | Fault::NormOverSeq if self.seq < 2 => {
+                Some("needs seq at least 2")
+            }
+            _ => None,
+        }
+    }
+
+    /// Rough bytes a numeric run holds at once: weights, the input and a few
+    /// live activations of the widest kind, in the run's dtype.
+    #[must_use]
+    pub fn numeric_bytes(&self) -> u128 {
+        let (b, t, d, f, l) = (
+            self.batch as u128,
+            self.seq as u128,
+            self.d_model as u128,
+            self.d_ff as u128,
+            self.layers as u128,
+        );
+        let h = self.heads as u128;
+        let weights = l * (4 * d * d + 3 * d * f);
+        let widest = (b * t * f).max(b * h * t * t).max(b * t * d);
+        (weights + 6 * widest) * self.dtype.size() as u128
+    }
+}

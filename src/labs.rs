@@ -1,0 +1,37 @@
+//! The budget and lesson subcommands: `params`, `ffn` and `norms`.
+
+use crate::cli::{ParamsArgs, ParamsFormat};
+use color_eyre::eyre::Result;
+use shapetrace::budget::{Budget, table};
+use shapetrace::lesson::{by_hand::FfnByHand, norms::NormCompare, parse_vector};
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// Parameters, FLOPs and bytes of `cfg`, as a table or one JSON object.
+pub fn params(cfg: &shapetrace::ModelConfig, args: &ParamsArgs) -> Result<ExitCode> {
+    let dtype = args.bytes_dtype.unwrap_or(cfg.dtype.into());
+    let budget = Budget::with_bytes(cfg, dtype)?;
+    let mut out = io::stdout().lock();
+    match args.format {
+        ParamsFormat::Table => out.write_all(table::text(&budget).as_bytes())?,
+        ParamsFormat::Json => {
+            serde_json::to_writer(&mut out, &budget)?;
+            writeln!(out)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The lesson's FFN by hand on `x`.
+pub fn ffn(x: &str) -> Result<ExitCode> {
+    let f = FfnByHand::lesson(&parse_vector(x)?)?;
+    io::stdout().lock().write_all(f.text().as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// LayerNorm against RMSNorm on `x`.
+pub fn norms(x: &str) -> Result<ExitCode> {
+    let n = NormCompare::new(&parse_vector(x)?)?;
+    io::stdout().lock().write_all(n.text().as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -60,7 +60,9 @@ impl Fault {
             Fault::NoCausalMask => "the causal mask is left out",
             Fault::SkipBlock1 => "Block2(x) instead of Block2(Block1(x))",
             Fault::NormOverSeq => "the norm averages over the sequence instead of the features",
-            Fault::NoOutProj => "attention has no output projection: the merged heads are its output",
+            Fault::NoOutProj => {
+                "attention has no output projection: the merged heads are its output"
+            }
         }
     }
 }

@@ -3,12 +3,14 @@
 
 mod cli;
 mod labs;
+mod progress;
 
 use clap::Parser;
 use cli::{CheckFormat, Cli, Command, TraceArgs, TraceFormat};
 use color_eyre::eyre::{Result, WrapErr, bail, eyre};
+use shapetrace::plan::Request;
 use shapetrace::trace::{log, table};
-use shapetrace::{Options, tui};
+use shapetrace::{Run, tui};
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -58,7 +60,8 @@ fn is_broken_pipe(e: &color_eyre::Report) -> bool {
 }
 
 fn dispatch(cli: &Cli) -> Result<ExitCode> {
-    let cfg = cli.model.resolve()?;
+    let values = matches!(&cli.command, Some(Command::Trace(a)) if a.values);
+    let (cfg, req) = cli.model.resolve(values)?;
     match &cli.command {
         None => {
             let launch = tui::Launch {
@@ -70,20 +73,57 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
             tui::run(app)?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Trace(args)) => trace(&cfg, args),
-        Some(Command::Check(args)) => check(&cfg, args.format),
+        Some(Command::Trace(args)) => trace(&cfg, req, args),
+        Some(Command::Check(args)) => check(&cfg, req, args.format),
         Some(Command::Params(args)) => labs::params(&cfg, args),
         Some(Command::Ffn(args)) => labs::ffn(&args.x),
         Some(Command::Norms(args)) => labs::norms(&args.x),
     }
 }
 
-fn trace(cfg: &shapetrace::ModelConfig, args: &TraceArgs) -> Result<ExitCode> {
-    let opts = Options {
-        shape_only: args.shape_only,
-        values: args.values,
+/// Traces and checks `cfg` under `req`, with a progress bar on a terminal
+/// and the plan's note, if any, on stderr.
+fn run(
+    cfg: &shapetrace::ModelConfig,
+    mut req: Request,
+) -> Result<(Run, Option<ndarray::ArrayD<f32>>)> {
+    let (bar, hooks) = progress::Bar::new();
+    req.hooks = hooks;
+    let traced = shapetrace::trace_request(cfg, &req)?;
+    drop(bar);
+    if let Some(note) = traced.plan.note() {
+        eprintln!("shapetrace: {note}");
+    }
+    let checks = shapetrace::check::all(&traced.trace);
+    let run = Run {
+        trace: traced.trace,
+        checks,
+        plan: traced.plan,
     };
-    let run = shapetrace::run_with(cfg, opts)?;
+    Ok((run, traced.output))
+}
+
+fn trace(cfg: &shapetrace::ModelConfig, mut req: Request, args: &TraceArgs) -> Result<ExitCode> {
+    req.keep_output = args.output.is_some();
+    let (run, output) = run(cfg, req)?;
+    if let Some(path) = &args.output {
+        let Some(out) = &output else {
+            bail!(
+                "--output {} needs a numeric run that completes; this run {}",
+                path.display(),
+                if run.trace.failure.is_some() {
+                    "stopped at a failed check"
+                } else {
+                    "traced shapes only"
+                }
+            );
+        };
+        write_atomically("--output", path, |w| {
+            let mut w = io::BufWriter::new(w);
+            shapetrace::npy::write(&mut w, out)?;
+            w.flush()
+        })?;
+    }
     let render = |out: &mut dyn Write| -> io::Result<()> {
         match args.format {
             TraceFormat::Json => log::write(&mut io::BufWriter::new(out), &run.trace, &run.checks),
@@ -94,7 +134,7 @@ fn trace(cfg: &shapetrace::ModelConfig, args: &TraceArgs) -> Result<ExitCode> {
         }
     };
     match &args.out {
-        Some(path) => write_atomically(path, render)?,
+        Some(path) => write_atomically("--out", path, render)?,
         None => render(&mut io::stdout().lock()).wrap_err("cannot write to stdout")?,
     }
     Ok(ExitCode::SUCCESS)
@@ -103,17 +143,18 @@ fn trace(cfg: &shapetrace::ModelConfig, args: &TraceArgs) -> Result<ExitCode> {
 /// Writes to a temp file beside `path`, then renames it over `path`, so a
 /// failed write never leaves a truncated file.
 fn write_atomically(
+    flag: &str,
     path: &std::path::Path,
     render: impl Fn(&mut dyn Write) -> io::Result<()>,
 ) -> Result<()> {
-    let fail = |e: io::Error| eyre!("cannot write --out {}: {}", path.display(), e.kind());
+    let fail = |e: io::Error| eyre!("cannot write {flag} {}: {}", path.display(), e.kind());
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => std::path::Path::new("."),
     };
     if !dir.is_dir() {
         bail!(
-            "cannot write --out {}: folder {} does not exist",
+            "cannot write {flag} {}: folder {} does not exist",
             path.display(),
             dir.display()
         );
@@ -132,8 +173,8 @@ fn write_atomically(
     Ok(())
 }
 
-fn check(cfg: &shapetrace::ModelConfig, format: CheckFormat) -> Result<ExitCode> {
-    let run = shapetrace::run(cfg)?;
+fn check(cfg: &shapetrace::ModelConfig, req: Request, format: CheckFormat) -> Result<ExitCode> {
+    let (run, _) = run(cfg, req)?;
     let mut out = io::stdout().lock();
     match format {
         CheckFormat::Text => {

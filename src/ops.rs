@@ -330,6 +330,9 @@ pub trait Backend {
     /// A parameter tensor, drawn from `seed`.
     fn param(&self, shape: &[usize], init: Init, seed: u64) -> Self::Tensor;
 
+    /// A tensor holding loaded f32 values (only their shape, shape-only).
+    fn load(&self, values: &ndarray::ArrayD<f32>) -> Self::Tensor;
+
     /// An input tensor of N(0, 1) values, drawn from `seed`.
     fn normal(&self, shape: &[usize], seed: u64) -> Self::Tensor;
 

@@ -180,11 +180,10 @@ fn causality<F: Scalar>(trace: &Trace) -> CheckResult {
     }
     let cfg = &trace.config;
     let x0 = model::input(cfg, &Numeric::<F>::new());
-    let (_, base) = crate::numeric::<F>(cfg, Some(x0.clone()), false, true);
+    let (_, base) = crate::captured::<F>(cfg, x0.clone());
     let ts = positions(cfg.seq);
     for &t in &ts {
-        let (moved_trace, moved) =
-            crate::numeric::<F>(cfg, Some(perturb(cfg, &x0, t)), false, true);
+        let (moved_trace, moved) = crate::captured::<F>(cfg, perturb(cfg, &x0, t));
         if let Some(f) = moved_trace.failure {
             return CheckResult::skip(name, format!("the perturbed run stops at {}", f.path));
         }

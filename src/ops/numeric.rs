@@ -3,12 +3,12 @@
 //! Shapes are checked by [`Op::infer`] before any array is touched, so the
 //! array code below never meets shapes it cannot handle.
 
+mod kernels;
+
 use super::{Backend, Init, Merge, NormAxis, Op, OpError, PREVIEW_MAX, Stats, Unary};
 use crate::config::{DType, NormKind};
-use ndarray::{
-    Array2, ArrayBase, ArrayD, ArrayView2, Axis, Data, Ix1, Ix2, IxDyn, LinalgScalar,
-    ScalarOperand, Zip, s,
-};
+use ndarray::linalg::general_mat_mul;
+use ndarray::{ArrayD, ArrayViewD, Ix2, IxDyn, LinalgScalar, ScalarOperand, s};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
@@ -74,10 +74,28 @@ impl<F: Scalar> Numeric<F> {
 // reshapes cannot fail; `expect` states that invariant.
 const CHECKED: &str = "shape checked by Op::infer";
 
-/// Row-major copy of `a` in `shape` (same number of elements).
-fn relayout<F: Scalar, S: Data<Elem = F>>(a: &ArrayBase<S, IxDyn>, shape: &[usize]) -> ArrayD<F> {
-    let v: Vec<F> = a.iter().copied().collect();
-    ArrayD::from_shape_vec(IxDyn(shape), v).expect(CHECKED)
+/// An owned row-major copy of `x`, to compute into in place.
+fn owned<F: Scalar>(x: &ArrayD<F>) -> ArrayD<F> {
+    x.as_standard_layout().into_owned()
+}
+
+/// The row-major values of an array this backend made (always standard).
+fn flat<F: Scalar>(x: &ArrayD<F>) -> std::borrow::Cow<'_, [F]> {
+    match x.as_slice() {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(x.iter().copied().collect()),
+    }
+}
+
+fn slice_mut<F: Scalar>(y: &mut ArrayD<F>) -> &mut [F] {
+    y.as_slice_mut().expect("owned arrays are row-major")
+}
+
+/// `view` (any strides) copied into a new row-major array of `shape`.
+fn relayout<F: Scalar>(view: ArrayViewD<F>, shape: &[usize]) -> ArrayD<F> {
+    let mut y = ArrayD::zeros(view.raw_dim());
+    y.assign(&view);
+    y.into_shape_with_order(IxDyn(shape)).expect(CHECKED)
 }
 
 /// x (…, k) · W (k, n) + b (n) → (…, n), as one (rows, k) · (k, n) product.
@@ -90,13 +108,14 @@ fn linear<F: Scalar>(
     let k = w.shape()[0];
     let x2 = x.to_shape((x.len() / k.max(1), k)).expect(CHECKED);
     let w2 = w.view().into_dimensionality::<Ix2>().expect(CHECKED);
-    let mut y = x2.dot(&w2);
+    let mut y = x2.dot(&w2).into_dyn();
     if let Some(b) = b {
-        y += &b.view().into_dimensionality::<Ix1>().expect(CHECKED);
+        let b = flat(b);
+        kernels::rows_mut(slice_mut(&mut y), b.len(), |_, r| {
+            r.iter_mut().zip(b.iter()).for_each(|(v, &b)| *v += b);
+        });
     }
-    y.into_dyn()
-        .into_shape_with_order(IxDyn(out))
-        .expect(CHECKED)
+    y.into_shape_with_order(IxDyn(out)).expect(CHECKED)
 }
 
 fn norm<F: Scalar>(
@@ -107,95 +126,71 @@ fn norm<F: Scalar>(
     g: &ArrayD<F>,
     b: Option<&ArrayD<F>>,
 ) -> ArrayD<F> {
-    let mut y = x.to_owned();
-    let ax = match axis {
-        NormAxis::Feature => Axis(2),
-        NormAxis::Seq => Axis(1),
-    };
-    let eps = F::of(eps);
-    for mut lane in y.lanes_mut(ax) {
-        let n = F::of(lane.len() as f64);
-        match kind {
-            NormKind::LayerNorm => {
-                let mean = lane.sum() / n;
-                let var = lane
-                    .iter()
-                    .map(|&v| (v - mean) * (v - mean))
-                    .fold(F::zero(), |a, v| a + v)
-                    / n;
-                let inv = (var + eps).sqrt().recip();
-                lane.mapv_inplace(|v| (v - mean) * inv);
-            }
-            NormKind::RmsNorm => {
-                let ms = lane.iter().map(|&v| v * v).fold(F::zero(), |a, v| a + v) / n;
-                let inv = (ms + eps).sqrt().recip();
-                lane.mapv_inplace(|v| v * inv);
-            }
+    let (g, b) = (flat(g), b.map(flat));
+    match axis {
+        NormAxis::Feature => {
+            let mut y = owned(x);
+            kernels::norm_rows(slice_mut(&mut y), kind, F::of(eps), &g, b.as_deref());
+            y
+        }
+        // The norm-over-seq fault: normalise each (b, ·, j) column over T,
+        // as rows of the transposed tensor, then transpose back.
+        NormAxis::Seq => {
+            let (bs, t, d) = (x.shape()[0], x.shape()[1], x.shape()[2]);
+            let mut y = relayout(x.view().permuted_axes(IxDyn(&[0, 2, 1])), &[bs, d, t]);
+            let ones = vec![F::one(); t];
+            kernels::norm_rows(slice_mut(&mut y), kind, F::of(eps), &ones, None);
+            let mut y = relayout(y.view().permuted_axes(IxDyn(&[0, 2, 1])), &[bs, t, d]);
+            kernels::rows_mut(slice_mut(&mut y), d, |_, r| {
+                for (j, v) in r.iter_mut().enumerate() {
+                    *v = *v * g[j] + b.as_ref().map_or(F::zero(), |b| b[j]);
+                }
+            });
+            y
         }
     }
-    let g = g.view().into_dimensionality::<Ix1>().expect(CHECKED);
-    let b = b.map(|b| b.view().into_dimensionality::<Ix1>().expect(CHECKED));
-    for mut row in y.lanes_mut(Axis(2)) {
-        Zip::from(&mut row).and(&g).for_each(|v, &g| *v *= g);
-        if let Some(b) = &b {
-            Zip::from(&mut row).and(b).for_each(|v, &b| *v += b);
-        }
-    }
-    y
 }
 
-/// Applies `f(a[b,h], c[b,h])` for every batch and head of rank-4 arrays.
+/// `alpha · a[b,h] · c[b,h]` (with c transposed when `ct`) for every batch
+/// and head of rank-4 arrays, written straight into the output.
 fn per_head<F: Scalar>(
     a: &ArrayD<F>,
     c: &ArrayD<F>,
     out: &[usize],
-    f: impl Fn(ArrayView2<F>, ArrayView2<F>) -> Array2<F>,
+    ct: bool,
+    alpha: F,
 ) -> ArrayD<F> {
     let mut y = ArrayD::zeros(IxDyn(out));
     for bi in 0..out[0] {
         for hi in 0..out[1] {
             let ai = a.slice(s![bi, hi, .., ..]);
             let ci = c.slice(s![bi, hi, .., ..]);
-            y.slice_mut(s![bi, hi, .., ..]).assign(&f(ai, ci));
+            let ci = if ct { ci.reversed_axes() } else { ci };
+            let mut yi = y.slice_mut(s![bi, hi, .., ..]);
+            general_mat_mul(alpha, &ai, &ci, F::zero(), &mut yi);
         }
     }
     y
 }
 
-fn softmax<F: Scalar>(x: &ArrayD<F>, causal: bool) -> ArrayD<F> {
-    let mut y = x.to_owned();
-    let nd = y.ndim();
-    for (i, mut row) in y.lanes_mut(Axis(nd - 1)).into_iter().enumerate() {
-        // Row i of a (…, T, S) tensor is query position i % T.
-        let t = i % x.shape()[nd - 2];
-        let keep = |j: usize| !causal || j <= t;
-        let max = row
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| keep(*j))
-            .map(|(_, v)| *v)
-            .fold(F::neg_infinity(), F::max);
-        let mut sum = F::zero();
-        for (j, v) in row.iter_mut().enumerate() {
-            *v = if keep(j) { (*v - max).exp() } else { F::zero() };
-            sum += *v;
-        }
-        row.mapv_inplace(|v| v / sum);
-    }
-    y
-}
-
-fn unary<F: Scalar>(u: Unary, v: F) -> F {
+fn unary<F: Scalar>(u: Unary, x: &ArrayD<F>) -> ArrayD<F> {
     let half = F::of(0.5);
     let one = F::one();
+    let mut y = owned(x);
+    let out = slice_mut(&mut y);
     match u {
-        Unary::Relu => v.max(F::zero()),
-        Unary::Gelu => half * v * (one + (v * F::of(std::f64::consts::FRAC_1_SQRT_2)).erf()),
+        Unary::Relu => kernels::map_mut(out, |v| v.max(F::zero())),
+        Unary::Gelu => {
+            let r = F::of(std::f64::consts::FRAC_1_SQRT_2);
+            kernels::map_mut(out, |v| half * v * (one + (v * r).erf()));
+        }
         Unary::GeluTanh => {
             let c = F::of((2.0 / std::f64::consts::PI).sqrt());
-            half * v * (one + (c * (v + F::of(0.044_715) * v * v * v)).tanh())
+            let k = F::of(0.044_715);
+            kernels::map_mut(out, |v| half * v * (one + (c * (v + k * v * v * v)).tanh()));
         }
     }
+    y
 }
 
 fn silu<F: Scalar>(v: F) -> F {
@@ -227,6 +222,10 @@ impl<F: Scalar> Backend for Numeric<F> {
         }
     }
 
+    fn load(&self, values: &ArrayD<f32>) -> ArrayD<F> {
+        values.mapv(|v| F::of(f64::from(v)))
+    }
+
     fn normal(&self, shape: &[usize], seed: u64) -> ArrayD<F> {
         self.param(shape, Init::Normal(1.0), seed)
     }
@@ -244,7 +243,7 @@ impl<F: Scalar> Backend for Numeric<F> {
                 // (B,T,h·hd) → (B,T,h,hd) → (B,h,T,hd)
                 let (b, t, hd) = (out[0], out[2], out[3]);
                 let v = x.to_shape(IxDyn(&[b, t, *heads, hd])).expect(CHECKED);
-                relayout(&v.view().permuted_axes(IxDyn(&[0, 2, 1, 3])), &out)
+                relayout(v.view().permuted_axes(IxDyn(&[0, 2, 1, 3])), &out)
             }
             Op::RepeatKv { rep } => {
                 let mut y = ArrayD::zeros(IxDyn(&out));
@@ -256,47 +255,40 @@ impl<F: Scalar> Backend for Numeric<F> {
             }
             Op::Scores { head_dim } => {
                 let scale = F::of(1.0 / (*head_dim as f64).sqrt());
-                per_head(x, ins[1], &out, |q, k| q.dot(&k.t()) * scale)
+                per_head(x, ins[1], &out, true, scale)
             }
-            Op::Softmax { causal } => softmax(x, *causal),
-            Op::WeightedSum => per_head(x, ins[1], &out, |w, v| w.dot(&v)),
-            Op::MergeHeads(Merge::Transpose) => {
-                // (B,h,T,hd) → (B,T,h,hd) → (B,T,h·hd)
-                relayout(&x.view().permuted_axes(IxDyn(&[0, 2, 1, 3])), &out)
-            }
-            Op::MergeHeads(Merge::BareReshape) => relayout(x, &out),
-            Op::Act(u) => x.mapv(|v| unary(*u, v)),
-            Op::SwiGlu => {
-                let mut y = x.mapv(silu);
-                y *= ins[1];
+            Op::Softmax { causal } => {
+                let mut y = owned(x);
+                let nd = out.len();
+                kernels::softmax_rows(slice_mut(&mut y), out[nd - 2], out[nd - 1], *causal);
                 y
             }
-            Op::Add => x + ins[1],
+            Op::WeightedSum => per_head(x, ins[1], &out, false, F::one()),
+            Op::MergeHeads(Merge::Transpose) => {
+                // (B,h,T,hd) → (B,T,h,hd) → (B,T,h·hd)
+                relayout(x.view().permuted_axes(IxDyn(&[0, 2, 1, 3])), &out)
+            }
+            Op::MergeHeads(Merge::BareReshape) => {
+                owned(x).into_shape_with_order(IxDyn(&out)).expect(CHECKED)
+            }
+            Op::Act(u) => unary(*u, x),
+            Op::SwiGlu => {
+                let mut y = owned(x);
+                kernels::zip_mut(slice_mut(&mut y), &flat(ins[1]), |g, u| silu(g) * u);
+                y
+            }
+            Op::Add => {
+                let mut y = owned(x);
+                kernels::zip_mut(slice_mut(&mut y), &flat(ins[1]), |a, b| a + b);
+                y
+            }
         })
     }
 
     fn summary(&self, t: &ArrayD<F>) -> Option<(Stats, Option<Vec<f64>>)> {
-        let n = t.len().max(1) as f64;
-        let (mut min, mut max, mut sum, mut finite) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, true);
-        for v in t.iter().map(|v| v.f64()) {
-            min = min.min(v);
-            max = max.max(v);
-            sum += v;
-            finite &= v.is_finite();
-        }
-        let mean = sum / n;
-        let var = t.iter().map(|v| (v.f64() - mean).powi(2)).sum::<f64>() / n;
-        let preview = (t.len() <= PREVIEW_MAX).then(|| t.iter().map(|v| v.f64()).collect());
-        Some((
-            Stats {
-                min,
-                max,
-                mean,
-                std: var.sqrt(),
-                finite,
-            },
-            preview,
-        ))
+        let values = flat(t);
+        let preview = (t.len() <= PREVIEW_MAX).then(|| values.iter().map(|v| v.f64()).collect());
+        Some((kernels::stats(&values), preview))
     }
 
     fn values(&self, t: &ArrayD<F>) -> Option<Vec<f64>> {

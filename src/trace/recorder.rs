@@ -10,6 +10,8 @@
 use super::{CheckName, Event, Failure, Operand, ResidualCheck};
 use crate::config::DType;
 use crate::ops::{Backend, Op, Shape, fmt_shape};
+use crate::plan::{Hooks, Progress};
+use std::sync::atomic::Ordering;
 
 /// An activation: a tensor with the path of the event that produced it.
 #[derive(Debug, Clone)]
@@ -70,16 +72,29 @@ pub struct Capture {
     pub values: Vec<f64>,
 }
 
+/// What a recorder keeps and whom it tells.
+#[derive(Debug, Clone, Default)]
+pub struct Watch {
+    /// Keep the values of small tensors in the events.
+    pub values: bool,
+    /// Keep every tensor's full values, for the probes.
+    pub capture: bool,
+    /// Progress and cancel hooks.
+    pub hooks: Hooks,
+    /// Events the run is expected to record, for progress.
+    pub expected: usize,
+}
+
 /// Records events while running ops on a backend.
 pub struct Recorder<'b, B: Backend> {
     backend: &'b B,
     stream: Shape,
     dtype: DType,
-    keep_values: bool,
-    capture: bool,
+    watch: Watch,
     events: Vec<Event>,
     captures: Vec<Capture>,
     failure: Option<Failure>,
+    cancelled: bool,
 }
 
 /// What a finished recorder holds.
@@ -87,6 +102,8 @@ pub struct Recording {
     pub events: Vec<Event>,
     pub failure: Option<Failure>,
     pub captures: Vec<Capture>,
+    /// The cancel hook stopped the run.
+    pub cancelled: bool,
 }
 
 impl<'b, B: Backend> Recorder<'b, B> {
@@ -98,12 +115,23 @@ impl<'b, B: Backend> Recorder<'b, B> {
             backend,
             stream,
             dtype: backend.dtype(),
-            keep_values,
-            capture,
+            watch: Watch {
+                values: keep_values,
+                capture,
+                ..Watch::default()
+            },
             events: Vec::new(),
             captures: Vec::new(),
             failure: None,
+            cancelled: false,
         }
+    }
+
+    /// The same recorder, keeping and telling as `watch` says.
+    #[must_use]
+    pub fn watched(mut self, watch: Watch) -> Self {
+        self.watch = watch;
+        self
     }
 
     /// Ends the recording.
@@ -113,6 +141,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
             events: self.events,
             failure: self.failure,
             captures: self.captures,
+            cancelled: self.cancelled,
         }
     }
 
@@ -193,6 +222,12 @@ impl<'b, B: Backend> Recorder<'b, B> {
         ins: &[In<B::Tensor>],
         on_stream: bool,
     ) -> Result<Val<B::Tensor>, Stop> {
+        if let Some(c) = &self.watch.hooks.cancel
+            && c.load(Ordering::Relaxed)
+        {
+            self.cancelled = true;
+            return Err(Stop);
+        }
         let tensors: Vec<&B::Tensor> = ins.iter().map(In::tensor).collect();
         let t = match self.backend.apply(op, &tensors) {
             Ok(t) => t,
@@ -241,25 +276,29 @@ impl<'b, B: Backend> Recorder<'b, B> {
         let summary = self.backend.summary(&t);
         let finite = summary.as_ref().is_none_or(|(s, _)| s.finite);
         let (stats, preview) = summary.map_or((None, None), |(s, p)| (Some(s), p));
-        let own = [In::Act(&Val {
-            path: path.to_string(),
-            t: t.clone(),
-            axes: axes.clone(),
-        })];
-        let operands = ins.unwrap_or(&own);
-        if on_stream && departs {
+        let failed = if on_stream && departs {
             let detail = format!(
                 "stream tensor {path} is {}, not {}",
                 fmt_shape(&shape),
                 fmt_shape(&self.stream)
             );
-            return Err(self.fail(path, op, CheckName::Stream, detail, operands, None));
-        }
-        if !finite {
+            Some((CheckName::Stream, detail))
+        } else if !finite {
             let detail = format!("{path} holds non-finite values (NaN or ±inf)");
-            return Err(self.fail(path, op, CheckName::Finite, detail, operands, None));
+            Some((CheckName::Finite, detail))
+        } else {
+            None
+        };
+        if let Some((check, detail)) = failed {
+            let own = Val {
+                path: path.to_string(),
+                t,
+                axes,
+            };
+            let own = [In::Act(&own)];
+            return Err(self.fail(path, op, check, detail, ins.unwrap_or(&own), None));
         }
-        if self.capture
+        if self.watch.capture
             && let Some(values) = self.backend.values(&t)
         {
             self.captures.push(Capture {
@@ -283,8 +322,14 @@ impl<'b, B: Backend> Recorder<'b, B> {
             formula,
             stats,
             check: None,
-            values: preview.filter(|_| self.keep_values),
+            values: preview.filter(|_| self.watch.values),
         });
+        if let Some(tell) = &self.watch.hooks.progress {
+            tell(Progress {
+                done: self.events.len(),
+                expected: self.watch.expected.max(self.events.len()),
+            });
+        }
         Ok(Val {
             path: path.to_string(),
             t,

@@ -1,0 +1,167 @@
+//! The element-wise and row-wise work of the numeric backend, on
+//! contiguous row-major slices: one pass per row, in parallel (rayon) once
+//! a tensor has [`PAR_MIN`] elements, serial below so small models pay no
+//! thread hand-off.
+
+use super::Scalar;
+use crate::config::NormKind;
+use crate::ops::Stats;
+use rayon::prelude::*;
+
+/// Elements from which a kernel runs on every core.
+pub const PAR_MIN: usize = 1 << 15;
+
+/// Rows of this many elements split work that has no row structure.
+const CHUNK: usize = 4096;
+
+/// Runs `f(i, row)` on each `width`-long row of `out`.
+pub fn rows_mut<F: Scalar>(out: &mut [F], width: usize, f: impl Fn(usize, &mut [F]) + Sync) {
+    let width = width.max(1);
+    if out.len() >= PAR_MIN {
+        out.par_chunks_mut(width)
+            .enumerate()
+            .for_each(|(i, r)| f(i, r));
+    } else {
+        out.chunks_mut(width).enumerate().for_each(|(i, r)| f(i, r));
+    }
+}
+
+/// `out[i] = f(out[i])` for every element.
+pub fn map_mut<F: Scalar>(out: &mut [F], f: impl Fn(F) -> F + Sync) {
+    rows_mut(out, CHUNK, |_, r| r.iter_mut().for_each(|v| *v = f(*v)));
+}
+
+/// `out[i] = f(out[i], other[i])` for every element; equal lengths.
+pub fn zip_mut<F: Scalar>(out: &mut [F], other: &[F], f: impl Fn(F, F) -> F + Sync) {
+    rows_mut(out, CHUNK, |i, r| {
+        let o = &other[i * CHUNK..i * CHUNK + r.len()];
+        r.iter_mut().zip(o).for_each(|(v, &w)| *v = f(*v, w));
+    });
+}
+
+/// LayerNorm or RMSNorm of each row, times γ, plus β.
+pub fn norm_rows<F: Scalar>(out: &mut [F], kind: NormKind, eps: F, g: &[F], b: Option<&[F]>) {
+    let d = g.len();
+    rows_mut(out, d, |_, r| {
+        let n = F::of(r.len() as f64);
+        let mean = match kind {
+            NormKind::LayerNorm => r.iter().fold(F::zero(), |a, &v| a + v) / n,
+            NormKind::RmsNorm => F::zero(),
+        };
+        let var = r
+            .iter()
+            .fold(F::zero(), |a, &v| a + (v - mean) * (v - mean))
+            / n;
+        let inv = (var + eps).sqrt().recip();
+        match b {
+            Some(b) => {
+                for ((v, &g), &b) in r.iter_mut().zip(g).zip(b) {
+                    *v = (*v - mean) * inv * g + b;
+                }
+            }
+            None => {
+                for (v, &g) in r.iter_mut().zip(g) {
+                    *v = (*v - mean) * inv * g;
+                }
+            }
+        }
+    });
+}
+
+/// Softmax of each row of a (…, T, S) tensor; with `causal`, row t keeps
+/// keys 0..=t and the rest are 0.
+pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal: bool) {
+    rows_mut(out, s_len, |i, r| {
+        let keep = if causal {
+            (i % t_len.max(1) + 1).min(r.len())
+        } else {
+            r.len()
+        };
+        let (live, masked) = r.split_at_mut(keep);
+        let max = live.iter().fold(F::neg_infinity(), |a, &v| a.max(v));
+        let mut sum = F::zero();
+        for v in live.iter_mut() {
+            *v = (*v - max).exp();
+            sum += *v;
+        }
+        let inv = sum.recip();
+        live.iter_mut().for_each(|v| *v *= inv);
+        masked.iter_mut().for_each(|v| *v = F::zero());
+    });
+}
+
+/// Count, min, max, mean, sum of squared deviations, finite: one chunk's
+/// moments, merged with Chan's formula so the variance stays exact.
+#[derive(Clone, Copy)]
+struct Moments {
+    n: f64,
+    min: f64,
+    max: f64,
+    mean: f64,
+    m2: f64,
+    finite: bool,
+}
+
+impl Moments {
+    const EMPTY: Self = Self {
+        n: 0.0,
+        min: f64::INFINITY,
+        max: f64::NEG_INFINITY,
+        mean: 0.0,
+        m2: 0.0,
+        finite: true,
+    };
+
+    fn of<F: Scalar>(c: &[F]) -> Self {
+        let mut m = Self::EMPTY;
+        let mut sum = 0.0;
+        for v in c.iter().map(|v| v.f64()) {
+            m.min = m.min.min(v);
+            m.max = m.max.max(v);
+            sum += v;
+            m.finite &= v.is_finite();
+        }
+        m.n = c.len() as f64;
+        m.mean = sum / m.n.max(1.0);
+        m.m2 = c.iter().map(|v| (v.f64() - m.mean).powi(2)).sum();
+        m
+    }
+
+    fn merge(a: Self, b: Self) -> Self {
+        if a.n == 0.0 {
+            return b;
+        }
+        let n = a.n + b.n;
+        let delta = b.mean - a.mean;
+        Self {
+            n,
+            min: a.min.min(b.min),
+            max: a.max.max(b.max),
+            mean: a.mean + delta * b.n / n,
+            m2: a.m2 + b.m2 + delta * delta * a.n * b.n / n,
+            finite: a.finite && b.finite,
+        }
+    }
+}
+
+/// Min, max, mean, population std and finiteness of `values`.
+pub fn stats<F: Scalar>(values: &[F]) -> Stats {
+    let m = if values.len() >= PAR_MIN {
+        values
+            .par_chunks(CHUNK)
+            .map(Moments::of)
+            .reduce(|| Moments::EMPTY, Moments::merge)
+    } else {
+        values
+            .chunks(CHUNK)
+            .map(Moments::of)
+            .fold(Moments::EMPTY, Moments::merge)
+    };
+    Stats {
+        min: m.min,
+        max: m.max,
+        mean: m.mean,
+        std: (m.m2 / m.n.max(1.0)).sqrt(),
+        finite: m.finite,
+    }
+}

@@ -342,6 +342,22 @@ pub trait Backend {
     /// [`OpError`] when the operand shapes do not fit the op.
     fn apply(&self, op: &Op, ins: &[&Self::Tensor]) -> Result<Self::Tensor, OpError>;
 
+    /// As [`Backend::apply`] with `x` handed over as the first operand, so
+    /// an op that keeps its shape may compute into it.
+    ///
+    /// # Errors
+    /// As [`Backend::apply`].
+    fn apply_owned(
+        &self,
+        op: &Op,
+        x: Self::Tensor,
+        rest: &[&Self::Tensor],
+    ) -> Result<Self::Tensor, OpError> {
+        let mut ins = vec![&x];
+        ins.extend_from_slice(rest);
+        self.apply(op, &ins)
+    }
+
     /// Summary stats and, for a tensor of at most [`PREVIEW_MAX`] values,
     /// the values in row-major order. `None` in shape-only mode.
     fn summary(&self, t: &Self::Tensor) -> Option<(Stats, Option<Vec<f64>>)>;

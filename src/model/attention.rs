@@ -93,13 +93,10 @@ impl<T: Clone> Attention<T> {
             head_dim: self.head_dim,
         };
         let s = rec.op(&format!("{p}.scores"), &scores, &[In::Act(&q), In::Act(&k)])?; // (B, h, T, T)
-        let w = rec.op(
-            &format!("{p}.weights"),
-            &Op::Softmax {
-                causal: self.causal,
-            },
-            &[In::Act(&s)],
-        )?; // (B, h, T, T)
+        let softmax = Op::Softmax {
+            causal: self.causal,
+        };
+        let w = rec.op_owned(&format!("{p}.weights"), &softmax, s, &[])?; // (B, h, T, T)
         let c = rec.op(
             &format!("{p}.context"),
             &Op::WeightedSum,

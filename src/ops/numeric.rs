@@ -4,60 +4,19 @@
 //! array code below never meets shapes it cannot handle.
 
 mod kernels;
+pub mod matmul;
+mod scalar;
+
+pub use scalar::Scalar;
 
 use super::{Backend, Init, Merge, NormAxis, Op, OpError, PREVIEW_MAX, Stats, Unary};
 use crate::config::{DType, NormKind};
-use ndarray::linalg::general_mat_mul;
-use ndarray::{ArrayD, ArrayViewD, Ix2, IxDyn, LinalgScalar, ScalarOperand, s};
+use ndarray::{Array2, ArrayD, ArrayViewD, ArrayViewMut2, Ix2, IxDyn, s};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
+use rayon::prelude::*;
 use std::marker::PhantomData;
-
-/// An element type the numeric backend runs in.
-pub trait Scalar:
-    LinalgScalar
-    + ScalarOperand
-    + num_traits::Float
-    + num_traits::FromPrimitive
-    + std::ops::AddAssign
-    + std::ops::MulAssign
-    + Send
-    + Sync
-    + std::fmt::Debug
-{
-    const DTYPE: DType;
-    fn erf(self) -> Self;
-    fn of(v: f64) -> Self;
-    fn f64(self) -> f64;
-}
-
-impl Scalar for f32 {
-    const DTYPE: DType = DType::F32;
-    fn erf(self) -> Self {
-        libm::erff(self)
-    }
-    #[allow(clippy::cast_possible_truncation)]
-    fn of(v: f64) -> Self {
-        v as f32
-    }
-    fn f64(self) -> f64 {
-        f64::from(self)
-    }
-}
-
-impl Scalar for f64 {
-    const DTYPE: DType = DType::F64;
-    fn erf(self) -> Self {
-        libm::erf(self)
-    }
-    fn of(v: f64) -> Self {
-        v
-    }
-    fn f64(self) -> f64 {
-        self
-    }
-}
 
 /// Runs ops on `ArrayD<F>`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -73,6 +32,9 @@ impl<F: Scalar> Numeric<F> {
 // Shapes reaching the helpers below were accepted by `Op::infer`, so the
 // reshapes cannot fail; `expect` states that invariant.
 const CHECKED: &str = "shape checked by Op::infer";
+
+/// Values drawn from one random stream when a parameter is initialised.
+const DRAW_BLOCK: usize = 1 << 16;
 
 /// An owned row-major copy of `x`, to compute into in place.
 fn owned<F: Scalar>(x: &ArrayD<F>) -> ArrayD<F> {
@@ -108,7 +70,9 @@ fn linear<F: Scalar>(
     let k = w.shape()[0];
     let x2 = x.to_shape((x.len() / k.max(1), k)).expect(CHECKED);
     let w2 = w.view().into_dimensionality::<Ix2>().expect(CHECKED);
-    let mut y = x2.dot(&w2).into_dyn();
+    let mut y = Array2::zeros((x2.nrows(), w2.ncols()));
+    matmul::matmul(F::one(), &x2.view(), &w2, &mut y.view_mut(), true);
+    let mut y = y.into_dyn();
     if let Some(b) = b {
         let b = flat(b);
         kernels::rows_mut(slice_mut(&mut y), b.len(), |_, r| {
@@ -152,7 +116,8 @@ fn norm<F: Scalar>(
 }
 
 /// `alpha · a[b,h] · c[b,h]` (with c transposed when `ct`) for every batch
-/// and head of rank-4 arrays, written straight into the output.
+/// and head of rank-4 arrays, written straight into the output; the heads
+/// run in parallel, each product on one thread.
 fn per_head<F: Scalar>(
     a: &ArrayD<F>,
     c: &ArrayD<F>,
@@ -160,41 +125,70 @@ fn per_head<F: Scalar>(
     ct: bool,
     alpha: F,
 ) -> ArrayD<F> {
+    let heads = out[1];
     let mut y = ArrayD::zeros(IxDyn(out));
-    for bi in 0..out[0] {
-        for hi in 0..out[1] {
-            let ai = a.slice(s![bi, hi, .., ..]);
-            let ci = c.slice(s![bi, hi, .., ..]);
-            let ci = if ct { ci.reversed_axes() } else { ci };
-            let mut yi = y.slice_mut(s![bi, hi, .., ..]);
-            general_mat_mul(alpha, &ai, &ci, F::zero(), &mut yi);
-        }
+    let size = out[2] * out[3];
+    let one = |i: usize, yi: &mut [F]| {
+        let (bi, hi) = (i / heads, i % heads);
+        let ai = a.slice(s![bi, hi, .., ..]);
+        let ci = c.slice(s![bi, hi, .., ..]);
+        let ci = if ct { ci.reversed_axes() } else { ci };
+        let mut yi = ArrayViewMut2::from_shape((out[2], out[3]), yi).expect(CHECKED);
+        matmul::matmul(alpha, &ai, &ci, &mut yi, out[0] * heads == 1);
+    };
+    let ys = slice_mut(&mut y);
+    if ys.len() >= kernels::PAR_MIN {
+        ys.par_chunks_mut(size.max(1))
+            .enumerate()
+            .for_each(|(i, yi)| one(i, yi));
+    } else {
+        ys.chunks_mut(size.max(1))
+            .enumerate()
+            .for_each(|(i, yi)| one(i, yi));
     }
     y
 }
 
-fn unary<F: Scalar>(u: Unary, x: &ArrayD<F>) -> ArrayD<F> {
+/// Ops that keep their first operand's shape, computed into its buffer.
+fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>]) {
+    let shape = y.shape().to_vec();
+    let out = slice_mut(y);
+    match op {
+        Op::Softmax { causal } => {
+            let nd = shape.len();
+            kernels::softmax_rows(out, shape[nd - 2], shape[nd - 1], *causal);
+        }
+        Op::Act(u) => unary(*u, out),
+        Op::SwiGlu => kernels::zip_mut(out, &flat(rest[0]), |g, u| silu(g) * u),
+        _ => kernels::zip_mut(out, &flat(rest[0]), |a, b| a + b),
+    }
+}
+
+/// Whether [`in_place`] computes `op`.
+fn keeps_shape(op: &Op) -> bool {
+    matches!(op, Op::Softmax { .. } | Op::Act(_) | Op::SwiGlu | Op::Add)
+}
+
+fn unary<F: Scalar>(u: Unary, out: &mut [F]) {
     let half = F::of(0.5);
     let one = F::one();
-    let mut y = owned(x);
-    let out = slice_mut(&mut y);
     match u {
         Unary::Relu => kernels::map_mut(out, |v| v.max(F::zero())),
         Unary::Gelu => {
             let r = F::of(std::f64::consts::FRAC_1_SQRT_2);
             kernels::map_mut(out, |v| half * v * (one + (v * r).erf()));
         }
+        // ½·x·(1 + tanh(u)) = x·σ(2u), with u = √(2/π)·(x + 0.044715·x³).
         Unary::GeluTanh => {
-            let c = F::of((2.0 / std::f64::consts::PI).sqrt());
+            let c = F::of(-2.0 * (2.0 / std::f64::consts::PI).sqrt());
             let k = F::of(0.044_715);
-            kernels::map_mut(out, |v| half * v * (one + (c * (v + k * v * v * v)).tanh()));
+            kernels::map_mut(out, |v| v / (one + (c * (v + k * v * v * v)).exp_fast()));
         }
     }
-    y
 }
 
 fn silu<F: Scalar>(v: F) -> F {
-    v / (F::one() + (-v).exp())
+    v / (F::one() + (-v).exp_fast())
 }
 
 impl<F: Scalar> Backend for Numeric<F> {
@@ -212,12 +206,24 @@ impl<F: Scalar> Backend for Numeric<F> {
     fn param(&self, shape: &[usize], init: Init, seed: u64) -> ArrayD<F> {
         match init {
             Init::Const(c) => ArrayD::from_elem(IxDyn(shape), F::of(c)),
+            // Blocks of DRAW_BLOCK values each draw from their own stream
+            // (the first from `seed` itself), so large tensors fill on
+            // every core and small ones are drawn as before.
             Init::Normal(std) => {
-                let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                ArrayD::from_shape_simple_fn(IxDyn(shape), || {
-                    let z: f64 = StandardNormal.sample(&mut rng);
-                    F::of(z * std)
-                })
+                let mut y = ArrayD::zeros(IxDyn(shape));
+                kernels::rows_mut(slice_mut(&mut y), DRAW_BLOCK, |i, block| {
+                    let s = if i == 0 {
+                        seed
+                    } else {
+                        crate::model::seed_for(seed, &i.to_string())
+                    };
+                    let mut rng = ChaCha8Rng::seed_from_u64(s);
+                    for v in block {
+                        let z: f64 = StandardNormal.sample(&mut rng);
+                        *v = F::of(z * std);
+                    }
+                });
+                y
             }
         }
     }
@@ -257,12 +263,6 @@ impl<F: Scalar> Backend for Numeric<F> {
                 let scale = F::of(1.0 / (*head_dim as f64).sqrt());
                 per_head(x, ins[1], &out, true, scale)
             }
-            Op::Softmax { causal } => {
-                let mut y = owned(x);
-                let nd = out.len();
-                kernels::softmax_rows(slice_mut(&mut y), out[nd - 2], out[nd - 1], *causal);
-                y
-            }
             Op::WeightedSum => per_head(x, ins[1], &out, false, F::one()),
             Op::MergeHeads(Merge::Transpose) => {
                 // (B,h,T,hd) → (B,T,h,hd) → (B,T,h·hd)
@@ -271,18 +271,31 @@ impl<F: Scalar> Backend for Numeric<F> {
             Op::MergeHeads(Merge::BareReshape) => {
                 owned(x).into_shape_with_order(IxDyn(&out)).expect(CHECKED)
             }
-            Op::Act(u) => unary(*u, x),
-            Op::SwiGlu => {
+            // Softmax, activations, SwiGLU and the add keep x's shape.
+            op => {
                 let mut y = owned(x);
-                kernels::zip_mut(slice_mut(&mut y), &flat(ins[1]), |g, u| silu(g) * u);
-                y
-            }
-            Op::Add => {
-                let mut y = owned(x);
-                kernels::zip_mut(slice_mut(&mut y), &flat(ins[1]), |a, b| a + b);
+                in_place(op, &mut y, &ins[1..]);
                 y
             }
         })
+    }
+
+    fn apply_owned(
+        &self,
+        op: &Op,
+        mut x: ArrayD<F>,
+        rest: &[&ArrayD<F>],
+    ) -> Result<ArrayD<F>, OpError> {
+        if !(keeps_shape(op) && x.is_standard_layout()) {
+            let mut ins = vec![&x];
+            ins.extend_from_slice(rest);
+            return self.apply(op, &ins);
+        }
+        let mut shapes = vec![x.shape()];
+        shapes.extend(rest.iter().map(|t| t.shape()));
+        op.infer(&shapes)?;
+        in_place(op, &mut x, rest);
+        Ok(x)
     }
 
     fn summary(&self, t: &ArrayD<F>) -> Option<(Stats, Option<Vec<f64>>)> {

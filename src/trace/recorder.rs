@@ -36,6 +36,14 @@ pub enum In<'a, T> {
     Param(&'a Param<T>),
 }
 
+impl<T> Clone for In<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for In<'_, T> {}
+
 impl<T> In<'_, T> {
     fn tensor(&self) -> &T {
         match self {
@@ -166,7 +174,22 @@ impl<'b, B: Backend> Recorder<'b, B> {
         op: &Op,
         ins: &[In<B::Tensor>],
     ) -> Result<Val<B::Tensor>, Stop> {
-        self.run(path, op, ins, false)
+        self.run(path, op, None, ins, false)
+    }
+
+    /// As [`Recorder::op`], handing over the first operand `x`, which the
+    /// backend may compute into (softmax, activations): no new buffer.
+    ///
+    /// # Errors
+    /// As [`Recorder::op`].
+    pub fn op_owned(
+        &mut self,
+        path: &str,
+        op: &Op,
+        x: Val<B::Tensor>,
+        rest: &[In<B::Tensor>],
+    ) -> Result<Val<B::Tensor>, Stop> {
+        self.run(path, op, Some(x), rest, false)
     }
 
     /// Runs an op whose output is a sublayer interface: a norm output or a
@@ -180,7 +203,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         op: &Op,
         ins: &[In<B::Tensor>],
     ) -> Result<Val<B::Tensor>, Stop> {
-        self.run(path, op, ins, true)
+        self.run(path, op, None, ins, true)
     }
 
     /// The residual add `stream + update`, checked before it runs.
@@ -205,9 +228,17 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 check.operands(),
                 fmt_shape(&self.stream)
             );
-            return Err(self.fail(path, "add", CheckName::Residual, detail, &ins, Some(check)));
+            let operands = self.operands(&ins);
+            return Err(self.fail(
+                path,
+                "add",
+                CheckName::Residual,
+                detail,
+                operands,
+                Some(check),
+            ));
         }
-        let mut out = self.run(path, &Op::Add, &ins, true)?;
+        let mut out = self.run(path, &Op::Add, None, &ins, true)?;
         if let Some(e) = self.events.last_mut() {
             e.check = Some(check);
         }
@@ -219,6 +250,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         &mut self,
         path: &str,
         op: &Op,
+        owned: Option<Val<B::Tensor>>,
         ins: &[In<B::Tensor>],
         on_stream: bool,
     ) -> Result<Val<B::Tensor>, Stop> {
@@ -228,24 +260,43 @@ impl<'b, B: Backend> Recorder<'b, B> {
             self.cancelled = true;
             return Err(Stop);
         }
-        let tensors: Vec<&B::Tensor> = ins.iter().map(In::tensor).collect();
-        let t = match self.backend.apply(op, &tensors) {
-            Ok(t) => t,
-            Err(e) => {
-                let detail = format!("{} refused its operands: {e}", op.name());
-                return Err(self.fail(path, op.name(), CheckName::OpShapes, detail, ins, None));
-            }
-        };
-        let shapes: Vec<&[usize]> = tensors.iter().map(|t| B::shape(t)).collect();
-        let formula = op.formula(&shapes, B::shape(&t));
-        let axes = op.axes(&ins.iter().map(In::axes).collect::<Vec<_>>());
-        let inputs = ins
+        let all: Vec<In<B::Tensor>> = owned
+            .iter()
+            .map(In::Act)
+            .chain(ins.iter().copied())
+            .collect();
+        let shapes: Vec<Shape> = all.iter().map(|i| B::shape(i.tensor()).to_vec()).collect();
+        let axes = op.axes(&all.iter().map(In::axes).collect::<Vec<_>>());
+        let inputs = all
             .iter()
             .filter_map(|i| match i {
                 In::Act(v) => Some(v.path.clone()),
                 In::Param(_) => None,
             })
             .collect();
+        let operands = self.operands(&all);
+        drop(all);
+        let rest: Vec<&B::Tensor> = ins.iter().map(In::tensor).collect();
+        let result = match owned {
+            Some(x) => self.backend.apply_owned(op, x.t, &rest),
+            None => self.backend.apply(op, &rest),
+        };
+        let t = match result {
+            Ok(t) => t,
+            Err(e) => {
+                let detail = format!("{} refused its operands: {e}", op.name());
+                return Err(self.fail(
+                    path,
+                    op.name(),
+                    CheckName::OpShapes,
+                    detail,
+                    operands,
+                    None,
+                ));
+            }
+        };
+        let shape_refs: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
+        let formula = op.formula(&shape_refs, B::shape(&t));
         self.push(
             path,
             op.name(),
@@ -254,8 +305,19 @@ impl<'b, B: Backend> Recorder<'b, B> {
             inputs,
             formula,
             on_stream,
-            Some(ins),
+            Some(operands),
         )
+    }
+
+    /// The path, shape and dtype of each operand, for a failure.
+    fn operands(&self, ins: &[In<B::Tensor>]) -> Vec<Operand> {
+        ins.iter()
+            .map(|i| Operand {
+                path: i.path().to_string(),
+                shape: B::shape(i.tensor()).to_vec(),
+                dtype: self.dtype,
+            })
+            .collect()
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -268,7 +330,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         inputs: Vec<String>,
         formula: String,
         on_stream: bool,
-        ins: Option<&[In<B::Tensor>]>,
+        operands: Option<Vec<Operand>>,
     ) -> Result<Val<B::Tensor>, Stop> {
         let shape = B::shape(&t).to_vec();
         let departs = shape != self.stream;
@@ -295,8 +357,8 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 t,
                 axes,
             };
-            let own = [In::Act(&own)];
-            return Err(self.fail(path, op, check, detail, ins.unwrap_or(&own), None));
+            let operands = operands.unwrap_or_else(|| self.operands(&[In::Act(&own)]));
+            return Err(self.fail(path, op, check, detail, operands, None));
         }
         if self.watch.capture
             && let Some(values) = self.backend.values(&t)
@@ -343,17 +405,9 @@ impl<'b, B: Backend> Recorder<'b, B> {
         op: &str,
         check: CheckName,
         detail: String,
-        ins: &[In<B::Tensor>],
+        operands: Vec<Operand>,
         residual: Option<ResidualCheck>,
     ) -> Stop {
-        let operands = ins
-            .iter()
-            .map(|i| Operand {
-                path: i.path().to_string(),
-                shape: B::shape(i.tensor()).to_vec(),
-                dtype: self.dtype,
-            })
-            .collect();
         self.failure = Some(Failure {
             step: self.events.len(),
             path: path.to_string(),

@@ -68,8 +68,8 @@ pub fn norm_rows<F: Scalar>(out: &mut [F], kind: NormKind, eps: F, g: &[F], b: O
     });
 }
 
-/// Softmax of each row of a (…, T, S) tensor; with `causal`, row t keeps
-/// keys 0..=t and the rest are 0.
+/// Softmax of each row of a (…, T, S) tensor, in place; with `causal`,
+/// row t keeps keys 0..=t and the rest are 0.
 pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal: bool) {
     rows_mut(out, s_len, |i, r| {
         let keep = if causal {
@@ -81,7 +81,7 @@ pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal
         let max = live.iter().fold(F::neg_infinity(), |a, &v| a.max(v));
         let mut sum = F::zero();
         for v in live.iter_mut() {
-            *v = (*v - max).exp();
+            *v = (*v - max).exp_fast();
             sum += *v;
         }
         let inv = sum.recip();
@@ -112,19 +112,46 @@ impl Moments {
         finite: true,
     };
 
+    /// One pass over a chunk: 8 lanes of min, max, Σ(x−K) and Σ(x−K)²,
+    /// shifted by the chunk's first value K so the variance stays exact.
     fn of<F: Scalar>(c: &[F]) -> Self {
-        let mut m = Self::EMPTY;
-        let mut sum = 0.0;
-        for v in c.iter().map(|v| v.f64()) {
-            m.min = m.min.min(v);
-            m.max = m.max.max(v);
-            sum += v;
-            m.finite &= v.is_finite();
+        const W: usize = 8;
+        let Some(&shift) = c.first() else {
+            return Self::EMPTY;
+        };
+        let (mut lo, mut hi) = ([shift; W], [shift; W]);
+        let (mut s1, mut s2) = ([F::zero(); W], [F::zero(); W]);
+        let mut lanes = c.chunks_exact(W);
+        for block in &mut lanes {
+            for l in 0..W {
+                let v = block[l];
+                lo[l] = if v < lo[l] { v } else { lo[l] };
+                hi[l] = if v > hi[l] { v } else { hi[l] };
+                let d = v - shift;
+                s1[l] += d;
+                s2[l] += d * d;
+            }
         }
-        m.n = c.len() as f64;
-        m.mean = sum / m.n.max(1.0);
-        m.m2 = c.iter().map(|v| (v.f64() - m.mean).powi(2)).sum();
-        m
+        for (l, &v) in lanes.remainder().iter().enumerate() {
+            lo[l] = if v < lo[l] { v } else { lo[l] };
+            hi[l] = if v > hi[l] { v } else { hi[l] };
+            s1[l] += v - shift;
+            s2[l] += (v - shift) * (v - shift);
+        }
+        let n = c.len() as f64;
+        let sum = |a: [F; W]| a.iter().map(|v| v.f64()).sum::<f64>();
+        let (s1, s2) = (sum(s1), sum(s2));
+        let min = lo.iter().map(|v| v.f64()).fold(f64::INFINITY, f64::min);
+        let max = hi.iter().map(|v| v.f64()).fold(f64::NEG_INFINITY, f64::max);
+        Self {
+            n,
+            min,
+            max,
+            mean: shift.f64() + s1 / n,
+            m2: (s2 - s1 * s1 / n).max(0.0),
+            // NaN and ±inf reach the shifted sum (inf − inf is NaN too).
+            finite: min.is_finite() && max.is_finite() && s1.is_finite(),
+        }
     }
 
     fn merge(a: Self, b: Self) -> Self {

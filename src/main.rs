@@ -60,8 +60,11 @@ fn is_broken_pipe(e: &color_eyre::Report) -> bool {
 }
 
 fn dispatch(cli: &Cli) -> Result<ExitCode> {
-    let values = matches!(&cli.command, Some(Command::Trace(a)) if a.values);
-    let (cfg, req) = cli.model.resolve(values)?;
+    let (values, output) = match &cli.command {
+        Some(Command::Trace(a)) => (a.values, a.output.is_some()),
+        _ => (false, false),
+    };
+    let (cfg, req) = cli.model.resolve(values, output)?;
     match &cli.command {
         None => {
             let launch = tui::Launch {
@@ -103,19 +106,13 @@ fn run(
     Ok((run, traced.output))
 }
 
-fn trace(cfg: &shapetrace::ModelConfig, mut req: Request, args: &TraceArgs) -> Result<ExitCode> {
-    req.keep_output = args.output.is_some();
+fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Result<ExitCode> {
     let (run, output) = run(cfg, req)?;
     if let Some(path) = &args.output {
         let Some(out) = &output else {
             bail!(
-                "--output {} needs a numeric run that completes; this run {}",
-                path.display(),
-                if run.trace.failure.is_some() {
-                    "stopped at a failed check"
-                } else {
-                    "traced shapes only"
-                }
+                "--output {} needs a run that completes; this one stopped at a failed check (see shapetrace check)",
+                path.display()
             );
         };
         write_atomically("--output", path, |w| {

@@ -5,7 +5,8 @@
 //! [`ModelConfig::numeric_bytes`]) exceeds the limit traces shapes only and
 //! says so in [`Plan::note`]. When numbers are required — [`ModeChoice::Numeric`],
 //! loaded weights or a given input — the run is refused instead, naming the
-//! estimate and the limit.
+//! estimate and the limit. Asking for the output values
+//! ([`Request::keep_output`]) requires numbers too.
 //!
 //! ```
 //! use shapetrace::plan::{Request, plan};
@@ -80,7 +81,7 @@ pub struct Request {
     pub weights: Option<Arc<Weights>>,
     /// The input x0 (B, T, d_model) in place of the seeded one (requires numbers).
     pub input: Option<Arc<ArrayD<f32>>>,
-    /// Return the model's final output values (numeric runs).
+    /// Return the model's final output values (requires numbers).
     pub keep_output: bool,
     pub hooks: Hooks,
 }
@@ -107,6 +108,8 @@ impl Request {
             Some("--weights")
         } else if self.input.is_some() {
             Some("--input")
+        } else if self.keep_output {
+            Some("--output")
         } else if self.mode == ModeChoice::Numeric {
             Some("--numeric")
         } else {

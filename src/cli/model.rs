@@ -162,7 +162,11 @@ impl ModelArgs {
     /// # Errors
     /// An unknown preset, a bad file, an invalid config, or a numeric run
     /// that is required but over the limit.
-    pub fn resolve(&self, values: bool) -> Result<(ModelConfig, Request), shapetrace::Error> {
+    pub fn resolve(
+        &self,
+        values: bool,
+        keep_output: bool,
+    ) -> Result<(ModelConfig, Request), shapetrace::Error> {
         let mode = if self.shape_only {
             ModeChoice::ShapeOnly
         } else if self.numeric {
@@ -173,6 +177,7 @@ impl ModelArgs {
         let req = Request {
             mode,
             values,
+            keep_output,
             max_memory: self.max_memory,
             ..Request::default()
         };

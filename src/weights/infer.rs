@@ -37,14 +37,15 @@ impl Checkpoint {
         let d_ff =
             dim(format!("{r}h.0.mlp.c_fc.weight"), out_axis).ok_or_else(|| missing("mlp.c_fc"))?;
         let qkv = dim(format!("{r}h.0.attn.c_attn.weight"), out_axis).unwrap_or(3 * d);
-        let Some(heads) = heads.filter(|&n| n > 0 && d.is_multiple_of(n)) else {
+        let Some(heads) = heads else {
             return Err(WeightsError::NeedHeads {
                 d_model: d,
                 allowed: crate::config::divisors(d),
             });
         };
+        // Heads that do not divide d are named by the config's validation.
         let kv_width = qkv.saturating_sub(d) / 2;
-        let kv_heads = kv_width / (d / heads).max(1);
+        let kv_heads = (kv_width / (d / heads.max(1)).max(1)).max(1);
         Ok(Overlay {
             d_model: Some(d),
             heads: Some(heads),

@@ -78,16 +78,48 @@ pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal
             r.len()
         };
         let (live, masked) = r.split_at_mut(keep);
-        let max = live.iter().fold(F::neg_infinity(), |a, &v| a.max(v));
-        let mut sum = F::zero();
-        for v in live.iter_mut() {
-            *v = (*v - max).exp_fast();
-            sum += *v;
-        }
-        let inv = sum.recip();
+        let max = lane_max(live);
+        live.iter_mut().for_each(|v| *v = (*v - max).exp_fast());
+        let inv = lane_sum(live).recip();
         live.iter_mut().for_each(|v| *v *= inv);
         masked.iter_mut().for_each(|v| *v = F::zero());
     });
+}
+
+/// Lanes of independent accumulators, so reductions vectorise.
+const LANES: usize = 16;
+
+/// The largest value (−∞ for none); NaN only through the later arithmetic.
+fn lane_max<F: Scalar>(x: &[F]) -> F {
+    let mut m = [F::neg_infinity(); LANES];
+    let blocks = x.chunks_exact(LANES);
+    let rest = blocks.remainder();
+    for b in blocks {
+        for l in 0..LANES {
+            m[l] = if b[l] > m[l] { b[l] } else { m[l] };
+        }
+    }
+    for (l, &v) in rest.iter().enumerate() {
+        m[l] = if v > m[l] { v } else { m[l] };
+    }
+    m.iter()
+        .fold(F::neg_infinity(), |a, &b| if b > a { b } else { a })
+}
+
+/// The sum of `x`.
+fn lane_sum<F: Scalar>(x: &[F]) -> F {
+    let mut s = [F::zero(); LANES];
+    let blocks = x.chunks_exact(LANES);
+    let rest = blocks.remainder();
+    for b in blocks {
+        for l in 0..LANES {
+            s[l] += b[l];
+        }
+    }
+    for (l, &v) in rest.iter().enumerate() {
+        s[l] += v;
+    }
+    s.iter().fold(F::zero(), |a, &b| a + b)
 }
 
 /// Count, min, max, mean, sum of squared deviations, finite: one chunk's
@@ -112,19 +144,20 @@ impl Moments {
         finite: true,
     };
 
-    /// One pass over a chunk: 8 lanes of min, max, Σ(x−K) and Σ(x−K)²,
+    /// One pass over a chunk: 16 lanes of min, max, Σ(x−K) and Σ(x−K)²,
     /// shifted by the chunk's first value K so the variance stays exact.
     fn of<F: Scalar>(c: &[F]) -> Self {
-        const W: usize = 8;
+        const W: usize = LANES;
         let Some(&shift) = c.first() else {
             return Self::EMPTY;
         };
         let (mut lo, mut hi) = ([shift; W], [shift; W]);
         let (mut s1, mut s2) = ([F::zero(); W], [F::zero(); W]);
-        let mut lanes = c.chunks_exact(W);
-        for block in &mut lanes {
+        let lanes = c.chunks_exact(W);
+        let rest = lanes.remainder();
+        for b in lanes {
             for l in 0..W {
-                let v = block[l];
+                let v = b[l];
                 lo[l] = if v < lo[l] { v } else { lo[l] };
                 hi[l] = if v > hi[l] { v } else { hi[l] };
                 let d = v - shift;
@@ -132,7 +165,7 @@ impl Moments {
                 s2[l] += d * d;
             }
         }
-        for (l, &v) in lanes.remainder().iter().enumerate() {
+        for (l, &v) in rest.iter().enumerate() {
             lo[l] = if v < lo[l] { v } else { lo[l] };
             hi[l] = if v > hi[l] { v } else { hi[l] };
             s1[l] += v - shift;

@@ -5,7 +5,8 @@
 //! of matmul.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ndarray::{Array2, ArrayD, linalg::general_mat_mul};
+use ndarray::{Array2, ArrayD, ArrayView2, linalg::general_mat_mul};
+use rayon::prelude::*;
 use shapetrace::model::Model;
 use shapetrace::ops::Backend;
 use shapetrace::ops::numeric::{Numeric, matmul::matmul};
@@ -76,16 +77,27 @@ impl Products {
         }
     }
 
-    fn run(&self, mm: impl Fn(&Array2<f32>, ndarray::ArrayView2<f32>) -> Array2<f32>) {
+    /// Every product of 12 blocks; `heads_at_once` runs the 12 heads'
+    /// products side by side, as the numeric backend does.
+    fn run(
+        &self,
+        mm: impl Fn(&Array2<f32>, ArrayView2<f32>, bool) -> Array2<f32> + Sync,
+        heads_at_once: bool,
+    ) {
         for _ in 0..12 {
             for _ in 0..4 {
-                black_box(mm(&self.x, self.w.view()));
+                black_box(mm(&self.x, self.w.view(), true));
             }
-            black_box(mm(&self.x, self.up.view()));
-            black_box(mm(&self.h, self.down.view()));
-            for _ in 0..12 {
-                black_box(mm(&self.q, self.q.t()));
-                black_box(mm(&self.s, self.q.view()));
+            black_box(mm(&self.x, self.up.view(), true));
+            black_box(mm(&self.h, self.down.view(), true));
+            let head = |_| {
+                black_box(mm(&self.q, self.q.t(), !heads_at_once));
+                black_box(mm(&self.s, self.q.view(), !heads_at_once));
+            };
+            if heads_at_once {
+                (0..12).into_par_iter().for_each(head);
+            } else {
+                (0..12).for_each(head);
             }
         }
     }
@@ -97,20 +109,26 @@ fn bare_matmuls(c: &mut Criterion) {
     let p = Products::new(1024);
     g.bench_function("T=1024 gemm", |b| {
         b.iter(|| {
-            p.run(|a, w| {
-                let mut y = Array2::zeros((a.nrows(), w.ncols()));
-                matmul(1.0, &a.view(), &w, &mut y.view_mut(), true);
-                y
-            });
+            p.run(
+                |a, w, threads| {
+                    let mut y = Array2::zeros((a.nrows(), w.ncols()));
+                    matmul(1.0, &a.view(), &w, &mut y.view_mut(), threads);
+                    y
+                },
+                true,
+            );
         });
     });
     g.bench_function("T=1024 matrixmultiply", |b| {
         b.iter(|| {
-            p.run(|a, w| {
-                let mut y = Array2::zeros((a.nrows(), w.ncols()));
-                general_mat_mul(1.0, a, &w, 0.0, &mut y);
-                y
-            });
+            p.run(
+                |a, w, _| {
+                    let mut y = Array2::zeros((a.nrows(), w.ncols()));
+                    general_mat_mul(1.0, a, &w, 0.0, &mut y);
+                    y
+                },
+                false,
+            );
         });
     });
     g.finish();

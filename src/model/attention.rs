@@ -102,6 +102,7 @@ impl<T: Clone> Attention<T> {
             &Op::WeightedSum,
             &[In::Act(&w), In::Act(&v)],
         )?; // (B, h, T, hd)
+        rec.recycle(w); // its (B, h, T, T) buffer serves the next block's scores
         // The attn-no-merge fault returns the heads as they are.
         let Some(merge) = self.merge else {
             return Ok(c);

@@ -16,16 +16,57 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
-use std::marker::PhantomData;
+use std::sync::Mutex;
 
 /// Runs ops on `ArrayD<F>`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Numeric<F>(PhantomData<F>);
+///
+/// It keeps the buffers of recycled large tensors (attention's (B,h,T,T)
+/// weights, handed back by the model) for the next tensor of the same
+/// size: a fresh allocation that large is mapped anew and paged in, which
+/// at T = 1024 costs as much as the softmax itself.
+///
+/// Kernels that write their output row by row also take its stats on the
+/// way; [`Backend::summary`] uses them for the tensor just made instead of
+/// reading it again.
+#[derive(Debug, Default)]
+pub struct Numeric<F> {
+    spare: Mutex<Vec<Vec<F>>>,
+    /// The stats of the last op's output, with its address, length and
+    /// fingerprint.
+    known: Mutex<Option<(usize, usize, u64, Stats)>>,
+}
+
+/// Tensors from this many elements are worth keeping for reuse.
+const SPARE_MIN: usize = 1 << 22;
 
 impl<F: Scalar> Numeric<F> {
     #[must_use]
     pub fn new() -> Self {
-        Self(PhantomData)
+        Self {
+            spare: Mutex::new(Vec::new()),
+            known: Mutex::new(None),
+        }
+    }
+
+    /// Keeps `stats` as those of `y`, the output just made (or forgets).
+    fn remember(&self, y: &ArrayD<F>, stats: Option<Stats>) {
+        if let Ok(mut k) = self.known.lock() {
+            *k = stats.map(|s| (y.as_ptr() as usize, y.len(), fingerprint(y), s));
+        }
+    }
+
+    /// A tensor of `shape` whose values are about to be overwritten: a
+    /// recycled buffer when one fits, zeros otherwise.
+    fn scratch(&self, shape: &[usize]) -> ArrayD<F> {
+        let len = shape.iter().product::<usize>();
+        let reused = self.spare.lock().ok().and_then(|mut s| {
+            let i = s.iter().position(|v| v.len() == len)?;
+            Some(s.swap_remove(i))
+        });
+        match reused {
+            Some(v) => ArrayD::from_shape_vec(IxDyn(shape), v).expect(CHECKED),
+            None => ArrayD::zeros(IxDyn(shape)),
+        }
     }
 }
 
@@ -53,6 +94,16 @@ fn slice_mut<F: Scalar>(y: &mut ArrayD<F>) -> &mut [F] {
     y.as_slice_mut().expect("owned arrays are row-major")
 }
 
+/// The bits of 16 values spread over `t`: with the address and length, it
+/// tells the tensor whose stats were kept from any later one in its place.
+fn fingerprint<F: Scalar>(t: &ArrayD<F>) -> u64 {
+    let Some(v) = t.as_slice() else { return 0 };
+    let step = (v.len() / 16).max(1);
+    v.iter()
+        .step_by(step)
+        .fold(0u64, |h, x| h.rotate_left(5) ^ x.f64().to_bits())
+}
+
 /// `view` (any strides) copied into a new row-major array of `shape`.
 fn relayout<F: Scalar>(view: ArrayViewD<F>, shape: &[usize]) -> ArrayD<F> {
     let mut y = ArrayD::zeros(view.raw_dim());
@@ -66,20 +117,21 @@ fn linear<F: Scalar>(
     w: &ArrayD<F>,
     b: Option<&ArrayD<F>>,
     out: &[usize],
-) -> ArrayD<F> {
+) -> (ArrayD<F>, Option<Stats>) {
     let k = w.shape()[0];
     let x2 = x.to_shape((x.len() / k.max(1), k)).expect(CHECKED);
     let w2 = w.view().into_dimensionality::<Ix2>().expect(CHECKED);
     let mut y = Array2::zeros((x2.nrows(), w2.ncols()));
     matmul::matmul(F::one(), &x2.view(), &w2, &mut y.view_mut(), true);
     let mut y = y.into_dyn();
-    if let Some(b) = b {
+    let stats = b.map(|b| {
         let b = flat(b);
-        kernels::rows_mut(slice_mut(&mut y), b.len(), |_, r| {
+        kernels::rows_stats(slice_mut(&mut y), b.len(), |_, r| {
             r.iter_mut().zip(b.iter()).for_each(|(v, &b)| *v += b);
-        });
-    }
-    y.into_shape_with_order(IxDyn(out)).expect(CHECKED)
+        })
+    });
+    let y = y.into_shape_with_order(IxDyn(out)).expect(CHECKED);
+    (y, stats)
 }
 
 fn norm<F: Scalar>(
@@ -89,13 +141,13 @@ fn norm<F: Scalar>(
     eps: f64,
     g: &ArrayD<F>,
     b: Option<&ArrayD<F>>,
-) -> ArrayD<F> {
+) -> (ArrayD<F>, Option<Stats>) {
     let (g, b) = (flat(g), b.map(flat));
     match axis {
         NormAxis::Feature => {
             let mut y = owned(x);
-            kernels::norm_rows(slice_mut(&mut y), kind, F::of(eps), &g, b.as_deref());
-            y
+            let stats = kernels::norm_rows(slice_mut(&mut y), kind, F::of(eps), &g, b.as_deref());
+            (y, Some(stats))
         }
         // The norm-over-seq fault: normalise each (b, ·, j) column over T,
         // as rows of the transposed tensor, then transpose back.
@@ -110,7 +162,7 @@ fn norm<F: Scalar>(
                     *v = *v * g[j] + b.as_ref().map_or(F::zero(), |b| b[j]);
                 }
             });
-            y
+            (y, None)
         }
     }
 }
@@ -119,14 +171,14 @@ fn norm<F: Scalar>(
 /// and head of rank-4 arrays, written straight into the output; the heads
 /// run in parallel, each product on one thread.
 fn per_head<F: Scalar>(
+    mut y: ArrayD<F>,
     a: &ArrayD<F>,
     c: &ArrayD<F>,
-    out: &[usize],
     ct: bool,
     alpha: F,
-) -> ArrayD<F> {
+) -> (ArrayD<F>, Stats) {
+    let out = y.shape().to_vec();
     let heads = out[1];
-    let mut y = ArrayD::zeros(IxDyn(out));
     let size = out[2] * out[3];
     let one = |i: usize, yi: &mut [F]| {
         let (bi, hi) = (i / heads, i % heads);
@@ -135,28 +187,31 @@ fn per_head<F: Scalar>(
         let ci = if ct { ci.reversed_axes() } else { ci };
         let mut yi = ArrayViewMut2::from_shape((out[2], out[3]), yi).expect(CHECKED);
         matmul::matmul(alpha, &ai, &ci, &mut yi, out[0] * heads == 1);
+        kernels::Moments::of(yi.as_slice().expect("a row-major chunk"))
     };
     let ys = slice_mut(&mut y);
-    if ys.len() >= kernels::PAR_MIN {
+    let parts: Vec<_> = if ys.len() >= kernels::PAR_MIN {
         ys.par_chunks_mut(size.max(1))
             .enumerate()
-            .for_each(|(i, yi)| one(i, yi));
+            .map(|(i, yi)| one(i, yi))
+            .collect()
     } else {
         ys.chunks_mut(size.max(1))
             .enumerate()
-            .for_each(|(i, yi)| one(i, yi));
-    }
-    y
+            .map(|(i, yi)| one(i, yi))
+            .collect()
+    };
+    (y, kernels::Moments::total(parts))
 }
 
 /// Ops that keep their first operand's shape, computed into its buffer.
-fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>]) {
+fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>]) -> Stats {
     let shape = y.shape().to_vec();
     let out = slice_mut(y);
     match op {
         Op::Softmax { causal } => {
             let nd = shape.len();
-            kernels::softmax_rows(out, shape[nd - 2], shape[nd - 1], *causal);
+            kernels::softmax_rows(out, shape[nd - 2], shape[nd - 1], *causal)
         }
         Op::Act(u) => unary(*u, out),
         Op::SwiGlu => kernels::zip_mut(out, &flat(rest[0]), |g, u| silu(g) * u),
@@ -169,20 +224,20 @@ fn keeps_shape(op: &Op) -> bool {
     matches!(op, Op::Softmax { .. } | Op::Act(_) | Op::SwiGlu | Op::Add)
 }
 
-fn unary<F: Scalar>(u: Unary, out: &mut [F]) {
+fn unary<F: Scalar>(u: Unary, out: &mut [F]) -> Stats {
     let half = F::of(0.5);
     let one = F::one();
     match u {
         Unary::Relu => kernels::map_mut(out, |v| v.max(F::zero())),
         Unary::Gelu => {
             let r = F::of(std::f64::consts::FRAC_1_SQRT_2);
-            kernels::map_mut(out, |v| half * v * (one + (v * r).erf()));
+            kernels::map_mut(out, |v| half * v * (one + (v * r).erf()))
         }
         // ½·x·(1 + tanh(u)) = x·σ(2u), with u = √(2/π)·(x + 0.044715·x³).
         Unary::GeluTanh => {
             let c = F::of(-2.0 * (2.0 / std::f64::consts::PI).sqrt());
             let k = F::of(0.044_715);
-            kernels::map_mut(out, |v| v / (one + (c * (v + k * v * v * v)).exp_fast()));
+            kernels::map_mut(out, |v| v / (one + (c * (v + k * v * v * v)).exp_fast()))
         }
     }
 }
@@ -240,7 +295,7 @@ impl<F: Scalar> Backend for Numeric<F> {
         let shapes: Vec<&[usize]> = ins.iter().map(|t| t.shape()).collect();
         let out = op.infer(&shapes)?;
         let x = ins[0];
-        Ok(match op {
+        let (y, stats) = match op {
             Op::Linear => linear(x, ins[1], ins.get(2).copied(), &out),
             Op::Norm { kind, axis, eps } => {
                 norm(x, *kind, *axis, *eps, ins[1], ins.get(2).copied())
@@ -249,7 +304,8 @@ impl<F: Scalar> Backend for Numeric<F> {
                 // (B,T,h·hd) → (B,T,h,hd) → (B,h,T,hd)
                 let (b, t, hd) = (out[0], out[2], out[3]);
                 let v = x.to_shape(IxDyn(&[b, t, *heads, hd])).expect(CHECKED);
-                relayout(v.view().permuted_axes(IxDyn(&[0, 2, 1, 3])), &out)
+                let y = relayout(v.view().permuted_axes(IxDyn(&[0, 2, 1, 3])), &out);
+                (y, None)
             }
             Op::RepeatKv { rep } => {
                 let mut y = ArrayD::zeros(IxDyn(&out));
@@ -257,27 +313,35 @@ impl<F: Scalar> Backend for Numeric<F> {
                     y.slice_mut(s![.., h, .., ..])
                         .assign(&x.slice(s![.., h / rep, .., ..]));
                 }
-                y
+                (y, None)
             }
             Op::Scores { head_dim } => {
                 let scale = F::of(1.0 / (*head_dim as f64).sqrt());
-                per_head(x, ins[1], &out, true, scale)
+                let (y, stats) = per_head(self.scratch(&out), x, ins[1], true, scale);
+                (y, Some(stats))
             }
-            Op::WeightedSum => per_head(x, ins[1], &out, false, F::one()),
+            Op::WeightedSum => {
+                let (y, stats) = per_head(self.scratch(&out), x, ins[1], false, F::one());
+                (y, Some(stats))
+            }
             Op::MergeHeads(Merge::Transpose) => {
                 // (B,h,T,hd) → (B,T,h,hd) → (B,T,h·hd)
-                relayout(x.view().permuted_axes(IxDyn(&[0, 2, 1, 3])), &out)
+                let y = relayout(x.view().permuted_axes(IxDyn(&[0, 2, 1, 3])), &out);
+                (y, None)
             }
             Op::MergeHeads(Merge::BareReshape) => {
-                owned(x).into_shape_with_order(IxDyn(&out)).expect(CHECKED)
+                let y = owned(x).into_shape_with_order(IxDyn(&out)).expect(CHECKED);
+                (y, None)
             }
             // Softmax, activations, SwiGLU and the add keep x's shape.
             op => {
                 let mut y = owned(x);
-                in_place(op, &mut y, &ins[1..]);
-                y
+                let stats = in_place(op, &mut y, &ins[1..]);
+                (y, Some(stats))
             }
-        })
+        };
+        self.remember(&y, stats);
+        Ok(y)
     }
 
     fn apply_owned(
@@ -294,14 +358,36 @@ impl<F: Scalar> Backend for Numeric<F> {
         let mut shapes = vec![x.shape()];
         shapes.extend(rest.iter().map(|t| t.shape()));
         op.infer(&shapes)?;
-        in_place(op, &mut x, rest);
+        let stats = in_place(op, &mut x, rest);
+        self.remember(&x, Some(stats));
         Ok(x)
+    }
+
+    fn recycle(&self, t: ArrayD<F>) {
+        if t.len() < SPARE_MIN || !t.is_standard_layout() {
+            return;
+        }
+        if let (v, Some(0)) = t.into_raw_vec_and_offset()
+            && let Ok(mut spare) = self.spare.lock()
+            && spare.len() < 2
+        {
+            spare.push(v);
+        }
     }
 
     fn summary(&self, t: &ArrayD<F>) -> Option<(Stats, Option<Vec<f64>>)> {
         let values = flat(t);
         let preview = (t.len() <= PREVIEW_MAX).then(|| values.iter().map(|v| v.f64()).collect());
-        Some((kernels::stats(&values), preview))
+        let known = self.known.lock().ok().and_then(|mut k| k.take());
+        let stats = match known {
+            Some((at, len, print, s))
+                if at == t.as_ptr() as usize && len == t.len() && print == fingerprint(t) =>
+            {
+                s
+            }
+            _ => kernels::stats(&values),
+        };
+        Some((stats, preview))
     }
 
     fn values(&self, t: &ArrayD<F>) -> Option<Vec<f64>> {

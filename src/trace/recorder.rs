@@ -10,88 +10,12 @@
 use super::{CheckName, Event, Failure, Operand, ResidualCheck};
 use crate::config::DType;
 use crate::ops::{Backend, Op, Shape, fmt_shape};
-use crate::plan::{Hooks, Progress};
 use std::sync::atomic::Ordering;
 
-/// An activation: a tensor with the path of the event that produced it.
-#[derive(Debug, Clone)]
-pub struct Val<T> {
-    pub path: String,
-    pub t: T,
-    pub axes: Vec<String>,
-}
+mod parts;
+mod push;
 
-/// A parameter tensor with its name and axis names.
-#[derive(Debug, Clone)]
-pub struct Param<T> {
-    pub name: String,
-    pub t: T,
-    pub axes: Vec<String>,
-}
-
-/// An operand of an op: an activation or a parameter.
-#[derive(Debug)]
-pub enum In<'a, T> {
-    Act(&'a Val<T>),
-    Param(&'a Param<T>),
-}
-
-impl<T> Clone for In<'_, T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for In<'_, T> {}
-
-impl<T> In<'_, T> {
-    fn tensor(&self) -> &T {
-        match self {
-            In::Act(v) => &v.t,
-            In::Param(p) => &p.t,
-        }
-    }
-
-    fn axes(&self) -> &[String] {
-        match self {
-            In::Act(v) => &v.axes,
-            In::Param(p) => &p.axes,
-        }
-    }
-
-    fn path(&self) -> &str {
-        match self {
-            In::Act(v) => &v.path,
-            In::Param(p) => &p.name,
-        }
-    }
-}
-
-/// The forward stopped; the recorder holds the [`Failure`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stop;
-
-/// The full values of one event, kept for the probes.
-#[derive(Debug, Clone)]
-pub struct Capture {
-    pub path: String,
-    pub shape: Shape,
-    pub axes: Vec<String>,
-    pub values: Vec<f64>,
-}
-
-/// What a recorder keeps and whom it tells.
-#[derive(Debug, Clone, Default)]
-pub struct Watch {
-    /// Keep the values of small tensors in the events.
-    pub values: bool,
-    /// Keep every tensor's full values, for the probes.
-    pub capture: bool,
-    /// Progress and cancel hooks.
-    pub hooks: Hooks,
-    /// Events the run is expected to record, for progress.
-    pub expected: usize,
-}
+pub use parts::{Capture, In, Param, Stop, Val, Watch};
 
 /// Records events while running ops on a backend.
 pub struct Recorder<'b, B: Backend> {
@@ -206,6 +130,11 @@ impl<'b, B: Backend> Recorder<'b, B> {
         self.run(path, op, None, ins, true)
     }
 
+    /// Hands `v`, which the model no longer needs, back to the backend.
+    pub fn recycle(&self, v: Val<B::Tensor>) {
+        self.backend.recycle(v.t);
+    }
+
     /// The residual add `stream + update`, checked before it runs.
     ///
     /// # Errors
@@ -318,105 +247,5 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 dtype: self.dtype,
             })
             .collect()
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn push(
-        &mut self,
-        path: &str,
-        op: &str,
-        t: B::Tensor,
-        axes: Vec<String>,
-        inputs: Vec<String>,
-        formula: String,
-        on_stream: bool,
-        operands: Option<Vec<Operand>>,
-    ) -> Result<Val<B::Tensor>, Stop> {
-        let shape = B::shape(&t).to_vec();
-        let departs = shape != self.stream;
-        let returns = !departs && self.events.last().is_some_and(|e| e.departs);
-        let summary = self.backend.summary(&t);
-        let finite = summary.as_ref().is_none_or(|(s, _)| s.finite);
-        let (stats, preview) = summary.map_or((None, None), |(s, p)| (Some(s), p));
-        let failed = if on_stream && departs {
-            let detail = format!(
-                "stream tensor {path} is {}, not {}",
-                fmt_shape(&shape),
-                fmt_shape(&self.stream)
-            );
-            Some((CheckName::Stream, detail))
-        } else if !finite {
-            let detail = format!("{path} holds non-finite values (NaN or ±inf)");
-            Some((CheckName::Finite, detail))
-        } else {
-            None
-        };
-        if let Some((check, detail)) = failed {
-            let own = Val {
-                path: path.to_string(),
-                t,
-                axes,
-            };
-            let operands = operands.unwrap_or_else(|| self.operands(&[In::Act(&own)]));
-            return Err(self.fail(path, op, check, detail, operands, None));
-        }
-        if self.watch.capture
-            && let Some(values) = self.backend.values(&t)
-        {
-            self.captures.push(Capture {
-                path: path.to_string(),
-                shape: shape.clone(),
-                axes: axes.clone(),
-                values,
-            });
-        }
-        self.events.push(Event {
-            step: self.events.len(),
-            path: path.to_string(),
-            op: op.to_string(),
-            shape,
-            axes: axes.clone(),
-            dtype: self.dtype,
-            on_stream,
-            departs,
-            returns,
-            inputs,
-            formula,
-            stats,
-            check: None,
-            values: preview.filter(|_| self.watch.values),
-        });
-        if let Some(tell) = &self.watch.hooks.progress {
-            tell(Progress {
-                done: self.events.len(),
-                expected: self.watch.expected.max(self.events.len()),
-            });
-        }
-        Ok(Val {
-            path: path.to_string(),
-            t,
-            axes,
-        })
-    }
-
-    fn fail(
-        &mut self,
-        path: &str,
-        op: &str,
-        check: CheckName,
-        detail: String,
-        operands: Vec<Operand>,
-        residual: Option<ResidualCheck>,
-    ) -> Stop {
-        self.failure = Some(Failure {
-            step: self.events.len(),
-            path: path.to_string(),
-            op: op.to_string(),
-            check,
-            detail,
-            operands,
-            residual,
-        });
-        Stop
     }
 }

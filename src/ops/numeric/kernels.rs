@@ -26,23 +26,51 @@ pub fn rows_mut<F: Scalar>(out: &mut [F], width: usize, f: impl Fn(usize, &mut [
     }
 }
 
-/// `out[i] = f(out[i])` for every element.
-pub fn map_mut<F: Scalar>(out: &mut [F], f: impl Fn(F) -> F + Sync) {
-    rows_mut(out, CHUNK, |_, r| r.iter_mut().for_each(|v| *v = f(*v)));
+/// As [`rows_mut`], and the stats of what `f` left in `out`, taken from
+/// each row while it is still in cache (the chunks are merged in order, so
+/// the result does not depend on the threads).
+pub fn rows_stats<F: Scalar>(
+    out: &mut [F],
+    width: usize,
+    f: impl Fn(usize, &mut [F]) + Sync,
+) -> Stats {
+    let width = width.max(1);
+    let row = |(i, r): (usize, &mut [F])| {
+        f(i, r);
+        Moments::of(r)
+    };
+    let parts: Vec<Moments> = if out.len() >= PAR_MIN {
+        out.par_chunks_mut(width).enumerate().map(row).collect()
+    } else {
+        out.chunks_mut(width).enumerate().map(row).collect()
+    };
+    Moments::total(parts)
 }
 
-/// `out[i] = f(out[i], other[i])` for every element; equal lengths.
-pub fn zip_mut<F: Scalar>(out: &mut [F], other: &[F], f: impl Fn(F, F) -> F + Sync) {
-    rows_mut(out, CHUNK, |i, r| {
+/// `out[i] = f(out[i])` for every element; the stats of the result.
+pub fn map_mut<F: Scalar>(out: &mut [F], f: impl Fn(F) -> F + Sync) -> Stats {
+    rows_stats(out, CHUNK, |_, r| r.iter_mut().for_each(|v| *v = f(*v)))
+}
+
+/// `out[i] = f(out[i], other[i])` for every element (equal lengths); the
+/// stats of the result.
+pub fn zip_mut<F: Scalar>(out: &mut [F], other: &[F], f: impl Fn(F, F) -> F + Sync) -> Stats {
+    rows_stats(out, CHUNK, |i, r| {
         let o = &other[i * CHUNK..i * CHUNK + r.len()];
         r.iter_mut().zip(o).for_each(|(v, &w)| *v = f(*v, w));
-    });
+    })
 }
 
 /// LayerNorm or RMSNorm of each row, times γ, plus β.
-pub fn norm_rows<F: Scalar>(out: &mut [F], kind: NormKind, eps: F, g: &[F], b: Option<&[F]>) {
+pub fn norm_rows<F: Scalar>(
+    out: &mut [F],
+    kind: NormKind,
+    eps: F,
+    g: &[F],
+    b: Option<&[F]>,
+) -> Stats {
     let d = g.len();
-    rows_mut(out, d, |_, r| {
+    rows_stats(out, d, |_, r| {
         let n = F::of(r.len() as f64);
         let mean = match kind {
             NormKind::LayerNorm => r.iter().fold(F::zero(), |a, &v| a + v) / n,
@@ -65,13 +93,13 @@ pub fn norm_rows<F: Scalar>(out: &mut [F], kind: NormKind, eps: F, g: &[F], b: O
                 }
             }
         }
-    });
+    })
 }
 
 /// Softmax of each row of a (…, T, S) tensor, in place; with `causal`,
 /// row t keeps keys 0..=t and the rest are 0.
-pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal: bool) {
-    rows_mut(out, s_len, |i, r| {
+pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal: bool) -> Stats {
+    rows_stats(out, s_len, |i, r| {
         let keep = if causal {
             (i % t_len.max(1) + 1).min(r.len())
         } else {
@@ -83,7 +111,7 @@ pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal
         let inv = lane_sum(live).recip();
         live.iter_mut().for_each(|v| *v *= inv);
         masked.iter_mut().for_each(|v| *v = F::zero());
-    });
+    })
 }
 
 /// Lanes of independent accumulators, so reductions vectorise.
@@ -125,7 +153,7 @@ fn lane_sum<F: Scalar>(x: &[F]) -> F {
 /// Count, min, max, mean, sum of squared deviations, finite: one chunk's
 /// moments, merged with Chan's formula so the variance stays exact.
 #[derive(Clone, Copy)]
-struct Moments {
+pub struct Moments {
     n: f64,
     min: f64,
     max: f64,
@@ -146,7 +174,7 @@ impl Moments {
 
     /// One pass over a chunk: 16 lanes of min, max, Σ(x−K) and Σ(x−K)²,
     /// shifted by the chunk's first value K so the variance stays exact.
-    fn of<F: Scalar>(c: &[F]) -> Self {
+    pub fn of<F: Scalar>(c: &[F]) -> Self {
         const W: usize = LANES;
         let Some(&shift) = c.first() else {
             return Self::EMPTY;
@@ -206,22 +234,24 @@ impl Moments {
 
 /// Min, max, mean, population std and finiteness of `values`.
 pub fn stats<F: Scalar>(values: &[F]) -> Stats {
-    let m = if values.len() >= PAR_MIN {
-        values
-            .par_chunks(CHUNK)
-            .map(Moments::of)
-            .reduce(|| Moments::EMPTY, Moments::merge)
+    let parts: Vec<Moments> = if values.len() >= PAR_MIN {
+        values.par_chunks(CHUNK).map(Moments::of).collect()
     } else {
-        values
-            .chunks(CHUNK)
-            .map(Moments::of)
-            .fold(Moments::EMPTY, Moments::merge)
+        values.chunks(CHUNK).map(Moments::of).collect()
     };
-    Stats {
-        min: m.min,
-        max: m.max,
-        mean: m.mean,
-        std: (m.m2 / m.n.max(1.0)).sqrt(),
-        finite: m.finite,
+    Moments::total(parts)
+}
+
+impl Moments {
+    /// The stats of the parts' union, merged in order.
+    pub fn total(parts: Vec<Moments>) -> Stats {
+        let m = parts.into_iter().fold(Self::EMPTY, Self::merge);
+        Stats {
+            min: m.min,
+            max: m.max,
+            mean: m.mean,
+            std: (m.m2 / m.n.max(1.0)).sqrt(),
+            finite: m.finite,
+        }
     }
 }

@@ -117,37 +117,35 @@ pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal
 /// Lanes of independent accumulators, so reductions vectorise.
 const LANES: usize = 16;
 
-/// The largest value (−∞ for none); NaN only through the later arithmetic.
-fn lane_max<F: Scalar>(x: &[F]) -> F {
-    let mut m = [F::neg_infinity(); LANES];
+/// Folds `x` into [`LANES`] independent accumulators, so the loop vectorises.
+fn lanes<F: Scalar>(x: &[F], init: F, step: impl Fn(F, F) -> F) -> [F; LANES] {
+    let mut acc = [init; LANES];
     let blocks = x.chunks_exact(LANES);
     let rest = blocks.remainder();
     for b in blocks {
         for l in 0..LANES {
-            m[l] = if b[l] > m[l] { b[l] } else { m[l] };
+            acc[l] = step(acc[l], b[l]);
         }
     }
     for (l, &v) in rest.iter().enumerate() {
-        m[l] = if v > m[l] { v } else { m[l] };
+        acc[l] = step(acc[l], v);
     }
-    m.iter()
-        .fold(F::neg_infinity(), |a, &b| if b > a { b } else { a })
+    acc
+}
+
+/// The largest value (−∞ for none); NaN only through the later arithmetic.
+fn lane_max<F: Scalar>(x: &[F]) -> F {
+    let bigger = |a: F, v: F| if v > a { v } else { a };
+    lanes(x, F::neg_infinity(), bigger)
+        .into_iter()
+        .fold(F::neg_infinity(), bigger)
 }
 
 /// The sum of `x`.
 fn lane_sum<F: Scalar>(x: &[F]) -> F {
-    let mut s = [F::zero(); LANES];
-    let blocks = x.chunks_exact(LANES);
-    let rest = blocks.remainder();
-    for b in blocks {
-        for l in 0..LANES {
-            s[l] += b[l];
-        }
-    }
-    for (l, &v) in rest.iter().enumerate() {
-        s[l] += v;
-    }
-    s.iter().fold(F::zero(), |a, &b| a + b)
+    lanes(x, F::zero(), |a, v| a + v)
+        .into_iter()
+        .fold(F::zero(), |a, v| a + v)
 }
 
 /// Count, min, max, mean, sum of squared deviations, finite: one chunk's

@@ -67,6 +67,11 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
     let (cfg, req) = cli.model.resolve(values, output)?;
     match &cli.command {
         None => {
+            if req.weights.is_some() || req.input.is_some() {
+                bail!(
+                    "the stepper does not take --weights or --input yet; allowed with them: shapetrace trace, shapetrace check"
+                );
+            }
             let launch = tui::Launch {
                 quiz: cli.quiz,
                 present: cli.present,

@@ -83,6 +83,10 @@ fn numbers_required_but_impossible_exit_2_on_one_line_leaving_no_file() {
             &["--shape-only conflicts with --weights"],
         ),
         (
+            vec!["--weights", w, "--heads", "4"],
+            &["stepper does not take --weights", "shapetrace trace"],
+        ),
+        (
             vec!["trace", "--weights", w, "--preset", "gpt2-xl"],
             &["(--weights)", "7.9 GiB", "4.0 GiB"],
         ),

@@ -26,6 +26,7 @@ pub trait Scalar:
     fn of(v: f64) -> Self;
     fn f64(self) -> f64;
     /// eˣ, fast where it can be; NaN stays NaN.
+    #[inline]
     fn exp_fast(self) -> Self {
         self.exp()
     }
@@ -33,48 +34,55 @@ pub trait Scalar:
 
 impl Scalar for f32 {
     const DTYPE: DType = DType::F32;
+    #[inline]
     fn erf(self) -> Self {
         libm::erff(self)
     }
+    #[inline]
     #[allow(clippy::cast_possible_truncation)]
     fn of(v: f64) -> Self {
         v as f32
     }
+    #[inline]
     fn f64(self) -> f64 {
         f64::from(self)
     }
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::excessive_precision
-    )]
+    #[inline]
+    #[allow(clippy::excessive_precision)]
     fn exp_fast(self) -> Self {
         const LOG2E: f32 = std::f32::consts::LOG2_E;
         const LN2_HI: f32 = 0.693_359_375;
         const LN2_LO: f32 = -2.121_944_4e-4;
-        // 1.5·2²³: adding and subtracting it rounds to the nearest integer.
+        // 1.5·2²³: adding it rounds to an integer n held in the low bits of
+        // the sum, read back below without a float-to-int conversion.
         const ROUND: f32 = 12_582_912.0;
         let x = self.clamp(-87.0, 88.0);
-        let n = (x * LOG2E + ROUND) - ROUND;
+        let t = x * LOG2E + ROUND;
+        let n = t - ROUND;
         let r = x - n * LN2_HI - n * LN2_LO;
         let p = ((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2)
             * r
             + 1.666_666_5e-1)
             * r
             + 0.5;
-        let e = (p * r * r + r + 1.0) * f32::from_bits(((n as i32 + 127) as u32) << 23);
+        // 2ⁿ: the exponent field n + 127, from t's bits 0x4B40_0000 + n.
+        let two_n = f32::from_bits(t.to_bits().wrapping_sub(0x4B40_0000 - 127) << 23);
+        let e = (p * r * r + r + 1.0) * two_n;
         if self.is_nan() { self } else { e }
     }
 }
 
 impl Scalar for f64 {
     const DTYPE: DType = DType::F64;
+    #[inline]
     fn erf(self) -> Self {
         libm::erf(self)
     }
+    #[inline]
     fn of(v: f64) -> Self {
         v
     }
+    #[inline]
     fn f64(self) -> f64 {
         self
     }

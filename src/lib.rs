@@ -195,10 +195,10 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
         hooks: req.hooks.clone(),
         expected,
     };
-    let input = req.input.as_deref();
+    let x0 = req.input.as_deref().map(|x| x.mapv(f64::from));
     let (trace, output) = match cfg.dtype {
-        config::DType::F32 => numeric::<f32>(cfg, source, input.map(|x| x.mapv(f64::from)), &watch),
-        config::DType::F64 => numeric::<f64>(cfg, source, input.map(|x| x.mapv(f64::from)), &watch),
+        config::DType::F32 => numeric::<f32>(cfg, source, x0, &watch),
+        config::DType::F64 => numeric::<f64>(cfg, source, x0, &watch),
     }?;
     Ok(Traced {
         trace,

@@ -146,9 +146,21 @@ fn stats_taken_inside_the_kernels_equal_stats_read_afterwards() {
         (Op::Add, vec![&x, &x]),
         (Op::Scores { head_dim: 32 }, vec![&q, &q]),
         (Op::Softmax { causal: true }, vec![&q]),
+        (
+            Op::SplitHeads {
+                heads: 3,
+                axis: "h",
+            },
+            vec![&x],
+        ),
+        (Op::MergeHeads(shapetrace::ops::Merge::Transpose), vec![&q]),
     ];
     for (op, ins) in cases {
         let y = b.apply(&op, &ins).unwrap();
+        if let Op::SplitHeads { .. } = op {
+            // (2,40,96) → (2,3,40,32): head 1 of token 5 is x[.., 5, 32..64].
+            assert_eq!(y[[1, 1, 5, 7]], x[[1, 5, 32 + 7]]);
+        }
         let (fused, _) = b.summary(&y).unwrap();
         let (read, _) = b.summary(&y.clone()).unwrap(); // another address: read afresh
         for (f, r) in [

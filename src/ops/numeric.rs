@@ -104,6 +104,24 @@ fn fingerprint<F: Scalar>(t: &ArrayD<F>) -> u64 {
         .fold(0u64, |h, x| h.rotate_left(5) ^ x.f64().to_bits())
 }
 
+/// x read as (A, B, C, D), row-major, copied as (A, C, B, D) into a new
+/// array of `shape`, one D-long row at a time, with the stats on the way:
+/// the transpose of split and merge heads.
+fn swap_middle<F: Scalar>(
+    x: &ArrayD<F>,
+    [a, b, c, d]: [usize; 4],
+    shape: &[usize],
+) -> (ArrayD<F>, Stats) {
+    let src = flat(x);
+    let mut y = ArrayD::zeros(IxDyn(&[a, c, b, d]));
+    let stats = kernels::rows_stats(slice_mut(&mut y), d, |r, row| {
+        let (ai, ci, bi) = (r / (c * b), r / b % c, r % b);
+        let at = ((ai * b + bi) * c + ci) * d;
+        row.copy_from_slice(&src[at..at + d]);
+    });
+    (y.into_shape_with_order(IxDyn(shape)).expect(CHECKED), stats)
+}
+
 /// `view` (any strides) copied into a new row-major array of `shape`.
 fn relayout<F: Scalar>(view: ArrayViewD<F>, shape: &[usize]) -> ArrayD<F> {
     let mut y = ArrayD::zeros(view.raw_dim());
@@ -303,9 +321,8 @@ impl<F: Scalar> Backend for Numeric<F> {
             Op::SplitHeads { heads, .. } => {
                 // (B,T,h·hd) → (B,T,h,hd) → (B,h,T,hd)
                 let (b, t, hd) = (out[0], out[2], out[3]);
-                let v = x.to_shape(IxDyn(&[b, t, *heads, hd])).expect(CHECKED);
-                let y = relayout(v.view().permuted_axes(IxDyn(&[0, 2, 1, 3])), &out);
-                (y, None)
+                let (y, stats) = swap_middle(x, [b, t, *heads, hd], &out);
+                (y, Some(stats))
             }
             Op::RepeatKv { rep } => {
                 let mut y = ArrayD::zeros(IxDyn(&out));
@@ -326,8 +343,9 @@ impl<F: Scalar> Backend for Numeric<F> {
             }
             Op::MergeHeads(Merge::Transpose) => {
                 // (B,h,T,hd) → (B,T,h,hd) → (B,T,h·hd)
-                let y = relayout(x.view().permuted_axes(IxDyn(&[0, 2, 1, 3])), &out);
-                (y, None)
+                let s = x.shape();
+                let (y, stats) = swap_middle(x, [s[0], s[1], s[2], s[3]], &out);
+                (y, Some(stats))
             }
             Op::MergeHeads(Merge::BareReshape) => {
                 let y = owned(x).into_shape_with_order(IxDyn(&out)).expect(CHECKED);

@@ -73,12 +73,12 @@ pub fn norm_rows<F: Scalar>(
     rows_stats(out, d, |_, r| {
         let n = F::of(r.len() as f64);
         let mean = match kind {
-            NormKind::LayerNorm => r.iter().fold(F::zero(), |a, &v| a + v) / n,
+            NormKind::LayerNorm => lane_sum(r) / n,
             NormKind::RmsNorm => F::zero(),
         };
-        let var = r
-            .iter()
-            .fold(F::zero(), |a, &v| a + (v - mean) * (v - mean))
+        let var = lanes(r, F::zero(), |a, v| a + (v - mean) * (v - mean))
+            .into_iter()
+            .fold(F::zero(), |a, v| a + v)
             / n;
         let inv = (var + eps).sqrt().recip();
         match b {

@@ -105,7 +105,7 @@ fn fingerprint<F: Scalar>(t: &ArrayD<F>) -> u64 {
 }
 
 /// x read as (A, B, C, D), row-major, copied as (A, C, B, D) into a new
-/// array of `shape`, one D-long row at a time, with the stats on the way:
+/// array of `shape`, one (B, D) slab at a time, with the stats on the way:
 /// the transpose of split and merge heads.
 fn swap_middle<F: Scalar>(
     x: &ArrayD<F>,
@@ -114,10 +114,12 @@ fn swap_middle<F: Scalar>(
 ) -> (ArrayD<F>, Stats) {
     let src = flat(x);
     let mut y = ArrayD::zeros(IxDyn(&[a, c, b, d]));
-    let stats = kernels::rows_stats(slice_mut(&mut y), d, |r, row| {
-        let (ai, ci, bi) = (r / (c * b), r / b % c, r % b);
-        let at = ((ai * b + bi) * c + ci) * d;
-        row.copy_from_slice(&src[at..at + d]);
+    let stats = kernels::rows_stats(slice_mut(&mut y), b * d, |r, slab| {
+        let (ai, ci) = (r / c.max(1), r % c.max(1));
+        for (bi, row) in slab.chunks_exact_mut(d.max(1)).enumerate() {
+            let at = ((ai * b + bi) * c + ci) * d;
+            row.copy_from_slice(&src[at..at + d]);
+        }
     });
     (y.into_shape_with_order(IxDyn(shape)).expect(CHECKED), stats)
 }

@@ -97,9 +97,11 @@ pub fn norm_rows<F: Scalar>(
 }
 
 /// Softmax of each row of a (…, T, S) tensor, in place; with `causal`,
-/// row t keeps keys 0..=t and the rest are 0.
+/// row t keeps keys 0..=t and the rest are 0. The stats are taken in the
+/// pass that normalises each row.
 pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal: bool) -> Stats {
-    rows_stats(out, s_len, |i, r| {
+    let width = s_len.max(1);
+    let row = |(i, r): (usize, &mut [F])| {
         let keep = if causal {
             (i % t_len.max(1) + 1).min(r.len())
         } else {
@@ -109,9 +111,43 @@ pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal
         let max = lane_max(live);
         live.iter_mut().for_each(|v| *v = (*v - max).exp_fast());
         let inv = lane_sum(live).recip();
-        live.iter_mut().for_each(|v| *v *= inv);
         masked.iter_mut().for_each(|v| *v = F::zero());
-    })
+        // Weights lie in [0, 1]: moments about 0 lose nothing.
+        let (mut lo, mut hi, mut s1, mut s2) = (
+            [F::one(); LANES],
+            [F::zero(); LANES],
+            [F::zero(); LANES],
+            [F::zero(); LANES],
+        );
+        let mut blocks = live.chunks_exact_mut(LANES);
+        for b in &mut blocks {
+            for l in 0..LANES {
+                let v = b[l] * inv;
+                b[l] = v;
+                lo[l] = if v < lo[l] { v } else { lo[l] };
+                hi[l] = if v > hi[l] { v } else { hi[l] };
+                s1[l] += v;
+                s2[l] += v * v;
+            }
+        }
+        for (l, v) in blocks.into_remainder().iter_mut().enumerate() {
+            *v *= inv;
+            lo[l] = if *v < lo[l] { *v } else { lo[l] };
+            hi[l] = if *v > hi[l] { *v } else { hi[l] };
+            s1[l] += *v;
+            s2[l] += *v * *v;
+        }
+        if !masked.is_empty() {
+            lo[0] = F::zero();
+        }
+        Moments::about_zero(r.len(), lo, hi, s1, s2)
+    };
+    let parts: Vec<Moments> = if out.len() >= PAR_MIN {
+        out.par_chunks_mut(width).enumerate().map(row).collect()
+    } else {
+        out.chunks_mut(width).enumerate().map(row).collect()
+    };
+    Moments::total(parts)
 }
 
 /// Lanes of independent accumulators, so reductions vectorise.
@@ -209,6 +245,28 @@ impl Moments {
             mean: shift.f64() + s1 / n,
             m2: (s2 - s1 * s1 / n).max(0.0),
             // NaN and ±inf reach the shifted sum (inf − inf is NaN too).
+            finite: min.is_finite() && max.is_finite() && s1.is_finite(),
+        }
+    }
+
+    /// The moments of `n` values from lanes of min, max, Σx and Σx².
+    fn about_zero<F: Scalar>(
+        n: usize,
+        lo: [F; LANES],
+        hi: [F; LANES],
+        s1: [F; LANES],
+        s2: [F; LANES],
+    ) -> Self {
+        let sum = |a: [F; LANES]| a.iter().map(|v| v.f64()).sum::<f64>();
+        let (s1, s2, n) = (sum(s1), sum(s2), n as f64);
+        let min = lo.iter().map(|v| v.f64()).fold(f64::INFINITY, f64::min);
+        let max = hi.iter().map(|v| v.f64()).fold(f64::NEG_INFINITY, f64::max);
+        Self {
+            n,
+            min,
+            max,
+            mean: s1 / n.max(1.0),
+            m2: (s2 - s1 * s1 / n.max(1.0)).max(0.0),
             finite: min.is_finite() && max.is_finite() && s1.is_finite(),
         }
     }

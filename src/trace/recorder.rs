@@ -65,6 +65,7 @@ pub struct Stop;
 #[derive(Debug, Clone)]
 pub struct Capture {
     pub path: String,
+    pub op: String,
     pub shape: Shape,
     pub axes: Vec<String>,
     pub values: Vec<f64>,
@@ -264,6 +265,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         {
             self.captures.push(Capture {
                 path: path.to_string(),
+                op: op.to_string(),
                 shape: shape.clone(),
                 axes: axes.clone(),
                 values,

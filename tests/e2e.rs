@@ -10,18 +10,19 @@ const ROWS: u16 = 30;
 const COLS: u16 = 100;
 const WAIT: Duration = Duration::from_secs(20);
 
-/// Feeds output into the emulator until `want` is on screen.
-fn wait_for(parser: &mut vt100::Parser, rx: &Receiver<Vec<u8>>, want: &str) -> String {
+/// Feeds output into the emulator until every one of `want` is on screen
+/// (a frame may arrive in several writes).
+fn wait_for(parser: &mut vt100::Parser, rx: &Receiver<Vec<u8>>, want: &[&str]) -> String {
     let deadline = Instant::now() + WAIT;
     loop {
         let screen = parser.screen().contents();
-        if screen.contains(want) {
+        if want.iter().all(|w| screen.contains(w)) {
             return screen;
         }
         let left = deadline.saturating_duration_since(Instant::now());
         assert!(
             !left.is_zero(),
-            "'{want}' never appeared; the screen was:\n{screen}"
+            "{want:?} never all appeared; the screen was:\n{screen}"
         );
         if let Ok(bytes) = rx.recv_timeout(left.min(Duration::from_millis(200))) {
             parser.process(&bytes);
@@ -62,26 +63,30 @@ fn a_user_steps_switches_a_fault_and_quits_cleanly() {
         keys.flush().unwrap();
     };
 
-    let first = wait_for(&mut parser, &rx, "residual adds ✓ 4/4");
-    assert!(first.contains("▶ 0") && first.contains("input"), "{first}");
+    wait_for(&mut parser, &rx, &["residual adds ✓ 4/4", "▶ 0", "input"]);
     assert!(
         parser.screen().alternate_screen(),
         "the stepper runs on the alternate screen"
     );
 
     press("n");
-    let s = wait_for(&mut parser, &rx, "now block1.attn.q");
-    assert!(s.contains("◆ leaves (B,T,d)"), "{s}");
+    wait_for(&mut parser, &rx, &["now block1.attn.q", "◆ leaves (B,T,d)"]);
     press("r");
-    let s = wait_for(&mut parser, &rx, "now block1.resid_1");
-    assert!(s.contains("✓ add (2,4,64) + (2,4,64)"), "{s}");
+    wait_for(
+        &mut parser,
+        &rx,
+        &["now block1.resid_1", "✓ add (2,4,64) + (2,4,64)"],
+    );
     press("f");
-    wait_for(&mut parser, &rx, "fault ffn-no-down");
+    wait_for(&mut parser, &rx, &["fault ffn-no-down"]);
     press("G");
-    let s = wait_for(&mut parser, &rx, "✗ residual stops here");
-    assert!(s.contains("later steps cannot run"), "{s}");
+    wait_for(
+        &mut parser,
+        &rx,
+        &["✗ residual stops here", "later steps cannot run"],
+    );
     press("?");
-    wait_for(&mut parser, &rx, "cycle the teaching faults");
+    wait_for(&mut parser, &rx, &["cycle the teaching faults"]);
     press("?");
     press("q");
 

@@ -26,12 +26,20 @@ pub enum Action {
     TogglePause,
     NextHead,
     PrevHead,
+    /// Down a row: the next step, or the next field or view in a lab.
+    Down,
+    /// Up a row.
+    Up,
+    /// Edit the lab's input vector.
+    Edit,
     /// Select the step in this row of the list.
     Select(usize),
-    QuizChar(char),
-    QuizBackspace,
-    QuizSubmit,
-    QuizSkip,
+    /// A character typed into the quiz or a lab's input.
+    Char(char),
+    Backspace,
+    Submit,
+    /// Esc while typing: skip the quiz question or drop the edit.
+    Cancel,
     /// Time passed (autoplay).
     Tick,
     Quit,
@@ -45,8 +53,8 @@ pub enum KeyMode {
     Autoplay,
     /// The help overlay is open.
     Help,
-    /// The quiz waits for a typed shape.
-    QuizInput,
+    /// The quiz waits for a shape, or a lab for a vector.
+    Typing,
 }
 
 /// The action for `key` in `mode`, if any.
@@ -58,11 +66,11 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
         return Some(A::Quit);
     }
     match mode {
-        KeyMode::QuizInput => match key.code {
-            K::Enter => Some(A::QuizSubmit),
-            K::Backspace => Some(A::QuizBackspace),
-            K::Esc => Some(A::QuizSkip),
-            K::Char(c) if c.is_ascii_digit() || ",() ".contains(c) => Some(A::QuizChar(c)),
+        KeyMode::Typing => match key.code {
+            K::Enter => Some(A::Submit),
+            K::Backspace => Some(A::Backspace),
+            K::Esc => Some(A::Cancel),
+            K::Char(c) if c.is_ascii_digit() || ",()[] -.".contains(c) => Some(A::Char(c)),
             _ => None,
         },
         KeyMode::Help => match key.code {
@@ -72,8 +80,11 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
         },
         KeyMode::Normal | KeyMode::Autoplay => match key.code {
             K::Char(' ') if mode == KeyMode::Autoplay => Some(A::TogglePause),
-            K::Right | K::Char('l' | ' ') | K::Down | K::Char('j') => Some(A::Next),
-            K::Left | K::Char('h') | K::Up | K::Char('k') => Some(A::Prev),
+            K::Right | K::Char('l' | ' ') => Some(A::Next),
+            K::Left | K::Char('h') => Some(A::Prev),
+            K::Down | K::Char('j') => Some(A::Down),
+            K::Up | K::Char('k') => Some(A::Up),
+            K::Char('e') => Some(A::Edit),
             K::Home | K::Char('g') => Some(A::First),
             K::End | K::Char('G') => Some(A::Last),
             K::PageDown => Some(A::PageDown),
@@ -102,7 +113,7 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
 pub const KEYS: &[(&str, &str)] = &[
     ("→ l space", "next step"),
     ("← h", "previous step"),
-    ("↓ j / ↑ k", "move down / up"),
+    ("↓ j / ↑ k", "move down / up (labs: field or view)"),
     ("g Home / G End", "first / last step"),
     ("PgDn / PgUp", "ten steps on / back"),
     ("n / N", "next / previous departure from (B,T,d)"),
@@ -114,7 +125,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("f", "cycle the teaching faults (re-runs)"),
     ("z", "quiz: predict each new shape"),
     ("P", "presenter mode (space pauses autoplay)"),
-    ("Tab / Shift-Tab", "next / previous tab"),
+    (
+        "Tab / Shift-Tab",
+        "next / previous tab: Steps, Checks, FFN, Norms, Budget, Probes",
+    ),
+    ("e", "labs: edit the input vector"),
     ("click", "select a step"),
     ("?", "this help"),
     ("q Esc Ctrl-C", "quit"),

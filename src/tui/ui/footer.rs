@@ -21,7 +21,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .iter()
         .filter(|c| c.status == Status::Fail)
         .collect();
-    let all_ok = passed == want && failed.is_empty();
+    let all_ok = passed == want;
     let adds = Span::styled(
         format!(
             " residual adds {} {passed}/{want}",
@@ -63,11 +63,38 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
 
 fn hints(app: &App) -> Line<'static> {
     let t = app.theme;
+    use crate::tui::app::Tab;
     let pairs: &[(&str, &str)] = if app.autoplay.is_some() {
         &[
             ("space", "pause"),
             ("←→", "step"),
             ("P", "presenter"),
+            ("?", "help"),
+            ("q", "quit"),
+        ]
+    } else if matches!(app.tab, Tab::Ffn | Tab::Norms) && !app.present {
+        &[
+            ("←→", "step"),
+            ("e", "edit x"),
+            ("Tab", "next tab"),
+            ("?", "help"),
+            ("q", "quit"),
+        ]
+    } else if app.tab == Tab::Budget && !app.present {
+        &[
+            ("↑↓", "field"),
+            ("←→", "change"),
+            ("g", "reset"),
+            ("Tab", "next tab"),
+            ("?", "help"),
+            ("q", "quit"),
+        ]
+    } else if app.tab == Tab::Probes && !app.present {
+        &[
+            ("←→", "token"),
+            ("↑↓", "probe"),
+            ("f", "fault"),
+            ("Tab", "next tab"),
             ("?", "help"),
             ("q", "quit"),
         ]

@@ -14,31 +14,66 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     } else {
         format!(" kv_heads={}", c.kv_heads)
     };
-    let model = format!(
-        " B={} T={} d_model={} heads={}{kv} d_ff={} · {} · {} · {}-LN · layers={}",
-        c.batch, c.seq, c.d_model, c.heads, c.d_ff, c.act, c.norm, c.placement, c.layers
+    let long = format!(
+        " B={} T={} d_model={} heads={}{kv} d_ff={} layers={}  {} {} {}-LN  {} seed={}",
+        c.batch,
+        c.seq,
+        c.d_model,
+        c.heads,
+        c.d_ff,
+        c.layers,
+        c.act,
+        c.norm,
+        c.placement,
+        c.dtype,
+        c.seed
     );
-    let mut tabs = vec![
-        Span::styled(" shapetrace ", t.header),
-        Span::styled(
-            format!(" {} · {} · seed {}  ", c.preset, c.dtype, c.seed),
-            t.title,
-        ),
-    ];
+    let model = if long.chars().count() <= usize::from(area.width) {
+        long
+    } else {
+        let kv = if c.kv_heads == c.heads {
+            String::new()
+        } else {
+            format!(" kv={}", c.kv_heads)
+        };
+        format!(
+            " B={} T={} d={} h={}{kv} ff={} L={} {} {} {}-LN {} seed={}",
+            c.batch,
+            c.seq,
+            c.d_model,
+            c.heads,
+            c.d_ff,
+            c.layers,
+            c.act,
+            c.norm,
+            c.placement,
+            c.dtype,
+            c.seed
+        )
+    };
+    // A fault takes the brand's place, so the bar fits 80 columns.
+    let mut tabs = match c.fault {
+        Some(f) => vec![Span::styled(format!(" ⚠ fault {f} "), t.fail)],
+        None => vec![Span::styled(" shapetrace ", t.header)],
+    };
+    tabs.push(Span::styled(format!(" {} ", c.preset), t.title));
     for tab in Tab::ALL {
         let label = tab.title();
+        let failing = tab == Tab::Checks && app.run.checks.iter().any(|c| !c.ok());
+        let mark = if failing { "✗" } else { " " };
         tabs.push(if tab == app.tab && !app.present {
             Span::styled(format!("[{label}]"), t.title)
         } else {
-            Span::styled(format!(" {label} "), t.dim)
+            Span::styled(format!(" {label}"), t.dim)
+        });
+        tabs.push(if failing {
+            Span::styled(mark, t.fail)
+        } else {
+            Span::raw(mark)
         });
     }
     if app.present {
-        tabs.push(Span::styled(" [Presenter]", t.title));
-    }
-    if let Some(f) = c.fault {
-        tabs.push(Span::raw(" "));
-        tabs.push(Span::styled(format!("⚠ fault {f}"), t.fail));
+        tabs.push(Span::styled("[Presenter]", t.title));
     }
     if let Some(q) = &app.quiz {
         tabs.push(Span::styled(

@@ -1,0 +1,37 @@
+//! The prompt for a lab's input vector.
+
+use crate::tui::app::App;
+use crate::tui::app::labs::EditTarget;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme;
+    let Some(e) = &app.labs.editing else { return };
+    let what = match e.target {
+        EditTarget::FfnX => "x for the FFN (2 numbers, e.g. 2,-1)",
+        EditTarget::NormX => "x for the norms (2 or more numbers, e.g. 3,4)",
+    };
+    let mut lines = vec![
+        Line::styled(format!(" {what}"), t.title),
+        Line::from(vec![
+            Span::raw(" x = "),
+            Span::styled(format!("{}█", e.text), t.key),
+        ]),
+        Line::styled(" Enter applies · Esc cancels", t.dim),
+    ];
+    if let Some(err) = &e.error {
+        lines.push(Line::styled(format!(" ✗ {err}"), t.fail));
+    }
+    let h = u16::try_from(lines.len() + 2).unwrap_or(6);
+    let popup = area.centered(
+        Constraint::Length(area.width.min(70)),
+        Constraint::Length(h),
+    );
+    Clear.render(popup, buf);
+    Paragraph::new(lines)
+        .block(Block::bordered().title(" Edit ").border_style(t.key))
+        .render(popup, buf);
+}

@@ -41,6 +41,8 @@ pub enum Command {
     Ffn(FfnArgs),
     /// LayerNorm against RMSNorm on one vector.
     Norms(NormsArgs),
+    /// Move one token and show which rows of each tensor change (the probes).
+    Probes(ProbesArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -105,6 +107,24 @@ pub struct NormsArgs {
     /// The vector to normalise: comma-separated numbers.
     #[arg(long, default_value = "3,4", allow_hyphen_values = true)]
     pub x: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProbeKind {
+    /// Move token t of x0 and run the whole model.
+    Causality,
+    /// Move token t of a random input and run each norm and MLP alone.
+    Positionwise,
+}
+
+#[derive(Debug, Args)]
+pub struct ProbesArgs {
+    /// Which probe.
+    #[arg(long, value_enum, default_value_t = ProbeKind::Causality)]
+    pub kind: ProbeKind,
+    /// The token to move (0-based; default: the middle of the sequence).
+    #[arg(long)]
+    pub token: Option<usize>,
 }
 
 fn dim(s: &str) -> Result<usize, String> {

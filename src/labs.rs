@@ -1,8 +1,9 @@
-//! The budget and lesson subcommands: `params`, `ffn` and `norms`.
+//! The budget and lesson subcommands: `params`, `ffn`, `norms` and `probes`.
 
-use crate::cli::{ParamsArgs, ParamsFormat};
-use color_eyre::eyre::Result;
+use crate::cli::{ParamsArgs, ParamsFormat, ProbeKind, ProbesArgs};
+use color_eyre::eyre::{Result, bail};
 use shapetrace::budget::{Budget, table};
+use shapetrace::check::influence::{Kind, influence};
 use shapetrace::lesson::{by_hand::FfnByHand, norms::NormCompare, parse_vector};
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -34,4 +35,30 @@ pub fn norms(x: &str) -> Result<ExitCode> {
     let n = NormCompare::new(&parse_vector(x)?)?;
     io::stdout().lock().write_all(n.text().as_bytes())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Which rows change when one token moves; exits 1 when the probe fails.
+pub fn probes(cfg: &shapetrace::ModelConfig, args: &ProbesArgs) -> Result<ExitCode> {
+    let kind = match args.kind {
+        ProbeKind::Causality => Kind::Causality,
+        ProbeKind::Positionwise => Kind::Positionwise,
+    };
+    let token = args.token.unwrap_or(cfg.seq / 2);
+    if token >= cfg.seq {
+        bail!(
+            "--token {token} is out of range; allowed: 0..={} (seq {})",
+            cfg.seq - 1,
+            cfg.seq
+        );
+    }
+    let view = match influence(cfg, kind, &[token]) {
+        Ok(mut v) => v.remove(0),
+        Err(e) => bail!("cannot probe this model: {e}"),
+    };
+    io::stdout().lock().write_all(view.text().as_bytes())?;
+    Ok(if view.leaks() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -75,6 +75,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         Some(Command::Params(args)) => labs::params(&cfg, args),
         Some(Command::Ffn(args)) => labs::ffn(&args.x),
         Some(Command::Norms(args)) => labs::norms(&args.x),
+        Some(Command::Probes(args)) => labs::probes(&cfg, args),
     }
 }
 

@@ -587,3 +587,19 @@ fn probes_lab_shows_a_leak_only_when_the_model_leaks() {
         "{s}"
     );
 }
+
+#[test]
+fn a_probe_failure_is_marked_on_its_step_with_its_message() {
+    let mut a = app();
+    while a.cfg.fault != Some(Fault::MergeNoTranspose) {
+        a.update(Action::CycleFault);
+    }
+    a.update(Action::Select(11));
+    assert_eq!(a.path(a.cursor), Some("block1.attn.merge"));
+    let s = screen(&a);
+    assert!(s.contains("✗ causality fails here"), "{s}");
+    assert!(
+        s.contains("✗ causality: block1.attn.merge: changing"),
+        "{s}"
+    );
+}

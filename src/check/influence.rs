@@ -57,6 +57,145 @@ pub struct Influence {
     pub rows: Vec<RowChange>,
 }
 
+impl Kind {
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Causality => "causality",
+            Kind::Positionwise => "positionwise",
+        }
+    }
+
+    /// Whether a change at (`b`, `t`) breaks this probe when token `token`
+    /// of batch 0 moved.
+    #[must_use]
+    pub fn forbids(self, token: usize, b: usize, t: usize) -> bool {
+        match self {
+            Kind::Causality => b != 0 || t < token,
+            Kind::Positionwise => (b, t) != (0, token),
+        }
+    }
+
+    /// Whether `r` is a row worth showing: for causality the sublayer
+    /// interfaces and the attention mix; for positionwise every tensor but
+    /// the pre-mask scores.
+    #[must_use]
+    pub fn shows(self, r: &RowChange) -> bool {
+        let leaf = r.path.split_once('.').map_or(r.path.as_str(), |(_, l)| l);
+        match self {
+            Kind::Causality => {
+                r.path == "input"
+                    || matches!(
+                        leaf,
+                        "ln_1"
+                            | "attn.weights"
+                            | "attn.merge"
+                            | "resid_1"
+                            | "mlp.act"
+                            | "resid_2"
+                            | "ln_f"
+                    )
+            }
+            Kind::Positionwise => r.op != "scores",
+        }
+    }
+}
+
+/// One cell of a probe grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell {
+    Same,
+    /// Changed, as it may.
+    Changed,
+    /// Changed where the probe forbids it.
+    Leak,
+}
+
+impl Cell {
+    /// `·`, `●` or `✗`.
+    #[must_use]
+    pub fn glyph(self) -> &'static str {
+        match self {
+            Cell::Same => "·",
+            Cell::Changed => "●",
+            Cell::Leak => "✗",
+        }
+    }
+}
+
+impl Influence {
+    /// The shown rows as (path, cells per batch element per position), at
+    /// most `max_b` batch elements and `max_t` positions.
+    #[must_use]
+    pub fn grid(&self, max_b: usize, max_t: usize) -> Vec<(&str, Vec<Vec<Cell>>)> {
+        self.rows
+            .iter()
+            .filter(|r| self.kind.shows(r))
+            .map(|r| {
+                let cells = (0..r.batch.min(max_b))
+                    .map(|b| {
+                        (0..r.seq.min(max_t))
+                            .map(
+                                |t| match (r.at(b, t), self.kind.forbids(self.token, b, t)) {
+                                    (false, _) => Cell::Same,
+                                    (true, false) => Cell::Changed,
+                                    (true, true) => Cell::Leak,
+                                },
+                            )
+                            .collect()
+                    })
+                    .collect();
+                (r.path.as_str(), cells)
+            })
+            .collect()
+    }
+
+    /// The grid as text, with a verdict line.
+    #[must_use]
+    pub fn text(&self) -> String {
+        use std::fmt::Write as _;
+        let grid = self.grid(usize::MAX, usize::MAX);
+        let w = grid.iter().map(|(p, _)| p.len()).max().unwrap_or(6).max(6) + 2;
+        let mut out = format!(
+            "{}: token {} of batch 0 moved; ● changed, ✗ changed where it must not, · unchanged\n",
+            self.kind.name(),
+            self.token
+        );
+        let mut leaks = 0;
+        for (path, batches) in &grid {
+            let _ = write!(out, "{path:<w$}");
+            for (b, cells) in batches.iter().enumerate() {
+                let row: Vec<&str> = cells.iter().map(|c| c.glyph()).collect();
+                leaks += cells.iter().filter(|c| **c == Cell::Leak).count();
+                let _ = write!(out, "b{b} {}  ", row.join(" "));
+            }
+            out = out.trim_end().to_string();
+            out.push('\n');
+        }
+        let _ = writeln!(
+            out,
+            "{}",
+            if leaks == 0 {
+                format!("✓ {} holds for token {}", self.kind.name(), self.token)
+            } else {
+                format!(
+                    "✗ {} fails: {leaks} row(s) changed that must not",
+                    self.kind.name()
+                )
+            }
+        );
+        out
+    }
+
+    /// Whether any shown row changed where it must not.
+    #[must_use]
+    pub fn leaks(&self) -> bool {
+        self.grid(usize::MAX, usize::MAX)
+            .iter()
+            .any(|(_, b)| b.iter().flatten().any(|c| *c == Cell::Leak))
+    }
+}
+
 /// Moves each token of `tokens` in turn and reports what changed.
 ///
 /// # Errors

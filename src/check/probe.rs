@@ -57,7 +57,10 @@ fn positionwise(cfg: &ModelConfig) -> CheckResult {
     for run in &runs {
         let t = run.token;
         for row in &run.rows {
-            if let Some((bb, tt, d)) = row.changed().find(|&(bb, tt, _)| (bb, tt) != (0, t)) {
+            if let Some((bb, tt, d)) = row
+                .changed()
+                .find(|&(bb, tt, _)| Kind::Positionwise.forbids(t, bb, tt))
+            {
                 return CheckResult::fail(
                     name,
                     &row.path,
@@ -93,7 +96,10 @@ fn causality(trace: &Trace) -> CheckResult {
         let t = run.token;
         // Scores are compared after the mask, as weights.
         for row in run.rows.iter().filter(|r| r.op != "scores") {
-            if let Some((bb, tt, d)) = row.changed().find(|&(bb, tt, _)| bb != 0 || tt < t) {
+            if let Some((bb, tt, d)) = row
+                .changed()
+                .find(|&(bb, tt, _)| Kind::Causality.forbids(t, bb, tt))
+            {
                 let whom = if bb == 0 {
                     format!("earlier position {tt}")
                 } else {

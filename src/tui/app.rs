@@ -157,6 +157,16 @@ impl App {
         }
     }
 
+    /// A failed check that names `path`: a probe or the wiring check, which
+    /// judge the whole run rather than stop it.
+    #[must_use]
+    pub fn failed_at(&self, path: &str) -> Option<&crate::CheckResult> {
+        self.run
+            .checks
+            .iter()
+            .find(|c| !c.ok() && c.path.as_deref() == Some(path))
+    }
+
     /// Which keys are live now.
     #[must_use]
     pub fn key_mode(&self) -> KeyMode {

@@ -26,6 +26,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Some(Row::Event(e)) => {
             lines.push(Line::styled(format!("{} · {}", e.path, e.op), t.title));
             lines.push(Line::raw(e.formula.clone()));
+            if let Some(c) = app.failed_at(&e.path) {
+                lines.push(Line::styled(format!("✗ {}: {}", c.name, c.detail), t.fail));
+            }
             if let Some(c) = &e.check {
                 let (glyph, style) = if c.ok { ("✓", t.ok) } else { ("✗", t.fail) };
                 let verdict = if c.ok {

@@ -43,6 +43,8 @@ pub enum Command {
     Norms(NormsArgs),
     /// Move one token and show which rows of each tensor change (the probes).
     Probes(ProbesArgs),
+    /// Open a saved trace log (from `trace --format json`) in the stepper, or print it.
+    View(ViewArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -107,6 +109,22 @@ pub struct NormsArgs {
     /// The vector to normalise: comma-separated numbers.
     #[arg(long, default_value = "3,4", allow_hyphen_values = true)]
     pub x: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// A trace log written by `shapetrace trace --format json [--values]`.
+    #[arg(value_name = "FILE.jsonl")]
+    pub file: PathBuf,
+    /// Print the trace instead of opening the stepper.
+    #[arg(long, value_enum)]
+    pub format: Option<ViewFormat>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ViewFormat {
+    Table,
+    Markdown,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

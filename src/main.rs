@@ -67,8 +67,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
                 autoplay: cli.autoplay,
             };
             let app = tui::app(cfg, launch, tui::theme::Theme::from_env())?;
-            tui::run(app)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(ended(tui::run(app)?))
         }
         Some(Command::Trace(args)) => trace(&cfg, args),
         Some(Command::Check(args)) => check(&cfg, args.format),
@@ -76,6 +75,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         Some(Command::Ffn(args)) => labs::ffn(&args.x),
         Some(Command::Norms(args)) => labs::norms(&args.x),
         Some(Command::Probes(args)) => labs::probes(&cfg, args),
+        Some(Command::View(args)) => view(args),
     }
 }
 
@@ -160,6 +160,38 @@ fn check(cfg: &shapetrace::ModelConfig, format: CheckFormat) -> Result<ExitCode>
     } else {
         ExitCode::from(1)
     })
+}
+
+/// 0 when the user quit; 128 + the signal's number when a signal ended it.
+fn ended(how: tui::Ended) -> ExitCode {
+    match how {
+        tui::Ended::Quit => ExitCode::SUCCESS,
+        tui::Ended::Signal(n) => ExitCode::from(u8::try_from(128 + n).unwrap_or(1)),
+    }
+}
+
+/// Replays a saved trace log: the stepper, or a table with `--format`.
+fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
+    let trace = log::read_file(&args.file).map_err(shapetrace::Error::from)?;
+    let shown = args.file.display().to_string();
+    match args.format {
+        Some(f) => {
+            let checks = shapetrace::check::all(&trace);
+            let text = match f {
+                cli::ViewFormat::Table => table::text(&trace, &checks),
+                cli::ViewFormat::Markdown => table::markdown(&trace, &checks),
+            };
+            io::stdout()
+                .lock()
+                .write_all(text.as_bytes())
+                .wrap_err("cannot write to stdout")?;
+        }
+        None => {
+            let app = tui::app::App::replay(trace, &shown, tui::theme::Theme::from_env());
+            return Ok(ended(tui::run(app)?));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn fault_note(cfg: &shapetrace::ModelConfig) -> String {

@@ -16,7 +16,10 @@ use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
 };
 use ratatui::crossterm::execute;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use std::io::{self, IsTerminal};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How the stepper opens.
@@ -31,10 +34,8 @@ pub struct Launch {
 /// Why the stepper could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum TuiError {
-    #[error(
-        "{0} is not a terminal; the stepper needs one (for text output use `shapetrace trace`)"
-    )]
-    NotATerminal(&'static str),
+    #[error("{0} is not a terminal; the stepper needs one (for text output use {1})")]
+    NotATerminal(&'static str, &'static str),
     #[error("--autoplay {0} must be a number of seconds from 0.1 to 3600")]
     Autoplay(f64),
     #[error(transparent)]
@@ -66,16 +67,44 @@ pub fn app(cfg: crate::ModelConfig, launch: Launch, theme: theme::Theme) -> Resu
     Ok(app)
 }
 
-/// Runs the stepper on the terminal until the user quits.
+/// How the stepper ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The user quit.
+    Quit,
+    /// A signal (SIGINT, SIGTERM or SIGHUP) ended it; the terminal was restored.
+    Signal(i32),
+}
+
+/// How often the loop wakes to check signals and autoplay.
+const POLL: Duration = Duration::from_millis(100);
+
+/// Runs the stepper on the terminal until the user quits or a signal
+/// arrives; the terminal is restored either way.
 ///
 /// # Errors
 /// When stdin or stdout is not a terminal, or the terminal fails.
-pub fn run(mut app: App) -> Result<(), TuiError> {
+pub fn run(mut app: App) -> Result<Ended, TuiError> {
+    let hint = if app.source.is_some() {
+        "`shapetrace view FILE --format table`"
+    } else {
+        "`shapetrace trace`"
+    };
     if !io::stdin().is_terminal() {
-        return Err(TuiError::NotATerminal("stdin"));
+        return Err(TuiError::NotATerminal("stdin", hint));
     }
     if !io::stdout().is_terminal() {
-        return Err(TuiError::NotATerminal("stdout"));
+        return Err(TuiError::NotATerminal("stdout", hint));
+    }
+    let signal = Arc::new(AtomicUsize::new(0));
+    let mut ids = Vec::new();
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        #[allow(clippy::cast_sign_loss)]
+        ids.push(signal_hook::flag::register_usize(
+            sig,
+            Arc::clone(&signal),
+            sig as usize,
+        )?);
     }
     let mut terminal = ratatui::try_init()?;
     let hook = std::panic::take_hook();
@@ -85,20 +114,35 @@ pub fn run(mut app: App) -> Result<(), TuiError> {
     }));
     let result = execute!(io::stdout(), EnableMouseCapture)
         .map_err(TuiError::from)
-        .and_then(|()| event_loop(&mut terminal, &mut app));
+        .and_then(|()| event_loop(&mut terminal, &mut app, &signal));
     let _ = execute!(io::stdout(), DisableMouseCapture);
     ratatui::restore();
+    for id in ids {
+        signal_hook::low_level::unregister(id);
+    }
     result
 }
 
-fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> Result<(), TuiError> {
+fn event_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    app: &mut App,
+    signal: &AtomicUsize,
+) -> Result<Ended, TuiError> {
     let mut last_tick = Instant::now();
-    while !app.quit {
+    loop {
+        if app.quit {
+            return Ok(Ended::Quit);
+        }
+        #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+        match signal.load(Ordering::Relaxed) {
+            0 => {}
+            sig => return Ok(Ended::Signal(sig as i32)),
+        }
         terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
-        let timeout = match app.autoplay {
-            Some(a) if !a.paused => a.every.saturating_sub(last_tick.elapsed()),
-            _ => Duration::from_millis(250),
-        };
+        let playing = app.autoplay.filter(|a| !a.paused);
+        let timeout = playing.map_or(POLL, |a| {
+            a.every.saturating_sub(last_tick.elapsed()).min(POLL)
+        });
         if event::poll(timeout)? {
             let size = terminal.size()?;
             let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
@@ -115,10 +159,12 @@ fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> Result<
                 }
                 app.update(a);
             }
-        } else if app.autoplay.is_some_and(|a| !a.paused) {
+        }
+        if app.autoplay.is_some_and(|a| !a.paused)
+            && last_tick.elapsed() >= app.autoplay.map_or(POLL, |a| a.every)
+        {
             app.update(Action::Tick);
             last_tick = Instant::now();
         }
     }
-    Ok(())
 }

@@ -271,3 +271,43 @@ fn trace_table_marks_departures_returns_and_adds() {
     );
     assert!(out.contains("✓ add (2,4,64) + (2,4,64)"));
 }
+
+#[test]
+fn view_prints_a_saved_trace_and_names_the_first_bad_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("t.jsonl");
+    let o = shapetrace(&["trace", "--format", "json", "--out", log.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = shapetrace(&["view", log.to_str().unwrap(), "--format", "table"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let direct = shapetrace(&["trace"]);
+    assert_eq!(
+        o.stdout, direct.stdout,
+        "a replayed trace prints as the live one"
+    );
+
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[5] = "{\"kind\":\"event\",\"step\":";
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, lines.join("\n")).unwrap();
+    let o = shapetrace(&["view", bad.to_str().unwrap(), "--format", "table"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.jsonl:6:"), "{}", stderr(&o));
+    std::fs::write(&bad, text.replacen("\"schema\":1", "\"schema\":7", 1)).unwrap();
+    let o = shapetrace(&["view", bad.to_str().unwrap(), "--format", "table"]);
+    assert!(
+        stderr(&o).contains("bad.jsonl:1: schema 7 is not supported; allowed: 1"),
+        "{}",
+        stderr(&o)
+    );
+    let mut swapped = text.lines().map(str::to_string).collect::<Vec<_>>();
+    swapped.swap(3, 4);
+    std::fs::write(&bad, swapped.join("\n")).unwrap();
+    let o = shapetrace(&["view", bad.to_str().unwrap(), "--format", "table"]);
+    assert!(
+        stderr(&o).contains("bad.jsonl:4: step 3 out of order; expected 2"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -118,17 +118,23 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
         if line.trim().is_empty() {
             continue;
         }
-        let parsed: ReadLine = serde_json::from_str(&line).map_err(|e| bad(n, e.to_string()))?;
-        match (parsed, &header) {
-            (ReadLine::Header(h), None) => {
-                if h.schema != SCHEMA {
-                    return Err(bad(
-                        n,
-                        format!("schema {} is not supported; allowed: {SCHEMA}", h.schema),
-                    ));
-                }
-                header = Some(h);
+        let value: serde_json::Value =
+            serde_json::from_str(&line).map_err(|e| bad(n, e.to_string()))?;
+        if value.get("kind").and_then(serde_json::Value::as_str) == Some("header") {
+            let schema = value.get("schema").and_then(serde_json::Value::as_u64);
+            if schema != Some(u64::from(SCHEMA)) {
+                let got = value
+                    .get("schema")
+                    .map_or_else(|| "missing".to_string(), ToString::to_string);
+                return Err(bad(
+                    n,
+                    format!("schema {got} is not supported; allowed: {SCHEMA}"),
+                ));
             }
+        }
+        let parsed: ReadLine = serde_json::from_value(value).map_err(|e| bad(n, e.to_string()))?;
+        match (parsed, &header) {
+            (ReadLine::Header(h), None) => header = Some(h),
             (ReadLine::Header(_), Some(_)) => return Err(bad(n, "a second header".into())),
             (_, None) => return Err(bad(n, "expected the header line first".into())),
             (ReadLine::Event(e), Some(_)) => {
@@ -152,4 +158,31 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
         events,
         failure,
     })
+}
+
+/// Largest trace log [`read_file`] opens.
+pub const MAX_LOG_BYTES: u64 = 512 << 20;
+
+/// Reads a trace log from a file, refusing one over [`MAX_LOG_BYTES`]
+/// before reading it.
+///
+/// # Errors
+/// [`LogError::Read`] when the file cannot be opened or is too large;
+/// [`LogError::Line`] for the first bad line.
+pub fn read_file(path: &std::path::Path) -> Result<Trace, LogError> {
+    let label = path.display().to_string();
+    let fail = |reason: String| LogError::Read {
+        path: label.clone(),
+        reason,
+    };
+    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    let len = file.metadata().map_err(|e| fail(e.to_string()))?.len();
+    if len > MAX_LOG_BYTES {
+        return Err(fail(format!(
+            "{} is larger than the {} a trace log may have",
+            crate::config::human_bytes(u128::from(len)),
+            crate::config::human_bytes(u128::from(MAX_LOG_BYTES))
+        )));
+    }
+    read(std::io::BufReader::new(file), &label)
 }

@@ -91,6 +91,8 @@ pub struct App {
     pub theme: Theme,
     /// The last thing that happened, e.g. `activation → relu`.
     pub status: Option<String>,
+    /// The trace log being replayed, if the trace came from a file.
+    pub source: Option<String>,
     pub quit: bool,
 }
 
@@ -116,8 +118,35 @@ impl App {
             labs: Labs::default(),
             theme,
             status: None,
+            source: None,
             quit: false,
         })
+    }
+
+    /// Opens a saved trace (`shapetrace view`); its checks are judged again.
+    /// Live switches re-trace from the config in its header.
+    #[must_use]
+    pub fn replay(trace: crate::Trace, source: &str, theme: Theme) -> Self {
+        let checks = crate::check::all(&trace);
+        let cfg = trace.config.clone();
+        let mut app = Self {
+            cfg,
+            run: Run { trace, checks },
+            cursor: 0,
+            tab: Tab::Steps,
+            help: false,
+            quiz: None,
+            present: false,
+            autoplay: None,
+            head: 0,
+            labs: Labs::default(),
+            theme,
+            status: Some(format!("replaying {source}")),
+            source: Some(source.to_string()),
+            quit: false,
+        };
+        app.labs.refresh(app.tab, &app.cfg);
+        app
     }
 
     fn trace(cfg: &ModelConfig) -> Result<Run, crate::Error> {
@@ -313,6 +342,7 @@ impl App {
         match Self::trace(&cfg) {
             Ok(run) => {
                 self.run = run;
+                self.source = None;
                 let value = match what {
                     "activation" => cfg.act.to_string(),
                     "norm" => cfg.norm.to_string(),

@@ -56,7 +56,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Some(f) => vec![Span::styled(format!(" ⚠ fault {f} "), t.fail)],
         None => vec![Span::styled(" shapetrace ", t.header)],
     };
-    tabs.push(Span::styled(format!(" {} ", c.preset), t.title));
+    let name = app
+        .source
+        .as_deref()
+        .map_or_else(|| c.preset.clone(), |s| format!("▷ {s}"));
+    tabs.push(Span::styled(format!(" {name} "), t.title));
     for tab in Tab::ALL {
         let label = tab.title();
         let failing = tab == Tab::Checks && app.run.checks.iter().any(|c| !c.ok());

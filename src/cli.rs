@@ -23,7 +23,7 @@ pub struct Cli {
     #[arg(long)]
     pub present: bool,
     /// Presenter mode that steps by itself every SECONDS (space pauses).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub autoplay: Option<f64>,
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -145,6 +145,11 @@ pub struct ProbesArgs {
     pub token: Option<usize>,
 }
 
+fn seed(s: &str) -> Result<u64, String> {
+    s.parse::<u64>()
+        .map_err(|_| format!("expected a whole number from 0 to {}", u64::MAX))
+}
+
 fn dim(s: &str) -> Result<usize, String> {
     s.parse::<usize>()
         .map_err(|_| format!("expected a whole number from 1 to {MAX_DIM}"))
@@ -224,7 +229,7 @@ pub struct ModelArgs {
     #[arg(long, global = true)]
     pub dtype: Option<DType>,
     /// Seed of every weight and of the input x0.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = seed, allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// Build a known mistake: ffn-no-down, attn-no-merge, bias-w1-64,
     /// merge-no-transpose, no-causal-mask, skip-block1, norm-over-seq, no-out-proj.

@@ -23,7 +23,7 @@ pub struct Cli {
     #[arg(long)]
     pub present: bool,
     /// Presenter mode that steps by itself every SECONDS (space pauses).
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
     pub autoplay: Option<f64>,
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -145,6 +145,11 @@ pub struct ProbesArgs {
     pub token: Option<usize>,
 }
 
+fn seconds(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .map_err(|_| "expected a number of seconds from 0.1 to 3600".to_string())
+}
+
 fn seed(s: &str) -> Result<u64, String> {
     s.parse::<u64>()
         .map_err(|_| format!("expected a whole number from 0 to {}", u64::MAX))
@@ -202,15 +207,15 @@ pub struct ModelArgs {
     #[arg(long, global = true)]
     pub placement: Option<Placement>,
     /// Give linear layers and LayerNorms biases.
-    #[arg(long, global = true, overrides_with = "no_bias")]
+    #[arg(long, global = true, conflicts_with = "no_bias")]
     pub bias: bool,
     /// No biases anywhere.
-    #[arg(long, global = true, overrides_with = "bias")]
+    #[arg(long, global = true)]
     pub no_bias: bool,
     /// Add a final norm ln_f after the last block.
-    #[arg(long, global = true, overrides_with = "no_final_norm")]
+    #[arg(long, global = true, conflicts_with = "no_final_norm")]
     pub final_norm: bool,
-    #[arg(long, global = true, overrides_with = "final_norm", hide = true)]
+    #[arg(long, global = true, hide = true)]
     pub no_final_norm: bool,
     /// Vocabulary size V: adds the embeddings wte, wpe and the LM head to
     /// the counts; 0 for none.
@@ -220,10 +225,10 @@ pub struct ModelArgs {
     #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
     pub context: Option<usize>,
     /// The LM head reuses wte (as GPT-2).
-    #[arg(long, global = true, overrides_with = "untied")]
+    #[arg(long, global = true, conflicts_with = "untied")]
     pub tied: bool,
     /// The LM head is its own (d, V) matrix.
-    #[arg(long, global = true, overrides_with = "tied")]
+    #[arg(long, global = true)]
     pub untied: bool,
     /// f32 or f64.
     #[arg(long, global = true)]
@@ -282,6 +287,14 @@ impl ModelArgs {
             Some(p) => Overlay::from_file(p)?,
             None => Overlay::default(),
         };
-        file.then(&self.overlay()).resolve()
+        file.then(&self.overlay())
+            .resolve()
+            .map_err(|e| match (&self.config, e) {
+                (Some(p), e @ shapetrace::Error::Config(_)) => shapetrace::Error::InModelFile {
+                    path: p.display().to_string(),
+                    inner: Box::new(e),
+                },
+                (_, e) => e,
+            })
     }
 }

@@ -5,14 +5,14 @@ use color_eyre::eyre::{Result, bail};
 use shapetrace::budget::{Budget, table};
 use shapetrace::check::influence::{Kind, influence};
 use shapetrace::lesson::{by_hand::FfnByHand, norms::NormCompare, parse_vector};
-use std::io::{self, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Parameters, FLOPs and bytes of `cfg`, as a table or one JSON object.
 pub fn params(cfg: &shapetrace::ModelConfig, args: &ParamsArgs) -> Result<ExitCode> {
     let dtype = args.bytes_dtype.unwrap_or(cfg.dtype.into());
     let budget = Budget::with_bytes(cfg, dtype)?;
-    let mut out = io::stdout().lock();
+    let mut out = crate::out::stdout();
     match args.format {
         ParamsFormat::Table => out.write_all(table::text(&budget).as_bytes())?,
         ParamsFormat::Json => {
@@ -26,14 +26,14 @@ pub fn params(cfg: &shapetrace::ModelConfig, args: &ParamsArgs) -> Result<ExitCo
 /// The lesson's FFN by hand on `x`.
 pub fn ffn(x: &str) -> Result<ExitCode> {
     let f = FfnByHand::lesson(&parse_vector(x)?)?;
-    io::stdout().lock().write_all(f.text().as_bytes())?;
+    crate::out::stdout().write_all(f.text().as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// LayerNorm against RMSNorm on `x`.
 pub fn norms(x: &str) -> Result<ExitCode> {
     let n = NormCompare::new(&parse_vector(x)?)?;
-    io::stdout().lock().write_all(n.text().as_bytes())?;
+    crate::out::stdout().write_all(n.text().as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -55,7 +55,7 @@ pub fn probes(cfg: &shapetrace::ModelConfig, args: &ProbesArgs) -> Result<ExitCo
         Ok(mut v) => v.remove(0),
         Err(e) => bail!("cannot probe this model: {e}"),
     };
-    io::stdout().lock().write_all(view.text().as_bytes())?;
+    crate::out::stdout().write_all(view.text().as_bytes())?;
     Ok(if view.leaks() {
         ExitCode::from(1)
     } else {

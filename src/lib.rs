@@ -47,6 +47,9 @@ pub enum Error {
     File(#[from] config::file::FileError),
     #[error(transparent)]
     Log(#[from] trace::log::LogError),
+    /// A config error in a model built from a model file.
+    #[error("{inner} (model from {path})")]
+    InModelFile { path: String, inner: Box<Error> },
 }
 
 /// What to keep while tracing.

@@ -3,10 +3,11 @@
 
 mod cli;
 mod labs;
+mod out;
 
 use clap::Parser;
 use cli::{CheckFormat, Cli, Command, TraceArgs, TraceFormat};
-use color_eyre::eyre::{Result, WrapErr, bail, eyre};
+use color_eyre::eyre::{Result, WrapErr};
 use shapetrace::trace::{log, table};
 use shapetrace::{Options, tui};
 use std::io::{self, Write};
@@ -41,7 +42,10 @@ fn usage_error(e: &clap::Error) -> ExitCode {
     let rendered = e.render().to_string();
     let first = rendered.lines().next().unwrap_or("invalid arguments");
     let mut line = first.trim_start_matches("error: ").to_string();
-    if let Some(ContextValue::Strings(valid)) = e.get(ContextKind::ValidValue) {
+    if let Some(ContextValue::Strings(valid)) = e
+        .get(ContextKind::ValidValue)
+        .filter(|v| !matches!(v, ContextValue::Strings(s) if s.is_empty()))
+    {
         line = format!("{line}; allowed: {}", valid.join(", "));
     }
     if let Some(ContextValue::String(s)) = e.get(ContextKind::SuggestedArg) {
@@ -80,6 +84,11 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
 }
 
 fn trace(cfg: &shapetrace::ModelConfig, args: &TraceArgs) -> Result<ExitCode> {
+    if args.values && (args.shape_only || args.format != TraceFormat::Json) {
+        color_eyre::eyre::bail!(
+            "--values keeps tensor values in JSON events; allowed only with --format json on a numeric run"
+        );
+    }
     let opts = Options {
         shape_only: args.shape_only,
         values: args.values,
@@ -95,47 +104,15 @@ fn trace(cfg: &shapetrace::ModelConfig, args: &TraceArgs) -> Result<ExitCode> {
         }
     };
     match &args.out {
-        Some(path) => write_atomically(path, render)?,
-        None => render(&mut io::stdout().lock()).wrap_err("cannot write to stdout")?,
+        Some(path) => out::write_file(path, render)?,
+        None => render(&mut out::stdout()).wrap_err("cannot write to stdout")?,
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes to a temp file beside `path`, then renames it over `path`, so a
-/// failed write never leaves a truncated file.
-fn write_atomically(
-    path: &std::path::Path,
-    render: impl Fn(&mut dyn Write) -> io::Result<()>,
-) -> Result<()> {
-    let fail = |e: io::Error| eyre!("cannot write --out {}: {}", path.display(), e.kind());
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
-    };
-    if !dir.is_dir() {
-        bail!(
-            "cannot write --out {}: folder {} does not exist",
-            path.display(),
-            dir.display()
-        );
-    }
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    render(tmp.as_file_mut()).map_err(fail)?;
-    tmp.as_file().sync_all().map_err(fail)?;
-    #[cfg(unix)]
-    {
-        // A temp file is private (0600); the output is an ordinary file.
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
-            .map_err(fail)?;
-    }
-    tmp.persist(path).map_err(|e| fail(e.error))?;
-    Ok(())
-}
-
 fn check(cfg: &shapetrace::ModelConfig, format: CheckFormat) -> Result<ExitCode> {
     let run = shapetrace::run(cfg)?;
-    let mut out = io::stdout().lock();
+    let mut out = out::stdout();
     match format {
         CheckFormat::Text => {
             let failed = run.checks.iter().filter(|c| !c.ok()).count();
@@ -181,8 +158,7 @@ fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
                 cli::ViewFormat::Table => table::text(&trace, &checks),
                 cli::ViewFormat::Markdown => table::markdown(&trace, &checks),
             };
-            io::stdout()
-                .lock()
+            out::stdout()
                 .write_all(text.as_bytes())
                 .wrap_err("cannot write to stdout")?;
         }

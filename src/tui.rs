@@ -153,6 +153,9 @@ fn event_loop(
                 }
                 _ => None,
             };
+            // While the screen is too small to show, only quitting works.
+            let small = area.width < ui::MIN_SIZE.0 || area.height < ui::MIN_SIZE.1;
+            let action = action.filter(|a| !small || *a == Action::Quit);
             if let Some(a) = action {
                 if a == Action::TogglePause || a == Action::Next {
                     last_tick = Instant::now();

@@ -413,8 +413,15 @@ fn keymap_is_a_pure_function_of_key_and_mode() {
     );
     assert_eq!(
         map_key(key(K::Char('q')), KeyMode::Typing),
-        None,
-        "typing, not quitting"
+        Some(Action::Char('q')),
+        "typing, not quitting: the parser names what it refuses"
+    );
+    let ctrl_u = KeyEvent::new(K::Char('u'), KeyModifiers::CONTROL);
+    assert_eq!(map_key(ctrl_u, KeyMode::Typing), Some(Action::ClearInput));
+    assert_eq!(map_key(ctrl_u, KeyMode::Normal), None);
+    assert_eq!(
+        map_key(key(K::Char('R')), KeyMode::Normal),
+        Some(Action::PrevResidual)
     );
     assert_eq!(
         map_key(key(K::Enter), KeyMode::Typing),

@@ -14,6 +14,7 @@ pub enum Action {
     NextDeparture,
     PrevDeparture,
     NextResidual,
+    PrevResidual,
     NextTab,
     PrevTab,
     ToggleHelp,
@@ -37,6 +38,8 @@ pub enum Action {
     /// A character typed into the quiz or a lab's input.
     Char(char),
     Backspace,
+    /// Ctrl-U while typing: clear what was typed.
+    ClearInput,
     Submit,
     /// Esc while typing: skip the quiz question or drop the edit.
     Cancel,
@@ -62,15 +65,20 @@ pub enum KeyMode {
 pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
     use Action as A;
     use KeyCode as K;
-    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == K::Char('c') {
-        return Some(A::Quit);
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        return match (key.code, mode) {
+            (K::Char('c'), _) => Some(A::Quit),
+            (K::Char('u'), KeyMode::Typing) => Some(A::ClearInput),
+            _ => None,
+        };
     }
     match mode {
         KeyMode::Typing => match key.code {
             K::Enter => Some(A::Submit),
             K::Backspace => Some(A::Backspace),
             K::Esc => Some(A::Cancel),
-            K::Char(c) if c.is_ascii_digit() || ",()[] -.".contains(c) => Some(A::Char(c)),
+            // Every printable character goes in; the parser names what it refuses.
+            K::Char(c) if !c.is_control() => Some(A::Char(c)),
             _ => None,
         },
         KeyMode::Help => match key.code {
@@ -92,6 +100,7 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
             K::Char('n') => Some(A::NextDeparture),
             K::Char('N') => Some(A::PrevDeparture),
             K::Char('r') => Some(A::NextResidual),
+            K::Char('R') => Some(A::PrevResidual),
             K::Tab => Some(A::NextTab),
             K::BackTab => Some(A::PrevTab),
             K::Char('?') => Some(A::ToggleHelp),
@@ -117,7 +126,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("g Home / G End", "first / last step"),
     ("PgDn / PgUp", "ten steps on / back"),
     ("n / N", "next / previous departure from (B,T,d)"),
-    ("r", "next residual add"),
+    ("r / R", "next / previous residual add"),
     ("[ / ]", "previous / next head in the heatmap"),
     ("a", "cycle the activation (re-runs)"),
     ("m", "switch LayerNorm / RMSNorm (re-runs)"),

@@ -251,7 +251,7 @@ impl App {
                 }
             }
             A::Tick => self.tick(),
-            A::Char(_) | A::Backspace | A::Submit | A::Cancel => self.typed(action),
+            A::Char(_) | A::Backspace | A::ClearInput | A::Submit | A::Cancel => self.typed(action),
             _ if matches!(self.tab, Tab::Steps | Tab::Checks) || self.present => {
                 self.navigate(action)
             }
@@ -285,6 +285,10 @@ impl App {
             }
             A::NextResidual => self.jump(
                 self.find(self.cursor, true, Event::is_residual),
+                "residual add",
+            ),
+            A::PrevResidual => self.jump(
+                self.find(self.cursor, false, Event::is_residual),
                 "residual add",
             ),
             A::Select(i) if i < self.rows() => self.goto(i),

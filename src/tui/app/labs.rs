@@ -17,6 +17,8 @@ use crate::tui::action::Action;
 pub enum EditTarget {
     FfnX,
     NormX,
+    /// The budget field under the cursor.
+    BudgetField,
 }
 
 /// A vector being typed, e.g. `2,-1`.
@@ -24,6 +26,8 @@ pub enum EditTarget {
 pub struct Edit {
     pub target: EditTarget,
     pub text: String,
+    /// The value being replaced, shown beside the prompt.
+    pub now: String,
     pub error: Option<String>,
 }
 
@@ -66,6 +70,34 @@ impl Field {
             Field::Seq => "T",
             Field::Act => "act",
         }
+    }
+
+    /// Sets this field of `cfg` from typed text.
+    ///
+    /// # Errors
+    /// The text is not a whole number ≥ 1 (or, for act, an activation).
+    pub fn set(self, cfg: &mut ModelConfig, text: &str) -> Result<(), String> {
+        let text = text.trim();
+        if self == Field::Act {
+            cfg.act = text
+                .parse()
+                .map_err(|e: crate::config::names::UnknownName| e.to_string())?;
+            return Ok(());
+        }
+        let v: usize = text
+            .parse()
+            .ok()
+            .filter(|v| *v >= 1)
+            .ok_or_else(|| format!("{} = '{text}' is not a whole number ≥ 1", self.name()))?;
+        match self {
+            Field::DModel => cfg.d_model = v,
+            Field::DFf => cfg.d_ff = v,
+            Field::Heads => (cfg.heads, cfg.kv_heads) = (v, v),
+            Field::Layers => cfg.layers = v,
+            Field::Seq => cfg.seq = v,
+            Field::Act => {}
+        }
+        Ok(())
     }
 
     /// The value of this field in `cfg`, as shown.
@@ -174,15 +206,17 @@ impl Labs {
         }
     }
 
+    /// Opens an empty prompt; the current value is shown beside it.
     fn edit(&mut self, target: EditTarget, now: &[f64]) {
-        let text = now
+        let now = now
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(",");
         self.editing = Some(Edit {
             target,
-            text,
+            text: String::new(),
+            now,
             error: None,
         });
     }
@@ -194,7 +228,28 @@ impl Labs {
             Action::Backspace => {
                 e.text.pop();
             }
+            Action::ClearInput => e.text.clear(),
             Action::Cancel => self.editing = None,
+            Action::Submit if e.target == EditTarget::BudgetField => {
+                let text = e.text.clone();
+                let done = self
+                    .budget
+                    .as_mut()
+                    .ok_or_else(String::new)
+                    .and_then(|lab| {
+                        let mut next = lab.cfg.clone();
+                        Field::ALL[lab.field].set(&mut next, &text)?;
+                        set_budget(lab, next)
+                    });
+                match done {
+                    Ok(()) => self.editing = None,
+                    Err(msg) => {
+                        if let Some(e) = &mut self.editing {
+                            e.error = Some(msg);
+                        }
+                    }
+                }
+            }
             Action::Submit => {
                 let parsed = parse_vector(&e.text).map_err(|err| err.to_string());
                 let applied = parsed.and_then(|x| {
@@ -203,6 +258,7 @@ impl Labs {
                             FfnByHand::lesson(&x).map(|ex| self.ffn = FfnLab { ex, shown: 1 })
                         }
                         EditTarget::NormX => NormCompare::new(&x).map(|n| self.norms = n),
+                        EditTarget::BudgetField => Ok(()),
                     }
                     .map_err(|err| err.to_string())
                 });
@@ -248,6 +304,16 @@ impl Labs {
                 self.budget = budget_lab(cfg);
                 return;
             }
+            Action::Edit => {
+                let now = field.value(&lab.cfg);
+                self.editing = Some(Edit {
+                    target: EditTarget::BudgetField,
+                    text: String::new(),
+                    now,
+                    error: None,
+                });
+                return;
+            }
             Action::Next => true,
             Action::Prev => false,
             _ => return,
@@ -285,17 +351,7 @@ impl Labs {
         if field == Field::Heads {
             next.kv_heads = next.heads;
         }
-        if next.context != 0 && next.seq > next.context {
-            next.context = next.seq;
-        }
-        match Budget::of(&next) {
-            Ok(b) => {
-                lab.cfg = next;
-                lab.ours = b;
-                lab.error = None;
-            }
-            Err(e) => lab.error = Some(e.to_string()),
-        }
+        lab.error = set_budget(lab, next).err();
     }
 
     fn probes_update(&mut self, action: Action, cfg: &ModelConfig) {
@@ -316,6 +372,18 @@ impl Labs {
         }
         p.view = None;
     }
+}
+
+/// Recounts the lab's budget for `next`, keeping the old one if it is invalid.
+fn set_budget(lab: &mut BudgetLab, mut next: ModelConfig) -> Result<(), String> {
+    if next.context != 0 && next.seq > next.context {
+        next.context = next.seq;
+    }
+    let b = Budget::of(&next).map_err(|e| e.to_string())?;
+    lab.cfg = next;
+    lab.ours = b;
+    lab.error = None;
+    Ok(())
 }
 
 /// The budget lab for `cfg`, or `None` when GPT-2 small or `cfg` cannot be counted.

@@ -102,6 +102,7 @@ impl App {
             Action::Backspace => {
                 q.input.pop();
             }
+            Action::ClearInput => q.input.clear(),
             Action::Submit => match parse_shape(&q.input) {
                 Some(guess) => self.reveal(Some(guess)),
                 None => {

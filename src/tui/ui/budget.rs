@@ -72,6 +72,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .collect();
     fields.push(Line::raw(""));
     fields.push(Line::styled("↑↓ field  ←→ change", t.dim));
+    fields.push(Line::styled("e types a value", t.dim));
     fields.push(Line::styled("g resets", t.dim));
     if let Some(e) = &lab.error {
         fields.push(Line::raw(""));

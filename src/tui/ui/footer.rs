@@ -30,7 +30,20 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         if all_ok { t.ok } else { t.fail },
     );
     let verdict = match failed.first() {
-        None => Span::styled(format!("✓ all {} checks hold", app.run.checks.len()), t.ok),
+        None => {
+            let skipped = app
+                .run
+                .checks
+                .iter()
+                .filter(|c| c.status == Status::Skip)
+                .count();
+            let held = app.run.checks.len() - skipped;
+            if skipped == 0 {
+                Span::styled(format!("✓ all {held} checks hold"), t.ok)
+            } else {
+                Span::styled(format!("✓ {held} checks hold, – {skipped} skipped"), t.ok)
+            }
+        }
         Some(c) => Span::styled(
             format!("✗ {} at {}", c.name, c.path.as_deref().unwrap_or("?")),
             t.fail,
@@ -46,8 +59,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         plural(returns, "return", "returns")
     );
     let short = format!(" · ◆ {departures} · ↩ {returns} · ");
-    let fits = adds.width() + long.chars().count() + verdict.width() <= usize::from(area.width);
+    let quiz = app.quiz.as_ref().map_or_else(
+        || Span::raw(""),
+        |q| Span::styled(format!(" quiz {}/{} │", q.right, q.asked), t.key),
+    );
+    let fits = quiz.width() + adds.width() + long.chars().count() + verdict.width()
+        <= usize::from(area.width);
     let first = Line::from(vec![
+        quiz,
         adds,
         Span::raw(if fits { long } else { short }),
         verdict,
@@ -66,7 +85,14 @@ fn hints(app: &App) -> Line<'static> {
     use crate::tui::app::Tab;
     let pairs: &[(&str, &str)] = if app.autoplay.is_some() {
         &[
-            ("space", "pause"),
+            (
+                "space",
+                if app.autoplay.is_some_and(|a| a.paused) {
+                    "resume"
+                } else {
+                    "pause"
+                },
+            ),
             ("←→", "step"),
             ("P", "presenter"),
             ("?", "help"),
@@ -84,6 +110,7 @@ fn hints(app: &App) -> Line<'static> {
         &[
             ("↑↓", "field"),
             ("←→", "change"),
+            ("e", "type"),
             ("g", "reset"),
             ("Tab", "next tab"),
             ("?", "help"),

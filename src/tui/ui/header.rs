@@ -61,7 +61,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .as_deref()
         .map_or_else(|| c.preset.clone(), |s| format!("▷ {s}"));
     tabs.push(Span::styled(format!(" {name} "), t.title));
-    for tab in Tab::ALL {
+    for tab in Tab::ALL.into_iter().filter(|_| !app.present) {
         let label = tab.title();
         let failing = tab == Tab::Checks && app.run.checks.iter().any(|c| !c.ok());
         let mark = if failing { "✗" } else { " " };
@@ -78,12 +78,6 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     }
     if app.present {
         tabs.push(Span::styled("[Presenter]", t.title));
-    }
-    if let Some(q) = &app.quiz {
-        tabs.push(Span::styled(
-            format!("  quiz {}/{}", q.right, q.asked),
-            t.key,
-        ));
     }
     Paragraph::new(vec![Line::from(tabs), Line::raw(model)]).render(area, buf);
 }

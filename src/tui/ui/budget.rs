@@ -86,16 +86,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let ours = rows(&lab.ours);
     let theirs = rows(&lab.gpt2);
     let wn = usize::from(right.width.saturating_sub(2)).saturating_sub(26) / 2;
-    let c = &lab.cfg;
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{:<26}", ""), t.title),
-        Span::styled(
-            format!(
-                "{:>wn$}",
-                format!("d={} L={} T={}", c.d_model, c.layers, c.seq)
-            ),
-            t.title,
-        ),
+        Span::styled(format!("{:>wn$}", "this model"), t.title),
         Span::styled(format!("{:>wn$}", "GPT-2 small"), t.title),
     ])];
     for ((label, a), (_, b)) in ours.iter().zip(&theirs) {

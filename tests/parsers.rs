@@ -1,0 +1,144 @@
+//! Parsers meet random bytes and random mutations of valid files without
+//! panicking; random valid models pass every check.
+
+use proptest::prelude::*;
+use shapetrace::config::{Act, DType, NormKind, Placement};
+use shapetrace::trace::log;
+use shapetrace::{ModelConfig, Overlay};
+
+const MODEL_FILE: &str = "preset = \"lesson\"\nbatch = 2\nseq = 4\nd_model = 64\nheads = 4\nkv_heads = 2\nd_ff = 256\nlayers = 2\nact = \"swiglu\"\nnorm = \"rmsnorm\"\nplacement = \"post\"\nbias = false\nfinal_norm = true\ndtype = \"f64\"\nseed = 7\n";
+
+fn lesson_log() -> Vec<u8> {
+    let run = shapetrace::run(&ModelConfig::default()).unwrap();
+    let mut buf = Vec::new();
+    log::write(&mut buf, &run.trace, &run.checks).unwrap();
+    buf
+}
+
+/// `base` with bytes flipped, cut or spliced at random places.
+fn mutations(base: Vec<u8>) -> impl Strategy<Value = Vec<u8>> {
+    let n = base.len();
+    prop::collection::vec((0..n.max(1), any::<u8>(), 0u8..4), 1..8).prop_map(move |edits| {
+        let mut b = base.clone();
+        for (at, byte, how) in edits {
+            let at = at.min(b.len().saturating_sub(1));
+            match how {
+                0 if !b.is_empty() => b[at] = byte,
+                1 => b.truncate(at),
+                2 => b.insert(at.min(b.len()), byte),
+                _ if at < b.len() => {
+                    b.remove(at);
+                }
+                _ => {}
+            }
+        }
+        b
+    })
+}
+
+/// Resolving a model file either gives a valid config or an error; both
+/// end without a panic, and every error is one line.
+fn model_file(bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    match Overlay::from_toml(&text, "m.toml") {
+        Ok(o) => match o.resolve() {
+            Ok(cfg) => assert!(cfg.validate().is_ok()),
+            Err(e) => assert_eq!(e.to_string().lines().count(), 1, "{e}"),
+        },
+        Err(e) => assert_eq!(e.to_string().lines().count(), 1, "{e}"),
+    }
+}
+
+fn trace_log(bytes: &[u8]) {
+    if let Err(e) = log::read(bytes, "t.jsonl") {
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn model_files_from_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        model_file(&bytes);
+    }
+
+    #[test]
+    fn model_files_mutated(bytes in mutations(MODEL_FILE.as_bytes().to_vec())) {
+        model_file(&bytes);
+    }
+
+    #[test]
+    fn trace_logs_from_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        trace_log(&bytes);
+    }
+
+    #[test]
+    fn trace_logs_mutated(bytes in mutations(lesson_log())) {
+        trace_log(&bytes);
+    }
+}
+
+fn valid_configs() -> impl Strategy<Value = ModelConfig> {
+    (
+        (
+            1usize..=3,
+            1usize..=6,
+            1usize..=3,
+            1usize..=3,
+            1usize..=4,
+            1usize..=3,
+        ),
+        (
+            0usize..4,
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<u64>(),
+        ),
+    )
+        .prop_map(
+            |((b, t, kv, group, hd, layers), (act, rms, post, bias, fin, f64, seed))| {
+                let heads = kv * group;
+                ModelConfig {
+                    batch: b,
+                    seq: t,
+                    d_model: heads * hd,
+                    heads,
+                    kv_heads: kv,
+                    d_ff: heads * hd * 4,
+                    layers,
+                    act: Act::ALL[act],
+                    norm: if rms {
+                        NormKind::RmsNorm
+                    } else {
+                        NormKind::LayerNorm
+                    },
+                    placement: if post {
+                        Placement::Post
+                    } else {
+                        Placement::Pre
+                    },
+                    bias,
+                    final_norm: fin,
+                    dtype: if f64 { DType::F64 } else { DType::F32 },
+                    seed,
+                    ..ModelConfig::default()
+                }
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn random_valid_models_pass_every_check(cfg in valid_configs()) {
+        let run = shapetrace::run(&cfg).unwrap();
+        let failed: Vec<_> = run.checks.iter().filter(|c| !c.ok()).map(|c| format!("{}: {}", c.name, c.detail)).collect();
+        prop_assert!(failed.is_empty(), "{:?}", failed);
+        prop_assert!(run.trace.failure.is_none());
+    }
+}

@@ -2,7 +2,7 @@
 //! panicking; random valid models pass every check.
 
 use proptest::prelude::*;
-use shapetrace::config::{Act, DType, NormKind, Placement};
+mod common;
 use shapetrace::trace::log;
 use shapetrace::{ModelConfig, Overlay};
 
@@ -79,63 +79,11 @@ proptest! {
     }
 }
 
-fn valid_configs() -> impl Strategy<Value = ModelConfig> {
-    (
-        (
-            1usize..=3,
-            1usize..=6,
-            1usize..=3,
-            1usize..=3,
-            1usize..=4,
-            1usize..=3,
-        ),
-        (
-            0usize..4,
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<u64>(),
-        ),
-    )
-        .prop_map(
-            |((b, t, kv, group, hd, layers), (act, rms, post, bias, fin, f64, seed))| {
-                let heads = kv * group;
-                ModelConfig {
-                    batch: b,
-                    seq: t,
-                    d_model: heads * hd,
-                    heads,
-                    kv_heads: kv,
-                    d_ff: heads * hd * 4,
-                    layers,
-                    act: Act::ALL[act],
-                    norm: if rms {
-                        NormKind::RmsNorm
-                    } else {
-                        NormKind::LayerNorm
-                    },
-                    placement: if post {
-                        Placement::Post
-                    } else {
-                        Placement::Pre
-                    },
-                    bias,
-                    final_norm: fin,
-                    dtype: if f64 { DType::F64 } else { DType::F32 },
-                    seed,
-                    ..ModelConfig::default()
-                }
-            },
-        )
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     #[test]
-    fn random_valid_models_pass_every_check(cfg in valid_configs()) {
+    fn random_valid_models_pass_every_check(cfg in common::small_configs(false)) {
         let run = shapetrace::run(&cfg).unwrap();
         let failed: Vec<_> = run.checks.iter().filter(|c| !c.ok()).map(|c| format!("{}: {}", c.name, c.detail)).collect();
         prop_assert!(failed.is_empty(), "{:?}", failed);

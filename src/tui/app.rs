@@ -105,7 +105,23 @@ impl App {
     /// When `cfg` is invalid.
     pub fn new(cfg: ModelConfig, theme: Theme) -> Result<Self, crate::Error> {
         let run = Self::trace(&cfg)?;
-        Ok(Self {
+        Ok(Self::with_run(cfg, run, theme))
+    }
+
+    /// Opens a saved trace (`shapetrace view`); its checks are judged again.
+    /// Live switches re-trace from the config in its header.
+    #[must_use]
+    pub fn replay(trace: crate::Trace, source: &str, theme: Theme) -> Self {
+        let checks = crate::check::all(&trace);
+        let cfg = trace.config.clone();
+        let mut app = Self::with_run(cfg, Run { trace, checks }, theme);
+        app.status = Some(format!("replaying {source}"));
+        app.source = Some(source.to_string());
+        app
+    }
+
+    fn with_run(cfg: ModelConfig, run: Run, theme: Theme) -> Self {
+        Self {
             cfg,
             run,
             cursor: 0,
@@ -120,33 +136,7 @@ impl App {
             status: None,
             source: None,
             quit: false,
-        })
-    }
-
-    /// Opens a saved trace (`shapetrace view`); its checks are judged again.
-    /// Live switches re-trace from the config in its header.
-    #[must_use]
-    pub fn replay(trace: crate::Trace, source: &str, theme: Theme) -> Self {
-        let checks = crate::check::all(&trace);
-        let cfg = trace.config.clone();
-        let mut app = Self {
-            cfg,
-            run: Run { trace, checks },
-            cursor: 0,
-            tab: Tab::Steps,
-            help: false,
-            quiz: None,
-            present: false,
-            autoplay: None,
-            head: 0,
-            labs: Labs::default(),
-            theme,
-            status: Some(format!("replaying {source}")),
-            source: Some(source.to_string()),
-            quit: false,
-        };
-        app.labs.refresh(app.tab, &app.cfg);
-        app
+        }
     }
 
     fn trace(cfg: &ModelConfig) -> Result<Run, crate::Error> {

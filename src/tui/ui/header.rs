@@ -9,40 +9,26 @@ use ratatui::widgets::{Paragraph, Widget};
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let c = &app.cfg;
     let t = app.theme;
-    let kv = if c.kv_heads == c.heads {
-        String::new()
-    } else {
-        format!(" kv_heads={}", c.kv_heads)
-    };
-    let long = format!(
-        " B={} T={} d_model={} heads={}{kv} d_ff={} layers={}  {} {} {}-LN  {} seed={}",
-        c.batch,
-        c.seq,
-        c.d_model,
-        c.heads,
-        c.d_ff,
-        c.layers,
-        c.act,
-        c.norm,
-        c.placement,
-        c.dtype,
-        c.seed
-    );
-    let model = if long.chars().count() <= usize::from(area.width) {
-        long
-    } else {
+    // Full names when they fit, short ones otherwise: [B, T, d_model, heads, kv, d_ff, layers].
+    let line = |names: [&str; 7], gap: &str| {
         let kv = if c.kv_heads == c.heads {
             String::new()
         } else {
-            format!(" kv={}", c.kv_heads)
+            format!(" {}={}", names[4], c.kv_heads)
         };
         format!(
-            " B={} T={} d={} h={}{kv} ff={} L={} {} {} {}-LN {} seed={}",
+            " {}={} {}={} {}={} {}={}{kv} {}={} {}={}{gap}{} {} {}-LN{gap}{} seed={}",
+            names[0],
             c.batch,
+            names[1],
             c.seq,
+            names[2],
             c.d_model,
+            names[3],
             c.heads,
+            names[5],
             c.d_ff,
+            names[6],
             c.layers,
             c.act,
             c.norm,
@@ -50,6 +36,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             c.dtype,
             c.seed
         )
+    };
+    let long = line(
+        ["B", "T", "d_model", "heads", "kv_heads", "d_ff", "layers"],
+        "  ",
+    );
+    let model = if long.chars().count() <= usize::from(area.width) {
+        long
+    } else {
+        line(["B", "T", "d", "h", "kv", "ff", "L"], " ")
     };
     // A fault takes the brand's place, so the bar fits 80 columns.
     let mut tabs = match c.fault {

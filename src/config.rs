@@ -6,6 +6,7 @@
 //! [`ConfigError`] that names the bad value and what is allowed.
 
 pub mod file;
+pub mod hf;
 pub mod names;
 pub mod preset;
 mod validate;
@@ -38,6 +39,19 @@ named_enum! {
         Pre = "pre",
         /// `x = LN(x + f(x))`, as the original Transformer.
         Post = "post",
+    }
+}
+
+named_enum! {
+    /// How positions enter the model.
+    #[derive(Default)]
+    PosEmb, "positions" {
+        /// A learned position embedding wpe (context, d), as GPT-2.
+        #[default]
+        Learned = "learned",
+        /// Rotary embeddings in attention, as LLaMA: no parameters. The
+        /// trace runs attention without the rotation (it changes no shape).
+        Rope = "rope",
     }
 }
 
@@ -132,6 +146,9 @@ pub struct ModelConfig {
     /// parameters; untied, it is its own (d, V) matrix.
     #[serde(default = "tied_by_default")]
     pub tied: bool,
+    /// Learned positions (wpe) or rotary ones (no parameters).
+    #[serde(default)]
+    pub pos_emb: PosEmb,
     pub dtype: DType,
     pub seed: u64,
     pub eps: f64,
@@ -145,9 +162,6 @@ fn tied_by_default() -> bool {
 
 /// Largest value allowed for any one dimension.
 pub const MAX_DIM: usize = 1 << 20;
-
-/// Largest numeric run, in bytes of weights plus live activations.
-pub const MAX_NUMERIC_BYTES: u128 = 4 << 30;
 
 /// An impossible or unsupported configuration.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -177,9 +191,25 @@ pub enum ConfigError {
     #[error("fault {fault} {needs}")]
     FaultNeeds { fault: Fault, needs: &'static str },
     #[error(
-        "a numeric run needs about {need} of memory, over the {limit} limit; lower the dimensions, or trace with --shape-only"
+        "a numeric run ({why}) needs about {need} of memory, over the --max-memory limit of {limit}; raise --max-memory, or lower the dimensions"
     )]
-    TooBig { need: String, limit: String },
+    TooBig {
+        need: String,
+        limit: String,
+        why: &'static str,
+    },
+    #[error("{a} conflicts with {b}: {b} needs a numeric run; drop one of them")]
+    Conflict { a: &'static str, b: &'static str },
+}
+
+/// The divisors of `n`, comma separated: what heads may be for a d_model.
+#[must_use]
+pub fn divisors(n: usize) -> String {
+    (1..=n)
+        .filter(|k| n.is_multiple_of(*k))
+        .map(|k| k.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Formats a byte count with a binary unit, e.g. `1.5 GiB`.

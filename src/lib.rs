@@ -18,23 +18,29 @@ pub mod budget;
 pub mod check;
 pub mod config;
 pub mod lesson;
+pub mod load;
 pub mod model;
+pub mod npy;
 pub mod ops;
+pub mod plan;
 pub mod trace;
 pub mod tui;
+pub mod weights;
 
 pub use budget::Budget;
 pub use check::{CheckResult, Status};
 pub use config::{ModelConfig, file::Overlay};
 pub use ops::Shape;
+pub use plan::{Hooks, ModeChoice, Plan, Progress, Request};
 pub use trace::{CheckName, Event, Trace};
 
-use model::Model;
+use model::{Model, Source};
+use ndarray::ArrayD;
 use ops::Backend;
 use ops::numeric::{Numeric, Scalar};
 use ops::shape::ShapeOnly;
 use trace::Mode;
-use trace::recorder::{Capture, Recorder};
+use trace::recorder::{Capture, Recorder, Watch};
 
 /// Everything a caller can get wrong, each with a one-line message.
 #[derive(Debug, thiserror::Error)]
@@ -50,9 +56,24 @@ pub enum Error {
     /// A config error in a model built from a model file.
     #[error("{inner} (model from {path})")]
     InModelFile { path: String, inner: Box<Error> },
+    #[error(transparent)]
+    Weights(#[from] weights::WeightsError),
+    #[error(transparent)]
+    Npy(#[from] npy::NpyError),
+    #[error(transparent)]
+    Size(#[from] plan::bytes::BadSize),
+    #[error(
+        "--input is {got}, but the model's stream is {want}; allowed: (B, T, d_model) with d_model {d}"
+    )]
+    InputShape { got: String, want: String, d: usize },
+    #[error("--input is {got}; allowed: a rank-3 array (B, T, d_model)")]
+    InputRank { got: String },
+    #[error("the run was cancelled")]
+    Cancelled,
 }
 
-/// What to keep while tracing.
+/// What to keep while tracing. For weights, an input, a memory limit,
+/// progress or cancelling, see [`Request`] and [`trace_request`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Options {
     /// Trace shapes only, with no values.
@@ -66,6 +87,8 @@ pub struct Options {
 pub struct Run {
     pub trace: Trace,
     pub checks: Vec<CheckResult>,
+    /// Numbers or shapes, and why.
+    pub plan: Plan,
 }
 
 impl Run {
@@ -76,7 +99,18 @@ impl Run {
     }
 }
 
-/// Traces the model of `cfg` numerically, keeping no values.
+/// A finished trace, the plan it ran under and, when asked, the output.
+#[derive(Debug, Clone)]
+pub struct Traced {
+    pub trace: Trace,
+    pub plan: Plan,
+    /// The model's final output (B, T, d) as f32, with
+    /// [`Request::keep_output`] on a numeric run that did not stop.
+    pub output: Option<ArrayD<f32>>,
+}
+
+/// Traces the model of `cfg` numerically (or shapes only when too large),
+/// keeping no values.
 ///
 /// # Errors
 /// [`Error::Config`] when `cfg` is invalid.
@@ -84,23 +118,13 @@ pub fn trace(cfg: &ModelConfig) -> Result<Trace, Error> {
     trace_with(cfg, Options::default())
 }
 
-/// Traces the model of `cfg` with `opts`.
+/// Traces the model of `cfg` with `opts`; a numeric run over the default
+/// memory limit traces shapes only (see [`plan::plan`]).
 ///
 /// # Errors
-/// [`Error::Config`] when `cfg` is invalid, or too large for a numeric run.
+/// [`Error::Config`] when `cfg` is invalid.
 pub fn trace_with(cfg: &ModelConfig, opts: Options) -> Result<Trace, Error> {
-    cfg.validate()?;
-    if !opts.shape_only {
-        cfg.check_numeric_budget()?;
-    }
-    Ok(if opts.shape_only {
-        record(cfg, &ShapeOnly(cfg.dtype), None, opts.values, false).0
-    } else {
-        match cfg.dtype {
-            config::DType::F32 => numeric::<f32>(cfg, None, opts.values, false).0,
-            config::DType::F64 => numeric::<f64>(cfg, None, opts.values, false).0,
-        }
-    })
+    Ok(trace_request(cfg, &opts.into())?.trace)
 }
 
 /// Traces `cfg` and runs every check, including the probes.
@@ -116,33 +140,123 @@ pub fn run(cfg: &ModelConfig) -> Result<Run, Error> {
 /// # Errors
 /// [`Error::Config`] when `cfg` is invalid.
 pub fn run_with(cfg: &ModelConfig, opts: Options) -> Result<Run, Error> {
-    let trace = trace_with(cfg, opts)?;
-    let checks = check::all(&trace);
-    Ok(Run { trace, checks })
+    run_request(cfg, &opts.into())
 }
 
-/// A numeric trace in `F`, on x0 (or the seeded input), with captures if asked.
-pub(crate) fn numeric<F: Scalar>(
+/// As [`run`], with everything a [`Request`] can carry.
+///
+/// # Errors
+/// As [`trace_request`].
+pub fn run_request(cfg: &ModelConfig, req: &Request) -> Result<Run, Error> {
+    let t = trace_request(cfg, req)?;
+    let checks = check::all(&t.trace);
+    Ok(Run {
+        trace: t.trace,
+        checks,
+        plan: t.plan,
+    })
+}
+
+/// Plans and traces `cfg` under `req`: numbers or shapes, seeded or loaded
+/// weights, the seeded input or the given one, with progress and cancel.
+///
+/// # Errors
+/// [`Error::Config`] for an invalid config or a refused plan,
+/// [`Error::InputShape`] when the input is not the stream shape, and
+/// [`Error::Cancelled`] when the cancel flag was set.
+pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> {
+    let plan = plan::plan(cfg, req)?;
+    if let Some(x) = &req.input
+        && x.shape() != cfg.stream_shape().as_slice()
+    {
+        return Err(Error::InputShape {
+            got: ops::fmt_shape(x.shape()),
+            want: ops::fmt_shape(&cfg.stream_shape()),
+            d: cfg.d_model,
+        });
+    }
+    let source = req
+        .weights
+        .as_deref()
+        .map_or(Source::Seeded, Source::Loaded);
+    let shapes = || record(cfg, &ShapeOnly(cfg.dtype), source, None, &Watch::default());
+    if plan.mode == Mode::ShapeOnly {
+        return Ok(Traced {
+            trace: shapes().trace,
+            plan,
+            output: None,
+        });
+    }
+    let expected = if req.hooks.progress.is_some() {
+        shapes().trace.events.len()
+    } else {
+        0
+    };
+    let watch = Watch {
+        values: req.values,
+        capture: false,
+        hooks: req.hooks.clone(),
+        expected,
+    };
+    let input = req.input.as_deref();
+    let (trace, output) = match cfg.dtype {
+        config::DType::F32 => numeric::<f32>(cfg, source, input.map(|x| x.mapv(f64::from)), &watch),
+        config::DType::F64 => numeric::<f64>(cfg, source, input.map(|x| x.mapv(f64::from)), &watch),
+    }?;
+    Ok(Traced {
+        trace,
+        plan,
+        output: output.filter(|_| req.keep_output),
+    })
+}
+
+/// A numeric trace in `F` on x0 (or the seeded input), and its output as f32.
+fn numeric<F: Scalar>(
     cfg: &ModelConfig,
-    x0: Option<ndarray::ArrayD<F>>,
-    values: bool,
-    capture: bool,
-) -> (Trace, Vec<Capture>) {
-    record(cfg, &Numeric::<F>::new(), x0, values, capture)
+    source: Source,
+    x0: Option<ArrayD<f64>>,
+    watch: &Watch,
+) -> Result<(Trace, Option<ArrayD<f32>>), Error> {
+    let x0 = x0.map(|x| x.mapv(F::of));
+    let r = record(cfg, &Numeric::<F>::new(), source, x0, watch);
+    if r.cancelled {
+        return Err(Error::Cancelled);
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let out = r.output.map(|o| o.mapv(|v| v.f64() as f32));
+    Ok((r.trace, out))
+}
+
+/// A seeded numeric trace in `F` on x0 with every tensor captured, for the probes.
+pub(crate) fn captured<F: Scalar>(cfg: &ModelConfig, x0: ArrayD<F>) -> (Trace, Vec<Capture>) {
+    let watch = Watch {
+        capture: true,
+        ..Watch::default()
+    };
+    let r = record(cfg, &Numeric::<F>::new(), Source::Seeded, Some(x0), &watch);
+    (r.trace, r.captures)
+}
+
+/// What [`record`] gives back.
+struct Recorded<T> {
+    trace: Trace,
+    captures: Vec<Capture>,
+    output: Option<T>,
+    cancelled: bool,
 }
 
 fn record<B: Backend>(
     cfg: &ModelConfig,
     backend: &B,
+    source: Source,
     x0: Option<B::Tensor>,
-    values: bool,
-    capture: bool,
-) -> (Trace, Vec<Capture>) {
-    let model = Model::build(cfg, backend);
+    watch: &Watch,
+) -> Recorded<B::Tensor> {
+    let model = Model::build_from(cfg, backend, source);
     let x0 = x0.unwrap_or_else(|| model::input(cfg, backend));
-    let mut rec = Recorder::new(backend, cfg.stream_shape(), values, capture);
+    let mut rec = Recorder::new(backend, cfg.stream_shape(), false, false).watched(watch.clone());
     // A stop is not an error here: the failure is part of the trace.
-    let _ = model.forward(&mut rec, x0);
+    let output = model.forward(&mut rec, x0).ok().map(|v| v.t);
     let done = rec.finish();
     let mode = if B::NUMERIC {
         Mode::Numeric
@@ -156,5 +270,10 @@ fn record<B: Backend>(
         events: done.events,
         failure: done.failure,
     };
-    (trace, done.captures)
+    Recorded {
+        trace,
+        captures: done.captures,
+        output,
+        cancelled: done.cancelled,
+    }
 }

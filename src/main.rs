@@ -4,12 +4,14 @@
 mod cli;
 mod labs;
 mod out;
+mod progress;
 
 use clap::Parser;
 use cli::{CheckFormat, Cli, Command, TraceArgs, TraceFormat};
-use color_eyre::eyre::{Result, WrapErr};
+use color_eyre::eyre::{Result, WrapErr, bail};
+use shapetrace::plan::Request;
 use shapetrace::trace::{log, table};
-use shapetrace::{Options, tui};
+use shapetrace::{Run, tui};
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -62,9 +64,18 @@ fn is_broken_pipe(e: &color_eyre::Report) -> bool {
 }
 
 fn dispatch(cli: &Cli) -> Result<ExitCode> {
-    let cfg = cli.model.resolve()?;
+    let (values, output) = match &cli.command {
+        Some(Command::Trace(a)) => (a.values, a.output.is_some()),
+        _ => (false, false),
+    };
+    let (cfg, req) = cli.model.resolve(values, output)?;
     match &cli.command {
         None => {
+            if req.weights.is_some() || req.input.is_some() {
+                bail!(
+                    "the stepper does not take --weights or --input yet; allowed with them: shapetrace trace, shapetrace check"
+                );
+            }
             let launch = tui::Launch {
                 quiz: cli.quiz,
                 present: cli.present,
@@ -73,8 +84,8 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
             let app = tui::app(cfg, launch, tui::theme::Theme::from_env())?;
             Ok(ended(tui::run(app)?))
         }
-        Some(Command::Trace(args)) => trace(&cfg, args),
-        Some(Command::Check(args)) => check(&cfg, args.format),
+        Some(Command::Trace(args)) => trace(&cfg, req, args),
+        Some(Command::Check(args)) => check(&cfg, req, args.format),
         Some(Command::Params(args)) => labs::params(&cfg, args),
         Some(Command::Ffn(args)) => labs::ffn(&args.x),
         Some(Command::Norms(args)) => labs::norms(&args.x),
@@ -83,17 +94,50 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
     }
 }
 
-fn trace(cfg: &shapetrace::ModelConfig, args: &TraceArgs) -> Result<ExitCode> {
-    if args.values && (args.shape_only || args.format != TraceFormat::Json) {
-        color_eyre::eyre::bail!(
+/// Traces and checks `cfg` under `req`, with a progress bar on a terminal
+/// and the plan's note, if any, on stderr.
+fn run(
+    cfg: &shapetrace::ModelConfig,
+    mut req: Request,
+) -> Result<(Run, Option<ndarray::ArrayD<f32>>)> {
+    let (bar, hooks) = progress::Bar::new();
+    req.hooks = hooks;
+    let traced = shapetrace::trace_request(cfg, &req)?;
+    drop(bar);
+    if let Some(note) = traced.plan.note() {
+        eprintln!("shapetrace: {note}");
+    }
+    let checks = shapetrace::check::all(&traced.trace);
+    let run = Run {
+        trace: traced.trace,
+        checks,
+        plan: traced.plan,
+    };
+    Ok((run, traced.output))
+}
+
+fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Result<ExitCode> {
+    if args.values
+        && (req.mode == shapetrace::ModeChoice::ShapeOnly || args.format != TraceFormat::Json)
+    {
+        bail!(
             "--values keeps tensor values in JSON events; allowed only with --format json on a numeric run"
         );
     }
-    let opts = Options {
-        shape_only: args.shape_only,
-        values: args.values,
-    };
-    let run = shapetrace::run_with(cfg, opts)?;
+    let (run, output) = run(cfg, req)?;
+    if let Some(path) = &args.output {
+        let Some(out) = &output else {
+            bail!(
+                "--output {} needs a run that completes; this one stopped at a failed check (see shapetrace check)",
+                path.display()
+            );
+        };
+        out::write_file("--output", path, |w| {
+            let mut w = io::BufWriter::new(w);
+            shapetrace::npy::write(&mut w, out)?;
+            w.flush()
+        })?;
+    }
     let render = |out: &mut dyn Write| -> io::Result<()> {
         match args.format {
             TraceFormat::Json => log::write(&mut io::BufWriter::new(out), &run.trace, &run.checks),
@@ -104,14 +148,14 @@ fn trace(cfg: &shapetrace::ModelConfig, args: &TraceArgs) -> Result<ExitCode> {
         }
     };
     match &args.out {
-        Some(path) => out::write_file(path, render)?,
+        Some(path) => out::write_file("--out", path, render)?,
         None => render(&mut out::stdout()).wrap_err("cannot write to stdout")?,
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn check(cfg: &shapetrace::ModelConfig, format: CheckFormat) -> Result<ExitCode> {
-    let run = shapetrace::run(cfg)?;
+fn check(cfg: &shapetrace::ModelConfig, req: Request, format: CheckFormat) -> Result<ExitCode> {
+    let (run, _) = run(cfg, req)?;
     let mut out = out::stdout();
     match format {
         CheckFormat::Text => {

@@ -21,6 +21,7 @@ pub mod norm;
 use crate::config::ModelConfig;
 use crate::ops::{Backend, Init};
 use crate::trace::recorder::{Param, Recorder, Stop, Val};
+use crate::weights::Weights;
 pub use arch::Arch;
 use block::Block;
 use norm::Norm;
@@ -46,11 +47,24 @@ pub fn seed_for(seed: u64, name: &str) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Makes named parameters with nanoGPT's init from one run seed.
+/// Where a model's weights come from.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum Source<'a> {
+    /// Drawn from the run seed with nanoGPT's init.
+    #[default]
+    Seeded,
+    /// Taken from a checkpoint; a parameter it lacks (or holds in another
+    /// shape, as a fault's wrong bias) is seeded.
+    Loaded(&'a Weights),
+}
+
+/// Makes named parameters from a [`Source`]: loaded, or seeded with
+/// nanoGPT's init from one run seed.
 pub struct Builder<'b, B: Backend> {
     pub backend: &'b B,
     pub cfg: &'b ModelConfig,
     pub arch: Arch,
+    pub source: Source<'b>,
 }
 
 impl<B: Backend> Builder<'_, B> {
@@ -62,11 +76,19 @@ impl<B: Backend> Builder<'_, B> {
         axes: &[&str],
         init: Init,
     ) -> Param<B::Tensor> {
-        Param {
-            name: name.to_string(),
-            t: self
+        let loaded = match self.source {
+            Source::Loaded(w) => w.get(name, shape),
+            Source::Seeded => None,
+        };
+        let t = match loaded {
+            Some(w) => self.backend.load(w),
+            None => self
                 .backend
                 .param(shape, init, seed_for(self.cfg.seed, name)),
+        };
+        Param {
+            name: name.to_string(),
+            t,
             axes: axes.iter().map(|a| (*a).to_string()).collect(),
         }
     }
@@ -91,12 +113,22 @@ pub struct Model<T> {
 }
 
 impl<T: Clone> Model<T> {
-    /// Builds every weight of `cfg` on `backend`, as its fault variant says.
+    /// Builds every weight of `cfg` on `backend`, seeded, as its fault variant says.
     pub fn build<B: Backend<Tensor = T>>(cfg: &ModelConfig, backend: &B) -> Self {
+        Self::build_from(cfg, backend, Source::Seeded)
+    }
+
+    /// Builds every weight of `cfg` on `backend` from `source`.
+    pub fn build_from<B: Backend<Tensor = T>>(
+        cfg: &ModelConfig,
+        backend: &B,
+        source: Source,
+    ) -> Self {
         let b = Builder {
             backend,
             cfg,
             arch: Arch::of(cfg),
+            source,
         };
         let blocks = (1..=cfg.layers)
             .map(|i| Block::new(&b, &format!("block{i}")))

@@ -6,6 +6,7 @@
 //! ([`Op::formula`]). Both backends call `infer` first, so a shape that one
 //! backend refuses is refused by the other with the same message.
 
+mod formula;
 pub mod numeric;
 pub mod shape;
 
@@ -237,58 +238,6 @@ impl Op {
             _ => x.to_vec(),
         }
     }
-
-    /// A one-line formula with the shape arithmetic, e.g.
-    /// `q·kᵀ/√16 : (2,4,4,16)·(2,4,16,4) → (2,4,4,4)`.
-    #[must_use]
-    pub fn formula(&self, ins: &[&[usize]], out: &[usize]) -> String {
-        let s = |i: usize| ins.get(i).map_or_else(String::new, |v| fmt_shape(v));
-        let o = fmt_shape(out);
-        match self {
-            Op::Linear if ins.len() > 2 => format!("x·W+b : {}·{}+{} → {o}", s(0), s(1), s(2)),
-            Op::Linear => format!("x·W : {}·{} → {o}", s(0), s(1)),
-            Op::Norm { kind, axis, .. } => {
-                let name = match kind {
-                    NormKind::LayerNorm => "LayerNorm",
-                    NormKind::RmsNorm => "RMSNorm",
-                };
-                let over = match axis {
-                    NormAxis::Feature => "d",
-                    NormAxis::Seq => "T",
-                };
-                format!("{name}(x) over {over} : {} → {o}", s(0))
-            }
-            Op::SplitHeads { heads, .. } => format!("split into {heads} heads : {} → {o}", s(0)),
-            Op::RepeatKv { rep } => format!("repeat kv ×{rep} : {} → {o}", s(0)),
-            Op::Scores { head_dim } => {
-                let k = ins.get(1).map_or_else(Vec::new, |k| {
-                    let mut t = k.to_vec();
-                    if t.len() == 4 {
-                        t.swap(2, 3);
-                    }
-                    t
-                });
-                format!("q·kᵀ/√{head_dim} : {}·{} → {o}", s(0), fmt_shape(&k))
-            }
-            Op::Softmax { causal: true } => format!("softmax(mask(s)) : {} → {o}", s(0)),
-            Op::Softmax { causal: false } => format!("softmax(s) : {} → {o}", s(0)),
-            Op::WeightedSum => format!("w·v : {}·{} → {o}", s(0), s(1)),
-            Op::MergeHeads(Merge::Transpose) => format!("transpose, merge heads : {} → {o}", s(0)),
-            Op::MergeHeads(Merge::BareReshape) => {
-                format!("reshape without transpose : {} → {o}", s(0))
-            }
-            Op::Act(u) => {
-                let name = match u {
-                    Unary::Relu => "relu",
-                    Unary::Gelu => "gelu",
-                    Unary::GeluTanh => "gelu_tanh",
-                };
-                format!("{name}(x) : {} → {o}", s(0))
-            }
-            Op::SwiGlu => format!("silu(g)⊙u : {}⊙{} → {o}", s(0), s(1)),
-            Op::Add => format!("x + f(x) : {}+{} → {o}", s(0), s(1)),
-        }
-    }
 }
 
 /// How a parameter is initialised.
@@ -330,6 +279,9 @@ pub trait Backend {
     /// A parameter tensor, drawn from `seed`.
     fn param(&self, shape: &[usize], init: Init, seed: u64) -> Self::Tensor;
 
+    /// A tensor holding loaded f32 values (only their shape, shape-only).
+    fn load(&self, values: &ndarray::ArrayD<f32>) -> Self::Tensor;
+
     /// An input tensor of N(0, 1) values, drawn from `seed`.
     fn normal(&self, shape: &[usize], seed: u64) -> Self::Tensor;
 
@@ -338,6 +290,25 @@ pub trait Backend {
     /// # Errors
     /// [`OpError`] when the operand shapes do not fit the op.
     fn apply(&self, op: &Op, ins: &[&Self::Tensor]) -> Result<Self::Tensor, OpError>;
+
+    /// As [`Backend::apply`] with `x` handed over as the first operand, so
+    /// an op that keeps its shape may compute into it.
+    ///
+    /// # Errors
+    /// As [`Backend::apply`].
+    fn apply_owned(
+        &self,
+        op: &Op,
+        x: Self::Tensor,
+        rest: &[&Self::Tensor],
+    ) -> Result<Self::Tensor, OpError> {
+        let mut ins = vec![&x];
+        ins.extend_from_slice(rest);
+        self.apply(op, &ins)
+    }
+
+    /// Takes back a tensor the model no longer needs, to reuse its memory.
+    fn recycle(&self, _t: Self::Tensor) {}
 
     /// Summary stats and, for a tensor of at most [`PREVIEW_MAX`] values,
     /// the values in row-major order. `None` in shape-only mode.

@@ -69,10 +69,14 @@ fn os_reason(e: &io::Error) -> String {
 ///
 /// # Errors
 /// One line naming the path and why it cannot be written.
-pub fn write_file(path: &Path, render: impl Fn(&mut dyn Write) -> io::Result<()>) -> Result<()> {
+pub fn write_file(
+    flag: &str,
+    path: &Path,
+    render: impl Fn(&mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
     let shown = path.display();
     if path.as_os_str().is_empty() {
-        bail!("--out needs a file name; allowed: a path to a new or existing file");
+        bail!("{flag} needs a file name; allowed: a path to a new or existing file");
     }
     // Follow a symlink to the file it names, so the link stays a link.
     let target: PathBuf = match fs::symlink_metadata(path) {
@@ -81,10 +85,10 @@ pub fn write_file(path: &Path, render: impl Fn(&mut dyn Write) -> io::Result<()>
         }
         _ => path.to_path_buf(),
     };
-    let fail = |e: io::Error| eyre!("cannot write --out {shown}: {}", os_reason(&e));
+    let fail = |e: io::Error| eyre!("cannot write {flag} {shown}: {}", os_reason(&e));
     match fs::metadata(&target) {
         Ok(m) if m.is_dir() => {
-            bail!("cannot write --out {shown}: it is a folder; allowed: a file path")
+            bail!("cannot write {flag} {shown}: it is a folder; allowed: a file path")
         }
         Ok(m) if !m.is_file() => {
             let mut f = fs::OpenOptions::new()
@@ -101,13 +105,13 @@ pub fn write_file(path: &Path, render: impl Fn(&mut dyn Write) -> io::Result<()>
     };
     if !dir.is_dir() {
         bail!(
-            "cannot write --out {shown}: folder {} does not exist",
+            "cannot write {flag} {shown}: folder {} does not exist",
             dir.display()
         );
     }
     let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| {
         eyre!(
-            "cannot write --out {shown}: cannot create a file in {}: {}",
+            "cannot write {flag} {shown}: cannot create a file in {}: {}",
             dir.display(),
             os_reason(&e)
         )

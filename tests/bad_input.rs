@@ -109,7 +109,7 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "memory",
-            &["check", "--d-model", "65536", "--seq", "65536"],
+            &["check", "--numeric", "--d-model", "65536", "--seq", "65536"],
             &["GiB", "limit"],
         ),
         case(

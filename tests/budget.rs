@@ -148,8 +148,21 @@ fn gpt2_presets_trace_b1_at_full_context_and_xl_only_shape_only() {
     }
     let xl = by_name("gpt2-xl").unwrap();
     assert!(xl.validate().is_ok());
-    let err = shapetrace::trace(&xl).unwrap_err().to_string();
-    assert!(err.contains("GiB") && err.contains("--shape-only"), "{err}");
+    assert_eq!(
+        shapetrace::trace(&xl).unwrap().mode,
+        shapetrace::trace::Mode::ShapeOnly
+    );
+    let numeric = shapetrace::Request {
+        mode: shapetrace::ModeChoice::Numeric,
+        ..shapetrace::Request::default()
+    };
+    let err = shapetrace::trace_request(&xl, &numeric)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("7.9 GiB") && err.contains("--max-memory"),
+        "{err}"
+    );
     let opts = Options {
         shape_only: true,
         values: false,

@@ -156,7 +156,15 @@ fn bad_input_gets_one_line_naming_the_value_and_exit_2() {
             &["--fault", "skip-block1", "--layers", "1"],
             &["skip-block1", "2 layers"],
         ),
-        (&["--d-model", "65536", "--seq", "65536"], &["GiB", "limit"]),
+        (
+            &["--d-model", "65536", "--seq", "65536", "--numeric"],
+            &["896.4 GiB", "--max-memory limit of 4.0 GiB"],
+        ),
+        (&["--max-memory", "4XB"], &["'4XB'", "4GiB, 512MiB, 2G"]),
+        (
+            &["--numeric", "--shape-only"],
+            &["--shape-only", "--numeric"],
+        ),
         (
             &["--config", "/no/such/model.toml"],
             &["/no/such/model.toml"],

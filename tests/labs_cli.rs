@@ -190,7 +190,10 @@ fn bad_lab_input_gets_one_line_and_exit_2() {
             &["params", "--bytes-dtype", "f8"],
             &["'f8'", "f32, f16, bf16, f64"],
         ),
-        (&["check", "--preset", "gpt2-xl"], &["GiB", "--shape-only"]),
+        (
+            &["check", "--preset", "gpt2-xl", "--numeric"],
+            &["7.9 GiB", "--max-memory limit of 4.0 GiB"],
+        ),
     ];
     for (args, needles) in cases {
         let o = shapetrace(args);

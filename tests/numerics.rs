@@ -125,3 +125,43 @@ fn ops_refuse_shapes_that_do_not_fit_without_panicking() {
         .unwrap_err();
     assert!(e.0.contains("(1,2,3) and (1,2,4) differ"), "{e}");
 }
+
+#[test]
+fn stats_taken_inside_the_kernels_equal_stats_read_afterwards() {
+    use shapetrace::ops::Init;
+    let b = Numeric::<f32>::new();
+    let x = b.normal(&[2, 40, 96], 1);
+    let w = b.param(&[96, 96], Init::Normal(0.1), 2);
+    let g = b.param(&[96], Init::Normal(1.0), 3);
+    let q = b.normal(&[2, 3, 40, 32], 4);
+    let norm = Op::Norm {
+        kind: NormKind::LayerNorm,
+        axis: NormAxis::Feature,
+        eps: 1e-5,
+    };
+    let cases: Vec<(Op, Vec<&ArrayD<f32>>)> = vec![
+        (Op::Linear, vec![&x, &w, &g]),
+        (norm, vec![&x, &g, &g]),
+        (Op::Act(Unary::GeluTanh), vec![&x]),
+        (Op::Add, vec![&x, &x]),
+        (Op::Scores { head_dim: 32 }, vec![&q, &q]),
+        (Op::Softmax { causal: true }, vec![&q]),
+    ];
+    for (op, ins) in cases {
+        let y = b.apply(&op, &ins).unwrap();
+        let (fused, _) = b.summary(&y).unwrap();
+        let (read, _) = b.summary(&y.clone()).unwrap(); // another address: read afresh
+        for (f, r) in [
+            (fused.min, read.min),
+            (fused.max, read.max),
+            (fused.mean, read.mean),
+            (fused.std, read.std),
+        ] {
+            assert!(
+                (f - r).abs() <= 1e-6 * (1.0 + r.abs()),
+                "{op:?}: {fused:?} vs {read:?}"
+            );
+        }
+        assert_eq!(fused.finite, read.finite);
+    }
+}

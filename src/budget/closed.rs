@@ -9,10 +9,10 @@
 //! MLP        2·d·d_ff, SwiGLU 3·d·d_ff   (+ d_ff + d, SwiGLU 2·d_ff + d)
 //! norm       d γ                          (+ d β for LayerNorm with biases)
 //! block      attention + MLP + 2·norm
-//! model      L·block + ln_f + V·d (wte) + ctx·d (wpe) + V·d (untied head)
+//! model      L·block + ln_f + V·d (wte) + ctx·d (wpe, learned positions) + V·d (untied head)
 //! ```
 
-use crate::config::{Act, ModelConfig, NormKind};
+use crate::config::{Act, ModelConfig, NormKind, PosEmb};
 
 /// One layer's closed-form count, under the path its built parameters share.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,7 +67,9 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
     if let Some(v) = cfg.vocab {
         let v = n(v);
         out.push(c("wte".into(), v * d, "V·d"));
-        out.push(c("wpe".into(), n(cfg.positions()) * d, "ctx·d"));
+        if cfg.pos_emb == PosEmb::Learned {
+            out.push(c("wpe".into(), n(cfg.positions()) * d, "ctx·d"));
+        }
         if !cfg.tied {
             out.push(c("lm_head".into(), v * d, "V·d"));
         }

@@ -89,6 +89,7 @@ pub fn built(cfg: &ModelConfig) -> Vec<Counted> {
         backend: &backend,
         cfg,
         arch: model.arch,
+        source: crate::model::Source::Seeded,
     };
     let embed = Embeddings::new(&b);
     model

@@ -254,15 +254,14 @@ fn rows(a: &Capture, b: &Capture) -> RowChange {
 
 fn causal<F: Scalar>(cfg: &ModelConfig, tokens: &[usize]) -> Result<Vec<Influence>, String> {
     let x0 = model::input(cfg, &Numeric::<F>::new());
-    let (trace, base) = crate::numeric::<F>(cfg, Some(x0.clone()), false, true);
+    let (trace, base) = crate::captured::<F>(cfg, x0.clone());
     if let Some(f) = trace.failure {
         return Err(format!("the forward stops at {}", f.path));
     }
     tokens
         .iter()
         .map(|&t| {
-            let (moved_trace, moved) =
-                crate::numeric::<F>(cfg, Some(perturb(cfg, &x0, t)), false, true);
+            let (moved_trace, moved) = crate::captured::<F>(cfg, perturb(cfg, &x0, t));
             if let Some(f) = moved_trace.failure {
                 return Err(format!("the perturbed run stops at {}", f.path));
             }

@@ -3,7 +3,7 @@
 //! Every key is optional; a missing key keeps the base preset's value. An
 //! unknown key is an error that names the key, its line and the keys allowed.
 
-use super::{Act, DType, Fault, ModelConfig, NormKind, Placement};
+use super::{Act, DType, Fault, ModelConfig, NormKind, Placement, PosEmb};
 use serde::Deserialize;
 
 /// A partial config: what a model file or the command line sets.
@@ -11,6 +11,10 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields)]
 pub struct Overlay {
     pub preset: Option<String>,
+    /// The name the resolved config carries instead of its base preset's,
+    /// e.g. `llama (config.json)`; never read from a file.
+    #[serde(skip)]
+    pub name: Option<String>,
     pub batch: Option<usize>,
     pub seq: Option<usize>,
     pub d_model: Option<usize>,
@@ -28,6 +32,7 @@ pub struct Overlay {
     /// Position-embedding rows; 0 follows seq.
     pub context: Option<usize>,
     pub tied: Option<bool>,
+    pub pos_emb: Option<PosEmb>,
     pub dtype: Option<DType>,
     pub seed: Option<u64>,
     pub eps: Option<f64>,
@@ -46,6 +51,10 @@ pub enum FileError {
         col: usize,
         msg: String,
     },
+    #[error("{path} is {size} bytes; allowed: a model file of at most {MAX_FILE} bytes")]
+    TooLarge { path: String, size: u64 },
+    #[error(transparent)]
+    Hf(#[from] super::hf::HfError),
 }
 
 /// The parser's message, then the offending line itself (which names the key).
@@ -62,6 +71,8 @@ fn with_line(msg: &str, text: &str, line: usize) -> String {
         None => msg,
     }
 }
+/// Largest model file read, TOML or JSON.
+pub const MAX_FILE: u64 = 1 << 20;
 
 impl Overlay {
     /// Parses TOML text; `path` only labels errors.
@@ -83,16 +94,36 @@ impl Overlay {
         })
     }
 
-    /// Reads and parses a model file.
+    /// Reads and parses a model file: a Hugging Face config.json when its
+    /// text starts with `{`, native TOML otherwise. A file over
+    /// [`MAX_FILE`] bytes is refused before it is read.
     ///
     /// # Errors
     /// [`FileError`] when the file cannot be read or parsed.
     pub fn from_file(path: &std::path::Path) -> Result<Self, FileError> {
+        use std::io::Read;
         let label = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| FileError::Read {
+        let read = |e: std::io::Error| FileError::Read {
             path: label.clone(),
             reason: e.to_string(),
-        })?;
+        };
+        let file = std::fs::File::open(path).map_err(read)?;
+        let size = file.metadata().map_err(read)?.len();
+        if size > MAX_FILE {
+            return Err(FileError::TooLarge { path: label, size });
+        }
+        let mut text = String::new();
+        file.take(MAX_FILE)
+            .read_to_string(&mut text)
+            .map_err(read)?;
+        if super::hf::is_json(&text) {
+            let mut o = super::hf::parse(&text, &label)?;
+            let file_name = path
+                .file_name()
+                .map_or(label.clone(), |f| f.to_string_lossy().into_owned());
+            o.name = Some(format!("{} ({file_name})", o.name.unwrap_or_default()));
+            return Ok(o);
+        }
         Self::from_toml(&text, &label)
     }
 
@@ -111,7 +142,7 @@ impl Overlay {
         }
         set!(
             batch, seq, d_model, heads, kv_heads, d_ff, layers, act, norm, placement, bias,
-            final_norm, context, tied, dtype, seed, eps
+            final_norm, context, tied, pos_emb, dtype, seed, eps
         );
         if let Some(v) = self.vocab {
             base.vocab = (v != 0).then_some(v);
@@ -128,8 +159,8 @@ impl Overlay {
             ($($f:ident),*) => { $(if other.$f.is_some() { self.$f = other.$f.clone(); })* };
         }
         take!(
-            preset, batch, seq, d_model, heads, kv_heads, d_ff, layers, act, norm, placement, bias,
-            final_norm, vocab, context, tied, dtype, seed, eps, fault
+            preset, name, batch, seq, d_model, heads, kv_heads, d_ff, layers, act, norm, placement,
+            bias, final_norm, vocab, context, tied, pos_emb, dtype, seed, eps, fault
         );
         self
     }
@@ -142,6 +173,9 @@ impl Overlay {
         let name = self.preset.as_deref().unwrap_or("lesson");
         let mut cfg = super::preset::by_name(name)?;
         self.apply(&mut cfg);
+        if let Some(n) = &self.name {
+            cfg.preset.clone_from(n);
+        }
         cfg.validate()?;
         Ok(cfg)
     }

@@ -1,19 +1,10 @@
 //! The rules a config must satisfy.
 //!
 //! [`ModelConfig::validate`] holds for every use of a config, shape-only
-//! included. [`ModelConfig::check_numeric_budget`] is the extra limit of a
-//! run that computes values: GPT-2 XL can be counted and traced shape-only,
-//! but not allocated.
+//! included. [`ModelConfig::numeric_bytes`] estimates what a run that
+//! computes values would hold; [`crate::plan`] compares it with the limit.
 
-use super::{ConfigError, Fault, MAX_DIM, MAX_NUMERIC_BYTES, ModelConfig, human_bytes};
-
-fn divisors(n: usize) -> String {
-    (1..=n)
-        .filter(|k| n.is_multiple_of(*k))
-        .map(|k| k.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
+use super::{ConfigError, Fault, MAX_DIM, ModelConfig, divisors};
 
 impl ModelConfig {
     /// Checks every rule a model must satisfy before it is built.
@@ -72,22 +63,6 @@ impl ModelConfig {
             && let Some(needs) = self.fault_needs(fault)
         {
             return Err(ConfigError::FaultNeeds { fault, needs });
-        }
-        Ok(())
-    }
-
-    /// Checks that a numeric run of this config fits in memory.
-    ///
-    /// # Errors
-    /// [`ConfigError::TooBig`] when [`Self::numeric_bytes`] is over
-    /// [`MAX_NUMERIC_BYTES`].
-    pub fn check_numeric_budget(&self) -> Result<(), ConfigError> {
-        let need = self.numeric_bytes();
-        if need > MAX_NUMERIC_BYTES {
-            return Err(ConfigError::TooBig {
-                need: human_bytes(need),
-                limit: human_bytes(MAX_NUMERIC_BYTES),
-            });
         }
         Ok(())
     }

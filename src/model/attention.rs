@@ -93,18 +93,16 @@ impl<T: Clone> Attention<T> {
             head_dim: self.head_dim,
         };
         let s = rec.op(&format!("{p}.scores"), &scores, &[In::Act(&q), In::Act(&k)])?; // (B, h, T, T)
-        let w = rec.op(
-            &format!("{p}.weights"),
-            &Op::Softmax {
-                causal: self.causal,
-            },
-            &[In::Act(&s)],
-        )?; // (B, h, T, T)
+        let softmax = Op::Softmax {
+            causal: self.causal,
+        };
+        let w = rec.op_owned(&format!("{p}.weights"), &softmax, s, &[])?; // (B, h, T, T)
         let c = rec.op(
             &format!("{p}.context"),
             &Op::WeightedSum,
             &[In::Act(&w), In::Act(&v)],
         )?; // (B, h, T, hd)
+        rec.recycle(w); // its (B, h, T, T) buffer serves the next block's scores
         // The attn-no-merge fault returns the heads as they are.
         let Some(merge) = self.merge else {
             return Ok(c);

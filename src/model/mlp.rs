@@ -72,15 +72,15 @@ impl<T: Clone> Mlp<T> {
         };
         let up = self.up.forward(rec, &format!("{p}.up"), x)?; // (B, T, f)
         let act_path = format!("{p}.act");
-        let h = match (&gate, self.act) {
-            (Some(g), _) => rec.op(&act_path, &Op::SwiGlu, &[In::Act(g), In::Act(&up)])?,
+        let h = match (gate, self.act) {
+            (Some(g), _) => rec.op_owned(&act_path, &Op::SwiGlu, g, &[In::Act(&up)])?,
             (None, act) => {
                 let u = match act {
                     Act::Relu => Unary::Relu,
                     Act::GeluTanh => Unary::GeluTanh,
                     Act::Gelu | Act::Swiglu => Unary::Gelu,
                 };
-                rec.op(&act_path, &Op::Act(u), &[In::Act(&up)])?
+                rec.op_owned(&act_path, &Op::Act(u), up, &[])?
             }
         }; // (B, T, f)
         // The ffn-no-down fault returns the hidden layer as it is.

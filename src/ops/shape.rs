@@ -24,6 +24,10 @@ impl Backend for ShapeOnly {
         shape.to_vec()
     }
 
+    fn load(&self, values: &ndarray::ArrayD<f32>) -> Shape {
+        values.shape().to_vec()
+    }
+
     fn normal(&self, shape: &[usize], _seed: u64) -> Shape {
         shape.to_vec()
     }

@@ -10,77 +10,23 @@
 use super::{CheckName, Event, Failure, Operand, ResidualCheck};
 use crate::config::DType;
 use crate::ops::{Backend, Op, Shape, fmt_shape};
+use std::sync::atomic::Ordering;
 
-/// An activation: a tensor with the path of the event that produced it.
-#[derive(Debug, Clone)]
-pub struct Val<T> {
-    pub path: String,
-    pub t: T,
-    pub axes: Vec<String>,
-}
+mod parts;
+mod push;
 
-/// A parameter tensor with its name and axis names.
-#[derive(Debug, Clone)]
-pub struct Param<T> {
-    pub name: String,
-    pub t: T,
-    pub axes: Vec<String>,
-}
-
-/// An operand of an op: an activation or a parameter.
-#[derive(Debug)]
-pub enum In<'a, T> {
-    Act(&'a Val<T>),
-    Param(&'a Param<T>),
-}
-
-impl<T> In<'_, T> {
-    fn tensor(&self) -> &T {
-        match self {
-            In::Act(v) => &v.t,
-            In::Param(p) => &p.t,
-        }
-    }
-
-    fn axes(&self) -> &[String] {
-        match self {
-            In::Act(v) => &v.axes,
-            In::Param(p) => &p.axes,
-        }
-    }
-
-    fn path(&self) -> &str {
-        match self {
-            In::Act(v) => &v.path,
-            In::Param(p) => &p.name,
-        }
-    }
-}
-
-/// The forward stopped; the recorder holds the [`Failure`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stop;
-
-/// The full values of one event, kept for the probes.
-#[derive(Debug, Clone)]
-pub struct Capture {
-    pub path: String,
-    pub op: String,
-    pub shape: Shape,
-    pub axes: Vec<String>,
-    pub values: Vec<f64>,
-}
+pub use parts::{Capture, In, Param, Stop, Val, Watch};
 
 /// Records events while running ops on a backend.
 pub struct Recorder<'b, B: Backend> {
     backend: &'b B,
     stream: Shape,
     dtype: DType,
-    keep_values: bool,
-    capture: bool,
+    watch: Watch,
     events: Vec<Event>,
     captures: Vec<Capture>,
     failure: Option<Failure>,
+    cancelled: bool,
 }
 
 /// What a finished recorder holds.
@@ -88,6 +34,8 @@ pub struct Recording {
     pub events: Vec<Event>,
     pub failure: Option<Failure>,
     pub captures: Vec<Capture>,
+    /// The cancel hook stopped the run.
+    pub cancelled: bool,
 }
 
 impl<'b, B: Backend> Recorder<'b, B> {
@@ -99,12 +47,23 @@ impl<'b, B: Backend> Recorder<'b, B> {
             backend,
             stream,
             dtype: backend.dtype(),
-            keep_values,
-            capture,
+            watch: Watch {
+                values: keep_values,
+                capture,
+                ..Watch::default()
+            },
             events: Vec::new(),
             captures: Vec::new(),
             failure: None,
+            cancelled: false,
         }
+    }
+
+    /// The same recorder, keeping and telling as `watch` says.
+    #[must_use]
+    pub fn watched(mut self, watch: Watch) -> Self {
+        self.watch = watch;
+        self
     }
 
     /// Ends the recording.
@@ -114,6 +73,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
             events: self.events,
             failure: self.failure,
             captures: self.captures,
+            cancelled: self.cancelled,
         }
     }
 
@@ -138,7 +98,22 @@ impl<'b, B: Backend> Recorder<'b, B> {
         op: &Op,
         ins: &[In<B::Tensor>],
     ) -> Result<Val<B::Tensor>, Stop> {
-        self.run(path, op, ins, false)
+        self.run(path, op, None, ins, false)
+    }
+
+    /// As [`Recorder::op`], handing over the first operand `x`, which the
+    /// backend may compute into (softmax, activations): no new buffer.
+    ///
+    /// # Errors
+    /// As [`Recorder::op`].
+    pub fn op_owned(
+        &mut self,
+        path: &str,
+        op: &Op,
+        x: Val<B::Tensor>,
+        rest: &[In<B::Tensor>],
+    ) -> Result<Val<B::Tensor>, Stop> {
+        self.run(path, op, Some(x), rest, false)
     }
 
     /// Runs an op whose output is a sublayer interface: a norm output or a
@@ -152,7 +127,12 @@ impl<'b, B: Backend> Recorder<'b, B> {
         op: &Op,
         ins: &[In<B::Tensor>],
     ) -> Result<Val<B::Tensor>, Stop> {
-        self.run(path, op, ins, true)
+        self.run(path, op, None, ins, true)
+    }
+
+    /// Hands `v`, which the model no longer needs, back to the backend.
+    pub fn recycle(&self, v: Val<B::Tensor>) {
+        self.backend.recycle(v.t);
     }
 
     /// The residual add `stream + update`, checked before it runs.
@@ -177,9 +157,17 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 check.operands(),
                 fmt_shape(&self.stream)
             );
-            return Err(self.fail(path, "add", CheckName::Residual, detail, &ins, Some(check)));
+            let operands = self.operands(&ins);
+            return Err(self.fail(
+                path,
+                "add",
+                CheckName::Residual,
+                detail,
+                operands,
+                Some(check),
+            ));
         }
-        let mut out = self.run(path, &Op::Add, &ins, true)?;
+        let mut out = self.run(path, &Op::Add, None, &ins, true)?;
         if let Some(e) = self.events.last_mut() {
             e.check = Some(check);
         }
@@ -191,27 +179,53 @@ impl<'b, B: Backend> Recorder<'b, B> {
         &mut self,
         path: &str,
         op: &Op,
+        owned: Option<Val<B::Tensor>>,
         ins: &[In<B::Tensor>],
         on_stream: bool,
     ) -> Result<Val<B::Tensor>, Stop> {
-        let tensors: Vec<&B::Tensor> = ins.iter().map(In::tensor).collect();
-        let t = match self.backend.apply(op, &tensors) {
-            Ok(t) => t,
-            Err(e) => {
-                let detail = format!("{} refused its operands: {e}", op.name());
-                return Err(self.fail(path, op.name(), CheckName::OpShapes, detail, ins, None));
-            }
-        };
-        let shapes: Vec<&[usize]> = tensors.iter().map(|t| B::shape(t)).collect();
-        let formula = op.formula(&shapes, B::shape(&t));
-        let axes = op.axes(&ins.iter().map(In::axes).collect::<Vec<_>>());
-        let inputs = ins
+        if let Some(c) = &self.watch.hooks.cancel
+            && c.load(Ordering::Relaxed)
+        {
+            self.cancelled = true;
+            return Err(Stop);
+        }
+        let all: Vec<In<B::Tensor>> = owned
+            .iter()
+            .map(In::Act)
+            .chain(ins.iter().copied())
+            .collect();
+        let shapes: Vec<Shape> = all.iter().map(|i| B::shape(i.tensor()).to_vec()).collect();
+        let axes = op.axes(&all.iter().map(In::axes).collect::<Vec<_>>());
+        let inputs = all
             .iter()
             .filter_map(|i| match i {
                 In::Act(v) => Some(v.path.clone()),
                 In::Param(_) => None,
             })
             .collect();
+        let operands = self.operands(&all);
+        drop(all);
+        let rest: Vec<&B::Tensor> = ins.iter().map(In::tensor).collect();
+        let result = match owned {
+            Some(x) => self.backend.apply_owned(op, x.t, &rest),
+            None => self.backend.apply(op, &rest),
+        };
+        let t = match result {
+            Ok(t) => t,
+            Err(e) => {
+                let detail = format!("{} refused its operands: {e}", op.name());
+                return Err(self.fail(
+                    path,
+                    op.name(),
+                    CheckName::OpShapes,
+                    detail,
+                    operands,
+                    None,
+                ));
+            }
+        };
+        let shape_refs: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
+        let formula = op.formula(&shape_refs, B::shape(&t));
         self.push(
             path,
             op.name(),
@@ -220,106 +234,18 @@ impl<'b, B: Backend> Recorder<'b, B> {
             inputs,
             formula,
             on_stream,
-            Some(ins),
+            Some(operands),
         )
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn push(
-        &mut self,
-        path: &str,
-        op: &str,
-        t: B::Tensor,
-        axes: Vec<String>,
-        inputs: Vec<String>,
-        formula: String,
-        on_stream: bool,
-        ins: Option<&[In<B::Tensor>]>,
-    ) -> Result<Val<B::Tensor>, Stop> {
-        let shape = B::shape(&t).to_vec();
-        let departs = shape != self.stream;
-        let returns = !departs && self.events.last().is_some_and(|e| e.departs);
-        let summary = self.backend.summary(&t);
-        let finite = summary.as_ref().is_none_or(|(s, _)| s.finite);
-        let (stats, preview) = summary.map_or((None, None), |(s, p)| (Some(s), p));
-        let own = [In::Act(&Val {
-            path: path.to_string(),
-            t: t.clone(),
-            axes: axes.clone(),
-        })];
-        let operands = ins.unwrap_or(&own);
-        if on_stream && departs {
-            let detail = format!(
-                "stream tensor {path} is {}, not {}",
-                fmt_shape(&shape),
-                fmt_shape(&self.stream)
-            );
-            return Err(self.fail(path, op, CheckName::Stream, detail, operands, None));
-        }
-        if !finite {
-            let detail = format!("{path} holds non-finite values (NaN or ±inf)");
-            return Err(self.fail(path, op, CheckName::Finite, detail, operands, None));
-        }
-        if self.capture
-            && let Some(values) = self.backend.values(&t)
-        {
-            self.captures.push(Capture {
-                path: path.to_string(),
-                op: op.to_string(),
-                shape: shape.clone(),
-                axes: axes.clone(),
-                values,
-            });
-        }
-        self.events.push(Event {
-            step: self.events.len(),
-            path: path.to_string(),
-            op: op.to_string(),
-            shape,
-            axes: axes.clone(),
-            dtype: self.dtype,
-            on_stream,
-            departs,
-            returns,
-            inputs,
-            formula,
-            stats,
-            check: None,
-            values: preview.filter(|_| self.keep_values),
-        });
-        Ok(Val {
-            path: path.to_string(),
-            t,
-            axes,
-        })
-    }
-
-    fn fail(
-        &mut self,
-        path: &str,
-        op: &str,
-        check: CheckName,
-        detail: String,
-        ins: &[In<B::Tensor>],
-        residual: Option<ResidualCheck>,
-    ) -> Stop {
-        let operands = ins
-            .iter()
+    /// The path, shape and dtype of each operand, for a failure.
+    fn operands(&self, ins: &[In<B::Tensor>]) -> Vec<Operand> {
+        ins.iter()
             .map(|i| Operand {
                 path: i.path().to_string(),
                 shape: B::shape(i.tensor()).to_vec(),
                 dtype: self.dtype,
             })
-            .collect();
-        self.failure = Some(Failure {
-            step: self.events.len(),
-            path: path.to_string(),
-            op: op.to_string(),
-            check,
-            detail,
-            operands,
-            residual,
-        });
-        Stop
+            .collect()
     }
 }

@@ -114,7 +114,21 @@ impl App {
     pub fn replay(trace: crate::Trace, source: &str, theme: Theme) -> Self {
         let checks = crate::check::all(&trace);
         let cfg = trace.config.clone();
-        let mut app = Self::with_run(cfg, Run { trace, checks }, theme);
+        let plan = crate::Plan {
+            mode: trace.mode,
+            estimate: cfg.numeric_bytes(),
+            limit: crate::plan::DEFAULT_MAX_MEMORY,
+            switched: false,
+        };
+        let mut app = Self::with_run(
+            cfg,
+            Run {
+                trace,
+                checks,
+                plan,
+            },
+            theme,
+        );
         app.status = Some(format!("replaying {source}"));
         app.source = Some(source.to_string());
         app

@@ -1,0 +1,215 @@
+//! Hugging Face `config.json` files for model_type gpt2, llama and mistral.
+//!
+//! ```text
+//! gpt2             n_embd, n_layer, n_head, n_inner (null: 4·d), vocab_size, n_positions,
+//!                  activation_function (gelu_new → gelu-tanh), layer_norm_epsilon,
+//!                  tie_word_embeddings (default true): LayerNorm, biases, final norm
+//! llama, mistral   hidden_size, num_hidden_layers, num_attention_heads,
+//!                  num_key_value_heads (default: heads), intermediate_size, vocab_size,
+//!                  max_position_embeddings, hidden_act (silu → swiglu), rms_norm_eps,
+//!                  tie_word_embeddings (default false), attention_bias (default false):
+//!                  RMSNorm, final norm, rotary positions (no parameters)
+//! ```
+//!
+//! The traced model is B = 1 at T = the context. The trace runs attention
+//! without the rotary embedding, which changes no shape and adds no
+//! parameter.
+
+use super::file::Overlay;
+use super::{Act, NormKind, Placement, PosEmb};
+use serde_json::{Map, Value};
+
+/// The model types a config.json may declare.
+pub const SUPPORTED: &str = "gpt2, llama, mistral";
+
+/// A config.json that could not be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HfError {
+    #[error("{path}: not valid JSON: {msg}")]
+    Json { path: String, msg: String },
+    #[error("{path}: model_type '{got}' is not supported; allowed: {SUPPORTED}")]
+    ModelType { path: String, got: String },
+    #[error("{path}: missing field '{field}' (needed for model_type {model_type})")]
+    Missing {
+        path: String,
+        field: &'static str,
+        model_type: String,
+    },
+    #[error("{path}: field '{field}' is {got}; allowed: {allowed}")]
+    Bad {
+        path: String,
+        field: &'static str,
+        got: String,
+        allowed: String,
+    },
+}
+
+struct Fields<'a> {
+    map: &'a Map<String, Value>,
+    path: &'a str,
+    model_type: &'a str,
+}
+
+impl Fields<'_> {
+    fn bad(&self, field: &'static str, allowed: &str) -> HfError {
+        HfError::Bad {
+            path: self.path.into(),
+            field,
+            got: self
+                .map
+                .get(field)
+                .map_or("absent".into(), ToString::to_string),
+            allowed: allowed.into(),
+        }
+    }
+
+    /// A whole number ≥ 1, `None` when absent or null.
+    fn opt_dim(&self, field: &'static str) -> Result<Option<usize>, HfError> {
+        match self.map.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .filter(|&n| n >= 1)
+                .and_then(|n| usize::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| self.bad(field, "a whole number ≥ 1")),
+        }
+    }
+
+    fn dim(&self, field: &'static str) -> Result<usize, HfError> {
+        self.opt_dim(field)?.ok_or_else(|| HfError::Missing {
+            path: self.path.into(),
+            field,
+            model_type: self.model_type.into(),
+        })
+    }
+
+    fn flag(&self, field: &'static str, default: bool) -> Result<bool, HfError> {
+        match self.map.get(field) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v.as_bool().ok_or_else(|| self.bad(field, "true or false")),
+        }
+    }
+
+    fn eps(&self, field: &'static str, default: f64) -> Result<f64, HfError> {
+        match self.map.get(field) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v
+                .as_f64()
+                .filter(|e| *e > 0.0)
+                .ok_or_else(|| self.bad(field, "a number > 0")),
+        }
+    }
+
+    fn act(&self, field: &'static str, default: &str) -> Result<Act, HfError> {
+        const ALLOWED: &str = "gelu_new, gelu_pytorch_tanh, gelu, relu, silu";
+        let name = match self.map.get(field) {
+            None | Some(Value::Null) => default,
+            Some(v) => v.as_str().ok_or_else(|| self.bad(field, ALLOWED))?,
+        };
+        match name {
+            "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Ok(Act::GeluTanh),
+            "gelu" => Ok(Act::Gelu),
+            "relu" => Ok(Act::Relu),
+            "silu" | "swish" => Ok(Act::Swiglu),
+            _ => Err(self.bad(field, ALLOWED)),
+        }
+    }
+}
+
+/// Whether `text` looks like JSON (its first non-blank character is `{`).
+#[must_use]
+pub fn is_json(text: &str) -> bool {
+    text.trim_start().starts_with('{')
+}
+
+/// The model a config.json declares, as an overlay that sets every field.
+///
+/// # Errors
+/// [`HfError`] naming the bad field, or the unsupported model_type.
+pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| HfError::Json {
+        path: path.into(),
+        msg: e.to_string(),
+    })?;
+    let Some(map) = value.as_object() else {
+        return Err(HfError::Json {
+            path: path.into(),
+            msg: "the top level is not an object".into(),
+        });
+    };
+    let model_type = map.get("model_type").and_then(Value::as_str).unwrap_or("");
+    let f = Fields {
+        map,
+        path,
+        model_type,
+    };
+    let mut o = match model_type {
+        "gpt2" => gpt2(&f)?,
+        "llama" | "mistral" => llama(&f)?,
+        other => {
+            return Err(HfError::ModelType {
+                path: path.into(),
+                got: if other.is_empty() { "(none)" } else { other }.into(),
+            });
+        }
+    };
+    o.name = Some(model_type.to_string());
+    o.batch = Some(1);
+    o.seq = o.context;
+    o.placement = Some(Placement::Pre);
+    o.final_norm = Some(true);
+    Ok(o)
+}
+
+fn gpt2(f: &Fields) -> Result<Overlay, HfError> {
+    let d = f.dim("n_embd")?;
+    let heads = f.dim("n_head")?;
+    let context = match f.opt_dim("n_positions")? {
+        Some(n) => n,
+        None => f.dim("n_ctx")?,
+    };
+    Ok(Overlay {
+        d_model: Some(d),
+        heads: Some(heads),
+        kv_heads: Some(heads),
+        d_ff: Some(f.opt_dim("n_inner")?.unwrap_or(4 * d)),
+        layers: Some(f.dim("n_layer")?),
+        act: Some(f.act("activation_function", "gelu_new")?),
+        norm: Some(NormKind::LayerNorm),
+        bias: Some(true),
+        vocab: Some(f.dim("vocab_size")?),
+        context: Some(context),
+        tied: Some(f.flag("tie_word_embeddings", true)?),
+        eps: Some(f.eps("layer_norm_epsilon", 1e-5)?),
+        pos_emb: Some(PosEmb::Learned),
+        ..Overlay::default()
+    })
+}
+
+fn llama(f: &Fields) -> Result<Overlay, HfError> {
+    let heads = f.dim("num_attention_heads")?;
+    let attention_bias = f.flag("attention_bias", false)?;
+    if f.flag("mlp_bias", attention_bias)? != attention_bias {
+        return Err(f.bad("mlp_bias", "the same as attention_bias"));
+    }
+    Ok(Overlay {
+        d_model: Some(f.dim("hidden_size")?),
+        heads: Some(heads),
+        kv_heads: Some(f.opt_dim("num_key_value_heads")?.unwrap_or(heads)),
+        d_ff: Some(f.dim("intermediate_size")?),
+        layers: Some(f.dim("num_hidden_layers")?),
+        act: Some(match f.act("hidden_act", "silu")? {
+            Act::Swiglu => Act::Swiglu,
+            _ => return Err(f.bad("hidden_act", "silu (a gated MLP)")),
+        }),
+        norm: Some(NormKind::RmsNorm),
+        bias: Some(attention_bias),
+        vocab: Some(f.dim("vocab_size")?),
+        context: Some(f.dim("max_position_embeddings")?),
+        tied: Some(f.flag("tie_word_embeddings", false)?),
+        eps: Some(f.eps("rms_norm_eps", 1e-6)?),
+        pos_emb: Some(PosEmb::Rope),
+        ..Overlay::default()
+    })
+}

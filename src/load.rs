@@ -1,0 +1,73 @@
+//! Everything a run can point at outside the binary — a model file, a
+//! checkpoint, an input — turned into a config and a [`Request`].
+//!
+//! The layers, last wins: the config inferred from the checkpoint (only
+//! without `--config` and `--preset`), the model file, B and T of the input,
+//! then the flags. Sizes are checked before anything large is read: a
+//! checkpoint is refused when its numeric run would exceed the limit, and
+//! its tensors are read only once the config is known to fit them.
+
+use crate::plan::Request;
+use crate::weights::Checkpoint;
+use crate::{Error, ModelConfig, Overlay, npy};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Files named on the command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sources {
+    /// `--config`: TOML or a Hugging Face config.json.
+    pub config: Option<PathBuf>,
+    /// `--weights`: a nanoGPT or Hugging Face GPT-2 `.safetensors`.
+    pub weights: Option<PathBuf>,
+    /// `--input`: x0 as an f32 `.npy` of shape (B, T, d_model).
+    pub input: Option<PathBuf>,
+}
+
+/// Resolves the config from `flags` and `src`, and fills `req` with the
+/// loaded weights and input.
+///
+/// # Errors
+/// Any bad file, any invalid config, a checkpoint that does not fit the
+/// config, or a numeric run (required by the weights or input) over the limit.
+pub fn resolve(
+    flags: &Overlay,
+    src: &Sources,
+    mut req: Request,
+) -> Result<(ModelConfig, Request), Error> {
+    let file = match &src.config {
+        Some(p) => Overlay::from_file(p)?,
+        None => Overlay::default(),
+    };
+    let ckpt = src.weights.as_deref().map(Checkpoint::open).transpose()?;
+    let mut base = Overlay::default();
+    if let Some(c) = &ckpt
+        && src.config.is_none()
+        && flags.preset.is_none()
+    {
+        base = c.infer(flags.heads)?;
+        base.name = src
+            .weights
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map(|f| f.to_string_lossy().into_owned());
+    }
+    let input = src.input.as_deref().map(npy::read).transpose()?;
+    let mut dims = Overlay::default();
+    if let Some(x) = &input {
+        let &[b, t, _] = x.shape() else {
+            return Err(Error::InputRank {
+                got: crate::ops::fmt_shape(x.shape()),
+            });
+        };
+        dims.batch = Some(b);
+        dims.seq = Some(t);
+    }
+    let cfg = base.then(&file).then(&dims).then(flags).resolve()?;
+    req.input = input.map(Arc::new);
+    if let Some(c) = ckpt {
+        crate::plan::require_numbers(&cfg, &req, "--weights")?;
+        req.weights = Some(Arc::new(c.load(&cfg)?));
+    }
+    Ok((cfg, req))
+}

@@ -1,0 +1,142 @@
+//! NumPy `.npy` files of f32, little-endian, C order: the input x0
+//! (`--input`) and the model's output (`--output`).
+//!
+//! ```text
+//! \x93NUMPY  major minor  header length (u16 for 1.0, u32 for 2.0/3.0)
+//! {'descr': '<f4', 'fortran_order': False, 'shape': (2, 4, 64), }   padded to 64 bytes
+//! the values, row-major
+//! ```
+//!
+//! The header is bounded by [`MAX_HEADER`], and the data must be exactly as
+//! long as the shape says, checked against the file size before reading.
+
+use ndarray::{ArrayD, IxDyn};
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// Largest header accepted.
+pub const MAX_HEADER: u64 = 65_536;
+
+/// An `.npy` file that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NpyError {
+    #[error("cannot read {path}: {reason}")]
+    Read { path: String, reason: String },
+    #[error("{path} is not a valid .npy file: {reason}")]
+    Corrupt { path: String, reason: String },
+    #[error("{path} holds dtype '{descr}'; allowed: '<f4' (float32, little-endian)")]
+    Dtype { path: String, descr: String },
+    #[error("{path} is in Fortran order; allowed: C order (numpy.ascontiguousarray)")]
+    Fortran { path: String },
+}
+
+/// The value of `key` in the header dict, as written by NumPy.
+fn field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
+    let at = header.find(&format!("'{key}'"))? + key.len() + 2;
+    let rest = header[at..].trim_start().strip_prefix(':')?.trim_start();
+    let end = if rest.starts_with('(') {
+        rest.find(')')? + 1
+    } else {
+        rest.find([',', '}'])?
+    };
+    Some(rest[..end].trim())
+}
+
+/// Reads an f32 array from `path`.
+///
+/// # Errors
+/// [`NpyError`] for an unreadable, corrupt, non-f32 or Fortran-order file.
+pub fn read(path: &Path) -> Result<ArrayD<f32>, NpyError> {
+    let label = path.display().to_string();
+    let corrupt = |reason: &str| NpyError::Corrupt {
+        path: label.clone(),
+        reason: reason.to_string(),
+    };
+    let io = |e: std::io::Error| NpyError::Read {
+        path: label.clone(),
+        reason: e.to_string(),
+    };
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    let size = f.metadata().map_err(io)?.len();
+    let mut magic = [0u8; 8];
+    f.read_exact(&mut magic)
+        .map_err(|_| corrupt("shorter than the magic string"))?;
+    if &magic[..6] != b"\x93NUMPY" {
+        return Err(corrupt("no \\x93NUMPY magic string"));
+    }
+    let len_bytes = if magic[6] == 1 { 2 } else { 4 };
+    let mut len = [0u8; 4];
+    f.read_exact(&mut len[..len_bytes])
+        .map_err(|_| corrupt("truncated header length"))?;
+    let n = u64::from(u32::from_le_bytes(len));
+    let start = 8 + len_bytes as u64 + n;
+    if n > MAX_HEADER || start > size {
+        return Err(corrupt("header length beyond the file or over 64 KiB"));
+    }
+    let mut header = vec![0u8; usize::try_from(n).unwrap_or(0)];
+    f.read_exact(&mut header).map_err(io)?;
+    let header = String::from_utf8_lossy(&header);
+    let descr = field(&header, "descr").ok_or_else(|| corrupt("no 'descr' in the header"))?;
+    let descr = descr.trim_matches(|c| c == '\'' || c == '"');
+    if descr != "<f4" {
+        return Err(NpyError::Dtype {
+            path: label,
+            descr: descr.to_string(),
+        });
+    }
+    if field(&header, "fortran_order") != Some("False") {
+        return Err(NpyError::Fortran { path: label });
+    }
+    let shape_text = field(&header, "shape").ok_or_else(|| corrupt("no 'shape' in the header"))?;
+    let shape: Vec<usize> = shape_text
+        .trim_matches(|c| c == '(' || c == ')')
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .map_err(|_| corrupt("the shape is not a tuple of whole numbers"))?;
+    let count = shape
+        .iter()
+        .try_fold(1u64, |a, &n| a.checked_mul(n as u64))
+        .and_then(|n| n.checked_mul(4));
+    if count != Some(size - start) {
+        return Err(corrupt(&format!(
+            "shape {shape_text} needs {} data bytes, the file holds {}",
+            count.map_or_else(|| "too many".to_string(), |c| c.to_string()),
+            size - start
+        )));
+    }
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes).map_err(io)?;
+    let values = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    ArrayD::from_shape_vec(IxDyn(&shape), values).map_err(|e| corrupt(&e.to_string()))
+}
+
+/// Writes `a` as a version 1.0 f32 `.npy` into `out`.
+///
+/// # Errors
+/// Any write error.
+pub fn write(out: &mut impl Write, a: &ArrayD<f32>) -> std::io::Result<()> {
+    let dims: Vec<String> = a.shape().iter().map(ToString::to_string).collect();
+    let shape = match dims.len() {
+        1 => format!("({},)", dims[0]),
+        _ => format!("({})", dims.join(", ")),
+    };
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
+    // Magic (6) + version (2) + length (2) + header + newline, padded to 64.
+    let pad = (64 - (10 + header.len() + 1) % 64) % 64;
+    header.push_str(&" ".repeat(pad));
+    header.push('\n');
+    out.write_all(b"\x93NUMPY\x01\x00")?;
+    let len = u16::try_from(header.len()).unwrap_or(u16::MAX);
+    out.write_all(&len.to_le_bytes())?;
+    out.write_all(header.as_bytes())?;
+    for v in a.iter() {
+        out.write_all(&v.to_le_bytes())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,58 @@
+//! Each op's formula with its shape arithmetic, as the trace shows it.
+
+use super::{Merge, NormAxis, Op, Unary, fmt_shape};
+use crate::config::NormKind;
+
+impl Op {
+    /// A one-line formula with the shape arithmetic, e.g.
+    /// `q·kᵀ/√16 : (2,4,4,16)·(2,4,16,4) → (2,4,4,4)`.
+    #[must_use]
+    pub fn formula(&self, ins: &[&[usize]], out: &[usize]) -> String {
+        let s = |i: usize| ins.get(i).map_or_else(String::new, |v| fmt_shape(v));
+        let o = fmt_shape(out);
+        match self {
+            Op::Linear if ins.len() > 2 => format!("x·W+b : {}·{}+{} → {o}", s(0), s(1), s(2)),
+            Op::Linear => format!("x·W : {}·{} → {o}", s(0), s(1)),
+            Op::Norm { kind, axis, .. } => {
+                let name = match kind {
+                    NormKind::LayerNorm => "LayerNorm",
+                    NormKind::RmsNorm => "RMSNorm",
+                };
+                let over = match axis {
+                    NormAxis::Feature => "d",
+                    NormAxis::Seq => "T",
+                };
+                format!("{name}(x) over {over} : {} → {o}", s(0))
+            }
+            Op::SplitHeads { heads, .. } => format!("split into {heads} heads : {} → {o}", s(0)),
+            Op::RepeatKv { rep } => format!("repeat kv ×{rep} : {} → {o}", s(0)),
+            Op::Scores { head_dim } => {
+                let k = ins.get(1).map_or_else(Vec::new, |k| {
+                    let mut t = k.to_vec();
+                    if t.len() == 4 {
+                        t.swap(2, 3);
+                    }
+                    t
+                });
+                format!("q·kᵀ/√{head_dim} : {}·{} → {o}", s(0), fmt_shape(&k))
+            }
+            Op::Softmax { causal: true } => format!("softmax(mask(s)) : {} → {o}", s(0)),
+            Op::Softmax { causal: false } => format!("softmax(s) : {} → {o}", s(0)),
+            Op::WeightedSum => format!("w·v : {}·{} → {o}", s(0), s(1)),
+            Op::MergeHeads(Merge::Transpose) => format!("transpose, merge heads : {} → {o}", s(0)),
+            Op::MergeHeads(Merge::BareReshape) => {
+                format!("reshape without transpose : {} → {o}", s(0))
+            }
+            Op::Act(u) => {
+                let name = match u {
+                    Unary::Relu => "relu",
+                    Unary::Gelu => "gelu",
+                    Unary::GeluTanh => "gelu_tanh",
+                };
+                format!("{name}(x) : {} → {o}", s(0))
+            }
+            Op::SwiGlu => format!("silu(g)⊙u : {}⊙{} → {o}", s(0), s(1)),
+            Op::Add => format!("x + f(x) : {}+{} → {o}", s(0), s(1)),
+        }
+    }
+}

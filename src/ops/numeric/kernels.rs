@@ -1,0 +1,255 @@
+//! The element-wise and row-wise work of the numeric backend, on
+//! contiguous row-major slices: one pass per row, in parallel (rayon) once
+//! a tensor has [`PAR_MIN`] elements, serial below so small models pay no
+//! thread hand-off.
+
+use super::Scalar;
+use crate::config::NormKind;
+use crate::ops::Stats;
+use rayon::prelude::*;
+
+/// Elements from which a kernel runs on every core.
+pub const PAR_MIN: usize = 1 << 15;
+
+/// Rows of this many elements split work that has no row structure.
+const CHUNK: usize = 4096;
+
+/// Runs `f(i, row)` on each `width`-long row of `out`.
+pub fn rows_mut<F: Scalar>(out: &mut [F], width: usize, f: impl Fn(usize, &mut [F]) + Sync) {
+    let width = width.max(1);
+    if out.len() >= PAR_MIN {
+        out.par_chunks_mut(width)
+            .enumerate()
+            .for_each(|(i, r)| f(i, r));
+    } else {
+        out.chunks_mut(width).enumerate().for_each(|(i, r)| f(i, r));
+    }
+}
+
+/// As [`rows_mut`], and the stats of what `f` left in `out`, taken from
+/// each row while it is still in cache (the chunks are merged in order, so
+/// the result does not depend on the threads).
+pub fn rows_stats<F: Scalar>(
+    out: &mut [F],
+    width: usize,
+    f: impl Fn(usize, &mut [F]) + Sync,
+) -> Stats {
+    let width = width.max(1);
+    let row = |(i, r): (usize, &mut [F])| {
+        f(i, r);
+        Moments::of(r)
+    };
+    let parts: Vec<Moments> = if out.len() >= PAR_MIN {
+        out.par_chunks_mut(width).enumerate().map(row).collect()
+    } else {
+        out.chunks_mut(width).enumerate().map(row).collect()
+    };
+    Moments::total(parts)
+}
+
+/// `out[i] = f(out[i])` for every element; the stats of the result.
+pub fn map_mut<F: Scalar>(out: &mut [F], f: impl Fn(F) -> F + Sync) -> Stats {
+    rows_stats(out, CHUNK, |_, r| r.iter_mut().for_each(|v| *v = f(*v)))
+}
+
+/// `out[i] = f(out[i], other[i])` for every element (equal lengths); the
+/// stats of the result.
+pub fn zip_mut<F: Scalar>(out: &mut [F], other: &[F], f: impl Fn(F, F) -> F + Sync) -> Stats {
+    rows_stats(out, CHUNK, |i, r| {
+        let o = &other[i * CHUNK..i * CHUNK + r.len()];
+        r.iter_mut().zip(o).for_each(|(v, &w)| *v = f(*v, w));
+    })
+}
+
+/// LayerNorm or RMSNorm of each row, times γ, plus β.
+pub fn norm_rows<F: Scalar>(
+    out: &mut [F],
+    kind: NormKind,
+    eps: F,
+    g: &[F],
+    b: Option<&[F]>,
+) -> Stats {
+    let d = g.len();
+    rows_stats(out, d, |_, r| {
+        let n = F::of(r.len() as f64);
+        let mean = match kind {
+            NormKind::LayerNorm => r.iter().fold(F::zero(), |a, &v| a + v) / n,
+            NormKind::RmsNorm => F::zero(),
+        };
+        let var = r
+            .iter()
+            .fold(F::zero(), |a, &v| a + (v - mean) * (v - mean))
+            / n;
+        let inv = (var + eps).sqrt().recip();
+        match b {
+            Some(b) => {
+                for ((v, &g), &b) in r.iter_mut().zip(g).zip(b) {
+                    *v = (*v - mean) * inv * g + b;
+                }
+            }
+            None => {
+                for (v, &g) in r.iter_mut().zip(g) {
+                    *v = (*v - mean) * inv * g;
+                }
+            }
+        }
+    })
+}
+
+/// Softmax of each row of a (…, T, S) tensor, in place; with `causal`,
+/// row t keeps keys 0..=t and the rest are 0.
+pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal: bool) -> Stats {
+    rows_stats(out, s_len, |i, r| {
+        let keep = if causal {
+            (i % t_len.max(1) + 1).min(r.len())
+        } else {
+            r.len()
+        };
+        let (live, masked) = r.split_at_mut(keep);
+        let max = lane_max(live);
+        live.iter_mut().for_each(|v| *v = (*v - max).exp_fast());
+        let inv = lane_sum(live).recip();
+        live.iter_mut().for_each(|v| *v *= inv);
+        masked.iter_mut().for_each(|v| *v = F::zero());
+    })
+}
+
+/// Lanes of independent accumulators, so reductions vectorise.
+const LANES: usize = 16;
+
+/// Folds `x` into [`LANES`] independent accumulators, so the loop vectorises.
+fn lanes<F: Scalar>(x: &[F], init: F, step: impl Fn(F, F) -> F) -> [F; LANES] {
+    let mut acc = [init; LANES];
+    let blocks = x.chunks_exact(LANES);
+    let rest = blocks.remainder();
+    for b in blocks {
+        for l in 0..LANES {
+            acc[l] = step(acc[l], b[l]);
+        }
+    }
+    for (l, &v) in rest.iter().enumerate() {
+        acc[l] = step(acc[l], v);
+    }
+    acc
+}
+
+/// The largest value (−∞ for none); NaN only through the later arithmetic.
+fn lane_max<F: Scalar>(x: &[F]) -> F {
+    let bigger = |a: F, v: F| if v > a { v } else { a };
+    lanes(x, F::neg_infinity(), bigger)
+        .into_iter()
+        .fold(F::neg_infinity(), bigger)
+}
+
+/// The sum of `x`.
+fn lane_sum<F: Scalar>(x: &[F]) -> F {
+    lanes(x, F::zero(), |a, v| a + v)
+        .into_iter()
+        .fold(F::zero(), |a, v| a + v)
+}
+
+/// Count, min, max, mean, sum of squared deviations, finite: one chunk's
+/// moments, merged with Chan's formula so the variance stays exact.
+#[derive(Clone, Copy)]
+pub struct Moments {
+    n: f64,
+    min: f64,
+    max: f64,
+    mean: f64,
+    m2: f64,
+    finite: bool,
+}
+
+impl Moments {
+    const EMPTY: Self = Self {
+        n: 0.0,
+        min: f64::INFINITY,
+        max: f64::NEG_INFINITY,
+        mean: 0.0,
+        m2: 0.0,
+        finite: true,
+    };
+
+    /// One pass over a chunk: 16 lanes of min, max, Σ(x−K) and Σ(x−K)²,
+    /// shifted by the chunk's first value K so the variance stays exact.
+    pub fn of<F: Scalar>(c: &[F]) -> Self {
+        const W: usize = LANES;
+        let Some(&shift) = c.first() else {
+            return Self::EMPTY;
+        };
+        let (mut lo, mut hi) = ([shift; W], [shift; W]);
+        let (mut s1, mut s2) = ([F::zero(); W], [F::zero(); W]);
+        let lanes = c.chunks_exact(W);
+        let rest = lanes.remainder();
+        for b in lanes {
+            for l in 0..W {
+                let v = b[l];
+                lo[l] = if v < lo[l] { v } else { lo[l] };
+                hi[l] = if v > hi[l] { v } else { hi[l] };
+                let d = v - shift;
+                s1[l] += d;
+                s2[l] += d * d;
+            }
+        }
+        for (l, &v) in rest.iter().enumerate() {
+            lo[l] = if v < lo[l] { v } else { lo[l] };
+            hi[l] = if v > hi[l] { v } else { hi[l] };
+            s1[l] += v - shift;
+            s2[l] += (v - shift) * (v - shift);
+        }
+        let n = c.len() as f64;
+        let sum = |a: [F; W]| a.iter().map(|v| v.f64()).sum::<f64>();
+        let (s1, s2) = (sum(s1), sum(s2));
+        let min = lo.iter().map(|v| v.f64()).fold(f64::INFINITY, f64::min);
+        let max = hi.iter().map(|v| v.f64()).fold(f64::NEG_INFINITY, f64::max);
+        Self {
+            n,
+            min,
+            max,
+            mean: shift.f64() + s1 / n,
+            m2: (s2 - s1 * s1 / n).max(0.0),
+            // NaN and ±inf reach the shifted sum (inf − inf is NaN too).
+            finite: min.is_finite() && max.is_finite() && s1.is_finite(),
+        }
+    }
+
+    fn merge(a: Self, b: Self) -> Self {
+        if a.n == 0.0 {
+            return b;
+        }
+        let n = a.n + b.n;
+        let delta = b.mean - a.mean;
+        Self {
+            n,
+            min: a.min.min(b.min),
+            max: a.max.max(b.max),
+            mean: a.mean + delta * b.n / n,
+            m2: a.m2 + b.m2 + delta * delta * a.n * b.n / n,
+            finite: a.finite && b.finite,
+        }
+    }
+}
+
+/// Min, max, mean, population std and finiteness of `values`.
+pub fn stats<F: Scalar>(values: &[F]) -> Stats {
+    let parts: Vec<Moments> = if values.len() >= PAR_MIN {
+        values.par_chunks(CHUNK).map(Moments::of).collect()
+    } else {
+        values.chunks(CHUNK).map(Moments::of).collect()
+    };
+    Moments::total(parts)
+}
+
+impl Moments {
+    /// The stats of the parts' union, merged in order.
+    pub fn total(parts: Vec<Moments>) -> Stats {
+        let m = parts.into_iter().fold(Self::EMPTY, Self::merge);
+        Stats {
+            min: m.min,
+            max: m.max,
+            mean: m.mean,
+            std: (m.m2 / m.n.max(1.0)).sqrt(),
+            finite: m.finite,
+        }
+    }
+}

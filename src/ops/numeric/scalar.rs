@@ -1,0 +1,100 @@
+//! The element types of numeric runs, f32 and f64, and the few functions
+//! the kernels need of them.
+//!
+//! f32 has its own `exp`: Cody–Waite range reduction and the Cephes
+//! polynomial, written without branches so the compiler vectorises the
+//! loops that call it (softmax, tanh GELU, SiLU). Its relative error is
+//! about 2e-7, under one part in 10⁶ of the values the trace reports.
+
+use crate::config::DType;
+use ndarray::{LinalgScalar, ScalarOperand};
+
+/// An element type the numeric backend runs in.
+pub trait Scalar:
+    LinalgScalar
+    + ScalarOperand
+    + num_traits::Float
+    + num_traits::FromPrimitive
+    + std::ops::AddAssign
+    + std::ops::MulAssign
+    + Send
+    + Sync
+    + std::fmt::Debug
+{
+    const DTYPE: DType;
+    fn erf(self) -> Self;
+    fn of(v: f64) -> Self;
+    fn f64(self) -> f64;
+    /// eˣ, fast where it can be; NaN stays NaN.
+    fn exp_fast(self) -> Self {
+        self.exp()
+    }
+}
+
+impl Scalar for f32 {
+    const DTYPE: DType = DType::F32;
+    fn erf(self) -> Self {
+        libm::erff(self)
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    fn of(v: f64) -> Self {
+        v as f32
+    }
+    fn f64(self) -> f64 {
+        f64::from(self)
+    }
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::excessive_precision
+    )]
+    fn exp_fast(self) -> Self {
+        const LOG2E: f32 = std::f32::consts::LOG2_E;
+        const LN2_HI: f32 = 0.693_359_375;
+        const LN2_LO: f32 = -2.121_944_4e-4;
+        // 1.5·2²³: adding and subtracting it rounds to the nearest integer.
+        const ROUND: f32 = 12_582_912.0;
+        let x = self.clamp(-87.0, 88.0);
+        let n = (x * LOG2E + ROUND) - ROUND;
+        let r = x - n * LN2_HI - n * LN2_LO;
+        let p = ((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2)
+            * r
+            + 1.666_666_5e-1)
+            * r
+            + 0.5;
+        let e = (p * r * r + r + 1.0) * f32::from_bits(((n as i32 + 127) as u32) << 23);
+        if self.is_nan() { self } else { e }
+    }
+}
+
+impl Scalar for f64 {
+    const DTYPE: DType = DType::F64;
+    fn erf(self) -> Self {
+        libm::erf(self)
+    }
+    fn of(v: f64) -> Self {
+        v
+    }
+    fn f64(self) -> f64 {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scalar;
+
+    #[test]
+    fn fast_exp_is_within_3e_7_relative_and_keeps_nan() {
+        let mut x = -87.0_f32;
+        while x < 88.0 {
+            let (fast, exact) = (x.exp_fast(), f64::from(x).exp());
+            let rel = ((f64::from(fast) - exact) / exact).abs();
+            assert!(rel < 3e-7, "exp({x}) = {fast}, want {exact}: {rel:e}");
+            x += 0.0137;
+        }
+        assert!(f32::NAN.exp_fast().is_nan());
+        assert!(f32::NEG_INFINITY.exp_fast() < 1e-37);
+        assert_eq!(0.0_f32.exp_fast(), 1.0);
+    }
+}

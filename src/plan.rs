@@ -1,0 +1,205 @@
+//! What a run is asked for ([`Request`]) and what it decides ([`Plan`]):
+//! numbers or shapes only, under a memory limit.
+//!
+//! A numeric run whose estimate (weights plus live activations, see
+//! [`ModelConfig::numeric_bytes`]) exceeds the limit traces shapes only and
+//! says so in [`Plan::note`]. When numbers are required — [`ModeChoice::Numeric`],
+//! loaded weights or a given input — the run is refused instead, naming the
+//! estimate and the limit. Asking for the output values
+//! ([`Request::keep_output`]) requires numbers too.
+//!
+//! ```
+//! use shapetrace::plan::{Request, plan};
+//! let xl = shapetrace::config::preset::by_name("gpt2-xl").unwrap();
+//! let p = plan(&xl, &Request::default()).unwrap();
+//! assert!(p.switched && p.note().unwrap().contains("shapes only"));
+//! ```
+
+pub mod bytes;
+
+use crate::config::{ConfigError, ModelConfig, human_bytes};
+use crate::trace::Mode;
+use crate::weights::Weights;
+pub use bytes::parse_bytes;
+use ndarray::ArrayD;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// The memory limit of a numeric run when none is given: 4 GiB.
+pub const DEFAULT_MAX_MEMORY: u128 = 4 << 30;
+
+/// How the caller wants the run computed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ModeChoice {
+    /// Numbers when they fit under the limit, shapes only otherwise.
+    #[default]
+    Auto,
+    /// Numbers or nothing (`--numeric`).
+    Numeric,
+    /// Shapes only (`--shape-only`).
+    ShapeOnly,
+}
+
+/// How far a run has got: `done` of `expected` events recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub done: usize,
+    pub expected: usize,
+}
+
+/// Called after each recorded event of a numeric run.
+pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// Ways to watch and stop a run from elsewhere (another thread, a UI).
+#[derive(Clone, Default)]
+pub struct Hooks {
+    /// Told after every event of a numeric run.
+    pub progress: Option<ProgressFn>,
+    /// Set it to true to stop the run before its next op; the run then
+    /// returns [`crate::Error::Cancelled`].
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl std::fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks")
+            .field("progress", &self.progress.is_some())
+            .field("cancel", &self.cancel)
+            .finish()
+    }
+}
+
+/// Everything a run can be given beyond its config.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    pub mode: ModeChoice,
+    /// Keep the values of tensors of at most 4096 elements in the events.
+    pub values: bool,
+    /// The numeric limit in bytes; `None` is [`DEFAULT_MAX_MEMORY`].
+    pub max_memory: Option<u128>,
+    /// Loaded weights in place of the seeded ones (requires numbers).
+    pub weights: Option<Arc<Weights>>,
+    /// The input x0 (B, T, d_model) in place of the seeded one (requires numbers).
+    pub input: Option<Arc<ArrayD<f32>>>,
+    /// Return the model's final output values (requires numbers).
+    pub keep_output: bool,
+    pub hooks: Hooks,
+}
+
+impl From<crate::Options> for Request {
+    fn from(o: crate::Options) -> Self {
+        Self {
+            mode: if o.shape_only {
+                ModeChoice::ShapeOnly
+            } else {
+                ModeChoice::Auto
+            },
+            values: o.values,
+            ..Self::default()
+        }
+    }
+}
+
+impl Request {
+    /// Why this request needs numbers, if it does.
+    #[must_use]
+    pub fn needs_numbers(&self) -> Option<&'static str> {
+        if self.weights.is_some() {
+            Some("--weights")
+        } else if self.input.is_some() {
+            Some("--input")
+        } else if self.keep_output {
+            Some("--output")
+        } else if self.mode == ModeChoice::Numeric {
+            Some("--numeric")
+        } else {
+            None
+        }
+    }
+
+    /// The limit in force.
+    #[must_use]
+    pub fn limit(&self) -> u128 {
+        self.max_memory.unwrap_or(DEFAULT_MAX_MEMORY)
+    }
+}
+
+/// The decision a run made: numbers or shapes, and the memory figures behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    pub mode: Mode,
+    /// Bytes a numeric run of the config would hold at once.
+    pub estimate: u128,
+    /// The limit in force.
+    pub limit: u128,
+    /// The run was switched to shapes only because the estimate is over the limit.
+    pub switched: bool,
+}
+
+impl Plan {
+    /// A one-line note when the run was switched to shapes only.
+    #[must_use]
+    pub fn note(&self) -> Option<String> {
+        self.switched.then(|| {
+            format!(
+                "note: a numeric run needs about {}, over the --max-memory limit of {}; tracing shapes only (--numeric to insist, --max-memory to raise the limit)",
+                human_bytes(self.estimate),
+                human_bytes(self.limit)
+            )
+        })
+    }
+}
+
+/// Decides how `cfg` runs under `req`.
+///
+/// # Errors
+/// [`ConfigError`] when `cfg` is invalid, when shapes only are asked for
+/// together with weights or an input, or when numbers are required and the
+/// estimate is over the limit.
+pub fn plan(cfg: &ModelConfig, req: &Request) -> Result<Plan, ConfigError> {
+    cfg.validate()?;
+    if let Some(why) = req.needs_numbers() {
+        require_numbers(cfg, req, why)?;
+    }
+    let estimate = cfg.numeric_bytes();
+    let limit = req.limit();
+    let over = estimate > limit;
+    let shape_only = req.mode == ModeChoice::ShapeOnly || over;
+    Ok(Plan {
+        mode: if shape_only {
+            Mode::ShapeOnly
+        } else {
+            Mode::Numeric
+        },
+        estimate,
+        limit,
+        switched: over && req.mode == ModeChoice::Auto,
+    })
+}
+
+/// Refuses a run that must compute numbers (because of `why`) but cannot:
+/// shapes only were asked for, or the estimate is over the limit.
+///
+/// # Errors
+/// [`ConfigError::Conflict`] or [`ConfigError::TooBig`].
+pub fn require_numbers(
+    cfg: &ModelConfig,
+    req: &Request,
+    why: &'static str,
+) -> Result<(), ConfigError> {
+    if req.mode == ModeChoice::ShapeOnly {
+        return Err(ConfigError::Conflict {
+            a: "--shape-only",
+            b: why,
+        });
+    }
+    let need = cfg.numeric_bytes();
+    if need > req.limit() {
+        return Err(ConfigError::TooBig {
+            need: human_bytes(need),
+            limit: human_bytes(req.limit()),
+            why,
+        });
+    }
+    Ok(())
+}

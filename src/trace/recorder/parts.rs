@@ -1,0 +1,86 @@
+//! The values a recorder passes around: activations with their paths,
+//! parameters with their names, operands, captures, and what to watch.
+
+use crate::ops::Shape;
+use crate::plan::Hooks;
+
+/// An activation: a tensor with the path of the event that produced it.
+#[derive(Debug, Clone)]
+pub struct Val<T> {
+    pub path: String,
+    pub t: T,
+    pub axes: Vec<String>,
+}
+
+/// A parameter tensor with its name and axis names.
+#[derive(Debug, Clone)]
+pub struct Param<T> {
+    pub name: String,
+    pub t: T,
+    pub axes: Vec<String>,
+}
+
+/// An operand of an op: an activation or a parameter.
+#[derive(Debug)]
+pub enum In<'a, T> {
+    Act(&'a Val<T>),
+    Param(&'a Param<T>),
+}
+
+impl<T> Clone for In<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for In<'_, T> {}
+
+impl<T> In<'_, T> {
+    pub(crate) fn tensor(&self) -> &T {
+        match self {
+            In::Act(v) => &v.t,
+            In::Param(p) => &p.t,
+        }
+    }
+
+    pub(crate) fn axes(&self) -> &[String] {
+        match self {
+            In::Act(v) => &v.axes,
+            In::Param(p) => &p.axes,
+        }
+    }
+
+    pub(crate) fn path(&self) -> &str {
+        match self {
+            In::Act(v) => &v.path,
+            In::Param(p) => &p.name,
+        }
+    }
+}
+
+/// The forward stopped; the recorder holds the [`crate::trace::Failure`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stop;
+
+/// The full values of one event, kept for the probes.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    pub path: String,
+    pub op: String,
+    pub shape: Shape,
+    pub axes: Vec<String>,
+    pub values: Vec<f64>,
+}
+
+/// What a recorder keeps and whom it tells.
+#[derive(Debug, Clone, Default)]
+pub struct Watch {
+    /// Keep the values of small tensors in the events.
+    pub values: bool,
+    /// Keep every tensor's full values, for the probes.
+    pub capture: bool,
+    /// Progress and cancel hooks.
+    pub hooks: Hooks,
+    /// Events the run is expected to record, for progress.
+    pub expected: usize,
+}

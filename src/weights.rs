@@ -1,0 +1,195 @@
+//! Checkpoints: block weights from a `.safetensors` file, named as in
+//! nanoGPT's state_dict or as in Hugging Face's GPT-2.
+//!
+//! [`Checkpoint::open`] reads and checks the header alone (bounded, before
+//! any tensor is read). [`Checkpoint::infer`] derives a config from the
+//! tensor shapes. [`Checkpoint::load`] checks every tensor against a config
+//! — all missing, unknown and mis-shaped tensors in one message — then reads
+//! them as f32 into [`Weights`] under the model's own parameter names, in
+//! its `x·W` (in, out) layout. The model builder takes its parameters from
+//! there ([`crate::model::Source::Loaded`]).
+//!
+//! ```text
+//! nanoGPT (nn.Linear, [out, in])        ours ((in, out))
+//! transformer.h.{i}.attn.c_attn.weight  [d+2·kv·hd, d] → block{i+1}.attn.{q,k,v}_proj.weight
+//! transformer.h.{i}.attn.c_proj.weight  [d, d]         → block{i+1}.attn.out.weight
+//! transformer.h.{i}.mlp.c_fc.weight     [d_ff, d]      → block{i+1}.mlp.up.weight
+//! transformer.h.{i}.mlp.c_proj.weight   [d, d_ff]      → block{i+1}.mlp.down.weight
+//! transformer.h.{i}.ln_{1,2}.{weight,bias}, transformer.ln_f.*  (optional _orig_mod. prefix)
+//! Hugging Face GPT-2: h.{i}.… (or transformer.h.{i}.…), Conv1D [in, out]: no transpose
+//! ```
+
+pub mod file;
+pub mod infer;
+pub mod names;
+
+use crate::config::ModelConfig;
+use names::Target;
+use ndarray::{ArrayD, Axis};
+use std::collections::HashMap;
+use std::path::Path;
+
+pub use names::Layout;
+
+/// A checkpoint that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WeightsError {
+    #[error("cannot read {path}: {reason}")]
+    Read { path: String, reason: String },
+    #[error("{path} is not a valid safetensors file: {reason}")]
+    Corrupt { path: String, reason: String },
+    #[error("{path}: tensor {name} is {dtype}; allowed dtypes: F32, F16, BF16")]
+    Dtype {
+        path: String,
+        name: String,
+        dtype: String,
+    },
+    #[error("{path} does not fit the model ({count} tensor problems): {list}")]
+    Mismatch {
+        path: String,
+        count: usize,
+        list: String,
+    },
+    #[error(
+        "{path} has no GPT-2 block tensors; allowed names: transformer.h.{{i}}.… (nanoGPT, optionally _orig_mod.) or h.{{i}}.… (Hugging Face GPT-2)"
+    )]
+    NotGpt { path: String },
+    #[error(
+        "--weights without --config or --preset needs --heads; d_model {d_model} allows heads: {allowed}"
+    )]
+    NeedHeads { d_model: usize, allowed: String },
+    #[error("{path}: {what}; a checkpoint holds GPT-2-style blocks ({allowed})")]
+    Unsupported {
+        path: String,
+        what: String,
+        allowed: &'static str,
+    },
+}
+
+/// A checkpoint's header, checked; its tensors are read by [`Checkpoint::load`].
+#[derive(Debug)]
+pub struct Checkpoint {
+    pub file: file::Header,
+    pub naming: names::Naming,
+}
+
+impl Checkpoint {
+    /// Opens `path` and reads its header, refusing a corrupt or truncated
+    /// file before any tensor is read.
+    ///
+    /// # Errors
+    /// [`WeightsError`] for an unreadable, corrupt or non-GPT file.
+    pub fn open(path: &Path) -> Result<Self, WeightsError> {
+        let file = file::Header::open(path)?;
+        let naming = names::Naming::detect(&file)?;
+        Ok(Self { file, naming })
+    }
+
+    /// The file's label in messages.
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.file.path
+    }
+}
+
+/// Loaded parameters under the model's names, each in the model's layout.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Weights {
+    tensors: HashMap<String, ArrayD<f32>>,
+}
+
+impl Weights {
+    /// Weights from (name, array) pairs named as the model names its parameters.
+    #[must_use]
+    pub fn from_tensors(tensors: HashMap<String, ArrayD<f32>>) -> Self {
+        Self { tensors }
+    }
+
+    /// The parameter `name`, if loaded with exactly `shape`.
+    #[must_use]
+    pub fn get(&self, name: &str, shape: &[usize]) -> Option<&ArrayD<f32>> {
+        self.tensors.get(name).filter(|t| t.shape() == shape)
+    }
+
+    /// How many parameters are loaded.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.tensors.len()
+    }
+
+    /// Whether nothing is loaded.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.tensors.is_empty()
+    }
+
+    /// Bytes of the loaded values.
+    #[must_use]
+    pub fn bytes(&self) -> u128 {
+        self.tensors.values().map(|t| t.len() as u128 * 4).sum()
+    }
+}
+
+impl Checkpoint {
+    /// Checks every tensor against `cfg` and reads the block weights.
+    ///
+    /// # Errors
+    /// [`WeightsError::Mismatch`] listing every missing, unknown or
+    /// mis-shaped tensor; [`WeightsError::Dtype`] for a dtype other than
+    /// F32, F16 or BF16; [`WeightsError::Unsupported`] for a config whose
+    /// blocks a GPT-2 checkpoint cannot fill.
+    pub fn load(&self, cfg: &ModelConfig) -> Result<Weights, WeightsError> {
+        if let Some(what) = names::unsupported(cfg) {
+            return Err(WeightsError::Unsupported {
+                path: self.path().to_string(),
+                what,
+                allowed: "act relu, gelu or gelu-tanh",
+            });
+        }
+        let problems = self.naming.problems(&self.file, cfg);
+        if !problems.is_empty() {
+            return Err(WeightsError::Mismatch {
+                path: self.path().to_string(),
+                count: problems.len(),
+                list: problems.join("; "),
+            });
+        }
+        let mut tensors = HashMap::new();
+        for e in self.naming.expected(cfg) {
+            if e.target == Target::Embedding || self.file.shape(&e.name).is_none() {
+                continue;
+            }
+            let t = self.file.read(&e.name)?;
+            match e.target {
+                Target::Same(to) => {
+                    tensors.insert(to, t);
+                }
+                Target::Transposed(to) => {
+                    tensors.insert(to, t.t().as_standard_layout().into_owned());
+                }
+                Target::Qkv {
+                    prefix,
+                    part,
+                    d,
+                    kv,
+                    transposed,
+                } => {
+                    let t = if transposed {
+                        t.t().as_standard_layout().into_owned()
+                    } else {
+                        t
+                    };
+                    let last = Axis(t.ndim() - 1);
+                    for (name, lo, hi) in [("q", 0, d), ("k", d, d + kv), ("v", d + kv, d + 2 * kv)]
+                    {
+                        let piece = t.slice_axis(last, (lo..hi).into());
+                        let piece = piece.as_standard_layout().into_owned();
+                        tensors.insert(format!("{prefix}.{name}_proj.{part}"), piece);
+                    }
+                }
+                Target::Embedding => {}
+            }
+        }
+        Ok(Weights { tensors })
+    }
+}

@@ -1,0 +1,69 @@
+//! A config read off a checkpoint's tensor shapes, for `--weights` without
+//! `--config` or `--preset`.
+//!
+//! - d_model: `h.0.ln_1.weight` (d); layers: how many `h.{i}` blocks
+//! - d_ff: `h.0.mlp.c_fc.weight`; kv-heads: from the width of c_attn
+//! - bias: whether `h.0.attn.c_attn.bias` exists; final norm: `ln_f.weight`
+//! - vocab and context: `wte.weight` and `wpe.weight`, when present
+//! - activation: exact GELU for nanoGPT, tanh GELU for Hugging Face GPT-2
+//! - heads: not in the file; the caller gives them (`--heads`)
+
+use super::names::Layout;
+use super::{Checkpoint, WeightsError};
+use crate::config::file::Overlay;
+use crate::config::{Act, NormKind, Placement};
+
+impl Checkpoint {
+    /// The model these tensors describe, with `heads` attention heads.
+    ///
+    /// # Errors
+    /// [`WeightsError::NeedHeads`] when `heads` is `None`, and
+    /// [`WeightsError::Mismatch`] when block 0 is incomplete.
+    pub fn infer(&self, heads: Option<usize>) -> Result<Overlay, WeightsError> {
+        let r = &self.naming.root;
+        let h = &self.file;
+        let dim = |name: String, axis: usize| h.shape(&name).and_then(|s| s.get(axis).copied());
+        let missing = |what: &str| WeightsError::Mismatch {
+            path: self.path().to_string(),
+            count: 1,
+            list: format!("missing {r}h.0.{what}, needed to infer the model"),
+        };
+        let d = dim(format!("{r}h.0.ln_1.weight"), 0).ok_or_else(|| missing("ln_1.weight"))?;
+        let layers = (0..)
+            .take_while(|i| h.shape(&format!("{r}h.{i}.ln_1.weight")).is_some())
+            .count();
+        // The out axis of a matrix: first in nanoGPT's layout, last in Conv1D's.
+        let out_axis = usize::from(self.naming.layout == Layout::HfConv1d);
+        let d_ff =
+            dim(format!("{r}h.0.mlp.c_fc.weight"), out_axis).ok_or_else(|| missing("mlp.c_fc"))?;
+        let qkv = dim(format!("{r}h.0.attn.c_attn.weight"), out_axis).unwrap_or(3 * d);
+        let Some(heads) = heads else {
+            return Err(WeightsError::NeedHeads {
+                d_model: d,
+                allowed: crate::config::divisors(d),
+            });
+        };
+        // Heads that do not divide d are named by the config's validation.
+        let kv_width = qkv.saturating_sub(d) / 2;
+        let kv_heads = (kv_width / (d / heads.max(1)).max(1)).max(1);
+        Ok(Overlay {
+            d_model: Some(d),
+            heads: Some(heads),
+            kv_heads: Some(kv_heads),
+            d_ff: Some(d_ff),
+            layers: Some(layers),
+            act: Some(match self.naming.layout {
+                Layout::NanoGpt => Act::Gelu,
+                Layout::HfConv1d => Act::GeluTanh,
+            }),
+            norm: Some(NormKind::LayerNorm),
+            placement: Some(Placement::Pre),
+            bias: Some(h.shape(&format!("{r}h.0.attn.c_attn.bias")).is_some()),
+            final_norm: Some(h.shape(&format!("{r}ln_f.weight")).is_some()),
+            vocab: Some(dim(format!("{r}wte.weight"), 0).unwrap_or(0)),
+            context: Some(dim(format!("{r}wpe.weight"), 0).unwrap_or(0)),
+            eps: Some(1e-5),
+            ..Overlay::default()
+        })
+    }
+}

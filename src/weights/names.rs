@@ -1,0 +1,241 @@
+//! The file's names and layout, and what a config expects the file to hold.
+//!
+//! # Shapes (file side, nanoGPT layout; Hugging Face Conv1D swaps each matrix)
+//! - `h.{i}.ln_{1,2}.weight`, `.bias`: (d)
+//! - `h.{i}.attn.c_attn.weight`: (d + 2·kv·hd, d); `.bias`: (d + 2·kv·hd)
+//! - `h.{i}.attn.c_proj.weight`: (d, d); `h.{i}.mlp.c_fc.weight`: (d_ff, d);
+//!   `h.{i}.mlp.c_proj.weight`: (d, d_ff)
+//! - optional `wte.weight` (V, d), `wpe.weight` (ctx, d), `lm_head.weight` (V, d)
+
+use super::WeightsError;
+use super::file::Header;
+use crate::config::{Act, ModelConfig, NormKind};
+use crate::ops::fmt_shape;
+
+/// How the file stores a linear layer's matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// nanoGPT's `nn.Linear`: [out, in], transposed on load.
+    NanoGpt,
+    /// Hugging Face GPT-2's `Conv1D`: [in, out], as ours.
+    HfConv1d,
+}
+
+/// Where a file tensor goes in the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// To this parameter as it is (a vector, or an [in, out] matrix).
+    Same(String),
+    /// To this parameter, transposed from [out, in].
+    Transposed(String),
+    /// Split into `{prefix}.q_proj`, `k_proj`, `v_proj` (`.weight` or `.bias`)
+    /// of widths d, kv, kv.
+    Qkv {
+        prefix: String,
+        part: &'static str,
+        d: usize,
+        kv: usize,
+        transposed: bool,
+    },
+    /// Checked when the config has a vocabulary, otherwise not used.
+    Embedding,
+}
+
+/// One tensor the file should hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expect {
+    pub name: String,
+    pub shape: Vec<usize>,
+    pub target: Target,
+    pub required: bool,
+}
+
+/// The prefixes before `h.{i}.` and before `lm_head.`, and the layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Naming {
+    /// `transformer.`, `_orig_mod.transformer.` or empty.
+    pub root: String,
+    /// `_orig_mod.` or empty.
+    pub outer: String,
+    pub layout: Layout,
+}
+
+impl Naming {
+    /// Finds block 0 and its c_attn to tell the prefix and layout.
+    ///
+    /// # Errors
+    /// [`WeightsError::NotGpt`] when no block 0 is found.
+    pub fn detect(h: &Header) -> Result<Self, WeightsError> {
+        let not_gpt = || WeightsError::NotGpt {
+            path: h.path.clone(),
+        };
+        let tensors = h.tensors();
+        let root = tensors
+            .iter()
+            .find_map(|(n, _)| n.strip_suffix("h.0.attn.c_attn.weight"))
+            .filter(|r| r.is_empty() || r.ends_with('.'))
+            .ok_or_else(not_gpt)?
+            .to_string();
+        let outer = if root.starts_with("_orig_mod.") {
+            "_orig_mod.".to_string()
+        } else {
+            String::new()
+        };
+        let c_attn = h
+            .shape(&format!("{root}h.0.attn.c_attn.weight"))
+            .unwrap_or(&[]);
+        let layout = match c_attn {
+            [a, b] if a > b => Layout::NanoGpt,
+            [a, b] if a < b => Layout::HfConv1d,
+            // Square or not a matrix: the shape check will name it.
+            _ if root.is_empty() => Layout::HfConv1d,
+            _ => Layout::NanoGpt,
+        };
+        Ok(Self {
+            root,
+            outer,
+            layout,
+        })
+    }
+
+    /// Every tensor a checkpoint of `cfg` holds, with its target.
+    #[must_use]
+    pub fn expected(&self, cfg: &ModelConfig) -> Vec<Expect> {
+        let (d, f) = (cfg.d_model, cfg.d_ff);
+        let kv = cfg.kv_heads * cfg.head_dim();
+        let nano = self.layout == Layout::NanoGpt;
+        let r = &self.root;
+        let mut out = Vec::new();
+        let mut push = |name: String, shape: Vec<usize>, target, required| {
+            out.push(Expect {
+                name,
+                shape,
+                target,
+                required,
+            });
+        };
+        // A matrix of ours (in, out): its file shape and target.
+        let matrix = |(i, o): (usize, usize), to: String| {
+            if nano {
+                (vec![o, i], Target::Transposed(to))
+            } else {
+                (vec![i, o], Target::Same(to))
+            }
+        };
+        let norm_bias = cfg.bias && cfg.norm == NormKind::LayerNorm;
+        let norm =
+            |push: &mut dyn FnMut(String, Vec<usize>, Target, bool), file: String, ours: String| {
+                push(
+                    format!("{file}.weight"),
+                    vec![d],
+                    Target::Same(format!("{ours}.weight")),
+                    true,
+                );
+                if norm_bias {
+                    push(
+                        format!("{file}.bias"),
+                        vec![d],
+                        Target::Same(format!("{ours}.bias")),
+                        true,
+                    );
+                }
+            };
+        for i in 0..cfg.layers {
+            let (fp, op) = (format!("{r}h.{i}"), format!("block{}", i + 1));
+            norm(&mut push, format!("{fp}.ln_1"), format!("{op}.ln_1"));
+            let (shape, _) = matrix((d, d + 2 * kv), String::new());
+            let qkv = |part| Target::Qkv {
+                prefix: format!("{op}.attn"),
+                part,
+                d,
+                kv,
+                transposed: nano,
+            };
+            push(
+                format!("{fp}.attn.c_attn.weight"),
+                shape,
+                qkv("weight"),
+                true,
+            );
+            let linears = [
+                ("attn.c_proj", "attn.out", (d, d)),
+                ("mlp.c_fc", "mlp.up", (d, f)),
+                ("mlp.c_proj", "mlp.down", (f, d)),
+            ];
+            if cfg.bias {
+                push(
+                    format!("{fp}.attn.c_attn.bias"),
+                    vec![d + 2 * kv],
+                    qkv("bias"),
+                    true,
+                );
+            }
+            for (file, ours, dims) in linears {
+                let (shape, target) = matrix(dims, format!("{op}.{ours}.weight"));
+                push(format!("{fp}.{file}.weight"), shape, target, true);
+                if file == "attn.c_proj" {
+                    norm(&mut push, format!("{fp}.ln_2"), format!("{op}.ln_2"));
+                }
+                if cfg.bias {
+                    let to = Target::Same(format!("{op}.{ours}.bias"));
+                    push(format!("{fp}.{file}.bias"), vec![dims.1], to, true);
+                }
+            }
+        }
+        if cfg.final_norm {
+            norm(&mut push, format!("{r}ln_f"), "ln_f".into());
+        }
+        let (v, ctx) = (cfg.vocab.unwrap_or(0), cfg.positions());
+        push(
+            format!("{r}wte.weight"),
+            vec![v, d],
+            Target::Embedding,
+            false,
+        );
+        push(
+            format!("{r}wpe.weight"),
+            vec![ctx, d],
+            Target::Embedding,
+            false,
+        );
+        let head = format!("{}lm_head.weight", self.outer);
+        push(head, vec![v, d], Target::Embedding, false);
+        out
+    }
+
+    /// Every problem of `h` against `cfg`, one entry per tensor.
+    #[must_use]
+    pub fn problems(&self, h: &Header, cfg: &ModelConfig) -> Vec<String> {
+        let expected = self.expected(cfg);
+        let mut out = Vec::new();
+        for e in &expected {
+            let check_shape = e.target != Target::Embedding || cfg.vocab.is_some();
+            match h.shape(&e.name) {
+                None if e.required => {
+                    out.push(format!("missing {} {}", e.name, fmt_shape(&e.shape)));
+                }
+                Some(got) if check_shape && got != e.shape.as_slice() => out.push(format!(
+                    "{}: expected {}, found {}",
+                    e.name,
+                    fmt_shape(&e.shape),
+                    fmt_shape(got)
+                )),
+                _ => {}
+            }
+        }
+        for (name, shape) in h.tensors() {
+            let buffer = name.starts_with(&format!("{}h.", self.root))
+                && (name.ends_with(".attn.bias") || name.ends_with(".attn.masked_bias"));
+            if !buffer && !expected.iter().any(|e| e.name == name) {
+                out.push(format!("unknown {name} {}", fmt_shape(&shape)));
+            }
+        }
+        out
+    }
+}
+
+/// Why `cfg` cannot take GPT-2-style blocks, if it cannot.
+#[must_use]
+pub fn unsupported(cfg: &ModelConfig) -> Option<String> {
+    (cfg.act == Act::Swiglu).then(|| "act swiglu has a gate projection".to_string())
+}

@@ -1,0 +1,144 @@
+//! Hugging Face config.json files: the published parameter counts, and a
+//! one-line error for each kind of bad file.
+
+use shapetrace::config::{Act, NormKind, PosEmb};
+use shapetrace::{Budget, ModelConfig, Overlay};
+use std::path::Path;
+
+fn load(name: &str) -> ModelConfig {
+    let path = Path::new("tests/fixtures/hf").join(name);
+    Overlay::from_file(&path).unwrap().resolve().unwrap()
+}
+
+fn error(text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.json");
+    std::fs::write(&path, text).unwrap();
+    let e = Overlay::from_file(&path)
+        .map_err(shapetrace::Error::from)
+        .and_then(|o| o.resolve())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e.lines().count(), 1, "{e}");
+    e
+}
+
+#[test]
+fn parameter_counts_equal_the_published_ones() {
+    for (file, total) in [
+        ("gpt2.json", 124_439_808),
+        ("llama-2-7b.json", 6_738_415_616),
+        ("mistral-7b-v0.1.json", 7_241_732_096),
+        ("tinyllama-1.1b.json", 1_100_048_384),
+    ] {
+        let b = Budget::of(&load(file)).unwrap();
+        assert_eq!(b.total, total, "{file}");
+        assert_eq!(b.closed_total, total, "{file}: closed form");
+    }
+}
+
+#[test]
+fn llama_family_is_rmsnorm_swiglu_untied_without_biases_or_wpe() {
+    let c = load("mistral-7b-v0.1.json");
+    assert_eq!(
+        (c.d_model, c.heads, c.kv_heads, c.d_ff, c.layers),
+        (4096, 32, 8, 14336, 32)
+    );
+    assert_eq!(
+        (c.act, c.norm, c.pos_emb),
+        (Act::Swiglu, NormKind::RmsNorm, PosEmb::Rope)
+    );
+    assert!(!c.bias && !c.tied && c.final_norm);
+    assert_eq!(
+        (c.vocab, c.context, c.batch, c.seq),
+        (Some(32000), 32768, 1, 32768)
+    );
+    assert_eq!(c.preset, "mistral (mistral-7b-v0.1.json)");
+    let g = load("gpt2.json");
+    assert_eq!(
+        (g.act, g.norm, g.pos_emb),
+        (Act::GeluTanh, NormKind::LayerNorm, PosEmb::Learned)
+    );
+    assert!(g.bias && g.tied && (g.eps - 1e-5).abs() < 1e-12);
+}
+
+#[test]
+fn rope_adds_no_parameters_and_learned_positions_add_ctx_times_d() {
+    let mut c = load("gpt2.json");
+    let learned = Budget::of(&c).unwrap().total;
+    c.pos_emb = PosEmb::Rope;
+    assert_eq!(learned - Budget::of(&c).unwrap().total, 1024 * 768);
+}
+
+#[test]
+fn a_70b_sized_config_traces_shape_only_with_a_note() {
+    let mut c = load("llama-2-7b.json");
+    (c.d_model, c.heads, c.kv_heads, c.d_ff, c.layers) = (8192, 64, 8, 28672, 80);
+    let t = shapetrace::trace_request(&c, &shapetrace::Request::default()).unwrap();
+    assert!(t.plan.switched && t.plan.note().unwrap().contains("shapes only"));
+    assert_eq!(
+        t.trace.get("block80.attn.k").unwrap().shape,
+        [1, 8, 4096, 128]
+    );
+    assert_eq!(
+        t.trace.get("block80.attn.k_rep").unwrap().shape,
+        [1, 64, 4096, 128]
+    );
+}
+
+#[test]
+fn bad_files_name_the_problem_on_one_line() {
+    let cases = [
+        (
+            r#"{"model_type": "bert", "hidden_size": 768}"#,
+            &["'bert'", "gpt2, llama, mistral"][..],
+        ),
+        (
+            r#"{"hidden_size": 768}"#,
+            &["'(none)'", "gpt2, llama, mistral"],
+        ),
+        (
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4}"#,
+            &["missing field 'intermediate_size'", "llama"],
+        ),
+        (
+            r#"{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 10}"#,
+            &["missing field 'n_ctx'"],
+        ),
+        (
+            r#"{"model_type": "gpt2", "n_embd": -64, "n_head": 4}"#,
+            &["'n_embd' is -64", "whole number"],
+        ),
+        (
+            r#"{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 1, "vocab_size": 10, "n_positions": 8, "activation_function": "mish"}"#,
+            &["'activation_function'", "gelu_new"],
+        ),
+        (
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "hidden_act": "gelu"}"#,
+            &["'hidden_act' is \"gelu\"", "silu"],
+        ),
+        (
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 5, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8}"#,
+            &["heads 5", "allowed heads"],
+        ),
+        (r#"{"model_type": "gpt2", "#, &["not valid JSON"]),
+    ];
+    for (text, needles) in cases {
+        let e = error(text);
+        for n in needles {
+            assert!(e.contains(n), "'{n}' not in: {e}");
+        }
+    }
+}
+
+#[test]
+fn toml_is_still_toml_and_oversized_files_are_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = dir.path().join("model.toml");
+    std::fs::write(&toml, "\n  d_model = 32\nheads = 2\n").unwrap();
+    assert_eq!(Overlay::from_file(&toml).unwrap().d_model, Some(32));
+    let big = dir.path().join("big.json");
+    std::fs::write(&big, vec![b' '; 2 << 20]).unwrap();
+    let e = Overlay::from_file(&big).unwrap_err().to_string();
+    assert!(e.contains("at most 1048576 bytes"), "{e}");
+}

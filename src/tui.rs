@@ -49,7 +49,7 @@ pub enum TuiError {
 /// # Errors
 /// An invalid config or autoplay interval.
 pub fn app(cfg: crate::ModelConfig, launch: Launch, theme: theme::Theme) -> Result<App, TuiError> {
-    let mut app = App::new(cfg, theme)?;
+    let mut app = App::open(cfg, theme)?;
     if launch.quiz {
         app.update(Action::ToggleQuiz);
     }
@@ -123,21 +123,94 @@ pub fn run(mut app: App) -> Result<Ended, TuiError> {
     result
 }
 
+/// A trace running on another thread, with its progress and a way to stop it.
+struct Job {
+    wanted: app::Wanted,
+    done: Arc<AtomicUsize>,
+    expected: Arc<AtomicUsize>,
+    cancel: Arc<std::sync::atomic::AtomicBool>,
+    handle: std::thread::JoinHandle<Result<crate::Run, crate::Error>>,
+}
+
+impl Job {
+    fn start(wanted: app::Wanted) -> Self {
+        let done = Arc::new(AtomicUsize::new(0));
+        let expected = Arc::new(AtomicUsize::new(0));
+        let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (d, e) = (Arc::clone(&done), Arc::clone(&expected));
+        let hooks = crate::Hooks {
+            progress: Some(Arc::new(move |p: crate::Progress| {
+                d.store(p.done, Ordering::Relaxed);
+                e.store(p.expected, Ordering::Relaxed);
+            })),
+            cancel: Some(Arc::clone(&cancel)),
+        };
+        let req = crate::Request {
+            values: true,
+            hooks,
+            ..crate::Request::default()
+        };
+        let cfg = wanted.cfg.clone();
+        let handle = std::thread::spawn(move || crate::run_request(&cfg, &req));
+        Self {
+            wanted,
+            done,
+            expected,
+            cancel,
+            handle,
+        }
+    }
+
+    fn stop(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Starts what the app asks for (stopping a trace it no longer wants) and
+/// hands back a finished trace.
+fn drive(app: &mut App, job: &mut Option<Job>) {
+    if let Some(w) = app.wanted.take() {
+        if let Some(old) = job.take() {
+            old.stop();
+        }
+        *job = Some(Job::start(w));
+    }
+    let Some(j) = job else { return };
+    if j.handle.is_finished() {
+        if let Some(j) = job.take() {
+            let result = j.handle.join().unwrap_or(Err(crate::Error::Cancelled));
+            app.finish(j.wanted.cfg, &j.wanted.what, result);
+        }
+    } else {
+        app.progress = Some((
+            j.done.load(Ordering::Relaxed),
+            j.expected.load(Ordering::Relaxed),
+        ));
+    }
+}
+
 fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     app: &mut App,
     signal: &AtomicUsize,
 ) -> Result<Ended, TuiError> {
     let mut last_tick = Instant::now();
+    let mut job: Option<Job> = None;
     loop {
-        if app.quit {
-            return Ok(Ended::Quit);
+        let sig = signal.load(Ordering::Relaxed);
+        if app.quit || sig != 0 {
+            // Quit at once: a running trace is told to stop and left behind.
+            if let Some(j) = &job {
+                j.stop();
+            }
+            #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+            return Ok(if sig == 0 {
+                Ended::Quit
+            } else {
+                Ended::Signal(sig as i32)
+            });
         }
-        #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
-        match signal.load(Ordering::Relaxed) {
-            0 => {}
-            sig => return Ok(Ended::Signal(sig as i32)),
-        }
+        drive(app, &mut job);
         terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
         let playing = app.autoplay.filter(|a| !a.paused);
         let timeout = playing.map_or(POLL, |a| {

@@ -610,3 +610,37 @@ fn a_probe_failure_is_marked_on_its_step_with_its_message() {
         "{s}"
     );
 }
+
+#[test]
+fn the_terminal_app_opens_on_shapes_and_takes_values_from_the_background() {
+    let mut a = App::open(ModelConfig::default(), COLOR).unwrap();
+    assert_eq!(a.run.trace.mode, shapetrace::trace::Mode::ShapeOnly);
+    let wanted = a.wanted.take().expect("the full trace is asked for");
+    assert_eq!(wanted.what, "values");
+    a.progress = Some((10, 37));
+    assert!(screen(&a).contains("tracing values: 10/37 events"));
+    a.update(Action::NextResidual);
+    let full = shapetrace::run_with(
+        &wanted.cfg,
+        shapetrace::Options {
+            shape_only: false,
+            values: true,
+        },
+    );
+    a.finish(wanted.cfg, &wanted.what, full);
+    assert_eq!(a.run.trace.mode, shapetrace::trace::Mode::Numeric);
+    assert_eq!(
+        a.path(a.cursor),
+        Some("block1.resid_1"),
+        "the cursor stays put"
+    );
+    assert!(a.progress.is_none());
+    // A live switch is handed to the event loop instead of blocking the keys.
+    a.update(Action::CycleAct);
+    assert_eq!(a.wanted.as_ref().map(|w| w.cfg.act), Some(Act::GeluTanh));
+    assert_eq!(
+        a.cfg.act,
+        Act::Gelu,
+        "the shown trace stays until the new one is done"
+    );
+}

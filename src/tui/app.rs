@@ -93,7 +93,21 @@ pub struct App {
     pub status: Option<String>,
     /// The trace log being replayed, if the trace came from a file.
     pub source: Option<String>,
+    /// Re-traces run on another thread (the terminal); inline in tests.
+    pub background: bool,
+    /// A re-trace waiting for the event loop to start it in the background.
+    pub wanted: Option<Wanted>,
+    /// How far the background trace has got: (events done, expected).
+    pub progress: Option<(usize, usize)>,
     pub quit: bool,
+}
+
+/// A re-trace the event loop should run off the UI thread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wanted {
+    pub cfg: ModelConfig,
+    /// What changed, e.g. `activation`; `values` for the first full trace.
+    pub what: String,
 }
 
 const PAGE: usize = 10;
@@ -149,8 +163,34 @@ impl App {
             theme,
             status: None,
             source: None,
+            background: false,
+            wanted: None,
+            progress: None,
             quit: false,
         }
+    }
+
+    /// Opens at once on a shape-only trace and asks the event loop for the
+    /// full trace in the background, so even a large model shows its shapes
+    /// immediately and keys work while values are computed.
+    ///
+    /// # Errors
+    /// When `cfg` is invalid.
+    pub fn open(cfg: ModelConfig, theme: Theme) -> Result<Self, crate::Error> {
+        let run = crate::run_with(
+            &cfg,
+            Options {
+                shape_only: true,
+                values: false,
+            },
+        )?;
+        let mut app = Self::with_run(cfg.clone(), run, theme);
+        app.background = true;
+        app.wanted = Some(Wanted {
+            cfg,
+            what: "values".into(),
+        });
+        Ok(app)
     }
 
     fn trace(cfg: &ModelConfig) -> Result<Run, crate::Error> {
@@ -346,8 +386,28 @@ impl App {
 
     /// Re-traces with `cfg`, keeping the cursor on the same path.
     fn rerun(&mut self, cfg: ModelConfig, what: &str) {
+        if self.background {
+            self.status = Some(format!("{what}: tracing…"));
+            self.wanted = Some(Wanted {
+                cfg,
+                what: what.to_string(),
+            });
+            return;
+        }
+        let result = Self::trace(&cfg);
+        self.finish(cfg, what, result);
+    }
+
+    /// Shows a finished re-trace of `cfg`, keeping the cursor on the same path.
+    pub fn finish(&mut self, cfg: ModelConfig, what: &str, result: Result<Run, crate::Error>) {
         let path = self.path(self.cursor).map(str::to_string);
-        match Self::trace(&cfg) {
+        self.progress = None;
+        match result {
+            Ok(run) if what == "values" => {
+                self.status = run.plan.note();
+                self.run = run;
+                self.labs.refresh(self.tab, &self.cfg);
+            }
             Ok(run) => {
                 self.run = run;
                 self.source = None;

@@ -78,6 +78,27 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         (None, None) => hints(app),
     };
     Paragraph::new(vec![first, second]).render(area, buf);
+    // A trace running in the background: a gauge with its count in words.
+    if let Some((done, expected)) = app.progress {
+        let row = Rect {
+            y: area.y + 1,
+            height: 1,
+            ..area
+        };
+        #[allow(clippy::cast_precision_loss)]
+        let ratio = if expected == 0 {
+            0.0
+        } else {
+            (done as f64 / expected as f64).clamp(0.0, 1.0)
+        };
+        ratatui::widgets::Gauge::default()
+            .gauge_style(t.lit)
+            .ratio(ratio)
+            .label(format!(
+                "tracing values: {done}/{expected} events · keys work · q quits"
+            ))
+            .render(row, buf);
+    }
 }
 
 fn hints(app: &App) -> Line<'static> {

@@ -28,6 +28,42 @@ fn with_file(mut c: Case, file: &'static str, bytes: impl Into<Vec<u8>>) -> Case
     c
 }
 
+/// A safetensors file whose header length field says `len`.
+fn safetensors_raw(len: u64, header: &[u8]) -> Vec<u8> {
+    [&len.to_le_bytes()[..], header].concat()
+}
+
+/// The committed nanoGPT fixture with one byte string replaced.
+fn fixture_with(from: &[u8], to: &[u8]) -> Vec<u8> {
+    let b = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/nanogpt-tiny.safetensors"
+    ))
+    .unwrap();
+    let at = b
+        .windows(from.len())
+        .position(|w| w == from)
+        .expect("the fixture holds the string");
+    [&b[..at], to, &b[at + from.len()..]].concat()
+}
+
+/// A little-endian .npy of `descr` and `shape` with `data` zero bytes.
+fn npy(descr: &str, shape: &str, data: usize) -> Vec<u8> {
+    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (h.len() + 11) % 64 != 0 {
+        h.push(' ');
+    }
+    h.push('\n');
+    let len = u16::try_from(h.len()).unwrap().to_le_bytes();
+    [
+        &b"\x93NUMPY\x01\x00"[..],
+        &len,
+        h.as_bytes(),
+        &vec![0u8; data],
+    ]
+    .concat()
+}
+
 /// A valid trace log of the lesson model, for mutating.
 fn lesson_log() -> String {
     let out = Command::cargo_bin("shapetrace")
@@ -391,6 +427,25 @@ fn cases() -> Vec<Case> {
             "t.jsonl",
             format!("{}\n{}\n{{\"kind\":\"event\",", lines[0], lines[1]),
         ),
+        // Hugging Face config.json.
+        with_file(case("config.json unsupported model", &["check", "--config", "c.json"], &["'bert'", "gpt2, llama, mistral"]), "c.json", r#"{"model_type":"bert"}"#),
+        with_file(case("config.json missing field", &["check", "--config", "c.json"], &["n_embd", "gpt2"]), "c.json", r#"{"model_type":"gpt2"}"#),
+        with_file(case("config.json malformed", &["check", "--config", "c.json"], &["c.json", "not valid JSON"]), "c.json", r#"{"model_type":"#),
+        // safetensors checkpoints.
+        case("weights missing", &["check", "--weights", "w.safetensors", "--heads", "4"], &["w.safetensors", "No such file"]),
+        with_file(case("weights truncated", &["check", "--weights", "w.safetensors", "--heads", "4"], &["4 bytes", "8-byte header length"]), "w.safetensors", "abcd"),
+        with_file(case("weights header beyond the file", &["check", "--weights", "w.safetensors", "--heads", "4"], &["header length 1000", "beyond the file"]), "w.safetensors", safetensors_raw(1000, b"{}")),
+        with_file(case("weights header not JSON", &["check", "--weights", "w.safetensors", "--heads", "4"], &["w.safetensors", "bad header"]), "w.safetensors", safetensors_raw(5, b"hello")),
+        with_file(case("weights offsets out of range", &["check", "--weights", "w.safetensors", "--heads", "4"], &["256 data bytes", "holds 0"]), "w.safetensors", safetensors_raw(83, br#"{"transformer.h.0.ln_1.weight":{"dtype":"F32","shape":[64],"data_offsets":[0,256]}}"#)),
+        with_file(case("weights wrong dtype", &["check", "--weights", "w.safetensors", "--heads", "4"], &["w.safetensors", "data type"]), "w.safetensors", fixture_with(br#"c_attn.weight":{"dtype":"F32""#, br#"c_attn.weight":{"dtype":"I64""#)),
+        with_file(case("weights duplicate names", &["check", "--weights", "w.safetensors", "--heads", "4"], &["w.safetensors", "ln_2.bias"]), "w.safetensors", fixture_with(b"h.0.ln_2.weight", b"h.0.ln_1.weight")),
+        with_file(case("weights wrong shape", &["check", "--weights", "w.safetensors", "--heads", "4"], &["expected (64,64)", "found (256,64)"]), "w.safetensors", fixture_with(b"\"shape\":[192,64]", b"\"shape\":[64,192]")),
+        // .npy inputs.
+        with_file(case("input wrong shape", &["check", "--input", "x.npy"], &["(2,4,32)", "d_model 64"]), "x.npy", npy("<f4", "(2, 4, 32)", 2 * 4 * 32 * 4)),
+        with_file(case("input wrong dtype", &["check", "--input", "x.npy"], &["'<f8'", "'<f4'"]), "x.npy", npy("<f8", "(2, 4, 64)", 2 * 4 * 64 * 8)),
+        with_file(case("input corrupt", &["check", "--input", "x.npy"], &["x.npy", "not a valid .npy"]), "x.npy", b"\x93NUMPY garbage".to_vec()),
+        case("input missing", &["check", "--input", "x.npy"], &["x.npy", "No such file"]),
+        case("bad memory size", &["check", "--max-memory", "4XB"], &["'4XB'", "4GiB"]),
         // Outputs.
         case(
             "out in a missing folder",

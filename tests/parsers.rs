@@ -90,3 +90,85 @@ proptest! {
         prop_assert!(run.trace.failure.is_none());
     }
 }
+
+/// Writes `bytes` to a temp file and hands its path to `f`.
+fn via_file(bytes: &[u8], name: &str, f: impl FnOnce(&std::path::Path)) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(name);
+    std::fs::write(&p, bytes).unwrap();
+    f(&p);
+}
+
+const CONFIG_JSON: &str = r#"{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":172,"vocab_size":100,"max_position_embeddings":16,"rms_norm_eps":1e-5,"tie_word_embeddings":false,"hidden_act":"silu"}"#;
+
+fn config_json(bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    if let Err(e) = shapetrace::config::hf::parse(&text, "config.json") {
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    }
+}
+
+fn checkpoint(bytes: &[u8]) {
+    via_file(bytes, "w.safetensors", |p| {
+        if let Ok(c) = shapetrace::weights::Checkpoint::open(p) {
+            let cfg = ModelConfig {
+                heads: 4,
+                kv_heads: 4,
+                ..ModelConfig::default()
+            };
+            if let Err(e) = c.load(&cfg) {
+                assert_eq!(e.to_string().lines().count(), 1, "{e}");
+            }
+        }
+    });
+}
+
+fn npy_input(bytes: &[u8]) {
+    via_file(bytes, "x.npy", |p| {
+        if let Err(e) = shapetrace::npy::read(p) {
+            assert_eq!(e.to_string().lines().count(), 1, "{e}");
+        }
+    });
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn config_json_from_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        config_json(&bytes);
+    }
+
+    #[test]
+    fn config_json_mutated(bytes in mutations(CONFIG_JSON.as_bytes().to_vec())) {
+        config_json(&bytes);
+    }
+
+    #[test]
+    fn safetensors_from_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        checkpoint(&bytes);
+    }
+
+    #[test]
+    fn safetensors_mutated(bytes in mutations(fixture("nanogpt-tiny.safetensors"))) {
+        checkpoint(&bytes);
+    }
+
+    #[test]
+    fn npy_from_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        npy_input(&bytes);
+    }
+
+    #[test]
+    fn npy_mutated(bytes in mutations(fixture("nanogpt-tiny-input.npy"))) {
+        npy_input(&bytes);
+    }
+}

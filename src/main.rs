@@ -86,6 +86,13 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         }
         Some(Command::Trace(args)) => trace(&cfg, req, args),
         Some(Command::Check(args)) => check(&cfg, req, args.format),
+        Some(Command::Params(_) | Command::Probes(_))
+            if req.weights.is_some() || req.input.is_some() =>
+        {
+            bail!(
+                "--weights and --input apply to trace, check and the stepper; allowed here: the model options alone"
+            )
+        }
         Some(Command::Params(args)) => labs::params(&cfg, args),
         Some(Command::Ffn(args)) => labs::ffn(&args.x),
         Some(Command::Norms(args)) => labs::norms(&args.x),
@@ -107,7 +114,20 @@ fn run(
     if let Some(note) = traced.plan.note() {
         eprintln!("shapetrace: {note}");
     }
-    let checks = shapetrace::check::all(&traced.trace);
+    let mut checks = shapetrace::check::all(&traced.trace);
+    if req.weights.is_some() || req.input.is_some() {
+        // The probes re-run the seeded model; they do not judge these numbers.
+        for c in checks.iter_mut().filter(|c| {
+            matches!(
+                c.name,
+                shapetrace::CheckName::Positionwise | shapetrace::CheckName::Causality
+            )
+        }) {
+            c.status = shapetrace::Status::Skip;
+            c.path = None;
+            c.detail = "the probes re-run the seeded model, not --weights or --input".into();
+        }
+    }
     let run = Run {
         trace: traced.trace,
         checks,

@@ -206,6 +206,12 @@ pub fn influence(
     kind: Kind,
     tokens: &[usize],
 ) -> Result<Vec<Influence>, String> {
+    if cfg.numeric_bytes() > super::probe::PROBE_MAX_BYTES {
+        return Err(format!(
+            "model too large to re-run (limit {})",
+            crate::config::human_bytes(super::probe::PROBE_MAX_BYTES)
+        ));
+    }
     match (cfg.dtype, kind) {
         (DType::F32, Kind::Causality) => causal::<f32>(cfg, tokens),
         (DType::F64, Kind::Causality) => causal::<f64>(cfg, tokens),

@@ -134,7 +134,20 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
         }
         let parsed: ReadLine = serde_json::from_value(value).map_err(|e| bad(n, e.to_string()))?;
         match (parsed, &header) {
-            (ReadLine::Header(h), None) => header = Some(h),
+            (ReadLine::Header(h), None) => {
+                // The header's model is re-run by the probes: it must be one
+                // the tool would build itself.
+                h.config
+                    .validate()
+                    .map_err(|e| bad(n, format!("the header's model is invalid: {e}")))?;
+                if h.stream_shape != h.config.stream_shape() {
+                    return Err(bad(
+                        n,
+                        "stream_shape does not match batch, seq and d_model".into(),
+                    ));
+                }
+                header = Some(h);
+            }
             (ReadLine::Header(_), Some(_)) => return Err(bad(n, "a second header".into())),
             (_, None) => return Err(bad(n, "expected the header line first".into())),
             (ReadLine::Event(e), Some(_)) => {
@@ -142,6 +155,30 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
                     return Err(bad(
                         n,
                         format!("step {} out of order; expected {}", e.step, events.len()),
+                    ));
+                }
+                let size = e.shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
+                if size.is_none_or(|s| {
+                    u128::try_from(s).unwrap_or(u128::MAX) > crate::config::MAX_ELEMENTS
+                }) {
+                    return Err(bad(
+                        n,
+                        format!(
+                            "shape {:?} is too large; allowed: at most 2^48 elements",
+                            e.shape
+                        ),
+                    ));
+                }
+                if let Some(v) = &e.values
+                    && (Some(v.len()) != size || v.len() > crate::ops::PREVIEW_MAX)
+                {
+                    return Err(bad(
+                        n,
+                        format!(
+                            "{} values for shape {:?}; allowed: one per element, at most 4096",
+                            v.len(),
+                            e.shape
+                        ),
                     ));
                 }
                 events.push(e);

@@ -34,7 +34,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             t.fail,
         )),
         Some(Ok(view)) => {
-            let grid = view.grid(2, 16);
+            let grid = view.grid(2, (view.token + 1).max(16));
             let nt = grid
                 .first()
                 .and_then(|(_, b)| b.first())

@@ -6,6 +6,7 @@
 //! the whole run. `params` compares the built weights with the closed form.
 
 pub mod contract;
+pub mod influence;
 pub mod params;
 pub mod probe;
 

@@ -24,7 +24,7 @@ pub struct Cli {
     #[arg(long)]
     pub present: bool,
     /// Presenter mode that steps by itself every SECONDS (space pauses).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
     pub autoplay: Option<f64>,
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -42,6 +42,10 @@ pub enum Command {
     Ffn(FfnArgs),
     /// LayerNorm against RMSNorm on one vector.
     Norms(NormsArgs),
+    /// Move one token and show which rows of each tensor change (the probes).
+    Probes(ProbesArgs),
+    /// Open a saved trace log (from `trace --format json`) in the stepper, or print it.
+    View(ViewArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -106,4 +110,43 @@ pub struct NormsArgs {
     /// The vector to normalise: comma-separated numbers.
     #[arg(long, default_value = "3,4", allow_hyphen_values = true)]
     pub x: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// A trace log written by `shapetrace trace --format json [--values]`.
+    #[arg(value_name = "FILE.jsonl")]
+    pub file: PathBuf,
+    /// Print the trace instead of opening the stepper.
+    #[arg(long, value_enum)]
+    pub format: Option<ViewFormat>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ViewFormat {
+    Table,
+    Markdown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProbeKind {
+    /// Move token t of x0 and run the whole model.
+    Causality,
+    /// Move token t of a random input and run each norm and MLP alone.
+    Positionwise,
+}
+
+#[derive(Debug, Args)]
+pub struct ProbesArgs {
+    /// Which probe.
+    #[arg(long, value_enum, default_value_t = ProbeKind::Causality)]
+    pub kind: ProbeKind,
+    /// The token to move (0-based; default: the middle of the sequence).
+    #[arg(long)]
+    pub token: Option<usize>,
+}
+
+fn seconds(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .map_err(|_| "expected a number of seconds from 0.1 to 3600".to_string())
 }

@@ -200,7 +200,13 @@ pub enum ConfigError {
     },
     #[error("{a} conflicts with {b}: {b} needs a numeric run; drop one of them")]
     Conflict { a: &'static str, b: &'static str },
+    #[error("{what} would hold {got} elements, too many to count; allowed: at most 2^48 ({max}); lower the dimensions", max = MAX_ELEMENTS)]
+    TooManyElements { what: &'static str, got: u128 },
 }
+
+/// The largest tensor or weight count a config may imply, so that every
+/// count, FLOP and byte total stays far inside u64.
+pub const MAX_ELEMENTS: u128 = 1 << 48;
 
 /// The divisors of `n`, comma separated: what heads may be for a d_model.
 #[must_use]

@@ -1,17 +1,18 @@
-//! The budget and lesson subcommands: `params`, `ffn` and `norms`.
+//! The budget and lesson subcommands: `params`, `ffn`, `norms` and `probes`.
 
-use crate::cli::{ParamsArgs, ParamsFormat};
-use color_eyre::eyre::Result;
+use crate::cli::{ParamsArgs, ParamsFormat, ProbeKind, ProbesArgs};
+use color_eyre::eyre::{Result, bail};
 use shapetrace::budget::{Budget, table};
+use shapetrace::check::influence::{Kind, influence};
 use shapetrace::lesson::{by_hand::FfnByHand, norms::NormCompare, parse_vector};
-use std::io::{self, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Parameters, FLOPs and bytes of `cfg`, as a table or one JSON object.
 pub fn params(cfg: &shapetrace::ModelConfig, args: &ParamsArgs) -> Result<ExitCode> {
     let dtype = args.bytes_dtype.unwrap_or(cfg.dtype.into());
     let budget = Budget::with_bytes(cfg, dtype)?;
-    let mut out = io::stdout().lock();
+    let mut out = crate::out::stdout();
     match args.format {
         ParamsFormat::Table => out.write_all(table::text(&budget).as_bytes())?,
         ParamsFormat::Json => {
@@ -25,13 +26,39 @@ pub fn params(cfg: &shapetrace::ModelConfig, args: &ParamsArgs) -> Result<ExitCo
 /// The lesson's FFN by hand on `x`.
 pub fn ffn(x: &str) -> Result<ExitCode> {
     let f = FfnByHand::lesson(&parse_vector(x)?)?;
-    io::stdout().lock().write_all(f.text().as_bytes())?;
+    crate::out::stdout().write_all(f.text().as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// LayerNorm against RMSNorm on `x`.
 pub fn norms(x: &str) -> Result<ExitCode> {
     let n = NormCompare::new(&parse_vector(x)?)?;
-    io::stdout().lock().write_all(n.text().as_bytes())?;
+    crate::out::stdout().write_all(n.text().as_bytes())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Which rows change when one token moves; exits 1 when the probe fails.
+pub fn probes(cfg: &shapetrace::ModelConfig, args: &ProbesArgs) -> Result<ExitCode> {
+    let kind = match args.kind {
+        ProbeKind::Causality => Kind::Causality,
+        ProbeKind::Positionwise => Kind::Positionwise,
+    };
+    let token = args.token.unwrap_or(cfg.seq / 2);
+    if token >= cfg.seq {
+        bail!(
+            "--token {token} is out of range; allowed: 0..={} (seq {})",
+            cfg.seq - 1,
+            cfg.seq
+        );
+    }
+    let view = match influence(cfg, kind, &[token]) {
+        Ok(mut v) => v.remove(0),
+        Err(e) => bail!("cannot probe this model: {e}"),
+    };
+    crate::out::stdout().write_all(view.text().as_bytes())?;
+    Ok(if view.leaks() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -23,7 +23,7 @@ use rand_distr::{Distribution, StandardNormal};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LessonError {
     #[error(
-        "'{got}' in x = {input} is not a finite number; allowed: numbers separated by commas, like 2,-1"
+        "'{got}' in x = {input} is not a finite number; allowed: finite numbers separated by commas, like 2,-1 or 3,4"
     )]
     NotANumber { got: String, input: String },
     #[error("x = {input} has {got} numbers; allowed: exactly {want} (d = {want})")]
@@ -32,7 +32,7 @@ pub enum LessonError {
         got: usize,
         want: usize,
     },
-    #[error("x is empty; allowed: numbers separated by commas, like 3,4")]
+    #[error("x is empty; allowed: numbers separated by commas, like 2,-1 or 3,4")]
     Empty,
     #[error("{0}")]
     Shape(String),

@@ -53,6 +53,9 @@ pub enum Error {
     File(#[from] config::file::FileError),
     #[error(transparent)]
     Log(#[from] trace::log::LogError),
+    /// A config error in a model built from a model file.
+    #[error("{inner} (model from {path})")]
+    InModelFile { path: String, inner: Box<Error> },
     #[error(transparent)]
     Weights(#[from] weights::WeightsError),
     #[error(transparent)]

@@ -3,11 +3,12 @@
 
 mod cli;
 mod labs;
+mod out;
 mod progress;
 
 use clap::Parser;
 use cli::{CheckFormat, Cli, Command, TraceArgs, TraceFormat};
-use color_eyre::eyre::{Result, WrapErr, bail, eyre};
+use color_eyre::eyre::{Result, WrapErr, bail};
 use shapetrace::plan::Request;
 use shapetrace::trace::{log, table};
 use shapetrace::{Run, tui};
@@ -43,7 +44,10 @@ fn usage_error(e: &clap::Error) -> ExitCode {
     let rendered = e.render().to_string();
     let first = rendered.lines().next().unwrap_or("invalid arguments");
     let mut line = first.trim_start_matches("error: ").to_string();
-    if let Some(ContextValue::Strings(valid)) = e.get(ContextKind::ValidValue) {
+    if let Some(ContextValue::Strings(valid)) = e
+        .get(ContextKind::ValidValue)
+        .filter(|v| !matches!(v, ContextValue::Strings(s) if s.is_empty()))
+    {
         line = format!("{line}; allowed: {}", valid.join(", "));
     }
     if let Some(ContextValue::String(s)) = e.get(ContextKind::SuggestedArg) {
@@ -78,14 +82,22 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
                 autoplay: cli.autoplay,
             };
             let app = tui::app(cfg, launch, tui::theme::Theme::from_env())?;
-            tui::run(app)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(ended(tui::run(app)?))
         }
         Some(Command::Trace(args)) => trace(&cfg, req, args),
         Some(Command::Check(args)) => check(&cfg, req, args.format),
+        Some(Command::Params(_) | Command::Probes(_))
+            if req.weights.is_some() || req.input.is_some() =>
+        {
+            bail!(
+                "--weights and --input apply to trace, check and the stepper; allowed here: the model options alone"
+            )
+        }
         Some(Command::Params(args)) => labs::params(&cfg, args),
         Some(Command::Ffn(args)) => labs::ffn(&args.x),
         Some(Command::Norms(args)) => labs::norms(&args.x),
+        Some(Command::Probes(args)) => labs::probes(&cfg, args),
+        Some(Command::View(args)) => view(args),
     }
 }
 
@@ -102,7 +114,20 @@ fn run(
     if let Some(note) = traced.plan.note() {
         eprintln!("shapetrace: {note}");
     }
-    let checks = shapetrace::check::all(&traced.trace);
+    let mut checks = shapetrace::check::all(&traced.trace);
+    if req.weights.is_some() || req.input.is_some() {
+        // The probes re-run the seeded model; they do not judge these numbers.
+        for c in checks.iter_mut().filter(|c| {
+            matches!(
+                c.name,
+                shapetrace::CheckName::Positionwise | shapetrace::CheckName::Causality
+            )
+        }) {
+            c.status = shapetrace::Status::Skip;
+            c.path = None;
+            c.detail = "the probes re-run the seeded model, not --weights or --input".into();
+        }
+    }
     let run = Run {
         trace: traced.trace,
         checks,
@@ -112,6 +137,13 @@ fn run(
 }
 
 fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Result<ExitCode> {
+    if args.values
+        && (req.mode == shapetrace::ModeChoice::ShapeOnly || args.format != TraceFormat::Json)
+    {
+        bail!(
+            "--values keeps tensor values in JSON events; allowed only with --format json on a numeric run"
+        );
+    }
     let (run, output) = run(cfg, req)?;
     if let Some(path) = &args.output {
         let Some(out) = &output else {
@@ -120,7 +152,7 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
                 path.display()
             );
         };
-        write_atomically("--output", path, |w| {
+        out::write_file("--output", path, |w| {
             let mut w = io::BufWriter::new(w);
             shapetrace::npy::write(&mut w, out)?;
             w.flush()
@@ -136,48 +168,15 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
         }
     };
     match &args.out {
-        Some(path) => write_atomically("--out", path, render)?,
-        None => render(&mut io::stdout().lock()).wrap_err("cannot write to stdout")?,
+        Some(path) => out::write_file("--out", path, render)?,
+        None => render(&mut out::stdout()).wrap_err("cannot write to stdout")?,
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes to a temp file beside `path`, then renames it over `path`, so a
-/// failed write never leaves a truncated file.
-fn write_atomically(
-    flag: &str,
-    path: &std::path::Path,
-    render: impl Fn(&mut dyn Write) -> io::Result<()>,
-) -> Result<()> {
-    let fail = |e: io::Error| eyre!("cannot write {flag} {}: {}", path.display(), e.kind());
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
-    };
-    if !dir.is_dir() {
-        bail!(
-            "cannot write {flag} {}: folder {} does not exist",
-            path.display(),
-            dir.display()
-        );
-    }
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    render(tmp.as_file_mut()).map_err(fail)?;
-    tmp.as_file().sync_all().map_err(fail)?;
-    #[cfg(unix)]
-    {
-        // A temp file is private (0600); the output is an ordinary file.
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
-            .map_err(fail)?;
-    }
-    tmp.persist(path).map_err(|e| fail(e.error))?;
-    Ok(())
-}
-
 fn check(cfg: &shapetrace::ModelConfig, req: Request, format: CheckFormat) -> Result<ExitCode> {
     let (run, _) = run(cfg, req)?;
-    let mut out = io::stdout().lock();
+    let mut out = out::stdout();
     match format {
         CheckFormat::Text => {
             let failed = run.checks.iter().filter(|c| !c.ok()).count();
@@ -202,6 +201,37 @@ fn check(cfg: &shapetrace::ModelConfig, req: Request, format: CheckFormat) -> Re
     } else {
         ExitCode::from(1)
     })
+}
+
+/// 0 when the user quit; 128 + the signal's number when a signal ended it.
+fn ended(how: tui::Ended) -> ExitCode {
+    match how {
+        tui::Ended::Quit => ExitCode::SUCCESS,
+        tui::Ended::Signal(n) => ExitCode::from(u8::try_from(128 + n).unwrap_or(1)),
+    }
+}
+
+/// Replays a saved trace log: the stepper, or a table with `--format`.
+fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
+    let trace = log::read_file(&args.file).map_err(shapetrace::Error::from)?;
+    let shown = args.file.display().to_string();
+    match args.format {
+        Some(f) => {
+            let checks = shapetrace::check::all(&trace);
+            let text = match f {
+                cli::ViewFormat::Table => table::text(&trace, &checks),
+                cli::ViewFormat::Markdown => table::markdown(&trace, &checks),
+            };
+            out::stdout()
+                .write_all(text.as_bytes())
+                .wrap_err("cannot write to stdout")?;
+        }
+        None => {
+            let app = tui::app::App::replay(trace, &shown, tui::theme::Theme::from_env());
+            return Ok(ended(tui::run(app)?));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn fault_note(cfg: &shapetrace::ModelConfig) -> String {

@@ -16,7 +16,10 @@ use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
 };
 use ratatui::crossterm::execute;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use std::io::{self, IsTerminal};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How the stepper opens.
@@ -31,10 +34,8 @@ pub struct Launch {
 /// Why the stepper could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum TuiError {
-    #[error(
-        "{0} is not a terminal; the stepper needs one (for text output use `shapetrace trace`)"
-    )]
-    NotATerminal(&'static str),
+    #[error("{0} is not a terminal; the stepper needs one (for text output use {1})")]
+    NotATerminal(&'static str, &'static str),
     #[error("--autoplay {0} must be a number of seconds from 0.1 to 3600")]
     Autoplay(f64),
     #[error(transparent)]
@@ -48,7 +49,7 @@ pub enum TuiError {
 /// # Errors
 /// An invalid config or autoplay interval.
 pub fn app(cfg: crate::ModelConfig, launch: Launch, theme: theme::Theme) -> Result<App, TuiError> {
-    let mut app = App::new(cfg, theme)?;
+    let mut app = App::open(cfg, theme)?;
     if launch.quiz {
         app.update(Action::ToggleQuiz);
     }
@@ -66,16 +67,44 @@ pub fn app(cfg: crate::ModelConfig, launch: Launch, theme: theme::Theme) -> Resu
     Ok(app)
 }
 
-/// Runs the stepper on the terminal until the user quits.
+/// How the stepper ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The user quit.
+    Quit,
+    /// A signal (SIGINT, SIGTERM or SIGHUP) ended it; the terminal was restored.
+    Signal(i32),
+}
+
+/// How often the loop wakes to check signals and autoplay.
+const POLL: Duration = Duration::from_millis(100);
+
+/// Runs the stepper on the terminal until the user quits or a signal
+/// arrives; the terminal is restored either way.
 ///
 /// # Errors
 /// When stdin or stdout is not a terminal, or the terminal fails.
-pub fn run(mut app: App) -> Result<(), TuiError> {
+pub fn run(mut app: App) -> Result<Ended, TuiError> {
+    let hint = if app.source.is_some() {
+        "`shapetrace view FILE --format table`"
+    } else {
+        "`shapetrace trace`"
+    };
     if !io::stdin().is_terminal() {
-        return Err(TuiError::NotATerminal("stdin"));
+        return Err(TuiError::NotATerminal("stdin", hint));
     }
     if !io::stdout().is_terminal() {
-        return Err(TuiError::NotATerminal("stdout"));
+        return Err(TuiError::NotATerminal("stdout", hint));
+    }
+    let signal = Arc::new(AtomicUsize::new(0));
+    let mut ids = Vec::new();
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        #[allow(clippy::cast_sign_loss)]
+        ids.push(signal_hook::flag::register_usize(
+            sig,
+            Arc::clone(&signal),
+            sig as usize,
+        )?);
     }
     let mut terminal = ratatui::try_init()?;
     let hook = std::panic::take_hook();
@@ -85,20 +114,108 @@ pub fn run(mut app: App) -> Result<(), TuiError> {
     }));
     let result = execute!(io::stdout(), EnableMouseCapture)
         .map_err(TuiError::from)
-        .and_then(|()| event_loop(&mut terminal, &mut app));
+        .and_then(|()| event_loop(&mut terminal, &mut app, &signal));
     let _ = execute!(io::stdout(), DisableMouseCapture);
     ratatui::restore();
+    for id in ids {
+        signal_hook::low_level::unregister(id);
+    }
     result
 }
 
-fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> Result<(), TuiError> {
-    let mut last_tick = Instant::now();
-    while !app.quit {
-        terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
-        let timeout = match app.autoplay {
-            Some(a) if !a.paused => a.every.saturating_sub(last_tick.elapsed()),
-            _ => Duration::from_millis(250),
+/// A trace running on another thread, with its progress and a way to stop it.
+struct Job {
+    wanted: app::Wanted,
+    done: Arc<AtomicUsize>,
+    expected: Arc<AtomicUsize>,
+    cancel: Arc<std::sync::atomic::AtomicBool>,
+    handle: std::thread::JoinHandle<Result<crate::Run, crate::Error>>,
+}
+
+impl Job {
+    fn start(wanted: app::Wanted) -> Self {
+        let done = Arc::new(AtomicUsize::new(0));
+        let expected = Arc::new(AtomicUsize::new(0));
+        let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (d, e) = (Arc::clone(&done), Arc::clone(&expected));
+        let hooks = crate::Hooks {
+            progress: Some(Arc::new(move |p: crate::Progress| {
+                d.store(p.done, Ordering::Relaxed);
+                e.store(p.expected, Ordering::Relaxed);
+            })),
+            cancel: Some(Arc::clone(&cancel)),
         };
+        let req = crate::Request {
+            values: true,
+            hooks,
+            ..crate::Request::default()
+        };
+        let cfg = wanted.cfg.clone();
+        let handle = std::thread::spawn(move || crate::run_request(&cfg, &req));
+        Self {
+            wanted,
+            done,
+            expected,
+            cancel,
+            handle,
+        }
+    }
+
+    fn stop(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Starts what the app asks for (stopping a trace it no longer wants) and
+/// hands back a finished trace.
+fn drive(app: &mut App, job: &mut Option<Job>) {
+    if let Some(w) = app.wanted.take() {
+        if let Some(old) = job.take() {
+            old.stop();
+        }
+        *job = Some(Job::start(w));
+    }
+    let Some(j) = job else { return };
+    if j.handle.is_finished() {
+        if let Some(j) = job.take() {
+            let result = j.handle.join().unwrap_or(Err(crate::Error::Cancelled));
+            app.finish(j.wanted.cfg, &j.wanted.what, result);
+        }
+    } else {
+        app.progress = Some((
+            j.done.load(Ordering::Relaxed),
+            j.expected.load(Ordering::Relaxed),
+        ));
+    }
+}
+
+fn event_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    app: &mut App,
+    signal: &AtomicUsize,
+) -> Result<Ended, TuiError> {
+    let mut last_tick = Instant::now();
+    let mut job: Option<Job> = None;
+    loop {
+        let sig = signal.load(Ordering::Relaxed);
+        if app.quit || sig != 0 {
+            // Quit at once: a running trace is told to stop and left behind.
+            if let Some(j) = &job {
+                j.stop();
+            }
+            #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+            return Ok(if sig == 0 {
+                Ended::Quit
+            } else {
+                Ended::Signal(sig as i32)
+            });
+        }
+        drive(app, &mut job);
+        terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
+        let playing = app.autoplay.filter(|a| !a.paused);
+        let timeout = playing.map_or(POLL, |a| {
+            a.every.saturating_sub(last_tick.elapsed()).min(POLL)
+        });
         if event::poll(timeout)? {
             let size = terminal.size()?;
             let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
@@ -109,16 +226,21 @@ fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> Result<
                 }
                 _ => None,
             };
+            // While the screen is too small to show, only quitting works.
+            let small = area.width < ui::MIN_SIZE.0 || area.height < ui::MIN_SIZE.1;
+            let action = action.filter(|a| !small || *a == Action::Quit);
             if let Some(a) = action {
                 if a == Action::TogglePause || a == Action::Next {
                     last_tick = Instant::now();
                 }
                 app.update(a);
             }
-        } else if app.autoplay.is_some_and(|a| !a.paused) {
+        }
+        if app.autoplay.is_some_and(|a| !a.paused)
+            && last_tick.elapsed() >= app.autoplay.map_or(POLL, |a| a.every)
+        {
             app.update(Action::Tick);
             last_tick = Instant::now();
         }
     }
-    Ok(())
 }

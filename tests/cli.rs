@@ -279,3 +279,109 @@ fn trace_table_marks_departures_returns_and_adds() {
     );
     assert!(out.contains("✓ add (2,4,64) + (2,4,64)"));
 }
+
+#[test]
+fn view_prints_a_saved_trace_and_names_the_first_bad_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("t.jsonl");
+    let o = shapetrace(&["trace", "--format", "json", "--out", log.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = shapetrace(&["view", log.to_str().unwrap(), "--format", "table"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let direct = shapetrace(&["trace"]);
+    assert_eq!(
+        o.stdout, direct.stdout,
+        "a replayed trace prints as the live one"
+    );
+
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[5] = "{\"kind\":\"event\",\"step\":";
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, lines.join("\n")).unwrap();
+    let o = shapetrace(&["view", bad.to_str().unwrap(), "--format", "table"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.jsonl:6:"), "{}", stderr(&o));
+    std::fs::write(&bad, text.replacen("\"schema\":1", "\"schema\":7", 1)).unwrap();
+    let o = shapetrace(&["view", bad.to_str().unwrap(), "--format", "table"]);
+    assert!(
+        stderr(&o).contains("bad.jsonl:1: schema 7 is not supported; allowed: 1"),
+        "{}",
+        stderr(&o)
+    );
+    let mut swapped = text.lines().map(str::to_string).collect::<Vec<_>>();
+    swapped.swap(3, 4);
+    std::fs::write(&bad, swapped.join("\n")).unwrap();
+    let o = shapetrace(&["view", bad.to_str().unwrap(), "--format", "table"]);
+    assert!(
+        stderr(&o).contains("bad.jsonl:4: step 3 out of order; expected 2"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_closed_pipe_does_not_hide_a_failing_check() {
+    for args in [
+        &["check", "--fault", "ffn-no-down"][..],
+        &["check", "--format", "json", "--fault", "no-causal-mask"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_shapetrace"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader is gone before anything is written
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).is_empty(), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn out_writes_through_a_symlink_and_keeps_the_file_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.jsonl");
+    std::fs::write(&real, "old").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let link = dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let o = shapetrace(&["trace", "--format", "json", "--out", link.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link stays a link"
+    );
+    assert!(
+        std::fs::read_to_string(&real)
+            .unwrap()
+            .starts_with("{\"kind\":\"header\"")
+    );
+    assert_eq!(
+        std::fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let o = shapetrace(&["trace", "--out", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("it is a folder"), "{}", stderr(&o));
+}
+
+#[test]
+fn contradictory_flags_are_refused() {
+    for args in [
+        &["params", "--bias", "--no-bias"][..],
+        &["params", "--tied", "--untied"],
+        &["check", "--final-norm", "--no-final-norm"],
+        &["trace", "--values"],
+        &["trace", "--format", "json", "--values", "--shape-only"],
+    ] {
+        let o = shapetrace(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&o).trim_end().lines().count(), 1, "{args:?}");
+    }
+}

@@ -1,7 +1,7 @@
-//! End to end: the real binary in a pseudo-terminal, driven by keys, its
-//! screen read back through a terminal emulator.
+//! End to end: the real binary in a pseudo-terminal, driven by keys and
+//! signals, its screen read back through a terminal emulator.
 
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use std::io::{Read, Write};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
@@ -10,96 +10,167 @@ const ROWS: u16 = 30;
 const COLS: u16 = 100;
 const WAIT: Duration = Duration::from_secs(20);
 
-/// Feeds output into the emulator until `want` is on screen.
-fn wait_for(parser: &mut vt100::Parser, rx: &Receiver<Vec<u8>>, want: &str) -> String {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let screen = parser.screen().contents();
-        if screen.contains(want) {
-            return screen;
+/// The binary running in a pseudo-terminal.
+struct Session {
+    child: Box<dyn Child + Send + Sync>,
+    keys: Box<dyn Write + Send>,
+    rx: Receiver<Vec<u8>>,
+    parser: vt100::Parser,
+    _master: Box<dyn MasterPty + Send>,
+}
+
+impl Session {
+    fn start(args: &[&str]) -> Self {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_shapetrace"));
+        cmd.args(args);
+        cmd.env("TERM", "xterm-256color");
+        cmd.env_remove("NO_COLOR");
+        let child = pty.slave.spawn_command(cmd).unwrap();
+        drop(pty.slave);
+        let mut reader = pty.master.try_clone_reader().unwrap();
+        let keys = pty.master.take_writer().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        let size = |n: u16| std::num::NonZero::new(n).unwrap();
+        let parser = vt100::Parser::new(size(ROWS), size(COLS), 0);
+        Self {
+            child,
+            keys,
+            rx,
+            parser,
+            _master: pty.master,
         }
-        let left = deadline.saturating_duration_since(Instant::now());
+    }
+
+    /// Feeds output into the emulator until every one of `want` is on
+    /// screen (a frame may arrive in several writes).
+    fn wait_for(&mut self, want: &[&str]) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let screen = self.parser.screen().contents();
+            if want.iter().all(|w| screen.contains(w)) {
+                return screen;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(
+                !left.is_zero(),
+                "{want:?} never all appeared; the screen was:\n{screen}"
+            );
+            if let Ok(bytes) = self.rx.recv_timeout(left.min(Duration::from_millis(200))) {
+                self.parser.process(&bytes);
+            }
+        }
+    }
+
+    fn press(&mut self, keys: &str) {
+        self.keys.write_all(keys.as_bytes()).unwrap();
+        self.keys.flush().unwrap();
+    }
+
+    /// Waits for the exit, then drains the output; returns the exit code.
+    fn exit_code(&mut self) -> u32 {
+        let deadline = Instant::now() + WAIT;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "the stepper did not end");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        while let Ok(bytes) = self.rx.recv_timeout(Duration::from_millis(300)) {
+            self.parser.process(&bytes);
+        }
+        status.exit_code()
+    }
+
+    fn assert_restored(&self) {
         assert!(
-            !left.is_zero(),
-            "'{want}' never appeared; the screen was:\n{screen}"
+            !self.parser.screen().alternate_screen(),
+            "the main screen is back"
         );
-        if let Ok(bytes) = rx.recv_timeout(left.min(Duration::from_millis(200))) {
-            parser.process(&bytes);
-        }
+        assert!(
+            !self.parser.screen().hide_cursor(),
+            "the cursor is shown again"
+        );
     }
 }
 
 #[test]
 fn a_user_steps_switches_a_fault_and_quits_cleanly() {
-    let pty = native_pty_system()
-        .openpty(PtySize {
-            rows: ROWS,
-            cols: COLS,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_shapetrace"));
-    cmd.env("TERM", "xterm-256color");
-    cmd.env_remove("NO_COLOR");
-    let mut child = pty.slave.spawn_command(cmd).unwrap();
-    drop(pty.slave);
-    let mut reader = pty.master.try_clone_reader().unwrap();
-    let mut keys = pty.master.take_writer().unwrap();
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                break;
-            }
-        }
-    });
-    let size = |n: u16| std::num::NonZero::new(n).unwrap();
-    let mut parser = vt100::Parser::new(size(ROWS), size(COLS), 0);
-    let mut press = |s: &str| {
-        keys.write_all(s.as_bytes()).unwrap();
-        keys.flush().unwrap();
-    };
-
-    let first = wait_for(&mut parser, &rx, "residual adds ✓ 4/4");
-    assert!(first.contains("▶ 0") && first.contains("input"), "{first}");
+    let mut s = Session::start(&[]);
+    s.wait_for(&["residual adds ✓ 4/4", "▶ 0", "input"]);
     assert!(
-        parser.screen().alternate_screen(),
+        s.parser.screen().alternate_screen(),
         "the stepper runs on the alternate screen"
     );
+    s.press("n");
+    s.wait_for(&["now block1.attn.q", "◆ leaves (B,T,d)"]);
+    s.press("r");
+    s.wait_for(&["now block1.resid_1", "✓ add (2,4,64) + (2,4,64)"]);
+    s.press("f");
+    s.wait_for(&["fault ffn-no-down"]);
+    s.press("G");
+    s.wait_for(&["✗ residual stops here", "later steps cannot run"]);
+    s.press("?");
+    s.wait_for(&["cycle the teaching faults"]);
+    s.press("?");
+    s.press("q");
+    assert_eq!(s.exit_code(), 0);
+    s.assert_restored();
+}
 
-    press("n");
-    let s = wait_for(&mut parser, &rx, "now block1.attn.q");
-    assert!(s.contains("◆ leaves (B,T,d)"), "{s}");
-    press("r");
-    let s = wait_for(&mut parser, &rx, "now block1.resid_1");
-    assert!(s.contains("✓ add (2,4,64) + (2,4,64)"), "{s}");
-    press("f");
-    wait_for(&mut parser, &rx, "fault ffn-no-down");
-    press("G");
-    let s = wait_for(&mut parser, &rx, "✗ residual stops here");
-    assert!(s.contains("later steps cannot run"), "{s}");
-    press("?");
-    wait_for(&mut parser, &rx, "cycle the teaching faults");
-    press("?");
-    press("q");
+#[test]
+fn sigterm_restores_the_terminal() {
+    let mut s = Session::start(&["--quiz"]);
+    s.wait_for(&["quiz 0/0"]);
+    let pid = s.child.process_id().unwrap().to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    assert_eq!(s.exit_code(), 128 + 15);
+    s.assert_restored();
+}
 
-    let deadline = Instant::now() + WAIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the stepper did not quit");
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(status.success(), "exit status {status:?}");
-    while let Ok(bytes) = rx.recv_timeout(Duration::from_millis(300)) {
-        parser.process(&bytes);
-    }
-    assert!(
-        !parser.screen().alternate_screen(),
-        "the main screen is back"
-    );
-    assert!(!parser.screen().hide_cursor(), "the cursor is shown again");
+#[test]
+fn a_saved_trace_replays_in_the_stepper() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("class.jsonl");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shapetrace"))
+        .args([
+            "trace",
+            "--format",
+            "json",
+            "--values",
+            "--fault",
+            "attn-no-merge",
+            "--out",
+        ])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut s = Session::start(&["view", log.to_str().unwrap()]);
+    s.wait_for(&["class.jsonl", "fault attn-no-merge", "replaying"]);
+    s.press("G");
+    s.wait_for(&["✗ residual stops here", "(2,4,64)+(2,4,4,16)"]);
+    s.press("q");
+    assert_eq!(s.exit_code(), 0);
+    s.assert_restored();
 }

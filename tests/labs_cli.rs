@@ -205,3 +205,39 @@ fn bad_lab_input_gets_one_line_and_exit_2() {
         }
     }
 }
+
+#[test]
+fn probes_show_the_leak_of_a_missing_mask_and_exit_1() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_shapetrace"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let ok = run(&["probes", "--token", "1"]);
+    assert_eq!(ok.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        text.contains("✓ causality holds for token 1")
+            && !text.lines().skip(1).any(|l| l.contains('✗')),
+        "{text}"
+    );
+    let bad = run(&["probes", "--token", "1", "--fault", "no-causal-mask"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&bad.stdout);
+    assert!(text.contains("block1.attn.weights  b0 ✗ ● ● ●"), "{text}");
+    let pw = run(&[
+        "probes",
+        "--kind",
+        "positionwise",
+        "--fault",
+        "norm-over-seq",
+    ]);
+    assert_eq!(pw.status.code(), Some(1));
+    let out_of_range = run(&["probes", "--token", "4"]);
+    assert_eq!(out_of_range.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out_of_range.stderr)
+            .contains("--token 4 is out of range; allowed: 0..=3")
+    );
+}

@@ -2,70 +2,13 @@
 //! event for randomly drawn small configs, faults included.
 
 use proptest::prelude::*;
-use shapetrace::config::{Act, DType, Fault, NormKind, Placement};
-use shapetrace::{ModelConfig, Options};
-
-fn configs() -> impl Strategy<Value = ModelConfig> {
-    (
-        (
-            1usize..=3,
-            1usize..=6,
-            1usize..=3,
-            1usize..=4,
-            1usize..=3,
-            1usize..=3,
-        ),
-        (
-            0usize..4,
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-        ),
-        (any::<u64>(), proptest::option::of(0usize..Fault::ALL.len())),
-    )
-        .prop_map(
-            |((b, t, kv, group, hd, layers), (act, rms, post, bias, fin, f64), (seed, fault))| {
-                let heads = kv * group;
-                let mut c = ModelConfig {
-                    batch: b,
-                    seq: t,
-                    d_model: heads * hd * 2,
-                    heads,
-                    kv_heads: kv,
-                    d_ff: heads * hd * 3,
-                    layers,
-                    act: Act::ALL[act],
-                    norm: if rms {
-                        NormKind::RmsNorm
-                    } else {
-                        NormKind::LayerNorm
-                    },
-                    placement: if post {
-                        Placement::Post
-                    } else {
-                        Placement::Pre
-                    },
-                    bias,
-                    final_norm: fin,
-                    dtype: if f64 { DType::F64 } else { DType::F32 },
-                    seed,
-                    ..ModelConfig::default()
-                };
-                c.fault = fault.map(|i| Fault::ALL[i]);
-                if c.validate().is_err() {
-                    c.fault = None; // a fault that would not show on this model
-                }
-                c
-            },
-        )
-}
+mod common;
+use shapetrace::Options;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
-    fn shape_only_and_numeric_traces_agree(cfg in configs()) {
+    fn shape_only_and_numeric_traces_agree(cfg in common::small_configs(true)) {
         let numeric = shapetrace::trace(&cfg).unwrap();
         let shapes = shapetrace::trace_with(&cfg, Options { shape_only: true, values: false }).unwrap();
         let key = |t: &shapetrace::Trace| t.events.iter()

@@ -96,8 +96,8 @@ fn snapshot_quiz_prompt() {
     let a = with(&[
         Action::ToggleQuiz,
         Action::Last,
-        Action::QuizChar('2'),
-        Action::QuizChar(','),
+        Action::Char('2'),
+        Action::Char(','),
     ]);
     insta::assert_snapshot!(screen(&a));
 }
@@ -281,11 +281,11 @@ fn quiz_asks_before_each_new_shape_and_keeps_score() {
     assert_eq!(q.asking, Some(5), "asked before block1.attn.q is shown");
     assert_eq!(a.cursor, 4);
     assert!(a.hidden(5) && !a.hidden(4));
-    assert_eq!(a.key_mode(), KeyMode::QuizInput);
+    assert_eq!(a.key_mode(), KeyMode::Typing);
     for c in "(2, 4, 4, 16)".chars() {
-        a.update(Action::QuizChar(c));
+        a.update(Action::Char(c));
     }
-    a.update(Action::QuizSubmit);
+    a.update(Action::Submit);
     let q = a.quiz.as_ref().unwrap();
     assert_eq!((q.right, q.asked, a.cursor), (1, 1, 5));
     assert!(q.feedback.as_ref().unwrap().0);
@@ -296,9 +296,9 @@ fn quiz_asks_before_each_new_shape_and_keeps_score() {
     a.update(Action::Next);
     assert_eq!(a.quiz.as_ref().unwrap().asking, Some(8));
     for c in "2,4,64".chars() {
-        a.update(Action::QuizChar(c));
+        a.update(Action::Char(c));
     }
-    a.update(Action::QuizSubmit);
+    a.update(Action::Submit);
     let q = a.quiz.as_ref().unwrap();
     assert_eq!((q.right, q.asked), (1, 2));
     assert!(q.feedback.as_ref().unwrap().1.contains("(2,4,4,4)"));
@@ -306,11 +306,11 @@ fn quiz_asks_before_each_new_shape_and_keeps_score() {
     a.update(Action::Next);
     a.update(Action::Next);
     assert_eq!(a.quiz.as_ref().unwrap().asking, Some(10));
-    a.update(Action::QuizChar(','));
-    a.update(Action::QuizSubmit);
+    a.update(Action::Char(','));
+    a.update(Action::Submit);
     assert!(a.quiz.as_ref().unwrap().invalid.is_some());
     assert_eq!(a.quiz.as_ref().unwrap().asking, Some(10));
-    a.update(Action::QuizSkip);
+    a.update(Action::Cancel);
     assert_eq!((a.cursor, a.quiz.as_ref().unwrap().asked), (10, 2));
 }
 
@@ -379,9 +379,12 @@ fn keymap_is_a_pure_function_of_key_and_mode() {
         (K::Right, Action::Next),
         (K::Char('l'), Action::Next),
         (K::Char(' '), Action::Next),
-        (K::Char('j'), Action::Next),
+        (K::Char('j'), Action::Down),
+        (K::Down, Action::Down),
+        (K::Up, Action::Up),
+        (K::Char('e'), Action::Edit),
         (K::Left, Action::Prev),
-        (K::Char('k'), Action::Prev),
+        (K::Char('k'), Action::Up),
         (K::Char('g'), Action::First),
         (K::End, Action::Last),
         (K::Char('n'), Action::NextDeparture),
@@ -405,17 +408,24 @@ fn keymap_is_a_pure_function_of_key_and_mode() {
         Some(Action::TogglePause)
     );
     assert_eq!(
-        map_key(key(K::Char('4')), KeyMode::QuizInput),
-        Some(Action::QuizChar('4'))
+        map_key(key(K::Char('4')), KeyMode::Typing),
+        Some(Action::Char('4'))
     );
     assert_eq!(
-        map_key(key(K::Char('q')), KeyMode::QuizInput),
-        None,
-        "typing, not quitting"
+        map_key(key(K::Char('q')), KeyMode::Typing),
+        Some(Action::Char('q')),
+        "typing, not quitting: the parser names what it refuses"
+    );
+    let ctrl_u = KeyEvent::new(K::Char('u'), KeyModifiers::CONTROL);
+    assert_eq!(map_key(ctrl_u, KeyMode::Typing), Some(Action::ClearInput));
+    assert_eq!(map_key(ctrl_u, KeyMode::Normal), None);
+    assert_eq!(
+        map_key(key(K::Char('R')), KeyMode::Normal),
+        Some(Action::PrevResidual)
     );
     assert_eq!(
-        map_key(key(K::Enter), KeyMode::QuizInput),
-        Some(Action::QuizSubmit)
+        map_key(key(K::Enter), KeyMode::Typing),
+        Some(Action::Submit)
     );
     assert_eq!(map_key(key(K::Char('n')), KeyMode::Help), None);
     let ctrl_c = KeyEvent::new(K::Char('c'), KeyModifiers::CONTROL);
@@ -423,8 +433,214 @@ fn keymap_is_a_pure_function_of_key_and_mode() {
         KeyMode::Normal,
         KeyMode::Autoplay,
         KeyMode::Help,
-        KeyMode::QuizInput,
+        KeyMode::Typing,
     ] {
         assert_eq!(map_key(ctrl_c, mode), Some(Action::Quit));
     }
+}
+
+// ---- labs ------------------------------------------------------------------
+
+fn tab(name: &str) -> App {
+    let mut a = app();
+    while a.tab.title() != name {
+        a.update(Action::NextTab);
+    }
+    a
+}
+
+fn type_text(a: &mut App, s: &str) {
+    for c in s.chars() {
+        a.update(Action::Char(c));
+    }
+    a.update(Action::Submit);
+}
+
+#[test]
+fn tab_cycles_through_every_tab_and_back() {
+    let mut a = app();
+    let mut seen = vec![a.tab.title()];
+    for _ in 0..6 {
+        a.update(Action::NextTab);
+        seen.push(a.tab.title());
+    }
+    assert_eq!(
+        seen,
+        [
+            "Steps", "Checks", "FFN", "Norms", "Budget", "Probes", "Steps"
+        ]
+    );
+    a.update(Action::PrevTab);
+    assert_eq!(a.tab.title(), "Probes");
+}
+
+#[test]
+fn snapshot_ffn_lab_after_editing_x() {
+    let mut a = tab("FFN");
+    a.update(Action::Edit);
+    assert_eq!(a.key_mode(), KeyMode::Typing);
+    for _ in 0..3 {
+        a.update(Action::Backspace);
+    }
+    type_text(&mut a, "2,-1");
+    assert_eq!(a.labs.ffn.ex.z, [2.0, -2.0, -3.0]);
+    a.update(Action::Last);
+    let s = screen(&a);
+    assert!(s.contains("z_2 = 2*0 + (-1)*2 = -2"), "{s}");
+    assert!(s.contains("switched off unit(s) 2 and 3"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn ffn_lab_steps_one_product_at_a_time_and_refuses_a_bad_x() {
+    let mut a = tab("FFN");
+    assert_eq!(a.labs.ffn.shown, 1);
+    let s = screen(&a);
+    assert!(
+        s.contains("▶ z_1 = 1*1 + 2*0 = 1") && s.contains("z_2 = …"),
+        "{s}"
+    );
+    a.update(Action::Next);
+    a.update(Action::Next);
+    assert!(screen(&a).contains("▶ z_3 = 1*(-1) + 2*1 = 1"));
+    a.update(Action::Last);
+    let s = screen(&a);
+    assert!(s.contains("x + y = [1, 7]"), "{s}");
+    a.update(Action::Edit);
+    a.update(Action::Backspace);
+    a.update(Action::Backspace);
+    type_text(&mut a, "");
+    let e = a.labs.editing.as_ref().expect("a one-number x stays open");
+    assert!(e.error.is_some());
+    assert!(screen(&a).contains("✗"));
+    a.update(Action::Cancel);
+    assert!(a.labs.editing.is_none());
+    assert_eq!(a.labs.ffn.ex.x, [1.0, 2.0]);
+}
+
+#[test]
+fn norms_lab_compares_layernorm_and_rmsnorm_on_an_edited_vector() {
+    let mut a = tab("Norms");
+    let s = screen(&a);
+    assert!(
+        s.contains("= [-1, 1]") && s.contains("[0.8485, 1.1314]"),
+        "{s}"
+    );
+    a.update(Action::Edit);
+    for _ in 0..3 {
+        a.update(Action::Backspace);
+    }
+    type_text(&mut a, "1,2,3,4");
+    assert_eq!(a.labs.norms.x, [1.0, 2.0, 3.0, 4.0]);
+    insta::assert_snapshot!(screen(&a));
+}
+
+#[test]
+fn budget_lab_updates_live_and_matches_the_budget_api() {
+    let mut a = tab("Budget");
+    let s = screen(&a);
+    assert!(
+        s.contains("124,439,808") && s.contains("7,087,872") && s.contains("54.5%"),
+        "{s}"
+    );
+    a.update(Action::Next); // d_model 64 → 128
+    let lab = a.labs.budget.as_ref().unwrap();
+    assert_eq!(lab.cfg.d_model, 128);
+    let want = shapetrace::budget::Budget::of(&lab.cfg).unwrap();
+    assert_eq!(lab.ours.total, want.total);
+    assert!(screen(&a).contains(&shapetrace::budget::thousands(want.total)));
+    a.update(Action::Down);
+    a.update(Action::Down); // heads
+    a.update(Action::Next);
+    assert_eq!(a.labs.budget.as_ref().unwrap().cfg.heads, 8);
+    a.update(Action::Down);
+    a.update(Action::Down);
+    a.update(Action::Down); // act
+    a.update(Action::Next);
+    assert_eq!(a.labs.budget.as_ref().unwrap().cfg.act, Act::GeluTanh);
+    a.update(Action::First);
+    assert_eq!(
+        a.labs.budget.as_ref().unwrap().cfg,
+        a.cfg,
+        "g resets to the stepper's model"
+    );
+    insta::assert_snapshot!(screen(&a));
+}
+
+#[test]
+fn probes_lab_shows_a_leak_only_when_the_model_leaks() {
+    let mut a = tab("Probes");
+    a.update(Action::Next);
+    a.update(Action::Next);
+    assert_eq!(a.labs.probes.token, 2);
+    let s = screen(&a);
+    assert!(
+        s.contains("✓ causality holds for token 2") && !s.contains("✗  "),
+        "{s}"
+    );
+    while a.cfg.fault != Some(Fault::NoCausalMask) {
+        a.update(Action::CycleFault);
+    }
+    let s = screen(&a);
+    assert!(s.contains("✗ causality fails"), "{s}");
+    insta::assert_snapshot!(s);
+    while a.cfg.fault != Some(Fault::NormOverSeq) {
+        a.update(Action::CycleFault);
+    }
+    a.update(Action::Down);
+    let s = screen(&a);
+    assert!(
+        s.contains("Probes: positionwise") && s.contains("✗ positionwise fails"),
+        "{s}"
+    );
+}
+
+#[test]
+fn a_probe_failure_is_marked_on_its_step_with_its_message() {
+    let mut a = app();
+    while a.cfg.fault != Some(Fault::MergeNoTranspose) {
+        a.update(Action::CycleFault);
+    }
+    a.update(Action::Select(11));
+    assert_eq!(a.path(a.cursor), Some("block1.attn.merge"));
+    let s = screen(&a);
+    assert!(s.contains("✗ causality fails here"), "{s}");
+    assert!(
+        s.contains("✗ causality: block1.attn.merge: changing"),
+        "{s}"
+    );
+}
+
+#[test]
+fn the_terminal_app_opens_on_shapes_and_takes_values_from_the_background() {
+    let mut a = App::open(ModelConfig::default(), COLOR).unwrap();
+    assert_eq!(a.run.trace.mode, shapetrace::trace::Mode::ShapeOnly);
+    let wanted = a.wanted.take().expect("the full trace is asked for");
+    assert_eq!(wanted.what, "values");
+    a.progress = Some((10, 37));
+    assert!(screen(&a).contains("tracing values: 10/37 events"));
+    a.update(Action::NextResidual);
+    let full = shapetrace::run_with(
+        &wanted.cfg,
+        shapetrace::Options {
+            shape_only: false,
+            values: true,
+        },
+    );
+    a.finish(wanted.cfg, &wanted.what, full);
+    assert_eq!(a.run.trace.mode, shapetrace::trace::Mode::Numeric);
+    assert_eq!(
+        a.path(a.cursor),
+        Some("block1.resid_1"),
+        "the cursor stays put"
+    );
+    assert!(a.progress.is_none());
+    // A live switch is handed to the event loop instead of blocking the keys.
+    a.update(Action::CycleAct);
+    assert_eq!(a.wanted.as_ref().map(|w| w.cfg.act), Some(Act::GeluTanh));
+    assert_eq!(
+        a.cfg.act,
+        Act::Gelu,
+        "the shown trace stays until the new one is done"
+    );
 }

@@ -87,6 +87,23 @@ pub fn text(b: &Budget) -> String {
 
     out.push_str("Parameters (rows under block. are one block)\n");
     let mut lines: Vec<Vec<String>> = b.by_component.iter().map(row_line).collect();
+    // The final norm as one number, as the lesson counts it.
+    let ln_f: u64 = b
+        .by_component
+        .iter()
+        .filter(|r| r.path.starts_with("ln_f."))
+        .map(|r| r.count)
+        .sum();
+    if ln_f > 0 {
+        let at = lines
+            .iter()
+            .rposition(|l| l[0].starts_with("ln_f."))
+            .map_or(lines.len(), |i| i + 1);
+        lines.insert(
+            at,
+            line(["ln_f (final norm)", &thousands(ln_f), "its weight and bias"]),
+        );
+    }
     lines.push(line(["total", &thousands(b.total)]));
     lines.push(line(["total without biases", &thousands(b.total_no_bias)]));
     let ne = b.non_embedding;
@@ -102,6 +119,15 @@ pub fn text(b: &Budget) -> String {
 
     out.push_str("\nOne block\n");
     let mut lines: Vec<Vec<String>> = b.groups.iter().map(row_line).collect();
+    let weights = b.block.attention_weights + b.block.mlp_weights;
+    lines.insert(
+        2.min(lines.len()),
+        line([
+            "block weights",
+            &thousands(weights),
+            "attention + MLP weights, no biases or norms",
+        ]),
+    );
     lines.push(line([
         "block without biases",
         &thousands(b.block.total_no_bias),

@@ -153,13 +153,22 @@ pub fn returns(trace: &Trace) -> CheckResult {
         }
         start = i + 1;
     }
-    let detail = match departures {
+    let mut detail = match departures {
         0 => "no completed sublayer left the stream shape".to_string(),
         n => format!(
             "all {n} departures return to {} before their residual add",
             fmt_shape(want)
         ),
     };
+    // Departures after the last completed add belong to the sublayer where
+    // the forward stopped; the check that stopped it judges them.
+    let open = trace.events[start..].iter().filter(|x| x.departs).count();
+    if let (Some(f), 1..) = (&trace.failure, open) {
+        detail.push_str(&format!(
+            "; {open} more in the sublayer stopped at {}",
+            f.path
+        ));
+    }
     CheckResult::pass(name, detail)
 }
 

@@ -7,13 +7,9 @@
 //!   output at a position < t, and nothing in another batch element.
 
 use super::CheckResult;
-use crate::config::{DType, ModelConfig};
-use crate::model::{self, Model, block::Block, seed_for};
-use crate::ops::Backend;
-use crate::ops::numeric::{Numeric, Scalar};
-use crate::trace::recorder::{Capture, Recorder, Stop, Val};
+use super::influence::{Kind, influence};
+use crate::config::ModelConfig;
 use crate::trace::{CheckName, Mode, Trace};
-use ndarray::{ArrayD, s};
 
 /// Largest model the probes re-run, in bytes of a numeric run.
 pub const PROBE_MAX_BYTES: u128 = 256 << 20;
@@ -39,10 +35,7 @@ pub fn all(trace: &Trace) -> Vec<CheckResult> {
             .map(|n| CheckResult::skip(*n, why.clone()))
             .collect();
     }
-    match cfg.dtype {
-        DType::F32 => vec![positionwise::<f32>(cfg), causality::<f32>(trace)],
-        DType::F64 => vec![positionwise::<f64>(cfg), causality::<f64>(trace)],
-    }
+    vec![positionwise(cfg), causality(trace)]
 }
 
 /// Token positions to perturb: all of them for short sequences.
@@ -54,112 +47,28 @@ fn positions(t: usize) -> Vec<usize> {
     }
 }
 
-/// x with token `t` of batch element 0 moved by N(0, 1) noise.
-fn perturb<F: Scalar>(cfg: &ModelConfig, x: &ArrayD<F>, t: usize) -> ArrayD<F> {
-    let backend = Numeric::<F>::new();
-    let noise = backend.normal(
-        &[cfg.d_model],
-        seed_for(cfg.seed, &format!("probe.token{t}")),
-    );
-    let mut y = x.clone();
-    let mut row = y.slice_mut(s![0, t, ..]);
-    row += &noise;
-    y
-}
-
-/// The largest change per (batch, token) row between two captures of one
-/// tensor, for rows that changed.
-fn changed_rows(a: &Capture, b: &Capture) -> Vec<(usize, usize, f64)> {
-    let t_axis = a.axes.iter().position(|x| x == "T").unwrap_or(1);
-    let stride = |axis: usize| a.shape[axis + 1..].iter().product::<usize>();
-    let (sb, st) = (stride(0), stride(t_axis));
-    let (nb, nt) = (a.shape[0], a.shape[t_axis]);
-    let mut worst = vec![0.0_f64; nb * nt];
-    for (i, (x, y)) in a.values.iter().zip(&b.values).enumerate() {
-        let d = (x - y).abs();
-        let r = (i / sb) % nb * nt + (i / st) % nt;
-        if d > 1e-6 * (1.0 + x.abs()) || d.is_nan() {
-            worst[r] = worst[r].max(if d.is_nan() { f64::INFINITY } else { d });
-        }
-    }
-    worst
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| **d > 0.0)
-        .map(|(r, d)| (r / nt, r % nt, *d))
-        .collect()
-}
-
-/// One norm or the MLP of a block, run alone.
-#[derive(Clone, Copy)]
-enum Part {
-    Ln1,
-    Mlp,
-    Ln2,
-}
-
-fn run_part<F: Scalar>(
-    block: &Block<ArrayD<F>>,
-    part: Part,
-    p: &str,
-    cfg: &ModelConfig,
-    x: &ArrayD<F>,
-) -> Result<Vec<Capture>, String> {
-    let backend = Numeric::<F>::new();
-    let mut rec = Recorder::new(&backend, cfg.stream_shape(), false, true);
-    let xv = Val {
-        path: "x".into(),
-        t: x.clone(),
-        axes: ["B", "T", "d"].map(String::from).to_vec(),
-    };
-    let r: Result<_, Stop> = match part {
-        Part::Ln1 => block.ln_1.forward(&mut rec, &format!("{p}.ln_1"), &xv),
-        Part::Mlp => block.mlp.forward(&mut rec, &format!("{p}.mlp"), &xv),
-        Part::Ln2 => block.ln_2.forward(&mut rec, &format!("{p}.ln_2"), &xv),
-    };
-    let done = rec.finish();
-    match (r, done.failure) {
-        (Ok(_), _) => Ok(done.captures),
-        (Err(_), Some(f)) => Err(format!("{}: {}", f.path, f.detail)),
-        (Err(_), None) => Err(format!("{p} stopped")),
-    }
-}
-
-fn positionwise<F: Scalar>(cfg: &ModelConfig) -> CheckResult {
+fn positionwise(cfg: &ModelConfig) -> CheckResult {
     let name = CheckName::Positionwise;
-    let backend = Numeric::<F>::new();
-    let model = Model::build(cfg, &backend);
-    let x = backend.normal(
-        &cfg.stream_shape(),
-        seed_for(cfg.seed, "probe.positionwise"),
-    );
     let ts = positions(cfg.seq);
-    for (i, block) in model.blocks.iter().enumerate() {
-        let p = format!("block{}", i + 1);
-        for part in [Part::Ln1, Part::Mlp, Part::Ln2] {
-            let base = match run_part(block, part, &p, cfg, &x) {
-                Ok(c) => c,
-                Err(e) => return CheckResult::skip(name, format!("cannot run alone: {e}")),
-            };
-            for &t in &ts {
-                let Ok(moved) = run_part(block, part, &p, cfg, &perturb(cfg, &x, t)) else {
-                    continue;
-                };
-                for (a, b) in base.iter().zip(&moved) {
-                    if let Some((bb, tt, d)) = changed_rows(a, b)
-                        .into_iter()
-                        .find(|&(bb, tt, _)| (bb, tt) != (0, t))
-                    {
-                        return CheckResult::fail(
-                            name,
-                            &a.path,
-                            format!(
-                                "{}: changing token {t} of batch 0 changed token {tt} of batch {bb} (|Δ| up to {d:.2e})",
-                                a.path
-                            ),
-                        );
-                    }
-                }
+    let runs = match influence(cfg, Kind::Positionwise, &ts) {
+        Ok(r) => r,
+        Err(e) => return CheckResult::skip(name, e),
+    };
+    for run in &runs {
+        let t = run.token;
+        for row in &run.rows {
+            if let Some((bb, tt, d)) = row
+                .changed()
+                .find(|&(bb, tt, _)| Kind::Positionwise.forbids(t, bb, tt))
+            {
+                return CheckResult::fail(
+                    name,
+                    &row.path,
+                    format!(
+                        "{}: changing token {t} of batch 0 changed token {tt} of batch {bb} (|Δ| up to {d:.2e})",
+                        row.path
+                    ),
+                );
             }
         }
     }
@@ -167,36 +76,30 @@ fn positionwise<F: Scalar>(cfg: &ModelConfig) -> CheckResult {
         name,
         format!(
             "every norm and MLP of {} blocks changed only the token that changed ({} tokens tried)",
-            model.blocks.len(),
+            cfg.layers,
             ts.len()
         ),
     )
 }
 
-fn causality<F: Scalar>(trace: &Trace) -> CheckResult {
+fn causality(trace: &Trace) -> CheckResult {
     let name = CheckName::Causality;
     if let Some(f) = &trace.failure {
         return CheckResult::skip(name, format!("the forward stops at {}", f.path));
     }
-    let cfg = &trace.config;
-    let x0 = model::input(cfg, &Numeric::<F>::new());
-    let (_, base) = crate::captured::<F>(cfg, x0.clone());
-    let ts = positions(cfg.seq);
-    for &t in &ts {
-        let (moved_trace, moved) = crate::captured::<F>(cfg, perturb(cfg, &x0, t));
-        if let Some(f) = moved_trace.failure {
-            return CheckResult::skip(name, format!("the perturbed run stops at {}", f.path));
-        }
+    let ts = positions(trace.config.seq);
+    let runs = match influence(&trace.config, Kind::Causality, &ts) {
+        Ok(r) => r,
+        Err(e) => return CheckResult::skip(name, e),
+    };
+    for run in &runs {
+        let t = run.token;
         // Scores are compared after the mask, as weights.
-        let compared = base
-            .iter()
-            .zip(&moved)
-            .filter(|(a, _)| trace.get(&a.path).is_none_or(|e| e.op != "scores"));
-        for (a, b) in compared {
-            let leak = changed_rows(a, b)
-                .into_iter()
-                .find(|&(bb, tt, _)| bb != 0 || tt < t);
-            if let Some((bb, tt, d)) = leak {
+        for row in run.rows.iter().filter(|r| r.op != "scores") {
+            if let Some((bb, tt, d)) = row
+                .changed()
+                .find(|&(bb, tt, _)| Kind::Causality.forbids(t, bb, tt))
+            {
                 let whom = if bb == 0 {
                     format!("earlier position {tt}")
                 } else {
@@ -204,10 +107,10 @@ fn causality<F: Scalar>(trace: &Trace) -> CheckResult {
                 };
                 return CheckResult::fail(
                     name,
-                    &a.path,
+                    &row.path,
                     format!(
                         "{}: changing token {t} of batch 0 changed {whom} (|Δ| up to {d:.2e})",
-                        a.path
+                        row.path
                     ),
                 );
             }

@@ -16,6 +16,11 @@ fn dim(s: &str) -> Result<usize, String> {
         .map_err(|_| format!("expected a whole number from 1 to {MAX_DIM}"))
 }
 
+fn seed(s: &str) -> Result<u64, String> {
+    s.parse::<u64>()
+        .map_err(|_| format!("expected a whole number from 0 to {}", u64::MAX))
+}
+
 fn dim_or_zero(s: &str) -> Result<usize, String> {
     s.parse::<usize>()
         .map_err(|_| format!("expected a whole number from 0 to {MAX_DIM}"))
@@ -83,15 +88,15 @@ pub struct ModelArgs {
     #[arg(long, global = true)]
     pub placement: Option<Placement>,
     /// Give linear layers and LayerNorms biases.
-    #[arg(long, global = true, overrides_with = "no_bias")]
+    #[arg(long, global = true, conflicts_with = "no_bias")]
     pub bias: bool,
     /// No biases anywhere.
-    #[arg(long, global = true, overrides_with = "bias")]
+    #[arg(long, global = true)]
     pub no_bias: bool,
     /// Add a final norm ln_f after the last block.
-    #[arg(long, global = true, overrides_with = "no_final_norm")]
+    #[arg(long, global = true, conflicts_with = "no_final_norm")]
     pub final_norm: bool,
-    #[arg(long, global = true, overrides_with = "final_norm", hide = true)]
+    #[arg(long, global = true, hide = true)]
     pub no_final_norm: bool,
     /// Vocabulary size V: adds the embeddings wte, wpe and the LM head to
     /// the counts; 0 for none.
@@ -101,16 +106,16 @@ pub struct ModelArgs {
     #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
     pub context: Option<usize>,
     /// The LM head reuses wte (as GPT-2).
-    #[arg(long, global = true, overrides_with = "untied")]
+    #[arg(long, global = true, conflicts_with = "untied")]
     pub tied: bool,
     /// The LM head is its own (d, V) matrix.
-    #[arg(long, global = true, overrides_with = "tied")]
+    #[arg(long, global = true)]
     pub untied: bool,
     /// f32 or f64.
     #[arg(long, global = true)]
     pub dtype: Option<DType>,
     /// Seed of every weight and of the input x0.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = seed, allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// Build a known mistake: ffn-no-down, attn-no-merge, bias-w1-64,
     /// merge-no-transpose, no-causal-mask, skip-block1, norm-over-seq, no-out-proj.
@@ -186,6 +191,12 @@ impl ModelArgs {
             weights: self.weights.clone(),
             input: self.input.clone(),
         };
-        shapetrace::load::resolve(&self.overlay(), &src, req)
+        shapetrace::load::resolve(&self.overlay(), &src, req).map_err(|e| match (&self.config, e) {
+            (Some(p), e @ shapetrace::Error::Config(_)) => shapetrace::Error::InModelFile {
+                path: p.display().to_string(),
+                inner: Box::new(e),
+            },
+            (_, e) => e,
+        })
     }
 }

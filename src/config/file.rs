@@ -57,6 +57,20 @@ pub enum FileError {
     Hf(#[from] super::hf::HfError),
 }
 
+/// The parser's message, then the offending line itself (which names the key).
+fn with_line(msg: &str, text: &str, line: usize) -> String {
+    let msg = msg.replace('\n', " ").trim().to_string();
+    match text
+        .lines()
+        .nth(line - 1)
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+    {
+        Some(l) if l.chars().count() <= 60 => format!("{msg} (in `{l}`)"),
+        Some(l) => format!("{msg} (in `{}…`)", l.chars().take(57).collect::<String>()),
+        None => msg,
+    }
+}
 /// Largest model file read, TOML or JSON.
 pub const MAX_FILE: u64 = 1 << 20;
 
@@ -75,7 +89,7 @@ impl Overlay {
                 path: path.to_string(),
                 line,
                 col,
-                msg: e.message().replace('\n', " ").trim().to_string(),
+                msg: with_line(e.message(), text, line),
             }
         })
     }

@@ -173,7 +173,7 @@ fn gpt2(f: &Fields) -> Result<Overlay, HfError> {
         d_model: Some(d),
         heads: Some(heads),
         kv_heads: Some(heads),
-        d_ff: Some(f.opt_dim("n_inner")?.unwrap_or(4 * d)),
+        d_ff: Some(f.opt_dim("n_inner")?.unwrap_or(d.saturating_mul(4))),
         layers: Some(f.dim("n_layer")?),
         act: Some(f.act("activation_function", "gelu_new")?),
         norm: Some(NormKind::LayerNorm),

@@ -56,6 +56,33 @@ impl ModelConfig {
                 allowed: divisors(self.heads),
             });
         }
+        // Every count the tool makes must fit u64 with room for FLOPs and bytes.
+        let (b, t, d, f, l, h) = [
+            self.batch,
+            self.seq,
+            self.d_model,
+            self.d_ff,
+            self.layers,
+            self.heads,
+        ]
+        .map(|v| v as u128)
+        .into();
+        let sizes = [
+            ("the stream (B·T·d_model)", b * t * d),
+            ("the MLP hidden layer (B·T·d_ff)", b * t * f),
+            ("the scores (B·heads·T·T)", b * h * t * t),
+            (
+                "the weights (layers·d_model·(4·d_model + 3·d_ff))",
+                l * d * (4 * d + 3 * f),
+            ),
+            (
+                "the embeddings (vocab·d_model)",
+                self.vocab.unwrap_or(0) as u128 * d,
+            ),
+        ];
+        if let Some((what, got)) = sizes.into_iter().find(|(_, n)| *n > super::MAX_ELEMENTS) {
+            return Err(ConfigError::TooManyElements { what, got });
+        }
         if !(self.eps.is_finite() && self.eps > 0.0) {
             return Err(ConfigError::Eps(self.eps));
         }

@@ -103,10 +103,17 @@ impl NormCompare {
             fmt_vec(&self.x),
             fmt_vec(&self.rms)
         );
-        let _ = writeln!(
-            out,
-            "LayerNorm gives mean 0 and RMS 1: the offset of x is gone."
-        );
+        if self.var < EPS {
+            let _ = writeln!(
+                out,
+                "x is constant: LayerNorm maps it to 0 (only eps keeps the division finite)."
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "LayerNorm gives mean 0 and RMS 1: the offset of x is gone."
+            );
+        }
         let _ = writeln!(
             out,
             "RMSNorm gives RMS 1 and keeps the direction of x (y ∝ x)."

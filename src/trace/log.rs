@@ -118,13 +118,32 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
         if line.trim().is_empty() {
             continue;
         }
-        let parsed: ReadLine = serde_json::from_str(&line).map_err(|e| bad(n, e.to_string()))?;
+        let value: serde_json::Value =
+            serde_json::from_str(&line).map_err(|e| bad(n, e.to_string()))?;
+        if value.get("kind").and_then(serde_json::Value::as_str) == Some("header") {
+            let schema = value.get("schema").and_then(serde_json::Value::as_u64);
+            if schema != Some(u64::from(SCHEMA)) {
+                let got = value
+                    .get("schema")
+                    .map_or_else(|| "missing".to_string(), ToString::to_string);
+                return Err(bad(
+                    n,
+                    format!("schema {got} is not supported; allowed: {SCHEMA}"),
+                ));
+            }
+        }
+        let parsed: ReadLine = serde_json::from_value(value).map_err(|e| bad(n, e.to_string()))?;
         match (parsed, &header) {
             (ReadLine::Header(h), None) => {
-                if h.schema != SCHEMA {
+                // The header's model is re-run by the probes: it must be one
+                // the tool would build itself.
+                h.config
+                    .validate()
+                    .map_err(|e| bad(n, format!("the header's model is invalid: {e}")))?;
+                if h.stream_shape != h.config.stream_shape() {
                     return Err(bad(
                         n,
-                        format!("schema {} is not supported; allowed: {SCHEMA}", h.schema),
+                        "stream_shape does not match batch, seq and d_model".into(),
                     ));
                 }
                 header = Some(h);
@@ -136,6 +155,30 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
                     return Err(bad(
                         n,
                         format!("step {} out of order; expected {}", e.step, events.len()),
+                    ));
+                }
+                let size = e.shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
+                if size.is_none_or(|s| {
+                    u128::try_from(s).unwrap_or(u128::MAX) > crate::config::MAX_ELEMENTS
+                }) {
+                    return Err(bad(
+                        n,
+                        format!(
+                            "shape {:?} is too large; allowed: at most 2^48 elements",
+                            e.shape
+                        ),
+                    ));
+                }
+                if let Some(v) = &e.values
+                    && (Some(v.len()) != size || v.len() > crate::ops::PREVIEW_MAX)
+                {
+                    return Err(bad(
+                        n,
+                        format!(
+                            "{} values for shape {:?}; allowed: one per element, at most 4096",
+                            v.len(),
+                            e.shape
+                        ),
                     ));
                 }
                 events.push(e);
@@ -152,4 +195,31 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
         events,
         failure,
     })
+}
+
+/// Largest trace log [`read_file`] opens.
+pub const MAX_LOG_BYTES: u64 = 512 << 20;
+
+/// Reads a trace log from a file, refusing one over [`MAX_LOG_BYTES`]
+/// before reading it.
+///
+/// # Errors
+/// [`LogError::Read`] when the file cannot be opened or is too large;
+/// [`LogError::Line`] for the first bad line.
+pub fn read_file(path: &std::path::Path) -> Result<Trace, LogError> {
+    let label = path.display().to_string();
+    let fail = |reason: String| LogError::Read {
+        path: label.clone(),
+        reason,
+    };
+    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    let len = file.metadata().map_err(|e| fail(e.to_string()))?.len();
+    if len > MAX_LOG_BYTES {
+        return Err(fail(format!(
+            "{} is larger than the {} a trace log may have",
+            crate::config::human_bytes(u128::from(len)),
+            crate::config::human_bytes(u128::from(MAX_LOG_BYTES))
+        )));
+    }
+    read(std::io::BufReader::new(file), &label)
 }

@@ -14,6 +14,7 @@ pub enum Action {
     NextDeparture,
     PrevDeparture,
     NextResidual,
+    PrevResidual,
     NextTab,
     PrevTab,
     ToggleHelp,
@@ -26,12 +27,22 @@ pub enum Action {
     TogglePause,
     NextHead,
     PrevHead,
+    /// Down a row: the next step, or the next field or view in a lab.
+    Down,
+    /// Up a row.
+    Up,
+    /// Edit the lab's input vector.
+    Edit,
     /// Select the step in this row of the list.
     Select(usize),
-    QuizChar(char),
-    QuizBackspace,
-    QuizSubmit,
-    QuizSkip,
+    /// A character typed into the quiz or a lab's input.
+    Char(char),
+    Backspace,
+    /// Ctrl-U while typing: clear what was typed.
+    ClearInput,
+    Submit,
+    /// Esc while typing: skip the quiz question or drop the edit.
+    Cancel,
     /// Time passed (autoplay).
     Tick,
     Quit,
@@ -45,8 +56,8 @@ pub enum KeyMode {
     Autoplay,
     /// The help overlay is open.
     Help,
-    /// The quiz waits for a typed shape.
-    QuizInput,
+    /// The quiz waits for a shape, or a lab for a vector.
+    Typing,
 }
 
 /// The action for `key` in `mode`, if any.
@@ -54,15 +65,20 @@ pub enum KeyMode {
 pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
     use Action as A;
     use KeyCode as K;
-    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == K::Char('c') {
-        return Some(A::Quit);
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        return match (key.code, mode) {
+            (K::Char('c'), _) => Some(A::Quit),
+            (K::Char('u'), KeyMode::Typing) => Some(A::ClearInput),
+            _ => None,
+        };
     }
     match mode {
-        KeyMode::QuizInput => match key.code {
-            K::Enter => Some(A::QuizSubmit),
-            K::Backspace => Some(A::QuizBackspace),
-            K::Esc => Some(A::QuizSkip),
-            K::Char(c) if c.is_ascii_digit() || ",() ".contains(c) => Some(A::QuizChar(c)),
+        KeyMode::Typing => match key.code {
+            K::Enter => Some(A::Submit),
+            K::Backspace => Some(A::Backspace),
+            K::Esc => Some(A::Cancel),
+            // Every printable character goes in; the parser names what it refuses.
+            K::Char(c) if !c.is_control() => Some(A::Char(c)),
             _ => None,
         },
         KeyMode::Help => match key.code {
@@ -72,8 +88,11 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
         },
         KeyMode::Normal | KeyMode::Autoplay => match key.code {
             K::Char(' ') if mode == KeyMode::Autoplay => Some(A::TogglePause),
-            K::Right | K::Char('l' | ' ') | K::Down | K::Char('j') => Some(A::Next),
-            K::Left | K::Char('h') | K::Up | K::Char('k') => Some(A::Prev),
+            K::Right | K::Char('l' | ' ') => Some(A::Next),
+            K::Left | K::Char('h') => Some(A::Prev),
+            K::Down | K::Char('j') => Some(A::Down),
+            K::Up | K::Char('k') => Some(A::Up),
+            K::Char('e') => Some(A::Edit),
             K::Home | K::Char('g') => Some(A::First),
             K::End | K::Char('G') => Some(A::Last),
             K::PageDown => Some(A::PageDown),
@@ -81,6 +100,7 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
             K::Char('n') => Some(A::NextDeparture),
             K::Char('N') => Some(A::PrevDeparture),
             K::Char('r') => Some(A::NextResidual),
+            K::Char('R') => Some(A::PrevResidual),
             K::Tab => Some(A::NextTab),
             K::BackTab => Some(A::PrevTab),
             K::Char('?') => Some(A::ToggleHelp),
@@ -102,11 +122,11 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
 pub const KEYS: &[(&str, &str)] = &[
     ("→ l space", "next step"),
     ("← h", "previous step"),
-    ("↓ j / ↑ k", "move down / up"),
+    ("↓ j / ↑ k", "move down / up (labs: field or view)"),
     ("g Home / G End", "first / last step"),
     ("PgDn / PgUp", "ten steps on / back"),
     ("n / N", "next / previous departure from (B,T,d)"),
-    ("r", "next residual add"),
+    ("r / R", "next / previous residual add"),
     ("[ / ]", "previous / next head in the heatmap"),
     ("a", "cycle the activation (re-runs)"),
     ("m", "switch LayerNorm / RMSNorm (re-runs)"),
@@ -114,7 +134,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("f", "cycle the teaching faults (re-runs)"),
     ("z", "quiz: predict each new shape"),
     ("P", "presenter mode (space pauses autoplay)"),
-    ("Tab / Shift-Tab", "next / previous tab"),
+    (
+        "Tab / Shift-Tab",
+        "next / previous tab: Steps, Checks, FFN, Norms, Budget, Probes",
+    ),
+    ("e", "labs: edit the input vector"),
     ("click", "select a step"),
     ("?", "this help"),
     ("q Esc Ctrl-C", "quit"),

@@ -1,11 +1,17 @@
 //! The app state and `update(&mut App, Action)`: every change of state
 //! goes through [`App::update`], so tests drive the app with actions alone.
+//! The quiz lives in [`quiz`], the lab tabs in [`labs`].
+
+pub mod labs;
+pub mod quiz;
 
 use super::action::{Action, KeyMode};
 use super::theme::Theme;
 use crate::config::{Act, Fault, ModelConfig, NormKind, Placement};
 use crate::trace::{Event, Failure};
-use crate::{Options, Run, Shape};
+use crate::{Options, Run};
+use labs::Labs;
+pub use quiz::{Quiz, parse_shape};
 use std::time::Duration;
 
 /// The tabs, in Tab order.
@@ -15,35 +21,42 @@ pub enum Tab {
     Steps,
     /// Every check with its verdict and detail.
     Checks,
+    /// The lesson's FFN computed by hand, one product at a time.
+    Ffn,
+    /// LayerNorm against RMSNorm on one vector.
+    Norms,
+    /// Parameters, FLOPs and bytes, beside GPT-2 small.
+    Budget,
+    /// Which rows change when one input row changes.
+    Probes,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 2] = [Tab::Steps, Tab::Checks];
+    pub const ALL: [Tab; 6] = [
+        Tab::Steps,
+        Tab::Checks,
+        Tab::Ffn,
+        Tab::Norms,
+        Tab::Budget,
+        Tab::Probes,
+    ];
 
     #[must_use]
     pub fn title(self) -> &'static str {
         match self {
             Tab::Steps => "Steps",
             Tab::Checks => "Checks",
+            Tab::Ffn => "FFN",
+            Tab::Norms => "Norms",
+            Tab::Budget => "Budget",
+            Tab::Probes => "Probes",
         }
     }
-}
 
-/// Quiz state: the student predicts each shape before it is shown.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Quiz {
-    /// The step whose shape is being asked for.
-    pub asking: Option<usize>,
-    /// What the student has typed so far.
-    pub input: String,
-    pub right: usize,
-    pub asked: usize,
-    /// The last step whose shape has been shown.
-    pub revealed: usize,
-    /// The verdict on the last answer: (right, message).
-    pub feedback: Option<(bool, String)>,
-    /// Why the typed text is not a shape, after Enter.
-    pub invalid: Option<String>,
+    fn step(self, by: usize) -> Tab {
+        let n = Tab::ALL.len();
+        Tab::ALL[(self as usize + by) % n]
+    }
 }
 
 /// Automatic stepping for presenter mode.
@@ -74,18 +87,27 @@ pub struct App {
     pub autoplay: Option<Autoplay>,
     /// The head shown in 4-D heatmaps.
     pub head: usize,
+    pub labs: Labs,
     pub theme: Theme,
     /// The last thing that happened, e.g. `activation → relu`.
     pub status: Option<String>,
+    /// The trace log being replayed, if the trace came from a file.
+    pub source: Option<String>,
+    /// Re-traces run on another thread (the terminal); inline in tests.
+    pub background: bool,
+    /// A re-trace waiting for the event loop to start it in the background.
+    pub wanted: Option<Wanted>,
+    /// How far the background trace has got: (events done, expected).
+    pub progress: Option<(usize, usize)>,
     pub quit: bool,
 }
 
-/// Parses `2,4,4,4` or `(2, 4, 4, 4)`.
-#[must_use]
-pub fn parse_shape(s: &str) -> Option<Shape> {
-    let inner = s.trim().trim_start_matches('(').trim_end_matches(')');
-    let dims: Option<Shape> = inner.split(',').map(|d| d.trim().parse().ok()).collect();
-    dims.filter(|d| !d.is_empty())
+/// A re-trace the event loop should run off the UI thread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wanted {
+    pub cfg: ModelConfig,
+    /// What changed, e.g. `activation`; `values` for the first full trace.
+    pub what: String,
 }
 
 const PAGE: usize = 10;
@@ -97,7 +119,37 @@ impl App {
     /// When `cfg` is invalid.
     pub fn new(cfg: ModelConfig, theme: Theme) -> Result<Self, crate::Error> {
         let run = Self::trace(&cfg)?;
-        Ok(Self {
+        Ok(Self::with_run(cfg, run, theme))
+    }
+
+    /// Opens a saved trace (`shapetrace view`); its checks are judged again.
+    /// Live switches re-trace from the config in its header.
+    #[must_use]
+    pub fn replay(trace: crate::Trace, source: &str, theme: Theme) -> Self {
+        let checks = crate::check::all(&trace);
+        let cfg = trace.config.clone();
+        let plan = crate::Plan {
+            mode: trace.mode,
+            estimate: cfg.numeric_bytes(),
+            limit: crate::plan::DEFAULT_MAX_MEMORY,
+            switched: false,
+        };
+        let mut app = Self::with_run(
+            cfg,
+            Run {
+                trace,
+                checks,
+                plan,
+            },
+            theme,
+        );
+        app.status = Some(format!("replaying {source}"));
+        app.source = Some(source.to_string());
+        app
+    }
+
+    fn with_run(cfg: ModelConfig, run: Run, theme: Theme) -> Self {
+        Self {
             cfg,
             run,
             cursor: 0,
@@ -107,10 +159,38 @@ impl App {
             present: false,
             autoplay: None,
             head: 0,
+            labs: Labs::default(),
             theme,
             status: None,
+            source: None,
+            background: false,
+            wanted: None,
+            progress: None,
             quit: false,
-        })
+        }
+    }
+
+    /// Opens at once on a shape-only trace and asks the event loop for the
+    /// full trace in the background, so even a large model shows its shapes
+    /// immediately and keys work while values are computed.
+    ///
+    /// # Errors
+    /// When `cfg` is invalid.
+    pub fn open(cfg: ModelConfig, theme: Theme) -> Result<Self, crate::Error> {
+        let run = crate::run_with(
+            &cfg,
+            Options {
+                shape_only: true,
+                values: false,
+            },
+        )?;
+        let mut app = Self::with_run(cfg.clone(), run, theme);
+        app.background = true;
+        app.wanted = Some(Wanted {
+            cfg,
+            what: "values".into(),
+        });
+        Ok(app)
     }
 
     fn trace(cfg: &ModelConfig) -> Result<Run, crate::Error> {
@@ -150,57 +230,27 @@ impl App {
         }
     }
 
+    /// A failed check that names `path`: a probe or the wiring check, which
+    /// judge the whole run rather than stop it.
+    #[must_use]
+    pub fn failed_at(&self, path: &str) -> Option<&crate::CheckResult> {
+        self.run
+            .checks
+            .iter()
+            .find(|c| !c.ok() && c.path.as_deref() == Some(path))
+    }
+
     /// Which keys are live now.
     #[must_use]
     pub fn key_mode(&self) -> KeyMode {
-        if self.quiz.as_ref().is_some_and(|q| q.asking.is_some()) {
-            KeyMode::QuizInput
+        if self.quiz.as_ref().is_some_and(|q| q.asking.is_some()) || self.labs.editing.is_some() {
+            KeyMode::Typing
         } else if self.help {
             KeyMode::Help
         } else if self.autoplay.is_some() {
             KeyMode::Autoplay
         } else {
             KeyMode::Normal
-        }
-    }
-
-    /// Whether the shape of row `i` is hidden by the quiz.
-    #[must_use]
-    pub fn hidden(&self, i: usize) -> bool {
-        self.quiz.as_ref().is_some_and(|q| i > q.revealed)
-    }
-
-    /// Whether the quiz asks before showing row `i`: its shape differs
-    /// from the row before it.
-    fn asks(&self, i: usize) -> bool {
-        let ev = &self.run.trace.events;
-        match (i.checked_sub(1).and_then(|p| ev.get(p)), ev.get(i)) {
-            (Some(prev), Some(e)) => prev.shape != e.shape,
-            _ => false,
-        }
-    }
-
-    /// Moves the cursor to `target`; in quiz mode, stops before the first
-    /// unrevealed step whose shape must be predicted.
-    fn goto(&mut self, target: usize) {
-        let target = target.min(self.rows().saturating_sub(1));
-        let Some(quiz) = &self.quiz else {
-            self.cursor = target;
-            return;
-        };
-        let mut revealed = quiz.revealed;
-        let mut ask = None;
-        while revealed < target {
-            if self.asks(revealed + 1) {
-                ask = Some(revealed + 1);
-                break;
-            }
-            revealed += 1;
-        }
-        self.cursor = ask.map_or(target, |a| a - 1);
-        if let Some(q) = &mut self.quiz {
-            q.revealed = revealed;
-            q.asking = ask;
         }
     }
 
@@ -218,26 +268,8 @@ impl App {
         use Action as A;
         match action {
             A::Quit => self.quit = true,
-            A::Next => self.goto(self.cursor + 1),
-            A::Prev => self.cursor = self.cursor.saturating_sub(1),
-            A::First => self.cursor = 0,
-            A::Last => self.goto(usize::MAX),
-            A::PageDown => self.goto(self.cursor + PAGE),
-            A::PageUp => self.cursor = self.cursor.saturating_sub(PAGE),
-            A::NextDeparture => self.jump(self.find(self.cursor, true, |e| e.departs), "departure"),
-            A::PrevDeparture => {
-                self.jump(self.find(self.cursor, false, |e| e.departs), "departure")
-            }
-            A::NextResidual => self.jump(
-                self.find(self.cursor, true, Event::is_residual),
-                "residual add",
-            ),
-            A::Select(i) if i < self.rows() => self.goto(i),
-            A::Select(_) => {}
-            A::NextTab => self.tab = Tab::ALL[(self.tab as usize + 1) % Tab::ALL.len()],
-            A::PrevTab => {
-                self.tab = Tab::ALL[(self.tab as usize + Tab::ALL.len() - 1) % Tab::ALL.len()]
-            }
+            A::NextTab => self.tab = self.tab.step(1),
+            A::PrevTab => self.tab = self.tab.step(Tab::ALL.len() - 1),
             A::ToggleHelp => self.help = !self.help,
             A::CycleAct => {
                 let mut cfg = self.cfg.clone();
@@ -262,21 +294,51 @@ impl App {
                     a.paused = !a.paused;
                 }
             }
+            A::Tick => self.tick(),
+            A::Char(_) | A::Backspace | A::ClearInput | A::Submit | A::Cancel => self.typed(action),
+            _ if matches!(self.tab, Tab::Steps | Tab::Checks) || self.present => {
+                self.navigate(action)
+            }
+            _ => self.labs.update(self.tab, action, &self.cfg),
+        }
+        self.labs.refresh(self.tab, &self.cfg);
+    }
+
+    /// Typing goes to the open quiz question, else to the lab being edited.
+    fn typed(&mut self, action: Action) {
+        if self.quiz.as_ref().is_some_and(|q| q.asking.is_some()) {
+            self.quiz_input(action);
+        } else {
+            self.labs.update(self.tab, action, &self.cfg);
+        }
+    }
+
+    /// Moves through the steps.
+    fn navigate(&mut self, action: Action) {
+        use Action as A;
+        match action {
+            A::Next | A::Down => self.goto(self.cursor + 1),
+            A::Prev | A::Up => self.cursor = self.cursor.saturating_sub(1),
+            A::First => self.cursor = 0,
+            A::Last => self.goto(usize::MAX),
+            A::PageDown => self.goto(self.cursor + PAGE),
+            A::PageUp => self.cursor = self.cursor.saturating_sub(PAGE),
+            A::NextDeparture => self.jump(self.find(self.cursor, true, |e| e.departs), "departure"),
+            A::PrevDeparture => {
+                self.jump(self.find(self.cursor, false, |e| e.departs), "departure")
+            }
+            A::NextResidual => self.jump(
+                self.find(self.cursor, true, Event::is_residual),
+                "residual add",
+            ),
+            A::PrevResidual => self.jump(
+                self.find(self.cursor, false, Event::is_residual),
+                "residual add",
+            ),
+            A::Select(i) if i < self.rows() => self.goto(i),
             A::NextHead => self.head = (self.head + 1) % self.cfg.heads,
             A::PrevHead => self.head = (self.head + self.cfg.heads - 1) % self.cfg.heads,
-            A::QuizChar(c) => {
-                if let Some(q) = &mut self.quiz {
-                    q.input.push(c);
-                }
-            }
-            A::QuizBackspace => {
-                if let Some(q) = &mut self.quiz {
-                    q.input.pop();
-                }
-            }
-            A::QuizSubmit => self.answer(),
-            A::QuizSkip => self.reveal(None),
-            A::Tick => self.tick(),
+            _ => {}
         }
     }
 
@@ -304,69 +366,6 @@ impl App {
         }
     }
 
-    fn toggle_quiz(&mut self) {
-        if self.quiz.take().is_none() {
-            self.quiz = Some(Quiz {
-                revealed: self.cursor,
-                ..Quiz::default()
-            });
-            self.status = Some("quiz on: predict each new shape before it is shown".into());
-        } else {
-            self.status = Some("quiz off".into());
-        }
-    }
-
-    fn answer(&mut self) {
-        let Some(q) = &mut self.quiz else { return };
-        if q.asking.is_none() {
-            return;
-        }
-        match parse_shape(&q.input) {
-            Some(guess) => self.reveal(Some(guess)),
-            None => {
-                q.invalid = Some(format!(
-                    "'{}' is not a shape: type numbers like 2,4,4,16",
-                    q.input
-                ))
-            }
-        }
-    }
-
-    /// Shows the asked step; scores `guess` when there is one.
-    fn reveal(&mut self, guess: Option<Shape>) {
-        let Some(step) = self.quiz.as_ref().and_then(|q| q.asking) else {
-            return;
-        };
-        let Some(Row::Event(e)) = self.row(step) else {
-            return;
-        };
-        let truth = e.shape.clone();
-        let path = e.path.clone();
-        let shown = crate::ops::fmt_shape(&truth);
-        if let Some(q) = &mut self.quiz {
-            q.asked += usize::from(guess.is_some());
-            q.feedback = Some(match guess {
-                Some(g) if g == truth => {
-                    q.right += 1;
-                    (true, format!("✓ right: {path} is {shown}"))
-                }
-                Some(g) => (
-                    false,
-                    format!(
-                        "✗ you said {}; {path} is {shown}",
-                        crate::ops::fmt_shape(&g)
-                    ),
-                ),
-                None => (false, format!("skipped: {path} is {shown}")),
-            });
-            q.revealed = step;
-            q.asking = None;
-            q.input.clear();
-            q.invalid = None;
-        }
-        self.cursor = step;
-    }
-
     fn cycle_fault(&mut self) {
         let choices: Vec<Option<Fault>> = std::iter::once(None)
             .chain(Fault::ALL.iter().copied().map(Some))
@@ -387,10 +386,31 @@ impl App {
 
     /// Re-traces with `cfg`, keeping the cursor on the same path.
     fn rerun(&mut self, cfg: ModelConfig, what: &str) {
+        if self.background {
+            self.status = Some(format!("{what}: tracing…"));
+            self.wanted = Some(Wanted {
+                cfg,
+                what: what.to_string(),
+            });
+            return;
+        }
+        let result = Self::trace(&cfg);
+        self.finish(cfg, what, result);
+    }
+
+    /// Shows a finished re-trace of `cfg`, keeping the cursor on the same path.
+    pub fn finish(&mut self, cfg: ModelConfig, what: &str, result: Result<Run, crate::Error>) {
         let path = self.path(self.cursor).map(str::to_string);
-        match Self::trace(&cfg) {
+        self.progress = None;
+        match result {
+            Ok(run) if what == "values" => {
+                self.status = run.plan.note();
+                self.run = run;
+                self.labs.refresh(self.tab, &self.cfg);
+            }
             Ok(run) => {
                 self.run = run;
+                self.source = None;
                 let value = match what {
                     "activation" => cfg.act.to_string(),
                     "norm" => cfg.norm.to_string(),
@@ -405,16 +425,13 @@ impl App {
                 self.cursor = same
                     .unwrap_or(self.cursor)
                     .min(self.rows().saturating_sub(1));
-                if let Some(q) = &mut self.quiz {
-                    q.revealed = self.cursor;
-                    q.asking = None;
-                }
-                self.status = Some(match (&self.run.trace.failure, what) {
-                    (Some(f), _) => format!(
+                self.quiz_rerun();
+                self.status = Some(match &self.run.trace.failure {
+                    Some(f) => format!(
                         "{what} → {value}: ✗ {} stops the forward at {}",
                         f.check, f.path
                     ),
-                    (None, _) => format!("{what} → {value}: re-traced"),
+                    None => format!("{what} → {value}: re-traced"),
                 });
             }
             Err(e) => self.status = Some(format!("cannot switch {what}: {e}")),
@@ -422,7 +439,7 @@ impl App {
     }
 }
 
-fn next_of<T: Copy + PartialEq>(all: &[T], now: T) -> T {
+pub(crate) fn next_of<T: Copy + PartialEq>(all: &[T], now: T) -> T {
     let i = all.iter().position(|x| *x == now).unwrap_or(0);
     all[(i + 1) % all.len()]
 }

@@ -17,14 +17,19 @@
 //! Presenter mode swaps the steps and detail for the current step's path and
 //! shape in large text. Help and the quiz prompt draw over the screen.
 
+mod budget;
 mod checks;
 mod detail;
 mod diagram;
+mod edit;
+mod ffn;
 mod footer;
 mod header;
 mod heatmap;
 mod help;
+mod norms;
 mod present;
+mod probes;
 mod quiz;
 mod small;
 mod steps;
@@ -134,7 +139,14 @@ impl Widget for &App {
                     detail::render(self, a.detail, buf);
                 }
                 Tab::Checks => checks::render(self, body, buf),
+                Tab::Ffn => ffn::render(self, body, buf),
+                Tab::Norms => norms::render(self, body, buf),
+                Tab::Budget => budget::render(self, body, buf),
+                Tab::Probes => probes::render(self, body, buf),
             }
+        }
+        if self.labs.editing.is_some() {
+            edit::render(self, body, buf);
         }
         if self.quiz.as_ref().is_some_and(|q| q.asking.is_some()) {
             quiz::render(self, body, buf);

@@ -36,3 +36,70 @@ pub fn shape_lines(trace: &shapetrace::Trace) -> String {
 pub fn paths(trace: &shapetrace::Trace) -> Vec<String> {
     trace.events.iter().map(|e| e.path.clone()).collect()
 }
+
+/// Small valid configs of every kind (activation, norm, placement, bias,
+/// grouped-query attention, final norm, dtype); with `faults`, some carry
+/// a teaching fault that shows on them.
+pub fn small_configs(faults: bool) -> impl proptest::strategy::Strategy<Value = ModelConfig> {
+    use proptest::prelude::*;
+    use shapetrace::config::{Act, DType, Fault, NormKind, Placement};
+    let fault = if faults {
+        proptest::option::of(0..Fault::ALL.len()).boxed()
+    } else {
+        Just(None).boxed()
+    };
+    (
+        (
+            1usize..=3,
+            1usize..=6,
+            1usize..=3,
+            1usize..=4,
+            1usize..=3,
+            1usize..=3,
+        ),
+        (
+            0usize..4,
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+        ),
+        (any::<u64>(), fault),
+    )
+        .prop_map(
+            |((b, t, kv, group, hd, layers), (act, rms, post, bias, fin, f64), (seed, fault))| {
+                let heads = kv * group;
+                let mut c = ModelConfig {
+                    batch: b,
+                    seq: t,
+                    d_model: heads * hd * 2,
+                    heads,
+                    kv_heads: kv,
+                    d_ff: heads * hd * 3,
+                    layers,
+                    act: Act::ALL[act],
+                    norm: if rms {
+                        NormKind::RmsNorm
+                    } else {
+                        NormKind::LayerNorm
+                    },
+                    placement: if post {
+                        Placement::Post
+                    } else {
+                        Placement::Pre
+                    },
+                    bias,
+                    final_norm: fin,
+                    dtype: if f64 { DType::F64 } else { DType::F32 },
+                    seed,
+                    ..ModelConfig::default()
+                };
+                c.fault = fault.map(|i| Fault::ALL[i]);
+                if c.validate().is_err() {
+                    c.fault = None; // a fault that would not show on this model
+                }
+                c
+            },
+        )
+}

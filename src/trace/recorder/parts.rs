@@ -66,6 +66,7 @@ pub struct Stop;
 #[derive(Debug, Clone)]
 pub struct Capture {
     pub path: String,
+    pub op: String,
     pub shape: Shape,
     pub axes: Vec<String>,
     pub values: Vec<f64>,

@@ -52,6 +52,7 @@ impl<B: Backend> Recorder<'_, B> {
         {
             self.captures.push(Capture {
                 path: path.to_string(),
+                op: op.to_string(),
                 shape: shape.clone(),
                 axes: axes.clone(),
                 values,

@@ -26,6 +26,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Some(Row::Event(e)) => {
             lines.push(Line::styled(format!("{} · {}", e.path, e.op), t.title));
             lines.push(Line::raw(e.formula.clone()));
+            if let Some(c) = app.failed_at(&e.path) {
+                lines.push(Line::styled(format!("✗ {}: {}", c.name, c.detail), t.fail));
+            }
             if let Some(c) = &e.check {
                 let (glyph, style) = if c.ok { ("✓", t.ok) } else { ("✗", t.fail) };
                 let verdict = if c.ok {
@@ -49,21 +52,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             ]));
             let n: usize = e.shape.iter().product();
             let bytes = human_bytes((n * e.dtype.size()) as u128);
-            lines.push(Line::styled(format!("{n} × {} = {bytes}", e.dtype), t.dim));
-            if let Some(s) = e.stats {
-                let fin = if s.finite {
-                    "✓ finite"
-                } else {
-                    "✗ NaN/inf"
-                };
-                lines.push(Line::styled(
-                    format!(
-                        "μ {:.3} σ {:.3} [{:.2}, {:.2}] {fin}",
-                        s.mean, s.std, s.min, s.max
-                    ),
-                    t.dim,
-                ));
-            }
+            // Size and stats on one line, so a T=4 heatmap fits at 80×24.
+            let stats = e.stats.map_or_else(String::new, |s| {
+                let fin = if s.finite { "" } else { " ✗ NaN/inf" };
+                format!(
+                    " μ {:.2} σ {:.2} [{:.2}, {:.2}]{fin}",
+                    s.mean, s.std, s.min, s.max
+                )
+            });
+            lines.push(Line::styled(format!("{bytes}{stats}"), t.dim));
             let w = usize::from(inner.width).max(1);
             let used: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
             let room = usize::from(inner.height).saturating_sub(used);

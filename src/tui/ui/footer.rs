@@ -21,7 +21,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .iter()
         .filter(|c| c.status == Status::Fail)
         .collect();
-    let all_ok = passed == want && failed.is_empty();
+    let all_ok = passed == want;
     let adds = Span::styled(
         format!(
             " residual adds {} {passed}/{want}",
@@ -30,7 +30,20 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         if all_ok { t.ok } else { t.fail },
     );
     let verdict = match failed.first() {
-        None => Span::styled(format!("✓ all {} checks hold", app.run.checks.len()), t.ok),
+        None => {
+            let skipped = app
+                .run
+                .checks
+                .iter()
+                .filter(|c| c.status == Status::Skip)
+                .count();
+            let held = app.run.checks.len() - skipped;
+            if skipped == 0 {
+                Span::styled(format!("✓ all {held} checks hold"), t.ok)
+            } else {
+                Span::styled(format!("✓ {held} checks hold, – {skipped} skipped"), t.ok)
+            }
+        }
         Some(c) => Span::styled(
             format!("✗ {} at {}", c.name, c.path.as_deref().unwrap_or("?")),
             t.fail,
@@ -46,8 +59,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         plural(returns, "return", "returns")
     );
     let short = format!(" · ◆ {departures} · ↩ {returns} · ");
-    let fits = adds.width() + long.chars().count() + verdict.width() <= usize::from(area.width);
+    let quiz = app.quiz.as_ref().map_or_else(
+        || Span::raw(""),
+        |q| Span::styled(format!(" quiz {}/{} │", q.right, q.asked), t.key),
+    );
+    let fits = quiz.width() + adds.width() + long.chars().count() + verdict.width()
+        <= usize::from(area.width);
     let first = Line::from(vec![
+        quiz,
         adds,
         Span::raw(if fits { long } else { short }),
         verdict,
@@ -59,15 +78,71 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         (None, None) => hints(app),
     };
     Paragraph::new(vec![first, second]).render(area, buf);
+    // A trace running in the background: a gauge with its count in words.
+    if let Some((done, expected)) = app.progress {
+        let row = Rect {
+            y: area.y + 1,
+            height: 1,
+            ..area
+        };
+        #[allow(clippy::cast_precision_loss)]
+        let ratio = if expected == 0 {
+            0.0
+        } else {
+            (done as f64 / expected as f64).clamp(0.0, 1.0)
+        };
+        ratatui::widgets::Gauge::default()
+            .gauge_style(t.lit)
+            .ratio(ratio)
+            .label(format!(
+                "tracing values: {done}/{expected} events · keys work · q quits"
+            ))
+            .render(row, buf);
+    }
 }
 
 fn hints(app: &App) -> Line<'static> {
     let t = app.theme;
+    use crate::tui::app::Tab;
     let pairs: &[(&str, &str)] = if app.autoplay.is_some() {
         &[
-            ("space", "pause"),
+            (
+                "space",
+                if app.autoplay.is_some_and(|a| a.paused) {
+                    "resume"
+                } else {
+                    "pause"
+                },
+            ),
             ("←→", "step"),
             ("P", "presenter"),
+            ("?", "help"),
+            ("q", "quit"),
+        ]
+    } else if matches!(app.tab, Tab::Ffn | Tab::Norms) && !app.present {
+        &[
+            ("←→", "step"),
+            ("e", "edit x"),
+            ("Tab", "next tab"),
+            ("?", "help"),
+            ("q", "quit"),
+        ]
+    } else if app.tab == Tab::Budget && !app.present {
+        &[
+            ("↑↓", "field"),
+            ("←→", "change"),
+            ("e", "type"),
+            ("g", "reset"),
+            ("Tab", "next tab"),
+            ("?", "help"),
+            ("q", "quit"),
+        ]
+    } else if app.tab == Tab::Probes && !app.present {
+        &[
+            ("←→", "token"),
+            ("↑↓", "probe"),
+            ("f", "fault"),
+            ("Tab", "next tab"),
             ("?", "help"),
             ("q", "quit"),
         ]

@@ -77,7 +77,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     big(shape, style, shape_area, buf);
     Paragraph::new(Line::styled(
         format!(
-            " step {} of {} · {mark}",
+            " step {} of 0–{} · {mark}",
             app.cursor,
             app.rows().saturating_sub(1)
         ),

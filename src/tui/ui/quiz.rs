@@ -20,10 +20,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|i| format!("{} {}", i.path, fmt_shape(&i.shape)))
         .collect();
     let mut lines = vec![
-        Line::from(vec![
-            Span::styled(format!(" step {}: {} ", e.step, e.path), t.title),
-            Span::raw(format!("({} of {})", e.op, from.join(", "))),
-        ]),
+        Line::styled(format!(" step {}: {} = {}", e.step, e.path, e.op), t.title),
+        Line::raw(format!(" of {}", from.join(", "))),
         Line::from(vec![
             Span::raw(" Predict its shape › "),
             Span::styled(format!("{}█", q.input), t.key),
@@ -36,13 +34,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     if let Some(msg) = &q.invalid {
         lines.push(Line::styled(format!(" ✗ {msg}"), t.fail));
     }
-    let h = u16::try_from(lines.len() + 2).unwrap_or(6);
-    let popup = area.centered(
-        Constraint::Length(area.width.min(76)),
-        Constraint::Length(h),
-    );
+    let w = area.width.min(76);
+    let inner = usize::from(w.saturating_sub(2)).max(1);
+    let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
+    let h = u16::try_from(rows + 2).unwrap_or(8).min(area.height);
+    let popup = area.centered(Constraint::Length(w), Constraint::Length(h));
     Clear.render(popup, buf);
     Paragraph::new(lines)
+        .wrap(ratatui::widgets::Wrap { trim: false })
         .block(Block::bordered().title(" Quiz ").border_style(t.key))
         .render(popup, buf);
 }

@@ -110,7 +110,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                     cell(&named_shape(e), wsh),
                     cell(e.dtype.as_str(), wd)
                 );
-                (body, marker(e), style)
+                match app.failed_at(&e.path) {
+                    Some(c) => (body, format!("✗ {} fails here", c.name), t.fail),
+                    None => (body, marker(e), style),
+                }
             }
             Row::Failure(f) => {
                 // The operand shapes that clash, in the shape column.

@@ -1,0 +1,107 @@
+//! The budget lab: parameters, FLOPs and bytes of an editable copy of the
+//! model, beside GPT-2 small. Every number comes from `budget::Budget`.
+
+use crate::budget::{Budget, thousands};
+use crate::tui::app::App;
+use crate::tui::app::labs::Field;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+
+fn rows(b: &Budget) -> Vec<(&'static str, String)> {
+    let f = &b.flops;
+    let pb = &f.per_token_per_block;
+    vec![
+        (
+            "attention weights / block",
+            thousands(b.block.attention_weights),
+        ),
+        ("FFN weights / block", thousands(b.block.mlp_weights)),
+        (
+            "FFN : attention",
+            format!("{:.2} : 1", b.ffn_attention_ratio),
+        ),
+        ("block, biases + norms", thousands(b.block.total)),
+        ("total parameters", thousands(b.total)),
+        ("non-embedding", thousands(b.non_embedding.minus_position)),
+        ("FLOPs/token/block matmul", thousands(pb.matmul)),
+        ("  + attention at T", thousands(pb.attention_full)),
+        (
+            "  FFN share of FLOPs",
+            format!("{:.1}%", f.ffn_share * 100.0),
+        ),
+        ("forward FLOPs / token", thousands(f.forward_per_token)),
+        ("training 6N+12LHQT", thousands(f.training_per_token)),
+        (
+            "weights",
+            crate::config::human_bytes(u128::from(b.bytes.weights)),
+        ),
+        (
+            "activations",
+            crate::config::human_bytes(u128::from(b.bytes.activations)),
+        ),
+    ]
+}
+
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme;
+    let Some(lab) = &app.labs.budget else {
+        Paragraph::new("The budget of this model cannot be counted.")
+            .block(Block::bordered().title(" Budget "))
+            .render(area, buf);
+        return;
+    };
+    let [left, right] = area.layout(&Layout::horizontal([
+        Constraint::Length(24),
+        Constraint::Min(0),
+    ]));
+    let mut fields: Vec<Line> = Field::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let here = i == lab.field;
+            let line = format!(
+                "{} {:<8}{:>8}",
+                if here { "▶" } else { " " },
+                f.name(),
+                f.value(&lab.cfg)
+            );
+            Line::styled(line, if here { t.lit } else { t.base })
+        })
+        .collect();
+    fields.push(Line::raw(""));
+    fields.push(Line::styled("↑↓ field  ←→ change", t.dim));
+    fields.push(Line::styled("e types a value", t.dim));
+    fields.push(Line::styled("g resets", t.dim));
+    if let Some(e) = &lab.error {
+        fields.push(Line::raw(""));
+        fields.push(Line::styled(format!("✗ {e}"), t.fail));
+    }
+    Paragraph::new(fields)
+        .wrap(Wrap { trim: false })
+        .block(Block::bordered().title(" This model "))
+        .render(left, buf);
+
+    let ours = rows(&lab.ours);
+    let theirs = rows(&lab.gpt2);
+    let wn = usize::from(right.width.saturating_sub(2)).saturating_sub(26) / 2;
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{:<26}", ""), t.title),
+        Span::styled(format!("{:>wn$}", "this model"), t.title),
+        Span::styled(format!("{:>wn$}", "GPT-2 small"), t.title),
+    ])];
+    for ((label, a), (_, b)) in ours.iter().zip(&theirs) {
+        lines.push(Line::raw(format!("{label:<26}{a:>wn$}{b:>wn$}")));
+    }
+    lines.push(Line::styled(
+        format!(
+            "bytes in {}; GPT-2 small at T = {}",
+            lab.ours.bytes.dtype, lab.gpt2.flops.seq
+        ),
+        t.dim,
+    ));
+    Paragraph::new(lines)
+        .block(Block::bordered().title(" Budget: parameters, FLOPs, bytes "))
+        .render(right, buf);
+}

@@ -1,0 +1,82 @@
+//! The probes lab: which rows of each tensor change when one input row
+//! changes. `●` changed where allowed, `✗` changed where it must not
+//! (an earlier position, another batch element, or another token of a
+//! position-wise layer), `·` unchanged.
+
+use crate::check::influence::{Cell, Kind};
+use crate::tui::app::App;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Widget};
+
+const PATH_W: usize = 22;
+
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme;
+    let p = &app.labs.probes;
+    let name = p.kind.name();
+    let rule = match p.kind {
+        Kind::Causality => {
+            "the whole model; no earlier position and no other batch element may change"
+        }
+        Kind::Positionwise => "each norm and MLP alone; only the moved token may change",
+    };
+    let title = format!(
+        " Probes: {name} · token t={} of batch 0 moved · ←→ token · ↑↓ probe ",
+        p.token
+    );
+    let mut lines = vec![Line::styled(rule, t.dim)];
+    match &p.view {
+        None => lines.push(Line::raw("computing…")),
+        Some(Err(e)) => lines.push(Line::styled(
+            format!("cannot probe this model: {e}"),
+            t.fail,
+        )),
+        Some(Ok(view)) => {
+            let grid = view.grid(2, (view.token + 1).max(16));
+            let nt = grid
+                .first()
+                .and_then(|(_, b)| b.first())
+                .map_or(0, Vec::len);
+            let mut head = format!("{:<PATH_W$}", "");
+            let mut cols = format!("{:<PATH_W$}", "tensor");
+            for b in 0..grid.first().map_or(0, |(_, b)| b.len()) {
+                head.push_str(&format!("{:<w$}", format!("batch {b}"), w = nt * 3 + 3));
+                for tt in 0..nt {
+                    cols.push_str(&format!("{:<3}", format!("t{tt}")));
+                }
+                cols.push_str("   ");
+            }
+            lines.push(Line::styled(head, t.title));
+            lines.push(Line::styled(cols, t.title));
+            let room = usize::from(area.height.saturating_sub(6));
+            for (path, batches) in grid.iter().take(room) {
+                let mut spans = vec![Span::raw(format!("{path:<PATH_W$}"))];
+                for cells in batches {
+                    for c in cells {
+                        let style = match c {
+                            Cell::Same => t.dim,
+                            Cell::Changed => t.departs,
+                            Cell::Leak => t.fail,
+                        };
+                        spans.push(Span::styled(format!("{:<3}", c.glyph()), style));
+                    }
+                    spans.push(Span::raw("   "));
+                }
+                lines.push(Line::from(spans));
+            }
+            lines.push(if view.leaks() {
+                Line::styled(
+                    format!("✗ {name} fails: rows marked ✗ changed that must not"),
+                    t.fail,
+                )
+            } else {
+                Line::styled(format!("✓ {name} holds for token {}", view.token), t.ok)
+            });
+        }
+    }
+    Paragraph::new(lines)
+        .block(Block::bordered().title(title))
+        .render(area, buf);
+}

@@ -1,0 +1,174 @@
+//! Parsers meet random bytes and random mutations of valid files without
+//! panicking; random valid models pass every check.
+
+use proptest::prelude::*;
+mod common;
+use shapetrace::trace::log;
+use shapetrace::{ModelConfig, Overlay};
+
+const MODEL_FILE: &str = "preset = \"lesson\"\nbatch = 2\nseq = 4\nd_model = 64\nheads = 4\nkv_heads = 2\nd_ff = 256\nlayers = 2\nact = \"swiglu\"\nnorm = \"rmsnorm\"\nplacement = \"post\"\nbias = false\nfinal_norm = true\ndtype = \"f64\"\nseed = 7\n";
+
+fn lesson_log() -> Vec<u8> {
+    let run = shapetrace::run(&ModelConfig::default()).unwrap();
+    let mut buf = Vec::new();
+    log::write(&mut buf, &run.trace, &run.checks).unwrap();
+    buf
+}
+
+/// `base` with bytes flipped, cut or spliced at random places.
+fn mutations(base: Vec<u8>) -> impl Strategy<Value = Vec<u8>> {
+    let n = base.len();
+    prop::collection::vec((0..n.max(1), any::<u8>(), 0u8..4), 1..8).prop_map(move |edits| {
+        let mut b = base.clone();
+        for (at, byte, how) in edits {
+            let at = at.min(b.len().saturating_sub(1));
+            match how {
+                0 if !b.is_empty() => b[at] = byte,
+                1 => b.truncate(at),
+                2 => b.insert(at.min(b.len()), byte),
+                _ if at < b.len() => {
+                    b.remove(at);
+                }
+                _ => {}
+            }
+        }
+        b
+    })
+}
+
+/// Resolving a model file either gives a valid config or an error; both
+/// end without a panic, and every error is one line.
+fn model_file(bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    match Overlay::from_toml(&text, "m.toml") {
+        Ok(o) => match o.resolve() {
+            Ok(cfg) => assert!(cfg.validate().is_ok()),
+            Err(e) => assert_eq!(e.to_string().lines().count(), 1, "{e}"),
+        },
+        Err(e) => assert_eq!(e.to_string().lines().count(), 1, "{e}"),
+    }
+}
+
+fn trace_log(bytes: &[u8]) {
+    if let Err(e) = log::read(bytes, "t.jsonl") {
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn model_files_from_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        model_file(&bytes);
+    }
+
+    #[test]
+    fn model_files_mutated(bytes in mutations(MODEL_FILE.as_bytes().to_vec())) {
+        model_file(&bytes);
+    }
+
+    #[test]
+    fn trace_logs_from_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        trace_log(&bytes);
+    }
+
+    #[test]
+    fn trace_logs_mutated(bytes in mutations(lesson_log())) {
+        trace_log(&bytes);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn random_valid_models_pass_every_check(cfg in common::small_configs(false)) {
+        let run = shapetrace::run(&cfg).unwrap();
+        let failed: Vec<_> = run.checks.iter().filter(|c| !c.ok()).map(|c| format!("{}: {}", c.name, c.detail)).collect();
+        prop_assert!(failed.is_empty(), "{:?}", failed);
+        prop_assert!(run.trace.failure.is_none());
+    }
+}
+
+/// Writes `bytes` to a temp file and hands its path to `f`.
+fn via_file(bytes: &[u8], name: &str, f: impl FnOnce(&std::path::Path)) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(name);
+    std::fs::write(&p, bytes).unwrap();
+    f(&p);
+}
+
+const CONFIG_JSON: &str = r#"{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":172,"vocab_size":100,"max_position_embeddings":16,"rms_norm_eps":1e-5,"tie_word_embeddings":false,"hidden_act":"silu"}"#;
+
+fn config_json(bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    if let Err(e) = shapetrace::config::hf::parse(&text, "config.json") {
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    }
+}
+
+fn checkpoint(bytes: &[u8]) {
+    via_file(bytes, "w.safetensors", |p| {
+        if let Ok(c) = shapetrace::weights::Checkpoint::open(p) {
+            let cfg = ModelConfig {
+                heads: 4,
+                kv_heads: 4,
+                ..ModelConfig::default()
+            };
+            if let Err(e) = c.load(&cfg) {
+                assert_eq!(e.to_string().lines().count(), 1, "{e}");
+            }
+        }
+    });
+}
+
+fn npy_input(bytes: &[u8]) {
+    via_file(bytes, "x.npy", |p| {
+        if let Err(e) = shapetrace::npy::read(p) {
+            assert_eq!(e.to_string().lines().count(), 1, "{e}");
+        }
+    });
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn config_json_from_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        config_json(&bytes);
+    }
+
+    #[test]
+    fn config_json_mutated(bytes in mutations(CONFIG_JSON.as_bytes().to_vec())) {
+        config_json(&bytes);
+    }
+
+    #[test]
+    fn safetensors_from_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        checkpoint(&bytes);
+    }
+
+    #[test]
+    fn safetensors_mutated(bytes in mutations(fixture("nanogpt-tiny.safetensors"))) {
+        checkpoint(&bytes);
+    }
+
+    #[test]
+    fn npy_from_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        npy_input(&bytes);
+    }
+
+    #[test]
+    fn npy_mutated(bytes in mutations(fixture("nanogpt-tiny-input.npy"))) {
+        npy_input(&bytes);
+    }
+}

@@ -6,6 +6,23 @@
 //! then the flags. Sizes are checked before anything large is read: a
 //! checkpoint is refused when its numeric run would exceed the limit, and
 //! its tensors are read only once the config is known to fit them.
+//!
+//! ```
+//! use shapetrace::load::{Sources, resolve};
+//! use shapetrace::{Overlay, Request};
+//! let src = Sources {
+//!     weights: Some("tests/fixtures/nanogpt-tiny.safetensors".into()),
+//!     input: Some("tests/fixtures/nanogpt-tiny-input.npy".into()),
+//!     ..Sources::default()
+//! };
+//! let heads = Overlay { heads: Some(4), ..Overlay::default() };
+//! let (cfg, mut req) = resolve(&heads, &src, Request::default()).unwrap();
+//! assert_eq!((cfg.d_model, cfg.layers, cfg.batch, cfg.seq), (64, 2, 2, 4)); // read off the files
+//! req.keep_output = true;
+//! let traced = shapetrace::trace_request(&cfg, &req).unwrap();
+//! assert_eq!(traced.output.unwrap().shape(), [2, 4, 64]);
+//! assert!(traced.plan.note().is_none()); // numbers, under the 4 GiB limit
+//! ```
 
 use crate::plan::Request;
 use crate::weights::Checkpoint;

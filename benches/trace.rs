@@ -136,13 +136,15 @@ fn bare_matmuls(c: &mut Criterion) {
 
 fn shape_only(c: &mut Criterion) {
     let xl = shapetrace::config::preset::by_name("gpt2-xl").unwrap();
-    // LLaMA-2-70B: 80 blocks, d 8192, 64 heads, 8 K/V heads, SwiGLU 28672, T 4096.
+    // LLaMA-2-70B: 80 blocks, d 8192, 64 heads, 8 K/V heads, SwiGLU 28672,
+    // RMSNorm, rotary positions, T 4096.
     let mut l70 = xl.clone();
     (l70.d_model, l70.heads, l70.kv_heads, l70.d_ff, l70.layers) = (8192, 64, 8, 28672, 80);
     (l70.seq, l70.context, l70.vocab, l70.tied) = (4096, 4096, Some(32000), false);
     l70.act = shapetrace::config::Act::Swiglu;
     l70.norm = shapetrace::config::NormKind::RmsNorm;
     l70.bias = false;
+    l70.pos_emb = shapetrace::config::PosEmb::Rope;
     let req = Request {
         mode: ModeChoice::ShapeOnly,
         ..Request::default()

@@ -49,8 +49,8 @@ named_enum! {
         /// A learned position embedding wpe (context, d), as GPT-2.
         #[default]
         Learned = "learned",
-        /// Rotary embeddings in attention, as LLaMA: no parameters. The
-        /// trace runs attention without the rotation (it changes no shape).
+        /// Rotary embeddings in attention, as LLaMA: no parameters; q and k
+        /// are rotated as steps of their own (`attn.q_rot`, `attn.k_rot`).
         Rope = "rope",
     }
 }

@@ -63,6 +63,10 @@ pub enum Op {
     SplitHeads { heads: usize, axis: &'static str },
     /// (B, kv, T, hd) → (B, kv·rep, T, hd); query head i reads kv head i / rep.
     RepeatKv { rep: usize },
+    /// Rotary position embedding, (B, h, T, hd) → (B, h, T, hd): at token t
+    /// the pair (i, i + hd/2) turns by the angle t·θ^(−2i/hd), as LLaMA's
+    /// `rotate_half`.
+    Rope { theta: f64 },
     /// q (B,h,T,hd) · kᵀ (B,h,hd,S) / √hd → (B,h,T,S).
     Scores { head_dim: usize },
     /// Row softmax over the last axis, with the causal mask when `causal`.
@@ -110,6 +114,7 @@ impl Op {
             } => "rmsnorm",
             Op::SplitHeads { .. } => "split_heads",
             Op::RepeatKv { .. } => "repeat_kv",
+            Op::Rope { .. } => "rope",
             Op::Scores { .. } => "scores",
             Op::Softmax { .. } => "softmax",
             Op::WeightedSum => "weighted_sum",
@@ -168,6 +173,13 @@ impl Op {
                     format!("{} does not split into {heads} heads", x[2])
                 })?;
                 Ok(vec![x[0], *heads, x[1], x[2] / heads])
+            }
+            Op::Rope { .. } => {
+                rank(x, 4, "rope input")?;
+                need(x[3] % 2 == 0, || {
+                    format!("rope needs an even head size, got {}", x[3])
+                })?;
+                Ok(x.to_vec())
             }
             Op::RepeatKv { rep } => {
                 rank(x, 4, "repeat_kv input")?;

@@ -177,3 +177,55 @@ fn stats_taken_inside_the_kernels_equal_stats_read_afterwards() {
         assert_eq!(fused.finite, read.finite);
     }
 }
+
+#[test]
+fn rope_turns_each_pair_by_position_times_frequency() {
+    let b = Numeric::<f64>::new();
+    let (t, hd) = (5, 8);
+    let x = b.normal(&[1, 2, t, hd], 9);
+    let y = b.apply(&Op::Rope { theta: 10_000.0 }, &[&x]).unwrap();
+    for h in 0..2 {
+        for pos in 0..t {
+            for i in 0..hd / 2 {
+                let a = pos as f64 * 10_000f64.powf(-2.0 * i as f64 / hd as f64);
+                let (x1, x2) = (x[[0, h, pos, i]], x[[0, h, pos, i + hd / 2]]);
+                let want = [x1 * a.cos() - x2 * a.sin(), x2 * a.cos() + x1 * a.sin()];
+                let got = [y[[0, h, pos, i]], y[[0, h, pos, i + hd / 2]]];
+                assert!((want[0] - got[0]).abs() < 1e-12 && (want[1] - got[1]).abs() < 1e-12);
+            }
+        }
+    }
+    // Position 0 is left alone; an odd head size is refused.
+    assert_eq!(
+        y.slice(ndarray::s![.., .., 0, ..]),
+        x.slice(ndarray::s![.., .., 0, ..])
+    );
+    let odd = b.normal(&[1, 1, 2, 3], 1);
+    assert!(b.apply(&Op::Rope { theta: 10_000.0 }, &[&odd]).is_err());
+}
+
+#[test]
+fn rotary_models_trace_q_rot_and_k_rot_and_stay_causal() {
+    let cfg = shapetrace::ModelConfig {
+        pos_emb: shapetrace::config::PosEmb::Rope,
+        kv_heads: 2,
+        ..shapetrace::ModelConfig::default()
+    };
+    let run = shapetrace::run(&cfg).unwrap();
+    let paths: Vec<&str> = run.trace.events.iter().map(|e| e.path.as_str()).collect();
+    let at = |p: &str| paths.iter().position(|q| *q == p).unwrap();
+    assert!(at("block1.attn.v") < at("block1.attn.q_rot"));
+    assert!(at("block1.attn.k_rot") < at("block1.attn.k_rep"));
+    assert_eq!(
+        run.trace.get("block1.attn.k_rot").unwrap().shape,
+        [2, 2, 4, 16]
+    );
+    assert_eq!(
+        run.trace.get("block1.attn.scores").unwrap().inputs,
+        ["block1.attn.q_rot", "block1.attn.k_rep"]
+    );
+    assert!(run.ok(), "{:?}", run.checks);
+    // Learned positions have no rotation.
+    let plain = shapetrace::trace(&shapetrace::ModelConfig::default()).unwrap();
+    assert!(plain.get("block1.attn.q_rot").is_none());
+}

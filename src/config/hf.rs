@@ -11,9 +11,8 @@
 //!                  RMSNorm, final norm, rotary positions (no parameters)
 //! ```
 //!
-//! The traced model is B = 1 at T = the context. The trace runs attention
-//! without the rotary embedding, which changes no shape and adds no
-//! parameter.
+//! The traced model is B = 1 at T = the context. Rotary positions add no
+//! parameter; attention rotates q and k as its own steps (θ = 10000).
 
 use super::file::Overlay;
 use super::{Act, NormKind, Placement, PosEmb};

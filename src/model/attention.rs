@@ -11,7 +11,11 @@
 
 use super::Builder;
 use super::linear::Linear;
+use crate::config::PosEmb;
 use crate::ops::{Backend, Merge, Op};
+
+/// θ of LLaMA's rotary embedding (LLaMA-2, Mistral-7B-v0.1, TinyLlama).
+pub const ROPE_THETA: f64 = 10_000.0;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// Separate Q, K and V projections, and the output projection.
@@ -26,6 +30,8 @@ pub struct Attention<T> {
     pub head_dim: usize,
     pub merge: Option<Merge>,
     pub causal: bool,
+    /// θ of the rotary position embedding, for rotary positions.
+    pub rope: Option<f64>,
 }
 
 impl<T: Clone> Attention<T> {
@@ -62,6 +68,7 @@ impl<T: Clone> Attention<T> {
             head_dim: c.head_dim(),
             merge: b.arch.merge,
             causal: b.arch.causal,
+            rope: (c.pos_emb == PosEmb::Rope).then_some(ROPE_THETA),
         }
     }
 
@@ -82,8 +89,17 @@ impl<T: Clone> Attention<T> {
         let split = |n, axis| Op::SplitHeads { heads: n, axis };
         let q = rec.op(&format!("{p}.q"), &split(h, "h"), &[In::Act(&q)])?; // (B, h, T, hd)
         let kv_axis = if kv == h { "h" } else { "kv" };
-        let mut k = rec.op(&format!("{p}.k"), &split(kv, kv_axis), &[In::Act(&k)])?; // (B, kv, T, hd)
+        let k = rec.op(&format!("{p}.k"), &split(kv, kv_axis), &[In::Act(&k)])?; // (B, kv, T, hd)
         let mut v = rec.op(&format!("{p}.v"), &split(kv, kv_axis), &[In::Act(&v)])?; // (B, kv, T, hd)
+        let (q, k) = match self.rope {
+            Some(theta) => {
+                let rope = Op::Rope { theta };
+                let q = rec.op_owned(&format!("{p}.q_rot"), &rope, q, &[])?; // (B, h, T, hd)
+                (q, rec.op_owned(&format!("{p}.k_rot"), &rope, k, &[])?) // (B, kv, T, hd)
+            }
+            None => (q, k),
+        };
+        let mut k = k;
         if kv != h {
             let rep = Op::RepeatKv { rep: h / kv };
             k = rec.op(&format!("{p}.k_rep"), &rep, &[In::Act(&k)])?; // (B, h, T, hd)

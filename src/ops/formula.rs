@@ -26,6 +26,7 @@ impl Op {
             }
             Op::SplitHeads { heads, .. } => format!("split into {heads} heads : {} → {o}", s(0)),
             Op::RepeatKv { rep } => format!("repeat kv ×{rep} : {} → {o}", s(0)),
+            Op::Rope { theta } => format!("rotate by position (θ {theta}) : {} → {o}", s(0)),
             Op::Scores { head_dim } => {
                 let k = ins.get(1).map_or_else(Vec::new, |k| {
                     let mut t = k.to_vec();

@@ -234,6 +234,10 @@ fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>]) -> Stats
             kernels::softmax_rows(out, shape[nd - 2], shape[nd - 1], *causal)
         }
         Op::Act(u) => unary(*u, out),
+        Op::Rope { theta } => {
+            let nd = shape.len();
+            kernels::rope_rows(out, shape[nd - 2], shape[nd - 1], *theta)
+        }
         Op::SwiGlu => kernels::zip_mut(out, &flat(rest[0]), |g, u| silu(g) * u),
         _ => kernels::zip_mut(out, &flat(rest[0]), |a, b| a + b),
     }
@@ -241,7 +245,10 @@ fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>]) -> Stats
 
 /// Whether [`in_place`] computes `op`.
 fn keeps_shape(op: &Op) -> bool {
-    matches!(op, Op::Softmax { .. } | Op::Act(_) | Op::SwiGlu | Op::Add)
+    matches!(
+        op,
+        Op::Softmax { .. } | Op::Act(_) | Op::SwiGlu | Op::Add | Op::Rope { .. }
+    )
 }
 
 fn unary<F: Scalar>(u: Unary, out: &mut [F]) -> Stats {

@@ -42,7 +42,7 @@ pub fn paths(trace: &shapetrace::Trace) -> Vec<String> {
 /// a teaching fault that shows on them.
 pub fn small_configs(faults: bool) -> impl proptest::strategy::Strategy<Value = ModelConfig> {
     use proptest::prelude::*;
-    use shapetrace::config::{Act, DType, Fault, NormKind, Placement};
+    use shapetrace::config::{Act, DType, Fault, NormKind, Placement, PosEmb};
     let fault = if faults {
         proptest::option::of(0..Fault::ALL.len()).boxed()
     } else {
@@ -65,10 +65,14 @@ pub fn small_configs(faults: bool) -> impl proptest::strategy::Strategy<Value = 
             any::<bool>(),
             any::<bool>(),
         ),
-        (any::<u64>(), fault),
+        (any::<u64>(), fault, any::<bool>()),
     )
         .prop_map(
-            |((b, t, kv, group, hd, layers), (act, rms, post, bias, fin, f64), (seed, fault))| {
+            |(
+                (b, t, kv, group, hd, layers),
+                (act, rms, post, bias, fin, f64),
+                (seed, fault, rope),
+            )| {
                 let heads = kv * group;
                 let mut c = ModelConfig {
                     batch: b,
@@ -91,6 +95,7 @@ pub fn small_configs(faults: bool) -> impl proptest::strategy::Strategy<Value = 
                     },
                     bias,
                     final_norm: fin,
+                    pos_emb: if rope { PosEmb::Rope } else { PosEmb::Learned },
                     dtype: if f64 { DType::F64 } else { DType::F32 },
                     seed,
                     ..ModelConfig::default()

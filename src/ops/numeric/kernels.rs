@@ -150,6 +150,29 @@ pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal
     Moments::total(parts)
 }
 
+/// Rotary position embedding of each hd-long row of a (…, T, hd) tensor,
+/// in place: row t turns its pairs (i, i + hd/2) by t·θ^(−2i/hd).
+pub fn rope_rows<F: Scalar>(out: &mut [F], t_len: usize, hd: usize, theta: f64) -> Stats {
+    let half = hd / 2;
+    // (T, hd/2) tables of cos and sin, in f64 then rounded once.
+    let angle = |t: usize, i: usize| t as f64 * theta.powf(-2.0 * i as f64 / hd as f64);
+    let cos: Vec<F> = (0..t_len * half)
+        .map(|k| F::of(angle(k / half, k % half).cos()))
+        .collect();
+    let sin: Vec<F> = (0..t_len * half)
+        .map(|k| F::of(angle(k / half, k % half).sin()))
+        .collect();
+    rows_stats(out, hd, |r, row| {
+        let at = r % t_len.max(1) * half;
+        let (x1, x2) = row.split_at_mut(half);
+        for i in 0..half {
+            let (a, b, c, s) = (x1[i], x2[i], cos[at + i], sin[at + i]);
+            x1[i] = a * c - b * s;
+            x2[i] = b * c + a * s;
+        }
+    })
+}
+
 /// Lanes of independent accumulators, so reductions vectorise.
 const LANES: usize = 16;
 

@@ -149,6 +149,9 @@ pub struct ModelConfig {
     /// Learned positions (wpe) or rotary ones (no parameters).
     #[serde(default)]
     pub pos_emb: PosEmb,
+    /// θ of the rotary embedding (rotary positions only).
+    #[serde(default = "rope_theta_by_default")]
+    pub rope_theta: f64,
     pub dtype: DType,
     pub seed: u64,
     pub eps: f64,
@@ -158,6 +161,10 @@ pub struct ModelConfig {
 
 fn tied_by_default() -> bool {
     true
+}
+
+fn rope_theta_by_default() -> f64 {
+    10_000.0
 }
 
 /// Largest value allowed for any one dimension.
@@ -188,6 +195,8 @@ pub enum ConfigError {
     SeqOverContext { seq: usize, context: usize },
     #[error("eps {0} must be a finite number > 0")]
     Eps(f64),
+    #[error("rope_theta {0} must be a finite number > 1")]
+    RopeTheta(f64),
     #[error("fault {fault} {needs}")]
     FaultNeeds { fault: Fault, needs: &'static str },
     #[error(

@@ -54,6 +54,17 @@ fn llama_family_is_rmsnorm_swiglu_untied_without_biases_or_wpe() {
         (Some(32000), 32768, 1, 32768)
     );
     assert_eq!(c.preset, "mistral (mistral-7b-v0.1.json)");
+    assert_eq!(c.rope_theta, 10_000.0);
+    let dir = tempfile::tempdir().unwrap();
+    let l3 = dir.path().join("config.json");
+    let text = std::fs::read_to_string("tests/fixtures/hf/llama-2-7b.json").unwrap();
+    std::fs::write(
+        &l3,
+        text.replace("\"rope_scaling\": null", "\"rope_theta\": 500000.0"),
+    )
+    .unwrap();
+    let c3 = Overlay::from_file(&l3).unwrap().resolve().unwrap();
+    assert_eq!(c3.rope_theta, 500_000.0);
     let g = load("gpt2.json");
     assert_eq!(
         (g.act, g.norm, g.pos_emb),
@@ -122,6 +133,10 @@ fn bad_files_name_the_problem_on_one_line() {
             &["heads 5", "allowed heads"],
         ),
         (r#"{"model_type": "gpt2", "#, &["not valid JSON"]),
+        (
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "rope_theta": -1}"#,
+            &["'rope_theta' is -1", "a number > 0"],
+        ),
     ];
     for (text, needles) in cases {
         let e = error(text);

@@ -139,6 +139,7 @@ impl ModelArgs {
             preset: self.preset.clone(),
             name: None,
             pos_emb: None,
+            rope_theta: None,
             batch: self.batch,
             seq: self.seq,
             d_model: self.d_model,

@@ -33,6 +33,7 @@ pub struct Overlay {
     pub context: Option<usize>,
     pub tied: Option<bool>,
     pub pos_emb: Option<PosEmb>,
+    pub rope_theta: Option<f64>,
     pub dtype: Option<DType>,
     pub seed: Option<u64>,
     pub eps: Option<f64>,
@@ -142,7 +143,7 @@ impl Overlay {
         }
         set!(
             batch, seq, d_model, heads, kv_heads, d_ff, layers, act, norm, placement, bias,
-            final_norm, context, tied, pos_emb, dtype, seed, eps
+            final_norm, context, tied, pos_emb, rope_theta, dtype, seed, eps
         );
         if let Some(v) = self.vocab {
             base.vocab = (v != 0).then_some(v);
@@ -160,7 +161,7 @@ impl Overlay {
         }
         take!(
             preset, name, batch, seq, d_model, heads, kv_heads, d_ff, layers, act, norm, placement,
-            bias, final_norm, vocab, context, tied, pos_emb, dtype, seed, eps, fault
+            bias, final_norm, vocab, context, tied, pos_emb, rope_theta, dtype, seed, eps, fault
         );
         self
     }

@@ -7,7 +7,8 @@
 //! llama, mistral   hidden_size, num_hidden_layers, num_attention_heads,
 //!                  num_key_value_heads (default: heads), intermediate_size, vocab_size,
 //!                  max_position_embeddings, hidden_act (silu → swiglu), rms_norm_eps,
-//!                  tie_word_embeddings (default false), attention_bias (default false):
+//!                  tie_word_embeddings (default false), attention_bias (default false),
+//!                  rope_theta (default 10000):
 //!                  RMSNorm, final norm, rotary positions (no parameters)
 //! ```
 //!
@@ -90,7 +91,7 @@ impl Fields<'_> {
         }
     }
 
-    fn eps(&self, field: &'static str, default: f64) -> Result<f64, HfError> {
+    fn positive(&self, field: &'static str, default: f64) -> Result<f64, HfError> {
         match self.map.get(field) {
             None | Some(Value::Null) => Ok(default),
             Some(v) => v
@@ -180,7 +181,7 @@ fn gpt2(f: &Fields) -> Result<Overlay, HfError> {
         vocab: Some(f.dim("vocab_size")?),
         context: Some(context),
         tied: Some(f.flag("tie_word_embeddings", true)?),
-        eps: Some(f.eps("layer_norm_epsilon", 1e-5)?),
+        eps: Some(f.positive("layer_norm_epsilon", 1e-5)?),
         pos_emb: Some(PosEmb::Learned),
         ..Overlay::default()
     })
@@ -207,8 +208,9 @@ fn llama(f: &Fields) -> Result<Overlay, HfError> {
         vocab: Some(f.dim("vocab_size")?),
         context: Some(f.dim("max_position_embeddings")?),
         tied: Some(f.flag("tie_word_embeddings", false)?),
-        eps: Some(f.eps("rms_norm_eps", 1e-6)?),
+        eps: Some(f.positive("rms_norm_eps", 1e-6)?),
         pos_emb: Some(PosEmb::Rope),
+        rope_theta: Some(f.positive("rope_theta", 10_000.0)?),
         ..Overlay::default()
     })
 }

@@ -86,6 +86,9 @@ impl ModelConfig {
         if !(self.eps.is_finite() && self.eps > 0.0) {
             return Err(ConfigError::Eps(self.eps));
         }
+        if !(self.rope_theta.is_finite() && self.rope_theta > 1.0) {
+            return Err(ConfigError::RopeTheta(self.rope_theta));
+        }
         if let Some(fault) = self.fault
             && let Some(needs) = self.fault_needs(fault)
         {

@@ -14,8 +14,6 @@ use super::linear::Linear;
 use crate::config::PosEmb;
 use crate::ops::{Backend, Merge, Op};
 
-/// θ of LLaMA's rotary embedding (LLaMA-2, Mistral-7B-v0.1, TinyLlama).
-pub const ROPE_THETA: f64 = 10_000.0;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// Separate Q, K and V projections, and the output projection.
@@ -68,7 +66,7 @@ impl<T: Clone> Attention<T> {
             head_dim: c.head_dim(),
             merge: b.arch.merge,
             causal: b.arch.causal,
-            rope: (c.pos_emb == PosEmb::Rope).then_some(ROPE_THETA),
+            rope: (c.pos_emb == PosEmb::Rope).then_some(c.rope_theta),
         }
     }
 

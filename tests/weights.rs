@@ -89,28 +89,41 @@ fn seeded_weights_do_not_match_so_the_comparison_can_fail() {
     assert!(max_diff(&out, &want) > 0.1);
 }
 
-/// Writes a safetensors file of zeros, F32 but for `f64_name`, F64.
-fn safetensors_with(path: &Path, tensors: &[(&str, &[usize])], f64_name: &str) {
+/// Writes a safetensors file whose tensor `name` has dtype and element
+/// bytes `element(name)`, every element alike.
+fn safetensors_as(
+    path: &Path,
+    tensors: &[(&str, &[usize])],
+    element: impl Fn(&str) -> (&'static str, Vec<u8>),
+) {
     let mut header = serde_json::Map::new();
-    let mut at = 0;
+    let mut data = Vec::new();
     for (name, shape) in tensors {
-        let (dtype, width) = if *name == f64_name {
-            ("F64", 8)
-        } else {
-            ("F32", 4)
-        };
-        let n = shape.iter().product::<usize>() * width;
+        let (dtype, one) = element(name);
+        let n = shape.iter().product::<usize>();
+        let at = data.len();
+        data.extend(one.repeat(n));
         header.insert(
             (*name).into(),
-            serde_json::json!({"dtype": dtype, "shape": shape, "data_offsets": [at, at + n]}),
+            serde_json::json!({"dtype": dtype, "shape": shape, "data_offsets": [at, data.len()]}),
         );
-        at += n;
     }
     let text = serde_json::to_vec(&header).unwrap();
     let mut bytes = (text.len() as u64).to_le_bytes().to_vec();
     bytes.extend(text);
-    bytes.extend(vec![0u8; at]);
+    bytes.extend(data);
     std::fs::write(path, bytes).unwrap();
+}
+
+/// Zeros, F32 but for `f64_name`, F64.
+fn safetensors_with(path: &Path, tensors: &[(&str, &[usize])], f64_name: &str) {
+    safetensors_as(path, tensors, |name| {
+        if name == f64_name {
+            ("F64", vec![0; 8])
+        } else {
+            ("F32", vec![0; 4])
+        }
+    });
 }
 
 fn safetensors(path: &Path, tensors: &[(&str, &[usize])]) {
@@ -320,4 +333,31 @@ fn weights_and_inputs_require_numbers() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("--shape-only conflicts with --input"), "{e}");
+}
+
+#[test]
+fn bf16_and_f16_tensors_read_as_f32() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut all = ONE_BLOCK.to_vec();
+    all.push(("transformer.h.0.mlp.c_proj.bias", &[64]));
+    // 1.5 is 0x3FC0 in bfloat16 and 0x3E00 in float16; -2 is 0xC000 in both.
+    for (dtype, one_and_half, minus_two) in
+        [("BF16", 0x3FC0u16, 0xC000u16), ("F16", 0x3E00, 0xC000)]
+    {
+        let path = dir.path().join(format!("{dtype}.safetensors"));
+        safetensors_as(&path, &all, |name| {
+            let v = if name.ends_with("ln_1.weight") {
+                one_and_half
+            } else {
+                minus_two
+            };
+            (dtype, v.to_le_bytes().to_vec())
+        });
+        let (_, req) = resolve(&heads(4), &sources(&path, None), Request::default()).unwrap();
+        let w = req.weights.unwrap();
+        let ln = w.get("block1.ln_1.weight", &[64]).unwrap();
+        assert!(ln.iter().all(|&v| v == 1.5), "{dtype}");
+        let q = w.get("block1.attn.q_proj.weight", &[64, 64]).unwrap();
+        assert!(q.iter().all(|&v| v == -2.0), "{dtype}");
+    }
 }

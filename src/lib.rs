@@ -149,12 +149,30 @@ pub fn run_with(cfg: &ModelConfig, opts: Options) -> Result<Run, Error> {
 /// As [`trace_request`].
 pub fn run_request(cfg: &ModelConfig, req: &Request) -> Result<Run, Error> {
     let t = trace_request(cfg, req)?;
-    let checks = check::all(&t.trace);
+    let checks = checks_for(&t.trace, req);
     Ok(Run {
         trace: t.trace,
         checks,
         plan: t.plan,
     })
+}
+
+/// Every check on a trace made under `req`. The probes re-run the seeded
+/// model, so with loaded weights or input they are skipped, not passed.
+#[must_use]
+pub fn checks_for(trace: &Trace, req: &Request) -> Vec<CheckResult> {
+    let mut checks = check::all(trace);
+    if req.weights.is_some() || req.input.is_some() {
+        let probes = checks
+            .iter_mut()
+            .filter(|c| matches!(c.name, CheckName::Positionwise | CheckName::Causality));
+        for c in probes {
+            c.status = Status::Skip;
+            c.path = None;
+            c.detail = "the probes re-run the seeded model, not --weights or --input".into();
+        }
+    }
+    checks
 }
 
 /// Plans and traces `cfg` under `req`: numbers or shapes, seeded or loaded

@@ -114,20 +114,7 @@ fn run(
     if let Some(note) = traced.plan.note() {
         eprintln!("shapetrace: {note}");
     }
-    let mut checks = shapetrace::check::all(&traced.trace);
-    if req.weights.is_some() || req.input.is_some() {
-        // The probes re-run the seeded model; they do not judge these numbers.
-        for c in checks.iter_mut().filter(|c| {
-            matches!(
-                c.name,
-                shapetrace::CheckName::Positionwise | shapetrace::CheckName::Causality
-            )
-        }) {
-            c.status = shapetrace::Status::Skip;
-            c.path = None;
-            c.detail = "the probes re-run the seeded model, not --weights or --input".into();
-        }
-    }
+    let checks = shapetrace::checks_for(&traced.trace, &req);
     let run = Run {
         trace: traced.trace,
         checks,

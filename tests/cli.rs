@@ -385,3 +385,19 @@ fn contradictory_flags_are_refused() {
         assert_eq!(stderr(&o).trim_end().lines().count(), 1, "{args:?}");
     }
 }
+
+#[test]
+fn probes_are_skipped_not_passed_for_loaded_weights() {
+    let w = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/nanogpt-tiny.safetensors"
+    );
+    let o = shapetrace(&["check", "--weights", w, "--heads", "4", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for c in v["checks"].as_array().unwrap() {
+        let probe = matches!(c["name"].as_str(), Some("positionwise" | "causality"));
+        let want = if probe { "skip" } else { "pass" };
+        assert_eq!(c["status"], want, "{c}");
+    }
+}

@@ -19,21 +19,11 @@ pub const PROBE_MAX_BYTES: u128 = 256 << 20;
 pub fn all(trace: &Trace) -> Vec<CheckResult> {
     let cfg = &trace.config;
     let names = [CheckName::Positionwise, CheckName::Causality];
-    let why = if trace.mode == Mode::ShapeOnly {
-        Some("shape-only run: no values to compare".to_string())
-    } else if cfg.numeric_bytes() > PROBE_MAX_BYTES {
-        Some(format!(
-            "model too large to re-run (limit {})",
-            crate::config::human_bytes(PROBE_MAX_BYTES)
-        ))
-    } else {
-        None
-    };
-    if let Some(why) = why {
-        return names
-            .iter()
-            .map(|n| CheckResult::skip(*n, why.clone()))
-            .collect();
+    // The size limit lives in `influence`, which the Probes tab and the
+    // `probes` command share; a model over it is skipped with its message.
+    if trace.mode == Mode::ShapeOnly {
+        let why = "shape-only run: no values to compare";
+        return names.iter().map(|n| CheckResult::skip(*n, why)).collect();
     }
     vec![positionwise(cfg), causality(trace)]
 }

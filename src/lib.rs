@@ -23,6 +23,7 @@ pub mod model;
 pub mod npy;
 pub mod ops;
 pub mod plan;
+pub mod text;
 pub mod trace;
 pub mod tui;
 pub mod weights;

@@ -50,7 +50,7 @@ pub fn read(path: &Path) -> Result<ArrayD<f32>, NpyError> {
     let label = path.display().to_string();
     let corrupt = |reason: &str| NpyError::Corrupt {
         path: label.clone(),
-        reason: reason.to_string(),
+        reason: crate::text::one_line(reason),
     };
     let io = |e: std::io::Error| NpyError::Read {
         path: label.clone(),

@@ -60,14 +60,14 @@ pub enum FileError {
 
 /// The parser's message, then the offending line itself (which names the key).
 fn with_line(msg: &str, text: &str, line: usize) -> String {
-    let msg = msg.replace('\n', " ").trim().to_string();
+    let msg = crate::text::one_line(msg);
     match text
         .lines()
         .nth(line - 1)
         .map(str::trim)
         .filter(|l| !l.is_empty())
     {
-        Some(l) if l.chars().count() <= 60 => format!("{msg} (in `{l}`)"),
+        Some(l) if l.chars().count() <= 60 => format!("{msg} (in `{}`)", crate::text::one_line(l)),
         Some(l) => format!("{msg} (in `{}…`)", l.chars().take(57).collect::<String>()),
         None => msg,
     }

@@ -130,7 +130,7 @@ pub fn is_json(text: &str) -> bool {
 pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
     let value: Value = serde_json::from_str(text).map_err(|e| HfError::Json {
         path: path.into(),
-        msg: e.to_string(),
+        msg: crate::text::one_line(&e.to_string()),
     })?;
     let Some(map) = value.as_object() else {
         return Err(HfError::Json {

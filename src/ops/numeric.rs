@@ -11,7 +11,7 @@ pub use scalar::Scalar;
 
 use super::{Backend, Init, Merge, NormAxis, Op, OpError, PREVIEW_MAX, Stats, Unary};
 use crate::config::{DType, NormKind};
-use ndarray::{Array2, ArrayD, ArrayViewD, ArrayViewMut2, Ix2, IxDyn, s};
+use ndarray::{ArrayD, ArrayViewD, ArrayViewMut2, Ix2, IxDyn, s};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
@@ -141,9 +141,7 @@ fn linear<F: Scalar>(
     let k = w.shape()[0];
     let x2 = x.to_shape((x.len() / k.max(1), k)).expect(CHECKED);
     let w2 = w.view().into_dimensionality::<Ix2>().expect(CHECKED);
-    let mut y = Array2::zeros((x2.nrows(), w2.ncols()));
-    matmul::matmul(F::one(), &x2.view(), &w2, &mut y.view_mut(), true);
-    let mut y = y.into_dyn();
+    let mut y = matmul::product(F::one(), &x2.view(), &w2, true).into_dyn();
     let stats = b.map(|b| {
         let b = flat(b);
         kernels::rows_stats(slice_mut(&mut y), b.len(), |_, r| {

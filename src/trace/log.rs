@@ -107,7 +107,7 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
     let bad = |line: usize, msg: String| LogError::Line {
         path: path.to_string(),
         line,
-        msg,
+        msg: crate::text::one_line(&msg),
     };
     let mut header: Option<Header> = None;
     let mut events = Vec::new();

@@ -60,8 +60,12 @@ impl Header {
         }
         let mut text = vec![0u8; usize::try_from(n).unwrap_or(0)];
         file.read_exact(&mut text).map_err(read_err)?;
-        let meta: Metadata =
-            serde_json::from_slice(&text).map_err(|e| corrupt(format!("bad header: {e}")))?;
+        let meta: Metadata = serde_json::from_slice(&text).map_err(|e| {
+            corrupt(format!(
+                "bad header: {}",
+                crate::text::one_line(&e.to_string())
+            ))
+        })?;
         let data_start = 8 + n;
         let data = meta.data_len() as u64;
         if data_start + data != size {

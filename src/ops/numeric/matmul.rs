@@ -4,11 +4,12 @@
 //! (1024, 768) · (768, 3072) at about 2.5× ndarray's matrixmultiply (see
 //! the `matmul` rows of `cargo bench --bench trace`).
 //!
-//! The one `unsafe` call of the crate lives here: `gemm::gemm` takes raw
-//! pointers and strides. The views carry exactly those, checked below.
+//! The crate's only `unsafe` code lives here: `gemm::gemm` takes raw
+//! pointers and strides, which the views carry, and [`product`] hands back
+//! memory that gemm, not a zeroing pass, initialised.
 
 use super::Scalar;
-use ndarray::{ArrayView2, ArrayViewMut2};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 
 /// Products smaller than this many multiply-adds run on one thread.
 const PAR_MIN_MACS: usize = 1 << 20;
@@ -28,34 +29,91 @@ pub fn matmul<F: Scalar>(
     c: &mut ArrayViewMut2<F>,
     threads: bool,
 ) {
-    let ((m, k), (k2, n)) = (a.dim(), b.dim());
+    let (m, n) = (a.nrows(), b.ncols());
     assert!(
-        k == k2 && c.dim() == (m, n),
+        a.ncols() == b.nrows() && c.dim() == (m, n),
         "matmul shapes checked by Op::infer"
     );
+    let c_strides = (c.strides()[0], c.strides()[1]);
+    let c_ptr = c.as_mut_ptr();
+    #[allow(unsafe_code)]
+    // SAFETY: `c` is a live, mutably borrowed (m, n) view with these
+    // strides, so every element written is in bounds and aliases neither
+    // `a` nor `b`.
+    unsafe {
+        gemm_into(alpha, a, b, c_ptr, c_strides, threads);
+    }
+}
+
+/// `alpha · a · b` as a new row-major (m, n) array whose memory is never
+/// zeroed first: the product writes every element, so a large output
+/// costs one pass over memory, not two.
+///
+/// # Shapes
+/// - a: (m, k), b: (k, n) → (m, n)
+///
+/// # Panics
+/// When the shapes do not chain; callers pass shapes `Op::infer` accepted.
+pub fn product<F: Scalar>(
+    alpha: F,
+    a: &ArrayView2<F>,
+    b: &ArrayView2<F>,
+    threads: bool,
+) -> Array2<F> {
+    let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
+    assert!(k == b.nrows(), "matmul shapes checked by Op::infer");
+    if k == 0 {
+        return Array2::zeros((m, n));
+    }
+    let mut c = Array2::<F>::uninit((m, n));
+    let c_strides = (c.strides()[0], c.strides()[1]);
+    let c_ptr = c.as_mut_ptr().cast::<F>();
+    #[allow(unsafe_code)]
+    // SAFETY: `c` is a fresh (m, n) allocation with these strides, owned
+    // here, so every element written is in bounds and aliases nothing.
+    // With k ≥ 1 gemm writes all m·n elements (it never reads them), so
+    // every element is initialised before `assume_init`.
+    unsafe {
+        gemm_into(alpha, a, b, c_ptr, c_strides, threads);
+        c.assume_init()
+    }
+}
+
+/// `*c = alpha · a · b` through `gemm`, threaded when asked and large.
+///
+/// # Safety
+/// `c` with `c_strides` must address an (a.nrows(), b.ncols()) block that
+/// may be written and aliases neither `a` nor `b`; `a.ncols() == b.nrows()`.
+#[allow(unsafe_code)]
+unsafe fn gemm_into<F: Scalar>(
+    alpha: F,
+    a: &ArrayView2<F>,
+    b: &ArrayView2<F>,
+    c: *mut F,
+    (c_rs, c_cs): (isize, isize),
+    threads: bool,
+) {
+    let ((m, k), n) = (a.dim(), b.ncols());
     if m == 0 || n == 0 {
         return;
     }
     let (a_rs, a_cs) = (a.strides()[0], a.strides()[1]);
     let (b_rs, b_cs) = (b.strides()[0], b.strides()[1]);
-    let (c_rs, c_cs) = (c.strides()[0], c.strides()[1]);
     let parallelism = if threads && m * n * k >= PAR_MIN_MACS {
         gemm::Parallelism::Rayon(rayon::current_num_threads())
     } else {
         gemm::Parallelism::None
     };
-    #[allow(unsafe_code)]
-    // SAFETY: each pointer and its strides come from a live ndarray view of
-    // the stated dimensions, so every element gemm reads or writes is in
-    // bounds; `c` is borrowed mutably, so it aliases neither `a` nor `b`;
-    // F is f32 or f64 (`Scalar`), both of which gemm supports; with
+    // SAFETY: the pointers and strides of `a` and `b` come from live
+    // ndarray views of the stated dimensions, and the caller vouches for
+    // `c`; F is f32 or f64 (`Scalar`), both of which gemm supports; with
     // `read_dst` false the old values of `c` are never read.
     unsafe {
         gemm::gemm(
             m,
             n,
             k,
-            c.as_mut_ptr(),
+            c,
             c_cs,
             c_rs,
             false,

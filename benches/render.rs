@@ -9,6 +9,10 @@ use shapetrace::tui::app::App;
 use shapetrace::tui::theme::COLOR;
 use std::hint::black_box;
 
+/// As the binary.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn render(c: &mut Criterion) {
     let mut app = App::new(ModelConfig::default(), COLOR).unwrap();
     for _ in 0..5 {

@@ -15,6 +15,10 @@ use shapetrace::{ModeChoice, ModelConfig, Request};
 use std::hint::black_box;
 use std::time::Duration;
 
+/// As the binary.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn gpt2_small(seq: usize) -> ModelConfig {
     let mut c = shapetrace::config::preset::by_name("gpt2-small").unwrap();
     c.seq = seq;
@@ -48,15 +52,29 @@ fn numeric(c: &mut Criterion) {
 }
 
 /// GPT-2-small's products at (1, T, 768): per block four (T,d)·(d,d), one
-/// (T,d)·(d,4d), one (T,4d)·(4d,d), then per head (T,hd)·(hd,T) and (T,T)·(T,hd).
+/// (T,d)·(d,4d), one (T,4d)·(4d,d), then per head (T,hd)·(hd,T) and
+/// (T,T)·(T,hd). As in the forward, every block has its own weights and
+/// every head its own operands, so no product finds its operand still in
+/// cache from the one before; every output is allocated once, up front, so
+/// the time is the multiplications alone: no allocation or zeroing.
 struct Products {
     x: Array2<f32>,
     h: Array2<f32>,
-    w: Array2<f32>,
-    up: Array2<f32>,
-    down: Array2<f32>,
-    q: Array2<f32>,
-    s: Array2<f32>,
+    /// Per block: four (d,d), one (d,4d), one (4d,d).
+    blocks: Vec<[Array2<f32>; 6]>,
+    /// Per head: q (T,hd), k (T,hd) and the weights (T,T).
+    heads: Vec<[Array2<f32>; 3]>,
+}
+
+/// A head's (T,T) scores and (T,hd) weighted sum.
+type Pair = (Array2<f32>, Array2<f32>);
+
+/// Where the products of [`Products::run`] are written.
+struct Outputs {
+    d: Array2<f32>,
+    ff: Array2<f32>,
+    /// Per head: the (T,T) scores and the (T,hd) weighted sum.
+    heads: Vec<Pair>,
 }
 
 impl Products {
@@ -66,39 +84,65 @@ impl Products {
             let a: ArrayD<f32> = b.normal(&[r, c], seed);
             a.into_dimensionality().unwrap()
         };
+        let d = 768;
         Self {
-            x: m(t, 768, 1),
-            h: m(t, 3072, 2),
-            w: m(768, 768, 3),
-            up: m(768, 3072, 4),
-            down: m(3072, 768, 5),
-            q: m(t, 64, 6),
-            s: m(t, t, 7),
+            x: m(t, d, 1),
+            h: m(t, 4 * d, 2),
+            blocks: (0..12)
+                .map(|i| {
+                    let s = 100 * i;
+                    [
+                        m(d, d, s + 3),
+                        m(d, d, s + 4),
+                        m(d, d, s + 5),
+                        m(d, d, s + 6),
+                        m(d, 4 * d, s + 7),
+                        m(4 * d, d, s + 8),
+                    ]
+                })
+                .collect(),
+            heads: (0..12)
+                .map(|i| [m(t, 64, 2000 + i), m(t, 64, 3000 + i), m(t, t, 4000 + i)])
+                .collect(),
         }
     }
 
-    /// Every product of 12 blocks; `heads_at_once` runs the 12 heads'
-    /// products side by side, as the numeric backend does.
+    fn outputs(&self) -> Outputs {
+        let t = self.x.nrows();
+        Outputs {
+            d: Array2::zeros((t, 768)),
+            ff: Array2::zeros((t, 3072)),
+            heads: (0..12)
+                .map(|_| (Array2::zeros((t, t)), Array2::zeros((t, 64))))
+                .collect(),
+        }
+    }
+
+    /// Every product of 12 blocks through `mm(a, b, threads, out)`;
+    /// `heads_at_once` runs the 12 heads' products side by side, as the
+    /// numeric backend does.
     fn run(
         &self,
-        mm: impl Fn(&Array2<f32>, ArrayView2<f32>, bool) -> Array2<f32> + Sync,
+        out: &mut Outputs,
+        mm: impl Fn(ArrayView2<f32>, ArrayView2<f32>, bool, &mut Array2<f32>) + Sync,
         heads_at_once: bool,
     ) {
-        for _ in 0..12 {
-            for _ in 0..4 {
-                black_box(mm(&self.x, self.w.view(), true));
+        for [wq, wk, wv, wo, up, down] in &self.blocks {
+            for w in [wq, wk, wv, wo] {
+                mm(self.x.view(), w.view(), true, &mut out.d);
             }
-            black_box(mm(&self.x, self.up.view(), true));
-            black_box(mm(&self.h, self.down.view(), true));
-            let head = |_| {
-                black_box(mm(&self.q, self.q.t(), !heads_at_once));
-                black_box(mm(&self.s, self.q.view(), !heads_at_once));
+            mm(self.x.view(), up.view(), true, &mut out.ff);
+            mm(self.h.view(), down.view(), true, &mut out.d);
+            let head = |([q, k, w], (scores, ctx)): (&[Array2<f32>; 3], &mut Pair)| {
+                mm(q.view(), k.t(), !heads_at_once, scores);
+                mm(w.view(), q.view(), !heads_at_once, ctx);
             };
             if heads_at_once {
-                (0..12).into_par_iter().for_each(head);
+                self.heads.par_iter().zip(&mut out.heads).for_each(head);
             } else {
-                (0..12).for_each(head);
+                self.heads.iter().zip(&mut out.heads).for_each(head);
             }
+            black_box(&out.d);
         }
     }
 }
@@ -107,14 +151,12 @@ fn bare_matmuls(c: &mut Criterion) {
     let mut g = c.benchmark_group("gpt2-small bare matmuls");
     g.sample_size(10).measurement_time(Duration::from_secs(20));
     let p = Products::new(1024);
+    let mut out = p.outputs();
     g.bench_function("T=1024 gemm", |b| {
         b.iter(|| {
             p.run(
-                |a, w, threads| {
-                    let mut y = Array2::zeros((a.nrows(), w.ncols()));
-                    matmul(1.0, &a.view(), &w, &mut y.view_mut(), threads);
-                    y
-                },
+                &mut out,
+                |a, w, threads, y| matmul(1.0, &a, &w, &mut y.view_mut(), threads),
                 true,
             );
         });
@@ -122,11 +164,8 @@ fn bare_matmuls(c: &mut Criterion) {
     g.bench_function("T=1024 matrixmultiply", |b| {
         b.iter(|| {
             p.run(
-                |a, w, _| {
-                    let mut y = Array2::zeros((a.nrows(), w.ncols()));
-                    general_mat_mul(1.0, a, &w, 0.0, &mut y);
-                    y
-                },
+                &mut out,
+                |a, w, _, y| general_mat_mul(1.0, &a, &w, 0.0, y),
                 false,
             );
         });

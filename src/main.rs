@@ -15,6 +15,11 @@ use shapetrace::{Run, tui};
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+/// A numeric trace frees and takes megabytes per op; mimalloc keeps those
+/// pages mapped for the next op (the benches use it too).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     if let Err(e) = color_eyre::install() {
         eprintln!("shapetrace: {e}");
@@ -71,17 +76,22 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
     let (cfg, req) = cli.model.resolve(values, output)?;
     match &cli.command {
         None => {
-            if req.weights.is_some() || req.input.is_some() {
-                bail!(
-                    "the stepper does not take --weights or --input yet; allowed with them: shapetrace trace, shapetrace check"
-                );
-            }
             let launch = tui::Launch {
                 quiz: cli.quiz,
                 present: cli.present,
                 autoplay: cli.autoplay,
             };
-            let app = tui::app(cfg, launch, tui::theme::Theme::from_env())?;
+            // Refused now, not after the stepper opens: numbers that are
+            // required (--weights, --input, --numeric) but over the limit.
+            shapetrace::plan::plan(&cfg, &req)?;
+            let given = tui::app::Given {
+                label: cli.model.given_label(),
+                weights: req.weights,
+                input: req.input,
+                mode: req.mode,
+                max_memory: req.max_memory,
+            };
+            let app = tui::app(cfg, launch, given, tui::theme::Theme::from_env())?;
             Ok(ended(tui::run(app)?))
         }
         Some(Command::Trace(args)) => trace(&cfg, req, args),

@@ -85,10 +85,11 @@ impl<T: Clone> Attention<T> {
         let k = self.k.forward(rec, &format!("{p}.k_proj"), x)?; // (B, T, kv·hd)
         let v = self.v.forward(rec, &format!("{p}.v_proj"), x)?; // (B, T, kv·hd)
         let split = |n, axis| Op::SplitHeads { heads: n, axis };
-        let q = rec.op(&format!("{p}.q"), &split(h, "h"), &[In::Act(&q)])?; // (B, h, T, hd)
+        // Each projection is handed over: the backend may split it in place.
+        let q = rec.op_owned(&format!("{p}.q"), &split(h, "h"), q, &[])?; // (B, h, T, hd)
         let kv_axis = if kv == h { "h" } else { "kv" };
-        let k = rec.op(&format!("{p}.k"), &split(kv, kv_axis), &[In::Act(&k)])?; // (B, kv, T, hd)
-        let mut v = rec.op(&format!("{p}.v"), &split(kv, kv_axis), &[In::Act(&v)])?; // (B, kv, T, hd)
+        let k = rec.op_owned(&format!("{p}.k"), &split(kv, kv_axis), k, &[])?; // (B, kv, T, hd)
+        let mut v = rec.op_owned(&format!("{p}.v"), &split(kv, kv_axis), v, &[])?; // (B, kv, T, hd)
         let (q, k) = match self.rope {
             Some(theta) => {
                 let rope = Op::Rope { theta };

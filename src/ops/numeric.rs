@@ -90,6 +90,10 @@ fn flat<F: Scalar>(x: &ArrayD<F>) -> std::borrow::Cow<'_, [F]> {
     }
 }
 
+fn slice<F: Scalar>(x: &ArrayD<F>) -> &[F] {
+    x.as_slice().expect("a row-major array")
+}
+
 fn slice_mut<F: Scalar>(y: &mut ArrayD<F>) -> &mut [F] {
     y.as_slice_mut().expect("owned arrays are row-major")
 }
@@ -375,6 +379,22 @@ impl<F: Scalar> Backend for Numeric<F> {
         mut x: ArrayD<F>,
         rest: &[&ArrayD<F>],
     ) -> Result<ArrayD<F>, OpError> {
+        if let Op::SplitHeads { .. } = op
+            && x.is_standard_layout()
+        {
+            let out = op.infer(&[x.shape()])?;
+            // The same values as x, so the same stats, read in one pass.
+            let stats = kernels::stats(slice(&x));
+            // (B,T,h·hd) → (B,T,h,hd) → (B,h,T,hd) by strides alone: the
+            // values stay where they are, and the per-head products read
+            // them in place.
+            let y = x
+                .into_shape_with_order(IxDyn(&[out[0], out[2], out[1], out[3]]))
+                .expect(CHECKED)
+                .permuted_axes(IxDyn(&[0, 2, 1, 3]));
+            self.remember(&y, Some(stats));
+            return Ok(y);
+        }
         if !(keeps_shape(op) && x.is_standard_layout()) {
             let mut ins = vec![&x];
             ins.extend_from_slice(rest);
@@ -401,8 +421,8 @@ impl<F: Scalar> Backend for Numeric<F> {
     }
 
     fn summary(&self, t: &ArrayD<F>) -> Option<(Stats, Option<Vec<f64>>)> {
-        let values = flat(t);
-        let preview = (t.len() <= PREVIEW_MAX).then(|| values.iter().map(|v| v.f64()).collect());
+        // In logical order: a split's heads are a strided view.
+        let preview = (t.len() <= PREVIEW_MAX).then(|| t.iter().map(|v| v.f64()).collect());
         let known = self.known.lock().ok().and_then(|mut k| k.take());
         let stats = match known {
             Some((at, len, print, s))
@@ -410,7 +430,7 @@ impl<F: Scalar> Backend for Numeric<F> {
             {
                 s
             }
-            _ => kernels::stats(&values),
+            _ => kernels::stats(&flat(t)),
         };
         Some((stats, preview))
     }

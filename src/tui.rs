@@ -48,8 +48,13 @@ pub enum TuiError {
 ///
 /// # Errors
 /// An invalid config or autoplay interval.
-pub fn app(cfg: crate::ModelConfig, launch: Launch, theme: theme::Theme) -> Result<App, TuiError> {
-    let mut app = App::open(cfg, theme)?;
+pub fn app(
+    cfg: crate::ModelConfig,
+    launch: Launch,
+    given: app::Given,
+    theme: theme::Theme,
+) -> Result<App, TuiError> {
+    let mut app = App::open_given(cfg, given, theme)?;
     if launch.quiz {
         app.update(Action::ToggleQuiz);
     }
@@ -146,9 +151,8 @@ impl Job {
             cancel: Some(Arc::clone(&cancel)),
         };
         let req = crate::Request {
-            values: true,
             hooks,
-            ..crate::Request::default()
+            ..wanted.given.request()
         };
         let cfg = wanted.cfg.clone();
         let handle = std::thread::spawn(move || crate::run_request(&cfg, &req));

@@ -174,3 +174,20 @@ fn a_saved_trace_replays_in_the_stepper() {
     assert_eq!(s.exit_code(), 0);
     s.assert_restored();
 }
+
+#[test]
+fn the_stepper_opens_a_checkpoint_with_its_input() {
+    let fix = |f: &str| format!("{}/tests/fixtures/{f}", env!("CARGO_MANIFEST_DIR"));
+    let (weights, input) = (
+        fix("nanogpt-tiny.safetensors"),
+        fix("nanogpt-tiny-input.npy"),
+    );
+    let mut s = Session::start(&["--weights", &weights, "--input", &input, "--heads", "4"]);
+    s.wait_for(&[
+        "◆ nanogpt-tiny.safetensors + nanogpt-tiny-input.npy",
+        "values from nanogpt-tiny.safetensors",
+    ]);
+    s.press("q");
+    assert_eq!(s.exit_code(), 0);
+    s.assert_restored();
+}

@@ -83,8 +83,8 @@ fn numbers_required_but_impossible_exit_2_on_one_line_leaving_no_file() {
             &["--shape-only conflicts with --weights"],
         ),
         (
-            vec!["--weights", w, "--heads", "4"],
-            &["stepper does not take --weights", "shapetrace trace"],
+            vec!["--weights", w, "--heads", "4", "--max-memory", "1k"],
+            &["(--weights)", "1.0 KiB"],
         ),
         (
             vec!["trace", "--weights", w, "--preset", "gpt2-xl"],

@@ -12,7 +12,7 @@ use ratatui::style::{Color, Modifier};
 use shapetrace::ModelConfig;
 use shapetrace::config::{Act, Fault, Placement};
 use shapetrace::tui::action::{Action, KeyMode, map_key};
-use shapetrace::tui::app::App;
+use shapetrace::tui::app::{App, Given};
 use shapetrace::tui::theme::{COLOR, MONO, Theme};
 use shapetrace::tui::{Launch, ui};
 
@@ -337,7 +337,8 @@ fn autoplay_steps_on_ticks_and_pauses() {
         autoplay: Some(0.5),
         ..Launch::default()
     };
-    let mut a = shapetrace::tui::app(ModelConfig::default(), launch, COLOR).unwrap();
+    let mut a =
+        shapetrace::tui::app(ModelConfig::default(), launch, Given::default(), COLOR).unwrap();
     assert!(a.present);
     assert_eq!(a.key_mode(), KeyMode::Autoplay);
     a.update(Action::Tick);
@@ -353,7 +354,7 @@ fn autoplay_steps_on_ticks_and_pauses() {
         autoplay: Some(0.0),
         ..Launch::default()
     };
-    assert!(shapetrace::tui::app(ModelConfig::default(), bad, COLOR).is_err());
+    assert!(shapetrace::tui::app(ModelConfig::default(), bad, Given::default(), COLOR).is_err());
 }
 
 #[test]
@@ -643,4 +644,65 @@ fn the_terminal_app_opens_on_shapes_and_takes_values_from_the_background() {
         Act::Gelu,
         "the shown trace stays until the new one is done"
     );
+}
+
+/// The stepper traced with a checkpoint and an input, as
+/// `shapetrace --weights … --input …` opens it.
+fn given_app() -> (App, shapetrace::Run) {
+    let src = shapetrace::load::Sources {
+        weights: Some("tests/fixtures/nanogpt-tiny.safetensors".into()),
+        input: Some("tests/fixtures/nanogpt-tiny-input.npy".into()),
+        ..Default::default()
+    };
+    let flags = shapetrace::Overlay {
+        heads: Some(4),
+        ..Default::default()
+    };
+    let (cfg, req) =
+        shapetrace::load::resolve(&flags, &src, shapetrace::Request::default()).unwrap();
+    let given = Given {
+        weights: req.weights.clone(),
+        input: req.input.clone(),
+        label: Some("nanogpt-tiny.safetensors".into()),
+        ..Given::default()
+    };
+    let cli = shapetrace::run_request(&cfg, &req).unwrap();
+    (App::open_given(cfg, given, COLOR).unwrap(), cli)
+}
+
+#[test]
+fn the_stepper_traces_loaded_weights_and_input_in_the_background() {
+    let (mut a, cli) = given_app();
+    assert_eq!(a.run.trace.mode, shapetrace::trace::Mode::ShapeOnly);
+    assert!(
+        screen(&a).contains("◆ nanogpt-tiny.safetensors"),
+        "{}",
+        screen(&a)
+    );
+    let wanted = a.wanted.take().expect("the full trace is asked for");
+    assert!(wanted.given.weights.is_some() && wanted.given.input.is_some());
+    // What the event loop runs for it.
+    let full = shapetrace::run_request(&wanted.cfg, &wanted.given.request());
+    a.finish(wanted.cfg, &wanted.what, full);
+    assert_eq!(
+        a.status.as_deref(),
+        Some("values from nanogpt-tiny.safetensors")
+    );
+    // The same numbers as `shapetrace trace --weights … --input …`.
+    let stats = |r: &shapetrace::Run| -> Vec<_> {
+        r.trace
+            .events
+            .iter()
+            .map(|e| (e.path.clone(), e.stats))
+            .collect()
+    };
+    assert_eq!(stats(&a.run), stats(&cli));
+    // ...and not those of the seeded model, so the comparison can fail.
+    let seeded = shapetrace::run_request(&a.cfg, &Given::default().request()).unwrap();
+    assert_ne!(stats(&a.run), stats(&seeded));
+    // A live switch keeps the loaded weights.
+    a.update(Action::CycleAct);
+    let w = a.wanted.as_ref().expect("a background re-trace");
+    assert_eq!(w.given, a.given);
+    assert!(w.given.weights.is_some());
 }

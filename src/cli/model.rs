@@ -162,6 +162,22 @@ impl ModelArgs {
         }
     }
 
+    /// The file names of `--weights` and `--input`, joined by ` + `.
+    #[must_use]
+    pub fn given_label(&self) -> Option<String> {
+        let names: Vec<String> = [&self.weights, &self.input]
+            .into_iter()
+            .flatten()
+            .map(|p| {
+                p.file_name().map_or_else(
+                    || p.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                )
+            })
+            .collect();
+        (!names.is_empty()).then(|| names.join(" + "))
+    }
+
     /// The config (preset, model file, checkpoint and input, then flags,
     /// validated) and the request with the loaded weights and input.
     ///

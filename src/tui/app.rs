@@ -7,11 +7,14 @@ pub mod quiz;
 
 use super::action::{Action, KeyMode};
 use super::theme::Theme;
+use crate::Run;
 use crate::config::{Act, Fault, ModelConfig, NormKind, Placement};
 use crate::trace::{Event, Failure};
-use crate::{Options, Run};
+use crate::weights::Weights;
 use labs::Labs;
+use ndarray::ArrayD;
 pub use quiz::{Quiz, parse_shape};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The tabs, in Tab order.
@@ -99,7 +102,55 @@ pub struct App {
     pub wanted: Option<Wanted>,
     /// How far the background trace has got: (events done, expected).
     pub progress: Option<(usize, usize)>,
+    /// Loaded weights and input every trace of this session uses.
+    pub given: Given,
     pub quit: bool,
+}
+
+/// What the command line gave the stepper beyond the config: weights and
+/// an input loaded from files (`--weights`, `--input`), which its numeric
+/// traces use in place of the seeded ones, and the mode and memory limit.
+#[derive(Debug, Clone, Default)]
+pub struct Given {
+    pub weights: Option<Arc<Weights>>,
+    /// x0, (B, T, d_model).
+    pub input: Option<Arc<ArrayD<f32>>>,
+    /// The files they came from, for the header, e.g. `ckpt.safetensors`.
+    pub label: Option<String>,
+    /// `--shape-only`, `--numeric` or neither.
+    pub mode: crate::ModeChoice,
+    /// `--max-memory`, in bytes.
+    pub max_memory: Option<u128>,
+}
+
+impl PartialEq for Given {
+    fn eq(&self, other: &Self) -> bool {
+        let same = |a: Option<&Arc<_>>, b: Option<&Arc<_>>| match (a, b) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        same(self.weights.as_ref(), other.weights.as_ref())
+            && self.input.as_ref().map(Arc::as_ptr) == other.input.as_ref().map(Arc::as_ptr)
+            && self.label == other.label
+            && self.mode == other.mode
+            && self.max_memory == other.max_memory
+    }
+}
+
+impl Given {
+    /// The request for the stepper's full trace: with values, these
+    /// weights and input, in this mode, under this limit.
+    #[must_use]
+    pub fn request(&self) -> crate::Request {
+        crate::Request {
+            mode: self.mode,
+            values: true,
+            max_memory: self.max_memory,
+            weights: self.weights.clone(),
+            input: self.input.clone(),
+            ..crate::Request::default()
+        }
+    }
 }
 
 /// A re-trace the event loop should run off the UI thread.
@@ -108,6 +159,7 @@ pub struct Wanted {
     pub cfg: ModelConfig,
     /// What changed, e.g. `activation`; `values` for the first full trace.
     pub what: String,
+    pub given: Given,
 }
 
 const PAGE: usize = 10;
@@ -118,7 +170,7 @@ impl App {
     /// # Errors
     /// When `cfg` is invalid.
     pub fn new(cfg: ModelConfig, theme: Theme) -> Result<Self, crate::Error> {
-        let run = Self::trace(&cfg)?;
+        let run = crate::run_request(&cfg, &Given::default().request())?;
         Ok(Self::with_run(cfg, run, theme))
     }
 
@@ -166,6 +218,7 @@ impl App {
             background: false,
             wanted: None,
             progress: None,
+            given: Given::default(),
             quit: false,
         }
     }
@@ -177,30 +230,33 @@ impl App {
     /// # Errors
     /// When `cfg` is invalid.
     pub fn open(cfg: ModelConfig, theme: Theme) -> Result<Self, crate::Error> {
-        let run = crate::run_with(
-            &cfg,
-            Options {
-                shape_only: true,
-                values: false,
-            },
-        )?;
+        Self::open_given(cfg, Given::default(), theme)
+    }
+
+    /// As [`App::open`], the values traced with loaded weights and input.
+    ///
+    /// # Errors
+    /// When `cfg` is invalid, or the input is not its stream shape.
+    pub fn open_given(cfg: ModelConfig, given: Given, theme: Theme) -> Result<Self, crate::Error> {
+        // Numbers need the loaded weights and input; shapes need neither.
+        let shapes = crate::Request {
+            mode: crate::ModeChoice::ShapeOnly,
+            ..crate::Request::default()
+        };
+        let run = crate::run_request(&cfg, &shapes)?;
         let mut app = Self::with_run(cfg.clone(), run, theme);
         app.background = true;
+        app.given = given.clone();
         app.wanted = Some(Wanted {
             cfg,
             what: "values".into(),
+            given,
         });
         Ok(app)
     }
 
-    fn trace(cfg: &ModelConfig) -> Result<Run, crate::Error> {
-        crate::run_with(
-            cfg,
-            Options {
-                shape_only: false,
-                values: true,
-            },
-        )
+    fn trace(&self, cfg: &ModelConfig) -> Result<Run, crate::Error> {
+        crate::run_request(cfg, &self.given.request())
     }
 
     /// Number of rows: the events, and the failure if the forward stopped.
@@ -391,10 +447,11 @@ impl App {
             self.wanted = Some(Wanted {
                 cfg,
                 what: what.to_string(),
+                given: self.given.clone(),
             });
             return;
         }
-        let result = Self::trace(&cfg);
+        let result = self.trace(&cfg);
         self.finish(cfg, what, result);
     }
 
@@ -404,7 +461,12 @@ impl App {
         self.progress = None;
         match result {
             Ok(run) if what == "values" => {
-                self.status = run.plan.note();
+                self.status = run.plan.note().or_else(|| {
+                    self.given
+                        .label
+                        .as_ref()
+                        .map(|l| format!("values from {l}"))
+                });
                 self.run = run;
                 self.labs.refresh(self.tab, &self.cfg);
             }

@@ -51,10 +51,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Some(f) => vec![Span::styled(format!(" ⚠ fault {f} "), t.fail)],
         None => vec![Span::styled(" shapetrace ", t.header)],
     };
-    let name = app
-        .source
-        .as_deref()
-        .map_or_else(|| c.preset.clone(), |s| format!("▷ {s}"));
+    let name = match (&app.source, &app.given.label) {
+        (Some(s), _) => format!("▷ {s}"),
+        (None, Some(l)) if c.preset.is_empty() => format!("◆ {l}"),
+        (None, Some(l)) => format!("{} ◆ {l}", c.preset),
+        (None, None) => c.preset.clone(),
+    };
     tabs.push(Span::styled(format!(" {name} "), t.title));
     for tab in Tab::ALL.into_iter().filter(|_| !app.present) {
         let label = tab.title();

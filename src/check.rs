@@ -82,12 +82,20 @@ impl Serialize for CheckResult {
     }
 }
 
-/// Every check on `trace`: the contract checks, `params`, then the probes.
+/// Every check on `trace` of the seeded model: the contract checks,
+/// `params`, then the probes.
 #[must_use]
 pub fn all(trace: &Trace) -> Vec<CheckResult> {
+    all_of(trace, influence::Subject::seeded(&trace.config))
+}
+
+/// As [`all`], the probes re-running `subject` (the traced config with its
+/// loaded weights or input, if the trace had them).
+#[must_use]
+pub fn all_of(trace: &Trace, subject: influence::Subject) -> Vec<CheckResult> {
     let mut out = contract::all(trace);
     out.push(params::params(trace));
-    out.extend(probe::all(trace));
+    out.extend(probe::all(trace, subject));
     out
 }
 

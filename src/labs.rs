@@ -38,7 +38,11 @@ pub fn norms(x: &str) -> Result<ExitCode> {
 }
 
 /// Which rows change when one token moves; exits 1 when the probe fails.
-pub fn probes(cfg: &shapetrace::ModelConfig, args: &ProbesArgs) -> Result<ExitCode> {
+pub fn probes(
+    cfg: &shapetrace::ModelConfig,
+    req: &shapetrace::Request,
+    args: &ProbesArgs,
+) -> Result<ExitCode> {
     let kind = match args.kind {
         ProbeKind::Causality => Kind::Causality,
         ProbeKind::Positionwise => Kind::Positionwise,
@@ -51,7 +55,7 @@ pub fn probes(cfg: &shapetrace::ModelConfig, args: &ProbesArgs) -> Result<ExitCo
             cfg.seq
         );
     }
-    let view = match influence(cfg, kind, &[token]) {
+    let view = match influence(req.subject(cfg), kind, &[token]) {
         Ok(mut v) => v.remove(0),
         Err(e) => bail!("cannot probe this model: {e}"),
     };

@@ -158,22 +158,11 @@ pub fn run_request(cfg: &ModelConfig, req: &Request) -> Result<Run, Error> {
     })
 }
 
-/// Every check on a trace made under `req`. The probes re-run the seeded
-/// model, so with loaded weights or input they are skipped, not passed.
+/// Every check on a trace made under `req`; the probes re-run the model
+/// with the request's loaded weights and input, if it has them.
 #[must_use]
 pub fn checks_for(trace: &Trace, req: &Request) -> Vec<CheckResult> {
-    let mut checks = check::all(trace);
-    if req.weights.is_some() || req.input.is_some() {
-        let probes = checks
-            .iter_mut()
-            .filter(|c| matches!(c.name, CheckName::Positionwise | CheckName::Causality));
-        for c in probes {
-            c.status = Status::Skip;
-            c.path = None;
-            c.detail = "the probes re-run the seeded model, not --weights or --input".into();
-        }
-    }
-    checks
+    check::all_of(trace, req.subject(&trace.config))
 }
 
 /// Plans and traces `cfg` under `req`: numbers or shapes, seeded or loaded
@@ -246,13 +235,18 @@ fn numeric<F: Scalar>(
     Ok((r.trace, out))
 }
 
-/// A seeded numeric trace in `F` on x0 with every tensor captured, for the probes.
-pub(crate) fn captured<F: Scalar>(cfg: &ModelConfig, x0: ArrayD<F>) -> (Trace, Vec<Capture>) {
+/// A numeric trace in `F` of `source`'s weights on x0 with every tensor
+/// captured, for the probes.
+pub(crate) fn captured<F: Scalar>(
+    cfg: &ModelConfig,
+    source: Source,
+    x0: ArrayD<F>,
+) -> (Trace, Vec<Capture>) {
     let watch = Watch {
         capture: true,
         ..Watch::default()
     };
-    let r = record(cfg, &Numeric::<F>::new(), Source::Seeded, Some(x0), &watch);
+    let r = record(cfg, &Numeric::<F>::new(), source, Some(x0), &watch);
     (r.trace, r.captures)
 }
 

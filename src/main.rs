@@ -96,17 +96,15 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         }
         Some(Command::Trace(args)) => trace(&cfg, req, args),
         Some(Command::Check(args)) => check(&cfg, req, args.format),
-        Some(Command::Params(_) | Command::Probes(_))
-            if req.weights.is_some() || req.input.is_some() =>
-        {
+        Some(Command::Params(_)) if req.weights.is_some() || req.input.is_some() => {
             bail!(
-                "--weights and --input apply to trace, check and the stepper; allowed here: the model options alone"
+                "--weights and --input do not apply to params, which counts from the config alone; allowed with them: trace, check, probes and the stepper"
             )
         }
         Some(Command::Params(args)) => labs::params(&cfg, args),
         Some(Command::Ffn(args)) => labs::ffn(&args.x),
         Some(Command::Norms(args)) => labs::norms(&args.x),
-        Some(Command::Probes(args)) => labs::probes(&cfg, args),
+        Some(Command::Probes(args)) => labs::probes(&cfg, &req, args),
         Some(Command::View(args)) => view(args),
     }
 }

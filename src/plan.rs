@@ -101,6 +101,13 @@ impl From<crate::Options> for Request {
 }
 
 impl Request {
+    /// What the probes re-run for a trace of `cfg` under this request: its
+    /// loaded weights and input, or the seeded ones.
+    #[must_use]
+    pub fn subject<'a>(&'a self, cfg: &'a ModelConfig) -> crate::check::influence::Subject<'a> {
+        crate::check::influence::Subject::new(cfg, self.weights.as_deref(), self.input.as_deref())
+    }
+
     /// Why this request needs numbers, if it does.
     #[must_use]
     pub fn needs_numbers(&self) -> Option<&'static str> {

@@ -387,17 +387,27 @@ fn contradictory_flags_are_refused() {
 }
 
 #[test]
-fn probes_are_skipped_not_passed_for_loaded_weights() {
+fn probes_re_run_the_loaded_weights_and_catch_a_fault_there() {
     let w = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/nanogpt-tiny.safetensors"
     );
-    let o = shapetrace(&["check", "--weights", w, "--heads", "4", "--format", "json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    for c in v["checks"].as_array().unwrap() {
-        let probe = matches!(c["name"].as_str(), Some("positionwise" | "causality"));
-        let want = if probe { "skip" } else { "pass" };
-        assert_eq!(c["status"], want, "{c}");
-    }
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", "--weights", w, "--heads", "4", "--format", "json"];
+        args.extend_from_slice(extra);
+        let o = shapetrace(&args);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let status = |name: &str| {
+            let all = v["checks"].as_array().unwrap();
+            let c = all.iter().find(|c| c["name"] == name).unwrap();
+            c["status"].as_str().unwrap().to_string()
+        };
+        (o.status.code(), status("positionwise"), status("causality"))
+    };
+    let pass = (Some(0), "pass".to_string(), "pass".to_string());
+    assert_eq!(check(&[]), pass);
+    // The same checkpoint without its causal mask: the probe re-runs the
+    // loaded weights and sees the future leak.
+    let leak = check(&["--fault", "no-causal-mask"]);
+    assert_eq!((leak.0, leak.2.as_str()), (Some(1), "fail"), "{leak:?}");
 }

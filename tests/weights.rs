@@ -361,3 +361,24 @@ fn bf16_and_f16_tensors_read_as_f32() {
         assert!(q.iter().all(|&v| v == -2.0), "{dtype}");
     }
 }
+
+#[test]
+fn probes_move_the_loaded_model_not_the_seeded_one() {
+    use shapetrace::check::influence::{Kind, Subject, influence};
+    let src = sources(
+        &fix("nanogpt-tiny.safetensors"),
+        Some(&fix("nanogpt-tiny-input.npy")),
+    );
+    let (cfg, req) = resolve(&heads(4), &src, Request::default()).unwrap();
+    let deltas = |s: Subject| -> Vec<Vec<f64>> {
+        let runs = influence(s, Kind::Causality, &[1]).unwrap();
+        runs[0].rows.iter().map(|r| r.delta.clone()).collect()
+    };
+    let loaded = deltas(req.subject(&cfg));
+    let seeded = deltas(Subject::seeded(&cfg));
+    assert_eq!(loaded.len(), seeded.len());
+    assert_ne!(loaded, seeded, "the probe ran the checkpoint");
+    // Loaded weights alone (seeded input) differ again.
+    let weights_only = Subject::new(&cfg, req.weights.as_deref(), None);
+    assert_ne!(deltas(weights_only), loaded);
+}

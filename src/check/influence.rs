@@ -7,11 +7,47 @@
 //!   (B, T, d) input, before and after row t of batch 0 moves.
 
 use crate::config::{DType, ModelConfig};
-use crate::model::{self, Model, block::Block, seed_for};
+use crate::model::{self, Model, Source, block::Block, seed_for};
 use crate::ops::Backend;
 use crate::ops::numeric::{Numeric, Scalar};
 use crate::trace::recorder::{Capture, Recorder, Stop, Val};
+use crate::weights::Weights;
 use ndarray::{ArrayD, s};
+
+/// What the probes re-run: a config with its weights, seeded or loaded,
+/// and for causality its input x0, seeded or given (B, T, d_model).
+#[derive(Debug, Clone, Copy)]
+pub struct Subject<'a> {
+    pub cfg: &'a ModelConfig,
+    pub source: Source<'a>,
+    pub input: Option<&'a ArrayD<f32>>,
+}
+
+impl<'a> Subject<'a> {
+    /// `cfg` with `weights` if loaded (else seeded) and `input` if given.
+    #[must_use]
+    pub fn new(
+        cfg: &'a ModelConfig,
+        weights: Option<&'a Weights>,
+        input: Option<&'a ArrayD<f32>>,
+    ) -> Self {
+        Self {
+            cfg,
+            source: weights.map_or(Source::Seeded, Source::Loaded),
+            input,
+        }
+    }
+
+    /// The seeded weights on the seeded input.
+    #[must_use]
+    pub fn seeded(cfg: &'a ModelConfig) -> Self {
+        Self {
+            cfg,
+            source: Source::Seeded,
+            input: None,
+        }
+    }
+}
 
 /// Which probe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,11 +237,8 @@ impl Influence {
 /// # Errors
 /// Why the model cannot be re-run: the forward (or a sublayer run alone)
 /// stops at a failed check.
-pub fn influence(
-    cfg: &ModelConfig,
-    kind: Kind,
-    tokens: &[usize],
-) -> Result<Vec<Influence>, String> {
+pub fn influence(subject: Subject, kind: Kind, tokens: &[usize]) -> Result<Vec<Influence>, String> {
+    let cfg = subject.cfg;
     if cfg.numeric_bytes() > super::probe::PROBE_MAX_BYTES {
         return Err(format!(
             "model too large to re-run (limit {})",
@@ -213,10 +246,10 @@ pub fn influence(
         ));
     }
     match (cfg.dtype, kind) {
-        (DType::F32, Kind::Causality) => causal::<f32>(cfg, tokens),
-        (DType::F64, Kind::Causality) => causal::<f64>(cfg, tokens),
-        (DType::F32, Kind::Positionwise) => positionwise::<f32>(cfg, tokens),
-        (DType::F64, Kind::Positionwise) => positionwise::<f64>(cfg, tokens),
+        (DType::F32, Kind::Causality) => causal::<f32>(subject, tokens),
+        (DType::F64, Kind::Causality) => causal::<f64>(subject, tokens),
+        (DType::F32, Kind::Positionwise) => positionwise::<f32>(subject, tokens),
+        (DType::F64, Kind::Positionwise) => positionwise::<f64>(subject, tokens),
     }
 }
 
@@ -258,16 +291,20 @@ fn rows(a: &Capture, b: &Capture) -> RowChange {
     }
 }
 
-fn causal<F: Scalar>(cfg: &ModelConfig, tokens: &[usize]) -> Result<Vec<Influence>, String> {
-    let x0 = model::input(cfg, &Numeric::<F>::new());
-    let (trace, base) = crate::captured::<F>(cfg, x0.clone());
+fn causal<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence>, String> {
+    let (cfg, source) = (subject.cfg, subject.source);
+    let x0 = match subject.input {
+        Some(x) => x.mapv(|v| F::of(f64::from(v))),
+        None => model::input(cfg, &Numeric::<F>::new()),
+    };
+    let (trace, base) = crate::captured::<F>(cfg, source, x0.clone());
     if let Some(f) = trace.failure {
         return Err(format!("the forward stops at {}", f.path));
     }
     tokens
         .iter()
         .map(|&t| {
-            let (moved_trace, moved) = crate::captured::<F>(cfg, perturb(cfg, &x0, t));
+            let (moved_trace, moved) = crate::captured::<F>(cfg, source, perturb(cfg, &x0, t));
             if let Some(f) = moved_trace.failure {
                 return Err(format!("the perturbed run stops at {}", f.path));
             }
@@ -316,9 +353,10 @@ fn run_part<F: Scalar>(
     }
 }
 
-fn positionwise<F: Scalar>(cfg: &ModelConfig, tokens: &[usize]) -> Result<Vec<Influence>, String> {
+fn positionwise<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence>, String> {
+    let cfg = subject.cfg;
     let backend = Numeric::<F>::new();
-    let model = Model::build(cfg, &backend);
+    let model = Model::build_from(cfg, &backend, subject.source);
     let x = backend.normal(
         &cfg.stream_shape(),
         seed_for(cfg.seed, "probe.positionwise"),

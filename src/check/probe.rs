@@ -7,17 +7,16 @@
 //!   output at a position < t, and nothing in another batch element.
 
 use super::CheckResult;
-use super::influence::{Kind, influence};
-use crate::config::ModelConfig;
+use super::influence::{Kind, Subject, influence};
 use crate::trace::{CheckName, Mode, Trace};
 
 /// Largest model the probes re-run, in bytes of a numeric run.
 pub const PROBE_MAX_BYTES: u128 = 256 << 20;
 
-/// Both probes on the model of `trace`.
+/// Both probes on the model of `trace`, re-run as `subject` (whose config
+/// is the trace's).
 #[must_use]
-pub fn all(trace: &Trace) -> Vec<CheckResult> {
-    let cfg = &trace.config;
+pub fn all(trace: &Trace, subject: Subject) -> Vec<CheckResult> {
     let names = [CheckName::Positionwise, CheckName::Causality];
     // The size limit lives in `influence`, which the Probes tab and the
     // `probes` command share; a model over it is skipped with its message.
@@ -25,7 +24,7 @@ pub fn all(trace: &Trace) -> Vec<CheckResult> {
         let why = "shape-only run: no values to compare";
         return names.iter().map(|n| CheckResult::skip(*n, why)).collect();
     }
-    vec![positionwise(cfg), causality(trace)]
+    vec![positionwise(subject), causality(trace, subject)]
 }
 
 /// Token positions to perturb: all of them for short sequences.
@@ -37,10 +36,10 @@ fn positions(t: usize) -> Vec<usize> {
     }
 }
 
-fn positionwise(cfg: &ModelConfig) -> CheckResult {
-    let name = CheckName::Positionwise;
+fn positionwise(subject: Subject) -> CheckResult {
+    let (name, cfg) = (CheckName::Positionwise, subject.cfg);
     let ts = positions(cfg.seq);
-    let runs = match influence(cfg, Kind::Positionwise, &ts) {
+    let runs = match influence(subject, Kind::Positionwise, &ts) {
         Ok(r) => r,
         Err(e) => return CheckResult::skip(name, e),
     };
@@ -72,13 +71,13 @@ fn positionwise(cfg: &ModelConfig) -> CheckResult {
     )
 }
 
-fn causality(trace: &Trace) -> CheckResult {
+fn causality(trace: &Trace, subject: Subject) -> CheckResult {
     let name = CheckName::Causality;
     if let Some(f) = &trace.failure {
         return CheckResult::skip(name, format!("the forward stops at {}", f.path));
     }
     let ts = positions(trace.config.seq);
-    let runs = match influence(&trace.config, Kind::Causality, &ts) {
+    let runs = match influence(subject, Kind::Causality, &ts) {
         Ok(r) => r,
         Err(e) => return CheckResult::skip(name, e),
     };

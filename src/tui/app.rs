@@ -138,6 +138,12 @@ impl PartialEq for Given {
 }
 
 impl Given {
+    /// What the probes re-run for `cfg`: these weights and input.
+    #[must_use]
+    pub fn subject<'a>(&'a self, cfg: &'a ModelConfig) -> crate::check::influence::Subject<'a> {
+        crate::check::influence::Subject::new(cfg, self.weights.as_deref(), self.input.as_deref())
+    }
+
     /// The request for the stepper's full trace: with values, these
     /// weights and input, in this mode, under this limit.
     #[must_use]
@@ -357,7 +363,7 @@ impl App {
             }
             _ => self.labs.update(self.tab, action, &self.cfg),
         }
-        self.labs.refresh(self.tab, &self.cfg);
+        self.labs.refresh(self.tab, self.given.subject(&self.cfg));
     }
 
     /// Typing goes to the open quiz question, else to the lab being edited.
@@ -468,7 +474,7 @@ impl App {
                         .map(|l| format!("values from {l}"))
                 });
                 self.run = run;
-                self.labs.refresh(self.tab, &self.cfg);
+                self.labs.refresh(self.tab, self.given.subject(&self.cfg));
             }
             Ok(run) => {
                 self.run = run;

@@ -5,7 +5,7 @@
 
 use super::Tab;
 use crate::budget::Budget;
-use crate::check::influence::{Influence, Kind, influence};
+use crate::check::influence::{Influence, Kind, Subject, influence};
 use crate::config::{Act, ModelConfig, preset};
 use crate::lesson::by_hand::FfnByHand;
 use crate::lesson::norms::NormCompare;
@@ -191,7 +191,10 @@ impl Labs {
     }
 
     /// Computes what the shown lab needs and does not have yet.
-    pub fn refresh(&mut self, tab: Tab, cfg: &ModelConfig) {
+    /// The Probes lab re-runs `subject`, the shown model with the
+    /// session's loaded weights and input, if any.
+    pub fn refresh(&mut self, tab: Tab, subject: Subject) {
+        let cfg = subject.cfg;
         match tab {
             Tab::Budget if self.budget.as_ref().is_none_or(|b| &b.base != cfg) => {
                 self.budget = budget_lab(cfg);
@@ -199,7 +202,7 @@ impl Labs {
             Tab::Probes if self.probes.view.is_none() || self.probes.of.as_ref() != Some(cfg) => {
                 let p = &mut self.probes;
                 p.token = p.token.min(cfg.seq.saturating_sub(1));
-                p.view = Some(influence(cfg, p.kind, &[p.token]).map(|mut v| v.remove(0)));
+                p.view = Some(influence(subject, p.kind, &[p.token]).map(|mut v| v.remove(0)));
                 p.of = Some(cfg.clone());
             }
             _ => {}

@@ -700,9 +700,20 @@ fn the_stepper_traces_loaded_weights_and_input_in_the_background() {
     // ...and not those of the seeded model, so the comparison can fail.
     let seeded = shapetrace::run_request(&a.cfg, &Given::default().request()).unwrap();
     assert_ne!(stats(&a.run), stats(&seeded));
-    // A live switch keeps the loaded weights.
-    a.update(Action::CycleAct);
-    let w = a.wanted.as_ref().expect("a background re-trace");
-    assert_eq!(w.given, a.given);
-    assert!(w.given.weights.is_some());
+    // Every live switch re-traces with the loaded weights.
+    for switch in [
+        Action::CycleAct,
+        Action::ToggleNorm,
+        Action::TogglePlacement,
+        Action::CycleFault,
+    ] {
+        a.update(switch);
+        let w = a.wanted.take().expect("a background re-trace");
+        assert_eq!(w.given, a.given);
+        let run = shapetrace::run_request(&w.cfg, &w.given.request());
+        assert!(run.is_ok(), "{switch:?}: {:?}", run.err());
+        a.finish(w.cfg, &w.what, run);
+        let status = a.status.clone().unwrap_or_default();
+        assert!(!status.starts_with("cannot"), "{switch:?}: {status}");
+    }
 }

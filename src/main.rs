@@ -84,13 +84,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
             // Refused now, not after the stepper opens: numbers that are
             // required (--weights, --input, --numeric) but over the limit.
             shapetrace::plan::plan(&cfg, &req)?;
-            let given = tui::app::Given {
-                label: cli.model.given_label(),
-                weights: req.weights,
-                input: req.input,
-                mode: req.mode,
-                max_memory: req.max_memory,
-            };
+            let given = tui::app::Given::new(&req, cli.model.given_label());
             let app = tui::app(cfg, launch, given, tui::theme::Theme::from_env())?;
             Ok(ended(tui::run(app)?))
         }

@@ -81,7 +81,7 @@ pub fn read(path: &Path) -> Result<ArrayD<f32>, NpyError> {
     if descr != "<f4" {
         return Err(NpyError::Dtype {
             path: label,
-            descr: descr.to_string(),
+            descr: crate::text::one_line(descr),
         });
     }
     if field(&header, "fortran_order") != Some("False") {

@@ -229,3 +229,27 @@ fn rotary_models_trace_q_rot_and_k_rot_and_stay_causal() {
     let plain = shapetrace::trace(&shapetrace::ModelConfig::default()).unwrap();
     assert!(plain.get("block1.attn.q_rot").is_none());
 }
+
+#[test]
+fn heads_split_in_place_equal_heads_split_from_a_borrow() {
+    let b = Numeric::<f32>::new();
+    let split = Op::SplitHeads {
+        heads: 4,
+        axis: "h",
+    };
+    // Small enough for a preview, and large enough for the parallel stats.
+    for shape in [[2, 4, 64], [1, 512, 256]] {
+        let x = b.normal(&shape, 7);
+        let borrowed = b.apply(&split, &[&x]).unwrap();
+        let (s1, p1) = b.summary(&borrowed).unwrap();
+        let owned = b.apply_owned(&split, x.clone(), &[]).unwrap();
+        let (s2, p2) = b.summary(&owned).unwrap();
+        assert_eq!(owned.shape(), [shape[0], 4, shape[1], shape[2] / 4]);
+        assert_eq!(borrowed, owned, "the same (B,h,T,hd) values");
+        assert_eq!((s1, p1), (s2, p2));
+        // Head 3 of token 1 is x[.., 1, 3·hd..4·hd].
+        let hd = shape[2] / 4;
+        assert_eq!(owned[[0, 3, 1, 2]], x[[0, 1, 3 * hd + 2]]);
+        assert_eq!(b.values(&owned).unwrap()[hd], f64::from(x[[0, 1, 0]]));
+    }
+}

@@ -64,10 +64,10 @@ fn with_line(msg: &str, text: &str, line: usize) -> String {
     match text
         .lines()
         .nth(line - 1)
-        .map(str::trim)
+        .map(crate::text::one_line)
         .filter(|l| !l.is_empty())
     {
-        Some(l) if l.chars().count() <= 60 => format!("{msg} (in `{}`)", crate::text::one_line(l)),
+        Some(l) if l.chars().count() <= 60 => format!("{msg} (in `{l}`)"),
         Some(l) => format!("{msg} (in `{}…`)", l.chars().take(57).collect::<String>()),
         None => msg,
     }

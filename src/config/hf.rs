@@ -150,7 +150,11 @@ pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
         other => {
             return Err(HfError::ModelType {
                 path: path.into(),
-                got: if other.is_empty() { "(none)" } else { other }.into(),
+                got: if other.is_empty() {
+                    "(none)".into()
+                } else {
+                    crate::text::one_line(other)
+                },
             });
         }
     };

@@ -82,11 +82,21 @@ fn owned<F: Scalar>(x: &ArrayD<F>) -> ArrayD<F> {
     x.as_standard_layout().into_owned()
 }
 
-/// The row-major values of an array this backend made (always standard).
+/// The row-major values of `x`: in place when it is standard, a copy when
+/// it is a strided view (a split's heads).
 fn flat<F: Scalar>(x: &ArrayD<F>) -> std::borrow::Cow<'_, [F]> {
     match x.as_slice() {
         Some(s) => std::borrow::Cow::Borrowed(s),
         None => std::borrow::Cow::Owned(x.iter().copied().collect()),
+    }
+}
+
+/// The values of `x` in memory order, for work that ignores order (stats):
+/// in place when contiguous, whatever its strides.
+fn in_memory<F: Scalar>(x: &ArrayD<F>) -> std::borrow::Cow<'_, [F]> {
+    match x.as_slice_memory_order() {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => flat(x),
     }
 }
 
@@ -101,7 +111,9 @@ fn slice_mut<F: Scalar>(y: &mut ArrayD<F>) -> &mut [F] {
 /// The bits of 16 values spread over `t`: with the address and length, it
 /// tells the tensor whose stats were kept from any later one in its place.
 fn fingerprint<F: Scalar>(t: &ArrayD<F>) -> u64 {
-    let Some(v) = t.as_slice() else { return 0 };
+    let Some(v) = t.as_slice_memory_order() else {
+        return 0;
+    };
     let step = (v.len() / 16).max(1);
     v.iter()
         .step_by(step)
@@ -110,7 +122,7 @@ fn fingerprint<F: Scalar>(t: &ArrayD<F>) -> u64 {
 
 /// x read as (A, B, C, D), row-major, copied as (A, C, B, D) into a new
 /// array of `shape`, one (B, D) slab at a time, with the stats on the way:
-/// the transpose of split and merge heads.
+/// the transpose of merging heads.
 fn swap_middle<F: Scalar>(
     x: &ArrayD<F>,
     [a, b, c, d]: [usize; 4],
@@ -126,6 +138,18 @@ fn swap_middle<F: Scalar>(
         }
     });
     (y.into_shape_with_order(IxDyn(shape)).expect(CHECKED), stats)
+}
+
+/// (B,T,h·hd) → (B,T,h,hd) → (B,h,T,hd) of a row-major `x`, by strides
+/// alone: the values stay where they are and the per-head products read
+/// them in place. Their stats are x's, read in one pass.
+fn split_heads<F: Scalar>(x: ArrayD<F>, out: &[usize]) -> (ArrayD<F>, Stats) {
+    let stats = kernels::stats(slice(&x));
+    let y = x
+        .into_shape_with_order(IxDyn(&[out[0], out[2], out[1], out[3]]))
+        .expect(CHECKED)
+        .permuted_axes(IxDyn(&[0, 2, 1, 3]));
+    (y, stats)
 }
 
 /// `view` (any strides) copied into a new row-major array of `shape`.
@@ -329,10 +353,8 @@ impl<F: Scalar> Backend for Numeric<F> {
             Op::Norm { kind, axis, eps } => {
                 norm(x, *kind, *axis, *eps, ins[1], ins.get(2).copied())
             }
-            Op::SplitHeads { heads, .. } => {
-                // (B,T,h·hd) → (B,T,h,hd) → (B,h,T,hd)
-                let (b, t, hd) = (out[0], out[2], out[3]);
-                let (y, stats) = swap_middle(x, [b, t, *heads, hd], &out);
+            Op::SplitHeads { .. } => {
+                let (y, stats) = split_heads(owned(x), &out);
                 (y, Some(stats))
             }
             Op::RepeatKv { rep } => {
@@ -383,15 +405,7 @@ impl<F: Scalar> Backend for Numeric<F> {
             && x.is_standard_layout()
         {
             let out = op.infer(&[x.shape()])?;
-            // The same values as x, so the same stats, read in one pass.
-            let stats = kernels::stats(slice(&x));
-            // (B,T,h·hd) → (B,T,h,hd) → (B,h,T,hd) by strides alone: the
-            // values stay where they are, and the per-head products read
-            // them in place.
-            let y = x
-                .into_shape_with_order(IxDyn(&[out[0], out[2], out[1], out[3]]))
-                .expect(CHECKED)
-                .permuted_axes(IxDyn(&[0, 2, 1, 3]));
+            let (y, stats) = split_heads(x, &out);
             self.remember(&y, Some(stats));
             return Ok(y);
         }
@@ -430,7 +444,7 @@ impl<F: Scalar> Backend for Numeric<F> {
             {
                 s
             }
-            _ => kernels::stats(&flat(t)),
+            _ => kernels::stats(&in_memory(t)),
         };
         Some((stats, preview))
     }

@@ -123,13 +123,10 @@ pub struct Given {
     pub max_memory: Option<u128>,
 }
 
+/// The same loaded data: the same `Arc`s, not equal contents.
 impl PartialEq for Given {
     fn eq(&self, other: &Self) -> bool {
-        let same = |a: Option<&Arc<_>>, b: Option<&Arc<_>>| match (a, b) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            (a, b) => a.is_none() && b.is_none(),
-        };
-        same(self.weights.as_ref(), other.weights.as_ref())
+        self.weights.as_ref().map(Arc::as_ptr) == other.weights.as_ref().map(Arc::as_ptr)
             && self.input.as_ref().map(Arc::as_ptr) == other.input.as_ref().map(Arc::as_ptr)
             && self.label == other.label
             && self.mode == other.mode
@@ -138,6 +135,19 @@ impl PartialEq for Given {
 }
 
 impl Given {
+    /// What `req` (from the command line) gives the stepper; `label`
+    /// names the files.
+    #[must_use]
+    pub fn new(req: &crate::Request, label: Option<String>) -> Self {
+        Self {
+            weights: req.weights.clone(),
+            input: req.input.clone(),
+            label,
+            mode: req.mode,
+            max_memory: req.max_memory,
+        }
+    }
+
     /// What the probes re-run for `cfg`: these weights and input.
     #[must_use]
     pub fn subject<'a>(&'a self, cfg: &'a ModelConfig) -> crate::check::influence::Subject<'a> {
@@ -242,7 +252,9 @@ impl App {
     /// As [`App::open`], the values traced with loaded weights and input.
     ///
     /// # Errors
-    /// When `cfg` is invalid, or the input is not its stream shape.
+    /// When `cfg` is invalid. A refused plan or an input of another shape
+    /// shows in the status line when the background trace ends (the
+    /// command line checks the plan before it opens the stepper).
     pub fn open_given(cfg: ModelConfig, given: Given, theme: Theme) -> Result<Self, crate::Error> {
         // Numbers need the loaded weights and input; shapes need neither.
         let shapes = crate::Request {

@@ -227,7 +227,11 @@ impl Naming {
             let buffer = name.starts_with(&format!("{}h.", self.root))
                 && (name.ends_with(".attn.bias") || name.ends_with(".attn.masked_bias"));
             if !buffer && !expected.iter().any(|e| e.name == name) {
-                out.push(format!("unknown {name} {}", fmt_shape(&shape)));
+                out.push(format!(
+                    "unknown {} {}",
+                    crate::text::one_line(&name),
+                    fmt_shape(&shape)
+                ));
             }
         }
         out

@@ -132,3 +132,51 @@ unsafe fn gemm_into<F: Scalar>(
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{matmul, product};
+    use ndarray::Array2;
+
+    fn naive(a: &Array2<f32>, b: &Array2<f32>) -> Array2<f32> {
+        let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
+        Array2::from_shape_fn((m, n), |(i, j)| (0..k).map(|l| a[[i, l]] * b[[l, j]]).sum())
+    }
+
+    /// `product` hands back memory gemm never read: a destination full of
+    /// NaN must come out as the product, on every kernel gemm picks
+    /// (tiny, k ≤ 2, matrix-vector, threaded blocks), or gemm read it.
+    #[test]
+    fn gemm_overwrites_its_destination_without_reading_it() {
+        let shapes = [
+            (1, 1, 1),
+            (16, 16, 3),
+            (5, 1, 8),
+            (1, 7, 8),
+            (3, 4, 2),
+            (300, 300, 600),
+        ];
+        for (m, n, k) in shapes {
+            let a = Array2::from_shape_fn((m, k), |(i, j)| ((i * 7 + j * 3) % 11) as f32 - 5.0);
+            let b = Array2::from_shape_fn((k, n), |(i, j)| ((i * 5 + j) % 7) as f32 - 3.0);
+            let mut c = Array2::from_elem((m, n), f32::NAN);
+            matmul(1.0, &a.view(), &b.view(), &mut c.view_mut(), true);
+            assert_eq!(c, naive(&a, &b), "({m},{k})·({k},{n})");
+            assert_eq!(
+                product(1.0, &a.view(), &b.view(), true),
+                c,
+                "({m},{k})·({k},{n})"
+            );
+        }
+        let empty = Array2::<f32>::zeros((3, 0));
+        let p = product(1.0, &empty.view(), &Array2::zeros((0, 4)).view(), false);
+        assert_eq!(p, Array2::<f32>::zeros((3, 4)), "k = 0 gives zeros");
+        let none = product(
+            1.0,
+            &Array2::zeros((0, 5)).view(),
+            &Array2::zeros((5, 2)).view(),
+            true,
+        );
+        assert_eq!(none.dim(), (0, 2));
+    }
+}

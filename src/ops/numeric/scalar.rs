@@ -57,18 +57,17 @@ impl Scalar for f32 {
         // the sum, read back below without a float-to-int conversion.
         const ROUND: f32 = 12_582_912.0;
         let x = self.clamp(-87.0, 88.0);
-        let t = x.mul_add(LOG2E, ROUND);
+        let t = x * LOG2E + ROUND;
         let n = t - ROUND;
-        let r = (-n).mul_add(LN2_LO, (-n).mul_add(LN2_HI, x));
-        let p = 1.987_569_1e-4_f32
-            .mul_add(r, 1.398_199_9e-3)
-            .mul_add(r, 8.333_452e-3)
-            .mul_add(r, 4.166_579_6e-2)
-            .mul_add(r, 1.666_666_5e-1)
-            .mul_add(r, 0.5);
+        let r = x - n * LN2_HI - n * LN2_LO;
+        let p = ((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2)
+            * r
+            + 1.666_666_5e-1)
+            * r
+            + 0.5;
         // 2ⁿ: the exponent field n + 127, from t's bits 0x4B40_0000 + n.
         let two_n = f32::from_bits(t.to_bits().wrapping_sub(0x4B40_0000 - 127) << 23);
-        let e = (p * r).mul_add(r, r + 1.0) * two_n;
+        let e = (p * r * r + r + 1.0) * two_n;
         if self.is_nan() { self } else { e }
     }
 }

@@ -322,6 +322,23 @@ pub trait Backend {
     /// Takes back a tensor the model no longer needs, to reuse its memory.
     fn recycle(&self, _t: Self::Tensor) {}
 
+    /// Attention's core, [`Op::Scores`] then [`Op::Softmax`] then
+    /// [`Op::WeightedSum`], in one pass that builds no (B, h, T, S) tensor:
+    /// the stats of the scores and of the weights, and the context.
+    /// `None` where the backend computes them one op at a time (shapes
+    /// only, or tensors small enough to keep their values). The operands'
+    /// shapes were accepted by the three ops' `infer`.
+    fn attention(
+        &self,
+        _q: &Self::Tensor,
+        _k: &Self::Tensor,
+        _v: &Self::Tensor,
+        _head_dim: usize,
+        _causal: bool,
+    ) -> Option<(Stats, Stats, Self::Tensor)> {
+        None
+    }
+
     /// Summary stats and, for a tensor of at most [`PREVIEW_MAX`] values,
     /// the values in row-major order. `None` in shape-only mode.
     fn summary(&self, t: &Self::Tensor) -> Option<(Stats, Option<Vec<f64>>)>;

@@ -253,3 +253,75 @@ fn heads_split_in_place_equal_heads_split_from_a_borrow() {
         assert_eq!(b.values(&owned).unwrap()[hd], f64::from(x[[0, 1, 0]]));
     }
 }
+
+/// A trace recorded with captures (every op one at a time, every tensor
+/// built) against one without (attention's core fused when the scores are
+/// large): the same events, the stats within rounding.
+#[test]
+fn fused_attention_records_what_the_three_ops_record() {
+    use shapetrace::model::Model;
+    use shapetrace::trace::recorder::Recorder;
+    let mut seen_fused = 0;
+    for (preset, fault) in [
+        ("lesson", None),
+        ("lesson-gqa", None),
+        ("lesson", Some(shapetrace::config::Fault::NoCausalMask)),
+    ] {
+        let mut cfg = shapetrace::config::preset::by_name(preset).unwrap();
+        (cfg.seq, cfg.context, cfg.fault) = (48, 48, fault);
+        let b = Numeric::<f32>::new();
+        let model = Model::build(&cfg, &b);
+        let x0 = shapetrace::model::input(&cfg, &b);
+        let run = |capture: bool| {
+            let mut rec = Recorder::new(&b, cfg.stream_shape(), false, capture);
+            let out = model.forward(&mut rec, x0.clone()).unwrap().t;
+            (rec.finish().events, out)
+        };
+        let ((fused, y1), (whole, y2)) = (run(false), run(true));
+        assert_eq!(fused.len(), whole.len());
+        for (f, w) in fused.iter().zip(&whole) {
+            let same = (&f.path, &f.op, &f.shape, &f.axes, &f.inputs, &f.formula);
+            assert_eq!(
+                same,
+                (&w.path, &w.op, &w.shape, &w.axes, &w.inputs, &w.formula)
+            );
+            let (fs, ws) = (f.stats.unwrap(), w.stats.unwrap());
+            for (a, c) in [
+                (fs.min, ws.min),
+                (fs.max, ws.max),
+                (fs.mean, ws.mean),
+                (fs.std, ws.std),
+            ] {
+                assert!(
+                    (a - c).abs() <= 1e-5 * (1.0 + c.abs()),
+                    "{}: {fs:?} vs {ws:?}",
+                    f.path
+                );
+            }
+        }
+        let d = y1
+            .iter()
+            .zip(&y2)
+            .map(|(a, c)| (a - c).abs())
+            .fold(0.0, f32::max);
+        assert!(d < 1e-5, "{preset}: outputs differ by {d}");
+        // The backend does fuse these (2, 4, 48, 48) scores, and keeps
+        // tensors small enough to preview whole.
+        let q = b.normal(&[2, 4, 48, 16], 1);
+        seen_fused += usize::from(b.attention(&q, &q, &q, 16, true).is_some());
+        let small = b.normal(&[2, 4, 4, 16], 1);
+        assert!(b.attention(&small, &small, &small, 16, true).is_none());
+    }
+    assert_eq!(seen_fused, 3);
+}
+
+/// The fused pass fails where the three ops fail: a non-finite score stops
+/// the forward at `scores`, with the finite check.
+#[test]
+fn fused_attention_still_stops_at_non_finite_scores() {
+    let b = Numeric::<f32>::new();
+    let mut q = b.normal(&[1, 2, 80, 8], 1);
+    q[[0, 1, 3, 2]] = f32::INFINITY;
+    let (s, w, _) = b.attention(&q, &q, &q, 8, true).unwrap();
+    assert!(!s.finite && !w.finite);
+}

@@ -104,20 +104,10 @@ impl<T: Clone> Attention<T> {
             k = rec.op(&format!("{p}.k_rep"), &rep, &[In::Act(&k)])?; // (B, h, T, hd)
             v = rec.op(&format!("{p}.v_rep"), &rep, &[In::Act(&v)])?; // (B, h, T, hd)
         }
-        let scores = Op::Scores {
-            head_dim: self.head_dim,
-        };
-        let s = rec.op(&format!("{p}.scores"), &scores, &[In::Act(&q), In::Act(&k)])?; // (B, h, T, T)
-        let softmax = Op::Softmax {
-            causal: self.causal,
-        };
-        let w = rec.op_owned(&format!("{p}.weights"), &softmax, s, &[])?; // (B, h, T, T)
-        let c = rec.op(
-            &format!("{p}.context"),
-            &Op::WeightedSum,
-            &[In::Act(&w), In::Act(&v)],
-        )?; // (B, h, T, hd)
-        rec.recycle(w); // its (B, h, T, T) buffer serves the next block's scores
+        // scores q·kᵀ/√hd (B, h, T, T), weights softmax(mask(scores))
+        // (B, h, T, T), context weights·v (B, h, T, hd): three events,
+        // computed in one pass where the backend can.
+        let c = rec.attention(p, [&q, &k, &v], self.head_dim, self.causal)?; // (B, h, T, hd)
         // The attn-no-merge fault returns the heads as they are.
         let Some(merge) = self.merge else {
             return Ok(c);

@@ -3,6 +3,7 @@
 //! Shapes are checked by [`Op::infer`] before any array is touched, so the
 //! array code below never meets shapes it cannot handle.
 
+pub mod fused;
 mod kernels;
 pub mod matmul;
 mod scalar;
@@ -432,6 +433,25 @@ impl<F: Scalar> Backend for Numeric<F> {
         {
             spare.push(v);
         }
+    }
+
+    fn attention(
+        &self,
+        q: &ArrayD<F>,
+        k: &ArrayD<F>,
+        v: &ArrayD<F>,
+        head_dim: usize,
+        causal: bool,
+    ) -> Option<(Stats, Stats, ArrayD<F>)> {
+        // (B, h, T, S): small ones are built whole, to keep their values.
+        let scores = q.len() / q.shape()[3].max(1) * k.shape()[2];
+        if scores <= PREVIEW_MAX {
+            return None;
+        }
+        let scale = F::of(1.0 / (head_dim as f64).sqrt());
+        let core = fused::attention(q, k, v, scale, causal);
+        self.remember(&core.context, Some(core.context_stats));
+        Some((core.scores, core.weights, core.context))
     }
 
     fn summary(&self, t: &ArrayD<F>) -> Option<(Stats, Option<Vec<f64>>)> {

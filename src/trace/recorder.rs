@@ -12,6 +12,7 @@ use crate::config::DType;
 use crate::ops::{Backend, Op, Shape, fmt_shape};
 use std::sync::atomic::Ordering;
 
+mod attention;
 mod parts;
 mod push;
 
@@ -183,12 +184,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         ins: &[In<B::Tensor>],
         on_stream: bool,
     ) -> Result<Val<B::Tensor>, Stop> {
-        if let Some(c) = &self.watch.hooks.cancel
-            && c.load(Ordering::Relaxed)
-        {
-            self.cancelled = true;
-            return Err(Stop);
-        }
+        self.check_cancel()?;
         let all: Vec<In<B::Tensor>> = owned
             .iter()
             .map(In::Act)
@@ -236,6 +232,17 @@ impl<'b, B: Backend> Recorder<'b, B> {
             on_stream,
             Some(operands),
         )
+    }
+
+    /// Stops the run when the cancel hook is set.
+    fn check_cancel(&mut self) -> Result<(), Stop> {
+        if let Some(c) = &self.watch.hooks.cancel
+            && c.load(Ordering::Relaxed)
+        {
+            self.cancelled = true;
+            return Err(Stop);
+        }
+        Ok(())
     }
 
     /// The path, shape and dtype of each operand, for a failure.

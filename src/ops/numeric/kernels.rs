@@ -131,21 +131,33 @@ pub fn norm_rows<F: Scalar>(
 /// row t keeps keys 0..=t and the rest are 0. The stats are taken in the
 /// pass that normalises each row.
 pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal: bool) -> Stats {
+    Moments::total(softmax_parts(out, t_len, s_len, causal, 0, true))
+}
+
+/// The rows of [`softmax_rows`] from row `first` of their (…, T, S) tensor
+/// on (row tiles need the global row for the mask), one [`Moments`] a row.
+pub fn softmax_parts<F: Scalar>(
+    out: &mut [F],
+    t_len: usize,
+    s_len: usize,
+    causal: bool,
+    first: usize,
+    parallel: bool,
+) -> Vec<Moments> {
     let width = s_len.max(1);
     let one = |(i, r): (usize, &mut [F])| {
         let keep = if causal {
-            (i % t_len.max(1) + 1).min(r.len())
+            ((first + i) % t_len.max(1) + 1).min(r.len())
         } else {
             r.len()
         };
         softmax_row(r, keep)
     };
-    let parts: Vec<Moments> = if out.len() >= PAR_MIN {
+    if parallel && out.len() >= PAR_MIN {
         out.par_chunks_mut(width).enumerate().map(one).collect()
     } else {
         out.chunks_mut(width).enumerate().map(one).collect()
-    };
-    Moments::total(parts)
+    }
 }
 
 vectorised! {

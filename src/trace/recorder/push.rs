@@ -1,10 +1,21 @@
 //! Recording one event: its stats and preview, the stream and finiteness
 //! checks, progress, and the failure that stops the forward.
 
-use super::{Capture, In, Recorder, Stop, Val};
-use crate::ops::{Backend, fmt_shape};
+use super::{Capture, Recorder, Stop, Val};
+use crate::ops::{Backend, Stats, fmt_shape};
 use crate::plan::Progress;
 use crate::trace::{CheckName, Event, Failure, Operand, ResidualCheck};
+
+/// An event about to be recorded, before its checks.
+pub(super) struct Pending<'a> {
+    pub path: &'a str,
+    pub op: &'a str,
+    pub shape: Vec<usize>,
+    pub axes: Vec<String>,
+    pub inputs: Vec<String>,
+    pub formula: String,
+    pub on_stream: bool,
+}
 
 impl<B: Backend> Recorder<'_, B> {
     #[allow(clippy::too_many_arguments)]
@@ -20,56 +31,82 @@ impl<B: Backend> Recorder<'_, B> {
         operands: Option<Vec<Operand>>,
     ) -> Result<Val<B::Tensor>, Stop> {
         let shape = B::shape(&t).to_vec();
-        let departs = shape != self.stream;
-        let returns = !departs && self.events.last().is_some_and(|e| e.departs);
         let summary = self.backend.summary(&t);
-        let finite = summary.as_ref().is_none_or(|(s, _)| s.finite);
-        let (stats, preview) = summary.map_or((None, None), |(s, p)| (Some(s), p));
-        let failed = if on_stream && departs {
-            let detail = format!(
-                "stream tensor {path} is {}, not {}",
-                fmt_shape(&shape),
-                fmt_shape(&self.stream)
-            );
-            Some((CheckName::Stream, detail))
-        } else if !finite {
-            let detail = format!("{path} holds non-finite values (NaN or ±inf)");
-            Some((CheckName::Finite, detail))
-        } else {
-            None
-        };
-        if let Some((check, detail)) = failed {
-            let own = Val {
+        let operands = operands.unwrap_or_else(|| {
+            vec![Operand {
                 path: path.to_string(),
-                t,
-                axes,
-            };
-            let operands = operands.unwrap_or_else(|| self.operands(&[In::Act(&own)]));
-            return Err(self.fail(path, op, check, detail, operands, None));
-        }
+                shape: shape.clone(),
+                dtype: self.dtype,
+            }]
+        });
+        let event = Pending {
+            path,
+            op,
+            shape: shape.clone(),
+            axes: axes.clone(),
+            inputs,
+            formula,
+            on_stream,
+        };
+        self.note(event, summary, operands)?;
         if self.watch.capture
             && let Some(values) = self.backend.values(&t)
         {
             self.captures.push(Capture {
                 path: path.to_string(),
                 op: op.to_string(),
-                shape: shape.clone(),
+                shape,
                 axes: axes.clone(),
                 values,
             });
         }
+        Ok(Val {
+            path: path.to_string(),
+            t,
+            axes,
+        })
+    }
+
+    /// Records an event, or the failure of its stream or finiteness check.
+    pub(super) fn note(
+        &mut self,
+        e: Pending,
+        summary: Option<(Stats, Option<Vec<f64>>)>,
+        operands: Vec<Operand>,
+    ) -> Result<(), Stop> {
+        let departs = e.shape != self.stream;
+        let returns = !departs && self.events.last().is_some_and(|e| e.departs);
+        let finite = summary.as_ref().is_none_or(|(s, _)| s.finite);
+        let (stats, preview) = summary.map_or((None, None), |(s, p)| (Some(s), p));
+        let failed = if e.on_stream && departs {
+            let detail = format!(
+                "stream tensor {} is {}, not {}",
+                e.path,
+                fmt_shape(&e.shape),
+                fmt_shape(&self.stream)
+            );
+            Some((CheckName::Stream, detail))
+        } else if !finite {
+            let detail = format!("{} holds non-finite values (NaN or ±inf)", e.path);
+            Some((CheckName::Finite, detail))
+        } else {
+            None
+        };
+        if let Some((check, detail)) = failed {
+            return Err(self.fail(e.path, e.op, check, detail, operands, None));
+        }
         self.events.push(Event {
             step: self.events.len(),
-            path: path.to_string(),
-            op: op.to_string(),
-            shape,
-            axes: axes.clone(),
+            path: e.path.to_string(),
+            op: e.op.to_string(),
+            shape: e.shape,
+            axes: e.axes,
             dtype: self.dtype,
-            on_stream,
+            on_stream: e.on_stream,
             departs,
             returns,
-            inputs,
-            formula,
+            inputs: e.inputs,
+            formula: e.formula,
             stats,
             check: None,
             values: preview.filter(|_| self.watch.values),
@@ -80,11 +117,7 @@ impl<B: Backend> Recorder<'_, B> {
                 expected: self.watch.expected.max(self.events.len()),
             });
         }
-        Ok(Val {
-            path: path.to_string(),
-            t,
-            axes,
-        })
+        Ok(())
     }
 
     pub(super) fn fail(

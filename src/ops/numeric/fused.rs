@@ -1,0 +1,89 @@
+//! Attention's core in one pass over row tiles of each head: the scores
+//! q·kᵀ/√hd, their stats, the softmax, the weights' stats and the weighted
+//! sum, while the tile is in cache. No (B, h, T, S) tensor is built: the
+//! trace keeps only stats of tensors that large.
+
+use super::kernels::{self, Moments};
+use super::{CHECKED, Scalar, matmul::matmul};
+use crate::ops::Stats;
+use ndarray::{ArrayD, ArrayView2, ArrayViewMut2, IxDyn, s};
+use rayon::prelude::*;
+
+/// Rows of one tile: a (ROWS, S) tile of f32 scores is 64 KiB at S = 1024.
+const ROWS: usize = 256;
+
+/// What [`attention`] gives: the stats of the scores and of the weights,
+/// the context and its stats.
+pub struct Core<F> {
+    pub scores: Stats,
+    pub weights: Stats,
+    pub context: ArrayD<F>,
+    pub context_stats: Stats,
+}
+
+/// softmax(mask(q·kᵀ · scale))·v, head by head in parallel.
+///
+/// # Shapes
+/// - q: (B, h, T, hd), k: (B, h, S, hd), v: (B, h, S, hv), any strides
+/// - context: (B, h, T, hv), row-major
+pub fn attention<F: Scalar>(
+    q: &ArrayD<F>,
+    k: &ArrayD<F>,
+    v: &ArrayD<F>,
+    scale: F,
+    causal: bool,
+) -> Core<F> {
+    let (b, h, t) = (q.shape()[0], q.shape()[1], q.shape()[2]);
+    let (len, hv) = (k.shape()[2], v.shape()[3]);
+    let mut context = ArrayD::zeros(IxDyn(&[b, h, t, hv]));
+    let head = |(i, out): (usize, &mut [F])| {
+        let (bi, hi) = (i / h.max(1), i % h.max(1));
+        let qi = q.slice(s![bi, hi, .., ..]);
+        let kt = k.slice(s![bi, hi, .., ..]).reversed_axes(); // (hd, S)
+        let vi = v.slice(s![bi, hi, .., ..]); // (S, hv)
+        let mut tile = vec![F::zero(); ROWS * len];
+        let (mut sc, mut wt) = (Vec::new(), Vec::new());
+        for r0 in (0..t).step_by(ROWS) {
+            let rows = ROWS.min(t - r0);
+            let buf = &mut tile[..rows * len];
+            let mut st = ArrayViewMut2::from_shape((rows, len), &mut *buf).expect(CHECKED);
+            matmul(scale, &qi.slice(s![r0..r0 + rows, ..]), &kt, &mut st, false);
+            sc.push(Moments::of(buf));
+            wt.extend(kernels::softmax_parts(buf, t, len, causal, r0, false));
+            // Row r0 + j weighs keys 0..=r0 + j; past the tile's last row
+            // every weight is an exact 0, so those keys are skipped.
+            let live = if causal { (r0 + rows).min(len) } else { len };
+            let w = ArrayView2::from_shape((rows, len), &*buf).expect(CHECKED);
+            let at = r0 * hv;
+            let mut ct =
+                ArrayViewMut2::from_shape((rows, hv), &mut out[at..at + rows * hv]).expect(CHECKED);
+            matmul(
+                F::one(),
+                &w.slice(s![.., ..live]),
+                &vi.slice(s![..live, ..]),
+                &mut ct,
+                false,
+            );
+        }
+        (sc, wt, Moments::of(out))
+    };
+    let slab = (t * hv).max(1);
+    let out = context.as_slice_mut().expect("a new row-major array");
+    let parts: Vec<_> = if b * h > 1 {
+        out.par_chunks_mut(slab).enumerate().map(head).collect()
+    } else {
+        out.chunks_mut(slab).enumerate().map(head).collect()
+    };
+    let (mut sc, mut wt, mut cx) = (Vec::new(), Vec::new(), Vec::new());
+    for (s, w, c) in parts {
+        sc.extend(s);
+        wt.extend(w);
+        cx.push(c);
+    }
+    Core {
+        scores: Moments::total(sc),
+        weights: Moments::total(wt),
+        context,
+        context_stats: Moments::total(cx),
+    }
+}

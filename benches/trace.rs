@@ -140,9 +140,9 @@ impl Products {
                 // causal mask gives weight 0.
                 let t = w.nrows();
                 for r0 in (0..t).step_by(ROWS) {
-                    let (r1, live) = ((r0 + ROWS).min(t), (r0 + ROWS).min(t));
-                    let wt = w.slice(s![r0..r1, ..live]);
-                    let vt = q.slice(s![..live, ..]);
+                    let r1 = (r0 + ROWS).min(t); // row r1 − 1 weighs keys ..r1
+                    let wt = w.slice(s![r0..r1, ..r1]);
+                    let vt = q.slice(s![..r1, ..]);
                     mm(wt, vt, !heads_at_once, ctx.slice_mut(s![r0..r1, ..]));
                 }
             };

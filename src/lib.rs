@@ -149,13 +149,22 @@ pub fn run_with(cfg: &ModelConfig, opts: Options) -> Result<Run, Error> {
 /// # Errors
 /// As [`trace_request`].
 pub fn run_request(cfg: &ModelConfig, req: &Request) -> Result<Run, Error> {
-    let t = trace_request(cfg, req)?;
-    let checks = checks_for(&t.trace, req);
-    Ok(Run {
-        trace: t.trace,
-        checks,
-        plan: t.plan,
-    })
+    Ok(trace_request(cfg, req)?.into_run(req).0)
+}
+
+impl Traced {
+    /// The trace judged by every check (the probes re-running `req`'s
+    /// weights and input), and the output values.
+    #[must_use]
+    pub fn into_run(self, req: &Request) -> (Run, Option<ArrayD<f32>>) {
+        let checks = checks_for(&self.trace, req);
+        let run = Run {
+            trace: self.trace,
+            checks,
+            plan: self.plan,
+        };
+        (run, self.output)
+    }
 }
 
 /// Every check on a trace made under `req`; the probes re-run the model

@@ -116,13 +116,7 @@ fn run(
     if let Some(note) = traced.plan.note() {
         eprintln!("shapetrace: {note}");
     }
-    let checks = shapetrace::checks_for(&traced.trace, &req);
-    let run = Run {
-        trace: traced.trace,
-        checks,
-        plan: traced.plan,
-    };
-    Ok((run, traced.output))
+    Ok(traced.into_run(&req))
 }
 
 fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Result<ExitCode> {

@@ -319,9 +319,6 @@ pub trait Backend {
         self.apply(op, &ins)
     }
 
-    /// Takes back a tensor the model no longer needs, to reuse its memory.
-    fn recycle(&self, _t: Self::Tensor) {}
-
     /// Attention's core, [`Op::Scores`] then [`Op::Softmax`] then
     /// [`Op::WeightedSum`], in one pass that builds no (B, h, T, S) tensor:
     /// the stats of the scores and of the weights, and the context.

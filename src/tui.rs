@@ -138,7 +138,7 @@ struct Job {
 }
 
 impl Job {
-    fn start(wanted: app::Wanted) -> Self {
+    fn start(wanted: app::Wanted, given: &app::Given) -> Self {
         let done = Arc::new(AtomicUsize::new(0));
         let expected = Arc::new(AtomicUsize::new(0));
         let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -152,7 +152,7 @@ impl Job {
         };
         let req = crate::Request {
             hooks,
-            ..wanted.given.request()
+            ..given.req.clone()
         };
         let cfg = wanted.cfg.clone();
         let handle = std::thread::spawn(move || crate::run_request(&cfg, &req));
@@ -177,7 +177,7 @@ fn drive(app: &mut App, job: &mut Option<Job>) {
         if let Some(old) = job.take() {
             old.stop();
         }
-        *job = Some(Job::start(w));
+        *job = Some(Job::start(w, &app.given));
     }
     let Some(j) = job else { return };
     if j.handle.is_finished() {

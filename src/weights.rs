@@ -122,12 +122,6 @@ impl Weights {
     pub fn is_empty(&self) -> bool {
         self.tensors.is_empty()
     }
-
-    /// Bytes of the loaded values.
-    #[must_use]
-    pub fn bytes(&self) -> u128 {
-        self.tensors.values().map(|t| t.len() as u128 * 4).sum()
-    }
 }
 
 impl Checkpoint {

@@ -675,9 +675,9 @@ fn the_stepper_traces_loaded_weights_and_input_in_the_background() {
         screen(&a)
     );
     let wanted = a.wanted.take().expect("the full trace is asked for");
-    assert!(wanted.given.weights.is_some() && wanted.given.input.is_some());
+    assert!(a.given.req.weights.is_some() && a.given.req.input.is_some());
     // What the event loop runs for it.
-    let full = shapetrace::run_request(&wanted.cfg, &wanted.given.request());
+    let full = shapetrace::run_request(&wanted.cfg, &a.given.req);
     a.finish(wanted.cfg, &wanted.what, full);
     assert_eq!(
         a.status.as_deref(),
@@ -693,7 +693,7 @@ fn the_stepper_traces_loaded_weights_and_input_in_the_background() {
     };
     assert_eq!(stats(&a.run), stats(&cli));
     // ...and not those of the seeded model, so the comparison can fail.
-    let seeded = shapetrace::run_request(&a.cfg, &Given::default().request()).unwrap();
+    let seeded = shapetrace::run_request(&a.cfg, &Given::default().req).unwrap();
     assert_ne!(stats(&a.run), stats(&seeded));
     // Every live switch re-traces with the loaded weights.
     for switch in [
@@ -704,8 +704,8 @@ fn the_stepper_traces_loaded_weights_and_input_in_the_background() {
     ] {
         a.update(switch);
         let w = a.wanted.take().expect("a background re-trace");
-        let run = shapetrace::run_request(&w.cfg, &w.given.request()).unwrap();
-        let seeded = shapetrace::run_request(&w.cfg, &Given::default().request()).unwrap();
+        let run = shapetrace::run_request(&w.cfg, &a.given.req).unwrap();
+        let seeded = shapetrace::run_request(&w.cfg, &Given::default().req).unwrap();
         assert_ne!(
             stats(&run),
             stats(&seeded),

@@ -90,7 +90,7 @@ impl<T: Clone> Attention<T> {
         let kv_axis = if kv == h { "h" } else { "kv" };
         let k = rec.op_owned(&format!("{p}.k"), &split(kv, kv_axis), k, &[])?; // (B, kv, T, hd)
         let mut v = rec.op_owned(&format!("{p}.v"), &split(kv, kv_axis), v, &[])?; // (B, kv, T, hd)
-        let (q, k) = match self.rope {
+        let (q, mut k) = match self.rope {
             Some(theta) => {
                 let rope = Op::Rope { theta };
                 let q = rec.op_owned(&format!("{p}.q_rot"), &rope, q, &[])?; // (B, h, T, hd)
@@ -98,7 +98,6 @@ impl<T: Clone> Attention<T> {
             }
             None => (q, k),
         };
-        let mut k = k;
         if kv != h {
             let rep = Op::RepeatKv { rep: h / kv };
             k = rec.op(&format!("{p}.k_rep"), &rep, &[In::Act(&k)])?; // (B, h, T, hd)

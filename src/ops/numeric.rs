@@ -21,31 +21,24 @@ use std::sync::Mutex;
 
 /// Runs ops on `ArrayD<F>`.
 ///
-/// It keeps the buffers of recycled large tensors (attention's (B,h,T,T)
-/// weights, handed back by the model) for the next tensor of the same
-/// size: a fresh allocation that large is mapped anew and paged in, which
-/// at T = 1024 costs as much as the softmax itself.
-///
 /// Kernels that write their output row by row also take its stats on the
 /// way; [`Backend::summary`] uses them for the tensor just made instead of
 /// reading it again.
 #[derive(Debug, Default)]
 pub struct Numeric<F> {
-    spare: Mutex<Vec<Vec<F>>>,
     /// The stats of the last op's output, with its address, length and
     /// fingerprint.
     known: Mutex<Option<(usize, usize, u64, Stats)>>,
+    /// The element type the ops run in.
+    of: std::marker::PhantomData<F>,
 }
-
-/// Tensors from this many elements are worth keeping for reuse.
-const SPARE_MIN: usize = 1 << 22;
 
 impl<F: Scalar> Numeric<F> {
     #[must_use]
     pub fn new() -> Self {
         Self {
-            spare: Mutex::new(Vec::new()),
             known: Mutex::new(None),
+            of: std::marker::PhantomData,
         }
     }
 
@@ -53,20 +46,6 @@ impl<F: Scalar> Numeric<F> {
     fn remember(&self, y: &ArrayD<F>, stats: Option<Stats>) {
         if let Ok(mut k) = self.known.lock() {
             *k = stats.map(|s| (y.as_ptr() as usize, y.len(), fingerprint(y), s));
-        }
-    }
-
-    /// A tensor of `shape` whose values are about to be overwritten: a
-    /// recycled buffer when one fits, zeros otherwise.
-    fn scratch(&self, shape: &[usize]) -> ArrayD<F> {
-        let len = shape.iter().product::<usize>();
-        let reused = self.spare.lock().ok().and_then(|mut s| {
-            let i = s.iter().position(|v| v.len() == len)?;
-            Some(s.swap_remove(i))
-        });
-        match reused {
-            Some(v) => ArrayD::from_shape_vec(IxDyn(shape), v).expect(CHECKED),
-            None => ArrayD::zeros(IxDyn(shape)),
         }
     }
 }
@@ -266,7 +245,8 @@ fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>]) -> Stats
             kernels::rope_rows(out, shape[nd - 2], shape[nd - 1], *theta)
         }
         Op::SwiGlu => kernels::zip_mut(out, &flat(rest[0]), |g, u| silu(g) * u),
-        _ => kernels::zip_mut(out, &flat(rest[0]), |a, b| a + b),
+        Op::Add => kernels::zip_mut(out, &flat(rest[0]), |a, b| a + b),
+        _ => unreachable!("in_place computes only the ops keeps_shape names"),
     }
 }
 
@@ -368,11 +348,11 @@ impl<F: Scalar> Backend for Numeric<F> {
             }
             Op::Scores { head_dim } => {
                 let scale = F::of(1.0 / (*head_dim as f64).sqrt());
-                let (y, stats) = per_head(self.scratch(&out), x, ins[1], true, scale);
+                let (y, stats) = per_head(ArrayD::zeros(IxDyn(&out)), x, ins[1], true, scale);
                 (y, Some(stats))
             }
             Op::WeightedSum => {
-                let (y, stats) = per_head(self.scratch(&out), x, ins[1], false, F::one());
+                let (y, stats) = per_head(ArrayD::zeros(IxDyn(&out)), x, ins[1], false, F::one());
                 (y, Some(stats))
             }
             Op::MergeHeads(Merge::Transpose) => {
@@ -421,18 +401,6 @@ impl<F: Scalar> Backend for Numeric<F> {
         let stats = in_place(op, &mut x, rest);
         self.remember(&x, Some(stats));
         Ok(x)
-    }
-
-    fn recycle(&self, t: ArrayD<F>) {
-        if t.len() < SPARE_MIN || !t.is_standard_layout() {
-            return;
-        }
-        if let (v, Some(0)) = t.into_raw_vec_and_offset()
-            && let Ok(mut spare) = self.spare.lock()
-            && spare.len() < 2
-        {
-            spare.push(v);
-        }
     }
 
     fn attention(

@@ -131,11 +131,6 @@ impl<'b, B: Backend> Recorder<'b, B> {
         self.run(path, op, None, ins, true)
     }
 
-    /// Hands `v`, which the model no longer needs, back to the backend.
-    pub fn recycle(&self, v: Val<B::Tensor>) {
-        self.backend.recycle(v.t);
-    }
-
     /// The residual add `stream + update`, checked before it runs.
     ///
     /// # Errors
@@ -190,7 +185,6 @@ impl<'b, B: Backend> Recorder<'b, B> {
             .map(In::Act)
             .chain(ins.iter().copied())
             .collect();
-        let shapes: Vec<Shape> = all.iter().map(|i| B::shape(i.tensor()).to_vec()).collect();
         let axes = op.axes(&all.iter().map(In::axes).collect::<Vec<_>>());
         let inputs = all
             .iter()
@@ -220,7 +214,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 ));
             }
         };
-        let shape_refs: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
+        let shape_refs: Vec<&[usize]> = operands.iter().map(|o| o.shape.as_slice()).collect();
         let formula = op.formula(&shape_refs, B::shape(&t));
         self.push(
             path,

@@ -10,11 +10,8 @@ use super::theme::Theme;
 use crate::Run;
 use crate::config::{Act, Fault, ModelConfig, NormKind, Placement};
 use crate::trace::{Event, Failure};
-use crate::weights::Weights;
 use labs::Labs;
-use ndarray::ArrayD;
 pub use quiz::{Quiz, parse_shape};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// The tabs, in Tab order.
@@ -107,30 +104,21 @@ pub struct App {
     pub quit: bool,
 }
 
-/// What the command line gave the stepper beyond the config: weights and
-/// an input loaded from files (`--weights`, `--input`), which its numeric
-/// traces use in place of the seeded ones, and the mode and memory limit.
-#[derive(Debug, Clone, Default)]
+/// What the command line gave the stepper beyond the config: the request
+/// its full traces run under (loaded `--weights` and `--input`, the mode,
+/// `--max-memory`) and the files' names for the header.
+#[derive(Debug, Clone)]
 pub struct Given {
-    pub weights: Option<Arc<Weights>>,
-    /// x0, (B, T, d_model).
-    pub input: Option<Arc<ArrayD<f32>>>,
-    /// The files they came from, for the header, e.g. `ckpt.safetensors`.
+    /// Always with values; never with hooks (each trace adds its own).
+    pub req: crate::Request,
+    /// The files the weights and input came from, e.g. `ckpt.safetensors`.
     pub label: Option<String>,
-    /// `--shape-only`, `--numeric` or neither.
-    pub mode: crate::ModeChoice,
-    /// `--max-memory`, in bytes.
-    pub max_memory: Option<u128>,
 }
 
-/// The same loaded data: the same `Arc`s, not equal contents.
-impl PartialEq for Given {
-    fn eq(&self, other: &Self) -> bool {
-        self.weights.as_ref().map(Arc::as_ptr) == other.weights.as_ref().map(Arc::as_ptr)
-            && self.input.as_ref().map(Arc::as_ptr) == other.input.as_ref().map(Arc::as_ptr)
-            && self.label == other.label
-            && self.mode == other.mode
-            && self.max_memory == other.max_memory
+impl Default for Given {
+    /// Seeded weights and input, the default mode and limit.
+    fn default() -> Self {
+        Self::new(&crate::Request::default(), None)
     }
 }
 
@@ -139,43 +127,22 @@ impl Given {
     /// names the files.
     #[must_use]
     pub fn new(req: &crate::Request, label: Option<String>) -> Self {
-        Self {
-            weights: req.weights.clone(),
-            input: req.input.clone(),
-            label,
-            mode: req.mode,
-            max_memory: req.max_memory,
-        }
-    }
-
-    /// What the probes re-run for `cfg`: these weights and input.
-    #[must_use]
-    pub fn subject<'a>(&'a self, cfg: &'a ModelConfig) -> crate::check::influence::Subject<'a> {
-        crate::check::influence::Subject::new(cfg, self.weights.as_deref(), self.input.as_deref())
-    }
-
-    /// The request for the stepper's full trace: with values, these
-    /// weights and input, in this mode, under this limit.
-    #[must_use]
-    pub fn request(&self) -> crate::Request {
-        crate::Request {
-            mode: self.mode,
+        let req = crate::Request {
             values: true,
-            max_memory: self.max_memory,
-            weights: self.weights.clone(),
-            input: self.input.clone(),
-            ..crate::Request::default()
-        }
+            hooks: crate::Hooks::default(),
+            ..req.clone()
+        };
+        Self { req, label }
     }
 }
 
-/// A re-trace the event loop should run off the UI thread.
+/// A re-trace the event loop should run off the UI thread, under the
+/// app's [`Given`] request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Wanted {
     pub cfg: ModelConfig,
     /// What changed, e.g. `activation`; `values` for the first full trace.
     pub what: String,
-    pub given: Given,
 }
 
 const PAGE: usize = 10;
@@ -186,7 +153,7 @@ impl App {
     /// # Errors
     /// When `cfg` is invalid.
     pub fn new(cfg: ModelConfig, theme: Theme) -> Result<Self, crate::Error> {
-        let run = crate::run_request(&cfg, &Given::default().request())?;
+        let run = crate::run_request(&cfg, &Given::default().req)?;
         Ok(Self::with_run(cfg, run, theme))
     }
 
@@ -264,17 +231,16 @@ impl App {
         let run = crate::run_request(&cfg, &shapes)?;
         let mut app = Self::with_run(cfg.clone(), run, theme);
         app.background = true;
-        app.given = given.clone();
+        app.given = given;
         app.wanted = Some(Wanted {
             cfg,
             what: "values".into(),
-            given,
         });
         Ok(app)
     }
 
     fn trace(&self, cfg: &ModelConfig) -> Result<Run, crate::Error> {
-        crate::run_request(cfg, &self.given.request())
+        crate::run_request(cfg, &self.given.req)
     }
 
     /// Number of rows: the events, and the failure if the forward stopped.
@@ -375,7 +341,8 @@ impl App {
             }
             _ => self.labs.update(self.tab, action, &self.cfg),
         }
-        self.labs.refresh(self.tab, self.given.subject(&self.cfg));
+        self.labs
+            .refresh(self.tab, self.given.req.subject(&self.cfg));
     }
 
     /// Typing goes to the open quiz question, else to the lab being edited.
@@ -465,7 +432,6 @@ impl App {
             self.wanted = Some(Wanted {
                 cfg,
                 what: what.to_string(),
-                given: self.given.clone(),
             });
             return;
         }
@@ -486,7 +452,8 @@ impl App {
                         .map(|l| format!("values from {l}"))
                 });
                 self.run = run;
-                self.labs.refresh(self.tab, self.given.subject(&self.cfg));
+                self.labs
+                    .refresh(self.tab, self.given.req.subject(&self.cfg));
             }
             Ok(run) => {
                 self.run = run;

@@ -37,6 +37,8 @@ pub fn attention<F: Scalar>(
     let (b, h, t) = (q.shape()[0], q.shape()[1], q.shape()[2]);
     let (len, hv) = (k.shape()[2], v.shape()[3]);
     let mut context = ArrayD::zeros(IxDyn(&[b, h, t, hv]));
+    // One head has both cores to itself; many share them a head each.
+    let threads = b * h == 1;
     let head = |(i, out): (usize, &mut [F])| {
         let (bi, hi) = (i / h.max(1), i % h.max(1));
         let qi = q.slice(s![bi, hi, .., ..]);
@@ -48,7 +50,13 @@ pub fn attention<F: Scalar>(
             let rows = ROWS.min(t - r0);
             let buf = &mut tile[..rows * len];
             let mut st = ArrayViewMut2::from_shape((rows, len), &mut *buf).expect(CHECKED);
-            matmul(scale, &qi.slice(s![r0..r0 + rows, ..]), &kt, &mut st, false);
+            matmul(
+                scale,
+                &qi.slice(s![r0..r0 + rows, ..]),
+                &kt,
+                &mut st,
+                threads,
+            );
             sc.push(Moments::of(buf));
             wt.extend(kernels::softmax_parts(buf, t, len, causal, r0, false));
             // Row r0 + j weighs keys 0..=r0 + j; past the tile's last row
@@ -63,7 +71,7 @@ pub fn attention<F: Scalar>(
                 &w.slice(s![.., ..live]),
                 &vi.slice(s![..live, ..]),
                 &mut ct,
-                false,
+                threads,
             );
         }
         (sc, wt, Moments::of(out))

@@ -48,9 +48,7 @@ impl<B: Backend> Recorder<'_, B> {
         let Some(((s_shape, w_shape), (s_stats, w_stats, c))) = fused else {
             let s = self.op(&format!("{p}.scores"), &scores, &[In::Act(q), In::Act(k)])?; // (B, h, T, S)
             let w = self.op_owned(&format!("{p}.weights"), &softmax, s, &[])?; // (B, h, T, S)
-            let c = self.op(&format!("{p}.context"), &sum, &[In::Act(&w), In::Act(v)])?; // (B, h, T, hv)
-            self.recycle(w); // its (B, h, T, S) buffer serves the next block's scores
-            return Ok(c);
+            return self.op(&format!("{p}.context"), &sum, &[In::Act(&w), In::Act(v)]); // (B, h, T, hv)
         };
         let dtype = self.dtype;
         let operand = |path: &str, shape: &[usize]| Operand {
@@ -70,7 +68,7 @@ impl<B: Backend> Recorder<'_, B> {
             formula: scores.formula(&[qs, ks], &s_shape),
             on_stream: false,
         };
-        let operands = vec![operand(&q.path, qs), operand(&k.path, ks)];
+        let operands = self.operands(&[In::Act(q), In::Act(k)]);
         self.note(event, Some((s_stats, None)), operands)?;
         let event = Pending {
             path: &w_path,

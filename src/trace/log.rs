@@ -164,8 +164,8 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
                     return Err(bad(
                         n,
                         format!(
-                            "shape {:?} is too large; allowed: at most 2^48 elements",
-                            e.shape
+                            "shape {} is too large; allowed: at most 2^48 elements",
+                            crate::ops::fmt_shape(&e.shape)
                         ),
                     ));
                 }
@@ -175,9 +175,10 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
                     return Err(bad(
                         n,
                         format!(
-                            "{} values for shape {:?}; allowed: one per element, at most 4096",
+                            "{} values for shape {}; allowed: one per element, at most {}",
                             v.len(),
-                            e.shape
+                            crate::ops::fmt_shape(&e.shape),
+                            crate::ops::PREVIEW_MAX
                         ),
                     ));
                 }

@@ -22,7 +22,9 @@ pub const MAX_HEADER: u64 = 65_536;
 pub enum NpyError {
     #[error("cannot read {path}: {reason}")]
     Read { path: String, reason: String },
-    #[error("{path} is not a valid .npy file: {reason}")]
+    #[error(
+        "{path} is not a valid .npy file: {reason}; allowed: a float32 .npy of shape (B, T, d_model)"
+    )]
     Corrupt { path: String, reason: String },
     #[error("{path} holds dtype '{descr}'; allowed: '<f4' (float32, little-endian)")]
     Dtype { path: String, descr: String },

@@ -683,6 +683,12 @@ fn the_stepper_traces_loaded_weights_and_input_in_the_background() {
         a.status.as_deref(),
         Some("values from nanogpt-tiny.safetensors")
     );
+    // Step 0 says where x0 came from.
+    assert!(
+        screen(&a).contains("from the given input x0 (--input)"),
+        "{}",
+        screen(&a)
+    );
     // The same numbers as `shapetrace trace --weights … --input …`.
     let stats = |r: &shapetrace::Run| -> Vec<_> {
         r.trace

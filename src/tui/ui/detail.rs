@@ -41,10 +41,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                     style,
                 ));
             }
-            let from = if e.inputs.is_empty() {
-                "the seeded input x0 ~ N(0,1)".to_string()
-            } else {
+            let from = if !e.inputs.is_empty() {
                 e.inputs.join(", ")
+            } else if app.given.req.input.is_some() {
+                "the given input x0 (--input)".to_string()
+            } else {
+                "the seeded input x0 ~ N(0,1)".to_string()
             };
             lines.push(Line::from(vec![
                 Span::styled("from ", t.dim),

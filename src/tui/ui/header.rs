@@ -53,8 +53,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let name = match (&app.source, &app.given.label) {
         (Some(s), _) => format!("▷ {s}"),
-        (None, Some(l)) if c.preset.is_empty() => format!("◆ {l}"),
-        (None, Some(l)) => format!("{} ◆ {l}", c.preset),
+        // The model's name is the checkpoint's already; the files say it.
+        (None, Some(l)) => format!("◆ {l}"),
         (None, None) => c.preset.clone(),
     };
     tabs.push(Span::styled(format!(" {name} "), t.title));

@@ -325,3 +325,51 @@ fn fused_attention_still_stops_at_non_finite_scores() {
     let (s, w, _) = b.attention(&q, &q, &q, 8, true).unwrap();
     assert!(!s.finite && !w.finite);
 }
+
+/// Every event's stats, however taken (in the kernel's pass, fused, or
+/// carried over from the input by split and merged heads, which only move
+/// values), equal the stats of its values read afterwards. The lesson at
+/// T=48 makes every head tensor too large to preview, so the carried stats
+/// are the ones recorded.
+#[test]
+fn recorded_stats_are_the_stats_of_the_recorded_values() {
+    use shapetrace::model::Model;
+    use shapetrace::trace::recorder::Recorder;
+    let mut cfg = shapetrace::config::preset::by_name("lesson").unwrap();
+    (cfg.seq, cfg.context) = (48, 48);
+    let b = Numeric::<f32>::new();
+    let model = Model::build(&cfg, &b);
+    let mut rec = Recorder::new(&b, cfg.stream_shape(), false, true);
+    model
+        .forward(&mut rec, shapetrace::model::input(&cfg, &b))
+        .unwrap();
+    let done = rec.finish();
+    let f64s = Numeric::<f64>::new();
+    let stats_of = |path: &str| {
+        let c = done.captures.iter().find(|c| c.path == path).unwrap();
+        let t = ArrayD::from_shape_vec(IxDyn(&c.shape), c.values.clone()).unwrap();
+        f64s.summary(&t).unwrap().0
+    };
+    let mut carried = 0;
+    for e in &done.events {
+        let (got, want) = (e.stats.unwrap(), stats_of(&e.path));
+        for (a, c) in [
+            (got.min, want.min),
+            (got.max, want.max),
+            (got.mean, want.mean),
+            (got.std, want.std),
+        ] {
+            assert!(
+                (a - c).abs() <= 1e-5 * (1.0 + c.abs()),
+                "{}: {got:?} vs {want:?}",
+                e.path
+            );
+        }
+        carried += usize::from(matches!(e.op.as_str(), "split_heads" | "merge_heads"));
+    }
+    assert_eq!(carried, 2 * 4, "q, k, v and merge in each of 2 blocks");
+    // The check tells tensors apart: stats carried from the wrong input
+    // (k's for q) would fail it.
+    let (q, k) = (stats_of("block1.attn.q"), stats_of("block1.attn.k"));
+    assert!((q.std - k.std).abs() > 1e-3 * q.std.abs());
+}

@@ -111,11 +111,8 @@ impl<T: Clone> Attention<T> {
         let Some(merge) = self.merge else {
             return Ok(c);
         };
-        let m = rec.op(
-            &format!("{p}.merge"),
-            &Op::MergeHeads(merge),
-            &[In::Act(&c)],
-        )?; // (B, T, d)
+        // Handed over: heads the backend left side by side merge in place.
+        let m = rec.op_owned(&format!("{p}.merge"), &Op::MergeHeads(merge), c, &[])?; // (B, T, d)
         // The no-out-proj fault returns the merged heads as they are.
         match &self.o {
             Some(o) => o.output(rec, &format!("{p}.out"), &m), // (B, T, d)

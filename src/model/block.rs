@@ -47,17 +47,17 @@ impl<T: Clone> Block<T> {
             Placement::Pre => {
                 let h = self.ln_1.forward(rec, &path("ln_1"), x)?;
                 let a = self.attn.forward(rec, &path("attn"), &h)?;
-                let x = rec.residual(&path("resid_1"), x, &a)?; // x + Attn(LN1(x))
+                let x = rec.residual(&path("resid_1"), x, a)?; // x + Attn(LN1(x))
                 let h = self.ln_2.forward(rec, &path("ln_2"), &x)?;
                 let m = self.mlp.forward(rec, &path("mlp"), &h)?;
-                rec.residual(&path("resid_2"), &x, &m) // x + MLP(LN2(x))
+                rec.residual(&path("resid_2"), &x, m) // x + MLP(LN2(x))
             }
             Placement::Post => {
                 let a = self.attn.forward(rec, &path("attn"), x)?;
-                let x = rec.residual(&path("resid_1"), x, &a)?;
+                let x = rec.residual(&path("resid_1"), x, a)?;
                 let x = self.ln_1.forward(rec, &path("ln_1"), &x)?; // LN1(x + Attn(x))
                 let m = self.mlp.forward(rec, &path("mlp"), &x)?;
-                let x = rec.residual(&path("resid_2"), &x, &m)?;
+                let x = rec.residual(&path("resid_2"), &x, m)?;
                 self.ln_2.forward(rec, &path("ln_2"), &x) // LN2(x + MLP(x))
             }
         }

@@ -80,10 +80,6 @@ fn in_memory<F: Scalar>(x: &ArrayD<F>) -> std::borrow::Cow<'_, [F]> {
     }
 }
 
-fn slice<F: Scalar>(x: &ArrayD<F>) -> &[F] {
-    x.as_slice().expect("a row-major array")
-}
-
 fn slice_mut<F: Scalar>(y: &mut ArrayD<F>) -> &mut [F] {
     y.as_slice_mut().expect("owned arrays are row-major")
 }
@@ -122,14 +118,24 @@ fn swap_middle<F: Scalar>(
 
 /// (B,T,h·hd) → (B,T,h,hd) → (B,h,T,hd) of a row-major `x`, by strides
 /// alone: the values stay where they are and the per-head products read
-/// them in place. Their stats are x's, read in one pass.
-fn split_heads<F: Scalar>(x: ArrayD<F>, out: &[usize]) -> (ArrayD<F>, Stats) {
-    let stats = kernels::stats(slice(&x));
-    let y = x
-        .into_shape_with_order(IxDyn(&[out[0], out[2], out[1], out[3]]))
+/// them in place.
+fn split_heads<F: Scalar>(x: ArrayD<F>, out: &[usize]) -> ArrayD<F> {
+    x.into_shape_with_order(IxDyn(&[out[0], out[2], out[1], out[3]]))
         .expect(CHECKED)
-        .permuted_axes(IxDyn(&[0, 2, 1, 3]));
-    (y, stats)
+        .permuted_axes(IxDyn(&[0, 2, 1, 3]))
+}
+
+/// (B,h,T,hd) → (B,T,h·hd) of an `x` whose memory already holds the heads
+/// side by side (the fused attention's context): a reshape, no copy.
+/// `Err(x)` when its memory is laid out otherwise.
+fn merge_in_place<F: Scalar>(x: ArrayD<F>, out: &[usize]) -> Result<ArrayD<F>, ArrayD<F>> {
+    let swapped = IxDyn(&[0, 2, 1, 3]);
+    if x.ndim() != 4 || !x.view().permuted_axes(swapped.clone()).is_standard_layout() {
+        return Err(x);
+    }
+    Ok(x.permuted_axes(swapped)
+        .into_shape_with_order(IxDyn(out))
+        .expect(CHECKED))
 }
 
 /// `view` (any strides) copied into a new row-major array of `shape`.
@@ -334,10 +340,7 @@ impl<F: Scalar> Backend for Numeric<F> {
             Op::Norm { kind, axis, eps } => {
                 norm(x, *kind, *axis, *eps, ins[1], ins.get(2).copied())
             }
-            Op::SplitHeads { .. } => {
-                let (y, stats) = split_heads(owned(x), &out);
-                (y, Some(stats))
-            }
+            Op::SplitHeads { .. } => (split_heads(owned(x), &out), None),
             Op::RepeatKv { rep } => {
                 let mut y = ArrayD::zeros(IxDyn(&out));
                 for h in 0..out[1] {
@@ -386,9 +389,19 @@ impl<F: Scalar> Backend for Numeric<F> {
             && x.is_standard_layout()
         {
             let out = op.infer(&[x.shape()])?;
-            let (y, stats) = split_heads(x, &out);
-            self.remember(&y, Some(stats));
+            let y = split_heads(x, &out);
+            self.remember(&y, None);
             return Ok(y);
+        }
+        if let Op::MergeHeads(Merge::Transpose) = op {
+            let out = op.infer(&[x.shape()])?;
+            match merge_in_place(x, &out) {
+                Ok(y) => {
+                    self.remember(&y, None);
+                    return Ok(y);
+                }
+                Err(back) => x = back,
+            }
         }
         if !(keeps_shape(op) && x.is_standard_layout()) {
             let mut ins = vec![&x];

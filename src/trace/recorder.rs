@@ -16,6 +16,8 @@ mod attention;
 mod parts;
 mod push;
 
+use push::Pending;
+
 pub use parts::{Capture, In, Param, Stop, Val, Watch};
 
 /// Records events while running ops on a backend.
@@ -86,7 +88,16 @@ impl<'b, B: Backend> Recorder<'b, B> {
         let shape = B::shape(&t).to_vec();
         let formula = format!("x0 : {}", fmt_shape(&shape));
         let axes = ["B", "T", "d"].map(String::from).to_vec();
-        self.push("input", "input", t, axes, vec![], formula, true, None)
+        let event = Pending {
+            path: "input",
+            op: "input",
+            shape,
+            axes,
+            inputs: vec![],
+            formula,
+            on_stream: true,
+        };
+        self.push(event, t, None, None)
     }
 
     /// Runs an op inside a sublayer.
@@ -114,7 +125,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         x: Val<B::Tensor>,
         rest: &[In<B::Tensor>],
     ) -> Result<Val<B::Tensor>, Stop> {
-        self.run(path, op, Some(x), rest, false)
+        self.run(path, op, Some((x, 0)), rest, false)
     }
 
     /// Runs an op whose output is a sublayer interface: a norm output or a
@@ -131,7 +142,9 @@ impl<'b, B: Backend> Recorder<'b, B> {
         self.run(path, op, None, ins, true)
     }
 
-    /// The residual add `stream + update`, checked before it runs.
+    /// The residual add `stream + update`, checked before it runs. The
+    /// update is handed over: the sum is computed into it (addition
+    /// commutes, so the values are those of `stream + update`).
     ///
     /// # Errors
     /// [`Stop`] when either operand is not (B,T,d) in the input dtype.
@@ -139,14 +152,14 @@ impl<'b, B: Backend> Recorder<'b, B> {
         &mut self,
         path: &str,
         stream: &Val<B::Tensor>,
-        update: &Val<B::Tensor>,
+        update: Val<B::Tensor>,
     ) -> Result<Val<B::Tensor>, Stop> {
         let check = ResidualCheck::judge(
             (B::shape(&stream.t), self.dtype),
             (B::shape(&update.t), self.dtype),
             (&self.stream, self.dtype),
         );
-        let ins = [In::Act(stream), In::Act(update)];
+        let ins = [In::Act(stream), In::Act(&update)];
         if !check.ok {
             let detail = format!(
                 "residual add {}: both operands must be {}",
@@ -163,7 +176,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 Some(check),
             ));
         }
-        let mut out = self.run(path, &Op::Add, None, &ins, true)?;
+        let mut out = self.run(path, &Op::Add, Some((update, 1)), &[In::Act(stream)], true)?;
         if let Some(e) = self.events.last_mut() {
             e.check = Some(check);
         }
@@ -171,22 +184,23 @@ impl<'b, B: Backend> Recorder<'b, B> {
         Ok(out)
     }
 
+    /// Runs `op` on `ins`, with `owned`'s value handed over when given, as
+    /// operand number `at` of the event (the backend gets it first).
     fn run(
         &mut self,
         path: &str,
         op: &Op,
-        owned: Option<Val<B::Tensor>>,
+        owned: Option<(Val<B::Tensor>, usize)>,
         ins: &[In<B::Tensor>],
         on_stream: bool,
     ) -> Result<Val<B::Tensor>, Stop> {
         self.check_cancel()?;
-        let all: Vec<In<B::Tensor>> = owned
-            .iter()
-            .map(In::Act)
-            .chain(ins.iter().copied())
-            .collect();
+        let mut all: Vec<In<B::Tensor>> = ins.to_vec();
+        if let Some((x, at)) = &owned {
+            all.insert(*at, In::Act(x));
+        }
         let axes = op.axes(&all.iter().map(In::axes).collect::<Vec<_>>());
-        let inputs = all
+        let inputs: Vec<String> = all
             .iter()
             .filter_map(|i| match i {
                 In::Act(v) => Some(v.path.clone()),
@@ -197,7 +211,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         drop(all);
         let rest: Vec<&B::Tensor> = ins.iter().map(In::tensor).collect();
         let result = match owned {
-            Some(x) => self.backend.apply_owned(op, x.t, &rest),
+            Some((x, _)) => self.backend.apply_owned(op, x.t, &rest),
             None => self.backend.apply(op, &rest),
         };
         let t = match result {
@@ -216,16 +230,28 @@ impl<'b, B: Backend> Recorder<'b, B> {
         };
         let shape_refs: Vec<&[usize]> = operands.iter().map(|o| o.shape.as_slice()).collect();
         let formula = op.formula(&shape_refs, B::shape(&t));
-        self.push(
+        // Split or merged heads hold their input's values: the same stats.
+        let same = match op {
+            Op::SplitHeads { .. } | Op::MergeHeads(_) => {
+                inputs.first().and_then(|p| self.stats_of(p))
+            }
+            _ => None,
+        };
+        let event = Pending {
             path,
-            op.name(),
-            t,
+            op: op.name(),
+            shape: B::shape(&t).to_vec(),
             axes,
             inputs,
             formula,
             on_stream,
-            Some(operands),
-        )
+        };
+        self.push(event, t, Some(operands), same)
+    }
+
+    /// The stats recorded for the event at `path`, the latest such.
+    fn stats_of(&self, path: &str) -> Option<crate::ops::Stats> {
+        self.events.iter().rev().find(|e| e.path == path)?.stats
     }
 
     /// Stops the run when the cancel hook is set.

@@ -6,7 +6,7 @@
 use super::kernels::{self, Moments};
 use super::{CHECKED, Scalar, matmul::matmul};
 use crate::ops::Stats;
-use ndarray::{ArrayD, ArrayView2, ArrayViewMut2, IxDyn, s};
+use ndarray::{Array4, ArrayD, ArrayView2, ArrayViewMut2, ArrayViewMut3, s};
 use rayon::prelude::*;
 
 /// Rows of one tile: a (ROWS, S) tile of f32 scores is 1 MiB at S = 1024,
@@ -24,9 +24,13 @@ pub struct Core<F> {
 
 /// softmax(mask(q·kᵀ · scale))·v, head by head in parallel.
 ///
+/// The context is written with the heads side by side, as merging them
+/// lays it out, and handed back as a (B, h, T, hv) view of that memory: the
+/// merge that follows is a reshape, with no copy.
+///
 /// # Shapes
 /// - q: (B, h, T, hd), k: (B, h, S, hd), v: (B, h, S, hv), any strides
-/// - context: (B, h, T, hv), row-major
+/// - context: (B, h, T, hv), held in (B, T, h, hv) row-major memory
 pub fn attention<F: Scalar>(
     q: &ArrayD<F>,
     k: &ArrayD<F>,
@@ -36,16 +40,16 @@ pub fn attention<F: Scalar>(
 ) -> Core<F> {
     let (b, h, t) = (q.shape()[0], q.shape()[1], q.shape()[2]);
     let (len, hv) = (k.shape()[2], v.shape()[3]);
-    let mut context = ArrayD::zeros(IxDyn(&[b, h, t, hv]));
+    let mut merged = Array4::zeros((b, t, h, hv));
     // One head has both cores to itself; many share them a head each.
     let threads = b * h == 1;
-    let head = |(i, out): (usize, &mut [F])| {
+    let head = |(i, mut out): (usize, ArrayViewMut2<F>)| {
         let (bi, hi) = (i / h.max(1), i % h.max(1));
         let qi = q.slice(s![bi, hi, .., ..]);
         let kt = k.slice(s![bi, hi, .., ..]).reversed_axes(); // (hd, S)
         let vi = v.slice(s![bi, hi, .., ..]); // (S, hv)
         let mut tile = vec![F::zero(); ROWS * len];
-        let (mut sc, mut wt) = (Vec::new(), Vec::new());
+        let (mut sc, mut wt, mut cx) = (Vec::new(), Vec::new(), Vec::new());
         for r0 in (0..t).step_by(ROWS) {
             let rows = ROWS.min(t - r0);
             let buf = &mut tile[..rows * len];
@@ -63,9 +67,7 @@ pub fn attention<F: Scalar>(
             // every weight is an exact 0, so those keys are skipped.
             let live = if causal { (r0 + rows).min(len) } else { len };
             let w = ArrayView2::from_shape((rows, len), &*buf).expect(CHECKED);
-            let at = r0 * hv;
-            let mut ct =
-                ArrayViewMut2::from_shape((rows, hv), &mut out[at..at + rows * hv]).expect(CHECKED);
+            let mut ct = out.slice_mut(s![r0..r0 + rows, ..]); // (rows, hv), rows h·hv apart
             matmul(
                 F::one(),
                 &w.slice(s![.., ..live]),
@@ -73,26 +75,36 @@ pub fn attention<F: Scalar>(
                 &mut ct,
                 threads,
             );
+            cx.extend(
+                ct.rows()
+                    .into_iter()
+                    .map(|r| Moments::of(r.to_slice().expect("a context row is contiguous"))),
+            );
         }
-        (sc, wt, Moments::of(out))
+        (sc, wt, cx)
     };
-    let slab = (t * hv).max(1);
-    let out = context.as_slice_mut().expect("a new row-major array");
+    // (B, T, h, hv) seen as (B, h, T, hv): one (T, hv) view a head.
+    let heads: Vec<ArrayViewMut2<F>> = merged
+        .view_mut()
+        .permuted_axes([0, 2, 1, 3])
+        .into_outer_iter_mut()
+        .flat_map(ArrayViewMut3::into_outer_iter_mut)
+        .collect();
     let parts: Vec<_> = if b * h > 1 {
-        out.par_chunks_mut(slab).enumerate().map(head).collect()
+        heads.into_par_iter().enumerate().map(head).collect()
     } else {
-        out.chunks_mut(slab).enumerate().map(head).collect()
+        heads.into_iter().enumerate().map(head).collect()
     };
     let (mut sc, mut wt, mut cx) = (Vec::new(), Vec::new(), Vec::new());
     for (s, w, c) in parts {
         sc.extend(s);
         wt.extend(w);
-        cx.push(c);
+        cx.extend(c);
     }
     Core {
         scores: Moments::total(sc),
         weights: Moments::total(wt),
-        context,
+        context: merged.permuted_axes([0, 2, 1, 3]).into_dyn(),
         context_stats: Moments::total(cx),
     }
 }

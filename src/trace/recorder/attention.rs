@@ -87,17 +87,16 @@ impl<B: Backend> Recorder<'_, B> {
         let c_axes = sum.axes(&[&w_axes, &v.axes]);
         let formula = sum.formula(&[&w_shape, vs], B::shape(&c));
         let operands = vec![operand(&w_path, &w_shape), operand(&v.path, vs)];
-        let inputs = vec![w_path, v.path.clone()];
         let path = format!("{p}.context");
-        self.push(
-            &path,
-            sum.name(),
-            c,
-            c_axes,
-            inputs,
+        let event = Pending {
+            path: &path,
+            op: sum.name(),
+            shape: B::shape(&c).to_vec(),
+            axes: c_axes,
+            inputs: vec![w_path, v.path.clone()],
             formula,
-            false,
-            Some(operands),
-        )
+            on_stream: false,
+        };
+        self.push(event, c, Some(operands), None)
     }
 }

@@ -2,7 +2,7 @@
 //! checks, progress, and the failure that stops the forward.
 
 use super::{Capture, Recorder, Stop, Val};
-use crate::ops::{Backend, Stats, fmt_shape};
+use crate::ops::{Backend, PREVIEW_MAX, Stats, fmt_shape};
 use crate::plan::Progress;
 use crate::trace::{CheckName, Event, Failure, Operand, ResidualCheck};
 
@@ -18,37 +18,32 @@ pub(super) struct Pending<'a> {
 }
 
 impl<B: Backend> Recorder<'_, B> {
-    #[allow(clippy::too_many_arguments)]
+    /// Records the event `e` of tensor `t` (`e.shape` is t's shape) and
+    /// hands `t` on as a value. `operands` default to `t` itself (the
+    /// input); `same` are the stats of the values `t` rearranges (split or
+    /// merged heads), which a tensor too large to preview takes instead of
+    /// reading them again.
     pub(super) fn push(
         &mut self,
-        path: &str,
-        op: &str,
+        e: Pending,
         t: B::Tensor,
-        axes: Vec<String>,
-        inputs: Vec<String>,
-        formula: String,
-        on_stream: bool,
         operands: Option<Vec<Operand>>,
+        same: Option<Stats>,
     ) -> Result<Val<B::Tensor>, Stop> {
-        let shape = B::shape(&t).to_vec();
-        let summary = self.backend.summary(&t);
+        let len: usize = e.shape.iter().product();
+        let summary = match same {
+            Some(s) if len > PREVIEW_MAX => Some((s, None)),
+            _ => self.backend.summary(&t),
+        };
         let operands = operands.unwrap_or_else(|| {
             vec![Operand {
-                path: path.to_string(),
-                shape: shape.clone(),
+                path: e.path.to_string(),
+                shape: e.shape.clone(),
                 dtype: self.dtype,
             }]
         });
-        let event = Pending {
-            path,
-            op,
-            shape: shape.clone(),
-            axes: axes.clone(),
-            inputs,
-            formula,
-            on_stream,
-        };
-        self.note(event, summary, operands)?;
+        let (path, op, shape, axes) = (e.path, e.op, e.shape.clone(), e.axes.clone());
+        self.note(e, summary, operands)?;
         if self.watch.capture
             && let Some(values) = self.backend.values(&t)
         {

@@ -14,6 +14,7 @@ use std::hint::black_box;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn render(c: &mut Criterion) {
+    shapetrace::allocator::keep_freed_memory(); // as the binary
     let mut app = App::new(ModelConfig::default(), COLOR).unwrap();
     for _ in 0..5 {
         app.update(Action::NextDeparture); // block1.attn.weights: list, diagram and heatmap all drawn

@@ -26,6 +26,7 @@ fn gpt2_small(seq: usize) -> ModelConfig {
 }
 
 fn numeric(c: &mut Criterion) {
+    shapetrace::allocator::keep_freed_memory(); // as the binary
     let mut g = c.benchmark_group("gpt2-small numeric");
     g.sample_size(10).measurement_time(Duration::from_secs(30));
     let req = Request {

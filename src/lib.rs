@@ -14,6 +14,7 @@
 //! assert!(run.checks.iter().all(|c| c.ok()));
 //! ```
 
+pub mod allocator;
 pub mod budget;
 pub mod check;
 pub mod config;

@@ -15,12 +15,14 @@ use shapetrace::{Run, tui};
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-/// A numeric trace frees and takes megabytes per op; mimalloc keeps those
-/// pages mapped for the next op (the benches use it too).
+/// A numeric trace frees and takes megabytes per op; mimalloc, told to
+/// keep freed memory, hands those pages to the next op as they are (the
+/// benches do the same).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    shapetrace::allocator::keep_freed_memory();
     if let Err(e) = color_eyre::install() {
         eprintln!("shapetrace: {e}");
     }

@@ -336,6 +336,21 @@ pub trait Backend {
         None
     }
 
+    /// `act(x·W + b)`: [`Op::Linear`] and then [`Op::Act`], in one pass over
+    /// the product that builds no pre-activation tensor: that tensor's
+    /// stats, and the activated one. `None` where the backend runs the two
+    /// ops one at a time (shapes only, or tensors small enough to keep
+    /// their values). The operands' shapes were accepted by `Op::Linear`.
+    fn linear_act(
+        &self,
+        _x: &Self::Tensor,
+        _w: &Self::Tensor,
+        _b: Option<&Self::Tensor>,
+        _act: Unary,
+    ) -> Option<(Stats, Self::Tensor)> {
+        None
+    }
+
     /// Summary stats and, for a tensor of at most [`PREVIEW_MAX`] values,
     /// the values in row-major order. `None` in shape-only mode.
     fn summary(&self, t: &Self::Tensor) -> Option<(Stats, Option<Vec<f64>>)>;

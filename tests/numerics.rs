@@ -255,10 +255,11 @@ fn heads_split_in_place_equal_heads_split_from_a_borrow() {
 }
 
 /// A trace recorded with captures (every op one at a time, every tensor
-/// built) against one without (attention's core fused when the scores are
-/// large): the same events, the stats within rounding.
+/// built) against one without (attention's core, and the MLP's up
+/// projection with its activation, fused when large): the same events, the
+/// stats within rounding.
 #[test]
-fn fused_attention_records_what_the_three_ops_record() {
+fn fused_passes_record_what_the_ops_one_at_a_time_record() {
     use shapetrace::model::Model;
     use shapetrace::trace::recorder::Recorder;
     let mut seen_fused = 0;
@@ -311,6 +312,12 @@ fn fused_attention_records_what_the_three_ops_record() {
         seen_fused += usize::from(b.attention(&q, &q, &q, 16, true).is_some());
         let small = b.normal(&[2, 4, 4, 16], 1);
         assert!(b.attention(&small, &small, &small, 16, true).is_none());
+        // And the MLP's up projection with its activation, (2, 48, 4d),
+        // but not (2, 4, 4d).
+        let (x, w) = (b.normal(&[2, 48, 64], 2), b.normal(&[64, 256], 3));
+        assert!(b.linear_act(&x, &w, None, Unary::GeluTanh).is_some());
+        let x = b.normal(&[2, 4, 64], 2);
+        assert!(b.linear_act(&x, &w, None, Unary::GeluTanh).is_none());
     }
     assert_eq!(seen_fused, 3);
 }

@@ -6,7 +6,7 @@
 //! - y: (…, out)
 
 use super::Builder;
-use crate::ops::{Backend, Init, Op};
+use crate::ops::{Backend, Init, Op, Unary};
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// A dense layer, with an optional bias.
@@ -61,6 +61,18 @@ impl<T: Clone> Linear<T> {
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
+    /// `act(x·W + b)`, recorded as `path` and then `act_path`.
+    pub fn activated<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        path: &str,
+        act_path: &str,
+        act: Unary,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
+        rec.linear_act(path, act_path, act, &self.operands(x))
+    }
+
     pub fn output<B: Backend<Tensor = T>>(
         &self,
         rec: &mut Recorder<B>,

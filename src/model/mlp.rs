@@ -66,24 +66,22 @@ impl<T: Clone> Mlp<T> {
         p: &str,
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
-        let gate = match &self.gate {
-            Some(g) => Some(g.forward(rec, &format!("{p}.gate"), x)?), // (B, T, f)
-            None => None,
-        };
-        let up = self.up.forward(rec, &format!("{p}.up"), x)?; // (B, T, f)
-        let act_path = format!("{p}.act");
-        let h = match (gate, self.act) {
-            (Some(g), _) => rec.op_owned(&act_path, &Op::SwiGlu, g, &[In::Act(&up)])?,
-            (None, act) => {
-                let u = match act {
+        let (up, act) = (format!("{p}.up"), format!("{p}.act"));
+        let h = match (&self.gate, self.act) {
+            (Some(gate), _) => {
+                let g = gate.forward(rec, &format!("{p}.gate"), x)?; // (B, T, f)
+                let u = self.up.forward(rec, &up, x)?; // (B, T, f)
+                rec.op_owned(&act, &Op::SwiGlu, g, &[In::Act(&u)])?
+            }
+            (None, a) => {
+                let u = match a {
                     Act::Relu => Unary::Relu,
                     Act::GeluTanh => Unary::GeluTanh,
                     Act::Gelu | Act::Swiglu => Unary::Gelu,
                 };
-                rec.op_owned(&act_path, &Op::Act(u), up, &[])?
+                self.up.activated(rec, &up, &act, u, x)?
             }
         }; // (B, T, f)
-        // The ffn-no-down fault returns the hidden layer as it is.
         match &self.down {
             Some(down) => down.output(rec, &format!("{p}.down"), &h), // (B, T, d)
             None => Ok(h),

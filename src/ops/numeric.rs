@@ -152,18 +152,52 @@ fn linear<F: Scalar>(
     b: Option<&ArrayD<F>>,
     out: &[usize],
 ) -> (ArrayD<F>, Option<Stats>) {
+    let mut y = product(x, w, out);
+    let stats = b.map(|b| {
+        let b = flat(b);
+        kernels::rows_stats(slice_mut(&mut y), b.len(), |_, r| add_to(r, &b))
+    });
+    (y, stats)
+}
+
+/// x (…, k) · W (k, n) → (…, n), as one (rows, k) · (k, n) product.
+fn product<F: Scalar>(x: &ArrayD<F>, w: &ArrayD<F>, out: &[usize]) -> ArrayD<F> {
     let k = w.shape()[0];
     let x2 = x.to_shape((x.len() / k.max(1), k)).expect(CHECKED);
     let w2 = w.view().into_dimensionality::<Ix2>().expect(CHECKED);
-    let mut y = matmul::product(F::one(), &x2.view(), &w2, true).into_dyn();
-    let stats = b.map(|b| {
-        let b = flat(b);
-        kernels::rows_stats(slice_mut(&mut y), b.len(), |_, r| {
-            r.iter_mut().zip(b.iter()).for_each(|(v, &b)| *v += b);
-        })
-    });
-    let y = y.into_shape_with_order(IxDyn(out)).expect(CHECKED);
-    (y, stats)
+    let y = matmul::product(F::one(), &x2.view(), &w2, true);
+    y.into_shape_with_order(IxDyn(out)).expect(CHECKED)
+}
+
+/// `r += b`, value by value.
+#[inline(always)]
+fn add_to<F: Scalar>(r: &mut [F], b: &[F]) {
+    r.iter_mut().zip(b).for_each(|(v, &b)| *v += b);
+}
+
+/// `act(x·W + b)` as [`linear`] and then [`unary`], with the bias, the
+/// activation and both stats in one pass over each row of the product.
+fn linear_act<F: Scalar>(
+    x: &ArrayD<F>,
+    w: &ArrayD<F>,
+    b: Option<&ArrayD<F>>,
+    out: &[usize],
+    u: Unary,
+) -> (ArrayD<F>, Stats, Stats) {
+    let mut y = product(x, w, out);
+    let (n, b) = (out[out.len() - 1], b.map(flat));
+    let bias = |_: usize, r: &mut [F]| {
+        if let Some(b) = &b {
+            add_to(r, b);
+        }
+    };
+    let ys = slice_mut(&mut y);
+    let (pre, post) = match u {
+        Unary::Relu => kernels::rows_stats_then(ys, n, bias, relu),
+        Unary::Gelu => kernels::rows_stats_then(ys, n, bias, gelu),
+        Unary::GeluTanh => kernels::rows_stats_then(ys, n, bias, gelu_tanh),
+    };
+    (y, pre, post)
 }
 
 fn norm<F: Scalar>(
@@ -265,21 +299,31 @@ fn keeps_shape(op: &Op) -> bool {
 }
 
 fn unary<F: Scalar>(u: Unary, out: &mut [F]) -> Stats {
-    let half = F::of(0.5);
-    let one = F::one();
     match u {
-        Unary::Relu => kernels::map_mut(out, |v| v.max(F::zero())),
-        Unary::Gelu => {
-            let r = F::of(std::f64::consts::FRAC_1_SQRT_2);
-            kernels::map_mut(out, |v| half * v * (one + (v * r).erf()))
-        }
-        // ½·x·(1 + tanh(u)) = x·σ(2u), with u = √(2/π)·(x + 0.044715·x³).
-        Unary::GeluTanh => {
-            let c = F::of(-2.0 * (2.0 / std::f64::consts::PI).sqrt());
-            let k = F::of(0.044_715);
-            kernels::map_mut(out, |v| v / (one + (c * (v + k * v * v * v)).exp_fast()))
-        }
+        Unary::Relu => kernels::map_mut(out, relu),
+        Unary::Gelu => kernels::map_mut(out, gelu),
+        Unary::GeluTanh => kernels::map_mut(out, gelu_tanh),
     }
+}
+
+#[inline(always)]
+fn relu<F: Scalar>(v: F) -> F {
+    v.max(F::zero())
+}
+
+/// ½·x·(1 + erf(x/√2)).
+#[inline(always)]
+fn gelu<F: Scalar>(v: F) -> F {
+    let r = F::of(std::f64::consts::FRAC_1_SQRT_2);
+    F::of(0.5) * v * (F::one() + (v * r).erf())
+}
+
+/// ½·x·(1 + tanh(u)) = x·σ(2u), with u = √(2/π)·(x + 0.044715·x³).
+#[inline(always)]
+fn gelu_tanh<F: Scalar>(v: F) -> F {
+    let c = F::of(-2.0 * (2.0 / std::f64::consts::PI).sqrt());
+    let k = F::of(0.044_715);
+    v / (F::one() + (c * (v + k * v * v * v)).exp_fast())
 }
 
 fn silu<F: Scalar>(v: F) -> F {
@@ -433,6 +477,24 @@ impl<F: Scalar> Backend for Numeric<F> {
         let core = fused::attention(q, k, v, scale, causal);
         self.remember(&core.context, Some(core.context_stats));
         Some((core.scores, core.weights, core.context))
+    }
+
+    fn linear_act(
+        &self,
+        x: &ArrayD<F>,
+        w: &ArrayD<F>,
+        b: Option<&ArrayD<F>>,
+        act: Unary,
+    ) -> Option<(Stats, ArrayD<F>)> {
+        // Small ones are built op by op, to keep the pre-activation's values.
+        let mut out = x.shape().to_vec();
+        *out.last_mut()? = w.shape()[1];
+        if out.iter().product::<usize>() <= PREVIEW_MAX {
+            return None;
+        }
+        let (y, pre, post) = linear_act(x, w, b, &out, act);
+        self.remember(&y, Some(post));
+        Some((pre, y))
     }
 
     fn summary(&self, t: &ArrayD<F>) -> Option<(Stats, Option<Vec<f64>>)> {

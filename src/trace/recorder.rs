@@ -9,9 +9,10 @@
 
 use super::{CheckName, Event, Failure, Operand, ResidualCheck};
 use crate::config::DType;
-use crate::ops::{Backend, Op, Shape, fmt_shape};
+use crate::ops::{Backend, Op, OpError, Shape, fmt_shape};
 use std::sync::atomic::Ordering;
 
+mod activated;
 mod attention;
 mod parts;
 mod push;
@@ -30,6 +31,38 @@ pub struct Recorder<'b, B: Backend> {
     captures: Vec<Capture>,
     failure: Option<Failure>,
     cancelled: bool,
+}
+
+/// What an event says of its operands: its output's axes, the paths of
+/// the activations it reads, and every operand's path, shape and dtype.
+struct About {
+    axes: Vec<String>,
+    inputs: Vec<String>,
+    operands: Vec<Operand>,
+}
+
+impl About {
+    /// The event at `path` of `op`'s output of `shape`, with its formula,
+    /// and its operands.
+    fn event<'a>(
+        self,
+        path: &'a str,
+        op: &Op,
+        shape: &[usize],
+        on_stream: bool,
+    ) -> (Pending<'a>, Vec<Operand>) {
+        let shapes: Vec<&[usize]> = self.operands.iter().map(|o| o.shape.as_slice()).collect();
+        let event = Pending {
+            path,
+            op: op.name(),
+            shape: shape.to_vec(),
+            axes: self.axes,
+            inputs: self.inputs,
+            formula: op.formula(&shapes, shape),
+            on_stream,
+        };
+        (event, self.operands)
+    }
 }
 
 /// What a finished recorder holds.
@@ -199,15 +232,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         if let Some((x, at)) = &owned {
             all.insert(*at, In::Act(x));
         }
-        let axes = op.axes(&all.iter().map(In::axes).collect::<Vec<_>>());
-        let inputs: Vec<String> = all
-            .iter()
-            .filter_map(|i| match i {
-                In::Act(v) => Some(v.path.clone()),
-                In::Param(_) => None,
-            })
-            .collect();
-        let operands = self.operands(&all);
+        let about = self.describe(op, &all);
         drop(all);
         let rest: Vec<&B::Tensor> = ins.iter().map(In::tensor).collect();
         let result = match owned {
@@ -216,37 +241,38 @@ impl<'b, B: Backend> Recorder<'b, B> {
         };
         let t = match result {
             Ok(t) => t,
-            Err(e) => {
-                let detail = format!("{} refused its operands: {e}", op.name());
-                return Err(self.fail(
-                    path,
-                    op.name(),
-                    CheckName::OpShapes,
-                    detail,
-                    operands,
-                    None,
-                ));
-            }
+            Err(e) => return Err(self.refused(path, op, &e, about.operands)),
         };
-        let shape_refs: Vec<&[usize]> = operands.iter().map(|o| o.shape.as_slice()).collect();
-        let formula = op.formula(&shape_refs, B::shape(&t));
         // Split or merged heads hold their input's values: the same stats.
         let same = match op {
             Op::SplitHeads { .. } | Op::MergeHeads(_) => {
-                inputs.first().and_then(|p| self.stats_of(p))
+                about.inputs.first().and_then(|p| self.stats_of(p))
             }
             _ => None,
         };
-        let event = Pending {
-            path,
-            op: op.name(),
-            shape: B::shape(&t).to_vec(),
-            axes,
-            inputs,
-            formula,
-            on_stream,
-        };
+        let (event, operands) = about.event(path, op, B::shape(&t), on_stream);
         self.push(event, t, Some(operands), same)
+    }
+
+    /// The axes, inputs and operands of an event of `op` on `all`.
+    fn describe(&self, op: &Op, all: &[In<B::Tensor>]) -> About {
+        About {
+            axes: op.axes(&all.iter().map(In::axes).collect::<Vec<_>>()),
+            inputs: all
+                .iter()
+                .filter_map(|i| match i {
+                    In::Act(v) => Some(v.path.clone()),
+                    In::Param(_) => None,
+                })
+                .collect(),
+            operands: self.operands(all),
+        }
+    }
+
+    /// The `op-shapes` failure of `op` refusing its operands.
+    fn refused(&mut self, path: &str, op: &Op, e: &OpError, operands: Vec<Operand>) -> Stop {
+        let detail = format!("{} refused its operands: {e}", op.name());
+        self.fail(path, op.name(), CheckName::OpShapes, detail, operands, None)
     }
 
     /// The stats recorded for the event at `path`, the latest such.

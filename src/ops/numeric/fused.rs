@@ -43,12 +43,13 @@ pub fn attention<F: Scalar>(
     let mut merged = Array4::zeros((b, t, h, hv));
     // One head has both cores to itself; many share them a head each.
     let threads = b * h == 1;
-    let head = |(i, mut out): (usize, ArrayViewMut2<F>)| {
+    // A (ROWS, S) tile of scores, reused by every head a thread runs.
+    let new_tile = || vec![F::zero(); ROWS * len];
+    let head = |tile: &mut Vec<F>, (i, mut out): (usize, ArrayViewMut2<F>)| {
         let (bi, hi) = (i / h.max(1), i % h.max(1));
         let qi = q.slice(s![bi, hi, .., ..]);
         let kt = k.slice(s![bi, hi, .., ..]).reversed_axes(); // (hd, S)
         let vi = v.slice(s![bi, hi, .., ..]); // (S, hv)
-        let mut tile = vec![F::zero(); ROWS * len];
         let (mut sc, mut wt, mut cx) = (Vec::new(), Vec::new(), Vec::new());
         for r0 in (0..t).step_by(ROWS) {
             let rows = ROWS.min(t - r0);
@@ -61,8 +62,10 @@ pub fn attention<F: Scalar>(
                 &mut st,
                 threads,
             );
-            sc.push(Moments::of(buf));
-            wt.extend(kernels::softmax_parts(buf, t, len, causal, r0, false));
+            for (s, w) in kernels::softmax_parts(buf, t, len, causal, r0, false) {
+                sc.push(s);
+                wt.push(w);
+            }
             // Row r0 + j weighs keys 0..=r0 + j; past the tile's last row
             // every weight is an exact 0, so those keys are skipped.
             let live = if causal { (r0 + rows).min(len) } else { len };
@@ -91,9 +94,12 @@ pub fn attention<F: Scalar>(
         .flat_map(ArrayViewMut3::into_outer_iter_mut)
         .collect();
     let parts: Vec<_> = if b * h > 1 {
-        heads.into_par_iter().enumerate().map(head).collect()
+        let parts = heads.into_par_iter().enumerate();
+        parts.map_init(new_tile, head).collect()
     } else {
-        heads.into_iter().enumerate().map(head).collect()
+        let mut tile = new_tile();
+        let parts = heads.into_iter().enumerate();
+        parts.map(|x| head(&mut tile, x)).collect()
     };
     let (mut sc, mut wt, mut cx) = (Vec::new(), Vec::new(), Vec::new());
     for (s, w, c) in parts {

@@ -78,6 +78,41 @@ pub fn rows_stats<F: Scalar>(
     Moments::total(parts)
 }
 
+vectorised! {
+    /// `f(i, r)`, then `g` on each value of `r`: the moments of `r` after
+    /// each, [`vectorised!`].
+    fn row_moments_twice<F: Scalar, G: Fn(usize, &mut [F]), H: Fn(F) -> F>(
+        f: &G,
+        g: &H,
+        i: usize,
+        r: &mut [F],
+    ) -> (Moments, Moments) {
+        f(i, r);
+        let first = Moments::of_inline(r);
+        r.iter_mut().for_each(|v| *v = g(*v));
+        (first, Moments::of_inline(r))
+    }
+}
+
+/// As [`rows_stats`], then `g` on every value of each row while it is in
+/// cache: the stats of `out` after `f` and after `g`.
+pub fn rows_stats_then<F: Scalar>(
+    out: &mut [F],
+    width: usize,
+    f: impl Fn(usize, &mut [F]) + Sync,
+    g: impl Fn(F) -> F + Sync,
+) -> (Stats, Stats) {
+    let width = width.max(1);
+    let one = |(i, r): (usize, &mut [F])| row_moments_twice(&f, &g, i, r);
+    let parts: Vec<(Moments, Moments)> = if out.len() >= PAR_MIN {
+        out.par_chunks_mut(width).enumerate().map(one).collect()
+    } else {
+        out.chunks_mut(width).enumerate().map(one).collect()
+    };
+    let (first, then) = parts.into_iter().unzip();
+    (Moments::total(first), Moments::total(then))
+}
+
 /// `out[i] = f(out[i])` for every element; the stats of the result.
 pub fn map_mut<F: Scalar>(out: &mut [F], f: impl Fn(F) -> F + Sync) -> Stats {
     rows_stats(out, CHUNK, |_, r| r.iter_mut().for_each(|v| *v = f(*v)))
@@ -131,11 +166,14 @@ pub fn norm_rows<F: Scalar>(
 /// row t keeps keys 0..=t and the rest are 0. The stats are taken in the
 /// pass that normalises each row.
 pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal: bool) -> Stats {
-    Moments::total(softmax_parts(out, t_len, s_len, causal, 0, true))
+    let parts = softmax_parts(out, t_len, s_len, causal, 0, true);
+    Moments::total(parts.into_iter().map(|(_, w)| w).collect())
 }
 
 /// The rows of [`softmax_rows`] from row `first` of their (…, T, S) tensor
-/// on (row tiles need the global row for the mask), one [`Moments`] a row.
+/// on (row tiles need the global row for the mask): for each row the
+/// [`Moments`] of its scores, read in the pass that finds their maximum,
+/// and of its weights.
 pub fn softmax_parts<F: Scalar>(
     out: &mut [F],
     t_len: usize,
@@ -143,7 +181,7 @@ pub fn softmax_parts<F: Scalar>(
     causal: bool,
     first: usize,
     parallel: bool,
-) -> Vec<Moments> {
+) -> Vec<(Moments, Moments)> {
     let width = s_len.max(1);
     let one = |(i, r): (usize, &mut [F])| {
         let keep = if causal {
@@ -161,11 +199,15 @@ pub fn softmax_parts<F: Scalar>(
 }
 
 vectorised! {
-    /// Softmax of the first `keep` values of `r`, the rest set to 0, and the
-    /// moments of the row, [`vectorised!`].
-    fn softmax_row<F: Scalar>(r: &mut [F], keep: usize) -> Moments {
+    /// Softmax of the first `keep` values of `r`, the rest set to 0: the
+    /// moments of the row before (scores) and after (weights),
+    /// [`vectorised!`].
+    fn softmax_row<F: Scalar>(r: &mut [F], keep: usize) -> (Moments, Moments) {
         let (live, masked) = r.split_at_mut(keep);
-        let max = lane_max(live);
+        let seen = Moments::of_inline(live);
+        let scores = Moments::merge(seen, Moments::of_inline(masked));
+        // The largest live score (−∞ for none; NaN only through the exp).
+        let max = F::of(seen.max);
         live.iter_mut().for_each(|v| *v = (*v - max).exp_fast());
         let inv = lane_sum(live).recip();
         masked.iter_mut().for_each(|v| *v = F::zero());
@@ -197,7 +239,7 @@ vectorised! {
         if !masked.is_empty() {
             lo[0] = F::zero();
         }
-        Moments::about_zero(r.len(), lo, hi, s1, s2)
+        (scores, Moments::about_zero(r.len(), lo, hi, s1, s2))
     }
 }
 
@@ -242,15 +284,6 @@ fn lanes<F: Scalar>(x: &[F], init: F, step: impl Fn(F, F) -> F) -> [F; LANES] {
         acc[l] = step(acc[l], v);
     }
     acc
-}
-
-/// The largest value (−∞ for none); NaN only through the later arithmetic.
-#[inline(always)]
-fn lane_max<F: Scalar>(x: &[F]) -> F {
-    let bigger = |a: F, v: F| if v > a { v } else { a };
-    lanes(x, F::neg_infinity(), bigger)
-        .into_iter()
-        .fold(F::neg_infinity(), bigger)
 }
 
 /// The sum of `x`.

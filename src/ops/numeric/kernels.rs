@@ -208,8 +208,20 @@ vectorised! {
         let scores = Moments::merge(seen, Moments::of_inline(masked));
         // The largest live score (−∞ for none; NaN only through the exp).
         let max = F::of(seen.max);
-        live.iter_mut().for_each(|v| *v = (*v - max).exp_fast());
-        let inv = lane_sum(live).recip();
+        // The exps and their sum, in lanes as `lane_sum`.
+        let mut sum = [F::zero(); LANES];
+        let mut blocks = live.chunks_exact_mut(LANES);
+        for b in &mut blocks {
+            for l in 0..LANES {
+                b[l] = (b[l] - max).exp_fast();
+                sum[l] += b[l];
+            }
+        }
+        for (l, v) in blocks.into_remainder().iter_mut().enumerate() {
+            *v = (*v - max).exp_fast();
+            sum[l] += *v;
+        }
+        let inv = sum.into_iter().fold(F::zero(), |a, v| a + v).recip();
         masked.iter_mut().for_each(|v| *v = F::zero());
         // Weights lie in [0, 1]: moments about 0 lose nothing.
         let (mut lo, mut hi, mut s1, mut s2) = (

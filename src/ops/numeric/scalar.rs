@@ -56,7 +56,10 @@ impl Scalar for f32 {
         // 1.5·2²³: adding it rounds to an integer n held in the low bits of
         // the sum, read back below without a float-to-int conversion.
         const ROUND: f32 = 12_582_912.0;
-        let x = self.clamp(-87.0, 88.0);
+        // Clamped by comparisons, which a NaN fails, so it stays NaN and
+        // is NaN at the end (no select of its own, unlike `clamp`).
+        let x = if self < -87.0 { -87.0 } else { self };
+        let x = if x > 88.0 { 88.0 } else { x };
         let t = x * LOG2E + ROUND;
         let n = t - ROUND;
         let r = x - n * LN2_HI - n * LN2_LO;
@@ -67,8 +70,7 @@ impl Scalar for f32 {
             + 0.5;
         // 2ⁿ: the exponent field n + 127, from t's bits 0x4B40_0000 + n.
         let two_n = f32::from_bits(t.to_bits().wrapping_sub(0x4B40_0000 - 127) << 23);
-        let e = (p * r * r + r + 1.0) * two_n;
-        if self.is_nan() { self } else { e }
+        (p * r * r + r + 1.0) * two_n
     }
 }
 

@@ -211,17 +211,26 @@ fn norm<F: Scalar>(
     let (g, b) = (flat(g), b.map(flat));
     match axis {
         NormAxis::Feature => {
-            let mut y = owned(x);
-            let stats = kernels::norm_rows(slice_mut(&mut y), kind, F::of(eps), &g, b.as_deref());
+            let mut y = ArrayD::zeros(x.raw_dim());
+            let (x, eps) = (flat(x), F::of(eps));
+            let stats = kernels::norm_rows(&x, slice_mut(&mut y), kind, eps, &g, b.as_deref());
             (y, Some(stats))
         }
         // The norm-over-seq fault: normalise each (b, ·, j) column over T,
         // as rows of the transposed tensor, then transpose back.
         NormAxis::Seq => {
             let (bs, t, d) = (x.shape()[0], x.shape()[1], x.shape()[2]);
-            let mut y = relayout(x.view().permuted_axes(IxDyn(&[0, 2, 1])), &[bs, d, t]);
+            let cols = relayout(x.view().permuted_axes(IxDyn(&[0, 2, 1])), &[bs, d, t]);
+            let mut y = ArrayD::zeros(cols.raw_dim());
             let ones = vec![F::one(); t];
-            kernels::norm_rows(slice_mut(&mut y), kind, F::of(eps), &ones, None);
+            kernels::norm_rows(
+                &flat(&cols),
+                slice_mut(&mut y),
+                kind,
+                F::of(eps),
+                &ones,
+                None,
+            );
             let mut y = relayout(y.view().permuted_axes(IxDyn(&[0, 2, 1])), &[bs, t, d]);
             kernels::rows_mut(slice_mut(&mut y), d, |_, r| {
                 for (j, v) in r.iter_mut().enumerate() {

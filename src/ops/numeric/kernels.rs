@@ -127,8 +127,10 @@ pub fn zip_mut<F: Scalar>(out: &mut [F], other: &[F], f: impl Fn(F, F) -> F + Sy
     })
 }
 
-/// LayerNorm or RMSNorm of each row, times γ, plus β.
+/// LayerNorm or RMSNorm of each row of `x` into `out` (the same length),
+/// times γ, plus β.
 pub fn norm_rows<F: Scalar>(
+    x: &[F],
     out: &mut [F],
     kind: NormKind,
     eps: F,
@@ -136,26 +138,27 @@ pub fn norm_rows<F: Scalar>(
     b: Option<&[F]>,
 ) -> Stats {
     let d = g.len();
-    rows_stats(out, d, |_, r| {
-        let n = F::of(r.len() as f64);
+    rows_stats(out, d, |i, r| {
+        let x = &x[i * d..i * d + r.len()];
+        let n = F::of(x.len() as f64);
         let mean = match kind {
-            NormKind::LayerNorm => lane_sum(r) / n,
+            NormKind::LayerNorm => lane_sum(x) / n,
             NormKind::RmsNorm => F::zero(),
         };
-        let var = lanes(r, F::zero(), |a, v| a + (v - mean) * (v - mean))
+        let var = lanes(x, F::zero(), |a, v| a + (v - mean) * (v - mean))
             .into_iter()
             .fold(F::zero(), |a, v| a + v)
             / n;
         let inv = (var + eps).sqrt().recip();
         match b {
             Some(b) => {
-                for ((v, &g), &b) in r.iter_mut().zip(g).zip(b) {
-                    *v = (*v - mean) * inv * g + b;
+                for (((y, &v), &g), &b) in r.iter_mut().zip(x).zip(g).zip(b) {
+                    *y = (v - mean) * inv * g + b;
                 }
             }
             None => {
-                for (v, &g) in r.iter_mut().zip(g) {
-                    *v = (*v - mean) * inv * g;
+                for ((y, &v), &g) in r.iter_mut().zip(x).zip(g) {
+                    *y = (v - mean) * inv * g;
                 }
             }
         }

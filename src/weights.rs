@@ -44,9 +44,12 @@ pub enum WeightsError {
         name: String,
         dtype: String,
     },
-    #[error("{path} does not fit the model ({count} tensor problems): {list}")]
+    #[error("{path} does not fit the model{why}; {}: {list}", problems(*.count))]
     Mismatch {
         path: String,
+        /// What the file holds against what the model wants, when their
+        /// block count or width differ (empty otherwise).
+        why: String,
         count: usize,
         list: String,
     },
@@ -64,6 +67,11 @@ pub enum WeightsError {
         what: String,
         allowed: &'static str,
     },
+}
+
+/// "1 tensor problem", "3 tensor problems".
+fn problems(n: usize) -> String {
+    format!("{n} tensor problem{}", if n == 1 { "" } else { "s" })
 }
 
 /// A checkpoint's header, checked; its tensors are read by [`Checkpoint::load`].
@@ -142,8 +150,20 @@ impl Checkpoint {
         }
         let problems = self.naming.problems(&self.file, cfg);
         if !problems.is_empty() {
+            let (layers, d) = self.blocks();
+            let why = if (layers, d) == (cfg.layers, Some(cfg.d_model)) {
+                String::new()
+            } else {
+                let d = d.map_or_else(|| "?".to_string(), |d| d.to_string());
+                format!(
+                    " (the file holds {layers} blocks of d_model {d}, the model {} of d_model {}; \
+                     without --config and --preset the model is read off the file)",
+                    cfg.layers, cfg.d_model
+                )
+            };
             return Err(WeightsError::Mismatch {
                 path: self.path().to_string(),
+                why,
                 count: problems.len(),
                 list: problems.join("; "),
             });

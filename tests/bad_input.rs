@@ -434,7 +434,7 @@ fn cases() -> Vec<Case> {
         // safetensors checkpoints.
         case("weights missing", &["check", "--weights", "w.safetensors", "--heads", "4"], &["w.safetensors", "No such file"]),
         with_file(case("weights truncated", &["check", "--weights", "w.safetensors", "--heads", "4"], &["4 bytes", "8-byte header length"]), "w.safetensors", "abcd"),
-        with_file(case("weights header beyond the file", &["check", "--weights", "w.safetensors", "--heads", "4"], &["header length 1000", "beyond the file"]), "w.safetensors", safetensors_raw(1000, b"{}")),
+        with_file(case("weights header beyond the file", &["check", "--weights", "w.safetensors", "--heads", "4"], &["a header of 1000 bytes", "not a safetensors file"]), "w.safetensors", safetensors_raw(1000, b"{}")),
         with_file(case("weights header not JSON", &["check", "--weights", "w.safetensors", "--heads", "4"], &["w.safetensors", "bad header"]), "w.safetensors", safetensors_raw(5, b"hello")),
         with_file(case("weights offsets out of range", &["check", "--weights", "w.safetensors", "--heads", "4"], &["256 data bytes", "holds 0"]), "w.safetensors", safetensors_raw(83, br#"{"transformer.h.0.ln_1.weight":{"dtype":"F32","shape":[64],"data_offsets":[0,256]}}"#)),
         with_file(case("weights wrong dtype", &["check", "--weights", "w.safetensors", "--heads", "4"], &["w.safetensors", "data type"]), "w.safetensors", fixture_with(br#"c_attn.weight":{"dtype":"F32""#, br#"c_attn.weight":{"dtype":"I64""#)),

@@ -618,6 +618,13 @@ fn the_terminal_app_opens_on_shapes_and_takes_values_from_the_background() {
     assert_eq!(a.run.trace.mode, shapetrace::trace::Mode::ShapeOnly);
     let wanted = a.wanted.take().expect("the full trace is asked for");
     assert_eq!(wanted.what, "values");
+    // Before the first event is counted the gauge names no count.
+    a.progress = Some((0, 0));
+    let s = screen(&a);
+    assert!(
+        s.contains("tracing values · keys work") && !s.contains("0/0"),
+        "{s}"
+    );
     a.progress = Some((10, 37));
     assert!(screen(&a).contains("tracing values: 10/37 events"));
     a.update(Action::NextResidual);

@@ -195,6 +195,13 @@ fn every_missing_unknown_or_misshaped_tensor_is_named_in_one_line() {
         e.contains("missing _orig_mod.transformer.h.2.ln_1.weight (64)"),
         "{e}"
     );
+    // The line opens with what the file holds against what the model
+    // wants, before the list; a file of the model's own sizes has no such
+    // summary (the three problems above).
+    let summary = "(the file holds 2 blocks of d_model 64, the model 3 of d_model 64; \
+                   without --config and --preset the model is read off the file); 14 tensor problems";
+    assert!(e.contains(summary), "{e}");
+    assert!(!load_error(&path, &heads(4)).contains("the file holds"));
 }
 
 #[test]
@@ -211,12 +218,12 @@ fn corrupt_files_are_refused_before_anything_large_is_allocated() {
         (
             "huge header",
             u64::MAX.to_le_bytes().to_vec(),
-            "beyond the file",
+            "not a safetensors file",
         ),
         (
             "past the end",
             [&1000u64.to_le_bytes()[..], b"{}"].concat(),
-            "beyond the file",
+            "a header of 1000 bytes, but the file has 10",
         ),
         (
             "not json",

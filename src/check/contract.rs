@@ -212,9 +212,8 @@ pub fn wiring(trace: &Trace) -> CheckResult {
         .unwrap_or(0);
     let detail = match blocks {
         0 | 1 => format!("block{blocks} reads the input"),
-        n => {
-            format!("block1 reads the input and each of blocks 2..={n} the previous block's output")
-        }
+        2 => "block1 reads the input and block2 block1's output".to_string(),
+        n => format!("block1 reads the input and blocks 2 to {n} each the previous block's output"),
     };
     CheckResult::pass(name, detail)
 }

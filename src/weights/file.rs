@@ -53,9 +53,15 @@ impl Header {
             ))
         })?;
         let n = u64::from_le_bytes(len);
-        if n > MAX_HEADER || n > size - 8 {
+        if n > size - 8 {
             return Err(corrupt(format!(
-                "header length {n} is beyond the file ({size} bytes) or over the {MAX_HEADER}-byte limit"
+                "its first 8 bytes give a header of {n} bytes, but the file has {size} \
+                 (not a safetensors file, or cut short)"
+            )));
+        }
+        if n > MAX_HEADER {
+            return Err(corrupt(format!(
+                "its header of {n} bytes is over the {MAX_HEADER}-byte limit"
             )));
         }
         let mut text = vec![0u8; usize::try_from(n).unwrap_or(0)];

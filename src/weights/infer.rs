@@ -14,6 +14,18 @@ use crate::config::file::Overlay;
 use crate::config::{Act, NormKind, Placement};
 
 impl Checkpoint {
+    /// How many blocks the file holds (`h.{i}.ln_1.weight` from 0 on), and
+    /// their width d_model (block 0's `ln_1.weight`), if it has one.
+    #[must_use]
+    pub fn blocks(&self) -> (usize, Option<usize>) {
+        let (r, h) = (&self.naming.root, &self.file);
+        let layers = (0..)
+            .take_while(|i| h.shape(&format!("{r}h.{i}.ln_1.weight")).is_some())
+            .count();
+        let d = h.shape(&format!("{r}h.0.ln_1.weight"));
+        (layers, d.and_then(|s| s.first().copied()))
+    }
+
     /// The model these tensors describe, with `heads` attention heads.
     ///
     /// # Errors
@@ -25,13 +37,12 @@ impl Checkpoint {
         let dim = |name: String, axis: usize| h.shape(&name).and_then(|s| s.get(axis).copied());
         let missing = |what: &str| WeightsError::Mismatch {
             path: self.path().to_string(),
+            why: String::new(),
             count: 1,
             list: format!("missing {r}h.0.{what}, needed to infer the model"),
         };
-        let d = dim(format!("{r}h.0.ln_1.weight"), 0).ok_or_else(|| missing("ln_1.weight"))?;
-        let layers = (0..)
-            .take_while(|i| h.shape(&format!("{r}h.{i}.ln_1.weight")).is_some())
-            .count();
+        let (layers, d) = self.blocks();
+        let d = d.ok_or_else(|| missing("ln_1.weight"))?;
         // The out axis of a matrix: first in nanoGPT's layout, last in Conv1D's.
         let out_axis = usize::from(self.naming.layout == Layout::HfConv1d);
         let d_ff =

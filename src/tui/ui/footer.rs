@@ -94,9 +94,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         ratatui::widgets::Gauge::default()
             .gauge_style(t.lit)
             .ratio(ratio)
-            .label(format!(
-                "tracing values: {done}/{expected} events · keys work · q quits"
-            ))
+            .label(if expected == 0 {
+                "tracing values · keys work · q quits".to_string()
+            } else {
+                format!("tracing values: {done}/{expected} events · keys work · q quits")
+            })
             .render(row, buf);
     }
 }

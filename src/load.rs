@@ -69,7 +69,9 @@ pub fn resolve(
             .and_then(|p| p.file_name())
             .map(|f| f.to_string_lossy().into_owned());
     }
-    let input = src.input.as_deref().map(npy::read).transpose()?;
+    // The input's header first: its values are read once the run it
+    // needs is known to fit the memory limit.
+    let input = src.input.as_deref().map(npy::Npy::open).transpose()?;
     let mut dims = Overlay::default();
     if let Some(x) = &input {
         let &[b, t, _] = x.shape() else {
@@ -81,7 +83,10 @@ pub fn resolve(
         dims.seq = Some(t);
     }
     let cfg = base.then(&file).then(&dims).then(flags).resolve()?;
-    req.input = input.map(Arc::new);
+    if let Some(x) = input {
+        crate::plan::require_numbers(&cfg, &req, "--input")?;
+        req.input = Some(Arc::new(x.read()?));
+    }
     if let Some(c) = ckpt {
         crate::plan::require_numbers(&cfg, &req, "--weights")?;
         req.weights = Some(Arc::new(c.load(&cfg)?));

@@ -49,73 +49,120 @@ fn field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
 /// # Errors
 /// [`NpyError`] for an unreadable, corrupt, non-f32 or Fortran-order file.
 pub fn read(path: &Path) -> Result<ArrayD<f32>, NpyError> {
-    let label = path.display().to_string();
-    let corrupt = |reason: &str| NpyError::Corrupt {
-        path: label.clone(),
-        reason: crate::text::one_line(reason),
-    };
-    let io = |e: std::io::Error| NpyError::Read {
-        path: label.clone(),
-        reason: e.to_string(),
-    };
-    let mut f = std::fs::File::open(path).map_err(io)?;
-    let size = f.metadata().map_err(io)?.len();
-    let mut magic = [0u8; 8];
-    f.read_exact(&mut magic)
-        .map_err(|_| corrupt("shorter than the magic string"))?;
-    if &magic[..6] != b"\x93NUMPY" {
-        return Err(corrupt("no \\x93NUMPY magic string"));
+    Npy::open(path)?.read()
+}
+
+/// An `.npy` file whose header is read and checked, its values not yet:
+/// the shape is known before anything large is read.
+#[derive(Debug)]
+pub struct Npy {
+    label: String,
+    file: std::fs::File,
+    shape: Vec<usize>,
+}
+
+impl Npy {
+    /// Opens `path` and reads its header.
+    ///
+    /// # Errors
+    /// [`NpyError`] for an unreadable, corrupt, non-f32 or Fortran-order
+    /// file, or one whose length does not match its shape.
+    pub fn open(path: &Path) -> Result<Self, NpyError> {
+        let label = path.display().to_string();
+        let corrupt = |reason: &str| NpyError::Corrupt {
+            path: label.clone(),
+            reason: crate::text::one_line(reason),
+        };
+        let io = |e: std::io::Error| NpyError::Read {
+            path: label.clone(),
+            reason: e.to_string(),
+        };
+        let mut f = std::fs::File::open(path).map_err(io)?;
+        let size = f.metadata().map_err(io)?.len();
+        let mut magic = [0u8; 8];
+        f.read_exact(&mut magic)
+            .map_err(|_| corrupt("shorter than the magic string"))?;
+        if &magic[..6] != b"\x93NUMPY" {
+            return Err(corrupt("no \\x93NUMPY magic string"));
+        }
+        let len_bytes = if magic[6] == 1 { 2 } else { 4 };
+        let mut len = [0u8; 4];
+        f.read_exact(&mut len[..len_bytes])
+            .map_err(|_| corrupt("truncated header length"))?;
+        let n = u64::from(u32::from_le_bytes(len));
+        let start = 8 + len_bytes as u64 + n;
+        if n > MAX_HEADER || start > size {
+            return Err(corrupt("header length beyond the file or over 64 KiB"));
+        }
+        let mut header = vec![0u8; usize::try_from(n).unwrap_or(0)];
+        f.read_exact(&mut header).map_err(io)?;
+        let header = String::from_utf8_lossy(&header);
+        let descr = field(&header, "descr").ok_or_else(|| corrupt("no 'descr' in the header"))?;
+        let descr = descr.trim_matches(|c| c == '\'' || c == '"');
+        if descr != "<f4" {
+            return Err(NpyError::Dtype {
+                path: label,
+                descr: crate::text::one_line(descr),
+            });
+        }
+        if field(&header, "fortran_order") != Some("False") {
+            return Err(NpyError::Fortran { path: label });
+        }
+        let shape_text =
+            field(&header, "shape").ok_or_else(|| corrupt("no 'shape' in the header"))?;
+        let shape: Vec<usize> = shape_text
+            .trim_matches(|c| c == '(' || c == ')')
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|_| corrupt("the shape is not a tuple of whole numbers"))?;
+        let count = shape
+            .iter()
+            .try_fold(1u64, |a, &n| a.checked_mul(n as u64))
+            .and_then(|n| n.checked_mul(4));
+        if count != Some(size - start) {
+            return Err(corrupt(&format!(
+                "shape {shape_text} needs {} data bytes, the file holds {}",
+                count.map_or_else(|| "too many".to_string(), |c| c.to_string()),
+                size - start
+            )));
+        }
+        Ok(Self {
+            label,
+            file: f,
+            shape,
+        })
     }
-    let len_bytes = if magic[6] == 1 { 2 } else { 4 };
-    let mut len = [0u8; 4];
-    f.read_exact(&mut len[..len_bytes])
-        .map_err(|_| corrupt("truncated header length"))?;
-    let n = u64::from(u32::from_le_bytes(len));
-    let start = 8 + len_bytes as u64 + n;
-    if n > MAX_HEADER || start > size {
-        return Err(corrupt("header length beyond the file or over 64 KiB"));
+
+    /// The array's shape, from the header.
+    #[must_use]
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
     }
-    let mut header = vec![0u8; usize::try_from(n).unwrap_or(0)];
-    f.read_exact(&mut header).map_err(io)?;
-    let header = String::from_utf8_lossy(&header);
-    let descr = field(&header, "descr").ok_or_else(|| corrupt("no 'descr' in the header"))?;
-    let descr = descr.trim_matches(|c| c == '\'' || c == '"');
-    if descr != "<f4" {
-        return Err(NpyError::Dtype {
-            path: label,
-            descr: crate::text::one_line(descr),
-        });
+
+    /// Reads the values.
+    ///
+    /// # Errors
+    /// [`NpyError::Read`] when the file cannot be read to its end.
+    pub fn read(mut self) -> Result<ArrayD<f32>, NpyError> {
+        let mut bytes = Vec::new();
+        self.file
+            .read_to_end(&mut bytes)
+            .map_err(|e| NpyError::Read {
+                path: self.label.clone(),
+                reason: e.to_string(),
+            })?;
+        let values = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        ArrayD::from_shape_vec(IxDyn(&self.shape), values).map_err(|e| NpyError::Corrupt {
+            path: self.label,
+            reason: crate::text::one_line(&e.to_string()),
+        })
     }
-    if field(&header, "fortran_order") != Some("False") {
-        return Err(NpyError::Fortran { path: label });
-    }
-    let shape_text = field(&header, "shape").ok_or_else(|| corrupt("no 'shape' in the header"))?;
-    let shape: Vec<usize> = shape_text
-        .trim_matches(|c| c == '(' || c == ')')
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::parse)
-        .collect::<Result<_, _>>()
-        .map_err(|_| corrupt("the shape is not a tuple of whole numbers"))?;
-    let count = shape
-        .iter()
-        .try_fold(1u64, |a, &n| a.checked_mul(n as u64))
-        .and_then(|n| n.checked_mul(4));
-    if count != Some(size - start) {
-        return Err(corrupt(&format!(
-            "shape {shape_text} needs {} data bytes, the file holds {}",
-            count.map_or_else(|| "too many".to_string(), |c| c.to_string()),
-            size - start
-        )));
-    }
-    let mut bytes = Vec::new();
-    f.read_to_end(&mut bytes).map_err(io)?;
-    let values = bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
-    ArrayD::from_shape_vec(IxDyn(&shape), values).map_err(|e| corrupt(&e.to_string()))
 }
 
 /// Writes `a` as a version 1.0 f32 `.npy` into `out`.

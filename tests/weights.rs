@@ -315,6 +315,37 @@ fn npy_inputs_of_the_wrong_dtype_shape_or_size_are_refused() {
     assert_eq!(shapetrace::npy::read(&p).unwrap(), a);
 }
 
+/// An input whose run is over the memory limit is refused from its header,
+/// before its values are read: this one is a sparse file of 64 GiB, which
+/// reading would not survive.
+#[test]
+fn an_input_over_the_memory_limit_is_refused_before_its_values_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("huge.npy");
+    let t = 1usize << 20; // (1, 2^20, 2^14) f32: 64 GiB
+    npy(&p, "<f4", &format!("(1, {t}, 16384)"), 0);
+    let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+    f.set_len(f.metadata().unwrap().len() + (4u64 << 34))
+        .unwrap();
+    let flags = Overlay {
+        d_model: Some(16384),
+        heads: Some(128),
+        context: Some(t),
+        ..Overlay::default()
+    };
+    let src = Sources {
+        input: Some(p.clone()),
+        ..Sources::default()
+    };
+    let e = resolve(&flags, &src, Request::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("(--input)") && e.contains("over the --max-memory limit"),
+        "{e}"
+    );
+}
+
 #[test]
 fn weights_and_inputs_require_numbers() {
     let xl = Overlay {

@@ -82,7 +82,21 @@ pub fn resolve(
         dims.batch = Some(b);
         dims.seq = Some(t);
     }
-    let cfg = base.then(&file).then(&dims).then(flags).resolve()?;
+    let model = base.then(&file).then(&dims);
+    let cfg = match model.clone().then(flags).resolve() {
+        Ok(cfg) => cfg,
+        // Named with the model file when that file is at fault: when it is
+        // invalid without the flags too.
+        Err(e) => {
+            return Err(match &src.config {
+                Some(p) if model.resolve().is_err() => Error::InModelFile {
+                    path: p.display().to_string(),
+                    inner: Box::new(e),
+                },
+                _ => e,
+            });
+        }
+    };
     if let Some(x) = input {
         crate::plan::require_numbers(&cfg, &req, "--input")?;
         req.input = Some(Arc::new(x.read()?));

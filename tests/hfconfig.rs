@@ -157,3 +157,38 @@ fn toml_is_still_toml_and_oversized_files_are_refused_unread() {
     let e = Overlay::from_file(&big).unwrap_err().to_string();
     assert!(e.contains("at most 1048576 bytes"), "{e}");
 }
+
+/// A config error is named with the model file only when the file is at
+/// fault: invalid by itself, not made invalid by a flag.
+#[test]
+fn config_errors_name_the_model_file_only_when_it_is_at_fault() {
+    use shapetrace::load::{Sources, resolve};
+    let dir = tempfile::tempdir().unwrap();
+    let (good, bad) = (dir.path().join("good.toml"), dir.path().join("bad.toml"));
+    std::fs::write(&good, "d_model = 64\nheads = 4\n").unwrap();
+    std::fs::write(&bad, "d_model = 64\nheads = 5\n").unwrap();
+    let error = |file: &std::path::Path, heads: Option<usize>| {
+        let src = Sources {
+            config: Some(file.to_path_buf()),
+            ..Sources::default()
+        };
+        let flags = Overlay {
+            heads,
+            ..Overlay::default()
+        };
+        resolve(&flags, &src, shapetrace::Request::default())
+            .err()
+            .map(|e| e.to_string())
+    };
+    let by_file = error(&bad, None).unwrap();
+    assert!(
+        by_file.contains("heads 5") && by_file.contains("(model from "),
+        "{by_file}"
+    );
+    let by_flag = error(&good, Some(7)).unwrap();
+    assert!(
+        by_flag.contains("heads 7") && !by_flag.contains("model from"),
+        "{by_flag}"
+    );
+    assert_eq!(error(&bad, Some(4)), None, "the flag mends the file");
+}

@@ -208,12 +208,6 @@ impl ModelArgs {
             weights: self.weights.clone(),
             input: self.input.clone(),
         };
-        shapetrace::load::resolve(&self.overlay(), &src, req).map_err(|e| match (&self.config, e) {
-            (Some(p), e @ shapetrace::Error::Config(_)) => shapetrace::Error::InModelFile {
-                path: p.display().to_string(),
-                inner: Box::new(e),
-            },
-            (_, e) => e,
-        })
+        shapetrace::load::resolve(&self.overlay(), &src, req)
     }
 }

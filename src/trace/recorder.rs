@@ -269,6 +269,24 @@ impl<'b, B: Backend> Recorder<'b, B> {
         }
     }
 
+    /// As [`Recorder::describe`], for operands given as `(path, shape,
+    /// axes)`: events a fused pass recorded without building their tensor,
+    /// or values.
+    fn about_events(&self, op: &Op, parts: &[(&str, &[usize], &[String])]) -> About {
+        About {
+            axes: op.axes(&parts.iter().map(|p| p.2).collect::<Vec<_>>()),
+            inputs: parts.iter().map(|p| p.0.to_string()).collect(),
+            operands: parts
+                .iter()
+                .map(|&(path, shape, _)| Operand {
+                    path: path.to_string(),
+                    shape: shape.to_vec(),
+                    dtype: self.dtype,
+                })
+                .collect(),
+        }
+    }
+
     /// The `op-shapes` failure of `op` refusing its operands.
     fn refused(&mut self, path: &str, op: &Op, e: &OpError, operands: Vec<Operand>) -> Stop {
         let detail = format!("{} refused its operands: {e}", op.name());

@@ -2,9 +2,8 @@
 //! pass over the product when the backend has one: no pre-activation tensor
 //! is built, and the events hold the same shapes and stats.
 
-use super::{About, In, Recorder, Stop, Val};
+use super::{In, Recorder, Stop, Val};
 use crate::ops::{Backend, Op, Unary};
-use crate::trace::Operand;
 
 impl<B: Backend> Recorder<'_, B> {
     /// `{up}` = x·W (+ b) and `{act}` = its activation.
@@ -43,15 +42,7 @@ impl<B: Backend> Recorder<'_, B> {
         let up_axes = about.axes.clone();
         let (event, operands) = about.event(up, &linear, &shape, false);
         self.note(event, Some((up_stats, None)), operands)?;
-        let about = About {
-            axes: activation.axes(&[&up_axes]),
-            inputs: vec![up.to_string()],
-            operands: vec![Operand {
-                path: up.to_string(),
-                shape: shape.clone(),
-                dtype: self.dtype,
-            }],
-        };
+        let about = self.about_events(&activation, &[(up, &shape, &up_axes)]);
         let (event, operands) = about.event(act, &activation, &shape, false);
         self.push(event, y, Some(operands), None)
     }

@@ -2,10 +2,8 @@
 //! context) from one fused pass when the backend has one: no (B, h, T, S)
 //! tensor is built, and the events hold the same shapes and stats.
 
-use super::push::Pending;
 use super::{In, Recorder, Stop, Val};
 use crate::ops::{Backend, Op};
-use crate::trace::Operand;
 
 impl<B: Backend> Recorder<'_, B> {
     /// `{p}.scores` = q·kᵀ/√hd, `{p}.weights` = its (masked) softmax and
@@ -50,53 +48,22 @@ impl<B: Backend> Recorder<'_, B> {
             let w = self.op_owned(&format!("{p}.weights"), &softmax, s, &[])?; // (B, h, T, S)
             return self.op(&format!("{p}.context"), &sum, &[In::Act(&w), In::Act(v)]); // (B, h, T, hv)
         };
-        let dtype = self.dtype;
-        let operand = |path: &str, shape: &[usize]| Operand {
-            path: path.to_string(),
-            shape: shape.to_vec(),
-            dtype,
-        };
         let (s_path, w_path) = (format!("{p}.scores"), format!("{p}.weights"));
-        let s_axes = scores.axes(&[&q.axes, &k.axes]);
-        let w_axes = softmax.axes(&[&s_axes]);
-        let event = Pending {
-            path: &s_path,
-            op: scores.name(),
-            shape: s_shape.clone(),
-            axes: s_axes,
-            inputs: vec![q.path.clone(), k.path.clone()],
-            formula: scores.formula(&[qs, ks], &s_shape),
-            on_stream: false,
-        };
-        let operands = self.operands(&[In::Act(q), In::Act(k)]);
+        let about = self.describe(&scores, &[In::Act(q), In::Act(k)]);
+        let s_axes = about.axes.clone();
+        let (event, operands) = about.event(&s_path, &scores, &s_shape, false);
         self.note(event, Some((s_stats, None)), operands)?;
-        let event = Pending {
-            path: &w_path,
-            op: softmax.name(),
-            shape: w_shape.clone(),
-            axes: w_axes.clone(),
-            inputs: vec![s_path.clone()],
-            formula: softmax.formula(&[&s_shape], &w_shape),
-            on_stream: false,
-        };
-        self.note(
-            event,
-            Some((w_stats, None)),
-            vec![operand(&s_path, &s_shape)],
-        )?;
-        let c_axes = sum.axes(&[&w_axes, &v.axes]);
-        let formula = sum.formula(&[&w_shape, vs], B::shape(&c));
-        let operands = vec![operand(&w_path, &w_shape), operand(&v.path, vs)];
+        let about = self.about_events(&softmax, &[(&s_path, &s_shape, &s_axes)]);
+        let w_axes = about.axes.clone();
+        let (event, operands) = about.event(&w_path, &softmax, &w_shape, false);
+        self.note(event, Some((w_stats, None)), operands)?;
+        let parts = [
+            (w_path.as_str(), &w_shape[..], &w_axes[..]),
+            (&v.path, vs, &v.axes),
+        ];
+        let about = self.about_events(&sum, &parts);
         let path = format!("{p}.context");
-        let event = Pending {
-            path: &path,
-            op: sum.name(),
-            shape: B::shape(&c).to_vec(),
-            axes: c_axes,
-            inputs: vec![w_path, v.path.clone()],
-            formula,
-            on_stream: false,
-        };
+        let (event, operands) = about.event(&path, &sum, B::shape(&c), false);
         self.push(event, c, Some(operands), None)
     }
 }

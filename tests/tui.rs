@@ -12,7 +12,7 @@ use ratatui::style::{Color, Modifier};
 use shapetrace::ModelConfig;
 use shapetrace::config::{Act, Fault, Placement};
 use shapetrace::tui::action::{Action, KeyMode, map_key};
-use shapetrace::tui::app::{App, Given};
+use shapetrace::tui::app::{App, Given, Retrace};
 use shapetrace::tui::theme::{COLOR, MONO, Theme};
 use shapetrace::tui::{Launch, ui};
 
@@ -617,7 +617,7 @@ fn the_terminal_app_opens_on_shapes_and_takes_values_from_the_background() {
     let mut a = App::open(ModelConfig::default(), COLOR).unwrap();
     assert_eq!(a.run.trace.mode, shapetrace::trace::Mode::ShapeOnly);
     let wanted = a.wanted.take().expect("the full trace is asked for");
-    assert_eq!(wanted.what, "values");
+    assert_eq!(wanted.what, Retrace::Values);
     // Before the first event is counted the gauge names no count.
     a.progress = Some((0, 0));
     let s = screen(&a);

@@ -12,6 +12,7 @@ use crate::config::{Act, Fault, ModelConfig, NormKind, Placement};
 use crate::trace::{Event, Failure};
 use labs::Labs;
 pub use quiz::{Quiz, parse_shape};
+use std::fmt;
 use std::time::Duration;
 
 /// The tabs, in Tab order.
@@ -141,8 +142,66 @@ impl Given {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Wanted {
     pub cfg: ModelConfig,
-    /// What changed, e.g. `activation`; `values` for the first full trace.
-    pub what: String,
+    /// Why it is traced: the first full trace, or a live switch.
+    pub what: Retrace,
+}
+
+/// Why a trace is run: the first full trace, with values, after the
+/// stepper opened on shapes; or a live switch of the model.
+/// Shown as `values` or the switch's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retrace {
+    /// The full trace that replaces the shape-only one `App::open` shows.
+    Values,
+    /// A key changed one setting of the model.
+    Switch(Switch),
+}
+
+/// A setting of the model a key switches live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Switch {
+    /// The FFN's activation function.
+    Activation,
+    /// LayerNorm or RMSNorm.
+    Norm,
+    /// Pre-LN or post-LN.
+    Placement,
+    /// The teaching fault, or none.
+    Fault,
+}
+
+impl Switch {
+    /// The setting's new value in `cfg`, as shown, e.g. `relu`.
+    fn value(self, cfg: &ModelConfig) -> String {
+        match self {
+            Switch::Activation => cfg.act.to_string(),
+            Switch::Norm => cfg.norm.to_string(),
+            Switch::Placement => cfg.placement.to_string(),
+            Switch::Fault => cfg
+                .fault
+                .map_or_else(|| "none".to_string(), |f| f.to_string()),
+        }
+    }
+}
+
+impl fmt::Display for Switch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Switch::Activation => "activation",
+            Switch::Norm => "norm",
+            Switch::Placement => "placement",
+            Switch::Fault => "fault",
+        })
+    }
+}
+
+impl fmt::Display for Retrace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Retrace::Values => f.write_str("values"),
+            Retrace::Switch(s) => fmt::Display::fmt(s, f),
+        }
+    }
 }
 
 const PAGE: usize = 10;
@@ -234,7 +293,7 @@ impl App {
         app.given = given;
         app.wanted = Some(Wanted {
             cfg,
-            what: "values".into(),
+            what: Retrace::Values,
         });
         Ok(app)
     }
@@ -314,17 +373,17 @@ impl App {
             A::CycleAct => {
                 let mut cfg = self.cfg.clone();
                 cfg.act = next_of(Act::ALL, cfg.act);
-                self.rerun(cfg, "activation");
+                self.rerun(cfg, Switch::Activation);
             }
             A::ToggleNorm => {
                 let mut cfg = self.cfg.clone();
                 cfg.norm = next_of(NormKind::ALL, cfg.norm);
-                self.rerun(cfg, "norm");
+                self.rerun(cfg, Switch::Norm);
             }
             A::TogglePlacement => {
                 let mut cfg = self.cfg.clone();
                 cfg.placement = next_of(Placement::ALL, cfg.placement);
-                self.rerun(cfg, "placement");
+                self.rerun(cfg, Switch::Placement);
             }
             A::CycleFault => self.cycle_fault(),
             A::ToggleQuiz => self.toggle_quiz(),
@@ -419,32 +478,30 @@ impl App {
             let mut cfg = self.cfg.clone();
             cfg.fault = choices[(at + k) % choices.len()];
             if cfg.validate().is_ok() {
-                self.rerun(cfg, "fault");
+                self.rerun(cfg, Switch::Fault);
                 return;
             }
         }
     }
 
     /// Re-traces with `cfg`, keeping the cursor on the same path.
-    fn rerun(&mut self, cfg: ModelConfig, what: &str) {
+    fn rerun(&mut self, cfg: ModelConfig, switch: Switch) {
+        let what = Retrace::Switch(switch);
         if self.background {
             self.status = Some(format!("{what}: tracing…"));
-            self.wanted = Some(Wanted {
-                cfg,
-                what: what.to_string(),
-            });
+            self.wanted = Some(Wanted { cfg, what });
             return;
         }
         let result = self.trace(&cfg);
-        self.finish(cfg, what, result);
+        self.finish(cfg, &what, result);
     }
 
     /// Shows a finished re-trace of `cfg`, keeping the cursor on the same path.
-    pub fn finish(&mut self, cfg: ModelConfig, what: &str, result: Result<Run, crate::Error>) {
+    pub fn finish(&mut self, cfg: ModelConfig, what: &Retrace, result: Result<Run, crate::Error>) {
         let path = self.path(self.cursor).map(str::to_string);
         self.progress = None;
-        match result {
-            Ok(run) if what == "values" => {
+        match (*what, result) {
+            (Retrace::Values, Ok(run)) => {
                 self.status = run.plan.note().or_else(|| {
                     self.given
                         .label
@@ -455,17 +512,10 @@ impl App {
                 self.labs
                     .refresh(self.tab, self.given.req.subject(&self.cfg));
             }
-            Ok(run) => {
+            (Retrace::Switch(switch), Ok(run)) => {
                 self.run = run;
                 self.source = None;
-                let value = match what {
-                    "activation" => cfg.act.to_string(),
-                    "norm" => cfg.norm.to_string(),
-                    "placement" => cfg.placement.to_string(),
-                    _ => cfg
-                        .fault
-                        .map_or_else(|| "none".to_string(), |f| f.to_string()),
-                };
+                let value = switch.value(&cfg);
                 self.cfg = cfg;
                 let same =
                     path.and_then(|p| (0..self.rows()).find(|&i| self.path(i) == Some(p.as_str())));
@@ -481,7 +531,7 @@ impl App {
                     None => format!("{what} → {value}: re-traced"),
                 });
             }
-            Err(e) => self.status = Some(format!("cannot switch {what}: {e}")),
+            (_, Err(e)) => self.status = Some(format!("cannot switch {what}: {e}")),
         }
     }
 }

@@ -17,8 +17,8 @@ use crate::tui::action::Action;
 pub enum EditTarget {
     FfnX,
     NormX,
-    /// The budget field under the cursor.
-    BudgetField,
+    /// A field of the budget lab's model.
+    BudgetField(Field),
 }
 
 /// A vector being typed, e.g. `2,-1`.
@@ -59,6 +59,12 @@ impl Field {
         Field::Seq,
         Field::Act,
     ];
+
+    /// The field `by` places further down the list, wrapping round.
+    fn step(self, by: usize) -> Field {
+        let n = Field::ALL.len();
+        Field::ALL[(self as usize + by) % n]
+    }
 
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -120,7 +126,8 @@ pub struct BudgetLab {
     /// The stepper's model this copy started from.
     pub base: ModelConfig,
     pub cfg: ModelConfig,
-    pub field: usize,
+    /// The field under the cursor.
+    pub field: Field,
     pub ours: Budget,
     pub gpt2: Budget,
     /// Why the last change was refused.
@@ -233,38 +240,30 @@ impl Labs {
             }
             Action::ClearInput => e.text.clear(),
             Action::Cancel => self.editing = None,
-            Action::Submit if e.target == EditTarget::BudgetField => {
-                let text = e.text.clone();
-                let done = self
-                    .budget
-                    .as_mut()
-                    .ok_or_else(String::new)
-                    .and_then(|lab| {
-                        let mut next = lab.cfg.clone();
-                        Field::ALL[lab.field].set(&mut next, &text)?;
-                        set_budget(lab, next)
-                    });
-                match done {
-                    Ok(()) => self.editing = None,
-                    Err(msg) => {
-                        if let Some(e) = &mut self.editing {
-                            e.error = Some(msg);
-                        }
-                    }
-                }
-            }
             Action::Submit => {
-                let parsed = parse_vector(&e.text).map_err(|err| err.to_string());
-                let applied = parsed.and_then(|x| {
-                    match e.target {
-                        EditTarget::FfnX => {
-                            FfnByHand::lesson(&x).map(|ex| self.ffn = FfnLab { ex, shown: 1 })
-                        }
-                        EditTarget::NormX => NormCompare::new(&x).map(|n| self.norms = n),
-                        EditTarget::BudgetField => Ok(()),
-                    }
-                    .map_err(|err| err.to_string())
-                });
+                let text = e.text.clone();
+                let vector = || parse_vector(&text).map_err(|err| err.to_string());
+                let applied = match e.target {
+                    EditTarget::FfnX => vector().and_then(|x| {
+                        FfnByHand::lesson(&x)
+                            .map(|ex| self.ffn = FfnLab { ex, shown: 1 })
+                            .map_err(|err| err.to_string())
+                    }),
+                    EditTarget::NormX => vector().and_then(|x| {
+                        NormCompare::new(&x)
+                            .map(|n| self.norms = n)
+                            .map_err(|err| err.to_string())
+                    }),
+                    EditTarget::BudgetField(field) => self
+                        .budget
+                        .as_mut()
+                        .ok_or_else(String::new)
+                        .and_then(|lab| {
+                            let mut next = lab.cfg.clone();
+                            field.set(&mut next, &text)?;
+                            set_budget(lab, next)
+                        }),
+                };
                 match applied {
                     Ok(()) => self.editing = None,
                     Err(msg) => {
@@ -293,14 +292,14 @@ impl Labs {
 
     fn budget_update(&mut self, action: Action, cfg: &ModelConfig) {
         let Some(lab) = &mut self.budget else { return };
-        let field = Field::ALL[lab.field];
+        let field = lab.field;
         let up = match action {
             Action::Down => {
-                lab.field = (lab.field + 1) % Field::ALL.len();
+                lab.field = field.step(1);
                 return;
             }
             Action::Up => {
-                lab.field = (lab.field + Field::ALL.len() - 1) % Field::ALL.len();
+                lab.field = field.step(Field::ALL.len() - 1);
                 return;
             }
             Action::First => {
@@ -310,7 +309,7 @@ impl Labs {
             Action::Edit => {
                 let now = field.value(&lab.cfg);
                 self.editing = Some(Edit {
-                    target: EditTarget::BudgetField,
+                    target: EditTarget::BudgetField(field),
                     text: String::new(),
                     now,
                     error: None,
@@ -398,7 +397,7 @@ fn budget_lab(cfg: &ModelConfig) -> Option<BudgetLab> {
     Some(BudgetLab {
         base: cfg.clone(),
         cfg: cfg.clone(),
-        field: 0,
+        field: Field::DModel,
         ours,
         gpt2,
         error: None,

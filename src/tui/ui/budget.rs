@@ -58,9 +58,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     ]));
     let mut fields: Vec<Line> = Field::ALL
         .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let here = i == lab.field;
+        .map(|f| {
+            let here = *f == lab.field;
             let line = format!(
                 "{} {:<8}{:>8}",
                 if here { "▶" } else { " " },

@@ -10,16 +10,10 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
     let Some(e) = &app.labs.editing else { return };
-    let field = app
-        .labs
-        .budget
-        .as_ref()
-        .map(|b| crate::tui::app::labs::Field::ALL[b.field]);
-    let what = match (e.target, field) {
-        (EditTarget::FfnX, _) => "x for the FFN (2 numbers, e.g. 2,-1)".to_string(),
-        (EditTarget::NormX, _) => "x for the norms (one or more numbers, e.g. 3,4)".to_string(),
-        (EditTarget::BudgetField, Some(f)) => format!("{} for the budget (e.g. 171)", f.name()),
-        (EditTarget::BudgetField, None) => "a budget value".to_string(),
+    let what = match e.target {
+        EditTarget::FfnX => "x for the FFN (2 numbers, e.g. 2,-1)".to_string(),
+        EditTarget::NormX => "x for the norms (one or more numbers, e.g. 3,4)".to_string(),
+        EditTarget::BudgetField(f) => format!("{} for the budget (e.g. 171)", f.name()),
     };
     let mut lines = vec![
         Line::styled(format!(" {what}"), t.title),

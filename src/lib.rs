@@ -18,6 +18,7 @@ pub mod allocator;
 pub mod budget;
 pub mod check;
 pub mod config;
+pub mod files;
 pub mod lesson;
 pub mod load;
 pub mod model;

@@ -77,8 +77,7 @@ impl Npy {
             path: label.clone(),
             reason: e.to_string(),
         };
-        let mut f = std::fs::File::open(path).map_err(io)?;
-        let size = f.metadata().map_err(io)?.len();
+        let (mut f, size) = crate::files::open(path).map_err(io)?;
         let mut magic = [0u8; 8];
         f.read_exact(&mut magic)
             .map_err(|_| corrupt("shorter than the magic string"))?;

@@ -108,8 +108,7 @@ impl Overlay {
             path: label.clone(),
             reason: e.to_string(),
         };
-        let file = std::fs::File::open(path).map_err(read)?;
-        let size = file.metadata().map_err(read)?.len();
+        let (file, size) = crate::files::open(path).map_err(read)?;
         if size > MAX_FILE {
             return Err(FileError::TooLarge { path: label, size });
         }

@@ -213,8 +213,7 @@ pub fn read_file(path: &std::path::Path) -> Result<Trace, LogError> {
         path: label.clone(),
         reason,
     };
-    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
-    let len = file.metadata().map_err(|e| fail(e.to_string()))?.len();
+    let (file, len) = crate::files::open(path).map_err(|e| fail(e.to_string()))?;
     if len > MAX_LOG_BYTES {
         return Err(fail(format!(
             "{} is larger than the {} a trace log may have",

@@ -44,8 +44,7 @@ impl Header {
             path: label.clone(),
             reason,
         };
-        let mut file = File::open(path).map_err(read_err)?;
-        let size = file.metadata().map_err(read_err)?.len();
+        let (mut file, size) = crate::files::open(path).map_err(read_err)?;
         let mut len = [0u8; 8];
         file.read_exact(&mut len).map_err(|_| {
             corrupt(format!(

@@ -346,6 +346,12 @@ fn cases() -> Vec<Case> {
             &["view", "gone.jsonl", "--format", "table"],
             &["gone.jsonl", "No such file"],
         ),
+        // A device has no size up front: its reading stops at the limit.
+        case(
+            "log endless device",
+            &["view", "/dev/zero", "--format", "table"],
+            &["/dev/zero", "more than the 512.0 MiB a trace log may have"],
+        ),
         with_file(
             case(
                 "log empty",

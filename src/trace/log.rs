@@ -202,7 +202,7 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
 pub const MAX_LOG_BYTES: u64 = 512 << 20;
 
 /// Reads a trace log from a file, refusing one over [`MAX_LOG_BYTES`]
-/// before reading it.
+/// before reading it (a device or a pipe once that much is read).
 ///
 /// # Errors
 /// [`LogError::Read`] when the file cannot be opened or is too large;
@@ -221,5 +221,15 @@ pub fn read_file(path: &std::path::Path) -> Result<Trace, LogError> {
             crate::config::human_bytes(u128::from(MAX_LOG_BYTES))
         )));
     }
-    read(std::io::BufReader::new(file), &label)
+    // A device or a pipe gives no size up front: its reading stops one
+    // byte past the limit.
+    let mut limited = std::io::BufReader::new(std::io::Read::take(file, MAX_LOG_BYTES + 1));
+    let trace = read(&mut limited, &label);
+    if limited.get_ref().limit() == 0 {
+        return Err(fail(format!(
+            "it holds more than the {} a trace log may have",
+            crate::config::human_bytes(u128::from(MAX_LOG_BYTES))
+        )));
+    }
+    trace
 }

@@ -346,7 +346,17 @@ fn cases() -> Vec<Case> {
             &["view", "gone.jsonl", "--format", "table"],
             &["gone.jsonl", "No such file"],
         ),
-        // A device has no size up front: its reading stops at the limit.
+        // Devices have no size up front.
+        case(
+            "weights endless device",
+            &["check", "--weights", "/dev/zero", "--heads", "4"],
+            &["/dev/zero is not a valid safetensors file"],
+        ),
+        case(
+            "input endless device",
+            &["check", "--input", "/dev/zero"],
+            &["/dev/zero is not a valid .npy file"],
+        ),
         case(
             "log endless device",
             &["view", "/dev/zero", "--format", "table"],

@@ -52,7 +52,7 @@ impl Header {
             ))
         })?;
         let n = u64::from_le_bytes(len);
-        if n > size - 8 {
+        if n > size.saturating_sub(8) {
             return Err(corrupt(format!(
                 "its first 8 bytes give a header of {n} bytes, but the file has {size} \
                  (not a safetensors file, or cut short)"
@@ -76,7 +76,7 @@ impl Header {
         if data_start + data != size {
             return Err(corrupt(format!(
                 "the header declares {data} data bytes, the file holds {} (truncated or padded)",
-                size - data_start
+                size.saturating_sub(data_start)
             )));
         }
         Ok(Self {

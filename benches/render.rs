@@ -14,7 +14,12 @@ use std::hint::black_box;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn render(c: &mut Criterion) {
-    shapetrace::allocator::keep_freed_memory(); // as the binary
+    #[allow(unsafe_code)]
+    // SAFETY: the first benchmark of the binary, before rayon's or any
+    // other thread exists.
+    unsafe {
+        shapetrace::allocator::keep_freed_memory(); // as the binary
+    }
     let mut app = App::new(ModelConfig::default(), COLOR).unwrap();
     for _ in 0..5 {
         app.update(Action::NextDeparture); // block1.attn.weights: list, diagram and heatmap all drawn

@@ -26,7 +26,6 @@ fn gpt2_small(seq: usize) -> ModelConfig {
 }
 
 fn numeric(c: &mut Criterion) {
-    shapetrace::allocator::keep_freed_memory(); // as the binary
     let mut g = c.benchmark_group("gpt2-small numeric");
     g.sample_size(10).measurement_time(Duration::from_secs(30));
     let req = Request {
@@ -184,6 +183,12 @@ fn bare_matmuls(c: &mut Criterion) {
 }
 
 fn shape_only(c: &mut Criterion) {
+    #[allow(unsafe_code)]
+    // SAFETY: the first benchmark of the binary, before rayon's or any
+    // other thread exists.
+    unsafe {
+        shapetrace::allocator::keep_freed_memory(); // as the binary
+    }
     let xl = shapetrace::config::preset::by_name("gpt2-xl").unwrap();
     // LLaMA-2-70B: 80 blocks, d 8192, 64 heads, 8 K/V heads, SwiGLU 28672,
     // RMSNorm, rotary positions, T 4096.

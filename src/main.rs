@@ -22,7 +22,11 @@ use std::process::ExitCode;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    shapetrace::allocator::keep_freed_memory();
+    #[allow(unsafe_code)]
+    // SAFETY: the first line of main: no other thread exists yet.
+    unsafe {
+        shapetrace::allocator::keep_freed_memory();
+    }
     if let Err(e) = color_eyre::install() {
         eprintln!("shapetrace: {e}");
     }

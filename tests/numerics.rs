@@ -331,11 +331,21 @@ fn fused_attention_still_stops_at_non_finite_scores() {
     q[[0, 1, 3, 2]] = f32::INFINITY;
     let (s, w, _) = b.attention(&q, &q, &q, 8, true).unwrap();
     assert!(!s.finite && !w.finite);
+    // And the fused MLP reports a non-finite pre-activation, so the
+    // forward stops at `mlp.up`, where it arose.
+    let mut x = b.normal(&[1, 80, 8], 2);
+    x[[0, 5, 1]] = f32::NAN;
+    let (pre, _) = b
+        .linear_act(&x, &b.normal(&[8, 64], 3), None, Unary::Relu)
+        .unwrap();
+    assert!(!pre.finite);
 }
 
-/// Every event's stats, however taken (in the kernel's pass, fused, or
-/// carried over from the input by split and merged heads, which only move
-/// values), equal the stats of its values read afterwards. The lesson at
+/// Every event's stats, however taken (in the kernel's pass, or carried
+/// over from the input by split and merged heads, which only move values),
+/// equal the stats of its values read afterwards. Captures run the ops one
+/// at a time; the fused passes are held to these stats by
+/// `fused_passes_record_what_the_ops_one_at_a_time_record`. The lesson at
 /// T=48 makes every head tensor too large to preview, so the carried stats
 /// are the ones recorded.
 #[test]

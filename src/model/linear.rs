@@ -57,11 +57,13 @@ impl<T: Clone> Linear<T> {
         rec.op(path, &Op::Linear, &self.operands(x))
     }
 
-    /// Records `path = x·W + b` as a sublayer's output, which must be (B,T,d).
+    /// `act(x·W + b)`, recorded as `path` and then `act_path`.
+    ///
+    /// # Shapes
+    /// - x: (B, T, fan_in) → (B, T, fan_out), both events
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
-    /// `act(x·W + b)`, recorded as `path` and then `act_path`.
     pub fn activated<B: Backend<Tensor = T>>(
         &self,
         rec: &mut Recorder<B>,
@@ -73,6 +75,10 @@ impl<T: Clone> Linear<T> {
         rec.linear_act(path, act_path, act, &self.operands(x))
     }
 
+    /// Records `path = x·W + b` as a sublayer's output, which must be (B,T,d).
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
     pub fn output<B: Backend<Tensor = T>>(
         &self,
         rec: &mut Recorder<B>,

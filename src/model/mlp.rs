@@ -82,6 +82,7 @@ impl<T: Clone> Mlp<T> {
                 self.up.activated(rec, &up, &act, u, x)?
             }
         }; // (B, T, f)
+        // The ffn-no-down fault returns the hidden layer as it is.
         match &self.down {
             Some(down) => down.output(rec, &format!("{p}.down"), &h), // (B, T, d)
             None => Ok(h),

@@ -211,6 +211,7 @@ fn norm<F: Scalar>(
     let (g, b) = (flat(g), b.map(flat));
     match axis {
         NormAxis::Feature => {
+            // Into a fresh buffer: the input is read once, not copied first.
             let mut y = ArrayD::zeros(x.raw_dim());
             let (x, eps) = (flat(x), F::of(eps));
             let stats = kernels::norm_rows(&x, slice_mut(&mut y), kind, eps, &g, b.as_deref());

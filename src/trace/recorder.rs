@@ -12,11 +12,13 @@ use crate::config::DType;
 use crate::ops::{Backend, Op, OpError, Shape, fmt_shape};
 use std::sync::atomic::Ordering;
 
+mod about;
 mod activated;
 mod attention;
 mod parts;
 mod push;
 
+use about::About;
 use push::Pending;
 
 pub use parts::{Capture, In, Param, Stop, Val, Watch};
@@ -31,38 +33,6 @@ pub struct Recorder<'b, B: Backend> {
     captures: Vec<Capture>,
     failure: Option<Failure>,
     cancelled: bool,
-}
-
-/// What an event says of its operands: its output's axes, the paths of
-/// the activations it reads, and every operand's path, shape and dtype.
-struct About {
-    axes: Vec<String>,
-    inputs: Vec<String>,
-    operands: Vec<Operand>,
-}
-
-impl About {
-    /// The event at `path` of `op`'s output of `shape`, with its formula,
-    /// and its operands.
-    fn event<'a>(
-        self,
-        path: &'a str,
-        op: &Op,
-        shape: &[usize],
-        on_stream: bool,
-    ) -> (Pending<'a>, Vec<Operand>) {
-        let shapes: Vec<&[usize]> = self.operands.iter().map(|o| o.shape.as_slice()).collect();
-        let event = Pending {
-            path,
-            op: op.name(),
-            shape: shape.to_vec(),
-            axes: self.axes,
-            inputs: self.inputs,
-            formula: op.formula(&shapes, shape),
-            on_stream,
-        };
-        (event, self.operands)
-    }
 }
 
 /// What a finished recorder holds.
@@ -266,24 +236,6 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 })
                 .collect(),
             operands: self.operands(all),
-        }
-    }
-
-    /// As [`Recorder::describe`], for operands given as `(path, shape,
-    /// axes)`: events a fused pass recorded without building their tensor,
-    /// or values.
-    fn about_events(&self, op: &Op, parts: &[(&str, &[usize], &[String])]) -> About {
-        About {
-            axes: op.axes(&parts.iter().map(|p| p.2).collect::<Vec<_>>()),
-            inputs: parts.iter().map(|p| p.0.to_string()).collect(),
-            operands: parts
-                .iter()
-                .map(|&(path, shape, _)| Operand {
-                    path: path.to_string(),
-                    shape: shape.to_vec(),
-                    dtype: self.dtype,
-                })
-                .collect(),
         }
     }
 

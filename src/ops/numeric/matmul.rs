@@ -4,7 +4,8 @@
 //! (1024, 768) · (768, 3072) at about 2.5× ndarray's matrixmultiply (see
 //! the `matmul` rows of `cargo bench --bench trace`).
 //!
-//! The crate's only `unsafe` code lives here: `gemm::gemm` takes raw
+//! The numeric backend's only `unsafe` code lives here (the crate's other
+//! is the allocator setting in `allocator.rs`): `gemm::gemm` takes raw
 //! pointers and strides, which the views carry, and [`product`] hands back
 //! memory that gemm, not a zeroing pass, initialised.
 

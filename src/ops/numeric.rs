@@ -3,16 +3,23 @@
 //! Shapes are checked by [`Op::infer`] before any array is touched, so the
 //! array code below never meets shapes it cannot handle.
 
+mod act;
 pub mod fused;
+mod heads;
 mod kernels;
+mod layers;
 pub mod matmul;
 mod scalar;
 
 pub use scalar::Scalar;
 
-use super::{Backend, Init, Merge, NormAxis, Op, OpError, PREVIEW_MAX, Stats, Unary};
-use crate::config::{DType, NormKind};
-use ndarray::{ArrayD, ArrayViewD, ArrayViewMut2, Ix2, IxDyn, s};
+use act::{silu, unary};
+use heads::{merge_in_place, split_heads, swap_middle};
+use layers::{linear, linear_act, norm};
+
+use super::{Backend, Init, Merge, Op, OpError, PREVIEW_MAX, Stats, Unary};
+use crate::config::DType;
+use ndarray::{ArrayD, ArrayViewMut2, IxDyn, s};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
@@ -96,153 +103,6 @@ fn fingerprint<F: Scalar>(t: &ArrayD<F>) -> u64 {
         .fold(0u64, |h, x| h.rotate_left(5) ^ x.f64().to_bits())
 }
 
-/// x read as (A, B, C, D), row-major, copied as (A, C, B, D) into a new
-/// array of `shape`, one (B, D) slab at a time, with the stats on the way:
-/// the transpose of merging heads.
-fn swap_middle<F: Scalar>(
-    x: &ArrayD<F>,
-    [a, b, c, d]: [usize; 4],
-    shape: &[usize],
-) -> (ArrayD<F>, Stats) {
-    let src = flat(x);
-    let mut y = ArrayD::zeros(IxDyn(&[a, c, b, d]));
-    let stats = kernels::rows_stats(slice_mut(&mut y), b * d, |r, slab| {
-        let (ai, ci) = (r / c.max(1), r % c.max(1));
-        for (bi, row) in slab.chunks_exact_mut(d.max(1)).enumerate() {
-            let at = ((ai * b + bi) * c + ci) * d;
-            row.copy_from_slice(&src[at..at + d]);
-        }
-    });
-    (y.into_shape_with_order(IxDyn(shape)).expect(CHECKED), stats)
-}
-
-/// (B,T,h·hd) → (B,T,h,hd) → (B,h,T,hd) of a row-major `x`, by strides
-/// alone: the values stay where they are and the per-head products read
-/// them in place.
-fn split_heads<F: Scalar>(x: ArrayD<F>, out: &[usize]) -> ArrayD<F> {
-    x.into_shape_with_order(IxDyn(&[out[0], out[2], out[1], out[3]]))
-        .expect(CHECKED)
-        .permuted_axes(IxDyn(&[0, 2, 1, 3]))
-}
-
-/// (B,h,T,hd) → (B,T,h·hd) of an `x` whose memory already holds the heads
-/// side by side (the fused attention's context): a reshape, no copy.
-/// `Err(x)` when its memory is laid out otherwise.
-fn merge_in_place<F: Scalar>(x: ArrayD<F>, out: &[usize]) -> Result<ArrayD<F>, ArrayD<F>> {
-    let swapped = IxDyn(&[0, 2, 1, 3]);
-    if x.ndim() != 4 || !x.view().permuted_axes(swapped.clone()).is_standard_layout() {
-        return Err(x);
-    }
-    Ok(x.permuted_axes(swapped)
-        .into_shape_with_order(IxDyn(out))
-        .expect(CHECKED))
-}
-
-/// `view` (any strides) copied into a new row-major array of `shape`.
-fn relayout<F: Scalar>(view: ArrayViewD<F>, shape: &[usize]) -> ArrayD<F> {
-    let mut y = ArrayD::zeros(view.raw_dim());
-    y.assign(&view);
-    y.into_shape_with_order(IxDyn(shape)).expect(CHECKED)
-}
-
-/// x (…, k) · W (k, n) + b (n) → (…, n), as one (rows, k) · (k, n) product.
-fn linear<F: Scalar>(
-    x: &ArrayD<F>,
-    w: &ArrayD<F>,
-    b: Option<&ArrayD<F>>,
-    out: &[usize],
-) -> (ArrayD<F>, Option<Stats>) {
-    let mut y = product(x, w, out);
-    let stats = b.map(|b| {
-        let b = flat(b);
-        kernels::rows_stats(slice_mut(&mut y), b.len(), |_, r| add_to(r, &b))
-    });
-    (y, stats)
-}
-
-/// x (…, k) · W (k, n) → (…, n), as one (rows, k) · (k, n) product.
-fn product<F: Scalar>(x: &ArrayD<F>, w: &ArrayD<F>, out: &[usize]) -> ArrayD<F> {
-    let k = w.shape()[0];
-    let x2 = x.to_shape((x.len() / k.max(1), k)).expect(CHECKED);
-    let w2 = w.view().into_dimensionality::<Ix2>().expect(CHECKED);
-    let y = matmul::product(F::one(), &x2.view(), &w2, true);
-    y.into_shape_with_order(IxDyn(out)).expect(CHECKED)
-}
-
-/// `r += b`, value by value.
-#[inline(always)]
-fn add_to<F: Scalar>(r: &mut [F], b: &[F]) {
-    r.iter_mut().zip(b).for_each(|(v, &b)| *v += b);
-}
-
-/// `act(x·W + b)` as [`linear`] and then [`unary`], with the bias, the
-/// activation and both stats in one pass over each row of the product.
-fn linear_act<F: Scalar>(
-    x: &ArrayD<F>,
-    w: &ArrayD<F>,
-    b: Option<&ArrayD<F>>,
-    out: &[usize],
-    u: Unary,
-) -> (ArrayD<F>, Stats, Stats) {
-    let mut y = product(x, w, out);
-    let (n, b) = (out[out.len() - 1], b.map(flat));
-    let bias = |_: usize, r: &mut [F]| {
-        if let Some(b) = &b {
-            add_to(r, b);
-        }
-    };
-    let ys = slice_mut(&mut y);
-    let (pre, post) = match u {
-        Unary::Relu => kernels::rows_stats_then(ys, n, bias, relu),
-        Unary::Gelu => kernels::rows_stats_then(ys, n, bias, gelu),
-        Unary::GeluTanh => kernels::rows_stats_then(ys, n, bias, gelu_tanh),
-    };
-    (y, pre, post)
-}
-
-fn norm<F: Scalar>(
-    x: &ArrayD<F>,
-    kind: NormKind,
-    axis: NormAxis,
-    eps: f64,
-    g: &ArrayD<F>,
-    b: Option<&ArrayD<F>>,
-) -> (ArrayD<F>, Option<Stats>) {
-    let (g, b) = (flat(g), b.map(flat));
-    match axis {
-        NormAxis::Feature => {
-            // Into a fresh buffer: the input is read once, not copied first.
-            let mut y = ArrayD::zeros(x.raw_dim());
-            let (x, eps) = (flat(x), F::of(eps));
-            let stats = kernels::norm_rows(&x, slice_mut(&mut y), kind, eps, &g, b.as_deref());
-            (y, Some(stats))
-        }
-        // The norm-over-seq fault: normalise each (b, ·, j) column over T,
-        // as rows of the transposed tensor, then transpose back.
-        NormAxis::Seq => {
-            let (bs, t, d) = (x.shape()[0], x.shape()[1], x.shape()[2]);
-            let cols = relayout(x.view().permuted_axes(IxDyn(&[0, 2, 1])), &[bs, d, t]);
-            let mut y = ArrayD::zeros(cols.raw_dim());
-            let ones = vec![F::one(); t];
-            kernels::norm_rows(
-                &flat(&cols),
-                slice_mut(&mut y),
-                kind,
-                F::of(eps),
-                &ones,
-                None,
-            );
-            let mut y = relayout(y.view().permuted_axes(IxDyn(&[0, 2, 1])), &[bs, t, d]);
-            kernels::rows_mut(slice_mut(&mut y), d, |_, r| {
-                for (j, v) in r.iter_mut().enumerate() {
-                    *v = *v * g[j] + b.as_ref().map_or(F::zero(), |b| b[j]);
-                }
-            });
-            (y, None)
-        }
-    }
-}
-
 /// `alpha · a[b,h] · c[b,h]` (with c transposed when `ct`) for every batch
 /// and head of rank-4 arrays, written straight into the output; the heads
 /// run in parallel, each product on one thread.
@@ -306,38 +166,6 @@ fn keeps_shape(op: &Op) -> bool {
         op,
         Op::Softmax { .. } | Op::Act(_) | Op::SwiGlu | Op::Add | Op::Rope { .. }
     )
-}
-
-fn unary<F: Scalar>(u: Unary, out: &mut [F]) -> Stats {
-    match u {
-        Unary::Relu => kernels::map_mut(out, relu),
-        Unary::Gelu => kernels::map_mut(out, gelu),
-        Unary::GeluTanh => kernels::map_mut(out, gelu_tanh),
-    }
-}
-
-#[inline(always)]
-fn relu<F: Scalar>(v: F) -> F {
-    v.max(F::zero())
-}
-
-/// ½·x·(1 + erf(x/√2)).
-#[inline(always)]
-fn gelu<F: Scalar>(v: F) -> F {
-    let r = F::of(std::f64::consts::FRAC_1_SQRT_2);
-    F::of(0.5) * v * (F::one() + (v * r).erf())
-}
-
-/// ½·x·(1 + tanh(u)) = x·σ(2u), with u = √(2/π)·(x + 0.044715·x³).
-#[inline(always)]
-fn gelu_tanh<F: Scalar>(v: F) -> F {
-    let c = F::of(-2.0 * (2.0 / std::f64::consts::PI).sqrt());
-    let k = F::of(0.044_715);
-    v / (F::one() + (c * (v + k * v * v * v)).exp_fast())
-}
-
-fn silu<F: Scalar>(v: F) -> F {
-    v / (F::one() + (-v).exp_fast())
 }
 
 impl<F: Scalar> Backend for Numeric<F> {

@@ -1,0 +1,38 @@
+//! The element-wise activations, as functions the vectorised kernels
+//! inline.
+
+use super::{Scalar, kernels};
+use crate::ops::{Stats, Unary};
+
+/// `u` on every value of `out`, in place; the stats of the result.
+pub(super) fn unary<F: Scalar>(u: Unary, out: &mut [F]) -> Stats {
+    match u {
+        Unary::Relu => kernels::map_mut(out, relu),
+        Unary::Gelu => kernels::map_mut(out, gelu),
+        Unary::GeluTanh => kernels::map_mut(out, gelu_tanh),
+    }
+}
+
+#[inline(always)]
+pub(super) fn relu<F: Scalar>(v: F) -> F {
+    v.max(F::zero())
+}
+
+/// ½·x·(1 + erf(x/√2)).
+#[inline(always)]
+pub(super) fn gelu<F: Scalar>(v: F) -> F {
+    let r = F::of(std::f64::consts::FRAC_1_SQRT_2);
+    F::of(0.5) * v * (F::one() + (v * r).erf())
+}
+
+/// ½·x·(1 + tanh(u)) = x·σ(2u), with u = √(2/π)·(x + 0.044715·x³).
+#[inline(always)]
+pub(super) fn gelu_tanh<F: Scalar>(v: F) -> F {
+    let c = F::of(-2.0 * (2.0 / std::f64::consts::PI).sqrt());
+    let k = F::of(0.044_715);
+    v / (F::one() + (c * (v + k * v * v * v)).exp_fast())
+}
+
+pub(super) fn silu<F: Scalar>(v: F) -> F {
+    v / (F::one() + (-v).exp_fast())
+}

@@ -24,6 +24,22 @@ fn norm(kind: NormKind, x: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+/// `got`'s min, max, mean and std each within `tol` (relative, past 1) of
+/// `want`'s.
+fn stats_close(got: shapetrace::ops::Stats, want: shapetrace::ops::Stats, tol: f64, what: &str) {
+    for (a, c) in [
+        (got.min, want.min),
+        (got.max, want.max),
+        (got.mean, want.mean),
+        (got.std, want.std),
+    ] {
+        assert!(
+            (a - c).abs() <= tol * (1.0 + c.abs()),
+            "{what}: {got:?} vs {want:?}"
+        );
+    }
+}
+
 fn close(a: &[f64], b: &[f64]) {
     assert_eq!(a.len(), b.len());
     for (x, y) in a.iter().zip(b) {
@@ -163,17 +179,7 @@ fn stats_taken_inside_the_kernels_equal_stats_read_afterwards() {
         }
         let (fused, _) = b.summary(&y).unwrap();
         let (read, _) = b.summary(&y.clone()).unwrap(); // another address: read afresh
-        for (f, r) in [
-            (fused.min, read.min),
-            (fused.max, read.max),
-            (fused.mean, read.mean),
-            (fused.std, read.std),
-        ] {
-            assert!(
-                (f - r).abs() <= 1e-6 * (1.0 + r.abs()),
-                "{op:?}: {fused:?} vs {read:?}"
-            );
-        }
+        stats_close(fused, read, 1e-6, &format!("{op:?}"));
         assert_eq!(fused.finite, read.finite);
     }
 }
@@ -286,19 +292,7 @@ fn fused_passes_record_what_the_ops_one_at_a_time_record() {
                 same,
                 (&w.path, &w.op, &w.shape, &w.axes, &w.inputs, &w.formula)
             );
-            let (fs, ws) = (f.stats.unwrap(), w.stats.unwrap());
-            for (a, c) in [
-                (fs.min, ws.min),
-                (fs.max, ws.max),
-                (fs.mean, ws.mean),
-                (fs.std, ws.std),
-            ] {
-                assert!(
-                    (a - c).abs() <= 1e-5 * (1.0 + c.abs()),
-                    "{}: {fs:?} vs {ws:?}",
-                    f.path
-                );
-            }
+            stats_close(f.stats.unwrap(), w.stats.unwrap(), 1e-5, &f.path);
         }
         let d = y1
             .iter()
@@ -369,19 +363,7 @@ fn recorded_stats_are_the_stats_of_the_recorded_values() {
     };
     let mut carried = 0;
     for e in &done.events {
-        let (got, want) = (e.stats.unwrap(), stats_of(&e.path));
-        for (a, c) in [
-            (got.min, want.min),
-            (got.max, want.max),
-            (got.mean, want.mean),
-            (got.std, want.std),
-        ] {
-            assert!(
-                (a - c).abs() <= 1e-5 * (1.0 + c.abs()),
-                "{}: {got:?} vs {want:?}",
-                e.path
-            );
-        }
+        stats_close(e.stats.unwrap(), stats_of(&e.path), 1e-5, &e.path);
         carried += usize::from(matches!(e.op.as_str(), "split_heads" | "merge_heads"));
     }
     assert_eq!(carried, 2 * 4, "q, k, v and merge in each of 2 blocks");

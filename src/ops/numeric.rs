@@ -9,7 +9,10 @@ mod heads;
 mod kernels;
 mod layers;
 pub mod matmul;
+mod moments;
 mod scalar;
+mod simd;
+mod softmax;
 
 pub use scalar::Scalar;
 
@@ -123,7 +126,7 @@ fn per_head<F: Scalar>(
         let ci = if ct { ci.reversed_axes() } else { ci };
         let mut yi = ArrayViewMut2::from_shape((out[2], out[3]), yi).expect(CHECKED);
         matmul::matmul(alpha, &ai, &ci, &mut yi, out[0] * heads == 1);
-        kernels::Moments::of(yi.as_slice().expect("a row-major chunk"))
+        moments::Moments::of(yi.as_slice().expect("a row-major chunk"))
     };
     let ys = slice_mut(&mut y);
     let parts: Vec<_> = if ys.len() >= kernels::PAR_MIN {
@@ -137,7 +140,7 @@ fn per_head<F: Scalar>(
             .map(|(i, yi)| one(i, yi))
             .collect()
     };
-    (y, kernels::Moments::total(parts))
+    (y, moments::Moments::total(parts))
 }
 
 /// Ops that keep their first operand's shape, computed into its buffer.
@@ -147,7 +150,7 @@ fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>]) -> Stats
     match op {
         Op::Softmax { causal } => {
             let nd = shape.len();
-            kernels::softmax_rows(out, shape[nd - 2], shape[nd - 1], *causal)
+            softmax::softmax_rows(out, shape[nd - 2], shape[nd - 1], *causal)
         }
         Op::Act(u) => unary(*u, out),
         Op::Rope { theta } => {
@@ -345,7 +348,7 @@ impl<F: Scalar> Backend for Numeric<F> {
             {
                 s
             }
-            _ => kernels::stats(&in_memory(t)),
+            _ => moments::stats(&in_memory(t)),
         };
         Some((stats, preview))
     }

@@ -3,7 +3,8 @@
 //! sum, while the tile is in cache. No (B, h, T, S) tensor is built: the
 //! trace keeps only stats of tensors that large.
 
-use super::kernels::{self, Moments};
+use super::moments::{Moments, stats};
+use super::softmax::softmax_parts;
 use super::{CHECKED, Scalar, matmul::matmul};
 use crate::ops::Stats;
 use ndarray::{Array4, ArrayD, ArrayView2, ArrayViewMut2, ArrayViewMut3, s};
@@ -50,7 +51,7 @@ pub fn attention<F: Scalar>(
         let qi = q.slice(s![bi, hi, .., ..]);
         let kt = k.slice(s![bi, hi, .., ..]).reversed_axes(); // (hd, S)
         let vi = v.slice(s![bi, hi, .., ..]); // (S, hv)
-        let (mut sc, mut wt, mut cx) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut sc, mut wt) = (Moments::EMPTY, Moments::EMPTY);
         for r0 in (0..t).step_by(ROWS) {
             let rows = ROWS.min(t - r0);
             let buf = &mut tile[..rows * len];
@@ -62,10 +63,8 @@ pub fn attention<F: Scalar>(
                 &mut st,
                 threads,
             );
-            for (s, w) in kernels::softmax_parts(buf, t, len, causal, r0, false) {
-                sc.push(s);
-                wt.push(w);
-            }
+            // The tile holds each row's exps; the weights are exps · inv.
+            let soft = softmax_parts(buf, t, len, causal, r0, false, false);
             // Row r0 + j weighs keys 0..=r0 + j; past the tile's last row
             // every weight is an exact 0, so those keys are skipped.
             let live = if causal { (r0 + rows).min(len) } else { len };
@@ -78,13 +77,13 @@ pub fn attention<F: Scalar>(
                 &mut ct,
                 threads,
             );
-            cx.extend(
-                ct.rows()
-                    .into_iter()
-                    .map(|r| Moments::of(r.to_slice().expect("a context row is contiguous"))),
-            );
+            for (mut c, row) in ct.rows_mut().into_iter().zip(soft) {
+                c.map_inplace(|v| *v *= row.inv);
+                sc = Moments::merge(sc, row.scores);
+                wt = Moments::merge(wt, row.weights);
+            }
         }
-        (sc, wt, cx)
+        (sc, wt)
     };
     // (B, T, h, hv) seen as (B, h, T, hv): one (T, hv) view a head.
     let heads: Vec<ArrayViewMut2<F>> = merged
@@ -94,23 +93,21 @@ pub fn attention<F: Scalar>(
         .flat_map(ArrayViewMut3::into_outer_iter_mut)
         .collect();
     let parts: Vec<_> = if b * h > 1 {
-        let parts = heads.into_par_iter().enumerate();
+        // One job, so one tile, a thread: the heads cost the same.
+        let per_thread = (b * h).div_ceil(rayon::current_num_threads());
+        let parts = heads.into_par_iter().enumerate().with_min_len(per_thread);
         parts.map_init(new_tile, head).collect()
     } else {
         let mut tile = new_tile();
         let parts = heads.into_iter().enumerate();
         parts.map(|x| head(&mut tile, x)).collect()
     };
-    let (mut sc, mut wt, mut cx) = (Vec::new(), Vec::new(), Vec::new());
-    for (s, w, c) in parts {
-        sc.extend(s);
-        wt.extend(w);
-        cx.extend(c);
-    }
+    let (sc, wt): (Vec<_>, Vec<_>) = parts.into_iter().unzip();
+    let context_stats = stats(merged.as_slice().expect("a fresh array is row-major"));
     Core {
         scores: Moments::total(sc),
         weights: Moments::total(wt),
         context: merged.permuted_axes([0, 2, 1, 3]).into_dyn(),
-        context_stats: Moments::total(cx),
+        context_stats,
     }
 }

@@ -1,0 +1,187 @@
+//! Softmax over the last axis of a (…, T, S) tensor, with an optional
+//! causal mask, and the stats of its input (the scores) and its output
+//! (the weights), taken in the passes that compute each row.
+
+use super::Scalar;
+use super::kernels::PAR_MIN;
+use super::moments::Moments;
+use super::simd::{LANES, vectorised};
+use crate::ops::Stats;
+use rayon::prelude::*;
+
+/// One row of a softmax: the moments of its scores and of its weights, and
+/// `inv`, one over the sum of its exps, which turns the exps into weights.
+#[derive(Clone, Copy)]
+pub struct Row<F> {
+    pub scores: Moments,
+    pub weights: Moments,
+    pub inv: F,
+}
+
+/// Softmax of each row of a (…, T, S) tensor, in place; with `causal`,
+/// row t keeps keys 0..=t and the rest are 0. Returns the weights' stats.
+pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal: bool) -> Stats {
+    let rows = softmax_parts(out, t_len, s_len, causal, 0, true, true);
+    Moments::total(rows.into_iter().map(|r| r.weights))
+}
+
+/// The rows of [`softmax_rows`], from row `first` of their (…, T, S)
+/// tensor on (a row tile needs its rows' place for the mask).
+///
+/// With `normalise` false a row keeps its exps, e^(x − max) with masked
+/// keys 0, and the caller multiplies by [`Row::inv`] later: attention
+/// scales each context row (hv values) rather than each weight row (S).
+/// The weights' moments are those of the normalised row either way.
+pub fn softmax_parts<F: Scalar>(
+    out: &mut [F],
+    t_len: usize,
+    s_len: usize,
+    causal: bool,
+    first: usize,
+    parallel: bool,
+    normalise: bool,
+) -> Vec<Row<F>> {
+    let width = s_len.max(1);
+    let one = |(i, r): (usize, &mut [F])| {
+        let keep = if causal {
+            ((first + i) % t_len.max(1) + 1).min(r.len())
+        } else {
+            r.len()
+        };
+        exp_row(r, keep, normalise)
+    };
+    if parallel && out.len() >= PAR_MIN {
+        out.par_chunks_mut(width).enumerate().map(one).collect()
+    } else {
+        out.chunks_mut(width).enumerate().map(one).collect()
+    }
+}
+
+vectorised! {
+    /// The exps of the first `keep` values of `r` less their maximum, the
+    /// rest set to 0, divided by their sum when `normalise`; the moments of
+    /// the row's scores (read in the pass that finds the maximum) and of
+    /// its weights (taken from the exps as they are made), [`vectorised!`].
+    fn exp_row<F: Scalar>(r: &mut [F], keep: usize, normalise: bool) -> Row<F> {
+        let (live, masked) = r.split_at_mut(keep);
+        let seen = Moments::of_inline(live);
+        let scores = Moments::merge(seen, Moments::of_inline(masked));
+        // The largest live score (−∞ for none; NaN only through the exp).
+        let max = F::of(seen.max());
+        // The exps lie in [0, 1] (the largest is e⁰ = 1), so moments about
+        // 0 lose nothing; their sum is the lanes of Σ, as `lane_sum`.
+        let (mut lo, mut hi, mut s1, mut s2) = (
+            [F::one(); LANES],
+            [F::zero(); LANES],
+            [F::zero(); LANES],
+            [F::zero(); LANES],
+        );
+        let mut step = |l: usize, v: &mut F| {
+            let e = (*v - max).exp_fast();
+            *v = e;
+            lo[l] = if e < lo[l] { e } else { lo[l] };
+            hi[l] = if e > hi[l] { e } else { hi[l] };
+            s1[l] += e;
+            s2[l] += e * e;
+        };
+        // Each block of LANES values, then the rest, value l in lane l.
+        let mut blocks = live.chunks_exact_mut(LANES);
+        for b in &mut blocks {
+            b.iter_mut().enumerate().for_each(|(l, v)| step(l, v));
+        }
+        let rest = blocks.into_remainder();
+        rest.iter_mut().enumerate().for_each(|(l, v)| step(l, v));
+        masked.iter_mut().for_each(|v| *v = F::zero());
+        if !masked.is_empty() {
+            lo[0] = F::zero();
+        }
+        // A row with no live key has no exps to scale: its weights are 0.
+        let sum = s1.iter().fold(F::zero(), |a, &v| a + v);
+        let inv = if live.is_empty() { F::one() } else { sum.recip() };
+        if normalise {
+            live.iter_mut().for_each(|v| *v *= inv);
+        }
+        let exps = Moments::about_zero(r.len(), lo, hi, s1, s2);
+        Row {
+            scores,
+            weights: exps.scaled(inv.f64()),
+            inv,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Moments, exp_row, softmax_rows};
+    use crate::ops::Stats;
+
+    /// Within f32 rounding of the values' range.
+    fn close(a: Stats, b: Stats) -> bool {
+        let scale = a.min.abs().max(a.max.abs());
+        let near = |x: f64, y: f64| (x - y).abs() <= 1e-6 * scale;
+        near(a.min, b.min) && near(a.max, b.max) && near(a.mean, b.mean) && near(a.std, b.std)
+    }
+
+    /// Rows left as exps are the softmax once times `inv`, and both ways
+    /// report the moments of the normalised row, masked keys (0) included;
+    /// the exps' own moments are not those, so the comparison can fail.
+    #[test]
+    fn exps_times_inv_are_the_weights_and_the_moments_are_the_weights() {
+        let row: Vec<f32> = (0..37).map(|i| ((i * 7 % 11) as f32 - 5.0) * 0.7).collect();
+        for keep in [1, 5, 16, 36, 37] {
+            let (mut w, mut e) = (row.clone(), row.clone());
+            let a = exp_row(&mut w, keep, true);
+            let b = exp_row(&mut e, keep, false);
+            assert_eq!(a.inv, b.inv, "keep {keep}");
+            let scaled: Vec<f32> = e.iter().map(|v| v * b.inv).collect();
+            assert_eq!(w, scaled, "keep {keep}");
+            let sum: f32 = w.iter().sum();
+            assert!(
+                (sum - 1.0).abs() < 1e-6,
+                "keep {keep}: weights sum to {sum}"
+            );
+            assert!(w[keep..].iter().all(|&v| v == 0.0), "keep {keep}");
+            let read = Moments::total([Moments::of(&w)]);
+            for got in [a.weights, b.weights] {
+                assert!(close(Moments::total([got]), read), "keep {keep}");
+            }
+            let (scores, read_scores) = (
+                Moments::total([a.scores]),
+                Moments::total([Moments::of(&row)]),
+            );
+            assert!(
+                close(scores, read_scores),
+                "keep {keep}: {scores:?} against {read_scores:?}"
+            );
+            if keep > 1 {
+                let exps = Moments::total([Moments::of(&e)]);
+                assert!(!close(exps, read), "keep {keep}: exps pass for weights");
+            }
+        }
+    }
+
+    /// A row with no key kept has all-zero weights and nothing to scale;
+    /// an empty row has no moments; a NaN score makes the weights NaN.
+    #[test]
+    fn rows_with_nothing_kept_or_a_nan_keep_their_meaning() {
+        let mut r = vec![3.0_f32, -1.0];
+        let none = exp_row(&mut r, 0, true);
+        assert_eq!((r, none.inv), (vec![0.0, 0.0], 1.0));
+        let w = Moments::total([none.weights]);
+        assert_eq!(
+            (w.min, w.max, w.mean, w.std, w.finite),
+            (0.0, 0.0, 0.0, 0.0, true)
+        );
+        let empty = exp_row::<f32>(&mut [], 0, true);
+        assert_eq!(Moments::total([empty.weights, none.weights]), w);
+        let mut r = vec![0.5_f32, f32::NAN, 2.0];
+        let nan = exp_row(&mut r, 3, true);
+        assert!(!Moments::total([nan.weights]).finite);
+        assert!(!Moments::total([nan.scores]).finite);
+        // Causal rows over a whole tensor: row t keeps t + 1 keys.
+        let mut x: Vec<f32> = (0..12).map(|i| i as f32 * 0.1).collect();
+        softmax_rows(&mut x, 3, 4, true);
+        assert_eq!(x[..4], [1.0, 0.0, 0.0, 0.0]);
+        assert!(x[4..8][2..].iter().all(|&v| v == 0.0) && x[4] < x[5]);
+    }
+}

@@ -5,7 +5,7 @@
 
 use super::Scalar;
 use super::moments::Moments;
-use super::simd::{lane_sum, lanes, vectorised};
+use super::simd::{fold_lanes, lane_sum, lanes, vectorised};
 use crate::config::NormKind;
 use crate::ops::Stats;
 use rayon::prelude::*;
@@ -156,10 +156,10 @@ fn norm_row<F: Scalar>(
         NormKind::LayerNorm => lane_sum(x) / n,
         NormKind::RmsNorm => F::zero(),
     };
-    let var = lanes(x, F::zero(), |a, v| a + (v - mean) * (v - mean))
-        .into_iter()
-        .fold(F::zero(), |a, v| a + v)
-        / n;
+    let var = fold_lanes(
+        lanes(x, F::zero(), |a, v| a + (v - mean) * (v - mean)),
+        |a, b| a + b,
+    ) / n;
     let inv = (var + eps).sqrt().recip();
     match b {
         Some(b) => {

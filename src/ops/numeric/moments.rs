@@ -4,7 +4,7 @@
 
 use super::Scalar;
 use super::kernels::{CHUNK, PAR_MIN};
-use super::simd::{LANES, vectorised};
+use super::simd::{LANES, blocks, fold_lanes, vectorised};
 use crate::ops::Stats;
 use rayon::prelude::*;
 
@@ -44,9 +44,8 @@ impl Moments {
         };
         let (mut lo, mut hi) = ([shift; W], [shift; W]);
         let (mut s1, mut s2) = ([F::zero(); W], [F::zero(); W]);
-        let lanes = c.chunks_exact(W);
-        let rest = lanes.remainder();
-        for b in lanes {
+        // Padding with K changes no lane: K is within [lo, hi], K − K = 0.
+        blocks(c, shift, |b| {
             for l in 0..W {
                 let v = b[l];
                 lo[l] = if v < lo[l] { v } else { lo[l] };
@@ -55,48 +54,36 @@ impl Moments {
                 s1[l] += d;
                 s2[l] += d * d;
             }
-        }
-        for (l, &v) in rest.iter().enumerate() {
-            lo[l] = if v < lo[l] { v } else { lo[l] };
-            hi[l] = if v > hi[l] { v } else { hi[l] };
-            s1[l] += v - shift;
-            s2[l] += (v - shift) * (v - shift);
-        }
-        let n = c.len() as f64;
-        let sum = |a: [F; W]| a.iter().map(|v| v.f64()).sum::<f64>();
-        let (s1, s2) = (sum(s1), sum(s2));
-        let min = lo.iter().map(|v| v.f64()).fold(f64::INFINITY, f64::min);
-        let max = hi.iter().map(|v| v.f64()).fold(f64::NEG_INFINITY, f64::max);
-        Self {
-            n,
-            min,
-            max,
-            mean: shift.f64() + s1 / n,
-            m2: (s2 - s1 * s1 / n).max(0.0),
-            // NaN and ±inf reach the shifted sum (inf − inf is NaN too).
-            finite: min.is_finite() && max.is_finite() && s1.is_finite(),
-        }
+        });
+        Self::from_lanes(c.len(), shift, lo, hi, s1, s2)
     }
 
-    /// The moments of `n` values from lanes of min, max, Σx and Σx².
+    /// The moments of `n` values from lanes of their min and max, and of
+    /// Σ(x−K) and Σ(x−K)² for a shift K. The lanes are folded pairwise in
+    /// F (a few dependent steps, not sixteen), then widened to f64.
     #[inline(always)]
-    pub(super) fn about_zero<F: Scalar>(
+    pub(super) fn from_lanes<F: Scalar>(
         n: usize,
+        shift: F,
         lo: [F; LANES],
         hi: [F; LANES],
         s1: [F; LANES],
         s2: [F; LANES],
     ) -> Self {
-        let sum = |a: [F; LANES]| a.iter().map(|v| v.f64()).sum::<f64>();
-        let (s1, s2, n) = (sum(s1), sum(s2), n as f64);
-        let min = lo.iter().map(|v| v.f64()).fold(f64::INFINITY, f64::min);
-        let max = hi.iter().map(|v| v.f64()).fold(f64::NEG_INFINITY, f64::max);
+        // `min` and `max` pass over NaN, as the lanes' comparisons did.
+        let (min, max) = (fold_lanes(lo, F::min).f64(), fold_lanes(hi, F::max).f64());
+        let (s1, s2) = (
+            fold_lanes(s1, |a, b| a + b).f64(),
+            fold_lanes(s2, |a, b| a + b).f64(),
+        );
+        let n = n as f64;
         Self {
             n,
             min,
             max,
-            mean: s1 / n.max(1.0),
+            mean: shift.f64() + s1 / n.max(1.0),
             m2: (s2 - s1 * s1 / n.max(1.0)).max(0.0),
+            // NaN and ±inf reach the shifted sum (inf − inf is NaN too).
             finite: min.is_finite() && max.is_finite() && s1.is_finite(),
         }
     }

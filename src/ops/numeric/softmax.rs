@@ -5,7 +5,7 @@
 use super::Scalar;
 use super::kernels::PAR_MIN;
 use super::moments::Moments;
-use super::simd::{LANES, vectorised};
+use super::simd::{LANES, blocks_mut, fold_lanes, vectorised};
 use crate::ops::Stats;
 use rayon::prelude::*;
 
@@ -76,32 +76,30 @@ vectorised! {
             [F::zero(); LANES],
             [F::zero(); LANES],
         );
-        let mut step = |l: usize, v: &mut F| {
-            let e = (*v - max).exp_fast();
-            *v = e;
-            lo[l] = if e < lo[l] { e } else { lo[l] };
-            hi[l] = if e > hi[l] { e } else { hi[l] };
-            s1[l] += e;
-            s2[l] += e * e;
-        };
-        // Each block of LANES values, then the rest, value l in lane l.
-        let mut blocks = live.chunks_exact_mut(LANES);
-        for b in &mut blocks {
-            b.iter_mut().enumerate().for_each(|(l, v)| step(l, v));
-        }
-        let rest = blocks.into_remainder();
-        rest.iter_mut().enumerate().for_each(|(l, v)| step(l, v));
+        // The padding of the last block (lanes n..) gathers nothing: its
+        // exps are 0, neutral for hi and the sums, and skip lo.
+        blocks_mut(live, F::zero(), |b, n| {
+            for l in 0..LANES {
+                let e = (b[l] - max).exp_fast();
+                let e = if l < n { e } else { F::zero() };
+                b[l] = e;
+                lo[l] = if l < n && e < lo[l] { e } else { lo[l] };
+                hi[l] = if e > hi[l] { e } else { hi[l] };
+                s1[l] += e;
+                s2[l] += e * e;
+            }
+        });
         masked.iter_mut().for_each(|v| *v = F::zero());
         if !masked.is_empty() {
             lo[0] = F::zero();
         }
         // A row with no live key has no exps to scale: its weights are 0.
-        let sum = s1.iter().fold(F::zero(), |a, &v| a + v);
+        let sum = fold_lanes(s1, |a, b| a + b);
         let inv = if live.is_empty() { F::one() } else { sum.recip() };
         if normalise {
             live.iter_mut().for_each(|v| *v *= inv);
         }
-        let exps = Moments::about_zero(r.len(), lo, hi, s1, s2);
+        let exps = Moments::from_lanes(r.len(), F::zero(), lo, hi, s1, s2);
         Row {
             scores,
             weights: exps.scaled(inv.f64()),

@@ -24,7 +24,7 @@ pub mod table;
 
 use crate::config::names::named_enum;
 use crate::config::{DType, ModelConfig};
-use crate::{Error, Options};
+use crate::{Error, Request};
 use count::{Counted, formula, sum};
 pub use flops::Flops;
 use serde::Serialize;
@@ -166,11 +166,7 @@ impl Budget {
     /// # Errors
     /// [`Error::Config`] when `cfg` is invalid.
     pub fn with_bytes(cfg: &ModelConfig, dtype: Precision) -> Result<Self, Error> {
-        let shapes = Options {
-            shape_only: true,
-            values: false,
-        };
-        let trace = crate::trace_with(cfg, shapes)?;
+        let trace = crate::trace_request(cfg, &Request::shapes())?.trace;
         let params = count::built(cfg);
         let one: Vec<&Counted> = params.iter().filter(|p| p.block() == Some(1)).collect();
         let pick = |part: &str, matrix: bool| -> Vec<&Counted> {

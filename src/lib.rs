@@ -75,16 +75,6 @@ pub enum Error {
     Cancelled,
 }
 
-/// What to keep while tracing. For weights, an input, a memory limit,
-/// progress or cancelling, see [`Request`] and [`trace_request`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Options {
-    /// Trace shapes only, with no values.
-    pub shape_only: bool,
-    /// Keep the values of tensors of at most 4096 elements in the events.
-    pub values: bool,
-}
-
 /// A trace and the checks' verdicts on it.
 #[derive(Debug, Clone)]
 pub struct Run {
@@ -113,21 +103,13 @@ pub struct Traced {
 }
 
 /// Traces the model of `cfg` numerically (or shapes only when too large),
-/// keeping no values.
+/// keeping no values. For shapes only, values, weights, an input, a memory
+/// limit, progress or cancelling, see [`Request`] and [`trace_request`].
 ///
 /// # Errors
 /// [`Error::Config`] when `cfg` is invalid.
 pub fn trace(cfg: &ModelConfig) -> Result<Trace, Error> {
-    trace_with(cfg, Options::default())
-}
-
-/// Traces the model of `cfg` with `opts`; a numeric run over the default
-/// memory limit traces shapes only (see [`plan::plan`]).
-///
-/// # Errors
-/// [`Error::Config`] when `cfg` is invalid.
-pub fn trace_with(cfg: &ModelConfig, opts: Options) -> Result<Trace, Error> {
-    Ok(trace_request(cfg, &opts.into())?.trace)
+    Ok(trace_request(cfg, &Request::default())?.trace)
 }
 
 /// Traces `cfg` and runs every check, including the probes.
@@ -135,15 +117,7 @@ pub fn trace_with(cfg: &ModelConfig, opts: Options) -> Result<Trace, Error> {
 /// # Errors
 /// [`Error::Config`] when `cfg` is invalid.
 pub fn run(cfg: &ModelConfig) -> Result<Run, Error> {
-    run_with(cfg, Options::default())
-}
-
-/// As [`run`], with `opts`.
-///
-/// # Errors
-/// [`Error::Config`] when `cfg` is invalid.
-pub fn run_with(cfg: &ModelConfig, opts: Options) -> Result<Run, Error> {
-    run_request(cfg, &opts.into())
+    run_request(cfg, &Request::default())
 }
 
 /// As [`run`], with everything a [`Request`] can carry.

@@ -86,21 +86,25 @@ pub struct Request {
     pub hooks: Hooks,
 }
 
-impl From<crate::Options> for Request {
-    fn from(o: crate::Options) -> Self {
+impl Request {
+    /// Shapes only, and nothing else asked.
+    #[must_use]
+    pub fn shapes() -> Self {
         Self {
-            mode: if o.shape_only {
-                ModeChoice::ShapeOnly
-            } else {
-                ModeChoice::Auto
-            },
-            values: o.values,
+            mode: ModeChoice::ShapeOnly,
             ..Self::default()
         }
     }
-}
 
-impl Request {
+    /// As the default, keeping the values of small tensors.
+    #[must_use]
+    pub fn with_values() -> Self {
+        Self {
+            values: true,
+            ..Self::default()
+        }
+    }
+
     /// What the probes re-run for a trace of `cfg` under this request: its
     /// loaded weights and input, or the seeded ones.
     #[must_use]

@@ -8,7 +8,7 @@ use common::cfg;
 use shapetrace::budget::{Budget, Precision, closed};
 use shapetrace::config::preset::by_name;
 use shapetrace::lesson::{ffn_biases, ffn_params, swiglu_width};
-use shapetrace::{CheckName, Options, Status};
+use shapetrace::{CheckName, Request, Status};
 
 fn budget(name: &str) -> Budget {
     Budget::of(&by_name(name).unwrap()).unwrap()
@@ -163,11 +163,9 @@ fn gpt2_presets_trace_b1_at_full_context_and_xl_only_shape_only() {
         err.contains("7.9 GiB") && err.contains("--max-memory"),
         "{err}"
     );
-    let opts = Options {
-        shape_only: true,
-        values: false,
-    };
-    let t = shapetrace::trace_with(&xl, opts).unwrap();
+    let t = shapetrace::trace_request(&xl, &Request::shapes())
+        .unwrap()
+        .trace;
     assert_eq!(
         t.get("block48.attn.scores").unwrap().shape,
         [1, 25, 1024, 1024]
@@ -185,14 +183,9 @@ fn rows_add_up_and_bytes_follow_the_dtype() {
     assert_eq!(rest.iter().map(|r| r.count).sum::<u64>(), b.total);
     assert_eq!(b.bytes.dtype, Precision::F32);
     assert_eq!(b.bytes.weights, 4 * b.total);
-    let t = shapetrace::trace_with(
-        &b.config,
-        Options {
-            shape_only: true,
-            values: false,
-        },
-    )
-    .unwrap();
+    let t = shapetrace::trace_request(&b.config, &Request::shapes())
+        .unwrap()
+        .trace;
     let elements: u64 = t
         .events
         .iter()
@@ -280,14 +273,11 @@ fn seq_may_not_exceed_the_context_and_vocab_0_removes_the_vocabulary() {
 
 #[test]
 fn every_preset_resolves_and_counts_like_its_closed_form() {
-    let shapes = Options {
-        shape_only: true,
-        values: false,
-    };
+    let shapes = Request::shapes();
     for (name, _) in shapetrace::config::preset::PRESETS {
         let c = by_name(name).unwrap();
         c.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
-        let run = shapetrace::run_with(&c, shapes).unwrap();
+        let run = shapetrace::run_request(&c, &shapes).unwrap();
         assert!(run.ok(), "{name}: {:?}", run.checks);
         let b = Budget::of(&c).unwrap();
         assert_eq!(b.total, b.closed_total, "{name}");

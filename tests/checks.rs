@@ -195,16 +195,13 @@ fn finite_check_fails_on_a_nan() {
 
 #[test]
 fn shape_only_runs_skip_value_checks_but_judge_shapes() {
-    let opts = shapetrace::Options {
-        shape_only: true,
-        values: false,
-    };
-    let run = shapetrace::run_with(&shapetrace::ModelConfig::default(), opts).unwrap();
+    let shapes = shapetrace::Request::shapes();
+    let run = shapetrace::run_request(&shapetrace::ModelConfig::default(), &shapes).unwrap();
     let status = |n: CheckName| run.checks.iter().find(|c| c.name == n).unwrap().status;
     assert_eq!(status(CheckName::Finite), Status::Skip);
     assert_eq!(status(CheckName::Causality), Status::Skip);
     assert_eq!(status(CheckName::Residual), Status::Pass);
-    let bad = shapetrace::run_with(&cfg("fault = 'ffn-no-down'"), opts).unwrap();
+    let bad = shapetrace::run_request(&cfg("fault = 'ffn-no-down'"), &shapes).unwrap();
     assert_eq!(failing(&bad.checks), [CheckName::Residual]);
     assert_eq!(check::all(&bad.trace), bad.checks);
 }

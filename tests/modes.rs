@@ -3,14 +3,14 @@
 
 use proptest::prelude::*;
 mod common;
-use shapetrace::Options;
+use shapetrace::Request;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
     fn shape_only_and_numeric_traces_agree(cfg in common::small_configs(true)) {
         let numeric = shapetrace::trace(&cfg).unwrap();
-        let shapes = shapetrace::trace_with(&cfg, Options { shape_only: true, values: false }).unwrap();
+        let shapes = shapetrace::trace_request(&cfg, &Request::shapes()).unwrap().trace;
         let key = |t: &shapetrace::Trace| t.events.iter()
             .map(|e| (e.path.clone(), e.shape.clone(), e.dtype, e.departs, e.on_stream, e.inputs.clone(), e.formula.clone()))
             .collect::<Vec<_>>();

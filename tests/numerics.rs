@@ -87,11 +87,10 @@ fn gelu_is_the_exact_erf_form_and_gelu_tanh_the_approximation() {
 
 #[test]
 fn attention_weights_rows_sum_to_one_and_masked_cells_are_exactly_zero() {
-    let opts = shapetrace::Options {
-        shape_only: false,
-        values: true,
-    };
-    let t = shapetrace::trace_with(&shapetrace::ModelConfig::default(), opts).unwrap();
+    let values = shapetrace::Request::with_values();
+    let t = shapetrace::trace_request(&shapetrace::ModelConfig::default(), &values)
+        .unwrap()
+        .trace;
     let w = t.get("block1.attn.weights").unwrap();
     let v = w.values.as_ref().unwrap();
     let n = w.shape[3];

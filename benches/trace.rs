@@ -199,10 +199,7 @@ fn shape_only(c: &mut Criterion) {
     l70.norm = shapetrace::config::NormKind::RmsNorm;
     l70.bias = false;
     l70.pos_emb = shapetrace::config::PosEmb::Rope;
-    let req = Request {
-        mode: ModeChoice::ShapeOnly,
-        ..Request::default()
-    };
+    let req = Request::shapes();
     for (name, cfg) in [("gpt2-xl", xl), ("llama-2-70b-sized", l70)] {
         c.bench_function(&format!("shape-only trace {name}"), |b| {
             b.iter(|| shapetrace::trace_request(black_box(&cfg), &req).unwrap());

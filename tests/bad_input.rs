@@ -360,7 +360,7 @@ fn cases() -> Vec<Case> {
         case(
             "log endless device",
             &["view", "/dev/zero", "--format", "table"],
-            &["/dev/zero", "more than the 512.0 MiB a trace log may have"],
+            &["/dev/zero:1: longer than the 16.0 MiB a trace line may have"],
         ),
         with_file(
             case(

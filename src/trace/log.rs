@@ -112,14 +112,31 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
     let mut header: Option<Header> = None;
     let mut events = Vec::new();
     let mut failure = None;
-    for (i, line) in input.lines().enumerate() {
-        let n = i + 1;
-        let line = line.map_err(|e| bad(n, e.to_string()))?;
+    let mut input = input;
+    let mut buf = Vec::new();
+    for n in 1.. {
+        buf.clear();
+        // One byte past the cap shows a line too long, without holding it.
+        let mut cap = io::Read::take(&mut input, MAX_LINE_BYTES + 1);
+        let got = cap
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| bad(n, e.to_string()))?;
+        if got == 0 {
+            break;
+        }
+        if buf.len() as u64 > MAX_LINE_BYTES {
+            let most = crate::config::human_bytes(u128::from(MAX_LINE_BYTES));
+            return Err(bad(
+                n,
+                format!("longer than the {most} a trace line may have"),
+            ));
+        }
+        let line = std::str::from_utf8(&buf).map_err(|e| bad(n, format!("not UTF-8: {e}")))?;
         if line.trim().is_empty() {
             continue;
         }
         let value: serde_json::Value =
-            serde_json::from_str(&line).map_err(|e| bad(n, e.to_string()))?;
+            serde_json::from_str(line).map_err(|e| bad(n, e.to_string()))?;
         if value.get("kind").and_then(serde_json::Value::as_str) == Some("header") {
             let schema = value.get("schema").and_then(serde_json::Value::as_u64);
             if schema != Some(u64::from(SCHEMA)) {
@@ -198,6 +215,10 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
     })
 }
 
+/// Longest line [`read`] takes: an event with 4096 values in it is about
+/// 100 KiB.
+pub const MAX_LINE_BYTES: u64 = 16 << 20;
+
 /// Largest trace log [`read_file`] opens.
 pub const MAX_LOG_BYTES: u64 = 512 << 20;
 
@@ -221,15 +242,62 @@ pub fn read_file(path: &std::path::Path) -> Result<Trace, LogError> {
             crate::config::human_bytes(u128::from(MAX_LOG_BYTES))
         )));
     }
-    // A device or a pipe gives no size up front: its reading stops one
-    // byte past the limit.
-    let mut limited = std::io::BufReader::new(std::io::Read::take(file, MAX_LOG_BYTES + 1));
-    let trace = read(&mut limited, &label);
+    read_capped(file, &label, MAX_LOG_BYTES)
+}
+
+/// [`read`] of at most `max` bytes of `from`, which may give no size up
+/// front (a device or a pipe): its reading stops one byte past `max`.
+fn read_capped(from: impl io::Read, label: &str, max: u64) -> Result<Trace, LogError> {
+    let mut limited = io::BufReader::new(from.take(max + 1));
+    let trace = read(&mut limited, label);
     if limited.get_ref().limit() == 0 {
-        return Err(fail(format!(
-            "it holds more than the {} a trace log may have",
-            crate::config::human_bytes(u128::from(MAX_LOG_BYTES))
-        )));
+        return Err(LogError::Read {
+            path: label.to_string(),
+            reason: format!(
+                "it holds more than the {} a trace log may have",
+                crate::config::human_bytes(u128::from(max))
+            ),
+        });
     }
     trace
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{read, read_capped};
+    use std::io::{BufReader, Read};
+
+    /// Past the cap a log is refused whatever its lines; within it, the
+    /// same bytes are judged by their lines.
+    #[test]
+    fn a_log_past_the_cap_is_refused_for_its_size() {
+        let blank = &b"\n\n\n\n\n\n"[..];
+        let err = read_capped(blank, "pipe", 4).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "cannot read pipe: it holds more than the 4 B a trace log may have"
+        );
+        let err = read_capped(blank, "pipe", 6).unwrap_err().to_string();
+        assert!(!err.contains("more than"), "{err}");
+    }
+
+    /// A line with no end (a device of zeros, say) is refused once it
+    /// passes the line cap, not read on to the file cap; a line of bytes
+    /// that are not UTF-8 is named as such.
+    #[test]
+    fn endless_or_binary_lines_are_refused_at_once() {
+        let endless = BufReader::new(std::io::repeat(b'x'));
+        let err = read(endless, "zeros").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "zeros:1: longer than the 16.0 MiB a trace line may have"
+        );
+        let binary = BufReader::new(&b"\n\xff\xfe\n"[..]);
+        let err = read(binary, "bin").unwrap_err().to_string();
+        assert!(err.starts_with("bin:2: not UTF-8"), "{err}");
+        // Under the cap a long line is read, and judged as JSON.
+        let long = BufReader::new(std::io::repeat(b' ').take(1 << 20).chain(&b"{"[..]));
+        let err = read(long, "long").unwrap_err().to_string();
+        assert!(err.starts_with("long:1: EOF while parsing"), "{err}");
+    }
 }

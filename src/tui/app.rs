@@ -1,19 +1,21 @@
 //! The app state and `update(&mut App, Action)`: every change of state
 //! goes through [`App::update`], so tests drive the app with actions alone.
-//! The quiz lives in [`quiz`], the lab tabs in [`labs`].
+//! The quiz lives in [`quiz`], the lab tabs in [`labs`], moving through
+//! the steps in `navigate` and tracing again in `retrace`.
 
 pub mod labs;
+mod navigate;
 pub mod quiz;
 mod retrace;
 
 use super::action::{Action, KeyMode};
 use super::theme::Theme;
 use crate::Run;
-use crate::config::{Act, Fault, ModelConfig, NormKind, Placement};
+use crate::config::{Act, ModelConfig, NormKind, Placement};
 use crate::trace::{Event, Failure};
 use labs::Labs;
 pub use quiz::{Quiz, parse_shape};
-pub use retrace::{Retrace, Switch};
+pub use retrace::{Given, Retrace, Switch, Wanted};
 use std::time::Duration;
 
 /// The tabs, in Tab order.
@@ -105,49 +107,6 @@ pub struct App {
     pub given: Given,
     pub quit: bool,
 }
-
-/// What the command line gave the stepper beyond the config: the request
-/// its full traces run under (loaded `--weights` and `--input`, the mode,
-/// `--max-memory`) and the files' names for the header.
-#[derive(Debug, Clone)]
-pub struct Given {
-    /// Always with values; never with hooks (each trace adds its own).
-    pub req: crate::Request,
-    /// The files the weights and input came from, e.g. `ckpt.safetensors`.
-    pub label: Option<String>,
-}
-
-impl Default for Given {
-    /// Seeded weights and input, the default mode and limit.
-    fn default() -> Self {
-        Self::new(&crate::Request::default(), None)
-    }
-}
-
-impl Given {
-    /// What `req` (from the command line) gives the stepper; `label`
-    /// names the files.
-    #[must_use]
-    pub fn new(req: &crate::Request, label: Option<String>) -> Self {
-        let req = crate::Request {
-            values: true,
-            hooks: crate::Hooks::default(),
-            ..req.clone()
-        };
-        Self { req, label }
-    }
-}
-
-/// A re-trace the event loop should run off the UI thread, under the
-/// app's [`Given`] request.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Wanted {
-    pub cfg: ModelConfig,
-    /// Why it is traced: the first full trace, or a live switch.
-    pub what: Retrace,
-}
-
-const PAGE: usize = 10;
 
 impl App {
     /// Traces `cfg` and opens on its first step.
@@ -296,15 +255,6 @@ impl App {
         }
     }
 
-    fn find(&self, from: usize, forward: bool, pred: impl Fn(&Event) -> bool) -> Option<usize> {
-        let ev = &self.run.trace.events;
-        if forward {
-            (from + 1..ev.len()).find(|&i| pred(&ev[i]))
-        } else {
-            (0..from.min(ev.len())).rev().find(|&i| pred(&ev[i]))
-        }
-    }
-
     /// Applies one action.
     pub fn update(&mut self, action: Action) {
         use Action as A;
@@ -353,128 +303,6 @@ impl App {
             self.quiz_input(action);
         } else {
             self.labs.update(self.tab, action, &self.cfg);
-        }
-    }
-
-    /// Moves through the steps.
-    fn navigate(&mut self, action: Action) {
-        use Action as A;
-        match action {
-            A::Next | A::Down => self.goto(self.cursor + 1),
-            A::Prev | A::Up => self.cursor = self.cursor.saturating_sub(1),
-            A::First => self.cursor = 0,
-            A::Last => self.goto(usize::MAX),
-            A::PageDown => self.goto(self.cursor + PAGE),
-            A::PageUp => self.cursor = self.cursor.saturating_sub(PAGE),
-            A::NextDeparture => self.jump(self.find(self.cursor, true, |e| e.departs), "departure"),
-            A::PrevDeparture => {
-                self.jump(self.find(self.cursor, false, |e| e.departs), "departure")
-            }
-            A::NextResidual => self.jump(
-                self.find(self.cursor, true, Event::is_residual),
-                "residual add",
-            ),
-            A::PrevResidual => self.jump(
-                self.find(self.cursor, false, Event::is_residual),
-                "residual add",
-            ),
-            A::Select(i) if i < self.rows() => self.goto(i),
-            A::NextHead => self.head = (self.head + 1) % self.cfg.heads,
-            A::PrevHead => self.head = (self.head + self.cfg.heads - 1) % self.cfg.heads,
-            _ => {}
-        }
-    }
-
-    fn jump(&mut self, to: Option<usize>, what: &str) {
-        match to {
-            Some(i) => {
-                self.goto(i);
-                self.status = None;
-            }
-            None => self.status = Some(format!("no further {what} in this direction")),
-        }
-    }
-
-    fn tick(&mut self) {
-        let Some(auto) = self.autoplay else { return };
-        if auto.paused {
-            return;
-        }
-        if self.cursor + 1 < self.rows() {
-            self.goto(self.cursor + 1);
-        } else if let Some(a) = &mut self.autoplay {
-            a.paused = true;
-            self.status = Some("autoplay reached the last step (space replays)".into());
-            self.cursor = 0;
-        }
-    }
-
-    fn cycle_fault(&mut self) {
-        let choices: Vec<Option<Fault>> = std::iter::once(None)
-            .chain(Fault::ALL.iter().copied().map(Some))
-            .collect();
-        let at = choices
-            .iter()
-            .position(|f| *f == self.cfg.fault)
-            .unwrap_or(0);
-        for k in 1..=choices.len() {
-            let mut cfg = self.cfg.clone();
-            cfg.fault = choices[(at + k) % choices.len()];
-            if cfg.validate().is_ok() {
-                self.rerun(cfg, Switch::Fault);
-                return;
-            }
-        }
-    }
-
-    /// Re-traces with `cfg`, keeping the cursor on the same path.
-    fn rerun(&mut self, cfg: ModelConfig, switch: Switch) {
-        let what = Retrace::Switch(switch);
-        if self.background {
-            self.status = Some(format!("{what}: tracing…"));
-            self.wanted = Some(Wanted { cfg, what });
-            return;
-        }
-        let result = self.trace(&cfg);
-        self.finish(cfg, &what, result);
-    }
-
-    /// Shows a finished re-trace of `cfg`, keeping the cursor on the same path.
-    pub fn finish(&mut self, cfg: ModelConfig, what: &Retrace, result: Result<Run, crate::Error>) {
-        let path = self.path(self.cursor).map(str::to_string);
-        self.progress = None;
-        match (*what, result) {
-            (Retrace::Values, Ok(run)) => {
-                self.status = run.plan.note().or_else(|| {
-                    self.given
-                        .label
-                        .as_ref()
-                        .map(|l| format!("values from {l}"))
-                });
-                self.run = run;
-                self.labs
-                    .refresh(self.tab, self.given.req.subject(&self.cfg));
-            }
-            (Retrace::Switch(switch), Ok(run)) => {
-                self.run = run;
-                self.source = None;
-                let value = switch.value(&cfg);
-                self.cfg = cfg;
-                let same =
-                    path.and_then(|p| (0..self.rows()).find(|&i| self.path(i) == Some(p.as_str())));
-                self.cursor = same
-                    .unwrap_or(self.cursor)
-                    .min(self.rows().saturating_sub(1));
-                self.quiz_rerun();
-                self.status = Some(match &self.run.trace.failure {
-                    Some(f) => format!(
-                        "{what} → {value}: ✗ {} stops the forward at {}",
-                        f.check, f.path
-                    ),
-                    None => format!("{what} → {value}: re-traced"),
-                });
-            }
-            (_, Err(e)) => self.status = Some(format!("cannot switch {what}: {e}")),
         }
     }
 }

@@ -1,7 +1,10 @@
-//! Why the stepper traces again: the first full trace after it opened on
-//! shapes, or a key that switched one setting of the model.
+//! Why the stepper traces again, the first full trace after it opened on
+//! shapes or a key that switched one setting of the model, and what every
+//! such trace is given: the command line's weights, input and limits.
 
-use crate::config::ModelConfig;
+use super::App;
+use crate::Run;
+use crate::config::{Fault, ModelConfig};
 use std::fmt;
 
 /// Why a trace is run: the first full trace, with values, after the
@@ -58,6 +61,118 @@ impl fmt::Display for Retrace {
         match self {
             Retrace::Values => f.write_str("values"),
             Retrace::Switch(s) => fmt::Display::fmt(s, f),
+        }
+    }
+}
+
+/// What the command line gave the stepper beyond the config: the request
+/// its full traces run under (loaded `--weights` and `--input`, the mode,
+/// `--max-memory`) and the files' names for the header.
+#[derive(Debug, Clone)]
+pub struct Given {
+    /// Always with values; never with hooks (each trace adds its own).
+    pub req: crate::Request,
+    /// The files the weights and input came from, e.g. `ckpt.safetensors`.
+    pub label: Option<String>,
+}
+
+impl Default for Given {
+    /// Seeded weights and input, the default mode and limit.
+    fn default() -> Self {
+        Self::new(&crate::Request::default(), None)
+    }
+}
+
+impl Given {
+    /// What `req` (from the command line) gives the stepper; `label`
+    /// names the files.
+    #[must_use]
+    pub fn new(req: &crate::Request, label: Option<String>) -> Self {
+        let req = crate::Request {
+            values: true,
+            hooks: crate::Hooks::default(),
+            ..req.clone()
+        };
+        Self { req, label }
+    }
+}
+
+/// A re-trace the event loop should run off the UI thread, under the
+/// app's [`Given`] request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wanted {
+    pub cfg: ModelConfig,
+    /// Why it is traced: the first full trace, or a live switch.
+    pub what: Retrace,
+}
+
+impl App {
+    pub(super) fn cycle_fault(&mut self) {
+        let choices: Vec<Option<Fault>> = std::iter::once(None)
+            .chain(Fault::ALL.iter().copied().map(Some))
+            .collect();
+        let at = choices
+            .iter()
+            .position(|f| *f == self.cfg.fault)
+            .unwrap_or(0);
+        for k in 1..=choices.len() {
+            let mut cfg = self.cfg.clone();
+            cfg.fault = choices[(at + k) % choices.len()];
+            if cfg.validate().is_ok() {
+                self.rerun(cfg, Switch::Fault);
+                return;
+            }
+        }
+    }
+
+    /// Re-traces with `cfg`, keeping the cursor on the same path.
+    pub(super) fn rerun(&mut self, cfg: ModelConfig, switch: Switch) {
+        let what = Retrace::Switch(switch);
+        if self.background {
+            self.status = Some(format!("{what}: tracing…"));
+            self.wanted = Some(Wanted { cfg, what });
+            return;
+        }
+        let result = self.trace(&cfg);
+        self.finish(cfg, &what, result);
+    }
+
+    /// Shows a finished re-trace of `cfg`, keeping the cursor on the same path.
+    pub fn finish(&mut self, cfg: ModelConfig, what: &Retrace, result: Result<Run, crate::Error>) {
+        let path = self.path(self.cursor).map(str::to_string);
+        self.progress = None;
+        match (*what, result) {
+            (Retrace::Values, Ok(run)) => {
+                self.status = run.plan.note().or_else(|| {
+                    self.given
+                        .label
+                        .as_ref()
+                        .map(|l| format!("values from {l}"))
+                });
+                self.run = run;
+                self.labs
+                    .refresh(self.tab, self.given.req.subject(&self.cfg));
+            }
+            (Retrace::Switch(switch), Ok(run)) => {
+                self.run = run;
+                self.source = None;
+                let value = switch.value(&cfg);
+                self.cfg = cfg;
+                let same =
+                    path.and_then(|p| (0..self.rows()).find(|&i| self.path(i) == Some(p.as_str())));
+                self.cursor = same
+                    .unwrap_or(self.cursor)
+                    .min(self.rows().saturating_sub(1));
+                self.quiz_rerun();
+                self.status = Some(match &self.run.trace.failure {
+                    Some(f) => format!(
+                        "{what} → {value}: ✗ {} stops the forward at {}",
+                        f.check, f.path
+                    ),
+                    None => format!("{what} → {value}: re-traced"),
+                });
+            }
+            (_, Err(e)) => self.status = Some(format!("cannot switch {what}: {e}")),
         }
     }
 }

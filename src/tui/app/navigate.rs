@@ -1,0 +1,79 @@
+//! Moving through the steps: one at a time, by pages, to the next
+//! departure or residual add, to a clicked row, and by autoplay.
+
+use super::{Action, App, Event};
+
+/// Steps a page key moves.
+const PAGE: usize = 10;
+
+impl App {
+    /// The nearest event after `from` (or before it) that `pred` picks.
+    pub(super) fn find(
+        &self,
+        from: usize,
+        forward: bool,
+        pred: impl Fn(&Event) -> bool,
+    ) -> Option<usize> {
+        let ev = &self.run.trace.events;
+        if forward {
+            (from + 1..ev.len()).find(|&i| pred(&ev[i]))
+        } else {
+            (0..from.min(ev.len())).rev().find(|&i| pred(&ev[i]))
+        }
+    }
+
+    /// Moves through the steps.
+    pub(super) fn navigate(&mut self, action: Action) {
+        use Action as A;
+        match action {
+            A::Next | A::Down => self.goto(self.cursor + 1),
+            A::Prev | A::Up => self.cursor = self.cursor.saturating_sub(1),
+            A::First => self.cursor = 0,
+            A::Last => self.goto(usize::MAX),
+            A::PageDown => self.goto(self.cursor + PAGE),
+            A::PageUp => self.cursor = self.cursor.saturating_sub(PAGE),
+            A::NextDeparture => self.jump(self.find(self.cursor, true, |e| e.departs), "departure"),
+            A::PrevDeparture => {
+                self.jump(self.find(self.cursor, false, |e| e.departs), "departure")
+            }
+            A::NextResidual => self.jump(
+                self.find(self.cursor, true, Event::is_residual),
+                "residual add",
+            ),
+            A::PrevResidual => self.jump(
+                self.find(self.cursor, false, Event::is_residual),
+                "residual add",
+            ),
+            A::Select(i) if i < self.rows() => self.goto(i),
+            A::NextHead => self.head = (self.head + 1) % self.cfg.heads,
+            A::PrevHead => self.head = (self.head + self.cfg.heads - 1) % self.cfg.heads,
+            _ => {}
+        }
+    }
+
+    /// Moves to `to`, or says there is no further `what` that way.
+    pub(super) fn jump(&mut self, to: Option<usize>, what: &str) {
+        match to {
+            Some(i) => {
+                self.goto(i);
+                self.status = None;
+            }
+            None => self.status = Some(format!("no further {what} in this direction")),
+        }
+    }
+
+    /// One autoplay step: the next step, or a pause at the last.
+    pub(super) fn tick(&mut self) {
+        let Some(auto) = self.autoplay else { return };
+        if auto.paused {
+            return;
+        }
+        if self.cursor + 1 < self.rows() {
+            self.goto(self.cursor + 1);
+        } else if let Some(a) = &mut self.autoplay {
+            a.paused = true;
+            self.status = Some("autoplay reached the last step (space replays)".into());
+            self.cursor = 0;
+        }
+    }
+}

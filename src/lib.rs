@@ -71,6 +71,16 @@ pub enum Error {
     InputShape { got: String, want: String, d: usize },
     #[error("--input is {got}; allowed: a rank-3 array (B, T, d_model)")]
     InputRank { got: String },
+    #[error(
+        "--{flag} {value} contradicts --input {path}, whose {dim} is {file}; allowed: --{flag} {file}, or no --{flag} (B and T come from the file)"
+    )]
+    InputDims {
+        flag: &'static str,
+        value: usize,
+        path: String,
+        dim: &'static str,
+        file: usize,
+    },
     #[error("the run was cancelled")]
     Cancelled,
 }

@@ -79,6 +79,21 @@ pub fn resolve(
                 got: crate::ops::fmt_shape(x.shape()),
             });
         };
+        for (flag, dim, value, file) in [("batch", "B", flags.batch, b), ("seq", "T", flags.seq, t)]
+        {
+            if let Some(value) = value.filter(|&v| v != file) {
+                return Err(Error::InputDims {
+                    flag,
+                    value,
+                    path: src
+                        .input
+                        .as_deref()
+                        .map_or_else(String::new, |p| p.display().to_string()),
+                    dim,
+                    file,
+                });
+            }
+        }
         dims.batch = Some(b);
         dims.seq = Some(t);
     }

@@ -144,6 +144,16 @@ fn cases() -> Vec<Case> {
             &["2000000", "1..="],
         ),
         case(
+            "memory limit not a size",
+            &["check", "--max-memory", "banana"],
+            &["'banana' is not a size", "allowed: a number with an optional unit"],
+        ),
+        case(
+            "memory limit negative",
+            &["check", "--max-memory", "-1GiB"],
+            &["'-1GiB' is not a size", "at least 1 byte"],
+        ),
+        case(
             "memory",
             &["check", "--numeric", "--d-model", "65536", "--seq", "65536"],
             &["GiB", "limit"],
@@ -458,6 +468,8 @@ fn cases() -> Vec<Case> {
         with_file(case("weights wrong shape", &["check", "--weights", "w.safetensors", "--heads", "4"], &["expected (64,64)", "found (256,64)"]), "w.safetensors", fixture_with(b"\"shape\":[192,64]", b"\"shape\":[64,192]")),
         // .npy inputs.
         with_file(case("input wrong shape", &["check", "--input", "x.npy"], &["(2,4,32)", "d_model 64"]), "x.npy", npy("<f4", "(2, 4, 32)", 2 * 4 * 32 * 4)),
+        with_file(case("input against --seq", &["check", "--input", "x.npy", "--seq", "3"], &["--seq 3 contradicts --input x.npy, whose T is 4", "allowed: --seq 4, or no --seq"]), "x.npy", npy("<f4", "(2, 4, 64)", 2 * 4 * 64 * 4)),
+        with_file(case("input against --batch", &["check", "--input", "x.npy", "--batch", "1"], &["--batch 1 contradicts --input x.npy, whose B is 2"]), "x.npy", npy("<f4", "(2, 4, 64)", 2 * 4 * 64 * 4)),
         with_file(case("input wrong dtype", &["check", "--input", "x.npy"], &["'<f8'", "'<f4'"]), "x.npy", npy("<f8", "(2, 4, 64)", 2 * 4 * 64 * 8)),
         with_file(case("input corrupt", &["check", "--input", "x.npy"], &["x.npy", "not a valid .npy"]), "x.npy", b"\x93NUMPY garbage".to_vec()),
         case("input missing", &["check", "--input", "x.npy"], &["x.npy", "No such file"]),

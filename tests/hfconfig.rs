@@ -106,7 +106,11 @@ fn bad_files_name_the_problem_on_one_line() {
         ),
         (
             r#"{"hidden_size": 768}"#,
-            &["'(none)'", "gpt2, llama, mistral"],
+            &["missing field 'model_type'; allowed: gpt2, llama, mistral"],
+        ),
+        (
+            r#"{"model_type": 2, "hidden_size": 768}"#,
+            &["model_type '2' is not supported; allowed: gpt2, llama, mistral"],
         ),
         (
             r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4}"#,

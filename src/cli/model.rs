@@ -55,7 +55,7 @@ pub struct ModelArgs {
     pub numeric: bool,
     /// Memory limit of a numeric run, e.g. 4GiB, 512MiB, 2G (binary units);
     /// above it the run traces shapes only, with a note. Default 4GiB.
-    #[arg(long, global = true, value_name = "SIZE", value_parser = size)]
+    #[arg(long, global = true, value_name = "SIZE", value_parser = size, allow_hyphen_values = true)]
     pub max_memory: Option<u128>,
     /// B, the batch size.
     #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]

@@ -29,6 +29,8 @@ pub enum HfError {
     Json { path: String, msg: String },
     #[error("{path}: model_type '{got}' is not supported; allowed: {SUPPORTED}")]
     ModelType { path: String, got: String },
+    #[error("{path}: missing field 'model_type'; allowed: {SUPPORTED}")]
+    NoModelType { path: String },
     #[error("{path}: missing field '{field}' (needed for model_type {model_type})")]
     Missing {
         path: String,
@@ -138,7 +140,13 @@ pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
             msg: "the top level is not an object".into(),
         });
     };
-    let model_type = map.get("model_type").and_then(Value::as_str).unwrap_or("");
+    let model_type = match map.get("model_type") {
+        None => return Err(HfError::NoModelType { path: path.into() }),
+        Some(v) => v.as_str().ok_or_else(|| HfError::ModelType {
+            path: path.into(),
+            got: crate::text::one_line(&v.to_string()),
+        })?,
+    };
     let f = Fields {
         map,
         path,
@@ -150,11 +158,7 @@ pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
         other => {
             return Err(HfError::ModelType {
                 path: path.into(),
-                got: if other.is_empty() {
-                    "(none)".into()
-                } else {
-                    crate::text::one_line(other)
-                },
+                got: crate::text::one_line(other),
             });
         }
     };

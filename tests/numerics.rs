@@ -315,6 +315,42 @@ fn fused_passes_record_what_the_ops_one_at_a_time_record() {
     assert_eq!(seen_fused, 3);
 }
 
+/// The fused core against scores, softmax and weighted sum one at a time,
+/// where the trace's own runs never reach: one head (its products on every
+/// core), several row tiles with a short last one, keys fewer or more than
+/// the queries, with and without the causal mask.
+#[test]
+fn fused_attention_is_the_three_ops_across_tiles_heads_and_lengths() {
+    let b = Numeric::<f32>::new();
+    for (heads, t, s, causal) in [
+        (1, 300, 300, true),
+        (3, 520, 520, true),
+        (2, 300, 333, false),
+        (2, 270, 900, true),
+    ] {
+        let what = format!("{heads} heads, T {t}, S {s}, causal {causal}");
+        let q = b.normal(&[1, heads, t, 16], 1);
+        let (k, v) = (
+            b.normal(&[1, heads, s, 16], 2),
+            b.normal(&[1, heads, s, 8], 3),
+        );
+        let (scores, weights, context) = b.attention(&q, &k, &v, 16, causal).expect(&what);
+        let sc = b.apply(&Op::Scores { head_dim: 16 }, &[&q, &k]).unwrap();
+        let w = b.apply(&Op::Softmax { causal }, &[&sc]).unwrap();
+        let cx = b.apply(&Op::WeightedSum, &[&w, &v]).unwrap();
+        let stats = |t: &ArrayD<f32>| b.summary(t).unwrap().0;
+        stats_close(scores, stats(&sc), 1e-6, &format!("{what}: scores"));
+        stats_close(weights, stats(&w), 1e-6, &format!("{what}: weights"));
+        assert_eq!(context.shape(), cx.shape(), "{what}");
+        let d = context
+            .iter()
+            .zip(&cx)
+            .map(|(a, c)| (a - c).abs())
+            .fold(0.0, f32::max);
+        assert!(d < 1e-5, "{what}: contexts differ by {d}");
+    }
+}
+
 /// The fused pass fails where the three ops fail: a non-finite score stops
 /// the forward at `scores`, with the finite check.
 #[test]

@@ -1,7 +1,9 @@
 //! Attention's core in one pass over row tiles of each head: the scores
-//! q·kᵀ/√hd, their stats, the softmax, the weights' stats and the weighted
-//! sum, while the tile is in cache. No (B, h, T, S) tensor is built: the
-//! trace keeps only stats of tensors that large.
+//! q·kᵀ/√hd and their stats, the exps and the weights' stats, and the
+//! weighted sum of the exps, while the tile is in cache; each context row is
+//! then multiplied by one over its exps' sum. No (B, h, T, S) tensor is
+//! built: the trace keeps only stats of tensors that large. The context's
+//! stats are one pass over it at the end.
 
 use super::moments::{Moments, stats};
 use super::softmax::softmax_parts;
@@ -93,9 +95,8 @@ pub fn attention<F: Scalar>(
         .flat_map(ArrayViewMut3::into_outer_iter_mut)
         .collect();
     let parts: Vec<_> = if b * h > 1 {
-        // One job, so one tile, a thread: the heads cost the same.
-        let per_thread = (b * h).div_ceil(rayon::current_num_threads());
-        let parts = heads.into_par_iter().enumerate().with_min_len(per_thread);
+        // A tile for each job rayon splits off, reused by its heads.
+        let parts = heads.into_par_iter().enumerate();
         parts.map_init(new_tile, head).collect()
     } else {
         let mut tile = new_tile();

@@ -141,40 +141,40 @@ pub fn norm_rows<F: Scalar>(
 }
 
 vectorised! {
-/// One row of [`norm_rows`], `y = (x − mean) / √(var + eps) · γ + β` (no
-/// mean for RMSNorm), and the moments of `y`, [`vectorised!`].
-fn norm_row<F: Scalar>(
-    x: &[F],
-    y: &mut [F],
-    kind: NormKind,
-    eps: F,
-    g: &[F],
-    b: Option<&[F]>,
-) -> Moments {
-    let n = F::of(x.len() as f64);
-    let mean = match kind {
-        NormKind::LayerNorm => lane_sum(x) / n,
-        NormKind::RmsNorm => F::zero(),
-    };
-    let var = fold_lanes(
-        lanes(x, F::zero(), |a, v| a + (v - mean) * (v - mean)),
-        |a, b| a + b,
-    ) / n;
-    let inv = (var + eps).sqrt().recip();
-    match b {
-        Some(b) => {
-            for (((y, &v), &g), &b) in y.iter_mut().zip(x).zip(g).zip(b) {
-                *y = (v - mean) * inv * g + b;
+    /// One row of [`norm_rows`], `y = (x − mean) / √(var + eps) · γ + β` (no
+    /// mean for RMSNorm), and the moments of `y`, [`vectorised!`].
+    fn norm_row<F: Scalar>(
+        x: &[F],
+        y: &mut [F],
+        kind: NormKind,
+        eps: F,
+        g: &[F],
+        b: Option<&[F]>,
+    ) -> Moments {
+        let n = F::of(x.len() as f64);
+        let mean = match kind {
+            NormKind::LayerNorm => lane_sum(x) / n,
+            NormKind::RmsNorm => F::zero(),
+        };
+        let var = fold_lanes(
+            lanes(x, F::zero(), |a, v| a + (v - mean) * (v - mean)),
+            |a, b| a + b,
+        ) / n;
+        let inv = (var + eps).sqrt().recip();
+        match b {
+            Some(b) => {
+                for (((y, &v), &g), &b) in y.iter_mut().zip(x).zip(g).zip(b) {
+                    *y = (v - mean) * inv * g + b;
+                }
+            }
+            None => {
+                for ((y, &v), &g) in y.iter_mut().zip(x).zip(g) {
+                    *y = (v - mean) * inv * g;
+                }
             }
         }
-        None => {
-            for ((y, &v), &g) in y.iter_mut().zip(x).zip(g) {
-                *y = (v - mean) * inv * g;
-            }
-        }
+        Moments::of_inline(y)
     }
-    Moments::of_inline(y)
-}
 }
 
 /// Rotary position embedding of each hd-long row of a (…, T, hd) tensor,

@@ -70,7 +70,9 @@ impl Moments {
         s1: [F; LANES],
         s2: [F; LANES],
     ) -> Self {
-        // `min` and `max` pass over NaN, as the lanes' comparisons did.
+        // `min` and `max` pass over a NaN lane, which only a NaN shift
+        // makes (comparisons never take a NaN in); the sums carry NaN and
+        // ±inf into `finite`.
         let (min, max) = (fold_lanes(lo, F::min).f64(), fold_lanes(hi, F::max).f64());
         let (s1, s2) = (
             fold_lanes(s1, |a, b| a + b).f64(),
@@ -125,6 +127,21 @@ impl Moments {
         self.max
     }
 
+    /// The moments of `n` zeros.
+    pub fn zeros(n: usize) -> Self {
+        if n == 0 {
+            return Self::EMPTY;
+        }
+        Self {
+            n: n as f64,
+            min: 0.0,
+            max: 0.0,
+            mean: 0.0,
+            m2: 0.0,
+            finite: true,
+        }
+    }
+
     /// The moments of these values each times `k`.
     pub fn scaled(self, k: f64) -> Self {
         let (a, b) = (self.min * k, self.max * k);
@@ -176,7 +193,15 @@ mod tests {
             (whole.min, whole.max, whole.mean)
         );
         assert!((two.std - whole.std).abs() < 1e-15 && (two.std - 8f64.sqrt()).abs() < 1e-15);
-        for parts in [[a, Moments::EMPTY], [Moments::EMPTY, a]] {
+        // An empty part whose lanes are not ±inf: min 1, max 0 from n = 0.
+        let lanes = |v: f32| [v; super::LANES];
+        let odd = Moments::from_lanes(0, 0.0, lanes(1.0), lanes(0.0), lanes(0.0), lanes(0.0));
+        for parts in [
+            [a, odd],
+            [odd, a],
+            [a, Moments::EMPTY],
+            [Moments::zeros(0), a],
+        ] {
             let s = Moments::total(parts);
             assert_eq!((s.min, s.max, s.mean, s.std), (5.0, 7.0, 6.0, 1.0));
         }

@@ -4,6 +4,7 @@ use ndarray::{ArrayD, IxDyn};
 use shapetrace::config::NormKind;
 use shapetrace::ops::numeric::Numeric;
 use shapetrace::ops::{Backend, NormAxis, Op, Unary};
+mod common;
 
 fn arr(shape: &[usize], v: &[f64]) -> ArrayD<f64> {
     ArrayD::from_shape_vec(IxDyn(shape), v.to_vec()).unwrap()
@@ -293,11 +294,7 @@ fn fused_passes_record_what_the_ops_one_at_a_time_record() {
             );
             stats_close(f.stats.unwrap(), w.stats.unwrap(), 1e-5, &f.path);
         }
-        let d = y1
-            .iter()
-            .zip(&y2)
-            .map(|(a, c)| (a - c).abs())
-            .fold(0.0, f32::max);
+        let d = common::max_diff(&y1, &y2);
         assert!(d < 1e-5, "{preset}: outputs differ by {d}");
         // The backend does fuse these (2, 4, 48, 48) scores, and keeps
         // tensors small enough to preview whole.
@@ -342,11 +339,7 @@ fn fused_attention_is_the_three_ops_across_tiles_heads_and_lengths() {
         stats_close(scores, stats(&sc), 1e-6, &format!("{what}: scores"));
         stats_close(weights, stats(&w), 1e-6, &format!("{what}: weights"));
         assert_eq!(context.shape(), cx.shape(), "{what}");
-        let d = context
-            .iter()
-            .zip(&cx)
-            .map(|(a, c)| (a - c).abs())
-            .fold(0.0, f32::max);
+        let d = common::max_diff(&context, &cx);
         assert!(d < 1e-5, "{what}: contexts differ by {d}");
     }
 }

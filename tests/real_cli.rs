@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
+mod common;
 
 fn shapetrace(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_shapetrace"))
@@ -45,11 +46,7 @@ fn a_nanogpt_checkpoint_traces_to_pytorchs_output() {
     assert!(text(&o.stdout).contains("ln_f"));
     let got = shapetrace::npy::read(&out).unwrap();
     let want = shapetrace::npy::read(Path::new("tests/fixtures/nanogpt-tiny-output.npy")).unwrap();
-    let diff = got
-        .iter()
-        .zip(&want)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f32::max);
+    let diff = common::max_diff(&got, &want);
     assert!(diff < 1e-4, "{diff}");
 }
 

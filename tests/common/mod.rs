@@ -108,3 +108,14 @@ pub fn small_configs(faults: bool) -> impl proptest::strategy::Strategy<Value = 
             },
         )
 }
+
+/// The largest difference between two arrays' values, in order.
+pub fn max_diff<'a>(
+    a: impl IntoIterator<Item = &'a f32>,
+    b: impl IntoIterator<Item = &'a f32>,
+) -> f32 {
+    a.into_iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}

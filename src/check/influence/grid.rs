@@ -1,0 +1,99 @@
+//! A probe's [`Influence`] as a grid of cells, one a batch element and
+//! position of each shown tensor, and as text with a verdict.
+
+use super::Influence;
+
+/// One cell of a probe grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell {
+    Same,
+    /// Changed, as it may.
+    Changed,
+    /// Changed where the probe forbids it.
+    Leak,
+}
+
+impl Cell {
+    /// `·`, `●` or `✗`.
+    #[must_use]
+    pub fn glyph(self) -> &'static str {
+        match self {
+            Cell::Same => "·",
+            Cell::Changed => "●",
+            Cell::Leak => "✗",
+        }
+    }
+}
+
+impl Influence {
+    /// The shown rows as (path, cells per batch element per position), at
+    /// most `max_b` batch elements and `max_t` positions.
+    #[must_use]
+    pub fn grid(&self, max_b: usize, max_t: usize) -> Vec<(&str, Vec<Vec<Cell>>)> {
+        self.rows
+            .iter()
+            .filter(|r| self.kind.shows(r))
+            .map(|r| {
+                let cells = (0..r.batch.min(max_b))
+                    .map(|b| {
+                        (0..r.seq.min(max_t))
+                            .map(
+                                |t| match (r.at(b, t), self.kind.forbids(self.token, b, t)) {
+                                    (false, _) => Cell::Same,
+                                    (true, false) => Cell::Changed,
+                                    (true, true) => Cell::Leak,
+                                },
+                            )
+                            .collect()
+                    })
+                    .collect();
+                (r.path.as_str(), cells)
+            })
+            .collect()
+    }
+
+    /// The grid as text, with a verdict line.
+    #[must_use]
+    pub fn text(&self) -> String {
+        use std::fmt::Write as _;
+        let grid = self.grid(usize::MAX, usize::MAX);
+        let w = grid.iter().map(|(p, _)| p.len()).max().unwrap_or(6).max(6) + 2;
+        let mut out = format!(
+            "{}: token {} of batch 0 moved; ● changed, ✗ changed where it must not, · unchanged\n",
+            self.kind.name(),
+            self.token
+        );
+        let mut leaks = 0;
+        for (path, batches) in &grid {
+            let _ = write!(out, "{path:<w$}");
+            for (b, cells) in batches.iter().enumerate() {
+                let row: Vec<&str> = cells.iter().map(|c| c.glyph()).collect();
+                leaks += cells.iter().filter(|c| **c == Cell::Leak).count();
+                let _ = write!(out, "b{b} {}  ", row.join(" "));
+            }
+            out = out.trim_end().to_string();
+            out.push('\n');
+        }
+        let _ = writeln!(
+            out,
+            "{}",
+            if leaks == 0 {
+                format!("✓ {} holds for token {}", self.kind.name(), self.token)
+            } else {
+                format!(
+                    "✗ {} fails: {leaks} row(s) changed that must not",
+                    self.kind.name()
+                )
+            }
+        );
+        out
+    }
+
+    /// Whether any shown row changed where it must not.
+    #[must_use]
+    pub fn leaks(&self) -> bool {
+        self.grid(usize::MAX, usize::MAX)
+            .iter()
+            .any(|(_, b)| b.iter().flatten().any(|c| *c == Cell::Leak))
+    }
+}

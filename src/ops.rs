@@ -7,8 +7,11 @@
 //! backend refuses is refused by the other with the same message.
 
 mod formula;
+mod infer;
 pub mod numeric;
 pub mod shape;
+
+pub use infer::OpError;
 
 use crate::config::{DType, NormKind};
 
@@ -81,175 +84,6 @@ pub enum Op {
     SwiGlu,
     /// The residual add: stream + update, same shapes.
     Add,
-}
-
-/// An op refused the shapes it was given.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct OpError(pub String);
-
-fn need(ok: bool, msg: impl FnOnce() -> String) -> Result<(), OpError> {
-    if ok { Ok(()) } else { Err(OpError(msg())) }
-}
-
-fn rank(shape: &[usize], r: usize, what: &str) -> Result<(), OpError> {
-    need(shape.len() == r, || {
-        format!("{what} must have rank {r}, got {}", fmt_shape(shape))
-    })
-}
-
-impl Op {
-    /// Short name of the op, as in the trace's `op` field.
-    #[must_use]
-    pub fn name(&self) -> &'static str {
-        match self {
-            Op::Linear => "linear",
-            Op::Norm {
-                kind: NormKind::LayerNorm,
-                ..
-            } => "layernorm",
-            Op::Norm {
-                kind: NormKind::RmsNorm,
-                ..
-            } => "rmsnorm",
-            Op::SplitHeads { .. } => "split_heads",
-            Op::RepeatKv { .. } => "repeat_kv",
-            Op::Rope { .. } => "rope",
-            Op::Scores { .. } => "scores",
-            Op::Softmax { .. } => "softmax",
-            Op::WeightedSum => "weighted_sum",
-            Op::MergeHeads(Merge::Transpose) => "merge_heads",
-            Op::MergeHeads(Merge::BareReshape) => "reshape",
-            Op::Act(Unary::Relu) => "relu",
-            Op::Act(Unary::Gelu) => "gelu",
-            Op::Act(Unary::GeluTanh) => "gelu_tanh",
-            Op::SwiGlu => "swiglu",
-            Op::Add => "add",
-        }
-    }
-
-    /// The output shape for these input shapes, or why they do not fit.
-    ///
-    /// # Errors
-    /// [`OpError`] naming the operand shapes that do not fit.
-    pub fn infer(&self, ins: &[&[usize]]) -> Result<Shape, OpError> {
-        let x = ins.first().copied().unwrap_or(&[]);
-        match self {
-            Op::Linear => {
-                let w = ins.get(1).copied().unwrap_or(&[]);
-                rank(w, 2, "W")?;
-                need(x.last() == Some(&w[0]), || {
-                    format!(
-                        "x·W needs x's last axis = W's rows: {} · {}",
-                        fmt_shape(x),
-                        fmt_shape(w)
-                    )
-                })?;
-                if let Some(b) = ins.get(2) {
-                    need(b.len() == 1 && b[0] == w[1], || {
-                        format!(
-                            "bias {} does not match x·W's last axis {}",
-                            fmt_shape(b),
-                            w[1]
-                        )
-                    })?;
-                }
-                let mut out = x.to_vec();
-                *out.last_mut().unwrap_or(&mut 0) = w[1];
-                Ok(out)
-            }
-            Op::Norm { .. } => {
-                rank(x, 3, "norm input")?;
-                for p in &ins[1..] {
-                    need(p.len() == 1 && p[0] == x[2], || {
-                        format!("norm weight {} does not match d={}", fmt_shape(p), x[2])
-                    })?;
-                }
-                Ok(x.to_vec())
-            }
-            Op::SplitHeads { heads, .. } => {
-                rank(x, 3, "split_heads input")?;
-                need(*heads > 0 && x[2] % heads == 0, || {
-                    format!("{} does not split into {heads} heads", x[2])
-                })?;
-                Ok(vec![x[0], *heads, x[1], x[2] / heads])
-            }
-            Op::Rope { .. } => {
-                rank(x, 4, "rope input")?;
-                need(x[3] % 2 == 0, || {
-                    format!("rope needs an even head size, got {}", x[3])
-                })?;
-                Ok(x.to_vec())
-            }
-            Op::RepeatKv { rep } => {
-                rank(x, 4, "repeat_kv input")?;
-                Ok(vec![x[0], x[1] * rep, x[2], x[3]])
-            }
-            Op::Scores { .. } => {
-                let k = ins.get(1).copied().unwrap_or(&[]);
-                rank(x, 4, "q")?;
-                rank(k, 4, "k")?;
-                need(x[0] == k[0] && x[1] == k[1] && x[3] == k[3], || {
-                    format!("q {} and k {} do not pair", fmt_shape(x), fmt_shape(k))
-                })?;
-                Ok(vec![x[0], x[1], x[2], k[2]])
-            }
-            Op::Softmax { .. } | Op::Act(_) => Ok(x.to_vec()),
-            Op::WeightedSum => {
-                let v = ins.get(1).copied().unwrap_or(&[]);
-                rank(x, 4, "weights")?;
-                rank(v, 4, "v")?;
-                need(x[0] == v[0] && x[1] == v[1] && x[3] == v[2], || {
-                    format!(
-                        "weights {} and v {} do not pair",
-                        fmt_shape(x),
-                        fmt_shape(v)
-                    )
-                })?;
-                Ok(vec![x[0], x[1], x[2], v[3]])
-            }
-            Op::MergeHeads(_) => {
-                rank(x, 4, "merge input")?;
-                Ok(vec![x[0], x[2], x[1] * x[3]])
-            }
-            Op::SwiGlu | Op::Add => {
-                let y = ins.get(1).copied().unwrap_or(&[]);
-                need(x == y, || {
-                    format!("{} and {} differ", fmt_shape(x), fmt_shape(y))
-                })?;
-                Ok(x.to_vec())
-            }
-        }
-    }
-
-    /// Names of the output axes, from the input axes' names.
-    #[must_use]
-    pub fn axes(&self, ins: &[&[String]]) -> Vec<String> {
-        let x = ins.first().copied().unwrap_or(&[]);
-        let at = |v: &[String], i: usize| v.get(i).cloned().unwrap_or_else(|| "?".into());
-        let owned = |names: &[&str]| names.iter().map(|s| (*s).to_string()).collect();
-        match self {
-            Op::Linear => {
-                let mut out = x.to_vec();
-                if let (Some(last), Some(w)) = (out.last_mut(), ins.get(1)) {
-                    *last = at(w, 1);
-                }
-                out
-            }
-            Op::SplitHeads { axis, .. } => owned(&[&at(x, 0), axis, &at(x, 1), "hd"]),
-            Op::RepeatKv { .. } => owned(&[&at(x, 0), "h", &at(x, 2), &at(x, 3)]),
-            Op::Scores { .. } => {
-                let k = ins.get(1).copied().unwrap_or(&[]);
-                owned(&[&at(x, 0), &at(x, 1), &at(x, 2), &at(k, 2)])
-            }
-            Op::WeightedSum => {
-                let v = ins.get(1).copied().unwrap_or(&[]);
-                owned(&[&at(x, 0), &at(x, 1), &at(x, 2), &at(v, 3)])
-            }
-            Op::MergeHeads(_) => owned(&[&at(x, 0), &at(x, 2), "d"]),
-            _ => x.to_vec(),
-        }
-    }
 }
 
 /// How a parameter is initialised.

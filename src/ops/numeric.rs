@@ -6,6 +6,7 @@
 mod act;
 pub mod fused;
 mod heads;
+mod in_place;
 mod kernels;
 mod layers;
 pub mod matmul;
@@ -16,17 +17,16 @@ mod softmax;
 
 pub use scalar::Scalar;
 
-use act::{silu, unary};
-use heads::{merge_in_place, split_heads, swap_middle};
+use heads::{merge_in_place, per_head, split_heads, swap_middle};
+use in_place::{in_place, keeps_shape};
 use layers::{linear, linear_act, norm};
 
 use super::{Backend, Init, Merge, Op, OpError, PREVIEW_MAX, Stats, Unary};
 use crate::config::DType;
-use ndarray::{ArrayD, ArrayViewMut2, IxDyn, s};
+use ndarray::{ArrayD, IxDyn, s};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
-use rayon::prelude::*;
 use std::sync::Mutex;
 
 /// Runs ops on `ArrayD<F>`.
@@ -104,71 +104,6 @@ fn fingerprint<F: Scalar>(t: &ArrayD<F>) -> u64 {
     v.iter()
         .step_by(step)
         .fold(0u64, |h, x| h.rotate_left(5) ^ x.f64().to_bits())
-}
-
-/// `alpha · a[b,h] · c[b,h]` (with c transposed when `ct`) for every batch
-/// and head of rank-4 arrays, written straight into the output; the heads
-/// run in parallel, each product on one thread.
-fn per_head<F: Scalar>(
-    mut y: ArrayD<F>,
-    a: &ArrayD<F>,
-    c: &ArrayD<F>,
-    ct: bool,
-    alpha: F,
-) -> (ArrayD<F>, Stats) {
-    let out = y.shape().to_vec();
-    let heads = out[1];
-    let size = out[2] * out[3];
-    let one = |i: usize, yi: &mut [F]| {
-        let (bi, hi) = (i / heads, i % heads);
-        let ai = a.slice(s![bi, hi, .., ..]);
-        let ci = c.slice(s![bi, hi, .., ..]);
-        let ci = if ct { ci.reversed_axes() } else { ci };
-        let mut yi = ArrayViewMut2::from_shape((out[2], out[3]), yi).expect(CHECKED);
-        matmul::matmul(alpha, &ai, &ci, &mut yi, out[0] * heads == 1);
-        moments::Moments::of(yi.as_slice().expect("a row-major chunk"))
-    };
-    let ys = slice_mut(&mut y);
-    let parts: Vec<_> = if ys.len() >= kernels::PAR_MIN {
-        ys.par_chunks_mut(size.max(1))
-            .enumerate()
-            .map(|(i, yi)| one(i, yi))
-            .collect()
-    } else {
-        ys.chunks_mut(size.max(1))
-            .enumerate()
-            .map(|(i, yi)| one(i, yi))
-            .collect()
-    };
-    (y, moments::Moments::total(parts))
-}
-
-/// Ops that keep their first operand's shape, computed into its buffer.
-fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>]) -> Stats {
-    let shape = y.shape().to_vec();
-    let out = slice_mut(y);
-    match op {
-        Op::Softmax { causal } => {
-            let nd = shape.len();
-            softmax::softmax_rows(out, shape[nd - 2], shape[nd - 1], *causal)
-        }
-        Op::Act(u) => unary(*u, out),
-        Op::Rope { theta } => {
-            let nd = shape.len();
-            kernels::rope_rows(out, shape[nd - 2], shape[nd - 1], *theta)
-        }
-        Op::SwiGlu => kernels::zip_mut(out, &flat(rest[0]), |g, u| silu(g) * u),
-        Op::Add => kernels::zip_mut(out, &flat(rest[0]), |a, b| a + b),
-        _ => unreachable!("in_place computes only the ops keeps_shape names"),
-    }
-}
-
-/// Whether [`in_place`] computes `op`.
-fn keeps_shape(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Softmax { .. } | Op::Act(_) | Op::SwiGlu | Op::Add | Op::Rope { .. }
-    )
 }
 
 impl<F: Scalar> Backend for Numeric<F> {

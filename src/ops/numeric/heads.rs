@@ -1,9 +1,11 @@
 //! Splitting and merging heads: by strides where the memory allows, by a
-//! copy with the stats on the way where it does not.
+//! copy with the stats on the way where it does not; and the products of
+//! each head, one op at a time.
 
-use super::{CHECKED, Scalar, flat, kernels, slice_mut};
+use super::{CHECKED, Scalar, flat, kernels, matmul, moments, slice_mut};
 use crate::ops::Stats;
-use ndarray::{ArrayD, ArrayViewD, IxDyn};
+use ndarray::{ArrayD, ArrayViewD, ArrayViewMut2, IxDyn, s};
+use rayon::prelude::*;
 
 /// x read as (A, B, C, D), row-major, copied as (A, C, B, D) into a new
 /// array of `shape`, one (B, D) slab at a time, with the stats on the way:
@@ -55,4 +57,41 @@ pub(super) fn relayout<F: Scalar>(view: ArrayViewD<F>, shape: &[usize]) -> Array
     let mut y = ArrayD::zeros(view.raw_dim());
     y.assign(&view);
     y.into_shape_with_order(IxDyn(shape)).expect(CHECKED)
+}
+
+/// `alpha · a[b,h] · c[b,h]` (with c transposed when `ct`) for every batch
+/// and head of rank-4 arrays, written straight into the output; the heads
+/// run in parallel, each product on one thread.
+pub(super) fn per_head<F: Scalar>(
+    mut y: ArrayD<F>,
+    a: &ArrayD<F>,
+    c: &ArrayD<F>,
+    ct: bool,
+    alpha: F,
+) -> (ArrayD<F>, Stats) {
+    let out = y.shape().to_vec();
+    let heads = out[1];
+    let size = out[2] * out[3];
+    let one = |i: usize, yi: &mut [F]| {
+        let (bi, hi) = (i / heads, i % heads);
+        let ai = a.slice(s![bi, hi, .., ..]);
+        let ci = c.slice(s![bi, hi, .., ..]);
+        let ci = if ct { ci.reversed_axes() } else { ci };
+        let mut yi = ArrayViewMut2::from_shape((out[2], out[3]), yi).expect(CHECKED);
+        matmul::matmul(alpha, &ai, &ci, &mut yi, out[0] * heads == 1);
+        moments::Moments::of(yi.as_slice().expect("a row-major chunk"))
+    };
+    let ys = slice_mut(&mut y);
+    let parts: Vec<_> = if ys.len() >= kernels::PAR_MIN {
+        ys.par_chunks_mut(size.max(1))
+            .enumerate()
+            .map(|(i, yi)| one(i, yi))
+            .collect()
+    } else {
+        ys.chunks_mut(size.max(1))
+            .enumerate()
+            .map(|(i, yi)| one(i, yi))
+            .collect()
+    };
+    (y, moments::Moments::total(parts))
 }

@@ -1,0 +1,35 @@
+//! The ops that keep their first operand's shape, computed into its
+//! buffer: softmax, activations, rotary positions, SwiGLU and the add.
+
+use super::act::{silu, unary};
+use super::{Scalar, flat, kernels, slice_mut, softmax};
+use crate::ops::{Op, Stats};
+use ndarray::ArrayD;
+
+/// Ops that keep their first operand's shape, computed into its buffer.
+pub(super) fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>]) -> Stats {
+    let shape = y.shape().to_vec();
+    let out = slice_mut(y);
+    match op {
+        Op::Softmax { causal } => {
+            let nd = shape.len();
+            softmax::softmax_rows(out, shape[nd - 2], shape[nd - 1], *causal)
+        }
+        Op::Act(u) => unary(*u, out),
+        Op::Rope { theta } => {
+            let nd = shape.len();
+            kernels::rope_rows(out, shape[nd - 2], shape[nd - 1], *theta)
+        }
+        Op::SwiGlu => kernels::zip_mut(out, &flat(rest[0]), |g, u| silu(g) * u),
+        Op::Add => kernels::zip_mut(out, &flat(rest[0]), |a, b| a + b),
+        _ => unreachable!("in_place computes only the ops keeps_shape names"),
+    }
+}
+
+/// Whether [`in_place`] computes `op`.
+pub(super) fn keeps_shape(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Softmax { .. } | Op::Act(_) | Op::SwiGlu | Op::Add | Op::Rope { .. }
+    )
+}

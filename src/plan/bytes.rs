@@ -5,9 +5,13 @@
 /// A size that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "memory size '{0}' is not a size; allowed: a number with an optional unit B, K, M, G or T (binary, e.g. 4GiB, 512MiB, 2G), at least 1 byte"
+    "memory size '{got}' {why}; allowed: a number with an optional unit B, K, M, G or T (binary, e.g. 4GiB, 512MiB, 2G), at least 1 byte"
 )]
-pub struct BadSize(pub String);
+pub struct BadSize {
+    pub got: String,
+    /// What is wrong with it, e.g. `is below 1 byte`.
+    pub why: &'static str,
+}
 
 const UNITS: [(&str, u32); 5] = [("b", 0), ("k", 10), ("m", 20), ("g", 30), ("t", 40)];
 
@@ -25,7 +29,11 @@ const UNITS: [(&str, u32); 5] = [("b", 0), ("k", 10), ("m", 20), ("g", 30), ("t"
 /// # Errors
 /// [`BadSize`] for anything but a positive number and a known unit.
 pub fn parse_bytes(s: &str) -> Result<u128, BadSize> {
-    let bad = || BadSize(s.to_string());
+    let bad_as = |why| BadSize {
+        got: s.to_string(),
+        why,
+    };
+    let bad = || bad_as("is not a size");
     let t = s.trim().to_ascii_lowercase();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -43,8 +51,11 @@ pub fn parse_bytes(s: &str) -> Result<u128, BadSize> {
     };
     let v: f64 = num.parse().map_err(|_| bad())?;
     let bytes = v * f64::from(1u32 << (shift / 2)) * f64::from(1u32 << (shift - shift / 2));
-    if !(bytes.is_finite() && bytes >= 1.0 && bytes < 2f64.powi(100)) {
-        return Err(bad());
+    if bytes < 1.0 {
+        return Err(bad_as("is below 1 byte"));
+    }
+    if !(bytes.is_finite() && bytes < 2f64.powi(100)) {
+        return Err(bad_as("is too large"));
     }
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     Ok(bytes.round() as u128)
@@ -60,8 +71,14 @@ mod tests {
         assert_eq!(parse_bytes("1 KB").unwrap(), 1024);
         assert_eq!(parse_bytes("3t").unwrap(), 3 << 40);
         assert_eq!(parse_bytes("7b").unwrap(), 7);
-        for bad in ["", "0", "-1G", "G", "4XB", "1e3", "nan", "4 GiBs"] {
-            assert!(parse_bytes(bad).is_err(), "{bad}");
+        for bad in ["", "-1G", "G", "4XB", "1e3", "nan", "4 GiBs"] {
+            let e = parse_bytes(bad).unwrap_err();
+            assert_eq!(e.why, "is not a size", "{bad}");
         }
+        for (small, why) in [("0", "is below 1 byte"), ("0.4", "is below 1 byte")] {
+            assert_eq!(parse_bytes(small).unwrap_err().why, why);
+        }
+        let huge = format!("{}T", "9".repeat(40));
+        assert_eq!(parse_bytes(&huge).unwrap_err().why, "is too large");
     }
 }

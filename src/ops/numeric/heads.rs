@@ -5,7 +5,6 @@
 use super::{CHECKED, Scalar, flat, kernels, matmul, moments, slice_mut};
 use crate::ops::Stats;
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMut2, IxDyn, s};
-use rayon::prelude::*;
 
 /// x read as (A, B, C, D), row-major, copied as (A, C, B, D) into a new
 /// array of `shape`, one (B, D) slab at a time, with the stats on the way:
@@ -81,17 +80,6 @@ pub(super) fn per_head<F: Scalar>(
         matmul::matmul(alpha, &ai, &ci, &mut yi, out[0] * heads == 1);
         moments::Moments::of(yi.as_slice().expect("a row-major chunk"))
     };
-    let ys = slice_mut(&mut y);
-    let parts: Vec<_> = if ys.len() >= kernels::PAR_MIN {
-        ys.par_chunks_mut(size.max(1))
-            .enumerate()
-            .map(|(i, yi)| one(i, yi))
-            .collect()
-    } else {
-        ys.chunks_mut(size.max(1))
-            .enumerate()
-            .map(|(i, yi)| one(i, yi))
-            .collect()
-    };
+    let parts = kernels::map_rows(slice_mut(&mut y), size, true, one);
     (y, moments::Moments::total(parts))
 }

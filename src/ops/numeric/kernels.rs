@@ -16,18 +16,26 @@ pub const PAR_MIN: usize = 1 << 15;
 /// Rows of this many elements split work that has no row structure.
 pub const CHUNK: usize = 4096;
 
+/// `f(i, row)` for each `width`-long row of `out`, in order: on every core
+/// when `parallel` and `out` has [`PAR_MIN`] elements, else on this one.
+pub fn map_rows<F: Scalar, R: Send>(
+    out: &mut [F],
+    width: usize,
+    parallel: bool,
+    f: impl Fn(usize, &mut [F]) -> R + Sync,
+) -> Vec<R> {
+    let width = width.max(1);
+    let one = |(i, r): (usize, &mut [F])| f(i, r);
+    if parallel && out.len() >= PAR_MIN {
+        out.par_chunks_mut(width).enumerate().map(one).collect()
+    } else {
+        out.chunks_mut(width).enumerate().map(one).collect()
+    }
+}
+
 /// Runs `f(i, row)` on each `width`-long row of `out`.
 pub fn rows_mut<F: Scalar>(out: &mut [F], width: usize, f: impl Fn(usize, &mut [F]) + Sync) {
-    let width = width.max(1);
-    if out.len() >= PAR_MIN {
-        out.par_chunks_mut(width)
-            .enumerate()
-            .for_each(|(i, r)| row(&f, i, r));
-    } else {
-        out.chunks_mut(width)
-            .enumerate()
-            .for_each(|(i, r)| row(&f, i, r));
-    }
+    map_rows(out, width, true, |i, r| row(&f, i, r));
 }
 
 vectorised! {
@@ -63,14 +71,7 @@ fn rows_total<F: Scalar>(
     width: usize,
     f: impl Fn(usize, &mut [F]) -> Moments + Sync,
 ) -> Stats {
-    let width = width.max(1);
-    let one = |(i, r): (usize, &mut [F])| f(i, r);
-    let parts: Vec<Moments> = if out.len() >= PAR_MIN {
-        out.par_chunks_mut(width).enumerate().map(one).collect()
-    } else {
-        out.chunks_mut(width).enumerate().map(one).collect()
-    };
-    Moments::total(parts)
+    Moments::total(map_rows(out, width, true, f))
 }
 
 vectorised! {
@@ -97,13 +98,7 @@ pub fn rows_stats_then<F: Scalar>(
     f: impl Fn(usize, &mut [F]) + Sync,
     g: impl Fn(F) -> F + Sync,
 ) -> (Stats, Stats) {
-    let width = width.max(1);
-    let one = |(i, r): (usize, &mut [F])| row_moments_twice(&f, &g, i, r);
-    let parts: Vec<(Moments, Moments)> = if out.len() >= PAR_MIN {
-        out.par_chunks_mut(width).enumerate().map(one).collect()
-    } else {
-        out.chunks_mut(width).enumerate().map(one).collect()
-    };
+    let parts = map_rows(out, width, true, |i, r| row_moments_twice(&f, &g, i, r));
     let (first, then): (Vec<_>, Vec<_>) = parts.into_iter().unzip();
     (Moments::total(first), Moments::total(then))
 }

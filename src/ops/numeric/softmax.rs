@@ -3,11 +3,10 @@
 //! (the weights), taken in the passes that compute each row.
 
 use super::Scalar;
-use super::kernels::PAR_MIN;
+use super::kernels::map_rows;
 use super::moments::Moments;
 use super::simd::{LANES, blocks_mut, fold_lanes, vectorised};
 use crate::ops::Stats;
-use rayon::prelude::*;
 
 /// One row of a softmax: the moments of its scores and of its weights, and
 /// `inv`, one over the sum of its exps, which turns the exps into weights.
@@ -41,20 +40,14 @@ pub fn softmax_parts<F: Scalar>(
     parallel: bool,
     normalise: bool,
 ) -> Vec<Row<F>> {
-    let width = s_len.max(1);
-    let one = |(i, r): (usize, &mut [F])| {
+    map_rows(out, s_len, parallel, |i, r| {
         let keep = if causal {
             ((first + i) % t_len.max(1) + 1).min(r.len())
         } else {
             r.len()
         };
         exp_row(r, keep, normalise)
-    };
-    if parallel && out.len() >= PAR_MIN {
-        out.par_chunks_mut(width).enumerate().map(one).collect()
-    } else {
-        out.chunks_mut(width).enumerate().map(one).collect()
-    }
+    })
 }
 
 vectorised! {

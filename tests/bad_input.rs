@@ -4,23 +4,45 @@
 //! input files, with `--out` pointed into it where the command writes.
 
 use assert_cmd::Command;
+use std::path::Path;
+use std::time::Duration;
+
+// Each family of the hardening round keeps its cases in a file of its own.
+#[path = "bad_input/files.rs"]
+mod files;
+#[path = "bad_input/memory.rs"]
+mod memory;
+#[path = "bad_input/messages.rs"]
+mod messages;
+
+/// How long one case may run: a case that hangs fails instead.
+const CASE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A case: a name, files to create (name, bytes), the arguments, and words
 /// the message must contain (the bad value, then what is allowed).
 struct Case {
     name: &'static str,
     files: Vec<(&'static str, Vec<u8>)>,
-    args: Vec<&'static str>,
-    needles: Vec<&'static str>,
+    args: Vec<String>,
+    needles: Vec<String>,
+    /// Run in the case's folder before the command (a FIFO, a symlink).
+    setup: Option<fn(&Path)>,
 }
 
-fn case(name: &'static str, args: &[&'static str], needles: &[&'static str]) -> Case {
+fn case(name: &'static str, args: &[&str], needles: &[&str]) -> Case {
     Case {
         name,
         files: Vec::new(),
-        args: args.to_vec(),
-        needles: needles.to_vec(),
+        args: args.iter().map(ToString::to_string).collect(),
+        needles: needles.iter().map(ToString::to_string).collect(),
+        setup: None,
     }
+}
+
+#[allow(dead_code)] // until a family's cases make FIFOs or links
+fn with_setup(mut c: Case, setup: fn(&Path)) -> Case {
+    c.setup = Some(setup);
+    c
 }
 
 fn with_file(mut c: Case, file: &'static str, bytes: impl Into<Vec<u8>>) -> Case {
@@ -90,7 +112,7 @@ fn cases() -> Vec<Case> {
         1,
     );
     let unknown_kind = log.replacen("\"kind\":\"summary\"", "\"kind\":\"epilogue\"", 1);
-    vec![
+    let mut all = vec![
         // Dimensions.
         case(
             "zero d_model",
@@ -490,7 +512,19 @@ fn cases() -> Vec<Case> {
             &["trace", "--out", "."],
             &["--out .", "folder"],
         ),
-    ]
+    ];
+    all.extend(files::cases());
+    all.extend(memory::cases());
+    all.extend(messages::cases());
+    all
+}
+
+/// The names in `dir`, hidden ones too.
+fn names_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
 }
 
 #[test]
@@ -503,10 +537,19 @@ fn every_bad_input_is_answered_with_one_line_and_exit_code_2() {
         for (name, bytes) in &c.files {
             std::fs::write(dir.path().join(name), bytes).unwrap();
         }
+        let before: Vec<String> = names_in(dir.path());
+        if let Some(setup) = c.setup {
+            setup(dir.path());
+        }
+        let made: Vec<String> = names_in(dir.path())
+            .into_iter()
+            .filter(|n| !before.contains(n))
+            .collect();
         let out = Command::cargo_bin("shapetrace")
             .unwrap()
             .current_dir(dir.path())
             .args(&c.args)
+            .timeout(CASE_TIMEOUT)
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -525,10 +568,9 @@ fn every_bad_input_is_answered_with_one_line_and_exit_code_2() {
                 wrong.push(format!("no '{n}'"));
             }
         }
-        let left: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|f| !c.files.iter().any(|(n, _)| n == f))
+        let left: Vec<String> = names_in(dir.path())
+            .into_iter()
+            .filter(|f| !c.files.iter().any(|(n, _)| n == f) && !made.contains(f))
             .collect();
         if !left.is_empty() {
             wrong.push(format!("left files {left:?}"));

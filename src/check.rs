@@ -12,16 +12,28 @@ pub mod probe;
 
 use crate::config::Fault;
 use crate::trace::{CheckName, Trace};
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 /// A check's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Pass,
     Fail,
     /// Not judged: no values (shape-only), or the forward stopped first.
     Skip,
+}
+
+impl Status {
+    /// `pass`, `fail` or `skip`, as the trace log writes it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pass => "pass",
+            Self::Fail => "fail",
+            Self::Skip => "skip",
+        }
+    }
 }
 
 /// One check's verdict on a run.

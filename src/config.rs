@@ -170,13 +170,22 @@ fn rope_theta_by_default() -> f64 {
 /// Largest value allowed for any one dimension.
 pub const MAX_DIM: usize = 1 << 20;
 
+/// Most blocks a model may have. The deepest published transformers have
+/// a few hundred; every event of every block is held in the trace, so the
+/// depth bounds a shape-only run's memory (about 30 MB per 1,000 blocks).
+pub const MAX_LAYERS: usize = 4096;
+
 /// An impossible or unsupported configuration.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ConfigError {
     #[error("{name} must be at least 1 (got 0)")]
     Zero { name: &'static str },
-    #[error("{name} {got} is too large; allowed: 1..={max}", max = MAX_DIM)]
-    TooLarge { name: &'static str, got: usize },
+    #[error("{name} {got} is too large; allowed: 1..={max}")]
+    TooLarge {
+        name: &'static str,
+        got: usize,
+        max: usize,
+    },
     #[error("d_model {d_model} is not divisible by heads {heads}; allowed heads: {allowed}")]
     HeadsDontDivide {
         d_model: usize,

@@ -201,22 +201,28 @@ fn ended(how: tui::Ended) -> ExitCode {
 }
 
 /// Replays a saved trace log: the stepper, or a table with `--format`.
+/// The verdicts are the ones the log's summary recorded; a log without
+/// one opens with a note saying so.
 fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
-    let trace = log::read_file(&args.file).map_err(shapetrace::Error::from)?;
+    let replay = log::read_file(&args.file).map_err(shapetrace::Error::from)?;
     let shown = args.file.display().to_string();
     match args.format {
         Some(f) => {
-            let checks = shapetrace::check::all(&trace);
-            let text = match f {
-                cli::ViewFormat::Table => table::text(&trace, &checks),
-                cli::ViewFormat::Markdown => table::markdown(&trace, &checks),
-            };
+            let checks = replay.checks.as_deref().unwrap_or_default();
+            let mut text = replay.note().map_or_else(String::new, |n| match f {
+                cli::ViewFormat::Table => format!("{n}\n\n"),
+                cli::ViewFormat::Markdown => format!("> **{n}**\n\n"),
+            });
+            text.push_str(&match f {
+                cli::ViewFormat::Table => table::text(&replay.trace, checks),
+                cli::ViewFormat::Markdown => table::markdown(&replay.trace, checks),
+            });
             out::stdout()
                 .write_all(text.as_bytes())
                 .wrap_err("cannot write to stdout")?;
         }
         None => {
-            let app = tui::app::App::replay(trace, &shown, tui::theme::Theme::from_env());
+            let app = tui::app::App::replay(replay, &shown, tui::theme::Theme::from_env());
             return Ok(ended(tui::run(app)?));
         }
     }

@@ -392,7 +392,7 @@ fn cases() -> Vec<Case> {
         case(
             "log endless device",
             &["view", "/dev/zero", "--format", "table"],
-            &["/dev/zero:1: longer than the 16.0 MiB a trace line may have"],
+            &["/dev/zero:1: longer than the 1.0 MiB a trace line may have"],
         ),
         with_file(
             case(
@@ -514,7 +514,7 @@ fn cases() -> Vec<Case> {
         ),
     ];
     all.extend(files::cases());
-    all.extend(memory::cases());
+    all.extend(memory::cases(&log));
     all.extend(messages::cases());
     all
 }

@@ -1,7 +1,7 @@
 //! Model options, shared by every subcommand.
 
 use clap::Args;
-use shapetrace::config::{Act, DType, Fault, MAX_DIM, NormKind, Placement};
+use shapetrace::config::{Act, DType, Fault, MAX_DIM, MAX_LAYERS, NormKind, Placement};
 use shapetrace::load::Sources;
 use shapetrace::plan::{ModeChoice, Request, parse_bytes};
 use shapetrace::{ModelConfig, Overlay};
@@ -14,6 +14,11 @@ fn size(s: &str) -> Result<u128, String> {
 fn dim(s: &str) -> Result<usize, String> {
     s.parse::<usize>()
         .map_err(|_| format!("expected a whole number from 1 to {MAX_DIM}"))
+}
+
+fn layers(s: &str) -> Result<usize, String> {
+    s.parse::<usize>()
+        .map_err(|_| format!("expected a whole number from 1 to {MAX_LAYERS}"))
 }
 
 fn seed(s: &str) -> Result<u64, String> {
@@ -75,8 +80,8 @@ pub struct ModelArgs {
     /// Hidden width of the MLP.
     #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
     pub d_ff: Option<usize>,
-    /// Number of blocks.
-    #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
+    /// Number of blocks (at most 4096).
+    #[arg(long, global = true, value_parser = layers, allow_negative_numbers = true)]
     pub layers: Option<usize>,
     /// relu, gelu (exact erf), gelu-tanh or swiglu.
     #[arg(long, global = true)]

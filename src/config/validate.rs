@@ -4,7 +4,7 @@
 //! included. [`ModelConfig::numeric_bytes`] estimates what a run that
 //! computes values would hold; [`crate::plan`] compares it with the limit.
 
-use super::{ConfigError, Fault, MAX_DIM, ModelConfig, divisors};
+use super::{ConfigError, Fault, MAX_DIM, MAX_LAYERS, ModelConfig, divisors};
 
 impl ModelConfig {
     /// Checks every rule a model must satisfy before it is built.
@@ -26,14 +26,20 @@ impl ModelConfig {
             if got == 0 {
                 return Err(ConfigError::Zero { name });
             }
-            if got > MAX_DIM {
-                return Err(ConfigError::TooLarge { name, got });
+            let max = if name == "layers" {
+                MAX_LAYERS
+            } else {
+                MAX_DIM
+            };
+            if got > max {
+                return Err(ConfigError::TooLarge { name, got, max });
             }
         }
         if self.context > MAX_DIM {
             return Err(ConfigError::TooLarge {
                 name: "context",
                 got: self.context,
+                max: MAX_DIM,
             });
         }
         if self.context != 0 && self.seq > self.context {

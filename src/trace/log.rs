@@ -7,8 +7,8 @@
 //! {"kind":"summary","events":N,"departures":N,"residual_adds":N,"checks":[…]}
 //! ```
 
-use super::{Event, Failure, Mode, Trace};
-use crate::check::CheckResult;
+use super::{CheckName, Event, Failure, Mode, Trace};
+use crate::check::{CheckResult, Status};
 use crate::config::ModelConfig;
 use crate::ops::Shape;
 use serde::{Deserialize, Serialize};
@@ -49,7 +49,55 @@ enum ReadLine {
     Header(Header),
     Event(Event),
     Failure(Failure),
-    Summary(serde::de::IgnoredAny),
+    Summary(ReadSummary),
+}
+
+/// The summary line as read back: its counts are checked against the
+/// events, its verdicts are what `view` shows.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadSummary {
+    events: usize,
+    departures: usize,
+    residual_adds: usize,
+    checks: Vec<ReadCheck>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadCheck {
+    name: CheckName,
+    ok: bool,
+    status: Status,
+    path: Option<String>,
+    detail: String,
+}
+
+/// A log read back: the trace and the verdicts its summary recorded.
+///
+/// Replaying never re-judges: the checks are the ones the run that wrote
+/// the log gave, so `view` needs no model (a log's header may describe one
+/// far too large to build).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replay {
+    pub trace: Trace,
+    /// The summary's verdicts; `None` when the log ends without a summary
+    /// (cut short, or a run that was stopped).
+    pub checks: Option<Vec<CheckResult>>,
+}
+
+impl Replay {
+    /// The note an incomplete log opens with: `incomplete log: 12 events,
+    /// no summary`.
+    #[must_use]
+    pub fn note(&self) -> Option<String> {
+        self.checks.is_none().then(|| {
+            format!(
+                "incomplete log: {} events, no summary",
+                self.trace.events.len()
+            )
+        })
+    }
 }
 
 /// A trace log that cannot be read.
@@ -103,15 +151,17 @@ pub fn write(out: &mut impl Write, trace: &Trace, checks: &[CheckResult]) -> io:
 /// # Errors
 /// [`LogError::Line`] naming the first bad line: not JSON, an unknown
 /// kind, a wrong schema version, or lines out of order.
-pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
+pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
     let bad = |line: usize, msg: String| LogError::Line {
         path: path.to_string(),
         line,
         msg: crate::text::one_line(&msg),
     };
     let mut header: Option<Header> = None;
-    let mut events = Vec::new();
+    let mut events: Vec<Event> = Vec::new();
     let mut failure = None;
+    let mut checks: Option<Vec<CheckResult>> = None;
+    let mut values = 0usize;
     let mut input = input;
     let mut buf = Vec::new();
     for n in 1.. {
@@ -150,6 +200,9 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
             }
         }
         let parsed: ReadLine = serde_json::from_value(value).map_err(|e| bad(n, e.to_string()))?;
+        if checks.is_some() {
+            return Err(bad(n, "a line after the summary, which ends a log".into()));
+        }
         match (parsed, &header) {
             (ReadLine::Header(h), None) => {
                 // The header's model is re-run by the probes: it must be one
@@ -199,28 +252,93 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Trace, LogError> {
                         ),
                     ));
                 }
+                values += e.values.as_ref().map_or(0, Vec::len);
+                if values > MAX_LOG_VALUES {
+                    return Err(bad(
+                        n,
+                        format!(
+                            "the log keeps more than {MAX_LOG_VALUES} values; allowed: at most {MAX_LOG_VALUES} over all events"
+                        ),
+                    ));
+                }
                 events.push(e);
             }
             (ReadLine::Failure(f), Some(_)) => failure = Some(f),
-            (ReadLine::Summary(_), Some(_)) => {}
+            (ReadLine::Summary(sum), Some(_)) => {
+                checks = Some(summary_checks(sum, &events).map_err(|msg| bad(n, msg))?);
+            }
         }
     }
     let h = header.ok_or_else(|| bad(1, "empty log: no header line".into()))?;
-    Ok(Trace {
+    let trace = Trace {
         config: h.config,
         mode: h.mode,
         stream_shape: h.stream_shape,
         events,
         failure,
-    })
+    };
+    Ok(Replay { trace, checks })
+}
+
+/// The summary's verdicts, once its counts agree with the events before
+/// it and every check is named once with a consistent `ok`.
+fn summary_checks(sum: ReadSummary, events: &[Event]) -> Result<Vec<CheckResult>, String> {
+    let counted = [
+        ("events", sum.events, events.len()),
+        (
+            "departures",
+            sum.departures,
+            events.iter().filter(|e| e.departs).count(),
+        ),
+        (
+            "residual_adds",
+            sum.residual_adds,
+            events.iter().filter(|e| e.is_residual()).count(),
+        ),
+    ];
+    for (what, said, found) in counted {
+        if said != found {
+            return Err(format!(
+                "the summary says {said} {what}, the log holds {found}"
+            ));
+        }
+    }
+    let mut out: Vec<CheckResult> = Vec::with_capacity(sum.checks.len());
+    for c in sum.checks {
+        if out.iter().any(|o| o.name == c.name) {
+            return Err(format!("the summary names check {} twice", c.name));
+        }
+        if c.ok != (c.status != Status::Fail) {
+            return Err(format!(
+                "check {} says ok {} with status {}",
+                c.name,
+                c.ok,
+                c.status.as_str()
+            ));
+        }
+        out.push(CheckResult {
+            name: c.name,
+            status: c.status,
+            path: c.path,
+            detail: c.detail,
+        });
+    }
+    Ok(out)
 }
 
 /// Longest line [`read`] takes: an event with 4096 values in it is about
 /// 100 KiB.
-pub const MAX_LINE_BYTES: u64 = 16 << 20;
+pub const MAX_LINE_BYTES: u64 = 1 << 20;
 
-/// Largest trace log [`read_file`] opens.
-pub const MAX_LOG_BYTES: u64 = 512 << 20;
+/// Largest trace log [`read_file`] opens: a shape-only trace of the
+/// deepest model allowed (4096 blocks) is about 24 MiB. Held in memory,
+/// an event takes at most about three times its line.
+pub const MAX_LOG_BYTES: u64 = 64 << 20;
+
+/// Most values a log may keep over all its events (`--values` keeps those
+/// of tensors of at most 4096 elements): 128 MiB as f64, where a value
+/// can take as little as two bytes of the log.
+pub const MAX_LOG_VALUES: usize = 16 << 20;
 
 /// Reads a trace log from a file, refusing one over [`MAX_LOG_BYTES`]
 /// before reading it (a device or a pipe once that much is read).
@@ -228,7 +346,7 @@ pub const MAX_LOG_BYTES: u64 = 512 << 20;
 /// # Errors
 /// [`LogError::Read`] when the file cannot be opened or is too large;
 /// [`LogError::Line`] for the first bad line.
-pub fn read_file(path: &std::path::Path) -> Result<Trace, LogError> {
+pub fn read_file(path: &std::path::Path) -> Result<Replay, LogError> {
     let label = path.display().to_string();
     let fail = |reason: String| LogError::Read {
         path: label.clone(),
@@ -247,7 +365,7 @@ pub fn read_file(path: &std::path::Path) -> Result<Trace, LogError> {
 
 /// [`read`] of at most `max` bytes of `from`, which may give no size up
 /// front (a device or a pipe): its reading stops one byte past `max`.
-fn read_capped(from: impl io::Read, label: &str, max: u64) -> Result<Trace, LogError> {
+fn read_capped(from: impl io::Read, label: &str, max: u64) -> Result<Replay, LogError> {
     let mut limited = io::BufReader::new(from.take(max + 1));
     let trace = read(&mut limited, label);
     if limited.get_ref().limit() == 0 {
@@ -290,13 +408,13 @@ mod tests {
         let err = read(endless, "zeros").unwrap_err().to_string();
         assert_eq!(
             err,
-            "zeros:1: longer than the 16.0 MiB a trace line may have"
+            "zeros:1: longer than the 1.0 MiB a trace line may have"
         );
         let binary = BufReader::new(&b"\n\xff\xfe\n"[..]);
         let err = read(binary, "bin").unwrap_err().to_string();
         assert!(err.starts_with("bin:2: not UTF-8"), "{err}");
         // Under the cap a long line is read, and judged as JSON.
-        let long = BufReader::new(std::io::repeat(b' ').take(1 << 20).chain(&b"{"[..]));
+        let long = BufReader::new(std::io::repeat(b' ').take(1 << 19).chain(&b"{"[..]));
         let err = read(long, "long").unwrap_err().to_string();
         assert!(err.starts_with("long:1: EOF while parsing"), "{err}");
     }

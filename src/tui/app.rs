@@ -118,11 +118,14 @@ impl App {
         Ok(Self::with_run(cfg, run, theme))
     }
 
-    /// Opens a saved trace (`shapetrace view`); its checks are judged again.
-    /// Live switches re-trace from the config in its header.
+    /// Opens a saved trace (`shapetrace view`) with the verdicts its
+    /// summary recorded: nothing is re-judged, so no model is built. An
+    /// incomplete log (no summary) opens with a note saying so. Live
+    /// switches re-trace from the config in its header.
     #[must_use]
-    pub fn replay(trace: crate::Trace, source: &str, theme: Theme) -> Self {
-        let checks = crate::check::all(&trace);
+    pub fn replay(replay: crate::trace::log::Replay, source: &str, theme: Theme) -> Self {
+        let note = replay.note();
+        let trace = replay.trace;
         let cfg = trace.config.clone();
         let plan = crate::Plan {
             mode: trace.mode,
@@ -134,12 +137,15 @@ impl App {
             cfg,
             Run {
                 trace,
-                checks,
+                checks: replay.checks.unwrap_or_default(),
                 plan,
             },
             theme,
         );
-        app.status = Some(format!("replaying {source}"));
+        app.status = Some(match note {
+            Some(note) => format!("replaying {source} · {note}"),
+            None => format!("replaying {source}"),
+        });
         app.source = Some(source.to_string());
         app
     }

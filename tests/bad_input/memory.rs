@@ -1,7 +1,78 @@
-//! Bad-input cases of the hardening family "memory".
+//! Bad-input cases of the hardening family "memory in proportion": limits
+//! that real models never reach, refused before any work, and logs whose
+//! summary disagrees with what they hold.
 
-use super::Case;
+use super::{Case, case, with_file};
 
-pub fn cases() -> Vec<Case> {
-    Vec::new()
+pub fn cases(log: &str) -> Vec<Case> {
+    let miscounted = log.replacen(
+        "\"kind\":\"summary\",\"events\":37",
+        "\"kind\":\"summary\",\"events\":38",
+        1,
+    );
+    let after = format!("{log}{}\n", log.lines().nth(1).unwrap());
+    let twice = log.replacen("{\"name\":\"wiring\"", "{\"name\":\"stream\"", 1);
+    let deep = log.replacen("\"layers\":2,", "\"layers\":1048576,", 1);
+    vec![
+        case(
+            "layers over the limit",
+            &["trace", "--shape-only", "--layers", "4097"],
+            &["layers 4097", "1..=4096"],
+        ),
+        case(
+            "layers over the limit in params",
+            &["params", "--layers", "1048576"],
+            &["layers 1048576", "1..=4096"],
+        ),
+        case(
+            "layers not a number",
+            &["trace", "--layers", "x"],
+            &["--layers", "1 to 4096"],
+        ),
+        with_file(
+            case(
+                "layers over the limit in a model file",
+                &["params", "--config", "m.toml"],
+                &["layers 5000", "1..=4096"],
+            ),
+            "m.toml",
+            "layers = 5000\n",
+        ),
+        with_file(
+            case(
+                "log header deeper than the limit",
+                &["view", "t.jsonl", "--format", "table"],
+                &["t.jsonl:1", "layers 1048576", "1..=4096"],
+            ),
+            "t.jsonl",
+            deep,
+        ),
+        with_file(
+            case(
+                "log summary miscounts",
+                &["view", "t.jsonl", "--format", "table"],
+                &["t.jsonl:39", "says 38 events", "holds 37"],
+            ),
+            "t.jsonl",
+            miscounted,
+        ),
+        with_file(
+            case(
+                "log line after the summary",
+                &["view", "t.jsonl", "--format", "table"],
+                &["t.jsonl:40", "after the summary"],
+            ),
+            "t.jsonl",
+            after,
+        ),
+        with_file(
+            case(
+                "log summary names a check twice",
+                &["view", "t.jsonl", "--format", "table"],
+                &["t.jsonl:39", "stream twice"],
+            ),
+            "t.jsonl",
+            twice,
+        ),
+    ]
 }

@@ -30,6 +30,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         if all_ok { t.ok } else { t.fail },
     );
     let verdict = match failed.first() {
+        // A replayed log that ends without its summary has no verdicts.
+        None if app.run.checks.is_empty() => Span::styled("– no verdicts recorded", t.key),
         None => {
             let skipped = app
                 .run

@@ -1,0 +1,100 @@
+//! `view` replays what a log recorded: its events and its summary's
+//! verdicts, never a re-judged model; a log that ends without its summary
+//! opens with a note saying so.
+
+use assert_cmd::Command;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use shapetrace::trace::log;
+use shapetrace::tui::app::App;
+use shapetrace::tui::theme::MONO;
+
+fn lesson_log(args: &[&str]) -> String {
+    let out = Command::cargo_bin("shapetrace")
+        .unwrap()
+        .args(["trace", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn view_table(log: &str) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.jsonl"), log).unwrap();
+    let out = Command::cargo_bin("shapetrace")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["view", "t.jsonl", "--format", "table"])
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The verdicts shown are the recorded ones: a detail edited in the log
+/// shows as edited, and a failing verdict a model would not give shows.
+#[test]
+fn view_shows_the_summarys_verdicts_not_new_ones() {
+    let log = lesson_log(&[]);
+    let edited = log.replacen(
+        "\"name\":\"wiring\",\"ok\":true,\"status\":\"pass\",\"path\":null,\"detail\":\"",
+        "\"name\":\"wiring\",\"ok\":false,\"status\":\"fail\",\"path\":\"block2.ln_1\",\"detail\":\"recorded: ",
+        1,
+    );
+    assert_ne!(edited, log, "the lesson log has a wiring verdict");
+    let (code, out, err) = view_table(&edited);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("✗ wiring"), "{out}");
+    assert!(out.contains("recorded: "), "{out}");
+    assert!(!out.contains("✓ wiring"), "{out}");
+}
+
+/// A log cut at a line boundary, before its summary: the table opens with
+/// the note, and no verdict is made up.
+#[test]
+fn a_log_without_its_summary_opens_with_a_note() {
+    let log = lesson_log(&[]);
+    let cut: Vec<&str> = log.lines().take(21).collect();
+    let (code, out, err) = view_table(&(cut.join("\n") + "\n"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().next(),
+        Some("incomplete log: 20 events, no summary")
+    );
+    assert!(
+        !out.contains("checks hold") && !out.contains("✓ op-shapes"),
+        "{out}"
+    );
+    // The whole log opens without it.
+    let (_, whole, _) = view_table(&log);
+    assert!(whole.starts_with("step"), "{whole}");
+}
+
+/// In the stepper the note is on the status line, and the footer says
+/// there are no verdicts instead of "all 0 checks hold".
+#[test]
+fn the_stepper_shows_an_incomplete_log_as_such() {
+    let log = lesson_log(&[]);
+    let cut: String = log.lines().take(11).map(|l| format!("{l}\n")).collect();
+    let replay = log::read(cut.as_bytes(), "cut.jsonl").unwrap();
+    let app = App::replay(replay, "cut.jsonl", MONO);
+    let mut term = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    term.draw(|f| f.render_widget(&app, f.area())).unwrap();
+    let screen: String = term
+        .backend()
+        .buffer()
+        .content
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect();
+    assert!(
+        screen.contains("incomplete log: 10 events, no summary"),
+        "{screen}"
+    );
+    assert!(screen.contains("no verdicts recorded"), "{screen}");
+    assert!(!screen.contains("checks hold"), "{screen}");
+}

@@ -3,7 +3,10 @@
 
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use std::io::{Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, channel};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 const ROWS: u16 = 30;
@@ -16,7 +19,11 @@ struct Session {
     keys: Box<dyn Write + Send>,
     rx: Receiver<Vec<u8>>,
     parser: vt100::Parser,
-    _master: Box<dyn MasterPty + Send>,
+    master: Box<dyn MasterPty + Send>,
+    /// Asks the reader to stop after its next read and drop its end of the
+    /// terminal (the terminal only hangs up once every end is closed).
+    stop_reading: Arc<AtomicBool>,
+    reader: JoinHandle<()>,
 }
 
 impl Session {
@@ -38,10 +45,12 @@ impl Session {
         let mut reader = pty.master.try_clone_reader().unwrap();
         let keys = pty.master.take_writer().unwrap();
         let (tx, rx) = channel();
-        std::thread::spawn(move || {
+        let stop_reading = Arc::new(AtomicBool::new(false));
+        let stop = Arc::clone(&stop_reading);
+        let reader = std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() || stop.load(Ordering::SeqCst) {
                     break;
                 }
             }
@@ -53,7 +62,9 @@ impl Session {
             keys,
             rx,
             parser,
-            _master: pty.master,
+            master: pty.master,
+            stop_reading,
+            reader,
         }
     }
 
@@ -96,6 +107,47 @@ impl Session {
             self.parser.process(&bytes);
         }
         status.exit_code()
+    }
+
+    /// Makes the reader let go of its end of the terminal after its next
+    /// read; a resize makes the stepper draw, so that read comes.
+    fn stop_reading(&mut self) {
+        self.stop_reading.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + WAIT;
+        let mut cols = COLS;
+        while !self.reader.is_finished() {
+            assert!(Instant::now() < deadline, "the reader never let go");
+            cols = if cols == COLS { COLS - 2 } else { COLS };
+            self.resize(cols);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn resize(&self, cols: u16) {
+        self.master
+            .resize(PtySize {
+                rows: ROWS,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+    }
+
+    /// Closes the terminal under the stepper, as closing its window or
+    /// `tmux kill-session` does; returns how long the stepper outlived it
+    /// and its exit code.
+    fn hang_up(mut self) -> (Duration, u32) {
+        self.stop_reading();
+        let Self {
+            child,
+            keys,
+            master,
+            ..
+        } = self;
+        drop(keys);
+        drop(master);
+        outlived(child, Instant::now())
     }
 
     fn assert_restored(&self) {
@@ -190,4 +242,61 @@ fn the_stepper_opens_a_checkpoint_with_its_input() {
     s.press("q");
     assert_eq!(s.exit_code(), 0);
     s.assert_restored();
+}
+
+/// Waits for `child` to end after `since`; kills it (and fails) if it is
+/// still there after a few seconds, so no stepper is left spinning.
+fn outlived(mut child: Box<dyn Child + Send + Sync>, since: Instant) -> (Duration, u32) {
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return (since.elapsed(), status.exit_code());
+        }
+        if since.elapsed() > Duration::from_secs(5) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the stepper still ran 5 s later");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Starts the stepper with `args`, waits for `ready`, presses `keys`, then
+/// closes its terminal: it must be gone within a second, as a hang-up.
+fn ends_with_its_terminal(args: &[&str], ready: &[&str], keys: &str) {
+    let mut s = Session::start(args);
+    s.wait_for(ready);
+    s.press(keys);
+    let (lived, code) = s.hang_up();
+    assert_eq!(code, 128 + 1, "a lost terminal ends the stepper as SIGHUP");
+    assert!(
+        lived < Duration::from_secs(1),
+        "the stepper outlived its terminal by {lived:?}"
+    );
+}
+
+#[test]
+fn closing_the_terminal_ends_the_stepper() {
+    ends_with_its_terminal(&[], &["▶ 0", "input"], "n");
+}
+
+#[test]
+fn closing_the_terminal_ends_a_quiz() {
+    ends_with_its_terminal(&["--quiz"], &["quiz 0/0"], "");
+}
+
+#[test]
+fn closing_the_terminal_ends_the_presenter() {
+    ends_with_its_terminal(&["--present"], &["[Presenter]", "step 0 of"], "");
+}
+
+#[test]
+fn closing_the_terminal_ends_autoplay() {
+    ends_with_its_terminal(&["--autoplay", "1"], &["autoplay on"], "");
+}
+
+#[test]
+fn closing_the_terminal_ends_a_stepper_tracing_in_the_background() {
+    // gpt2-small opens on shapes and traces its values on another thread;
+    // `a` starts a second trace as the terminal goes.
+    ends_with_its_terminal(&["--preset", "gpt2-small"], &["tracing values"], "a");
 }

@@ -109,7 +109,6 @@ pub fn run(mut app: App) -> Result<Ended, TuiError> {
         Ok(t) => t,
         Err(e) => {
             life::restore();
-            watcher.finish();
             return Err(e.into());
         }
     };
@@ -121,8 +120,13 @@ pub fn run(mut app: App) -> Result<Ended, TuiError> {
     let result = execute!(io::stdout(), EnableMouseCapture)
         .map_err(TuiError::from)
         .and_then(|()| event_loop(&mut terminal, &mut app, &watcher));
+    // A draw that failed because the terminal went away is that hang-up.
+    let result = match (result, watcher.stop()) {
+        (Err(TuiError::Io(_)), Some(n)) => Ok(Ended::Signal(n)),
+        (result, _) => result,
+    };
     life::restore();
-    watcher.finish();
+    drop(watcher);
     result
 }
 

@@ -13,6 +13,9 @@ const ROWS: u16 = 30;
 const COLS: u16 = 100;
 const WAIT: Duration = Duration::from_secs(20);
 
+#[path = "e2e/ends.rs"]
+mod ends;
+
 /// The binary running in a pseudo-terminal.
 struct Session {
     child: Box<dyn Child + Send + Sync>,
@@ -147,7 +150,7 @@ impl Session {
         } = self;
         drop(keys);
         drop(master);
-        outlived(child, Instant::now())
+        ends::outlived(child, Instant::now())
     }
 
     fn assert_restored(&self) {
@@ -242,61 +245,4 @@ fn the_stepper_opens_a_checkpoint_with_its_input() {
     s.press("q");
     assert_eq!(s.exit_code(), 0);
     s.assert_restored();
-}
-
-/// Waits for `child` to end after `since`; kills it (and fails) if it is
-/// still there after a few seconds, so no stepper is left spinning.
-fn outlived(mut child: Box<dyn Child + Send + Sync>, since: Instant) -> (Duration, u32) {
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return (since.elapsed(), status.exit_code());
-        }
-        if since.elapsed() > Duration::from_secs(5) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the stepper still ran 5 s later");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// Starts the stepper with `args`, waits for `ready`, presses `keys`, then
-/// closes its terminal: it must be gone within a second, as a hang-up.
-fn ends_with_its_terminal(args: &[&str], ready: &[&str], keys: &str) {
-    let mut s = Session::start(args);
-    s.wait_for(ready);
-    s.press(keys);
-    let (lived, code) = s.hang_up();
-    assert_eq!(code, 128 + 1, "a lost terminal ends the stepper as SIGHUP");
-    assert!(
-        lived < Duration::from_secs(1),
-        "the stepper outlived its terminal by {lived:?}"
-    );
-}
-
-#[test]
-fn closing_the_terminal_ends_the_stepper() {
-    ends_with_its_terminal(&[], &["▶ 0", "input"], "n");
-}
-
-#[test]
-fn closing_the_terminal_ends_a_quiz() {
-    ends_with_its_terminal(&["--quiz"], &["quiz 0/0"], "");
-}
-
-#[test]
-fn closing_the_terminal_ends_the_presenter() {
-    ends_with_its_terminal(&["--present"], &["[Presenter]", "step 0 of"], "");
-}
-
-#[test]
-fn closing_the_terminal_ends_autoplay() {
-    ends_with_its_terminal(&["--autoplay", "1"], &["autoplay on"], "");
-}
-
-#[test]
-fn closing_the_terminal_ends_a_stepper_tracing_in_the_background() {
-    // gpt2-small opens on shapes and traces its values on another thread;
-    // `a` starts a second trace as the terminal goes.
-    ends_with_its_terminal(&["--preset", "gpt2-small"], &["tracing values"], "a");
 }

@@ -65,15 +65,24 @@ impl Watcher {
         })
     }
 
-    /// The signal that asks the stepper to end, if one came (SIGHUP for a
-    /// lost terminal).
+    /// The signal that asks the stepper to end, if one came; SIGHUP once
+    /// the terminal is gone, whichever thread notices first.
     pub fn stop(&self) -> Option<i32> {
-        Some(self.stop.load(Ordering::Relaxed)).filter(|&n| n != 0)
+        let n = self.stop.load(Ordering::Relaxed);
+        if n != 0 {
+            return Some(n);
+        }
+        terminal_gone().then(|| {
+            self.stop.store(SIGHUP, Ordering::Relaxed);
+            SIGHUP
+        })
     }
+}
 
+impl Drop for Watcher {
     /// The stepper has restored the terminal: stop watching (the signals
     /// get their old actions back when the watcher's `Signals` drops).
-    pub fn finish(mut self) {
+    fn drop(&mut self) {
         self.done.store(true, Ordering::Relaxed);
         self.signals.close();
         if let Some(t) = self.thread.take() {

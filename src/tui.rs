@@ -126,6 +126,12 @@ pub fn run(mut app: App) -> Result<Ended, TuiError> {
         (result, _) => result,
     };
     life::restore();
+    // The terminal's drop shows the cursor and, when it cannot, prints to
+    // stderr, which panics on a terminal that is gone (and the panic hook
+    // prints again: an abort). Show it here; if that fails, skip the drop.
+    if terminal.show_cursor().is_err() {
+        std::mem::forget(terminal);
+    }
     drop(watcher);
     result
 }

@@ -7,7 +7,7 @@
 //! flag nor restore anything; and a handler installed for SIGTERM replaces
 //! its default action, so without someone acting on it SIGTERM does
 //! nothing. The watcher notices a signal or the lost terminal, raises the
-//! stop flag the event loop checks every [`super::POLL`], and if the loop
+//! stop flag the event loop checks every 100 ms, and if the loop
 //! has not ended within [`GRACE`] (stuck in a read, or in a write to a
 //! terminal nobody reads), restores what it can and ends the process with
 //! the same exit code the loop would have given.
@@ -83,6 +83,13 @@ impl Drop for Watcher {
     /// The stepper has restored the terminal: stop watching (the signals
     /// get their old actions back when the watcher's `Signals` drops).
     fn drop(&mut self) {
+        if self.stop.load(Ordering::Relaxed) == SIGHUP {
+            // The kernel makes the terminal refuse requests before it sends
+            // SIGHUP, so the stepper may be past its restore when the
+            // signal lands; absorb it (left registered on purpose) so the
+            // process ends with 129 as returned, not killed by the signal.
+            let _ = signal_hook::flag::register(SIGHUP, Arc::new(AtomicBool::new(false)));
+        }
         self.done.store(true, Ordering::Relaxed);
         self.signals.close();
         if let Some(t) = self.thread.take() {

@@ -10,6 +10,11 @@ use std::time::{Duration, Instant};
 pub fn outlived(mut child: Box<dyn Child + Send + Sync>, since: Instant) -> (Duration, u32) {
     loop {
         if let Some(status) = child.try_wait().unwrap() {
+            assert!(
+                status.signal().is_none(),
+                "the stepper was killed by {:?}",
+                status.signal()
+            );
             return (since.elapsed(), status.exit_code());
         }
         if since.elapsed() > Duration::from_secs(5) {
@@ -28,7 +33,11 @@ fn ends_with_its_terminal(args: &[&str], ready: &[&str], keys: &str) {
     s.wait_for(ready);
     s.press(keys);
     let (lived, code) = s.hang_up();
-    assert_eq!(code, 128 + 1, "a lost terminal ends the stepper as SIGHUP");
+    assert_eq!(
+        code,
+        128 + 1,
+        "a lost terminal ends the stepper with the code of SIGHUP (1 is a death by a signal)"
+    );
     assert!(
         lived < Duration::from_secs(1),
         "the stepper outlived its terminal by {lived:?}"

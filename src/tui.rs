@@ -3,10 +3,12 @@
 //! [`app`] holds the state and its `update`, [`action`] maps keys to
 //! actions, [`ui`] draws the state (`impl Widget for &App`), [`theme`] holds
 //! every style. [`run`] owns the terminal: raw mode, the alternate screen
-//! and the mouse, restored on exit, on error and on panic.
+//! and the mouse, restored on exit, on error and on panic; [`life`] ends
+//! the stepper on a signal or when the terminal goes away.
 
 pub mod action;
 pub mod app;
+pub mod life;
 pub mod theme;
 pub mod ui;
 
@@ -16,7 +18,6 @@ use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
 };
 use ratatui::crossterm::execute;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use std::io::{self, IsTerminal};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -77,7 +78,9 @@ pub fn app(
 pub enum Ended {
     /// The user quit.
     Quit,
-    /// A signal (SIGINT, SIGTERM or SIGHUP) ended it; the terminal was restored.
+    /// A signal (SIGINT, SIGTERM or SIGHUP) ended it, or the terminal went
+    /// away (reported as SIGHUP, as a hang-up); the terminal was restored
+    /// as far as it still exists.
     Signal(i32),
 }
 
@@ -101,17 +104,14 @@ pub fn run(mut app: App) -> Result<Ended, TuiError> {
     if !io::stdout().is_terminal() {
         return Err(TuiError::NotATerminal("stdout", hint));
     }
-    let signal = Arc::new(AtomicUsize::new(0));
-    let mut ids = Vec::new();
-    for sig in [SIGINT, SIGTERM, SIGHUP] {
-        #[allow(clippy::cast_sign_loss)]
-        ids.push(signal_hook::flag::register_usize(
-            sig,
-            Arc::clone(&signal),
-            sig as usize,
-        )?);
-    }
-    let mut terminal = ratatui::try_init()?;
+    let watcher = life::Watcher::start()?;
+    let mut terminal = match ratatui::try_init() {
+        Ok(t) => t,
+        Err(e) => {
+            life::restore();
+            return Err(e.into());
+        }
+    };
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let _ = execute!(io::stdout(), DisableMouseCapture);
@@ -119,12 +119,20 @@ pub fn run(mut app: App) -> Result<Ended, TuiError> {
     }));
     let result = execute!(io::stdout(), EnableMouseCapture)
         .map_err(TuiError::from)
-        .and_then(|()| event_loop(&mut terminal, &mut app, &signal));
-    let _ = execute!(io::stdout(), DisableMouseCapture);
-    ratatui::restore();
-    for id in ids {
-        signal_hook::low_level::unregister(id);
+        .and_then(|()| event_loop(&mut terminal, &mut app, &watcher));
+    // A draw that failed because the terminal went away is that hang-up.
+    let result = match (result, watcher.stop()) {
+        (Err(TuiError::Io(_)), Some(n)) => Ok(Ended::Signal(n)),
+        (result, _) => result,
+    };
+    life::restore();
+    // The terminal's drop shows the cursor and, when it cannot, prints to
+    // stderr, which panics on a terminal that is gone (and the panic hook
+    // prints again: an abort). Show it here; if that fails, skip the drop.
+    if terminal.show_cursor().is_err() {
+        std::mem::forget(terminal);
     }
+    drop(watcher);
     result
 }
 
@@ -196,23 +204,18 @@ fn drive(app: &mut App, job: &mut Option<Job>) {
 fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     app: &mut App,
-    signal: &AtomicUsize,
+    watcher: &life::Watcher,
 ) -> Result<Ended, TuiError> {
     let mut last_tick = Instant::now();
     let mut job: Option<Job> = None;
     loop {
-        let sig = signal.load(Ordering::Relaxed);
-        if app.quit || sig != 0 {
+        let stop = watcher.stop();
+        if app.quit || stop.is_some() {
             // Quit at once: a running trace is told to stop and left behind.
             if let Some(j) = &job {
                 j.stop();
             }
-            #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
-            return Ok(if sig == 0 {
-                Ended::Quit
-            } else {
-                Ended::Signal(sig as i32)
-            });
+            return Ok(stop.map_or(Ended::Quit, Ended::Signal));
         }
         drive(app, &mut job);
         terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;

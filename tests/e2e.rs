@@ -3,12 +3,18 @@
 
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use std::io::{Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, channel};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 const ROWS: u16 = 30;
 const COLS: u16 = 100;
 const WAIT: Duration = Duration::from_secs(20);
+
+#[path = "e2e/ends.rs"]
+mod ends;
 
 /// The binary running in a pseudo-terminal.
 struct Session {
@@ -16,7 +22,11 @@ struct Session {
     keys: Box<dyn Write + Send>,
     rx: Receiver<Vec<u8>>,
     parser: vt100::Parser,
-    _master: Box<dyn MasterPty + Send>,
+    master: Box<dyn MasterPty + Send>,
+    /// Asks the reader to stop after its next read and drop its end of the
+    /// terminal (the terminal only hangs up once every end is closed).
+    stop_reading: Arc<AtomicBool>,
+    reader: JoinHandle<()>,
 }
 
 impl Session {
@@ -38,10 +48,12 @@ impl Session {
         let mut reader = pty.master.try_clone_reader().unwrap();
         let keys = pty.master.take_writer().unwrap();
         let (tx, rx) = channel();
-        std::thread::spawn(move || {
+        let stop_reading = Arc::new(AtomicBool::new(false));
+        let stop = Arc::clone(&stop_reading);
+        let reader = std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() || stop.load(Ordering::SeqCst) {
                     break;
                 }
             }
@@ -53,7 +65,9 @@ impl Session {
             keys,
             rx,
             parser,
-            _master: pty.master,
+            master: pty.master,
+            stop_reading,
+            reader,
         }
     }
 
@@ -96,6 +110,47 @@ impl Session {
             self.parser.process(&bytes);
         }
         status.exit_code()
+    }
+
+    /// Makes the reader let go of its end of the terminal after its next
+    /// read; a resize makes the stepper draw, so that read comes.
+    fn stop_reading(&mut self) {
+        self.stop_reading.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + WAIT;
+        let mut cols = COLS;
+        while !self.reader.is_finished() {
+            assert!(Instant::now() < deadline, "the reader never let go");
+            cols = if cols == COLS { COLS - 2 } else { COLS };
+            self.resize(cols);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn resize(&self, cols: u16) {
+        self.master
+            .resize(PtySize {
+                rows: ROWS,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+    }
+
+    /// Closes the terminal under the stepper, as closing its window or
+    /// `tmux kill-session` does; returns how long the stepper outlived it
+    /// and its exit code.
+    fn hang_up(mut self) -> (Duration, u32) {
+        self.stop_reading();
+        let Self {
+            child,
+            keys,
+            master,
+            ..
+        } = self;
+        drop(keys);
+        drop(master);
+        ends::outlived(child, Instant::now())
     }
 
     fn assert_restored(&self) {

@@ -39,7 +39,6 @@ fn case(name: &'static str, args: &[&str], needles: &[&str]) -> Case {
     }
 }
 
-#[allow(dead_code)] // until a family's cases make FIFOs or links
 fn with_setup(mut c: Case, setup: fn(&Path)) -> Case {
     c.setup = Some(setup);
     c

@@ -9,7 +9,7 @@ use std::path::Path;
 fn fifo(dir: &Path) {
     rustix::fs::mknodat(
         rustix::fs::CWD,
-        &dir.join("f"),
+        dir.join("f"),
         rustix::fs::FileType::Fifo,
         rustix::fs::Mode::from_raw_mode(0o600),
         0,

@@ -204,3 +204,24 @@ fn a_piped_checkpoint_is_read() {
     assert!(checks(&piped).contains("all values of 38 tensors are finite"));
     assert_eq!(checks(&piped), checks(&file));
 }
+
+/// `--config -` reading a file through standard input is that file: an
+/// `--out` naming it is refused and the file kept.
+#[test]
+fn an_out_that_is_the_file_on_standard_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("cfg.toml");
+    fs::write(&cfg, "d_model = 8\n").unwrap();
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["trace", "--config", "-", "--out", "cfg.toml"])
+        .stdin(File::open(&cfg).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "shapetrace: --out cfg.toml is the --config file; allowed: an output path that is no input\n"
+    );
+    assert_eq!(fs::read_to_string(&cfg).unwrap(), "d_model = 8\n");
+}

@@ -142,6 +142,14 @@ pub fn cases() -> Vec<Case> {
             link,
         ),
         case(
+            "standard input twice",
+            &["check", "--config", "-", "--input", "-"],
+            &[
+                "--config - and --input - both read standard input",
+                "allowed: - for one input",
+            ],
+        ),
+        case(
             "out is the output",
             &["trace", "--numeric", "--out", "x", "--output", "x"],
             &["--output x is the --out file", "allowed: different files"],

@@ -1,7 +1,10 @@
 //! The command line: model options shared by every subcommand, and the
 //! subcommands themselves.
 
+mod clash;
 mod model;
+
+pub use clash::check as check_paths;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 pub use model::ModelArgs;

@@ -20,20 +20,21 @@ pub fn params(cfg: &shapetrace::ModelConfig, args: &ParamsArgs) -> Result<ExitCo
             writeln!(out)?;
         }
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// The lesson's FFN by hand on `x`.
 pub fn ffn(x: &str) -> Result<ExitCode> {
     let f = FfnByHand::lesson(&parse_vector(x)?)?;
-    crate::out::stdout().write_all(f.text().as_bytes())?;
+    crate::out::print(&f.text())?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// LayerNorm against RMSNorm on `x`.
 pub fn norms(x: &str) -> Result<ExitCode> {
     let n = NormCompare::new(&parse_vector(x)?)?;
-    crate::out::stdout().write_all(n.text().as_bytes())?;
+    crate::out::print(&n.text())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -59,7 +60,7 @@ pub fn probes(
         Ok(mut v) => v.remove(0),
         Err(e) => bail!("cannot probe this model: {e}"),
     };
-    crate::out::stdout().write_all(view.text().as_bytes())?;
+    crate::out::print(&view.text())?;
     Ok(if view.leaks() {
         ExitCode::from(1)
     } else {

@@ -8,7 +8,7 @@ mod progress;
 
 use clap::Parser;
 use cli::{CheckFormat, Cli, Command, TraceArgs, TraceFormat};
-use color_eyre::eyre::{Result, WrapErr, bail};
+use color_eyre::eyre::{Result, bail};
 use shapetrace::plan::Request;
 use shapetrace::trace::{log, table};
 use shapetrace::{Run, tui};
@@ -27,9 +27,7 @@ fn main() -> ExitCode {
     unsafe {
         shapetrace::allocator::keep_freed_memory();
     }
-    if let Err(e) = color_eyre::install() {
-        eprintln!("shapetrace: {e}");
-    }
+    install_hooks();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
@@ -38,9 +36,24 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("shapetrace: {e:#}");
+            out::say(format_args!("{e:#}"));
             ExitCode::from(2)
         }
+    }
+}
+
+/// color-eyre's report hook only. Its panic hook writes with `eprintln!`,
+/// which panics when stderr cannot be written (`2>/dev/full`): a panic in
+/// the panic hook aborts the process (exit 134). Rust's own panic hook
+/// ignores a failed write.
+fn install_hooks() {
+    match color_eyre::config::HookBuilder::default().try_into_hooks() {
+        Ok((_panic, eyre)) => {
+            if let Err(e) = eyre.install() {
+                out::say(e);
+            }
+        }
+        Err(e) => out::say(e),
     }
 }
 
@@ -75,6 +88,8 @@ fn is_broken_pipe(e: &color_eyre::Report) -> bool {
 }
 
 fn dispatch(cli: &Cli) -> Result<ExitCode> {
+    // Before any work: no output may be an input.
+    cli::check_paths(cli).map_err(|e| color_eyre::eyre::eyre!(e))?;
     let (values, output) = match &cli.command {
         Some(Command::Trace(a)) => (a.values, a.output.is_some()),
         _ => (false, false),
@@ -120,7 +135,7 @@ fn run(
     let traced = shapetrace::trace_request(cfg, &req)?;
     drop(bar);
     if let Some(note) = traced.plan.note() {
-        eprintln!("shapetrace: {note}");
+        out::say(note);
     }
     Ok(traced.into_run(&req))
 }
@@ -134,16 +149,24 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
         );
     }
     let (run, output) = run(cfg, req)?;
-    if let Some(path) = &args.output {
-        let Some(out) = &output else {
-            bail!(
-                "--output {} needs a run that completes; this one stopped at a failed check (see shapetrace check)",
-                path.display()
-            );
-        };
-        out::write_file("--output", path, |w| {
+    let array = match (&args.output, &output) {
+        (Some(path), None) => bail!(
+            "--output {} needs a run that completes; this one stopped at a failed check (see shapetrace check)",
+            path.display()
+        ),
+        (Some(path), Some(array)) => Some((out::prepare("--output", path)?, array)),
+        (None, _) => None,
+    };
+    // Both outputs are ready (temp files made) before either is written.
+    let log = args
+        .out
+        .as_deref()
+        .map(|p| out::prepare("--out", p))
+        .transpose()?;
+    if let Some((target, array)) = array {
+        target.write(|w| {
             let mut w = io::BufWriter::new(w);
-            shapetrace::npy::write(&mut w, out)?;
+            shapetrace::npy::write(&mut w, array)?;
             w.flush()
         })?;
     }
@@ -156,9 +179,13 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
             }
         }
     };
-    match &args.out {
-        Some(path) => out::write_file("--out", path, render)?,
-        None => render(&mut out::stdout()).wrap_err("cannot write to stdout")?,
+    match log {
+        Some(target) => target.write(render)?,
+        None => {
+            let mut out = out::stdout();
+            render(&mut out)?;
+            out.flush()?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -185,6 +212,7 @@ fn check(cfg: &shapetrace::ModelConfig, req: Request, format: CheckFormat) -> Re
             writeln!(out)?;
         }
     }
+    out.flush()?;
     Ok(if run.ok() {
         ExitCode::SUCCESS
     } else {
@@ -217,9 +245,7 @@ fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
                 cli::ViewFormat::Table => table::text(&replay.trace, checks),
                 cli::ViewFormat::Markdown => table::markdown(&replay.trace, checks),
             });
-            out::stdout()
-                .write_all(text.as_bytes())
-                .wrap_err("cannot write to stdout")?;
+            out::print(&text)?;
         }
         None => {
             let app = tui::app::App::replay(replay, &shown, tui::theme::Theme::from_env());

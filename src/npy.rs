@@ -57,7 +57,7 @@ pub fn read(path: &Path) -> Result<ArrayD<f32>, NpyError> {
 #[derive(Debug)]
 pub struct Npy {
     label: String,
-    file: std::fs::File,
+    file: crate::files::Source,
     shape: Vec<usize>,
 }
 
@@ -77,7 +77,9 @@ impl Npy {
             path: label.clone(),
             reason: e.to_string(),
         };
-        let (mut f, size) = crate::files::open(path).map_err(io)?;
+        // A piped array is read into memory (bounded), like a checkpoint.
+        let (mut f, size) =
+            crate::files::open_seekable(path, crate::files::MAX_PIPED).map_err(io)?;
         let mut magic = [0u8; 8];
         f.read_exact(&mut magic)
             .map_err(|_| corrupt("shorter than the magic string"))?;

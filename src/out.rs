@@ -1,14 +1,25 @@
-//! Where the binary writes: stdout that survives a closed pipe, and
-//! `--out` files that are never left half-written.
+//! Where the binary writes: messages on stderr that cannot fail loudly,
+//! stdout that survives a closed pipe and names itself when full, and
+//! `--out` files that are never left half-written, even by a signal.
+
+mod cleanup;
 
 use color_eyre::eyre::{Result, bail, eyre};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+/// Writes one `shapetrace: ...` line on stderr. Every message of the binary
+/// goes through here: a failed write (`2>/dev/full`, a closed stderr) is
+/// ignored, where `eprintln!` would panic and the run end in an abort, so
+/// the process still ends with the exit code it meant.
+pub fn say(line: impl std::fmt::Display) {
+    let _ = writeln!(io::stderr().lock(), "shapetrace: {line}");
+}
+
 /// Stdout that turns a closed pipe into a sink: the run goes on quietly and
 /// its exit code still says how the checks went (`check | head -1` still
-/// exits 1 on a failing model).
+/// exits 1 on a failing model). Any other failed write says it was stdout.
 pub struct Stdout {
     inner: io::StdoutLock<'static>,
     closed: bool,
@@ -30,6 +41,10 @@ impl Stdout {
                 self.closed = true;
                 Ok(ok)
             }
+            Err(e) => Err(io::Error::new(
+                e.kind(),
+                format!("cannot write to stdout: {}", os_reason(&e)),
+            )),
             r => r,
         }
     }
@@ -53,28 +68,69 @@ impl Write for Stdout {
     }
 }
 
-/// The system's reason, without the temp file's path that tempfile adds.
-fn os_reason(e: &io::Error) -> String {
-    let text = e.to_string();
-    text.split(" at path ").next().unwrap_or(&text).to_string()
+/// Writes all of `text` to stdout and flushes it, so that a full stdout is
+/// an error here and not lost at exit.
+///
+/// # Errors
+/// "cannot write to stdout: REASON" (a closed pipe is no error).
+pub fn print(text: &str) -> io::Result<()> {
+    let mut out = stdout();
+    out.write_all(text.as_bytes())?;
+    out.flush()
 }
 
-/// Writes `--out path`.
+/// The system's reason, without the temp file's path that tempfile adds
+/// or the error number.
+fn os_reason(e: &io::Error) -> String {
+    let text = e.to_string();
+    let text = text.split(" at path ").next().unwrap_or(&text);
+    text.split(" (os error ").next().unwrap_or(text).to_string()
+}
+
+/// An output file made ready to be written: see [`prepare`].
+pub struct Target {
+    flag: String,
+    shown: String,
+    to: To,
+}
+
+enum To {
+    /// A device or a named pipe, written straight into.
+    Direct(PathBuf),
+    /// A temp file beside `target`, renamed over it once whole.
+    Staged { tmp: Temp, target: PathBuf },
+}
+
+/// A registered temp file: removed, and forgotten by the signal thread,
+/// unless it was renamed into place.
+struct Temp(Option<tempfile::NamedTempFile>);
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.0.take() {
+            let mut live = cleanup::live();
+            cleanup::forget(&mut live, tmp.path());
+            drop(tmp);
+        }
+    }
+}
+
+/// Makes `--out path` (`flag` names it) ready to be written, before anything
+/// is rendered, so that two outputs of one run are both ready (or both
+/// refused) before either is written.
 ///
-/// - A regular file (new or existing, or behind a symlink) is written to a
-///   temp file beside it, then renamed over it, so a failed write never
-///   leaves a truncated file; an existing file keeps its permissions.
+/// - A regular file (new or existing, or behind a symlink) gets a temp file
+///   beside it, registered so that SIGINT, SIGTERM or SIGHUP removes it;
+///   [`Target::write`] renames it over the file once whole, so a failed or
+///   interrupted write never leaves a truncated file or a stray temp file,
+///   and an existing file keeps its permissions.
 /// - A device or a named pipe (say `/dev/stdout`) is written straight
 ///   into, as a shell redirect would.
 ///
 /// # Errors
 /// One line naming the path and why it cannot be written.
-pub fn write_file(
-    flag: &str,
-    path: &Path,
-    render: impl Fn(&mut dyn Write) -> io::Result<()>,
-) -> Result<()> {
-    let shown = path.display();
+pub fn prepare(flag: &str, path: &Path) -> Result<Target> {
+    let shown = path.display().to_string();
     if path.as_os_str().is_empty() {
         bail!("{flag} needs a file name; allowed: a path to a new or existing file");
     }
@@ -85,18 +141,16 @@ pub fn write_file(
         }
         _ => path.to_path_buf(),
     };
-    let fail = |e: io::Error| eyre!("cannot write {flag} {shown}: {}", os_reason(&e));
+    let made = |to| Target {
+        flag: flag.to_string(),
+        shown: shown.clone(),
+        to,
+    };
     match fs::metadata(&target) {
         Ok(m) if m.is_dir() => {
             bail!("cannot write {flag} {shown}: it is a folder; allowed: a file path")
         }
-        Ok(m) if !m.is_file() => {
-            let mut f = fs::OpenOptions::new()
-                .write(true)
-                .open(&target)
-                .map_err(fail)?;
-            return render(&mut f).map_err(fail);
-        }
+        Ok(m) if !m.is_file() => return Ok(made(To::Direct(target))),
         _ => {}
     }
     let dir = match target.parent() {
@@ -109,29 +163,62 @@ pub fn write_file(
             dir.display()
         );
     }
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| {
+    cleanup::watch();
+    let mut live = cleanup::live();
+    let tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| {
         eyre!(
             "cannot write {flag} {shown}: cannot create a file in {}: {}",
             dir.display(),
             os_reason(&e)
         )
     })?;
-    render(tmp.as_file_mut()).map_err(fail)?;
-    tmp.as_file().sync_all().map_err(fail)?;
-    let perms = match fs::metadata(&target) {
-        Ok(m) => m.permissions(),
-        Err(_) => {
-            // A temp file is private (0600); a new output is an ordinary file.
-            #[cfg(unix)]
-            {
+    live.push(tmp.path().to_path_buf());
+    Ok(made(To::Staged {
+        tmp: Temp(Some(tmp)),
+        target,
+    }))
+}
+
+impl Target {
+    /// Renders into the target: straight in, or into the temp file and then
+    /// renamed over it.
+    ///
+    /// # Errors
+    /// One line naming the path and why it cannot be written.
+    pub fn write(self, render: impl Fn(&mut dyn Write) -> io::Result<()>) -> Result<()> {
+        let Self { flag, shown, to } = self;
+        let fail = |e: io::Error| eyre!("cannot write {flag} {shown}: {}", os_reason(&e));
+        let (mut tmp, target) = match to {
+            To::Direct(target) => {
+                let mut f = fs::OpenOptions::new()
+                    .write(true)
+                    .open(&target)
+                    .map_err(fail)?;
+                return render(&mut f).map_err(fail);
+            }
+            To::Staged { tmp, target } => (tmp, target),
+        };
+        let file = tmp
+            .0
+            .as_mut()
+            .expect("a staged temp file is held until it is renamed");
+        render(file.as_file_mut()).map_err(fail)?;
+        file.as_file().sync_all().map_err(fail)?;
+        let perms = match fs::metadata(&target) {
+            Ok(m) => m.permissions(),
+            Err(_) => {
+                // A temp file is private (0600); a new output is an ordinary file.
                 use std::os::unix::fs::PermissionsExt;
                 fs::Permissions::from_mode(0o644)
             }
-            #[cfg(not(unix))]
-            tmp.as_file().metadata().map_err(fail)?.permissions()
-        }
-    };
-    fs::set_permissions(tmp.path(), perms).map_err(fail)?;
-    tmp.persist(&target).map_err(|e| fail(e.error))?;
-    Ok(())
+        };
+        fs::set_permissions(file.path(), perms).map_err(fail)?;
+        // Renamed under the registry's lock: a signal now waits for the
+        // rename, then finds nothing left to remove.
+        let mut live = cleanup::live();
+        let file = tmp.0.take().expect("taken once");
+        cleanup::forget(&mut live, file.path());
+        file.persist(&target).map_err(|e| fail(e.error))?;
+        Ok(())
+    }
 }

@@ -1,5 +1,7 @@
 //! The progress bar of a long numeric trace: on stderr, only when stderr
 //! is a terminal, and only once the run has taken about half a second.
+//! indicatif ignores a failed draw, so an unwritable stderr cannot end the
+//! run.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use shapetrace::plan::{Hooks, Progress};

@@ -97,25 +97,22 @@ impl Overlay {
 
     /// Reads and parses a model file: a Hugging Face config.json when its
     /// text starts with `{`, native TOML otherwise. A file over
-    /// [`MAX_FILE`] bytes is refused before it is read.
+    /// [`MAX_FILE`] bytes is refused before it is read, a pipe once it has
+    /// given more; `-` is standard input.
     ///
     /// # Errors
     /// [`FileError`] when the file cannot be read or parsed.
     pub fn from_file(path: &std::path::Path) -> Result<Self, FileError> {
-        use std::io::Read;
         let label = path.display().to_string();
         let read = |e: std::io::Error| FileError::Read {
             path: label.clone(),
             reason: e.to_string(),
         };
-        let (file, size) = crate::files::open(path).map_err(read)?;
-        if size > MAX_FILE {
+        let input = crate::files::open(path).map_err(read)?;
+        if let Some(size) = input.size().filter(|&s| s > MAX_FILE) {
             return Err(FileError::TooLarge { path: label, size });
         }
-        let mut text = String::new();
-        file.take(MAX_FILE)
-            .read_to_string(&mut text)
-            .map_err(read)?;
+        let text = input.read_text(MAX_FILE).map_err(read)?;
         if super::hf::is_json(&text) {
             let mut o = super::hf::parse(&text, &label)?;
             let file_name = path

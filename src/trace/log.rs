@@ -340,8 +340,8 @@ pub const MAX_LOG_BYTES: u64 = 64 << 20;
 /// can take as little as two bytes of the log.
 pub const MAX_LOG_VALUES: usize = 16 << 20;
 
-/// Reads a trace log from a file, refusing one over [`MAX_LOG_BYTES`]
-/// before reading it (a device or a pipe once that much is read).
+/// Reads a trace log from a file (`-`: standard input), refusing one over
+/// [`MAX_LOG_BYTES`] before reading it (a pipe once that much is read).
 ///
 /// # Errors
 /// [`LogError::Read`] when the file cannot be opened or is too large;
@@ -352,15 +352,15 @@ pub fn read_file(path: &std::path::Path) -> Result<Replay, LogError> {
         path: label.clone(),
         reason,
     };
-    let (file, len) = crate::files::open(path).map_err(|e| fail(e.to_string()))?;
-    if len > MAX_LOG_BYTES {
+    let input = crate::files::open(path).map_err(|e| fail(e.to_string()))?;
+    if let Some(len) = input.size().filter(|&n| n > MAX_LOG_BYTES) {
         return Err(fail(format!(
             "{} is larger than the {} a trace log may have",
             crate::config::human_bytes(u128::from(len)),
             crate::config::human_bytes(u128::from(MAX_LOG_BYTES))
         )));
     }
-    read_capped(file, &label, MAX_LOG_BYTES)
+    read_capped(input, &label, MAX_LOG_BYTES)
 }
 
 /// [`read`] of at most `max` bytes of `from`, which may give no size up

@@ -12,7 +12,6 @@ use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
 use safetensors::Dtype;
 use safetensors::tensor::Metadata;
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -24,7 +23,7 @@ pub const MAX_HEADER: u64 = 100_000_000;
 pub struct Header {
     /// The path, for messages.
     pub path: String,
-    file: File,
+    file: crate::files::Source,
     data_start: u64,
     pub meta: Metadata,
 }
@@ -44,7 +43,9 @@ impl Header {
             path: label.clone(),
             reason,
         };
-        let (mut file, size) = crate::files::open(path).map_err(read_err)?;
+        // A piped checkpoint is read into memory (bounded), to seek in.
+        let (mut file, size) =
+            crate::files::open_seekable(path, crate::files::MAX_PIPED).map_err(read_err)?;
         let mut len = [0u8; 8];
         file.read_exact(&mut len).map_err(|_| {
             corrupt(format!(

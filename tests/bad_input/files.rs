@@ -1,7 +1,167 @@
-//! Bad-input cases of the hardening family "files".
+//! Bad-input cases of the hardening family "files": inputs that would
+//! block or are no files (a FIFO with no writer, a folder), and outputs
+//! that are inputs (directly, through a symlink, or each other).
 
-use super::Case;
+use super::{Case, case, with_file, with_setup};
+use std::path::Path;
+
+/// A FIFO named `f` that nobody writes: reading it would block for ever.
+fn fifo(dir: &Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        dir.join("f"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+}
+
+/// A folder named `d`.
+fn folder(dir: &Path) {
+    std::fs::create_dir(dir.join("d")).unwrap();
+}
+
+/// `link.toml`, a symlink to `cfg.toml`.
+fn link(dir: &Path) {
+    std::os::unix::fs::symlink("cfg.toml", dir.join("link.toml")).unwrap();
+}
+
+const NO_WRITER: [&str; 3] = [
+    "cannot read f",
+    "a pipe with no writer",
+    "allowed: a regular file, a pipe, or - for standard input",
+];
+const FOLDER: [&str; 3] = ["cannot read d", "it is a folder", "allowed: a regular file"];
+const CFG: &str = "d_model = 8\nheads = 2\n";
 
 pub fn cases() -> Vec<Case> {
-    Vec::new()
+    vec![
+        // A FIFO with no writer: each of these hung before.
+        with_setup(
+            case("config fifo", &["trace", "--config", "f"], &NO_WRITER),
+            fifo,
+        ),
+        with_setup(
+            case("weights fifo", &["check", "--weights", "f"], &NO_WRITER),
+            fifo,
+        ),
+        with_setup(
+            case("input fifo", &["check", "--input", "f"], &NO_WRITER),
+            fifo,
+        ),
+        with_setup(
+            case("view fifo", &["view", "f", "--format", "table"], &NO_WRITER),
+            fifo,
+        ),
+        with_setup(case("view fifo stepper", &["view", "f"], &NO_WRITER), fifo),
+        // A folder is named, not read as bytes.
+        with_setup(
+            case("weights folder", &["check", "--weights", "d"], &FOLDER),
+            folder,
+        ),
+        with_setup(
+            case("config folder", &["trace", "--config", "d"], &FOLDER),
+            folder,
+        ),
+        with_setup(
+            case("view folder", &["view", "d", "--format", "table"], &FOLDER),
+            folder,
+        ),
+        // Outputs that are inputs.
+        with_file(
+            case(
+                "out is the config",
+                &["trace", "--config", "cfg.toml", "--out", "cfg.toml"],
+                &[
+                    "--out cfg.toml is the --config file",
+                    "allowed: an output path that is no input",
+                ],
+            ),
+            "cfg.toml",
+            CFG,
+        ),
+        with_file(
+            case(
+                "out is the weights",
+                &[
+                    "trace",
+                    "--weights",
+                    "w.safetensors",
+                    "--out",
+                    "w.safetensors",
+                ],
+                &[
+                    "--out w.safetensors is the --weights file",
+                    "allowed: an output path",
+                ],
+            ),
+            "w.safetensors",
+            "not read",
+        ),
+        with_file(
+            case(
+                "output is the input",
+                &["trace", "--input", "in.npy", "--output", "in.npy"],
+                &[
+                    "--output in.npy is the --input file",
+                    "allowed: an output path",
+                ],
+            ),
+            "in.npy",
+            "not read",
+        ),
+        with_setup(
+            with_file(
+                case(
+                    "out is the config through a symlink",
+                    &["trace", "--config", "cfg.toml", "--out", "link.toml"],
+                    &[
+                        "--out link.toml is the --config file",
+                        "allowed: an output path",
+                    ],
+                ),
+                "cfg.toml",
+                CFG,
+            ),
+            link,
+        ),
+        with_setup(
+            with_file(
+                case(
+                    "config through a symlink is the out",
+                    &["trace", "--config", "link.toml", "--out", "cfg.toml"],
+                    &[
+                        "--out cfg.toml is the --config file",
+                        "allowed: an output path",
+                    ],
+                ),
+                "cfg.toml",
+                CFG,
+            ),
+            link,
+        ),
+        case(
+            "standard input twice",
+            &["check", "--config", "-", "--input", "-"],
+            &[
+                "--config - and --input - both read standard input",
+                "allowed: - for one input",
+            ],
+        ),
+        case(
+            "out is the output",
+            &["trace", "--numeric", "--out", "x", "--output", "x"],
+            &["--output x is the --out file", "allowed: different files"],
+        ),
+        with_file(
+            case(
+                "existing out is the output",
+                &["trace", "--numeric", "--out", "x", "--output", "./x"],
+                &["--output ./x is the --out file", "allowed: different files"],
+            ),
+            "x",
+            "old",
+        ),
+    ]
 }

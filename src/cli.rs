@@ -2,6 +2,7 @@
 //! subcommands themselves.
 
 mod model;
+pub mod usage;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 pub use model::ModelArgs;

@@ -57,7 +57,7 @@ pub enum Error {
     #[error(transparent)]
     Log(#[from] trace::log::LogError),
     /// A config error in a model built from a model file.
-    #[error("{inner} (model from {path})")]
+    #[error("{inner} (model from {})", text::shown(.path))]
     InModelFile { path: String, inner: Box<Error> },
     #[error(transparent)]
     Weights(#[from] weights::WeightsError),
@@ -72,7 +72,8 @@ pub enum Error {
     #[error("--input is {got}; allowed: a rank-3 array (B, T, d_model)")]
     InputRank { got: String },
     #[error(
-        "--{flag} {value} contradicts --input {path}, whose {dim} is {file}; allowed: --{flag} {file}, or no --{flag} (B and T come from the file)"
+        "--{flag} {value} contradicts --input {}, whose {dim} is {file}; allowed: --{flag} {file}, or no --{flag} (B and T come from the file)",
+        text::shown(.path)
     )]
     InputDims {
         flag: &'static str,

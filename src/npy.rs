@@ -20,15 +20,16 @@ pub const MAX_HEADER: u64 = 65_536;
 /// An `.npy` file that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NpyError {
-    #[error("cannot read {path}: {reason}")]
+    #[error("cannot read {}: {reason}", crate::text::shown(.path))]
     Read { path: String, reason: String },
     #[error(
-        "{path} is not a valid .npy file: {reason}; allowed: a float32 .npy of shape (B, T, d_model)"
+        "{} is not a valid .npy file: {reason}; allowed: a float32 .npy of shape (B, T, d_model)",
+        crate::text::shown(.path)
     )]
     Corrupt { path: String, reason: String },
-    #[error("{path} holds dtype '{descr}'; allowed: '<f4' (float32, little-endian)")]
+    #[error("{} holds dtype '{}'; allowed: '<f4' (float32, little-endian)", crate::text::shown(.path), crate::text::shown(.descr))]
     Dtype { path: String, descr: String },
-    #[error("{path} is in Fortran order; allowed: C order (numpy.ascontiguousarray)")]
+    #[error("{} is in Fortran order; allowed: C order (numpy.ascontiguousarray)", crate::text::shown(.path))]
     Fortran { path: String },
 }
 

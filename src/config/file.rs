@@ -43,16 +43,16 @@ pub struct Overlay {
 /// A model file that could not be read or parsed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FileError {
-    #[error("cannot read {path}: {reason}")]
+    #[error("cannot read {}: {reason}", crate::text::shown(.path))]
     Read { path: String, reason: String },
-    #[error("{path}:{line}:{col}: {msg}")]
+    #[error("{}:{line}:{col}: {msg}", crate::text::shown(.path))]
     Parse {
         path: String,
         line: usize,
         col: usize,
         msg: String,
     },
-    #[error("{path} is {size} bytes; allowed: a model file of at most {MAX_FILE} bytes")]
+    #[error("{} is {size} bytes; allowed: a model file of at most {MAX_FILE} bytes", crate::text::shown(.path))]
     TooLarge { path: String, size: u64 },
     #[error(transparent)]
     Hf(#[from] super::hf::HfError),
@@ -121,7 +121,13 @@ impl Overlay {
             let file_name = path
                 .file_name()
                 .map_or(label.clone(), |f| f.to_string_lossy().into_owned());
-            o.name = Some(format!("{} ({file_name})", o.name.unwrap_or_default()));
+            // The name is printed at the top of params, check and the
+            // stepper: the file's name in it is shown, escaped.
+            o.name = Some(format!(
+                "{} ({})",
+                o.name.unwrap_or_default(),
+                crate::text::shown(&file_name)
+            ));
             return Ok(o);
         }
         Self::from_toml(&text, &label)

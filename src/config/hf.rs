@@ -25,19 +25,19 @@ pub const SUPPORTED: &str = "gpt2, llama, mistral";
 /// A config.json that could not be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum HfError {
-    #[error("{path}: not valid JSON: {msg}")]
+    #[error("{}: not valid JSON: {msg}", crate::text::shown(.path))]
     Json { path: String, msg: String },
-    #[error("{path}: model_type '{got}' is not supported; allowed: {SUPPORTED}")]
+    #[error("{}: model_type '{}' is not supported; allowed: {SUPPORTED}", crate::text::shown(.path), crate::text::shown(.got))]
     ModelType { path: String, got: String },
-    #[error("{path}: missing field 'model_type'; allowed: {SUPPORTED}")]
+    #[error("{}: missing field 'model_type'; allowed: {SUPPORTED}", crate::text::shown(.path))]
     NoModelType { path: String },
-    #[error("{path}: missing field '{field}' (needed for model_type {model_type})")]
+    #[error("{}: missing field '{field}' (needed for model_type {model_type})", crate::text::shown(.path))]
     Missing {
         path: String,
         field: &'static str,
         model_type: String,
     },
-    #[error("{path}: field '{field}' is {got}; allowed: {allowed}")]
+    #[error("{}: field '{field}' is {}; allowed: {allowed}", crate::text::shown(.path), crate::text::shown(.got))]
     Bad {
         path: String,
         field: &'static str,

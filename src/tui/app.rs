@@ -139,7 +139,7 @@ impl App {
             },
             theme,
         );
-        app.status = Some(format!("replaying {source}"));
+        app.status = Some(format!("replaying {}", crate::text::shown(source)));
         app.source = Some(source.to_string());
         app
     }

@@ -19,6 +19,7 @@ pub mod budget;
 pub mod check;
 pub mod config;
 pub mod files;
+pub mod json;
 pub mod lesson;
 pub mod load;
 pub mod model;

@@ -96,7 +96,7 @@ impl Overlay {
     }
 
     /// Reads and parses a model file: a Hugging Face config.json when its
-    /// text starts with `{`, native TOML otherwise. A file over
+    /// text is JSON (see [`super::hf::is_json`]), native TOML otherwise. A file over
     /// [`MAX_FILE`] bytes is refused before it is read.
     ///
     /// # Errors
@@ -116,8 +116,9 @@ impl Overlay {
         file.take(MAX_FILE)
             .read_to_string(&mut text)
             .map_err(read)?;
-        if super::hf::is_json(&text) {
-            let mut o = super::hf::parse(&text, &label)?;
+        let text = super::hf::strip_bom(&text);
+        if super::hf::is_json(text) {
+            let mut o = super::hf::parse(text, &label)?;
             let file_name = path
                 .file_name()
                 .map_or(label.clone(), |f| f.to_string_lossy().into_owned());
@@ -130,7 +131,7 @@ impl Overlay {
             ));
             return Ok(o);
         }
-        Self::from_toml(&text, &label)
+        Self::from_toml(text, &label)
     }
 
     /// Lays `self` over `base`: every set field wins.

@@ -127,7 +127,7 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
         let Some(out) = &output else {
             bail!(
                 "--output {} needs a run that completes; this one stopped at a failed check (see shapetrace check)",
-                path.display()
+                shapetrace::text::shown(&path.display().to_string())
             );
         };
         out::write_file("--output", path, |w| {

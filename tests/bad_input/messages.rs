@@ -37,6 +37,8 @@ pub fn cases() -> Vec<Case> {
         with_file(case("config file name with an escape", &["params", "--config", "c\u{1b}[2J.json"], &["c\\u{1b}[2J.json", "heads"]), "c\u{1b}[2J.json", GPT2_JSON.replace("\"n_head\":4", "\"n_head\":3")),
         with_file(case("model_type with an escape", &["check", "--config", "c.json"], &["model_type '\\u{1b}]0;x\\u{7}'", "gpt2"]), "c.json", r#"{"model_type":"\u001b]0;x\u0007"}"#),
         case("fault name with a bidi override", &["check", "--fault", "a\u{202e}b"], &["'a\\u{202e}b'", "ffn-no-down"]),
+        case("lesson input with an escape", &["ffn", "--x", "1,\u{1b}[2J"], &["'\\u{1b}[2J' in x = 1,\\u{1b}[2J", "finite numbers"]),
+        case("memory size with an escape", &["check", "--max-memory", "4\u{1b}XB"], &["memory size '4\\u{1b}XB'", "4GiB"]),
         case("a very long value is cut with its length", &["check", "--preset", long_preset], &["… (100000 chars)", "lesson"]),
         // clap's errors, one line naming the flag and the value as given.
         case("value with a newline", &["check", "--batch", "2\n"], &["'2\\n'", "--batch"]),

@@ -67,10 +67,12 @@ pub enum Error {
     #[error(transparent)]
     Size(#[from] plan::bytes::BadSize),
     #[error(
-        "--input is {got}, but the model's stream is {want}; allowed: (B, T, d_model) with d_model {d}"
+        "--input is {}, but the model's stream is {want}; allowed: (B, T, d_model) with d_model {d}",
+        text::shown(.got)
     )]
     InputShape { got: String, want: String, d: usize },
-    #[error("--input is {got}; allowed: a rank-3 array (B, T, d_model)")]
+    /// `got` is the file's shape, which may list thousands of dimensions.
+    #[error("--input is {}; allowed: a rank-3 array (B, T, d_model)", text::shown(.got))]
     InputRank { got: String },
     #[error(
         "--{flag} {value} contradicts --input {}, whose {dim} is {file}; allowed: --{flag} {file}, or no --{flag} (B and T come from the file)",

@@ -6,17 +6,20 @@
 use super::{Case, case, fixture_with, npy, with_file};
 use assert_cmd::Command;
 
-/// A .npy of (2, 4, 64) f32 zeros with version `major.0` and `header`.
-fn npy_raw(major: u8, header: &str) -> Vec<u8> {
+/// A .npy of version `major.0` with `header` and `data` zero bytes.
+fn npy_raw(major: u8, header: &str, data: usize) -> Vec<u8> {
     let len = u16::try_from(header.len()).unwrap().to_le_bytes();
     [
         &[0x93, b'N', b'U', b'M', b'P', b'Y', major, 0][..],
         &len,
         header.as_bytes(),
-        &vec![0u8; 2 * 4 * 64 * 4],
+        &vec![0u8; data],
     ]
     .concat()
 }
+
+/// The bytes of (2, 4, 64) f32 values.
+const DATA: usize = 2 * 4 * 64 * 4;
 
 const GPT2_JSON: &str =
     r#"{"model_type":"gpt2","n_embd":64,"n_head":4,"n_layer":1,"vocab_size":10,"n_positions":8}"#;
@@ -48,13 +51,14 @@ pub fn cases() -> Vec<Case> {
         // config.json or TOML, by content.
         with_file(case("config.json with a byte-order mark", &["check", "--config", "c.json"], &["c.json", "missing field 'n_embd'"]), "c.json", "\u{feff}{\"model_type\":\"gpt2\"}"),
         with_file(case("config.json that is an array", &["check", "--config", "c.json"], &["c.json", "must be a JSON object, found an array"]), "c.json", "[]"),
+        with_file(case("npy of 20,000 dimensions is named cut", &["check", "--input", "x.npy"], &["--input is (1,1,1,", "… (40001 chars)", "rank-3"]), "x.npy", npy_raw(1, &format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}), }}\n", vec!["1"; 20_000].join(", ")), 4)),
         // Ambiguity refused.
         with_file(case("config.json with a key twice", &["check", "--config", "c.json"], &["c.json", "'n_embd' appears twice"]), "c.json", twice),
         with_file(case("safetensors with a tensor named twice", &["check", "--weights", "w.safetensors", "--heads", "4"], &["w.safetensors", "names a tensor twice", "h.0.ln_1.weight"]), "w.safetensors", fixture_with(b"h.0.ln_2.weight", b"h.0.ln_1.weight")),
         with_file(case("npy of version 9.0", &["check", "--input", "x.npy"], &["x.npy", "version 9.0", "1.0, 2.0, 3.0"]), "x.npy", version9),
-        with_file(case("npy header with an expression", &["check", "--input", "x.npy"], &["x.npy", "found `*1, 4, 64)"]), "x.npy", npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2*1, 4, 64), }\n")),
-        with_file(case("npy header with an extra key", &["check", "--input", "x.npy"], &["x.npy", "unknown key 'extra'"]), "x.npy", npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4, 64), 'extra': 1}\n")),
-        with_file(case("npy header with a key twice", &["check", "--input", "x.npy"], &["x.npy", "'shape' appears twice"]), "x.npy", npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4, 64), 'shape': (2, 4, 64)}\n")),
+        with_file(case("npy header with an expression", &["check", "--input", "x.npy"], &["x.npy", "found `*1, 4, 64)"]), "x.npy", npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2*1, 4, 64), }\n", DATA)),
+        with_file(case("npy header with an extra key", &["check", "--input", "x.npy"], &["x.npy", "unknown key 'extra'"]), "x.npy", npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4, 64), 'extra': 1}\n", DATA)),
+        with_file(case("npy header with a key twice", &["check", "--input", "x.npy"], &["x.npy", "'shape' appears twice"]), "x.npy", npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4, 64), 'shape': (2, 4, 64)}\n", DATA)),
     ]
 }
 

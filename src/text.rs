@@ -117,6 +117,42 @@ mod tests {
         assert!(shown(&wide).to_string().ends_with("… (81 chars)"));
     }
 
+    /// Every `#[error(…)]` in the crate, as text.
+    fn error_attributes(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                error_attributes(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (at, _) in text.match_indices("#[error(") {
+                    let end = text[at..].find(")]").map_or(text.len(), |e| at + e);
+                    out.push((path.display().to_string(), text[at..end].to_string()));
+                }
+            }
+        }
+    }
+
+    /// The next error type is held to the rule too: a field holding a
+    /// user's string is never put into a message as it is.
+    #[test]
+    fn no_error_message_shows_a_user_field_unescaped() {
+        let mut attrs = Vec::new();
+        error_attributes(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut attrs,
+        );
+        assert!(attrs.len() > 20, "{} error messages", attrs.len());
+        for (file, attr) in &attrs {
+            for field in ["path", "input", "descr", "label", "source"] {
+                assert!(
+                    !attr.contains(&format!("{{{field}}}")),
+                    "{file}: `{{{field}}}` in {attr}: show it with shown(.{field})"
+                );
+            }
+        }
+    }
+
     #[test]
     fn no_shown_text_holds_a_control_character() {
         let all: String = (0u32..0x110).filter_map(char::from_u32).collect();

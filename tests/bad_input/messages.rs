@@ -100,3 +100,23 @@ fn file_names_and_a_logs_strings_reach_stdout_escaped_and_cut() {
         assert!(out.contains(" chars)"), "{format}: no long shape cut");
     }
 }
+
+#[test]
+fn the_steppers_header_and_status_show_a_log_name_escaped() {
+    use ratatui::{Terminal, backend::TestBackend};
+    let trace = shapetrace::run(&shapetrace::ModelConfig::default())
+        .unwrap()
+        .trace;
+    let app = shapetrace::tui::app::App::replay(trace, "a\u{1b}[2Jb", shapetrace::tui::theme::MONO);
+    let mut term = Terminal::new(TestBackend::new(100, 24)).unwrap();
+    term.draw(|f| f.render_widget(&app, f.area())).unwrap();
+    let screen: String = term
+        .backend()
+        .buffer()
+        .content
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect();
+    assert!(screen.contains("▷ a\\u{1b}[2Jb"), "{screen}");
+    assert!(screen.contains("replaying a\\u{1b}[2Jb"), "{screen}");
+}

@@ -36,6 +36,21 @@ pub fn shown(s: &str) -> Shown<'_> {
     }
 }
 
+/// An argument or file name that need not be UTF-8, shown as by [`shown`]
+/// with each byte that is not UTF-8 written `\xNN` (where `Path::display`
+/// would print `�`, naming another value).
+#[must_use]
+pub fn shown_os(s: &std::ffi::OsStr) -> String {
+    let mut text = String::new();
+    for chunk in s.as_encoded_bytes().utf8_chunks() {
+        text.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            text.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    shown(&text).to_string()
+}
+
 /// A parser's whole message as one printable line: trimmed, escaped as by
 /// [`shown`], cut at [`MAX_MESSAGE`] characters.
 #[must_use]
@@ -103,6 +118,14 @@ mod tests {
             shown("a\u{202e}b\u{200b}c\u{feff}").to_string(),
             "a\\u{202e}b\\u{200b}c\\u{feff}"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn bytes_that_are_not_utf8_are_named_not_replaced() {
+        use std::os::unix::ffi::OsStrExt;
+        let s = std::ffi::OsStr::from_bytes(b"a\xff\x1b.toml");
+        assert_eq!(super::shown_os(s), "a\\xff\\u{1b}.toml");
     }
 
     #[test]

@@ -45,9 +45,20 @@ fn what(e: &clap::Error) -> Option<String> {
             shown(&context(e, ContextKind::InvalidSubcommand)?)
         ),
         ErrorKind::ArgumentConflict => {
-            let prior = context(e, ContextKind::PriorArg)
-                .map_or_else(|| "another argument".into(), |p| shown(&p).to_string());
-            format!("{} cannot be used with {prior}", arg?)
+            let arg = arg?;
+            match context(e, ContextKind::PriorArg) {
+                Some(p) if p == arg => format!("{arg} is given twice; allowed: once"),
+                Some(p) => format!("{arg} cannot be used with {}", shown(&p)),
+                None => format!("{arg} cannot be used with another argument"),
+            }
+        }
+        // clap does not say which; the first one that is not UTF-8 is named.
+        ErrorKind::InvalidUtf8 => {
+            let bad = std::env::args_os().find(|a| a.to_str().is_none())?;
+            format!(
+                "argument '{}' is not valid UTF-8; allowed: UTF-8 text",
+                shapetrace::text::shown_os(&bad)
+            )
         }
         ErrorKind::NoEquals => format!("{} needs '=' before its value", arg?),
         ErrorKind::TooManyValues => format!("unexpected value '{}' for {}", shown(&value()?), arg?),
@@ -129,6 +140,12 @@ mod tests {
     fn a_missing_argument_is_named() {
         let l = error(&["view", "--format", "table"]);
         assert!(l.contains("missing required argument <FILE.jsonl>"), "{l}");
+    }
+
+    #[test]
+    fn a_flag_given_twice_is_named_once() {
+        let l = error(&["trace", "--out", "a", "--out", "b"]);
+        assert!(l.contains("--out <FILE> is given twice"), "{l}");
     }
 
     #[test]

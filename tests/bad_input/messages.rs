@@ -47,6 +47,7 @@ pub fn cases() -> Vec<Case> {
         case("value with a newline", &["check", "--batch", "2\n"], &["'2\\n'", "--batch"]),
         case("value with an escape is not stripped", &["check", "--d-model", "6\u{1b}[2J4"], &["'6\\u{1b}[2J4'", "--d-model"]),
         case("missing required argument", &["view", "--format", "table"], &["missing required argument", "FILE.jsonl"]),
+        case("flag given twice", &["trace", "--out", "a.jsonl", "--out", "b.jsonl"], &["--out <FILE> is given twice", "once"]),
         case("flag without its value", &["trace", "--format"], &["--format", "needs a value", "json"]),
         // config.json or TOML, by content.
         with_file(case("config.json with a byte-order mark", &["check", "--config", "c.json"], &["c.json", "missing field 'n_embd'"]), "c.json", "\u{feff}{\"model_type\":\"gpt2\"}"),

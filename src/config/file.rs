@@ -96,8 +96,8 @@ impl Overlay {
     }
 
     /// Reads and parses a model file: a Hugging Face config.json when its
-    /// text is JSON (see [`super::hf::is_json`]), native TOML otherwise. A file over
-    /// [`MAX_FILE`] bytes is refused before it is read.
+    /// text is JSON (see [`super::hf::is_json`]), native TOML otherwise. A
+    /// file over [`MAX_FILE`] bytes is refused before it is read.
     ///
     /// # Errors
     /// [`FileError`] when the file cannot be read or parsed.
@@ -119,16 +119,14 @@ impl Overlay {
         let text = super::hf::strip_bom(&text);
         if super::hf::is_json(text) {
             let mut o = super::hf::parse(text, &label)?;
-            let file_name = path
-                .file_name()
-                .map_or(label.clone(), |f| f.to_string_lossy().into_owned());
             // The name is printed at the top of params, check and the
-            // stepper: the file's name in it is shown, escaped.
-            o.name = Some(format!(
-                "{} ({})",
-                o.name.unwrap_or_default(),
-                crate::text::shown(&file_name)
-            ));
+            // stepper: the file's name in it is shown, escaped, its bytes
+            // that are not UTF-8 named.
+            let file_name = path.file_name().map_or_else(
+                || crate::text::shown(&label).to_string(),
+                crate::text::shown_os,
+            );
+            o.name = Some(format!("{} ({file_name})", o.name.unwrap_or_default()));
             return Ok(o);
         }
         Self::from_toml(text, &label)

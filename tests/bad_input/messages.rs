@@ -121,3 +121,22 @@ fn the_steppers_header_and_status_show_a_log_name_escaped() {
     assert!(screen.contains("▷ a\\u{1b}[2Jb"), "{screen}");
     assert!(screen.contains("replaying a\\u{1b}[2Jb"), "{screen}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_file_name_that_is_not_utf8_is_named_by_its_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"c\xff.json");
+    std::fs::write(dir.path().join(name), GPT2_JSON).unwrap();
+    let out = Command::cargo_bin("shapetrace")
+        .unwrap()
+        .current_dir(dir.path())
+        .arg("params")
+        .arg("--config")
+        .arg(name)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("gpt2 (c\\xff.json)"), "{text}");
+}

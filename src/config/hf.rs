@@ -248,3 +248,37 @@ fn llama(f: &Fields) -> Result<Overlay, HfError> {
         ..Overlay::default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{HfError, is_json, parse};
+
+    #[test]
+    fn json_is_told_from_toml_by_content_after_a_byte_order_mark() {
+        assert!(is_json("\u{feff}{\"model_type\": \"gpt2\"}"));
+        assert!(is_json(" [] "));
+        assert!(is_json("{\"model_type\":"));
+        assert!(!is_json("preset = \"lesson\""));
+        assert!(!is_json("\u{feff}[section]\nkey = 1"));
+        assert!(!is_json(""));
+    }
+
+    #[test]
+    fn a_top_level_that_is_not_an_object_is_named() {
+        for (text, found) in [
+            ("[]", "an array"),
+            ("\u{feff}7", "a number"),
+            ("null", "null"),
+        ] {
+            let e = parse(text, "c.json").unwrap_err();
+            assert_eq!(
+                e,
+                HfError::NotObject {
+                    path: "c.json".into(),
+                    found
+                }
+            );
+            assert!(e.to_string().contains("must be a JSON object"), "{e}");
+        }
+    }
+}

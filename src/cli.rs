@@ -3,6 +3,7 @@
 
 mod clash;
 mod model;
+pub mod usage;
 
 pub use clash::check as check_paths;
 

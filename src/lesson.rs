@@ -23,10 +23,12 @@ use rand_distr::{Distribution, StandardNormal};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LessonError {
     #[error(
-        "'{got}' in x = {input} is not a finite number; allowed: finite numbers separated by commas, like 2,-1 or 3,4"
+        "'{}' in x = {} is not a finite number; allowed: finite numbers separated by commas, like 2,-1 or 3,4",
+        crate::text::shown(.got),
+        crate::text::shown(.input)
     )]
     NotANumber { got: String, input: String },
-    #[error("x = {input} has {got} numbers; allowed: exactly {want} (d = {want})")]
+    #[error("x = {} has {got} numbers; allowed: exactly {want} (d = {want})", crate::text::shown(.input))]
     Length {
         input: String,
         got: usize,

@@ -19,6 +19,7 @@ pub mod budget;
 pub mod check;
 pub mod config;
 pub mod files;
+pub mod json;
 pub mod lesson;
 pub mod load;
 pub mod model;
@@ -57,7 +58,7 @@ pub enum Error {
     #[error(transparent)]
     Log(#[from] trace::log::LogError),
     /// A config error in a model built from a model file.
-    #[error("{inner} (model from {path})")]
+    #[error("{inner} (model from {})", text::shown(.path))]
     InModelFile { path: String, inner: Box<Error> },
     #[error(transparent)]
     Weights(#[from] weights::WeightsError),
@@ -66,13 +67,16 @@ pub enum Error {
     #[error(transparent)]
     Size(#[from] plan::bytes::BadSize),
     #[error(
-        "--input is {got}, but the model's stream is {want}; allowed: (B, T, d_model) with d_model {d}"
+        "--input is {}, but the model's stream is {want}; allowed: (B, T, d_model) with d_model {d}",
+        text::shown(.got)
     )]
     InputShape { got: String, want: String, d: usize },
-    #[error("--input is {got}; allowed: a rank-3 array (B, T, d_model)")]
+    /// `got` is the file's shape, which may list thousands of dimensions.
+    #[error("--input is {}; allowed: a rank-3 array (B, T, d_model)", text::shown(.got))]
     InputRank { got: String },
     #[error(
-        "--{flag} {value} contradicts --input {path}, whose {dim} is {file}; allowed: --{flag} {file}, or no --{flag} (B and T come from the file)"
+        "--{flag} {value} contradicts --input {}, whose {dim} is {file}; allowed: --{flag} {file}, or no --{flag} (B and T come from the file)",
+        text::shown(.path)
     )]
     InputDims {
         flag: &'static str,

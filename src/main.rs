@@ -58,26 +58,15 @@ fn install_hooks() {
 }
 
 /// Help and version print as clap prints them; any other parse error
-/// becomes one line naming the bad value and what is allowed.
+/// becomes one line naming the argument, the value (escaped) and what is
+/// allowed (see `cli::usage`).
 fn usage_error(e: &clap::Error) -> ExitCode {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    use clap::error::ErrorKind;
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         let _ = e.print();
         return ExitCode::SUCCESS;
     }
-    let rendered = e.render().to_string();
-    let first = rendered.lines().next().unwrap_or("invalid arguments");
-    let mut line = first.trim_start_matches("error: ").to_string();
-    if let Some(ContextValue::Strings(valid)) = e
-        .get(ContextKind::ValidValue)
-        .filter(|v| !matches!(v, ContextValue::Strings(s) if s.is_empty()))
-    {
-        line = format!("{line}; allowed: {}", valid.join(", "));
-    }
-    if let Some(ContextValue::String(s)) = e.get(ContextKind::SuggestedArg) {
-        line = format!("{line}; did you mean {s}?");
-    }
-    eprintln!("shapetrace: {line} (see shapetrace --help)");
+    out::say(cli::usage::line(e));
     ExitCode::from(2)
 }
 
@@ -152,7 +141,7 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
     let array = match (&args.output, &output) {
         (Some(path), None) => bail!(
             "--output {} needs a run that completes; this one stopped at a failed check (see shapetrace check)",
-            path.display()
+            shapetrace::text::shown(&path.display().to_string())
         ),
         (Some(path), Some(array)) => Some((out::prepare("--output", path)?, array)),
         (None, _) => None,

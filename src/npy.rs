@@ -7,8 +7,12 @@
 //! the values, row-major
 //! ```
 //!
-//! The header is bounded by [`MAX_HEADER`], and the data must be exactly as
-//! long as the shape says, checked against the file size before reading.
+//! Versions 1.0, 2.0 and 3.0 are read, and the header must be the plain
+//! dict literal above (see `npy/header.rs`). The header is bounded by
+//! [`MAX_HEADER`], and the data must be exactly as long as the shape says,
+//! checked against the file size before reading.
+
+mod header;
 
 use ndarray::{ArrayD, IxDyn};
 use std::io::{Read, Write};
@@ -20,28 +24,17 @@ pub const MAX_HEADER: u64 = 65_536;
 /// An `.npy` file that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NpyError {
-    #[error("cannot read {path}: {reason}")]
+    #[error("cannot read {}: {reason}", crate::text::shown(.path))]
     Read { path: String, reason: String },
     #[error(
-        "{path} is not a valid .npy file: {reason}; allowed: a float32 .npy of shape (B, T, d_model)"
+        "{} is not a valid .npy file: {reason}; allowed: a float32 .npy of shape (B, T, d_model)",
+        crate::text::shown(.path)
     )]
     Corrupt { path: String, reason: String },
-    #[error("{path} holds dtype '{descr}'; allowed: '<f4' (float32, little-endian)")]
+    #[error("{} holds dtype '{}'; allowed: '<f4' (float32, little-endian)", crate::text::shown(.path), crate::text::shown(.descr))]
     Dtype { path: String, descr: String },
-    #[error("{path} is in Fortran order; allowed: C order (numpy.ascontiguousarray)")]
+    #[error("{} is in Fortran order; allowed: C order (numpy.ascontiguousarray)", crate::text::shown(.path))]
     Fortran { path: String },
-}
-
-/// The value of `key` in the header dict, as written by NumPy.
-fn field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
-    let at = header.find(&format!("'{key}'"))? + key.len() + 2;
-    let rest = header[at..].trim_start().strip_prefix(':')?.trim_start();
-    let end = if rest.starts_with('(') {
-        rest.find(')')? + 1
-    } else {
-        rest.find([',', '}'])?
-    };
-    Some(rest[..end].trim())
 }
 
 /// Reads an f32 array from `path`.
@@ -86,7 +79,7 @@ impl Npy {
         if &magic[..6] != b"\x93NUMPY" {
             return Err(corrupt("no \\x93NUMPY magic string"));
         }
-        let len_bytes = if magic[6] == 1 { 2 } else { 4 };
+        let len_bytes = header::length_bytes(magic[6], magic[7]).map_err(|e| corrupt(&e))?;
         let mut len = [0u8; 4];
         f.read_exact(&mut len[..len_bytes])
             .map_err(|_| corrupt("truncated header length"))?;
@@ -98,34 +91,25 @@ impl Npy {
         let mut header = vec![0u8; usize::try_from(n).unwrap_or(0)];
         f.read_exact(&mut header).map_err(io)?;
         let header = String::from_utf8_lossy(&header);
-        let descr = field(&header, "descr").ok_or_else(|| corrupt("no 'descr' in the header"))?;
-        let descr = descr.trim_matches(|c| c == '\'' || c == '"');
+        let header::Header {
+            descr,
+            fortran_order,
+            shape,
+        } = header::parse(&header).map_err(|e| corrupt(&e))?;
         if descr != "<f4" {
-            return Err(NpyError::Dtype {
-                path: label,
-                descr: crate::text::one_line(descr),
-            });
+            return Err(NpyError::Dtype { path: label, descr });
         }
-        if field(&header, "fortran_order") != Some("False") {
+        if fortran_order {
             return Err(NpyError::Fortran { path: label });
         }
-        let shape_text =
-            field(&header, "shape").ok_or_else(|| corrupt("no 'shape' in the header"))?;
-        let shape: Vec<usize> = shape_text
-            .trim_matches(|c| c == '(' || c == ')')
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::parse)
-            .collect::<Result<_, _>>()
-            .map_err(|_| corrupt("the shape is not a tuple of whole numbers"))?;
         let count = shape
             .iter()
             .try_fold(1u64, |a, &n| a.checked_mul(n as u64))
             .and_then(|n| n.checked_mul(4));
         if count != Some(size - start) {
             return Err(corrupt(&format!(
-                "shape {shape_text} needs {} data bytes, the file holds {}",
+                "shape {} needs {} data bytes, the file holds {}",
+                crate::ops::fmt_shape(&shape),
                 count.map_or_else(|| "too many".to_string(), |c| c.to_string()),
                 size - start
             )));

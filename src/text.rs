@@ -1,25 +1,98 @@
-//! Messages from parsers quote the input they choke on, and that input can
-//! hold newlines or terminal escapes; errors must stay one printable line.
+//! The one way a user's string reaches a terminal.
+//!
+//! File names, preset names, a log's paths and the text parsers quote all
+//! come from the user and can hold newlines, terminal escapes (`\e[2J`
+//! clears the screen) or bidi overrides, or run to megabytes. Every message,
+//! table and header shows such a string through [`shown`] (a value) or
+//! [`one_line`] (a whole message that quotes values), which share one
+//! escaping rule: characters are escaped, never dropped, so the value named
+//! is the value given (`6\e[2J4` is shown as `6\u{1b}[2J4`, not `64`).
 
-/// `s` with every control character written as its escape (`\n`,
-/// `\u{1b}`), trimmed: one line, safe to print to a terminal.
+use std::fmt;
+
+/// Longest user value shown whole, in characters: one value plus the rest of
+/// its message fits a wide terminal line. Longer ones are cut with `…` and
+/// their length.
+pub const MAX_SHOWN: usize = 80;
+
+/// Longest message from a parser shown whole, in characters; it quotes a
+/// value or a line of the input, so it gets room for a few of them.
+pub const MAX_MESSAGE: usize = 3 * MAX_SHOWN;
+
+/// A user's string as it may be printed: control and invisible formatting
+/// characters escaped, cut at a cap. Build it with [`shown`].
+#[derive(Debug, Clone, Copy)]
+pub struct Shown<'a> {
+    text: &'a str,
+    cap: usize,
+}
+
+/// `s` made safe and short enough to print: see [`Shown`].
+#[must_use]
+pub fn shown(s: &str) -> Shown<'_> {
+    Shown {
+        text: s,
+        cap: MAX_SHOWN,
+    }
+}
+
+/// An argument or file name that need not be UTF-8, shown as by [`shown`]
+/// with each byte that is not UTF-8 written `\xNN` (where `Path::display`
+/// would print `�`, naming another value).
+#[must_use]
+pub fn shown_os(s: &std::ffi::OsStr) -> String {
+    let mut text = String::new();
+    for chunk in s.as_encoded_bytes().utf8_chunks() {
+        text.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            text.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    shown(&text).to_string()
+}
+
+/// A parser's whole message as one printable line: trimmed, escaped as by
+/// [`shown`], cut at [`MAX_MESSAGE`] characters.
 #[must_use]
 pub fn one_line(s: &str) -> String {
-    s.trim()
-        .chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
+    Shown {
+        text: s.trim(),
+        cap: MAX_MESSAGE,
+    }
+    .to_string()
+}
+
+/// Characters a terminal would act on or hide rather than print: controls
+/// (C0, DEL, C1) and the invisible formatting ones (zero widths, bidi
+/// overrides, the byte-order mark), which can make text read as other text.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
+}
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use fmt::Write as _;
+        for (count, c) in self.text.chars().enumerate() {
+            if count == self.cap {
+                let total = self.text.chars().count();
+                return write!(f, "… ({total} chars)");
             }
-        })
-        .collect()
+            match c {
+                '\n' => f.write_str("\\n")?,
+                '\t' => f.write_str("\\t")?,
+                '\r' => f.write_str("\\r")?,
+                c if hidden(c) => write!(f, "\\u{{{:x}}}", u32::from(c))?,
+                c => f.write_char(c)?,
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::one_line;
+    use super::{MAX_SHOWN, one_line, shown};
 
     #[test]
     fn control_characters_are_escaped_and_the_rest_kept() {
@@ -28,5 +101,87 @@ mod tests {
             "unknown `a\\nb\\u{1b}[2J` é"
         );
         assert_eq!(one_line("plain"), "plain");
+    }
+
+    #[test]
+    fn nothing_is_dropped_so_the_value_named_is_the_value_given() {
+        assert_eq!(shown("6\u{1b}[2J4").to_string(), "6\\u{1b}[2J4");
+        assert_eq!(shown("2\n").to_string(), "2\\n");
+        assert_eq!(shown("\u{7f}\u{9b}").to_string(), "\\u{7f}\\u{9b}");
+        // Values are not trimmed: " lesson" is not the preset "lesson".
+        assert_eq!(shown(" lesson\t").to_string(), " lesson\\t");
+    }
+
+    #[test]
+    fn invisible_formatting_is_escaped() {
+        assert_eq!(
+            shown("a\u{202e}b\u{200b}c\u{feff}").to_string(),
+            "a\\u{202e}b\\u{200b}c\\u{feff}"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn bytes_that_are_not_utf8_are_named_not_replaced() {
+        use std::os::unix::ffi::OsStrExt;
+        let s = std::ffi::OsStr::from_bytes(b"a\xff\x1b.toml");
+        assert_eq!(super::shown_os(s), "a\\xff\\u{1b}.toml");
+    }
+
+    #[test]
+    fn long_values_are_cut_with_their_length() {
+        let long = "x".repeat(200_000);
+        let s = shown(&long).to_string();
+        assert_eq!(s, format!("{}… (200000 chars)", "x".repeat(MAX_SHOWN)));
+        let exact = "y".repeat(MAX_SHOWN);
+        assert_eq!(shown(&exact).to_string(), exact);
+        // The cap counts characters, not bytes.
+        let wide = "é".repeat(MAX_SHOWN + 1);
+        assert!(shown(&wide).to_string().ends_with("… (81 chars)"));
+    }
+
+    /// Every `#[error(…)]` in the crate, as text.
+    fn error_attributes(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                error_attributes(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (at, _) in text.match_indices("#[error(") {
+                    let end = text[at..].find(")]").map_or(text.len(), |e| at + e);
+                    out.push((path.display().to_string(), text[at..end].to_string()));
+                }
+            }
+        }
+    }
+
+    /// The next error type is held to the rule too: a field holding a
+    /// user's string is never put into a message as it is.
+    #[test]
+    fn no_error_message_shows_a_user_field_unescaped() {
+        let mut attrs = Vec::new();
+        error_attributes(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut attrs,
+        );
+        assert!(attrs.len() > 20, "{} error messages", attrs.len());
+        for (file, attr) in &attrs {
+            for field in ["path", "input", "descr", "label", "source"] {
+                assert!(
+                    !attr.contains(&format!("{{{field}}}")),
+                    "{file}: `{{{field}}}` in {attr}: show it with shown(.{field})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_shown_text_holds_a_control_character() {
+        let all: String = (0u32..0x110).filter_map(char::from_u32).collect();
+        let long: String = all.repeat(3);
+        for s in [shown(&all).to_string(), one_line(&long)] {
+            assert!(!s.chars().any(char::is_control), "{s:?}");
+        }
     }
 }

@@ -34,17 +34,17 @@ pub use names::Layout;
 /// A checkpoint that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WeightsError {
-    #[error("cannot read {path}: {reason}")]
+    #[error("cannot read {}: {reason}", crate::text::shown(.path))]
     Read { path: String, reason: String },
-    #[error("{path} is not a valid safetensors file: {reason}")]
+    #[error("{} is not a valid safetensors file: {reason}", crate::text::shown(.path))]
     Corrupt { path: String, reason: String },
-    #[error("{path}: tensor {name} is {dtype}; allowed dtypes: F32, F16, BF16")]
+    #[error("{}: tensor {} is {dtype}; allowed dtypes: F32, F16, BF16", crate::text::shown(.path), crate::text::shown(.name))]
     Dtype {
         path: String,
         name: String,
         dtype: String,
     },
-    #[error("{path} does not fit the model{why}; {}: {list}", problems(*.count))]
+    #[error("{} does not fit the model{why}; {}: {list}", crate::text::shown(.path), problems(*.count))]
     Mismatch {
         path: String,
         /// What the file holds against what the model wants, when their
@@ -54,14 +54,15 @@ pub enum WeightsError {
         list: String,
     },
     #[error(
-        "{path} has no GPT-2 block tensors; allowed names: transformer.h.{{i}}.… (nanoGPT, optionally _orig_mod.) or h.{{i}}.… (Hugging Face GPT-2)"
+        "{} has no GPT-2 block tensors; allowed names: transformer.h.{{i}}.… (nanoGPT, optionally _orig_mod.) or h.{{i}}.… (Hugging Face GPT-2)",
+        crate::text::shown(.path)
     )]
     NotGpt { path: String },
     #[error(
         "--weights without --config or --preset needs --heads; d_model {d_model} allows heads: {allowed}"
     )]
     NeedHeads { d_model: usize, allowed: String },
-    #[error("{path}: {what}; a checkpoint holds GPT-2-style blocks ({allowed})")]
+    #[error("{}: {what}; a checkpoint holds GPT-2-style blocks ({allowed})", crate::text::shown(.path))]
     Unsupported {
         path: String,
         what: String,

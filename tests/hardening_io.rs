@@ -31,6 +31,9 @@ fn code(args: &[&str], stdout: Stdio, stderr: Stdio) -> Option<i32> {
 fn an_unwritable_stderr_keeps_the_exit_code() {
     let refused = code(&["trace", "--heads", "0"], Stdio::null(), full().into());
     assert_eq!(refused, Some(2));
+    // A command line clap refuses takes the same way out.
+    let unparsed = code(&["trace", "--batch", "x"], Stdio::null(), full().into());
+    assert_eq!(unparsed, Some(2));
     // gpt2-xl is over the default memory limit: a note goes to stderr.
     let noted = code(
         &["trace", "--preset", "gpt2-xl"],

@@ -43,15 +43,23 @@ fn model_file(bytes: &[u8]) {
     match Overlay::from_toml(&text, "m.toml") {
         Ok(o) => match o.resolve() {
             Ok(cfg) => assert!(cfg.validate().is_ok()),
-            Err(e) => assert_eq!(e.to_string().lines().count(), 1, "{e}"),
+            Err(e) => one_printable_line(&e),
         },
-        Err(e) => assert_eq!(e.to_string().lines().count(), 1, "{e}"),
+        Err(e) => one_printable_line(&e),
     }
+}
+
+/// Every error is one line a terminal prints as it is: no newline, no
+/// escape or other control character (the value is shown escaped).
+fn one_printable_line(e: &dyn std::fmt::Display) {
+    let s = e.to_string();
+    assert_eq!(s.lines().count(), 1, "{s}");
+    assert!(!s.chars().any(char::is_control), "{s:?}");
 }
 
 fn trace_log(bytes: &[u8]) {
     if let Err(e) = log::read(bytes, "t.jsonl") {
-        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+        one_printable_line(&e);
     }
 }
 
@@ -104,7 +112,7 @@ const CONFIG_JSON: &str = r#"{"model_type":"llama","hidden_size":64,"num_hidden_
 fn config_json(bytes: &[u8]) {
     let text = String::from_utf8_lossy(bytes);
     if let Err(e) = shapetrace::config::hf::parse(&text, "config.json") {
-        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+        one_printable_line(&e);
     }
 }
 
@@ -117,7 +125,7 @@ fn checkpoint(bytes: &[u8]) {
                 ..ModelConfig::default()
             };
             if let Err(e) = c.load(&cfg) {
-                assert_eq!(e.to_string().lines().count(), 1, "{e}");
+                one_printable_line(&e);
             }
         }
     });
@@ -126,7 +134,7 @@ fn checkpoint(bytes: &[u8]) {
 fn npy_input(bytes: &[u8]) {
     via_file(bytes, "x.npy", |p| {
         if let Err(e) = shapetrace::npy::read(p) {
-            assert_eq!(e.to_string().lines().count(), 1, "{e}");
+            one_printable_line(&e);
         }
     });
 }
@@ -170,5 +178,54 @@ proptest! {
     #[test]
     fn npy_mutated(bytes in mutations(fixture("nanogpt-tiny-input.npy"))) {
         npy_input(&bytes);
+    }
+}
+
+/// A version 1.0 .npy of (2, 4, 64) f32 zeros whose header text is `header`.
+fn npy_with_header(header: &[u8]) -> Vec<u8> {
+    let len = u16::try_from(header.len())
+        .unwrap_or(u16::MAX)
+        .to_le_bytes();
+    [
+        &b"\x93NUMPY\x01\x00"[..],
+        &len,
+        header,
+        &vec![0u8; 2 * 4 * 64 * 4],
+    ]
+    .concat()
+}
+
+const NPY_HEADER: &str = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4, 64), }\n";
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The strict header parser meets every mutation of the dict NumPy
+    /// writes: it reads it or refuses it in one printable line.
+    #[test]
+    fn npy_headers_mutated(header in mutations(NPY_HEADER.as_bytes().to_vec())) {
+        npy_input(&npy_with_header(&header));
+    }
+
+    /// A config.json with any key written twice is refused, naming it.
+    #[test]
+    fn config_json_with_a_key_twice_is_refused(at in 0usize..11) {
+        let v: serde_json::Value = serde_json::from_str(CONFIG_JSON).unwrap();
+        let (key, value) = v.as_object().unwrap().iter().nth(at).unwrap();
+        let text = CONFIG_JSON.replacen('{', &format!("{{\"{key}\":{value},"), 1);
+        let e = shapetrace::config::hf::parse(&text, "config.json").unwrap_err();
+        prop_assert!(e.to_string().contains(&format!("'{key}' appears twice")), "{}", e);
+    }
+
+    /// Shown text never holds a control character, and printable text
+    /// short enough is shown as it is.
+    #[test]
+    fn shown_text_is_printable(s in "\\PC{0,80}", raw in ".{0,200}") {
+        let kept = s.chars().all(|c| !c.is_control() && !('\u{200b}'..='\u{206f}').contains(&c) && c != '\u{feff}');
+        if kept {
+            prop_assert_eq!(shapetrace::text::shown(&s).to_string(), s.clone());
+        }
+        let shown = shapetrace::text::shown(&raw).to_string();
+        prop_assert!(!shown.chars().any(char::is_control), "{:?}", shown);
     }
 }

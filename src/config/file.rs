@@ -43,16 +43,16 @@ pub struct Overlay {
 /// A model file that could not be read or parsed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FileError {
-    #[error("cannot read {path}: {reason}")]
+    #[error("cannot read {}: {reason}", crate::text::shown(.path))]
     Read { path: String, reason: String },
-    #[error("{path}:{line}:{col}: {msg}")]
+    #[error("{}:{line}:{col}: {msg}", crate::text::shown(.path))]
     Parse {
         path: String,
         line: usize,
         col: usize,
         msg: String,
     },
-    #[error("{path} is {size} bytes; allowed: a model file of at most {MAX_FILE} bytes")]
+    #[error("{} is {size} bytes; allowed: a model file of at most {MAX_FILE} bytes", crate::text::shown(.path))]
     TooLarge { path: String, size: u64 },
     #[error(transparent)]
     Hf(#[from] super::hf::HfError),
@@ -96,9 +96,9 @@ impl Overlay {
     }
 
     /// Reads and parses a model file: a Hugging Face config.json when its
-    /// text starts with `{`, native TOML otherwise. A file over
-    /// [`MAX_FILE`] bytes is refused before it is read, a pipe once it has
-    /// given more; `-` is standard input.
+    /// text is JSON (see [`super::hf::is_json`]), native TOML otherwise. A
+    /// file over [`MAX_FILE`] bytes is refused before it is read, a pipe
+    /// once it has given more; `-` is standard input.
     ///
     /// # Errors
     /// [`FileError`] when the file cannot be read or parsed.
@@ -113,15 +113,20 @@ impl Overlay {
             return Err(FileError::TooLarge { path: label, size });
         }
         let text = input.read_text(MAX_FILE).map_err(read)?;
-        if super::hf::is_json(&text) {
-            let mut o = super::hf::parse(&text, &label)?;
-            let file_name = path
-                .file_name()
-                .map_or(label.clone(), |f| f.to_string_lossy().into_owned());
+        let text = super::hf::strip_bom(&text);
+        if super::hf::is_json(text) {
+            let mut o = super::hf::parse(text, &label)?;
+            // The name is printed at the top of params, check and the
+            // stepper: the file's name in it is shown, escaped, its bytes
+            // that are not UTF-8 named.
+            let file_name = path.file_name().map_or_else(
+                || crate::text::shown(&label).to_string(),
+                crate::text::shown_os,
+            );
             o.name = Some(format!("{} ({file_name})", o.name.unwrap_or_default()));
             return Ok(o);
         }
-        Self::from_toml(&text, &label)
+        Self::from_toml(text, &label)
     }
 
     /// Lays `self` over `base`: every set field wins.

@@ -25,19 +25,26 @@ pub const SUPPORTED: &str = "gpt2, llama, mistral";
 /// A config.json that could not be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum HfError {
-    #[error("{path}: not valid JSON: {msg}")]
+    #[error("{}: not valid JSON: {msg}", crate::text::shown(.path))]
     Json { path: String, msg: String },
-    #[error("{path}: model_type '{got}' is not supported; allowed: {SUPPORTED}")]
+    #[error("{}: a config.json must be a JSON object, found {found}", crate::text::shown(.path))]
+    NotObject { path: String, found: &'static str },
+    #[error("{}: {dup}", crate::text::shown(.path))]
+    Duplicate {
+        path: String,
+        dup: crate::json::Duplicate,
+    },
+    #[error("{}: model_type '{}' is not supported; allowed: {SUPPORTED}", crate::text::shown(.path), crate::text::shown(.got))]
     ModelType { path: String, got: String },
-    #[error("{path}: missing field 'model_type'; allowed: {SUPPORTED}")]
+    #[error("{}: missing field 'model_type'; allowed: {SUPPORTED}", crate::text::shown(.path))]
     NoModelType { path: String },
-    #[error("{path}: missing field '{field}' (needed for model_type {model_type})")]
+    #[error("{}: missing field '{field}' (needed for model_type {model_type})", crate::text::shown(.path))]
     Missing {
         path: String,
         field: &'static str,
         model_type: String,
     },
-    #[error("{path}: field '{field}' is {got}; allowed: {allowed}")]
+    #[error("{}: field '{field}' is {}; allowed: {allowed}", crate::text::shown(.path), crate::text::shown(.got))]
     Bad {
         path: String,
         field: &'static str,
@@ -119,10 +126,22 @@ impl Fields<'_> {
     }
 }
 
-/// Whether `text` looks like JSON (its first non-blank character is `{`).
+/// `text` without a leading UTF-8 byte-order mark, which some editors
+/// write and neither JSON nor TOML allows.
+#[must_use]
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Whether `text` is meant as JSON: it parses as JSON (whatever its top
+/// level, so `[]` is refused as JSON rather than misread as TOML), or its
+/// first non-blank character is `{` (a broken config.json gets a JSON
+/// error). A byte-order mark does not count.
 #[must_use]
 pub fn is_json(text: &str) -> bool {
+    let text = strip_bom(text);
     text.trim_start().starts_with('{')
+        || serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
 /// The model a config.json declares, as an overlay that sets every field.
@@ -130,14 +149,21 @@ pub fn is_json(text: &str) -> bool {
 /// # Errors
 /// [`HfError`] naming the bad field, or the unsupported model_type.
 pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
+    let text = strip_bom(text);
+    if let Some(dup) = crate::json::duplicate_key(text.as_bytes()) {
+        return Err(HfError::Duplicate {
+            path: path.into(),
+            dup,
+        });
+    }
     let value: Value = serde_json::from_str(text).map_err(|e| HfError::Json {
         path: path.into(),
         msg: crate::text::one_line(&e.to_string()),
     })?;
     let Some(map) = value.as_object() else {
-        return Err(HfError::Json {
+        return Err(HfError::NotObject {
             path: path.into(),
-            msg: "the top level is not an object".into(),
+            found: crate::json::kind(&value),
         });
     };
     let model_type = match map.get("model_type") {
@@ -221,4 +247,38 @@ fn llama(f: &Fields) -> Result<Overlay, HfError> {
         rope_theta: Some(f.positive("rope_theta", 10_000.0)?),
         ..Overlay::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HfError, is_json, parse};
+
+    #[test]
+    fn json_is_told_from_toml_by_content_after_a_byte_order_mark() {
+        assert!(is_json("\u{feff}{\"model_type\": \"gpt2\"}"));
+        assert!(is_json(" [] "));
+        assert!(is_json("{\"model_type\":"));
+        assert!(!is_json("preset = \"lesson\""));
+        assert!(!is_json("\u{feff}[section]\nkey = 1"));
+        assert!(!is_json(""));
+    }
+
+    #[test]
+    fn a_top_level_that_is_not_an_object_is_named() {
+        for (text, found) in [
+            ("[]", "an array"),
+            ("\u{feff}7", "a number"),
+            ("null", "null"),
+        ] {
+            let e = parse(text, "c.json").unwrap_err();
+            assert_eq!(
+                e,
+                HfError::NotObject {
+                    path: "c.json".into(),
+                    found
+                }
+            );
+            assert!(e.to_string().contains("must be a JSON object"), "{e}");
+        }
+    }
 }

@@ -3,7 +3,7 @@
 
 /// A name that was not one of the allowed ones.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown {what} '{got}'; allowed: {allowed}")]
+#[error("unknown {what} '{}'; allowed: {allowed}", crate::text::shown(.got))]
 pub struct UnknownName {
     pub what: &'static str,
     pub got: String,

@@ -5,7 +5,8 @@
 /// A size that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "memory size '{got}' {why}; allowed: a number with an optional unit B, K, M, G or T (binary, e.g. 4GiB, 512MiB, 2G), at least 1 byte"
+    "memory size '{}' {why}; allowed: a number with an optional unit B, K, M, G or T (binary, e.g. 4GiB, 512MiB, 2G), at least 1 byte",
+    crate::text::shown(.got)
 )]
 pub struct BadSize {
     pub got: String,

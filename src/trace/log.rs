@@ -103,9 +103,9 @@ impl Replay {
 /// A trace log that cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum LogError {
-    #[error("cannot read {path}: {reason}")]
+    #[error("cannot read {}: {reason}", crate::text::shown(.path))]
     Read { path: String, reason: String },
-    #[error("{path}:{line}: {msg}")]
+    #[error("{}:{line}: {msg}", crate::text::shown(.path))]
     Line {
         path: String,
         line: usize,

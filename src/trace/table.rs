@@ -6,6 +6,7 @@
 use super::{Event, Trace};
 use crate::check::{CheckResult, Status};
 use crate::ops::fmt_shape;
+use crate::text::shown;
 use std::fmt::Write as _;
 
 /// The marker of an event: departure, return or residual add.
@@ -30,6 +31,9 @@ pub fn verdict(status: Status) -> &'static str {
     }
 }
 
+/// The cells of each row. A log being viewed is the user's file, so its
+/// paths and op names are shown escaped, and its shapes (which may list
+/// 100,000 dimensions) cut like any long value.
 fn rows(trace: &Trace) -> Vec<[String; 6]> {
     let mut out: Vec<[String; 6]> = trace
         .events
@@ -37,20 +41,24 @@ fn rows(trace: &Trace) -> Vec<[String; 6]> {
         .map(|e| {
             [
                 e.step.to_string(),
-                e.path.clone(),
-                e.op.clone(),
-                fmt_shape(&e.shape),
+                shown(&e.path).to_string(),
+                shown(&e.op).to_string(),
+                shown(&fmt_shape(&e.shape)).to_string(),
                 e.dtype.to_string(),
-                marker(e),
+                shown(&marker(e)).to_string(),
             ]
         })
         .collect();
     if let Some(f) = &trace.failure {
-        let shapes: Vec<String> = f.operands.iter().map(|o| fmt_shape(&o.shape)).collect();
+        let shapes: Vec<String> = f
+            .operands
+            .iter()
+            .map(|o| shown(&fmt_shape(&o.shape)).to_string())
+            .collect();
         out.push([
             f.step.to_string(),
-            f.path.clone(),
-            f.op.clone(),
+            shown(&f.path).to_string(),
+            shown(&f.op).to_string(),
             "✗".into(),
             String::new(),
             format!("✗ {} stops the forward: {}", f.check, shapes.join(" with ")),
@@ -106,7 +114,7 @@ pub fn checks_text(checks: &[CheckResult]) -> String {
                 "{} {:w$}  {}\n",
                 verdict(c.status),
                 c.name.as_str(),
-                c.detail
+                shown(&c.detail)
             )
         })
         .collect()
@@ -122,7 +130,13 @@ pub fn markdown(trace: &Trace, checks: &[CheckResult]) -> String {
     }
     s.push('\n');
     for c in checks {
-        let _ = writeln!(s, "- {} **{}**: {}", verdict(c.status), c.name, c.detail);
+        let _ = writeln!(
+            s,
+            "- {} **{}**: {}",
+            verdict(c.status),
+            c.name,
+            shown(&c.detail)
+        );
     }
     s
 }

@@ -142,9 +142,10 @@ impl App {
             },
             theme,
         );
+        let name = crate::text::shown(source);
         app.status = Some(match note {
-            Some(note) => format!("replaying {source} · {note}"),
-            None => format!("replaying {source}"),
+            Some(note) => format!("replaying {name} · {note}"),
+            None => format!("replaying {name}"),
         });
         app.source = Some(source.to_string());
         app

@@ -2,8 +2,9 @@
 //! header, then the tensor bytes.
 //!
 //! The header length is checked against [`MAX_HEADER`] and the file size
-//! before the header is read; the header is parsed and its offsets checked
-//! by the `safetensors` crate's [`Metadata`]; the data must end exactly at
+//! before the header is read; a tensor named twice is refused; the header
+//! is parsed and its offsets checked by the `safetensors` crate's
+//! [`Metadata`]; the data must end exactly at
 //! the end of the file. Each tensor is then read on its own, so memory
 //! never exceeds what the header declares and the file holds.
 
@@ -66,6 +67,10 @@ impl Header {
         }
         let mut text = vec![0u8; usize::try_from(n).unwrap_or(0)];
         file.read_exact(&mut text).map_err(read_err)?;
+        // `Metadata` keeps the last of two tensors of one name; refuse them.
+        if let Some(dup) = crate::json::duplicate_key(&text) {
+            return Err(corrupt(format!("its header names a tensor twice: {dup}")));
+        }
         let meta: Metadata = serde_json::from_slice(&text).map_err(|e| {
             corrupt(format!(
                 "bad header: {}",

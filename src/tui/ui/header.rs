@@ -1,5 +1,6 @@
 //! The header: the model on one line, the tabs and the fault on the other.
 
+use crate::text::shown;
 use crate::tui::app::{App, Tab};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -51,11 +52,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Some(f) => vec![Span::styled(format!(" ⚠ fault {f} "), t.fail)],
         None => vec![Span::styled(" shapetrace ", t.header)],
     };
+    // File names and a log's model name are the user's: shown escaped.
     let name = match (&app.source, &app.given.label) {
-        (Some(s), _) => format!("▷ {s}"),
+        (Some(s), _) => format!("▷ {}", shown(s)),
         // The model's name is the checkpoint's already; the files say it.
-        (None, Some(l)) => format!("◆ {l}"),
-        (None, None) => c.preset.clone(),
+        (None, Some(l)) => format!("◆ {}", shown(l)),
+        (None, None) => shown(&c.preset).to_string(),
     };
     tabs.push(Span::styled(format!(" {name} "), t.title));
     for tab in Tab::ALL.into_iter().filter(|_| !app.present) {

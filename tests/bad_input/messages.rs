@@ -105,10 +105,13 @@ fn file_names_and_a_logs_strings_reach_stdout_escaped_and_cut() {
 #[test]
 fn the_steppers_header_and_status_show_a_log_name_escaped() {
     use ratatui::{Terminal, backend::TestBackend};
-    let trace = shapetrace::run(&shapetrace::ModelConfig::default())
-        .unwrap()
-        .trace;
-    let app = shapetrace::tui::app::App::replay(trace, "a\u{1b}[2Jb", shapetrace::tui::theme::MONO);
+    let run = shapetrace::run(&shapetrace::ModelConfig::default()).unwrap();
+    let replay = shapetrace::trace::log::Replay {
+        trace: run.trace,
+        checks: Some(run.checks),
+    };
+    let app =
+        shapetrace::tui::app::App::replay(replay, "a\u{1b}[2Jb", shapetrace::tui::theme::MONO);
     let mut term = Terminal::new(TestBackend::new(100, 24)).unwrap();
     term.draw(|f| f.render_widget(&app, f.area())).unwrap();
     let screen: String = term

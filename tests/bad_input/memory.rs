@@ -61,6 +61,24 @@ pub fn cases(log: &str) -> Vec<Case> {
         ),
         with_file(
             case(
+                "log event of too many axes",
+                &["view", "t.jsonl", "--format", "table"],
+                &["t.jsonl:2", "9 axes", "at most 8"],
+            ),
+            "t.jsonl",
+            ranked,
+        ),
+        with_file(
+            case(
+                "log path with a control character",
+                &["view", "t.jsonl", "--format", "table"],
+                &["t.jsonl:2", "in\\u{1b}[2Jput", "printable names"],
+            ),
+            "t.jsonl",
+            escaped,
+        ),
+        with_file(
+            case(
                 "log summary miscounts",
                 &["view", "t.jsonl", "--format", "table"],
                 &["t.jsonl:39", "says 38 events", "holds 37"],

@@ -88,7 +88,7 @@ pub fn resolve(
                     path: src
                         .input
                         .as_deref()
-                        .map_or_else(String::new, |p| p.display().to_string()),
+                        .map_or_else(String::new, |p| crate::text::lossless(p.as_os_str())),
                     dim,
                     file,
                 });
@@ -105,7 +105,7 @@ pub fn resolve(
         Err(e) => {
             return Err(match &src.config {
                 Some(p) if model.resolve().is_err() => Error::InModelFile {
-                    path: p.display().to_string(),
+                    path: crate::text::lossless(p.as_os_str()),
                     inner: Box::new(e),
                 },
                 _ => e,

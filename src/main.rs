@@ -141,7 +141,7 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
     let array = match (&args.output, &output) {
         (Some(path), None) => bail!(
             "--output {} needs a run that completes; this one stopped at a failed check (see shapetrace check)",
-            shapetrace::text::shown(&path.display().to_string())
+            shapetrace::text::shown_os(path.as_os_str())
         ),
         (Some(path), Some(array)) => Some((out::prepare("--output", path)?, array)),
         (None, _) => None,
@@ -222,7 +222,7 @@ fn ended(how: tui::Ended) -> ExitCode {
 /// one opens with a note saying so.
 fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
     let replay = log::read_file(&args.file).map_err(shapetrace::Error::from)?;
-    let shown = args.file.display().to_string();
+    let shown = shapetrace::text::lossless(args.file.as_os_str());
     match args.format {
         Some(f) => {
             let checks = replay.checks.as_deref().unwrap_or_default();

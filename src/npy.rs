@@ -61,7 +61,7 @@ impl Npy {
     /// [`NpyError`] for an unreadable, corrupt, non-f32 or Fortran-order
     /// file, or one whose length does not match its shape.
     pub fn open(path: &Path) -> Result<Self, NpyError> {
-        let label = path.display().to_string();
+        let label = crate::text::lossless(path.as_os_str());
         let corrupt = |reason: &str| NpyError::Corrupt {
             path: label.clone(),
             reason: crate::text::one_line(reason),

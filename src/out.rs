@@ -130,7 +130,7 @@ impl Drop for Temp {
 /// # Errors
 /// One line naming the path and why it cannot be written.
 pub fn prepare(flag: &str, path: &Path) -> Result<Target> {
-    let shown = path.display().to_string();
+    let shown = shapetrace::text::shown_os(path.as_os_str());
     if path.as_os_str().is_empty() {
         bail!("{flag} needs a file name; allowed: a path to a new or existing file");
     }
@@ -160,7 +160,7 @@ pub fn prepare(flag: &str, path: &Path) -> Result<Target> {
     if !dir.is_dir() {
         bail!(
             "cannot write {flag} {shown}: folder {} does not exist",
-            dir.display()
+            shapetrace::text::shown_os(dir.as_os_str())
         );
     }
     cleanup::watch();
@@ -168,7 +168,7 @@ pub fn prepare(flag: &str, path: &Path) -> Result<Target> {
     let tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| {
         eyre!(
             "cannot write {flag} {shown}: cannot create a file in {}: {}",
-            dir.display(),
+            shapetrace::text::shown_os(dir.as_os_str()),
             os_reason(&e)
         )
     })?;

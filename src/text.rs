@@ -41,6 +41,14 @@ pub fn shown(s: &str) -> Shown<'_> {
 /// would print `�`, naming another value).
 #[must_use]
 pub fn shown_os(s: &std::ffi::OsStr) -> String {
+    shown(&lossless(s)).to_string()
+}
+
+/// `s` as text, each byte that is not UTF-8 written `\xNN`; nothing else
+/// is escaped or cut yet. Errors keep a file's name in this form and show
+/// it through [`shown`] when they are printed.
+#[must_use]
+pub fn lossless(s: &std::ffi::OsStr) -> String {
     let mut text = String::new();
     for chunk in s.as_encoded_bytes().utf8_chunks() {
         text.push_str(chunk.valid());
@@ -48,7 +56,7 @@ pub fn shown_os(s: &std::ffi::OsStr) -> String {
             text.push_str(&format!("\\x{b:02x}"));
         }
     }
-    shown(&text).to_string()
+    text
 }
 
 /// A parser's whole message as one printable line: trimmed, escaped as by

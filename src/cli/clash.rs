@@ -113,7 +113,7 @@ pub fn check(cli: &Cli) -> Result<(), String> {
     let mut seen: Vec<(&str, Id)> = vec![];
     for (flag, path) in outputs(cli) {
         let id = identity(path, false);
-        let shown = path.display();
+        let shown = shapetrace::text::shown_os(path.as_os_str());
         if let Some((input, _)) = in_ids.iter().find(|(_, i)| *i == id && !i.shareable()) {
             return Err(format!(
                 "{flag} {shown} is the {input} file; allowed: an output path that is no input"

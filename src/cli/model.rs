@@ -174,10 +174,8 @@ impl ModelArgs {
             .into_iter()
             .flatten()
             .map(|p| {
-                p.file_name().map_or_else(
-                    || p.display().to_string(),
-                    |n| n.to_string_lossy().into_owned(),
-                )
+                // Shown escaped by the stepper's header.
+                shapetrace::text::lossless(p.file_name().unwrap_or(p.as_os_str()))
             })
             .collect();
         (!names.is_empty()).then(|| names.join(" + "))

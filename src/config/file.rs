@@ -103,7 +103,7 @@ impl Overlay {
     /// # Errors
     /// [`FileError`] when the file cannot be read or parsed.
     pub fn from_file(path: &std::path::Path) -> Result<Self, FileError> {
-        let label = path.display().to_string();
+        let label = crate::text::lossless(path.as_os_str());
         let read = |e: std::io::Error| FileError::Read {
             path: label.clone(),
             reason: e.to_string(),

@@ -35,7 +35,7 @@ impl Header {
     /// # Errors
     /// [`WeightsError::Read`] or [`WeightsError::Corrupt`].
     pub fn open(path: &Path) -> Result<Self, WeightsError> {
-        let label = path.display().to_string();
+        let label = crate::text::lossless(path.as_os_str());
         let read_err = |e: std::io::Error| WeightsError::Read {
             path: label.clone(),
             reason: e.to_string(),

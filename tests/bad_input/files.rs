@@ -37,6 +37,15 @@ const CFG: &str = "d_model = 8\nheads = 2\n";
 
 pub fn cases() -> Vec<Case> {
     vec![
+        // Output paths are the user's strings too: shown escaped.
+        case(
+            "out in a missing folder named with an escape",
+            &["trace", "--out", "no\u{1b}[2J/t.jsonl"],
+            &[
+                "--out no\\u{1b}[2J/t.jsonl",
+                "folder no\\u{1b}[2J does not exist",
+            ],
+        ),
         // A FIFO with no writer: each of these hung before.
         with_setup(
             case("config fifo", &["trace", "--config", "f"], &NO_WRITER),

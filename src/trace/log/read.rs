@@ -255,7 +255,7 @@ fn summary_checks(sum: ReadSummary, events: &[Event]) -> Result<Vec<CheckResult>
 /// [`LogError::Read`] when the file cannot be opened or is too large;
 /// [`LogError::Line`] for the first bad line.
 pub fn read_file(path: &std::path::Path) -> Result<Replay, LogError> {
-    let label = path.display().to_string();
+    let label = crate::text::lossless(path.as_os_str());
     let fail = |reason: String| LogError::Read {
         path: label.clone(),
         reason,

@@ -7,6 +7,9 @@ use assert_cmd::Command;
 use std::path::Path;
 use std::time::Duration;
 
+#[path = "common/mod.rs"]
+mod common;
+
 // Each family of the hardening round keeps its cases in a file of its own.
 #[path = "bad_input/files.rs"]
 mod files;

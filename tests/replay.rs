@@ -3,8 +3,8 @@
 //! opens with a note saying so.
 
 use assert_cmd::Command;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+mod common;
+
 use shapetrace::trace::log;
 use shapetrace::tui::app::App;
 use shapetrace::tui::theme::MONO;
@@ -82,15 +82,7 @@ fn the_stepper_shows_an_incomplete_log_as_such() {
     let cut: String = log.lines().take(11).map(|l| format!("{l}\n")).collect();
     let replay = log::read(cut.as_bytes(), "cut.jsonl").unwrap();
     let app = App::replay(replay, "cut.jsonl", MONO);
-    let mut term = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    term.draw(|f| f.render_widget(&app, f.area())).unwrap();
-    let screen: String = term
-        .backend()
-        .buffer()
-        .content
-        .iter()
-        .map(ratatui::buffer::Cell::symbol)
-        .collect();
+    let screen = common::screen_of(&app, 100, 30);
     assert!(
         screen.contains("incomplete log: 10 events, no summary"),
         "{screen}"

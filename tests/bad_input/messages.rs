@@ -121,7 +121,6 @@ fn file_names_reach_stdout_escaped_and_hostile_log_strings_are_refused() {
 
 #[test]
 fn the_steppers_header_and_status_show_a_log_name_escaped() {
-    use ratatui::{Terminal, backend::TestBackend};
     let run = shapetrace::run(&shapetrace::ModelConfig::default()).unwrap();
     let replay = shapetrace::trace::log::Replay {
         trace: run.trace,
@@ -129,15 +128,7 @@ fn the_steppers_header_and_status_show_a_log_name_escaped() {
     };
     let app =
         shapetrace::tui::app::App::replay(replay, "a\u{1b}[2Jb", shapetrace::tui::theme::MONO);
-    let mut term = Terminal::new(TestBackend::new(100, 24)).unwrap();
-    term.draw(|f| f.render_widget(&app, f.area())).unwrap();
-    let screen: String = term
-        .backend()
-        .buffer()
-        .content
-        .iter()
-        .map(ratatui::buffer::Cell::symbol)
-        .collect();
+    let screen = super::common::screen_of(&app, 100, 24);
     assert!(screen.contains("▷ a\\u{1b}[2Jb"), "{screen}");
     assert!(screen.contains("replaying a\\u{1b}[2Jb"), "{screen}");
 }

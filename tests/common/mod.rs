@@ -32,6 +32,20 @@ pub fn shape_lines(trace: &shapetrace::Trace) -> String {
         .join("\n")
 }
 
+/// The stepper's screen for `app` at `w`×`h`, as one string of its cells.
+pub fn screen_of(app: &shapetrace::tui::app::App, w: u16, h: u16) -> String {
+    let mut term =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).expect("test terminal");
+    term.draw(|f| f.render_widget(app, f.area()))
+        .expect("test draw");
+    term.backend()
+        .buffer()
+        .content
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect()
+}
+
 /// The event paths, in order.
 pub fn paths(trace: &shapetrace::Trace) -> Vec<String> {
     trace.events.iter().map(|e| e.path.clone()).collect()

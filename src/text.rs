@@ -36,6 +36,17 @@ pub fn shown(s: &str) -> Shown<'_> {
     }
 }
 
+/// `s` escaped as by [`shown`] but never cut: for text of the tool's own
+/// that may quote a user's value (a check's detail, a log's verdicts), where
+/// the numbers at its end are the point.
+#[must_use]
+pub fn escaped(s: &str) -> Shown<'_> {
+    Shown {
+        text: s,
+        cap: usize::MAX,
+    }
+}
+
 /// An argument or file name that need not be UTF-8, shown as by [`shown`]
 /// with each byte that is not UTF-8 written `\xNN` (where `Path::display`
 /// would print `�`, naming another value).
@@ -75,7 +86,7 @@ pub fn one_line(s: &str) -> String {
 /// overrides, the byte-order mark), which can make text read as other text.
 fn hidden(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2028}'..='\u{2029}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
 }
 
 impl fmt::Display for Shown<'_> {

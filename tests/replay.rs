@@ -90,3 +90,28 @@ fn the_stepper_shows_an_incomplete_log_as_such() {
     assert!(screen.contains("no verdicts recorded"), "{screen}");
     assert!(!screen.contains("checks hold"), "{screen}");
 }
+
+/// A check's detail is the tool's own text: shown whole (escaped, never
+/// cut), so the numbers at its end stay, in `check` and in `view`.
+#[test]
+fn check_details_are_shown_whole() {
+    let out = Command::cargo_bin("shapetrace")
+        .unwrap()
+        .args(["check", "--fault", "no-causal-mask"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("causality"))
+        .expect("a causality line");
+    assert!(
+        line.contains("(|Δ| up to ") && line.ends_with(')'),
+        "{line}"
+    );
+    assert!(!text.contains(" chars)"), "{text}");
+    let (code, table, err) = view_table(&lesson_log(&[]));
+    assert_eq!(code, 0, "{err}");
+    assert!(table.contains("(4 tokens tried)"), "{table}");
+    assert!(!table.contains(" chars)"), "{table}");
+}

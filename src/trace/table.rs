@@ -6,7 +6,7 @@
 use super::{Event, Trace};
 use crate::check::{CheckResult, Status};
 use crate::ops::fmt_shape;
-use crate::text::shown;
+use crate::text::{escaped, shown};
 use std::fmt::Write as _;
 
 /// The marker of an event: departure, return or residual add.
@@ -114,7 +114,7 @@ pub fn checks_text(checks: &[CheckResult]) -> String {
                 "{} {:w$}  {}\n",
                 verdict(c.status),
                 c.name.as_str(),
-                shown(&c.detail)
+                escaped(&c.detail)
             )
         })
         .collect()
@@ -135,7 +135,7 @@ pub fn markdown(trace: &Trace, checks: &[CheckResult]) -> String {
             "- {} **{}**: {}",
             verdict(c.status),
             c.name,
-            shown(&c.detail)
+            escaped(&c.detail)
         );
     }
     s

@@ -87,6 +87,47 @@ fn os_reason(e: &io::Error) -> String {
     text.split(" (os error ").next().unwrap_or(text).to_string()
 }
 
+/// The descriptor an output path names when it is one the process was
+/// given: `-` and `/dev/stdout` are 1, `/dev/stderr` is 2, `/dev/fd/N` and
+/// `/proc/self/fd/N` are N. Opening such a path anew would start a new
+/// file description (at offset 0, without the shell's append), and
+/// renaming a temp file over it would replace the file behind it.
+fn inherited(path: &Path) -> Option<u32> {
+    let text = path.to_str()?;
+    match text {
+        "-" | "/dev/stdout" => Some(1),
+        "/dev/stderr" => Some(2),
+        _ => text
+            .strip_prefix("/dev/fd/")
+            .or_else(|| text.strip_prefix("/proc/self/fd/"))
+            .and_then(|n| n.parse().ok()),
+    }
+}
+
+/// Where writing `path` lands: a chain of symlinks followed to the file it
+/// names (each link read against its own folder, a dangling one too), the
+/// folder then resolved. `--out` writes there, and the clash check compares
+/// it with the inputs: one resolver, so the two cannot disagree.
+#[must_use]
+pub fn resolve(path: &Path) -> PathBuf {
+    let mut at = path.to_path_buf();
+    // As the kernel does, give up on a loop after 40 links.
+    for _ in 0..40 {
+        match fs::read_link(&at) {
+            Ok(to) => at = at.parent().unwrap_or(Path::new("")).join(to),
+            Err(_) => break,
+        }
+    }
+    let dir = match at.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    match (fs::canonicalize(dir), at.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => at,
+    }
+}
+
 /// An output file made ready to be written: see [`prepare`].
 pub struct Target {
     flag: String,
@@ -97,6 +138,11 @@ pub struct Target {
 enum To {
     /// A device or a named pipe, written straight into.
     Direct(PathBuf),
+    /// Standard output (`-`, `/dev/stdout`, `/dev/fd/1`): the descriptor the
+    /// shell gave, so `>> log` appends as a redirect would.
+    Stdout,
+    /// Standard error (`/dev/stderr`, `/dev/fd/2`).
+    Stderr,
     /// A temp file beside `target`, renamed over it once whole.
     Staged { tmp: Temp, target: PathBuf },
 }
@@ -134,18 +180,18 @@ pub fn prepare(flag: &str, path: &Path) -> Result<Target> {
     if path.as_os_str().is_empty() {
         bail!("{flag} needs a file name; allowed: a path to a new or existing file");
     }
-    // Follow a symlink to the file it names, so the link stays a link.
-    let target: PathBuf = match fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            fs::canonicalize(path).or_else(|_| fs::read_link(path))?
-        }
-        _ => path.to_path_buf(),
-    };
     let made = |to| Target {
         flag: flag.to_string(),
         shown: shown.clone(),
         to,
     };
+    match inherited(path) {
+        Some(1) => return Ok(made(To::Stdout)),
+        Some(2) => return Ok(made(To::Stderr)),
+        _ => {}
+    }
+    // Follow a symlink to the file it names, so the link stays a link.
+    let target = resolve(path);
     match fs::metadata(&target) {
         Ok(m) if m.is_dir() => {
             bail!("cannot write {flag} {shown}: it is a folder; allowed: a file path")
@@ -189,6 +235,8 @@ impl Target {
         let Self { flag, shown, to } = self;
         let fail = |e: io::Error| eyre!("cannot write {flag} {shown}: {}", os_reason(&e));
         let (mut tmp, target) = match to {
+            To::Stdout => return render(&mut stdout()).map_err(fail),
+            To::Stderr => return render(&mut io::stderr().lock()).map_err(fail),
             To::Direct(target) => {
                 let mut f = fs::OpenOptions::new()
                     .write(true)

@@ -228,3 +228,57 @@ fn an_out_that_is_the_file_on_standard_input_is_refused() {
     );
     assert_eq!(fs::read_to_string(&cfg).unwrap(), "d_model = 8\n");
 }
+
+/// A dangling link in a folder names a file beside it: `--out` writes
+/// there (read against the link's folder, not the working one), and the
+/// config of the same name one folder up is left as it was.
+#[test]
+fn a_dangling_link_in_a_folder_is_written_where_it_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("cfg.toml"), "preset = \"lesson\"\n").unwrap();
+    fs::create_dir(d.join("sub")).unwrap();
+    std::os::unix::fs::symlink("cfg.toml", d.join("sub/link")).unwrap();
+    let out = Command::new(BIN)
+        .current_dir(d)
+        .args(["trace", "--config", "cfg.toml", "--out", "sub/link"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        fs::read_to_string(d.join("cfg.toml")).unwrap(),
+        "preset = \"lesson\"\n"
+    );
+    assert!(
+        fs::read_to_string(d.join("sub/cfg.toml"))
+            .unwrap()
+            .starts_with("step")
+    );
+    assert!(
+        fs::symlink_metadata(d.join("sub/link"))
+            .unwrap()
+            .is_symlink()
+    );
+}
+
+/// `--out -` and `--out /dev/stdout` write into the descriptor the shell
+/// gave: a `>>` redirect is appended to, not replaced.
+#[test]
+fn out_to_standard_output_appends_as_the_redirect_asks() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["-", "/dev/stdout", "/dev/fd/1"] {
+        let log = dir.path().join("log.txt");
+        fs::write(&log, "previous\n").unwrap();
+        let file = OpenOptions::new().append(true).open(&log).unwrap();
+        let status = Command::new(BIN)
+            .current_dir(dir.path())
+            .args(["trace", "--out", name])
+            .stdout(file)
+            .status()
+            .unwrap();
+        assert!(status.success(), "{name}");
+        let text = fs::read_to_string(&log).unwrap();
+        assert!(text.starts_with("previous\nstep"), "{name}: {text}");
+        assert!(!dir.path().join("-").exists(), "{name} made a file named -");
+    }
+}

@@ -48,18 +48,8 @@ fn identity(path: &Path, input: bool) -> Id {
     if let Ok(m) = fs::metadata(path) {
         return inode(&m);
     }
-    // Not there yet: where it would be made, its folder's symlinks resolved
-    // (and a dangling link followed to the file it would make).
-    let path = match fs::read_link(path) {
-        Ok(to) => path.parent().unwrap_or(Path::new("")).join(to),
-        Err(_) => path.to_path_buf(),
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    Id::New(path.file_name().map_or(dir.clone(), |n| dir.join(n)))
+    // Not there yet: where `--out` would make it.
+    Id::New(crate::out::resolve(path))
 }
 
 /// The inputs of the command line, by the flag that names them.

@@ -27,6 +27,14 @@ fn link(dir: &Path) {
     std::os::unix::fs::symlink("cfg.toml", dir.join("link.toml")).unwrap();
 }
 
+/// `sub/link`, a link into the folder above to `cfg.toml`, through a
+/// second link (`sub/hop`), each read against its own folder.
+fn nested_link(dir: &Path) {
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    std::os::unix::fs::symlink("../cfg.toml", dir.join("sub/hop")).unwrap();
+    std::os::unix::fs::symlink("hop", dir.join("sub/link")).unwrap();
+}
+
 const NO_WRITER: [&str; 3] = [
     "cannot read f",
     "a pipe with no writer",
@@ -37,6 +45,18 @@ const CFG: &str = "d_model = 8\nheads = 2\n";
 
 pub fn cases() -> Vec<Case> {
     vec![
+        with_setup(
+            with_file(
+                case(
+                    "out is the config through two links in a folder",
+                    &["trace", "--config", "cfg.toml", "--out", "sub/link"],
+                    &["--out sub/link is the --config file"],
+                ),
+                "cfg.toml",
+                CFG,
+            ),
+            nested_link,
+        ),
         // Output paths are the user's strings too: shown escaped.
         case(
             "out in a missing folder named with an escape",

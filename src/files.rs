@@ -7,12 +7,8 @@
 //! naming what it is: a folder, a socket, a device (a terminal included:
 //! reading one would wait for typing), and a FIFO with no writer.
 
-mod source;
-
-pub use source::Source;
-
 use std::fs::{self, File, FileType, OpenOptions};
-use std::io::{self, Read};
+use std::io::{self, Read, Seek};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
@@ -22,8 +18,9 @@ pub const STDIN: &str = "-";
 /// What allowed inputs are, for every refusal.
 const ALLOWED: &str = "allowed: a regular file, a pipe, or - for standard input";
 
-/// Most bytes a pipe may pour into memory for a reader that needs to seek
-/// (a checkpoint, an `.npy`); a larger one must be given as a regular file.
+/// Most bytes a pipe may pour into a temporary file for a reader that
+/// needs to seek (a checkpoint, an `.npy`); a larger one must be given as a
+/// regular file.
 pub const MAX_PIPED: u64 = 1 << 30;
 
 /// An opened input: a regular file, whose size is known and which can
@@ -149,22 +146,27 @@ pub fn open(path: &Path) -> io::Result<Input> {
 }
 
 /// Opens `path` as [`open`] does, for a reader that seeks: a stream is
-/// read into memory, refused past `cap` bytes. Returns the source and its
-/// size.
+/// copied into an unnamed temporary file (memory stays flat whatever the
+/// pipe holds, and the system removes the file however the run ends),
+/// refused past `cap` bytes. Returns the file and its size.
 ///
 /// # Errors
 /// As [`open`], or a stream over `cap`.
-pub fn open_seekable(path: &Path, cap: u64) -> io::Result<(Source, u64)> {
+pub fn open_seekable(path: &Path, cap: u64) -> io::Result<(File, u64)> {
     match open(path)? {
-        Input::File { file, size } => Ok((Source::File(file), size)),
+        Input::File { file, size } => Ok((file, size)),
         stream => {
-            let bytes = stream.read_capped(cap).map_err(|e| {
-                io::Error::other(format!(
-                    "{e} from a pipe; a larger file must be a regular file"
-                ))
-            })?;
-            let size = bytes.len() as u64;
-            Ok((Source::memory(bytes), size))
+            let mut spill = tempfile::tempfile()?;
+            let size = io::copy(&mut stream.take(cap.saturating_add(1)), &mut spill)?;
+            if size > cap {
+                return Err(io::Error::other(format!(
+                    "it holds more than {}; allowed: at most {} from a pipe; a larger file must be a regular file",
+                    human(cap),
+                    human(cap)
+                )));
+            }
+            spill.seek(io::SeekFrom::Start(0))?;
+            Ok((spill, size))
         }
     }
 }

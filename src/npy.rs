@@ -50,7 +50,7 @@ pub fn read(path: &Path) -> Result<ArrayD<f32>, NpyError> {
 #[derive(Debug)]
 pub struct Npy {
     label: String,
-    file: crate::files::Source,
+    file: std::fs::File,
     shape: Vec<usize>,
 }
 

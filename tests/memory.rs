@@ -38,6 +38,31 @@ fn run(dir: &Path, args: &[&str], code: i32) -> i64 {
     peak_kb()
 }
 
+/// Runs the binary with `bytes` zero bytes piped to its standard input
+/// and `args`, asserts exit code 2, and returns the children's peak.
+fn refuse_piped(dir: &Path, args: &[&str], bytes: usize) -> i64 {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shapetrace"))
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let chunk = vec![0u8; 1 << 20];
+    for _ in 0..bytes >> 20 {
+        if pipe.write_all(&chunk).is_err() {
+            break;
+        }
+    }
+    drop(pipe);
+    assert_eq!(child.wait().unwrap().code(), Some(2), "{args:?}");
+    peak_kb()
+}
+
 /// A log whose header is the lesson model's and whose events each keep
 /// 4096 values, as many as the value cap allows (plus `extra`).
 fn log_of_values(extra: usize) -> String {
@@ -108,6 +133,12 @@ fn every_run_at_the_limits_stays_under_512_mb() {
     go(vec!["view", "values.jsonl", "--format", "table"], 0);
     std::fs::write(d.join("values.jsonl"), log_of_values(1)).unwrap();
     go(vec!["view", "values.jsonl", "--format", "table"], 2);
+    // A piped checkpoint or input of 600 MB is spilled to a temporary file,
+    // not held: refused for its content, with memory flat.
+    for flag in ["--weights", "--input"] {
+        let peak = refuse_piped(d, &["check", flag, "-", "--heads", "4"], 600 << 20);
+        ran.push((format!("check {flag} - (600 MB piped)"), peak));
+    }
     let over: Vec<String> = ran
         .iter()
         .filter(|(_, kb)| *kb > LIMIT_KB)

@@ -1,4 +1,4 @@
-use super::{Input, MAX_PIPED, Source, open, open_seekable};
+use super::{MAX_PIPED, open, open_seekable};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -85,31 +85,8 @@ fn a_file_has_its_size_and_the_cap_holds() {
     assert_eq!(err, "it holds more than 9 B; allowed: at most 9 B");
     let (mut src, size) = open_seekable(&p, MAX_PIPED).unwrap();
     assert_eq!(size, 10);
-    assert!(matches!(src, Source::File(_)));
     src.seek(SeekFrom::Start(7)).unwrap();
     let mut s = String::new();
     src.read_to_string(&mut s).unwrap();
     assert_eq!(s, "789");
-}
-
-/// A stream in memory reads and seeks as a file does.
-#[test]
-fn memory_reads_and_seeks_like_a_file() {
-    let stream = Input::Stream(Box::new(&b"abcdef"[..]));
-    let src = Source::memory(stream.read_capped(6).unwrap());
-    let mut r = &src;
-    let mut two = [0u8; 2];
-    r.read_exact(&mut two).unwrap();
-    assert_eq!(&two, b"ab");
-    assert_eq!(r.seek(SeekFrom::Current(2)).unwrap(), 4);
-    r.read_exact(&mut two).unwrap();
-    assert_eq!(&two, b"ef");
-    assert_eq!(r.read(&mut two).unwrap(), 0);
-    assert_eq!(r.seek(SeekFrom::End(-5)).unwrap(), 1);
-    assert!(r.seek(SeekFrom::Current(-2)).is_err());
-    assert!(
-        Input::Stream(Box::new(&b"abcdef"[..]))
-            .read_capped(5)
-            .is_err()
-    );
 }

@@ -24,7 +24,7 @@ pub const MAX_HEADER: u64 = 100_000_000;
 pub struct Header {
     /// The path, for messages.
     pub path: String,
-    file: crate::files::Source,
+    file: std::fs::File,
     data_start: u64,
     pub meta: Metadata,
 }

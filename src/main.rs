@@ -137,21 +137,27 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
             "--values keeps tensor values in JSON events; allowed only with --format json on a numeric run"
         );
     }
-    let (run, output) = run(cfg, req)?;
-    let array = match (&args.output, &output) {
-        (Some(path), None) => bail!(
-            "--output {} needs a run that completes; this one stopped at a failed check (see shapetrace check)",
-            shapetrace::text::shown_os(path.as_os_str())
-        ),
-        (Some(path), Some(array)) => Some((out::prepare("--output", path)?, array)),
-        (None, _) => None,
-    };
-    // Both outputs are ready (temp files made) before either is written.
+    // Both outputs are made ready (a missing folder refused, temp files
+    // made) before the run, so a long run is not wasted on a bad path.
+    let npy = args
+        .output
+        .as_deref()
+        .map(|p| out::prepare("--output", p))
+        .transpose()?;
     let log = args
         .out
         .as_deref()
         .map(|p| out::prepare("--out", p))
         .transpose()?;
+    let (run, output) = run(cfg, req)?;
+    let array = match (npy, &output, &args.output) {
+        (Some(_), None, Some(path)) => bail!(
+            "--output {} needs a run that completes; this one stopped at a failed check (see shapetrace check)",
+            shapetrace::text::shown_os(path.as_os_str())
+        ),
+        (Some(target), Some(array), _) => Some((target, array)),
+        _ => None,
+    };
     if let Some((target, array)) = array {
         target.write(|w| {
             let mut w = io::BufWriter::new(w);

@@ -205,7 +205,7 @@ pub fn prepare(flag: &str, path: &Path) -> Result<Target> {
     };
     if !dir.is_dir() {
         bail!(
-            "cannot write {flag} {shown}: folder {} does not exist",
+            "cannot write {flag} {shown}: folder {} does not exist; allowed: a path in an existing folder",
             shapetrace::text::shown_os(dir.as_os_str())
         );
     }

@@ -45,6 +45,17 @@ const CFG: &str = "d_model = 8\nheads = 2\n";
 
 pub fn cases() -> Vec<Case> {
     vec![
+        // Outputs are made ready before the run: a bad folder is named
+        // first, not after a run (that here could not even complete).
+        case(
+            "output in a missing folder before the run",
+            &["trace", "--fault", "ffn-no-down", "--output", "nope/y.npy"],
+            &[
+                "--output nope/y.npy",
+                "folder nope does not exist",
+                "allowed: a path in an existing folder",
+            ],
+        ),
         with_setup(
             with_file(
                 case(

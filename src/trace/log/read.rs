@@ -98,8 +98,8 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         }
         match (parsed, &header) {
             (ReadLine::Header(h), None) => {
-                // The header's model is re-run by the probes: it must be one
-                // the tool would build itself.
+                // The stepper's live switches re-trace the header's model:
+                // it must be one the tool would build itself.
                 h.config
                     .validate()
                     .map_err(|e| bad(n, format!("the header's model is invalid: {e}")))?;

@@ -196,6 +196,10 @@ pub fn prepare(flag: &str, path: &Path) -> Result<Target> {
         Ok(m) if m.is_dir() => {
             bail!("cannot write {flag} {shown}: it is a folder; allowed: a file path")
         }
+        // A disk or a partition: writing a trace into one destroys it.
+        Ok(m) if std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()) => {
+            bail!("cannot write {flag} {shown}: it is a block device; allowed: a file path")
+        }
         Ok(m) if !m.is_file() => return Ok(made(To::Direct(target))),
         _ => {}
     }

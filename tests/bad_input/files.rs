@@ -35,6 +35,17 @@ fn nested_link(dir: &Path) {
     std::os::unix::fs::symlink("hop", dir.join("sub/link")).unwrap();
 }
 
+/// `blk`, a block device node (a loop device's numbers; nothing is written
+/// to it). Making one needs root, as CI and the development machines run.
+fn block(dir: &Path) {
+    let made = std::process::Command::new("mknod")
+        .arg(dir.join("blk"))
+        .args(["b", "7", "200"])
+        .status()
+        .unwrap();
+    assert!(made.success(), "mknod needs root");
+}
+
 const NO_WRITER: [&str; 3] = [
     "cannot read f",
     "a pipe with no writer",
@@ -45,6 +56,14 @@ const CFG: &str = "d_model = 8\nheads = 2\n";
 
 pub fn cases() -> Vec<Case> {
     vec![
+        with_setup(
+            case(
+                "out is a block device",
+                &["trace", "--out", "blk"],
+                &["--out blk", "block device", "allowed: a file path"],
+            ),
+            block,
+        ),
         // Outputs are made ready before the run: a bad folder is named
         // first, not after a run (that here could not even complete).
         case(

@@ -143,6 +143,9 @@ enum To {
     Stdout,
     /// Standard error (`/dev/stderr`, `/dev/fd/2`).
     Stderr,
+    /// Another descriptor the process was given (`--out >(gzip > t.gz)`
+    /// gives `/dev/fd/63`): opened again for appending, never replaced.
+    Inherited(PathBuf),
     /// A temp file beside `target`, renamed over it once whole.
     Staged { tmp: Temp, target: PathBuf },
 }
@@ -188,7 +191,8 @@ pub fn prepare(flag: &str, path: &Path) -> Result<Target> {
     match inherited(path) {
         Some(1) => return Ok(made(To::Stdout)),
         Some(2) => return Ok(made(To::Stderr)),
-        _ => {}
+        Some(_) => return Ok(made(To::Inherited(path.to_path_buf()))),
+        None => {}
     }
     // Follow a symlink to the file it names, so the link stays a link.
     let target = resolve(path);
@@ -241,6 +245,13 @@ impl Target {
         let (mut tmp, target) = match to {
             To::Stdout => return render(&mut stdout()).map_err(fail),
             To::Stderr => return render(&mut io::stderr().lock()).map_err(fail),
+            To::Inherited(fd) => {
+                let mut f = fs::OpenOptions::new()
+                    .append(true)
+                    .open(&fd)
+                    .map_err(fail)?;
+                return render(&mut f).map_err(fail);
+            }
             To::Direct(target) => {
                 let mut f = fs::OpenOptions::new()
                     .write(true)

@@ -282,3 +282,21 @@ fn out_to_standard_output_appends_as_the_redirect_asks() {
         assert!(!dir.path().join("-").exists(), "{name} made a file named -");
     }
 }
+
+/// Another descriptor the shell gave (`9>>log`, or `>(cmd)`'s
+/// `/dev/fd/63`) is written into as given: appended to, never replaced by a
+/// renamed temp file, which `/proc/self/fd` could not even hold.
+#[test]
+fn out_to_another_inherited_descriptor_appends() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.txt");
+    fs::write(&log, "previous\n").unwrap();
+    let status = Command::new("bash")
+        .current_dir(dir.path())
+        .args(["-c", "\"$0\" trace --out /dev/fd/9 9>>log.txt", BIN])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = fs::read_to_string(&log).unwrap();
+    assert!(text.starts_with("previous\nstep"), "{text}");
+}

@@ -174,8 +174,7 @@ pub fn open_seekable(path: &Path, cap: u64) -> io::Result<(File, u64)> {
 /// Standard input: a regular file or a pipe; a terminal, a folder or a
 /// device is refused (reading a terminal would wait for typing).
 fn stdin() -> io::Result<Input> {
-    use std::os::fd::AsFd;
-    let file = File::from(io::stdin().as_fd().try_clone_to_owned()?);
+    let file = stdin_file()?;
     let meta = file.metadata()?;
     check_kind(meta.file_type()).map_err(|e| io::Error::other(format!("standard input: {e}")))?;
     if meta.is_file() {
@@ -185,6 +184,16 @@ fn stdin() -> io::Result<Input> {
         });
     }
     Ok(Input::Stream(Box::new(file)))
+}
+
+/// Standard input as a file of its own (a duplicate of descriptor 0): its
+/// metadata names what it is, and the clash check compares its inode.
+///
+/// # Errors
+/// When descriptor 0 cannot be duplicated (it is closed).
+pub fn stdin_file() -> io::Result<File> {
+    use std::os::fd::AsFd;
+    Ok(File::from(io::stdin().as_fd().try_clone_to_owned()?))
 }
 
 /// Back to blocking reads, once it is known that a read cannot hang.

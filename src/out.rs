@@ -136,16 +136,15 @@ pub struct Target {
 }
 
 enum To {
-    /// A device or a named pipe, written straight into.
-    Direct(PathBuf),
+    /// A device or a named pipe, written straight into; or another
+    /// descriptor the process was given (`--out >(gzip > t.gz)` gives
+    /// `/dev/fd/63`), opened again for appending, never replaced.
+    Direct { path: PathBuf, append: bool },
     /// Standard output (`-`, `/dev/stdout`, `/dev/fd/1`): the descriptor the
     /// shell gave, so `>> log` appends as a redirect would.
     Stdout,
     /// Standard error (`/dev/stderr`, `/dev/fd/2`).
     Stderr,
-    /// Another descriptor the process was given (`--out >(gzip > t.gz)`
-    /// gives `/dev/fd/63`): opened again for appending, never replaced.
-    Inherited(PathBuf),
     /// A temp file beside `target`, renamed over it once whole.
     Staged { tmp: Temp, target: PathBuf },
 }
@@ -191,7 +190,12 @@ pub fn prepare(flag: &str, path: &Path) -> Result<Target> {
     match inherited(path) {
         Some(1) => return Ok(made(To::Stdout)),
         Some(2) => return Ok(made(To::Stderr)),
-        Some(_) => return Ok(made(To::Inherited(path.to_path_buf()))),
+        Some(_) => {
+            return Ok(made(To::Direct {
+                path: path.to_path_buf(),
+                append: true,
+            }));
+        }
         None => {}
     }
     // Follow a symlink to the file it names, so the link stays a link.
@@ -204,7 +208,12 @@ pub fn prepare(flag: &str, path: &Path) -> Result<Target> {
         Ok(m) if std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()) => {
             bail!("cannot write {flag} {shown}: it is a block device; allowed: a file path")
         }
-        Ok(m) if !m.is_file() => return Ok(made(To::Direct(target))),
+        Ok(m) if !m.is_file() => {
+            return Ok(made(To::Direct {
+                path: target,
+                append: false,
+            }));
+        }
         _ => {}
     }
     let dir = match target.parent() {
@@ -245,17 +254,11 @@ impl Target {
         let (mut tmp, target) = match to {
             To::Stdout => return render(&mut stdout()).map_err(fail),
             To::Stderr => return render(&mut io::stderr().lock()).map_err(fail),
-            To::Inherited(fd) => {
-                let mut f = fs::OpenOptions::new()
-                    .append(true)
-                    .open(&fd)
-                    .map_err(fail)?;
-                return render(&mut f).map_err(fail);
-            }
-            To::Direct(target) => {
+            To::Direct { path, append } => {
                 let mut f = fs::OpenOptions::new()
                     .write(true)
-                    .open(&target)
+                    .append(append)
+                    .open(&path)
                     .map_err(fail)?;
                 return render(&mut f).map_err(fail);
             }

@@ -8,6 +8,9 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::mkfifo;
+
 const BIN: &str = env!("CARGO_BIN_EXE_shapetrace");
 
 fn full() -> File {
@@ -56,17 +59,6 @@ fn a_full_stdout_is_named_and_exits_2() {
             "{cmd}"
         );
     }
-}
-
-fn mkfifo(path: &Path) {
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .unwrap();
 }
 
 fn temp_files(dir: &Path) -> Vec<String> {

@@ -34,16 +34,11 @@ fn inode(m: &fs::Metadata) -> Id {
 
 /// The identity of `path`; `-` as an input is standard input's file.
 fn identity(path: &Path, input: bool) -> Id {
-    if input && path.as_os_str() == shapetrace::files::STDIN {
-        use std::os::fd::AsFd;
-        if let Ok(m) = std::io::stdin()
-            .as_fd()
-            .try_clone_to_owned()
-            .map(fs::File::from)
-            .and_then(|f| f.metadata())
-        {
-            return inode(&m);
-        }
+    if input
+        && path.as_os_str() == shapetrace::files::STDIN
+        && let Ok(m) = shapetrace::files::stdin_file().and_then(|f| f.metadata())
+    {
+        return inode(&m);
     }
     if let Ok(m) = fs::metadata(path) {
         return inode(&m);

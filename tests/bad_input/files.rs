@@ -7,14 +7,7 @@ use std::path::Path;
 
 /// A FIFO named `f` that nobody writes: reading it would block for ever.
 fn fifo(dir: &Path) {
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        dir.join("f"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .unwrap();
+    super::common::mkfifo(&dir.join("f"));
 }
 
 /// A folder named `d`.

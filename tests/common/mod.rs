@@ -32,6 +32,18 @@ pub fn shape_lines(trace: &shapetrace::Trace) -> String {
         .join("\n")
 }
 
+/// Makes a named pipe (FIFO) at `path`, readable and writable by its owner.
+pub fn mkfifo(path: &std::path::Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .expect("mkfifo");
+}
+
 /// The stepper's screen for `app` at `w`×`h`, as one string of its cells.
 pub fn screen_of(app: &shapetrace::tui::app::App, w: u16, h: u16) -> String {
     let mut term =

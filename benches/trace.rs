@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use shapetrace::model::Model;
 use shapetrace::ops::Backend;
 use shapetrace::ops::numeric::{Numeric, fused::ROWS, matmul::matmul};
-use shapetrace::trace::recorder::Recorder;
+use shapetrace::trace::recorder::{Recorder, Watch};
 use shapetrace::{ModeChoice, ModelConfig, Request};
 use std::hint::black_box;
 use std::time::Duration;
@@ -42,7 +42,7 @@ fn numeric(c: &mut Criterion) {
         let x0 = shapetrace::model::input(&cfg, &backend);
         g.bench_function(format!("forward T={seq} (weights built)"), |b| {
             b.iter(|| {
-                let mut rec = Recorder::new(&backend, cfg.stream_shape(), false, false);
+                let mut rec = Recorder::new(&backend, cfg.stream_shape(), Watch::default());
                 model.forward(&mut rec, x0.clone()).unwrap();
                 rec.finish()
             });

@@ -166,7 +166,7 @@ impl Budget {
     /// # Errors
     /// [`Error::Config`] when `cfg` is invalid.
     pub fn with_bytes(cfg: &ModelConfig, dtype: Precision) -> Result<Self, Error> {
-        let trace = crate::trace_request(cfg, &Request::shapes())?.trace;
+        let trace = crate::run::trace_request(cfg, &Request::shapes())?.trace;
         let params = count::built(cfg);
         let one: Vec<&Counted> = params.iter().filter(|p| p.block() == Some(1)).collect();
         let pick = |part: &str, matrix: bool| -> Vec<&Counted> {

@@ -46,7 +46,8 @@ pub enum Command {
     Ffn(FfnArgs),
     /// LayerNorm against RMSNorm on one vector.
     Norms(NormsArgs),
-    /// Move one token and show which rows of each tensor change (the probes).
+    /// Move each token in turn and show which rows of each tensor change
+    /// (the probes); exit 1 when one changes a row it must not, as `check` judges.
     Probes(ProbesArgs),
     /// Open a saved trace log (from `trace --format json`) in the stepper, or print it.
     View(ViewArgs),
@@ -145,7 +146,9 @@ pub struct ProbesArgs {
     /// Which probe.
     #[arg(long, value_enum, default_value_t = ProbeKind::Causality)]
     pub kind: ProbeKind,
-    /// The token to move (0-based; default: the middle of the sequence).
+    /// Move only this token (0-based). Default: every token `check` moves
+    /// (all of them up to 16 positions), showing the first that fails, or
+    /// the middle one.
     #[arg(long)]
     pub token: Option<usize>,
 }

@@ -3,7 +3,8 @@
 use crate::cli::{ParamsArgs, ParamsFormat, ProbeKind, ProbesArgs};
 use color_eyre::eyre::{Result, bail};
 use shapetrace::budget::{Budget, table};
-use shapetrace::check::influence::{Kind, influence};
+use shapetrace::check::influence::{Kind, Subject, influence, tokens};
+use shapetrace::check::probe::verdict;
 use shapetrace::lesson::{by_hand::FfnByHand, norms::NormCompare, parse_vector};
 use std::io::Write;
 use std::process::ExitCode;
@@ -48,20 +49,35 @@ pub fn probes(
         ProbeKind::Causality => Kind::Causality,
         ProbeKind::Positionwise => Kind::Positionwise,
     };
-    let token = args.token.unwrap_or(cfg.seq / 2);
-    if token >= cfg.seq {
-        bail!(
+    // One token when asked; else every token `check` moves, judged as it
+    // judges them, so the exit code is `check`'s verdict.
+    let moved = match args.token {
+        Some(token) if token >= cfg.seq => bail!(
             "--token {token} is out of range; allowed: 0..={} (seq {})",
             cfg.seq - 1,
             cfg.seq
-        );
-    }
-    let view = match influence(req.subject(cfg), kind, &[token]) {
-        Ok(mut v) => v.remove(0),
+        ),
+        Some(token) => vec![token],
+        None => tokens(cfg.seq),
+    };
+    let runs = match influence(Subject::of(cfg, req), kind, &moved) {
+        Ok(runs) => runs,
         Err(e) => bail!("cannot probe this model: {e}"),
     };
+    // The first token that fails, else the middle one (or the one asked).
+    let shown = runs
+        .iter()
+        .find(|r| r.leaks())
+        .or_else(|| runs.iter().find(|r| r.token == cfg.seq / 2))
+        .or(runs.first());
+    let Some(view) = shown else {
+        bail!(
+            "cannot probe this model: no token to move (seq {})",
+            cfg.seq
+        )
+    };
     crate::out::print(&view.text())?;
-    Ok(if view.leaks() {
+    Ok(if verdict(&runs).is_err() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

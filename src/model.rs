@@ -10,7 +10,6 @@
 //! The model records every intermediate into the [`Recorder`] it is handed.
 //! It never checks shapes itself.
 
-pub mod arch;
 pub mod attention;
 pub mod block;
 pub mod embed;
@@ -18,34 +17,14 @@ pub mod linear;
 pub mod mlp;
 pub mod norm;
 
+pub use crate::arch::Arch;
 use crate::config::ModelConfig;
 use crate::ops::{Backend, Init};
+use crate::seed::seed_for;
 use crate::trace::recorder::{Param, Recorder, Stop, Val};
 use crate::weights::Weights;
-pub use arch::Arch;
 use block::Block;
 use norm::Norm;
-
-/// FNV-1a hash of a name, for per-tensor seeds.
-fn fnv1a(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// The seed of the tensor `name` under the run seed `seed`.
-///
-/// Each tensor draws from its own stream, so changing one layer (say the
-/// activation) leaves every other weight, and the input, unchanged.
-#[must_use]
-pub fn seed_for(seed: u64, name: &str) -> u64 {
-    // splitmix64 finaliser over the mixed value.
-    let mut z = seed ^ fnv1a(name);
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// Where a model's weights come from.
 #[derive(Debug, Clone, Copy, Default)]
@@ -59,16 +38,45 @@ pub enum Source<'a> {
 }
 
 /// Makes named parameters from a [`Source`]: loaded, or seeded with
-/// nanoGPT's init from one run seed.
+/// nanoGPT's init from one run seed. Names come from scopes, as candle's
+/// `VarBuilder::pp`: `b.pp("block1").pp("attn")` names its `weight`
+/// `block1.attn.weight`.
 pub struct Builder<'b, B: Backend> {
     pub backend: &'b B,
     pub cfg: &'b ModelConfig,
-    pub arch: Arch,
+    pub arch: &'b Arch,
     pub source: Source<'b>,
+    /// The prefix of every name, e.g. `block1.attn.q_proj`.
+    scope: String,
 }
 
-impl<B: Backend> Builder<'_, B> {
-    /// A parameter of `shape` named `name`, with axis names `axes`.
+impl<'b, B: Backend> Builder<'b, B> {
+    /// The builder at the root scope.
+    #[must_use]
+    pub fn new(backend: &'b B, cfg: &'b ModelConfig, arch: &'b Arch, source: Source<'b>) -> Self {
+        Self {
+            backend,
+            cfg,
+            arch,
+            source,
+            scope: String::new(),
+        }
+    }
+
+    /// The builder inside scope `name`.
+    #[must_use]
+    pub fn pp(&self, name: &str) -> Self {
+        let scope = match self.scope.as_str() {
+            "" => name.to_string(),
+            s => format!("{s}.{name}"),
+        };
+        Self {
+            scope,
+            ..Self::new(self.backend, self.cfg, self.arch, self.source)
+        }
+    }
+
+    /// A parameter of `shape` named `name` in this scope, with axis names `axes`.
     pub fn param(
         &self,
         name: &str,
@@ -76,6 +84,7 @@ impl<B: Backend> Builder<'_, B> {
         axes: &[&str],
         init: Init,
     ) -> Param<B::Tensor> {
+        let name = &self.pp(name).scope;
         let loaded = match self.source {
             Source::Loaded(w) => w.get(name, shape),
             Source::Seeded => None,
@@ -109,6 +118,7 @@ impl<B: Backend> Builder<'_, B> {
 pub struct Model<T> {
     pub blocks: Vec<Block<T>>,
     pub ln_f: Option<Norm<T>>,
+    /// The anatomy its blocks run and the choices its layers made.
     pub arch: Arch,
 }
 
@@ -124,21 +134,13 @@ impl<T: Clone> Model<T> {
         backend: &B,
         source: Source,
     ) -> Self {
-        let b = Builder {
-            backend,
-            cfg,
-            arch: Arch::of(cfg),
-            source,
-        };
+        let arch = Arch::of(cfg);
+        let b = Builder::new(backend, cfg, &arch, source);
         let blocks = (1..=cfg.layers)
-            .map(|i| Block::new(&b, &format!("block{i}")))
+            .map(|i| Block::new(&b.pp(&format!("block{i}"))))
             .collect();
-        let ln_f = cfg.final_norm.then(|| Norm::new(&b, "ln_f"));
-        Self {
-            blocks,
-            ln_f,
-            arch: b.arch,
-        }
+        let ln_f = cfg.final_norm.then(|| Norm::new(&b.pp("ln_f")));
+        Self { blocks, ln_f, arch }
     }
 
     /// Every parameter, in build order.
@@ -163,16 +165,18 @@ impl<T: Clone> Model<T> {
         let x0 = rec.input(x0)?; // (B, T, d)
         let mut x = x0.clone();
         for (i, block) in self.blocks.iter().enumerate() {
-            // The skip-block1 fault feeds x0 to block 2: Block2(x), not Block2(Block1(x)).
-            let input = if i == 1 && self.arch.skip_block1 {
+            let n = i + 1;
+            // Block n reads the previous block's output; under the
+            // skip-block1 fault block 2 reads x0 instead.
+            let input = if self.arch.anatomy.reads_x0(n) {
                 &x0
             } else {
                 &x
             };
-            x = block.forward(rec, &format!("block{}", i + 1), input)?; // (B, T, d)
+            x = block.forward(&mut rec.pp(&format!("block{n}")), input)?; // (B, T, d)
         }
         match &self.ln_f {
-            Some(n) => n.forward(rec, "ln_f", &x),
+            Some(n) => n.forward(rec, "ln_f", &x), // (B, T, d)
             None => Ok(x),
         }
     }

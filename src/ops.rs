@@ -13,6 +13,7 @@ pub mod shape;
 
 pub use infer::OpError;
 
+use crate::config::names::named_enum;
 use crate::config::{DType, NormKind};
 
 /// A tensor shape, outermost axis first.
@@ -23,6 +24,32 @@ pub type Shape = Vec<usize>;
 pub fn fmt_shape(shape: &[usize]) -> String {
     let parts: Vec<String> = shape.iter().map(ToString::to_string).collect();
     format!("({})", parts.join(","))
+}
+
+named_enum! {
+    /// What kind of step produced a tensor: the trace's `op` field.
+    OpKind, "op" {
+        /// The model's input x0.
+        Input = "input",
+        Linear = "linear",
+        LayerNorm = "layernorm",
+        RmsNorm = "rmsnorm",
+        SplitHeads = "split_heads",
+        RepeatKv = "repeat_kv",
+        Rope = "rope",
+        Scores = "scores",
+        Softmax = "softmax",
+        WeightedSum = "weighted_sum",
+        MergeHeads = "merge_heads",
+        /// Heads merged by a bare reshape: the `merge-no-transpose` fault.
+        Reshape = "reshape",
+        Relu = "relu",
+        Gelu = "gelu",
+        GeluTanh = "gelu_tanh",
+        SwiGlu = "swiglu",
+        /// The residual add.
+        Add = "add",
+    }
 }
 
 /// Which axis a norm averages over.
@@ -84,6 +111,46 @@ pub enum Op {
     SwiGlu,
     /// The residual add: stream + update, same shapes.
     Add,
+}
+
+/// A group of consecutive steps that a backend may run in one pass. The
+/// model marks the group where it states its steps (see
+/// [`crate::trace::recorder::Recorder::fusable`]); the recorder still
+/// records one event per step, with the same shapes and stats.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fusion {
+    /// `scores = q·kᵀ/√hd`, `weights = softmax(mask(scores))`,
+    /// `context = weights·v`, on q (B,h,T,hd), k (B,h,S,hd), v (B,h,S,hv):
+    /// no (B, h, T, S) tensor is built.
+    Attention { head_dim: usize, causal: bool },
+    /// `u = x·W + b`, then `act(u)`, on x (…, k), W (k, n), b (n): no
+    /// pre-activation tensor is built.
+    LinearAct(Unary),
+}
+
+impl Fusion {
+    /// Whether every step of the group accepts the shapes of `ins` (else
+    /// the steps run one at a time, so the one that refuses is on record).
+    #[must_use]
+    pub fn accepts(&self, ins: &[&[usize]]) -> bool {
+        match *self {
+            Fusion::Attention { head_dim, causal } => {
+                let (q, k, v) = match ins {
+                    [q, k, v] => (*q, *k, *v),
+                    _ => return false,
+                };
+                Op::Scores { head_dim }
+                    .infer(&[q, k])
+                    .and_then(|s| Op::Softmax { causal }.infer(&[&s]))
+                    .and_then(|w| Op::WeightedSum.infer(&[&w, v]))
+                    .is_ok()
+            }
+            Fusion::LinearAct(act) => Op::Linear
+                .infer(ins)
+                .and_then(|u| Op::Act(act).infer(&[&u]))
+                .is_ok(),
+        }
+    }
 }
 
 /// How a parameter is initialised.
@@ -153,35 +220,17 @@ pub trait Backend {
         self.apply(op, &ins)
     }
 
-    /// Attention's core, [`Op::Scores`] then [`Op::Softmax`] then
-    /// [`Op::WeightedSum`], in one pass that builds no (B, h, T, S) tensor:
-    /// the stats of the scores and of the weights, and the context.
-    /// `None` where the backend computes them one op at a time (shapes
-    /// only, or tensors small enough to keep their values). The operands'
-    /// shapes were accepted by the three ops' `infer`.
-    fn attention(
+    /// Runs a group of steps the model marked as `fusion` in one pass on
+    /// the group's operands `ins`: the stats of every step's output but
+    /// the last, which it never builds, and the last output. `None` where
+    /// the backend runs the steps one at a time (shapes only, or tensors
+    /// small enough to keep their values). The operands' shapes were
+    /// accepted by every step ([`Fusion::accepts`]).
+    fn fused(
         &self,
-        _q: &Self::Tensor,
-        _k: &Self::Tensor,
-        _v: &Self::Tensor,
-        _head_dim: usize,
-        _causal: bool,
-    ) -> Option<(Stats, Stats, Self::Tensor)> {
-        None
-    }
-
-    /// `act(x·W + b)`: [`Op::Linear`] and then [`Op::Act`], in one pass over
-    /// the product that builds no pre-activation tensor: that tensor's
-    /// stats, and the activated one. `None` where the backend runs the two
-    /// ops one at a time (shapes only, or tensors small enough to keep
-    /// their values). The operands' shapes were accepted by `Op::Linear`.
-    fn linear_act(
-        &self,
-        _x: &Self::Tensor,
-        _w: &Self::Tensor,
-        _b: Option<&Self::Tensor>,
-        _act: Unary,
-    ) -> Option<(Stats, Self::Tensor)> {
+        _fusion: &Fusion,
+        _ins: &[&Self::Tensor],
+    ) -> Option<(Vec<Stats>, Self::Tensor)> {
         None
     }
 

@@ -19,11 +19,11 @@ pub mod bytes;
 
 use crate::config::{ConfigError, ModelConfig, human_bytes};
 use crate::trace::Mode;
+pub use crate::trace::hooks::{Hooks, Progress, ProgressFn};
 use crate::weights::Weights;
 pub use bytes::parse_bytes;
 use ndarray::ArrayD;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 /// The memory limit of a numeric run when none is given: 4 GiB.
 pub const DEFAULT_MAX_MEMORY: u128 = 4 << 30;
@@ -38,35 +38,6 @@ pub enum ModeChoice {
     Numeric,
     /// Shapes only (`--shape-only`).
     ShapeOnly,
-}
-
-/// How far a run has got: `done` of `expected` events recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Progress {
-    pub done: usize,
-    pub expected: usize,
-}
-
-/// Called after each recorded event of a numeric run.
-pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
-
-/// Ways to watch and stop a run from elsewhere (another thread, a UI).
-#[derive(Clone, Default)]
-pub struct Hooks {
-    /// Told after every event of a numeric run.
-    pub progress: Option<ProgressFn>,
-    /// Set it to true to stop the run before its next op; the run then
-    /// returns [`crate::Error::Cancelled`].
-    pub cancel: Option<Arc<AtomicBool>>,
-}
-
-impl std::fmt::Debug for Hooks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Hooks")
-            .field("progress", &self.progress.is_some())
-            .field("cancel", &self.cancel)
-            .finish()
-    }
 }
 
 /// Everything a run can be given beyond its config.
@@ -103,13 +74,6 @@ impl Request {
             values: true,
             ..Self::default()
         }
-    }
-
-    /// What the probes re-run for a trace of `cfg` under this request: its
-    /// loaded weights and input, or the seeded ones.
-    #[must_use]
-    pub fn subject<'a>(&'a self, cfg: &'a ModelConfig) -> crate::check::influence::Subject<'a> {
-        crate::check::influence::Subject::new(cfg, self.weights.as_deref(), self.input.as_deref())
     }
 
     /// Why this request needs numbers, if it does.

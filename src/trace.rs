@@ -4,39 +4,17 @@
 //! read. [`recorder::Recorder`] builds it while the model runs; [`log`]
 //! writes and reads it as JSON Lines; [`table`] prints it for people.
 
+pub mod hooks;
+pub mod judge;
 pub mod log;
 pub mod recorder;
-pub mod table;
+pub mod verdict;
 
-use crate::config::names::named_enum;
+use crate::arch::Anatomy;
 use crate::config::{DType, ModelConfig};
-use crate::ops::{Shape, Stats, fmt_shape};
+use crate::ops::{OpKind, Shape, Stats, fmt_shape};
 use serde::{Deserialize, Serialize};
-
-named_enum! {
-    /// The name of a contract check.
-    CheckName, "check" {
-        /// Every op accepted its operand shapes.
-        OpShapes = "op-shapes",
-        /// Every residual add has two (B,T,d) operands of the input dtype.
-        Residual = "residual",
-        /// Every stream tensor is (B,T,d).
-        Stream = "stream",
-        /// Every departure returns to (B,T,d) before its residual add.
-        Returns = "returns",
-        /// Each block reads the previous block's output.
-        Wiring = "wiring",
-        /// Every value is finite.
-        Finite = "finite",
-        /// The built model has the parameter count of the closed-form
-        /// formula of its declared architecture.
-        Params = "params",
-        /// MLPs and norms act on each token alone.
-        Positionwise = "positionwise",
-        /// No output depends on a later token or another batch element.
-        Causality = "causality",
-    }
-}
+pub use verdict::{CheckName, CheckResult, Status};
 
 /// The block number in a path or parameter name (`block2.attn.q` → 2).
 #[must_use]
@@ -65,26 +43,6 @@ pub struct ResidualCheck {
 }
 
 impl ResidualCheck {
-    /// Judges `stream + update` against the stream shape and input dtype.
-    #[must_use]
-    pub fn judge(
-        stream: (&[usize], DType),
-        update: (&[usize], DType),
-        expect: (&[usize], DType),
-    ) -> Self {
-        let ok = stream.0 == expect.0
-            && update.0 == expect.0
-            && stream.1 == expect.1
-            && update.1 == expect.1;
-        Self {
-            stream: stream.0.to_vec(),
-            update: update.0.to_vec(),
-            stream_dtype: stream.1,
-            update_dtype: update.1,
-            ok,
-        }
-    }
-
     /// `(2,4,64) + (2,4,64)`.
     #[must_use]
     pub fn operands(&self) -> String {
@@ -100,7 +58,7 @@ pub struct Event {
     /// Canonical path, e.g. `block1.attn.scores`.
     pub path: String,
     /// The op that produced it, e.g. `scores`.
-    pub op: String,
+    pub op: OpKind,
     pub shape: Shape,
     /// Axis names, e.g. `["B","h","T","hd"]`.
     pub axes: Vec<String>,
@@ -154,7 +112,7 @@ pub struct Failure {
     /// The step index the failed tensor would have had.
     pub step: usize,
     pub path: String,
-    pub op: String,
+    pub op: OpKind,
     pub check: CheckName,
     pub detail: String,
     pub operands: Vec<Operand>,
@@ -170,6 +128,8 @@ pub struct Trace {
     pub mode: Mode,
     /// (B, T, d_model).
     pub stream_shape: Shape,
+    /// The block the model ran: its sublayers, norms, mask and wiring.
+    pub anatomy: Anatomy,
     pub events: Vec<Event>,
     pub failure: Option<Failure>,
 }
@@ -191,9 +151,9 @@ impl Trace {
         self.events.iter().find(|e| e.path == path)
     }
 
-    /// How many residual adds a complete run of this config makes.
+    /// How many residual adds a complete run makes: one per sublayer.
     #[must_use]
     pub fn expected_residual_adds(&self) -> usize {
-        2 * self.config.layers
+        self.anatomy.sublayers.len() * self.config.layers
     }
 }

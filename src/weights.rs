@@ -7,7 +7,7 @@
 //! — all missing, unknown and mis-shaped tensors in one message — then reads
 //! them as f32 into [`Weights`] under the model's own parameter names, in
 //! its `x·W` (in, out) layout. The model builder takes its parameters from
-//! there ([`crate::model::Source::Loaded`]).
+//! there (`model::Source::Loaded`).
 //!
 //! ```text
 //! nanoGPT (nn.Linear, [out, in])        ours ((in, out))

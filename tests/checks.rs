@@ -34,7 +34,7 @@ fn every_check_holds_on_the_grid_of_variants() {
                                 "{toml}: {:?}",
                                 run.trace.failure
                             );
-                            assert_eq!(failing(&run.checks), [], "{toml}");
+                            assert!(failing(&run.checks).is_empty(), "{toml}");
                             assert!(
                                 run.checks.iter().all(|c| c.status == Status::Pass),
                                 "{toml}"

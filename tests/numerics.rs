@@ -3,7 +3,7 @@
 use ndarray::{ArrayD, IxDyn};
 use shapetrace::config::NormKind;
 use shapetrace::ops::numeric::Numeric;
-use shapetrace::ops::{Backend, NormAxis, Op, Unary};
+use shapetrace::ops::{Backend, Fusion, NormAxis, Op, OpKind, Unary};
 mod common;
 
 fn arr(shape: &[usize], v: &[f64]) -> ArrayD<f64> {
@@ -267,7 +267,7 @@ fn heads_split_in_place_equal_heads_split_from_a_borrow() {
 #[test]
 fn fused_passes_record_what_the_ops_one_at_a_time_record() {
     use shapetrace::model::Model;
-    use shapetrace::trace::recorder::Recorder;
+    use shapetrace::trace::recorder::{Recorder, Watch};
     let mut seen_fused = 0;
     for (preset, fault) in [
         ("lesson", None),
@@ -280,8 +280,15 @@ fn fused_passes_record_what_the_ops_one_at_a_time_record() {
         let model = Model::build(&cfg, &b);
         let x0 = shapetrace::model::input(&cfg, &b);
         let run = |capture: bool| {
-            let mut rec = Recorder::new(&b, cfg.stream_shape(), false, capture);
-            let out = model.forward(&mut rec, x0.clone()).unwrap().t;
+            let mut rec = Recorder::new(
+                &b,
+                cfg.stream_shape(),
+                Watch {
+                    capture,
+                    ..Watch::default()
+                },
+            );
+            let out = model.forward(&mut rec, x0.clone()).unwrap().into_tensor();
             (rec.finish().events, out)
         };
         let ((fused, y1), (whole, y2)) = (run(false), run(true));
@@ -299,15 +306,39 @@ fn fused_passes_record_what_the_ops_one_at_a_time_record() {
         // The backend does fuse these (2, 4, 48, 48) scores, and keeps
         // tensors small enough to preview whole.
         let q = b.normal(&[2, 4, 48, 16], 1);
-        seen_fused += usize::from(b.attention(&q, &q, &q, 16, true).is_some());
+        seen_fused += usize::from(
+            b.fused(
+                &Fusion::Attention {
+                    head_dim: 16,
+                    causal: true,
+                },
+                &[&q, &q, &q],
+            )
+            .is_some(),
+        );
         let small = b.normal(&[2, 4, 4, 16], 1);
-        assert!(b.attention(&small, &small, &small, 16, true).is_none());
+        assert!(
+            b.fused(
+                &Fusion::Attention {
+                    head_dim: 16,
+                    causal: true
+                },
+                &[&small, &small, &small]
+            )
+            .is_none()
+        );
         // And the MLP's up projection with its activation, (2, 48, 4d),
         // but not (2, 4, 4d).
         let (x, w) = (b.normal(&[2, 48, 64], 2), b.normal(&[64, 256], 3));
-        assert!(b.linear_act(&x, &w, None, Unary::GeluTanh).is_some());
+        assert!(
+            b.fused(&Fusion::LinearAct(Unary::GeluTanh), &[&x, &w])
+                .is_some()
+        );
         let x = b.normal(&[2, 4, 64], 2);
-        assert!(b.linear_act(&x, &w, None, Unary::GeluTanh).is_none());
+        assert!(
+            b.fused(&Fusion::LinearAct(Unary::GeluTanh), &[&x, &w])
+                .is_none()
+        );
     }
     assert_eq!(seen_fused, 3);
 }
@@ -331,7 +362,16 @@ fn fused_attention_is_the_three_ops_across_tiles_heads_and_lengths() {
             b.normal(&[1, heads, s, 16], 2),
             b.normal(&[1, heads, s, 8], 3),
         );
-        let (scores, weights, context) = b.attention(&q, &k, &v, 16, causal).expect(&what);
+        let (stats, context) = b
+            .fused(
+                &Fusion::Attention {
+                    head_dim: 16,
+                    causal: causal,
+                },
+                &[&q, &k, &v],
+            )
+            .expect(&what);
+        let (scores, weights) = (stats[0], stats[1]);
         let sc = b.apply(&Op::Scores { head_dim: 16 }, &[&q, &k]).unwrap();
         let w = b.apply(&Op::Softmax { causal }, &[&sc]).unwrap();
         let cx = b.apply(&Op::WeightedSum, &[&w, &v]).unwrap();
@@ -351,16 +391,23 @@ fn fused_attention_still_stops_at_non_finite_scores() {
     let b = Numeric::<f32>::new();
     let mut q = b.normal(&[1, 2, 80, 8], 1);
     q[[0, 1, 3, 2]] = f32::INFINITY;
-    let (s, w, _) = b.attention(&q, &q, &q, 8, true).unwrap();
-    assert!(!s.finite && !w.finite);
+    let (sw, _) = b
+        .fused(
+            &Fusion::Attention {
+                head_dim: 8,
+                causal: true,
+            },
+            &[&q, &q, &q],
+        )
+        .unwrap();
+    assert!(!sw[0].finite && !sw[1].finite);
     // And the fused MLP reports a non-finite pre-activation, so the
     // forward stops at `mlp.up`, where it arose.
     let mut x = b.normal(&[1, 80, 8], 2);
     x[[0, 5, 1]] = f32::NAN;
-    let (pre, _) = b
-        .linear_act(&x, &b.normal(&[8, 64], 3), None, Unary::Relu)
-        .unwrap();
-    assert!(!pre.finite);
+    let w = b.normal(&[8, 64], 3);
+    let (pre, _) = b.fused(&Fusion::LinearAct(Unary::Relu), &[&x, &w]).unwrap();
+    assert!(!pre[0].finite);
 }
 
 /// Every event's stats, however taken (in the kernel's pass, or carried
@@ -373,12 +420,19 @@ fn fused_attention_still_stops_at_non_finite_scores() {
 #[test]
 fn recorded_stats_are_the_stats_of_the_recorded_values() {
     use shapetrace::model::Model;
-    use shapetrace::trace::recorder::Recorder;
+    use shapetrace::trace::recorder::{Recorder, Watch};
     let mut cfg = shapetrace::config::preset::by_name("lesson").unwrap();
     (cfg.seq, cfg.context) = (48, 48);
     let b = Numeric::<f32>::new();
     let model = Model::build(&cfg, &b);
-    let mut rec = Recorder::new(&b, cfg.stream_shape(), false, true);
+    let mut rec = Recorder::new(
+        &b,
+        cfg.stream_shape(),
+        Watch {
+            capture: true,
+            ..Watch::default()
+        },
+    );
     model
         .forward(&mut rec, shapetrace::model::input(&cfg, &b))
         .unwrap();
@@ -392,7 +446,7 @@ fn recorded_stats_are_the_stats_of_the_recorded_values() {
     let mut carried = 0;
     for e in &done.events {
         stats_close(e.stats.unwrap(), stats_of(&e.path), 1e-5, &e.path);
-        carried += usize::from(matches!(e.op.as_str(), "split_heads" | "merge_heads"));
+        carried += usize::from(matches!(e.op, OpKind::SplitHeads | OpKind::MergeHeads));
     }
     assert_eq!(carried, 2 * 4, "q, k, v and merge in each of 2 blocks");
     // The check tells tensors apart: stats carried from the wrong input

@@ -412,7 +412,7 @@ fn probes_move_the_loaded_model_not_the_seeded_one() {
         let runs = influence(s, Kind::Causality, &[1]).unwrap();
         runs[0].rows.iter().map(|r| r.delta.clone()).collect()
     };
-    let loaded = deltas(req.subject(&cfg));
+    let loaded = deltas(Subject::of(&cfg, &req));
     let seeded = deltas(Subject::seeded(&cfg));
     assert_eq!(loaded.len(), seeded.len());
     assert_ne!(loaded, seeded, "the probe ran the checkpoint");

@@ -85,12 +85,7 @@ fn symbol(cfg: &ModelConfig, axis: &str) -> String {
 pub fn built(cfg: &ModelConfig) -> Vec<Counted> {
     let backend = ShapeOnly(cfg.dtype);
     let model = Model::build(cfg, &backend);
-    let b = Builder {
-        backend: &backend,
-        cfg,
-        arch: model.arch,
-        source: crate::model::Source::Seeded,
-    };
+    let b = Builder::new(&backend, cfg, &model.arch, crate::model::Source::Seeded);
     let embed = Embeddings::new(&b);
     model
         .params()

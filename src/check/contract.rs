@@ -1,9 +1,13 @@
-//! Contract checks on a finished trace: op shapes, residual adds, stream
-//! shapes, returns, wiring and finiteness.
+//! Contract checks on a finished (or replayed) trace: op shapes, residual
+//! adds, stream shapes, returns, wiring and finiteness.
+//!
+//! The rules one step can break are decided by [`crate::trace::judge`],
+//! the same judges that stopped the forward; a check that judged nothing
+//! (no add reached, a forward stopped at its input) is `skip`, not `pass`.
 
 use super::CheckResult;
-use crate::ops::fmt_shape;
-use crate::trace::{CheckName, Mode, ResidualCheck, Trace};
+use crate::ops::{OpKind, fmt_shape};
+use crate::trace::{CheckName, Mode, Trace, judge};
 
 /// The six contract checks, in a fixed order.
 #[must_use]
@@ -21,27 +25,42 @@ pub fn all(trace: &Trace) -> Vec<CheckResult> {
 /// The failure, as this check's verdict, if this check stopped the forward.
 fn stopped_by(trace: &Trace, name: CheckName) -> Option<CheckResult> {
     let f = trace.failure.as_ref().filter(|f| f.check == name)?;
-    Some(CheckResult::fail(
-        name,
-        &f.path,
-        format!("{}: {}", f.path, f.detail),
-    ))
+    Some(failed(name, &f.path, &f.detail))
+}
+
+/// The verdict of a judge that refused the step at `path`.
+fn failed(name: CheckName, path: &str, detail: &str) -> CheckResult {
+    CheckResult::fail(name, path, format!("{path}: {detail}"))
+}
+
+/// Where the forward stopped, for a check that judged nothing.
+fn nothing(trace: &Trace) -> String {
+    match &trace.failure {
+        Some(f) => format!("nothing to judge: the forward stops at {}", f.path),
+        None => "nothing to judge".to_string(),
+    }
 }
 
 /// Every op accepted its operand shapes.
 #[must_use]
 pub fn op_shapes(trace: &Trace) -> CheckResult {
-    stopped_by(trace, CheckName::OpShapes).unwrap_or_else(|| {
-        let ops = trace.events.iter().filter(|e| e.op != "input").count();
-        CheckResult::pass(
-            CheckName::OpShapes,
-            format!("all {ops} ops accepted their operands"),
-        )
-    })
+    let name = CheckName::OpShapes;
+    if let Some(r) = stopped_by(trace, name) {
+        return r;
+    }
+    let ops = trace
+        .events
+        .iter()
+        .filter(|e| e.op != OpKind::Input)
+        .count();
+    if ops == 0 {
+        return CheckResult::skip(name, nothing(trace));
+    }
+    CheckResult::pass(name, format!("all {ops} ops accepted their operands"))
 }
 
 /// Every residual add has two (B,T,d) operands of the input dtype, and a
-/// complete run makes two per block.
+/// complete run makes one per sublayer.
 #[must_use]
 pub fn residual(trace: &Trace) -> CheckResult {
     let name = CheckName::Residual;
@@ -53,32 +72,26 @@ pub fn residual(trace: &Trace) -> CheckResult {
     for e in trace.residual_adds() {
         n += 1;
         let Some(c) = &e.check else { continue };
-        let again = ResidualCheck::judge(
+        let judged = judge::residual(
             (&c.stream, c.stream_dtype),
             (&c.update, c.update_dtype),
             expect,
         );
-        if !again.ok || !c.ok {
-            return CheckResult::fail(
-                name,
-                &e.path,
-                format!(
-                    "{}: residual add {} must be {} + {}",
-                    e.path,
-                    c.operands(),
-                    fmt_shape(expect.0),
-                    fmt_shape(expect.0)
-                ),
-            );
+        if let Err((_, detail)) = judged {
+            return failed(name, &e.path, &detail);
         }
     }
     let want = trace.expected_residual_adds();
     if trace.failure.is_none() && n != want {
+        let per = trace.anatomy.sublayers.len();
         return CheckResult::fail(
             name,
             "",
-            format!("{n} residual adds, expected {want} (2 per block)"),
+            format!("{n} residual adds, expected {want} ({per} per block)"),
         );
+    }
+    if n == 0 {
+        return CheckResult::skip(name, nothing(trace));
     }
     let s = fmt_shape(expect.0);
     CheckResult::pass(
@@ -96,22 +109,18 @@ pub fn stream(trace: &Trace) -> CheckResult {
     }
     let want = &trace.stream_shape;
     let on: Vec<_> = trace.events.iter().filter(|e| e.on_stream).collect();
-    match on.iter().find(|e| &e.shape != want) {
-        Some(e) => CheckResult::fail(
-            name,
-            &e.path,
-            format!(
-                "{}: stream tensor is {}, not {}",
-                e.path,
-                fmt_shape(&e.shape),
-                fmt_shape(want)
-            ),
-        ),
-        None => CheckResult::pass(
-            name,
-            format!("{} stream tensors are {}", on.len(), fmt_shape(want)),
-        ),
+    for e in &on {
+        if let Err(detail) = judge::stream(&e.path, &e.shape, want) {
+            return failed(name, &e.path, &detail);
+        }
     }
+    if on.is_empty() {
+        return CheckResult::skip(name, nothing(trace));
+    }
+    CheckResult::pass(
+        name,
+        format!("{} stream tensors are {}", on.len(), fmt_shape(want)),
+    )
 }
 
 /// Inside every completed sublayer, each departure from (B,T,d) returns to
@@ -121,11 +130,12 @@ pub fn returns(trace: &Trace) -> CheckResult {
     let name = CheckName::Returns;
     let want = &trace.stream_shape;
     let mut start = 0;
-    let mut departures = 0;
+    let (mut departures, mut sublayers) = (0, 0);
     for (i, e) in trace.events.iter().enumerate() {
         if !e.is_residual() {
             continue;
         }
+        sublayers += 1;
         let inside = &trace.events[start..i];
         departures += inside.iter().filter(|x| x.departs).count();
         // The sublayer's output: the add's second operand.
@@ -152,6 +162,9 @@ pub fn returns(trace: &Trace) -> CheckResult {
             }
         }
         start = i + 1;
+    }
+    if sublayers == 0 {
+        return CheckResult::skip(name, nothing(trace));
     }
     let mut detail = match departures {
         0 => "no completed sublayer left the stream shape".to_string(),
@@ -211,7 +224,8 @@ pub fn wiring(trace: &Trace) -> CheckResult {
         .max()
         .unwrap_or(0);
     let detail = match blocks {
-        0 | 1 => format!("block{blocks} reads the input"),
+        0 => return CheckResult::skip(name, nothing(trace)),
+        1 => "block1 reads the input".to_string(),
         2 => "block1 reads the input and block2 block1's output".to_string(),
         n => format!("block1 reads the input and blocks 2 to {n} each the previous block's output"),
     };
@@ -228,15 +242,16 @@ pub fn finite(trace: &Trace) -> CheckResult {
     if trace.mode == Mode::ShapeOnly {
         return CheckResult::skip(name, "shape-only run: no values");
     }
-    match trace
-        .events
-        .iter()
-        .find(|e| e.stats.is_some_and(|s| !s.finite))
-    {
-        Some(e) => CheckResult::fail(name, &e.path, format!("{} holds NaN or ±inf", e.path)),
-        None => CheckResult::pass(
-            name,
-            format!("all values of {} tensors are finite", trace.events.len()),
-        ),
+    for e in &trace.events {
+        if let Err(detail) = judge::finite(&e.path, e.stats.as_ref()) {
+            return failed(name, &e.path, &detail);
+        }
     }
+    if trace.events.is_empty() {
+        return CheckResult::skip(name, nothing(trace));
+    }
+    CheckResult::pass(
+        name,
+        format!("all values of {} tensors are finite", trace.events.len()),
+    )
 }

@@ -6,16 +6,25 @@
 //! - [`Kind::Positionwise`]: each norm and MLP runs alone on a random
 //!   (B, T, d) input, before and after row t of batch 0 moves.
 
+use crate::arch::NormAt;
 use crate::config::{DType, ModelConfig};
-use crate::model::{self, Model, Source, block::Block, seed_for};
+use crate::model::block::Layer;
+use crate::model::{self, Model, Source};
 use crate::ops::Backend;
+use crate::ops::OpKind;
 use crate::ops::numeric::{Numeric, Scalar};
-use crate::trace::recorder::{Capture, Recorder, Stop, Val};
+use crate::plan::Request;
+use crate::seed::seed_for;
+use crate::trace::CheckName;
+use crate::trace::recorder::{Capture, Recorder, Stop, Val, Watch};
 use crate::weights::Weights;
 use ndarray::{ArrayD, s};
 
 mod grid;
 pub use grid::Cell;
+
+/// Largest model the probes re-run, in bytes of a numeric run.
+pub const PROBE_MAX_BYTES: u128 = 256 << 20;
 
 /// What the probes re-run: a config with its weights, seeded or loaded,
 /// and for causality its input x0, seeded or given (B, T, d_model).
@@ -41,6 +50,13 @@ impl<'a> Subject<'a> {
         }
     }
 
+    /// What the probes re-run for a trace of `cfg` under `req`: its
+    /// loaded weights and input, or the seeded ones.
+    #[must_use]
+    pub fn of(cfg: &'a ModelConfig, req: &'a Request) -> Self {
+        Self::new(cfg, req.weights.as_deref(), req.input.as_deref())
+    }
+
     /// The seeded weights on the seeded input.
     #[must_use]
     pub fn seeded(cfg: &'a ModelConfig) -> Self {
@@ -64,7 +80,7 @@ pub enum Kind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RowChange {
     pub path: String,
-    pub op: String,
+    pub op: OpKind,
     pub batch: usize,
     pub seq: usize,
     /// Row-major (batch, position).
@@ -97,12 +113,18 @@ pub struct Influence {
 }
 
 impl Kind {
+    /// The check this probe decides.
+    #[must_use]
+    pub fn check(self) -> CheckName {
+        match self {
+            Kind::Causality => CheckName::Causality,
+            Kind::Positionwise => CheckName::Positionwise,
+        }
+    }
+
     #[must_use]
     pub fn name(self) -> &'static str {
-        match self {
-            Kind::Causality => "causality",
-            Kind::Positionwise => "positionwise",
-        }
+        self.check().as_str()
     }
 
     /// Whether a change at (`b`, `t`) breaks this probe when token `token`
@@ -112,6 +134,16 @@ impl Kind {
         match self {
             Kind::Causality => b != 0 || t < token,
             Kind::Positionwise => (b, t) != (0, token),
+        }
+    }
+
+    /// Whether the probe judges row `r`: every tensor, but for causality
+    /// the pre-mask scores, which are compared after the mask, as weights.
+    #[must_use]
+    pub fn judges(self, r: &RowChange) -> bool {
+        match self {
+            Kind::Causality => r.op != OpKind::Scores,
+            Kind::Positionwise => true,
         }
     }
 
@@ -135,8 +167,54 @@ impl Kind {
                             | "ln_f"
                     )
             }
-            Kind::Positionwise => r.op != "scores",
+            Kind::Positionwise => r.op != OpKind::Scores,
         }
+    }
+}
+
+/// A change where the probe forbids one: in tensor `path`, row (`batch`,
+/// `pos`) moved by up to `delta` when token `token` of batch 0 moved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leak {
+    pub path: String,
+    pub token: usize,
+    pub batch: usize,
+    pub pos: usize,
+    pub delta: f64,
+}
+
+impl Influence {
+    /// The probe's verdict on this token: the first judged row that
+    /// changed where the probe forbids it, if any. The `check` verdict,
+    /// the `probes` command's exit code and the Probes tab all read this.
+    #[must_use]
+    pub fn first_leak(&self) -> Option<Leak> {
+        self.rows
+            .iter()
+            .filter(|r| self.kind.judges(r))
+            .find_map(|r| {
+                let (batch, pos, delta) = r
+                    .changed()
+                    .find(|&(b, t, _)| self.kind.forbids(self.token, b, t))?;
+                Some(Leak {
+                    path: r.path.clone(),
+                    token: self.token,
+                    batch,
+                    pos,
+                    delta,
+                })
+            })
+    }
+}
+
+/// The tokens the probes move for a sequence of `seq`: all of them for
+/// short sequences, else the first two, the middle one and the last.
+#[must_use]
+pub fn tokens(seq: usize) -> Vec<usize> {
+    if seq <= 16 {
+        (0..seq).collect()
+    } else {
+        vec![0, 1, seq / 2, seq - 1]
     }
 }
 
@@ -147,10 +225,10 @@ impl Kind {
 /// stops at a failed check.
 pub fn influence(subject: Subject, kind: Kind, tokens: &[usize]) -> Result<Vec<Influence>, String> {
     let cfg = subject.cfg;
-    if cfg.numeric_bytes() > super::probe::PROBE_MAX_BYTES {
+    if cfg.numeric_bytes() > PROBE_MAX_BYTES {
         return Err(format!(
             "model too large to re-run (limit {})",
-            crate::config::human_bytes(super::probe::PROBE_MAX_BYTES)
+            crate::config::human_bytes(PROBE_MAX_BYTES)
         ));
     }
     match (cfg.dtype, kind) {
@@ -192,7 +270,7 @@ fn rows(a: &Capture, b: &Capture) -> RowChange {
     }
     RowChange {
         path: a.path.clone(),
-        op: a.op.clone(),
+        op: a.op,
         batch: nb,
         seq: nt,
         delta,
@@ -205,14 +283,14 @@ fn causal<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence
         Some(x) => x.mapv(|v| F::of(f64::from(v))),
         None => model::input(cfg, &Numeric::<F>::new()),
     };
-    let (trace, base) = crate::captured::<F>(cfg, source, x0.clone());
+    let (trace, base) = crate::run::captured::<F>(cfg, source, x0.clone());
     if let Some(f) = trace.failure {
         return Err(format!("the forward stops at {}", f.path));
     }
     tokens
         .iter()
         .map(|&t| {
-            let (moved_trace, moved) = crate::captured::<F>(cfg, source, perturb(cfg, &x0, t));
+            let (moved_trace, moved) = crate::run::captured::<F>(cfg, source, perturb(cfg, &x0, t));
             if let Some(f) = moved_trace.failure {
                 return Err(format!("the perturbed run stops at {}", f.path));
             }
@@ -226,32 +304,64 @@ fn causal<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence
         .collect()
 }
 
-/// One norm or the MLP of a block, run alone.
+/// A position-wise part of a block, run alone: sublayer `sub`'s norm, or
+/// its layer when that is the MLP.
 #[derive(Clone, Copy)]
-enum Part {
-    Ln1,
-    Mlp,
-    Ln2,
+struct Part {
+    block: usize,
+    sub: usize,
+    norm: bool,
+}
+
+/// The position-wise parts of `model`, in the order each block runs them.
+fn parts<T>(model: &Model<T>) -> Vec<Part> {
+    let mut out = Vec::new();
+    for (block, b) in model.blocks.iter().enumerate() {
+        for (sub, s) in b.sublayers.iter().enumerate() {
+            let norm = Part {
+                block,
+                sub,
+                norm: true,
+            };
+            let layer = matches!(s.layer, Layer::Mlp(_)).then_some(Part {
+                block,
+                sub,
+                norm: false,
+            });
+            match s.anatomy.norm {
+                NormAt::Before => out.extend([Some(norm), layer].into_iter().flatten()),
+                NormAt::After => out.extend([layer, Some(norm)].into_iter().flatten()),
+            }
+        }
+    }
+    out
 }
 
 fn run_part<F: Scalar>(
-    block: &Block<ArrayD<F>>,
+    model: &Model<ArrayD<F>>,
     part: Part,
-    p: &str,
     cfg: &ModelConfig,
     x: &ArrayD<F>,
 ) -> Result<Vec<Capture>, String> {
     let backend = Numeric::<F>::new();
-    let mut rec = Recorder::new(&backend, cfg.stream_shape(), false, true);
-    let xv = Val {
-        path: "x".into(),
-        t: x.clone(),
-        axes: ["B", "T", "d"].map(String::from).to_vec(),
+    let capture = Watch {
+        capture: true,
+        ..Watch::default()
     };
-    let r: Result<_, Stop> = match part {
-        Part::Ln1 => block.ln_1.forward(&mut rec, &format!("{p}.ln_1"), &xv),
-        Part::Mlp => block.mlp.forward(&mut rec, &format!("{p}.mlp"), &xv),
-        Part::Ln2 => block.ln_2.forward(&mut rec, &format!("{p}.ln_2"), &xv),
+    let mut rec = Recorder::new(&backend, cfg.stream_shape(), capture);
+    let xv = Val::new(
+        "x".into(),
+        cfg.stream_shape(),
+        ["B", "T", "d"].map(String::from).to_vec(),
+        x.clone(),
+    );
+    let p = format!("block{}", part.block + 1);
+    let sub = &model.blocks[part.block].sublayers[part.sub];
+    let r: Result<_, Stop> = if part.norm {
+        sub.norm
+            .forward(&mut rec.pp(&p), &format!("ln_{}", part.sub + 1), &xv)
+    } else {
+        sub.layer(&mut rec.pp(&p), &xv)
     };
     let done = rec.finish();
     match (r, done.failure) {
@@ -269,12 +379,8 @@ fn positionwise<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Inf
         &cfg.stream_shape(),
         seed_for(cfg.seed, "probe.positionwise"),
     );
-    let parts: Vec<(usize, Part)> = (0..model.blocks.len())
-        .flat_map(|i| [Part::Ln1, Part::Mlp, Part::Ln2].map(|p| (i, p)))
-        .collect();
-    let run = |(i, part): (usize, Part), x: &ArrayD<F>| {
-        run_part(&model.blocks[i], part, &format!("block{}", i + 1), cfg, x)
-    };
+    let parts = parts(&model);
+    let run = |part: Part, x: &ArrayD<F>| run_part(&model, part, cfg, x);
     let base: Vec<Vec<Capture>> = parts
         .iter()
         .map(|&p| run(p, &x))

@@ -11,7 +11,8 @@ pub struct UnknownName {
 }
 
 /// Declares a fieldless enum whose variants have fixed kebab names, with
-/// `ALL`, `as_str`, `Display`, `FromStr` and serde support through the names.
+/// `ALL`, `as_str`, `Display`, `FromStr`, equality with `&str` and serde
+/// support through the names.
 macro_rules! named_enum {
     ($(#[$m:meta])* $name:ident, $what:literal { $($(#[$vm:meta])* $var:ident = $s:literal),+ $(,)? }) => {
         $(#[$m])*
@@ -38,6 +39,19 @@ macro_rules! named_enum {
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
+            }
+        }
+
+        /// A name compares equal to its string, as the trace log writes it.
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.as_str() == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
             }
         }
 

@@ -1,7 +1,5 @@
-//! Causal multi-head self-attention, with grouped-query K/V heads.
-//!
-//! `softmax(mask(q·kᵀ/√hd))·v`, heads merged, then the output projection
-//! (absent under the `no-out-proj` fault, which changes no shape).
+//! Causal multi-head self-attention, with grouped-query K/V heads:
+//! `softmax(mask(q·kᵀ/√hd))·v`, heads merged, then the output projection.
 //!
 //! # Shapes
 //! - x: (B, T, d)
@@ -12,8 +10,7 @@
 use super::Builder;
 use super::linear::Linear;
 use crate::config::PosEmb;
-use crate::ops::{Backend, Merge, Op};
-
+use crate::ops::{Backend, Fusion, Merge, Op};
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// Separate Q, K and V projections, and the output projection.
@@ -26,38 +23,30 @@ pub struct Attention<T> {
     pub heads: usize,
     pub kv_heads: usize,
     pub head_dim: usize,
+    /// `None` under the attn-no-merge fault.
     pub merge: Option<Merge>,
+    /// Whether position t reads only positions ≤ t (the anatomy's mask).
     pub causal: bool,
     /// θ of the rotary position embedding, for rotary positions.
     pub rope: Option<f64>,
 }
 
 impl<T: Clone> Attention<T> {
-    pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>, name: &str) -> Self {
+    /// The projections `q_proj`, `k_proj`, `v_proj` and `out`, in `b`'s scope.
+    pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>) -> Self {
         let c = b.cfg;
         let (d, kv) = (c.d_model, c.kv_heads * c.head_dim());
         let bias = |n| c.bias.then_some(n);
-        let lin = |part: &str, shape, axes, std, bias_len| {
-            Linear::new(b, &format!("{name}.{part}"), shape, axes, std, bias_len)
-        };
+        let std = Builder::<B>::STD;
         // K and V are narrower than d only under grouped-query attention.
         let kv_axis = if kv == d { "d" } else { "kv·hd" };
+        let lin = |name: &str, shape, axes, std, bias_len| {
+            Linear::new(&b.pp(name), shape, axes, std, bias_len)
+        };
         Self {
-            q: lin("q_proj", (d, d), ["d", "d"], Builder::<B>::STD, bias(d)),
-            k: lin(
-                "k_proj",
-                (d, kv),
-                ["d", kv_axis],
-                Builder::<B>::STD,
-                bias(kv),
-            ),
-            v: lin(
-                "v_proj",
-                (d, kv),
-                ["d", kv_axis],
-                Builder::<B>::STD,
-                bias(kv),
-            ),
+            q: lin("q_proj", (d, d), ["d", "d"], std, bias(d)),
+            k: lin("k_proj", (d, kv), ["d", kv_axis], std, bias(kv)),
+            v: lin("v_proj", (d, kv), ["d", kv_axis], std, bias(kv)),
             o: b.arch
                 .attn_out
                 .then(|| lin("out", (d, d), ["d", "d"], b.out_std(), bias(d))),
@@ -65,58 +54,108 @@ impl<T: Clone> Attention<T> {
             kv_heads: c.kv_heads,
             head_dim: c.head_dim(),
             merge: b.arch.merge,
-            causal: b.arch.causal,
+            causal: b.arch.anatomy.causal(),
             rope: (c.pos_emb == PosEmb::Rope).then_some(c.rope_theta),
         }
     }
 
-    /// Records the attention sublayer on x (B, T, d) under `p` (`blockN.attn`).
+    /// Records the attention sublayer on x (B, T, d), in `rec`'s scope
+    /// (`blockN.attn`), one step per line.
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
     pub fn forward<B: Backend<Tensor = T>>(
         &self,
         rec: &mut Recorder<B>,
-        p: &str,
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
-        let (h, kv) = (self.heads, self.kv_heads);
-        let q = self.q.forward(rec, &format!("{p}.q_proj"), x)?; // (B, T, d)
-        let k = self.k.forward(rec, &format!("{p}.k_proj"), x)?; // (B, T, kv·hd)
-        let v = self.v.forward(rec, &format!("{p}.v_proj"), x)?; // (B, T, kv·hd)
-        let split = |n, axis| Op::SplitHeads { heads: n, axis };
-        // Each projection is handed over: the backend may split it in place.
-        let q = rec.op_owned(&format!("{p}.q"), &split(h, "h"), q, &[])?; // (B, h, T, hd)
+        let (h, kv, hd, causal) = (self.heads, self.kv_heads, self.head_dim, self.causal);
         let kv_axis = if kv == h { "h" } else { "kv" };
-        let k = rec.op_owned(&format!("{p}.k"), &split(kv, kv_axis), k, &[])?; // (B, kv, T, hd)
-        let mut v = rec.op_owned(&format!("{p}.v"), &split(kv, kv_axis), v, &[])?; // (B, kv, T, hd)
-        let (q, mut k) = match self.rope {
-            Some(theta) => {
-                let rope = Op::Rope { theta };
-                let q = rec.op_owned(&format!("{p}.q_rot"), &rope, q, &[])?; // (B, h, T, hd)
-                (q, rec.op_owned(&format!("{p}.k_rot"), &rope, k, &[])?) // (B, kv, T, hd)
-            }
+
+        // Project every token to a query, a key and a value.
+        let q = self.q.forward(rec, "q_proj", x)?; // x·Wq + bq: (B, T, d)
+        let k = self.k.forward(rec, "k_proj", x)?; // x·Wk + bk: (B, T, kv·hd)
+        let v = self.v.forward(rec, "v_proj", x)?; // x·Wv + bv: (B, T, kv·hd)
+
+        // Split the features into heads. Each is handed over: the backend
+        // may split it in place.
+        let q = rec.op_owned(
+            "q",
+            &Op::SplitHeads {
+                heads: h,
+                axis: "h",
+            },
+            q,
+            &[],
+        )?; // (B, h, T, hd)
+        let k = rec.op_owned(
+            "k",
+            &Op::SplitHeads {
+                heads: kv,
+                axis: kv_axis,
+            },
+            k,
+            &[],
+        )?; // (B, kv, T, hd)
+        let v = rec.op_owned(
+            "v",
+            &Op::SplitHeads {
+                heads: kv,
+                axis: kv_axis,
+            },
+            v,
+            &[],
+        )?; // (B, kv, T, hd)
+
+        // Rotary positions turn q and k by each token's position.
+        let (q, k) = match self.rope {
+            Some(theta) => (
+                rec.op_owned("q_rot", &Op::Rope { theta }, q, &[])?, // (B, h, T, hd)
+                rec.op_owned("k_rot", &Op::Rope { theta }, k, &[])?, // (B, kv, T, hd)
+            ),
             None => (q, k),
         };
-        if kv != h {
+
+        // Grouped-query attention: each K/V head serves h/kv query heads.
+        let (k, v) = if kv == h {
+            (k, v)
+        } else {
             let rep = Op::RepeatKv { rep: h / kv };
-            k = rec.op(&format!("{p}.k_rep"), &rep, &[In::Act(&k)])?; // (B, h, T, hd)
-            v = rec.op(&format!("{p}.v_rep"), &rep, &[In::Act(&v)])?; // (B, h, T, hd)
-        }
-        // scores q·kᵀ/√hd (B, h, T, T), weights softmax(mask(scores))
-        // (B, h, T, T), context weights·v (B, h, T, hd): three events,
-        // computed in one pass where the backend can.
-        let c = rec.attention(p, [&q, &k, &v], self.head_dim, self.causal)?; // (B, h, T, hd)
-        // The attn-no-merge fault returns the heads as they are.
-        let Some(merge) = self.merge else {
-            return Ok(c);
+            (
+                rec.op("k_rep", &rep, &[In::Act(&k)])?, // (B, h, T, hd)
+                rec.op("v_rep", &rep, &[In::Act(&v)])?, // (B, h, T, hd)
+            )
         };
-        // Handed over: heads the backend left side by side merge in place.
-        let m = rec.op_owned(&format!("{p}.merge"), &Op::MergeHeads(merge), c, &[])?; // (B, T, d)
-        // The no-out-proj fault returns the merged heads as they are.
+
+        // Attention itself. A backend may run these three steps in one
+        // pass that never builds the (B, h, T, T) tensors; each step is
+        // recorded all the same.
+        let core = Fusion::Attention {
+            head_dim: hd,
+            causal,
+        };
+        let y = rec.fusable(core, &[In::Act(&q), In::Act(&k), In::Act(&v)], |rec| {
+            let att = rec.op(
+                "scores",
+                &Op::Scores { head_dim: hd },
+                &[In::Act(&q), In::Act(&k)],
+            )?; // q·kᵀ/√hd: (B, h, T, T)
+            let att = rec.op_owned("weights", &Op::Softmax { causal }, att, &[])?; // softmax(mask(att)): (B, h, T, T)
+            rec.op("context", &Op::WeightedSum, &[In::Act(&att), In::Act(&v)]) // att·v: (B, h, T, hd)
+        })?;
+
+        // Merge the heads back side by side. Handed over: heads the
+        // backend left side by side merge in place. The attn-no-merge
+        // fault returns the heads as they are.
+        let Some(merge) = self.merge else {
+            return Ok(y); // (B, h, T, hd)
+        };
+        let y = rec.op_owned("merge", &Op::MergeHeads(merge), y, &[])?; // (B, T, d)
+
+        // Output projection; the no-out-proj fault returns the merge as it is.
         match &self.o {
-            Some(o) => o.output(rec, &format!("{p}.out"), &m), // (B, T, d)
-            None => Ok(m),
+            Some(o) => o.output(rec, "out", &y), // y·Wo + bo: (B, T, d)
+            None => Ok(y),
         }
     }
 

@@ -1,5 +1,11 @@
-//! One transformer block: attention and MLP sublayers around the residual
-//! stream, with the norms before (Pre-LN) or after (Post-LN) each add.
+//! One transformer block, run as its [`Anatomy`] describes it: each
+//! sublayer with its norm where the anatomy puts it, its update added
+//! onto the residual stream.
+//!
+//! ```text
+//! norm Before (Pre-LN):   x = x + f(LN(x))
+//! norm After  (Post-LN):  x = LN(x + f(x))
+//! ```
 //!
 //! # Shapes
 //! - x, output: (B, T, d). Every sublayer maps (B, T, d) → (B, T, d).
@@ -8,67 +14,123 @@ use super::Builder;
 use super::attention::Attention;
 use super::mlp::Mlp;
 use super::norm::Norm;
-use crate::config::Placement;
+use crate::arch::{NormAt, Sublayer, SublayerKind};
 use crate::ops::Backend;
 use crate::trace::recorder::{Param, Recorder, Stop, Val};
 
-/// Norms, attention and MLP of one block.
+/// What a sublayer computes.
+pub enum Layer<T> {
+    Attention(Attention<T>),
+    Mlp(Mlp<T>),
+}
+
+/// Sublayer i (from 1) of a block: its norm `ln_i`, its layer, and where
+/// the norm sits.
+pub struct Sub<T> {
+    pub anatomy: Sublayer,
+    pub norm: Norm<T>,
+    pub layer: Layer<T>,
+}
+
+/// The sublayers of one block, in order.
 pub struct Block<T> {
-    pub ln_1: Norm<T>,
-    pub attn: Attention<T>,
-    pub ln_2: Norm<T>,
-    pub mlp: Mlp<T>,
-    pub placement: Placement,
+    pub sublayers: Vec<Sub<T>>,
 }
 
 impl<T: Clone> Block<T> {
-    pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>, name: &str) -> Self {
-        Self {
-            ln_1: Norm::new(b, &format!("{name}.ln_1")),
-            attn: Attention::new(b, &format!("{name}.attn")),
-            ln_2: Norm::new(b, &format!("{name}.ln_2")),
-            mlp: Mlp::new(b, &format!("{name}.mlp")),
-            placement: b.cfg.placement,
-        }
+    /// The block the anatomy describes, in `b`'s scope (`blockN`).
+    pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>) -> Self {
+        let sublayers = b.arch.anatomy.sublayers.iter().enumerate();
+        let sublayers = sublayers
+            .map(|(i, &anatomy)| {
+                let norm = Norm::new(&b.pp(&format!("ln_{}", i + 1)));
+                let inner = b.pp(anatomy.kind.as_str());
+                let layer = match anatomy.kind {
+                    SublayerKind::Attention => Layer::Attention(Attention::new(&inner)),
+                    SublayerKind::Mlp => Layer::Mlp(Mlp::new(&inner)),
+                };
+                Sub {
+                    anatomy,
+                    norm,
+                    layer,
+                }
+            })
+            .collect();
+        Self { sublayers }
     }
 
-    /// Records the block on x (B, T, d) under `p` (`blockN`).
+    /// Records the block on x (B, T, d), in `rec`'s scope (`blockN`).
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
     pub fn forward<B: Backend<Tensor = T>>(
         &self,
         rec: &mut Recorder<B>,
-        p: &str,
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
-        let path = |s: &str| format!("{p}.{s}");
-        match self.placement {
-            Placement::Pre => {
-                let h = self.ln_1.forward(rec, &path("ln_1"), x)?;
-                let a = self.attn.forward(rec, &path("attn"), &h)?;
-                let x = rec.residual(&path("resid_1"), x, a)?; // x + Attn(LN1(x))
-                let h = self.ln_2.forward(rec, &path("ln_2"), &x)?;
-                let m = self.mlp.forward(rec, &path("mlp"), &h)?;
-                rec.residual(&path("resid_2"), &x, m) // x + MLP(LN2(x))
+        let mut out: Option<Val<T>> = None;
+        for (i, sub) in self.sublayers.iter().enumerate() {
+            let x = out.as_ref().unwrap_or(x); // (B, T, d)
+            out = Some(sub.forward(rec, i + 1, x)?); // (B, T, d)
+        }
+        Ok(out.unwrap_or_else(|| x.clone()))
+    }
+
+    /// Every parameter of the block: each sublayer's norm, then its layer.
+    pub fn params(&self) -> impl Iterator<Item = &Param<T>> {
+        self.sublayers.iter().flat_map(Sub::params)
+    }
+}
+
+impl<T: Clone> Sub<T> {
+    /// Records sublayer `n` on x (B, T, d): `ln_n`, the layer and the
+    /// residual add `resid_n`, in the order the anatomy says.
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    pub fn forward<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        n: usize,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
+        let (ln, resid) = (format!("ln_{n}"), format!("resid_{n}"));
+        match self.anatomy.norm {
+            NormAt::Before => {
+                let h = self.norm.forward(rec, &ln, x)?; // LN(x): (B, T, d)
+                let u = self.layer(rec, &h)?; // f(LN(x)): (B, T, d)
+                rec.residual(&resid, x, u) // x + f(LN(x)): (B, T, d)
             }
-            Placement::Post => {
-                let a = self.attn.forward(rec, &path("attn"), x)?;
-                let x = rec.residual(&path("resid_1"), x, a)?;
-                let x = self.ln_1.forward(rec, &path("ln_1"), &x)?; // LN1(x + Attn(x))
-                let m = self.mlp.forward(rec, &path("mlp"), &x)?;
-                let x = rec.residual(&path("resid_2"), &x, m)?;
-                self.ln_2.forward(rec, &path("ln_2"), &x) // LN2(x + MLP(x))
+            NormAt::After => {
+                let u = self.layer(rec, x)?; // f(x): (B, T, d)
+                let s = rec.residual(&resid, x, u)?; // x + f(x): (B, T, d)
+                self.norm.forward(rec, &ln, &s) // LN(x + f(x)): (B, T, d)
             }
         }
     }
 
-    /// Every parameter of the block.
-    pub fn params(&self) -> impl Iterator<Item = &Param<T>> {
-        self.ln_1
-            .params()
-            .chain(self.attn.params())
-            .chain(self.ln_2.params())
-            .chain(self.mlp.params())
+    /// The layer alone on x (B, T, d), in its own scope (`attn`, `mlp`).
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    pub fn layer<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
+        let rec = &mut rec.pp(self.anatomy.kind.as_str());
+        match &self.layer {
+            Layer::Attention(a) => a.forward(rec, x),
+            Layer::Mlp(m) => m.forward(rec, x),
+        }
+    }
+
+    /// The norm's parameters, then the layer's.
+    pub fn params(&self) -> Box<dyn Iterator<Item = &Param<T>> + '_> {
+        let layer: Box<dyn Iterator<Item = &Param<T>>> = match &self.layer {
+            Layer::Attention(a) => Box::new(a.params()),
+            Layer::Mlp(m) => Box::new(m.params()),
+        };
+        Box::new(self.norm.params().chain(layer))
     }
 }

@@ -19,8 +19,8 @@ pub struct Norm<T> {
 }
 
 impl<T: Clone> Norm<T> {
-    /// `name.weight` = 1 and, for LayerNorm with biases, `name.bias` = 0.
-    pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>, name: &str) -> Self {
+    /// `weight` = 1 and, for LayerNorm with biases, `bias` = 0, in `b`'s scope.
+    pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>) -> Self {
         let d = b.cfg.d_model;
         let has_bias = b.cfg.bias && b.cfg.norm == NormKind::LayerNorm;
         Self {
@@ -29,25 +29,24 @@ impl<T: Clone> Norm<T> {
                 axis: b.arch.norm_axis,
                 eps: b.cfg.eps,
             },
-            weight: b.param(&format!("{name}.weight"), &[d], &["d"], Init::Const(1.0)),
-            bias: has_bias
-                .then(|| b.param(&format!("{name}.bias"), &[d], &["d"], Init::Const(0.0))),
+            weight: b.param("weight", &[d], &["d"], Init::Const(1.0)),
+            bias: has_bias.then(|| b.param("bias", &[d], &["d"], Init::Const(0.0))),
         }
     }
 
-    /// Records `path = norm(x)`, a stream tensor (B, T, d).
+    /// Records step `name` = norm(x), a stream tensor (B, T, d).
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
     pub fn forward<B: Backend<Tensor = T>>(
         &self,
         rec: &mut Recorder<B>,
-        path: &str,
+        name: &str,
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
         let mut ins = vec![In::Act(x), In::Param(&self.weight)];
         ins.extend(self.bias.as_ref().map(In::Param));
-        rec.interface(path, &self.op, &ins)
+        rec.interface(name, &self.op, &ins) // (B, T, d)
     }
 
     /// γ, then β if any.

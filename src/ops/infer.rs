@@ -1,7 +1,7 @@
 //! What each [`Op`] does to shapes: its name, the shape it gives for the
 //! shapes it is handed (or why it refuses them), and its output's axes.
 
-use super::{Merge, Op, Shape, Unary, fmt_shape};
+use super::{Merge, Op, OpKind, Shape, Unary, fmt_shape};
 use crate::config::NormKind;
 
 /// An op refused the shapes it was given.
@@ -20,32 +20,32 @@ fn rank(shape: &[usize], r: usize, what: &str) -> Result<(), OpError> {
 }
 
 impl Op {
-    /// Short name of the op, as in the trace's `op` field.
+    /// The op's kind, as in the trace's `op` field.
     #[must_use]
-    pub fn name(&self) -> &'static str {
+    pub fn kind(&self) -> OpKind {
         match self {
-            Op::Linear => "linear",
+            Op::Linear => OpKind::Linear,
             Op::Norm {
                 kind: NormKind::LayerNorm,
                 ..
-            } => "layernorm",
+            } => OpKind::LayerNorm,
             Op::Norm {
                 kind: NormKind::RmsNorm,
                 ..
-            } => "rmsnorm",
-            Op::SplitHeads { .. } => "split_heads",
-            Op::RepeatKv { .. } => "repeat_kv",
-            Op::Rope { .. } => "rope",
-            Op::Scores { .. } => "scores",
-            Op::Softmax { .. } => "softmax",
-            Op::WeightedSum => "weighted_sum",
-            Op::MergeHeads(Merge::Transpose) => "merge_heads",
-            Op::MergeHeads(Merge::BareReshape) => "reshape",
-            Op::Act(Unary::Relu) => "relu",
-            Op::Act(Unary::Gelu) => "gelu",
-            Op::Act(Unary::GeluTanh) => "gelu_tanh",
-            Op::SwiGlu => "swiglu",
-            Op::Add => "add",
+            } => OpKind::RmsNorm,
+            Op::SplitHeads { .. } => OpKind::SplitHeads,
+            Op::RepeatKv { .. } => OpKind::RepeatKv,
+            Op::Rope { .. } => OpKind::Rope,
+            Op::Scores { .. } => OpKind::Scores,
+            Op::Softmax { .. } => OpKind::Softmax,
+            Op::WeightedSum => OpKind::WeightedSum,
+            Op::MergeHeads(Merge::Transpose) => OpKind::MergeHeads,
+            Op::MergeHeads(Merge::BareReshape) => OpKind::Reshape,
+            Op::Act(Unary::Relu) => OpKind::Relu,
+            Op::Act(Unary::Gelu) => OpKind::Gelu,
+            Op::Act(Unary::GeluTanh) => OpKind::GeluTanh,
+            Op::SwiGlu => OpKind::SwiGlu,
+            Op::Add => OpKind::Add,
         }
     }
 

@@ -21,7 +21,7 @@ use heads::{merge_in_place, per_head, split_heads, swap_middle};
 use in_place::{in_place, keeps_shape};
 use layers::{linear, linear_act, norm};
 
-use super::{Backend, Init, Merge, Op, OpError, PREVIEW_MAX, Stats, Unary};
+use super::{Backend, Fusion, Init, Merge, Op, OpError, PREVIEW_MAX, Stats};
 use crate::config::DType;
 use ndarray::{ArrayD, IxDyn, s};
 use rand::SeedableRng;
@@ -130,7 +130,7 @@ impl<F: Scalar> Backend for Numeric<F> {
                     let s = if i == 0 {
                         seed
                     } else {
-                        crate::model::seed_for(seed, &i.to_string())
+                        crate::seed::seed_for(seed, &i.to_string())
                     };
                     let mut rng = ChaCha8Rng::seed_from_u64(s);
                     for v in block {
@@ -236,41 +236,33 @@ impl<F: Scalar> Backend for Numeric<F> {
         Ok(x)
     }
 
-    fn attention(
-        &self,
-        q: &ArrayD<F>,
-        k: &ArrayD<F>,
-        v: &ArrayD<F>,
-        head_dim: usize,
-        causal: bool,
-    ) -> Option<(Stats, Stats, ArrayD<F>)> {
-        // (B, h, T, S): small ones are built whole, to keep their values.
-        let scores = q.len() / q.shape()[3].max(1) * k.shape()[2];
-        if scores <= PREVIEW_MAX {
-            return None;
+    fn fused(&self, fusion: &Fusion, ins: &[&ArrayD<F>]) -> Option<(Vec<Stats>, ArrayD<F>)> {
+        match *fusion {
+            Fusion::Attention { head_dim, causal } => {
+                let (q, k, v) = (ins[0], ins[1], ins[2]);
+                // (B, h, T, S): small ones are built whole, to keep their values.
+                let scores = q.len() / q.shape()[3].max(1) * k.shape()[2];
+                if scores <= PREVIEW_MAX {
+                    return None;
+                }
+                let scale = F::of(1.0 / (head_dim as f64).sqrt());
+                let core = fused::attention(q, k, v, scale, causal);
+                self.remember(&core.context, Some(core.context_stats));
+                Some((vec![core.scores, core.weights], core.context))
+            }
+            Fusion::LinearAct(act) => {
+                let (x, w, b) = (ins[0], ins[1], ins.get(2).copied());
+                // Small ones are built op by op, to keep the pre-activation's values.
+                let mut out = x.shape().to_vec();
+                *out.last_mut()? = w.shape()[1];
+                if out.iter().product::<usize>() <= PREVIEW_MAX {
+                    return None;
+                }
+                let (y, pre, post) = linear_act(x, w, b, &out, act);
+                self.remember(&y, Some(post));
+                Some((vec![pre], y))
+            }
         }
-        let scale = F::of(1.0 / (head_dim as f64).sqrt());
-        let core = fused::attention(q, k, v, scale, causal);
-        self.remember(&core.context, Some(core.context_stats));
-        Some((core.scores, core.weights, core.context))
-    }
-
-    fn linear_act(
-        &self,
-        x: &ArrayD<F>,
-        w: &ArrayD<F>,
-        b: Option<&ArrayD<F>>,
-        act: Unary,
-    ) -> Option<(Stats, ArrayD<F>)> {
-        // Small ones are built op by op, to keep the pre-activation's values.
-        let mut out = x.shape().to_vec();
-        *out.last_mut()? = w.shape()[1];
-        if out.iter().product::<usize>() <= PREVIEW_MAX {
-            return None;
-        }
-        let (y, pre, post) = linear_act(x, w, b, &out, act);
-        self.remember(&y, Some(post));
-        Some((pre, y))
     }
 
     fn summary(&self, t: &ArrayD<F>) -> Option<(Stats, Option<Vec<f64>>)> {

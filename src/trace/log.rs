@@ -7,8 +7,9 @@
 //! {"kind":"summary","events":N,"departures":N,"residual_adds":N,"checks":[…]}
 //! ```
 
+use super::CheckResult;
 use super::{Event, Failure, Mode, Trace};
-use crate::check::CheckResult;
+use crate::arch::Anatomy;
 use crate::config::ModelConfig;
 use crate::ops::Shape;
 use serde::{Deserialize, Serialize};
@@ -25,6 +26,10 @@ struct Header {
     #[serde(flatten)]
     config: ModelConfig,
     stream_shape: Shape,
+    /// The block the model ran; absent from logs written before it was
+    /// recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    anatomy: Option<Anatomy>,
 }
 
 #[derive(Serialize)]
@@ -99,6 +104,7 @@ pub fn write(out: &mut impl Write, trace: &Trace, checks: &[CheckResult]) -> io:
         mode: trace.mode,
         config: trace.config.clone(),
         stream_shape: trace.stream_shape.clone(),
+        anatomy: Some(trace.anatomy.clone()),
     };
     write_line(out, &Line::Header(&header))?;
     for e in &trace.events {

@@ -1,20 +1,26 @@
 //! Builds a [`Trace`] while the model runs.
 //!
-//! The model hands every intermediate to the recorder, which runs the op on
-//! its backend and records the event. Four checks judge a single step, and
-//! the recorder stops the forward at the first step one of them fails, so
-//! the trace ends with the failure: an op refusing its operands
-//! (`op-shapes`), a residual add of the wrong operands (`residual`), a
-//! stream tensor off (B,T,d) (`stream`) and a non-finite value (`finite`).
+//! The model hands every step to the recorder, which runs the op on its
+//! backend and records the event. The judges of [`super::judge`] decide
+//! the rules a single step can break, and the recorder stops the forward
+//! at the first step one refuses, so the trace ends with the failure: an
+//! op refusing its operands (`op-shapes`), a residual add of the wrong
+//! operands (`residual`), a stream tensor off (B,T,d) (`stream`) and a
+//! non-finite value (`finite`).
+//!
+//! Paths come from scopes, as candle's `VarBuilder::pp`: inside
+//! `rec.pp("block1")` and then `.pp("attn")`, the step `scores` is
+//! recorded as `block1.attn.scores`.
 
-use super::{CheckName, Event, Failure, Operand, ResidualCheck};
+use super::judge;
+use super::{CheckName, Event, Failure, Operand};
 use crate::config::DType;
-use crate::ops::{Backend, Op, OpError, Shape, fmt_shape};
+use crate::ops::{Backend, Fusion, Op, OpKind, Shape, Stats, fmt_shape};
+use std::collections::VecDeque;
+use std::ops::{Deref, DerefMut};
 use std::sync::atomic::Ordering;
 
 mod about;
-mod activated;
-mod attention;
 mod parts;
 mod push;
 
@@ -29,10 +35,21 @@ pub struct Recorder<'b, B: Backend> {
     stream: Shape,
     dtype: DType,
     watch: Watch,
+    /// The path steps are recorded under, e.g. `block1.attn`.
+    scope: String,
     events: Vec<Event>,
     captures: Vec<Capture>,
     failure: Option<Failure>,
     cancelled: bool,
+    /// Inside a group the backend ran in one pass: what its steps record.
+    fused: Option<Fused<B::Tensor>>,
+}
+
+/// The outputs of a fused group, handed to its steps in order: the stats
+/// of each output it never built, then the group's last output.
+struct Fused<T> {
+    stats: VecDeque<Stats>,
+    last: Option<T>,
 }
 
 /// What a finished recorder holds.
@@ -44,32 +61,47 @@ pub struct Recording {
     pub cancelled: bool,
 }
 
+/// A recorder inside one more scope; the scope ends when it is dropped.
+pub struct Scoped<'r, 'b, B: Backend> {
+    rec: &'r mut Recorder<'b, B>,
+    outer: usize,
+}
+
+impl<'b, B: Backend> Deref for Scoped<'_, 'b, B> {
+    type Target = Recorder<'b, B>;
+    fn deref(&self) -> &Self::Target {
+        self.rec
+    }
+}
+
+impl<B: Backend> DerefMut for Scoped<'_, '_, B> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.rec
+    }
+}
+
+impl<B: Backend> Drop for Scoped<'_, '_, B> {
+    fn drop(&mut self) {
+        self.rec.scope.truncate(self.outer);
+    }
+}
+
 impl<'b, B: Backend> Recorder<'b, B> {
-    /// A recorder expecting stream tensors of `stream` shape (B,T,d).
-    /// `keep_values` keeps the values of small tensors in the events;
-    /// `capture` keeps every tensor's full values for the probes.
-    pub fn new(backend: &'b B, stream: Shape, keep_values: bool, capture: bool) -> Self {
+    /// A recorder expecting stream tensors of `stream` shape (B,T,d),
+    /// keeping and telling as `watch` says.
+    pub fn new(backend: &'b B, stream: Shape, watch: Watch) -> Self {
         Self {
             backend,
             stream,
             dtype: backend.dtype(),
-            watch: Watch {
-                values: keep_values,
-                capture,
-                ..Watch::default()
-            },
+            watch,
+            scope: String::new(),
             events: Vec::new(),
             captures: Vec::new(),
             failure: None,
             cancelled: false,
+            fused: None,
         }
-    }
-
-    /// The same recorder, keeping and telling as `watch` says.
-    #[must_use]
-    pub fn watched(mut self, watch: Watch) -> Self {
-        self.watch = watch;
-        self
     }
 
     /// Ends the recording.
@@ -83,6 +115,26 @@ impl<'b, B: Backend> Recorder<'b, B> {
         }
     }
 
+    /// The recorder inside scope `name`: steps are recorded under
+    /// `{scope}.{name}`.
+    pub fn pp(&mut self, name: &str) -> Scoped<'_, 'b, B> {
+        let outer = self.scope.len();
+        if outer > 0 {
+            self.scope.push('.');
+        }
+        self.scope.push_str(name);
+        Scoped { rec: self, outer }
+    }
+
+    /// The path of step `name` in the current scope.
+    #[must_use]
+    pub fn path(&self, name: &str) -> String {
+        match self.scope.as_str() {
+            "" => name.to_string(),
+            s => format!("{s}.{name}"),
+        }
+    }
+
     /// Records the model input x0, named `input`, with axes (B,T,d).
     ///
     /// # Errors
@@ -90,30 +142,29 @@ impl<'b, B: Backend> Recorder<'b, B> {
     pub fn input(&mut self, t: B::Tensor) -> Result<Val<B::Tensor>, Stop> {
         let shape = B::shape(&t).to_vec();
         let formula = format!("x0 : {}", fmt_shape(&shape));
-        let axes = ["B", "T", "d"].map(String::from).to_vec();
         let event = Pending {
-            path: "input",
-            op: "input",
+            path: self.path("input"),
+            op: OpKind::Input,
             shape,
-            axes,
+            axes: ["B", "T", "d"].map(String::from).to_vec(),
             inputs: vec![],
             formula,
             on_stream: true,
         };
-        self.push(event, t, None, None)
+        self.push(event, Some(t), None, None)
     }
 
-    /// Runs an op inside a sublayer.
+    /// Step `name`: `op` on `ins`, inside a sublayer.
     ///
     /// # Errors
     /// [`Stop`] when the op refuses its operands or gives non-finite values.
     pub fn op(
         &mut self,
-        path: &str,
+        name: &str,
         op: &Op,
         ins: &[In<B::Tensor>],
     ) -> Result<Val<B::Tensor>, Stop> {
-        self.run(path, op, None, ins, false)
+        self.run(name, op, None, ins, false)
     }
 
     /// As [`Recorder::op`], handing over the first operand `x`, which the
@@ -123,29 +174,29 @@ impl<'b, B: Backend> Recorder<'b, B> {
     /// As [`Recorder::op`].
     pub fn op_owned(
         &mut self,
-        path: &str,
+        name: &str,
         op: &Op,
         x: Val<B::Tensor>,
         rest: &[In<B::Tensor>],
     ) -> Result<Val<B::Tensor>, Stop> {
-        self.run(path, op, Some((x, 0)), rest, false)
+        self.run(name, op, Some((x, 0)), rest, false)
     }
 
-    /// Runs an op whose output is a sublayer interface: a norm output or a
+    /// A step whose output is a sublayer interface: a norm's output or a
     /// sublayer's output, which must be (B,T,d).
     ///
     /// # Errors
     /// As [`Recorder::op`], and when the output is not (B,T,d).
     pub fn interface(
         &mut self,
-        path: &str,
+        name: &str,
         op: &Op,
         ins: &[In<B::Tensor>],
     ) -> Result<Val<B::Tensor>, Stop> {
-        self.run(path, op, None, ins, true)
+        self.run(name, op, None, ins, true)
     }
 
-    /// The residual add `stream + update`, checked before it runs. The
+    /// The residual add `stream + update`, judged before it runs. The
     /// update is handed over: the sum is computed into it (addition
     /// commutes, so the values are those of `stream + update`).
     ///
@@ -153,75 +204,129 @@ impl<'b, B: Backend> Recorder<'b, B> {
     /// [`Stop`] when either operand is not (B,T,d) in the input dtype.
     pub fn residual(
         &mut self,
-        path: &str,
+        name: &str,
         stream: &Val<B::Tensor>,
         update: Val<B::Tensor>,
     ) -> Result<Val<B::Tensor>, Stop> {
-        let check = ResidualCheck::judge(
-            (B::shape(&stream.t), self.dtype),
-            (B::shape(&update.t), self.dtype),
-            (&self.stream, self.dtype),
+        let expect = (self.stream.as_slice(), self.dtype);
+        let judged = judge::residual(
+            (&stream.shape, self.dtype),
+            (&update.shape, self.dtype),
+            expect,
         );
-        let ins = [In::Act(stream), In::Act(&update)];
-        if !check.ok {
-            let detail = format!(
-                "residual add {}: both operands must be {}",
-                check.operands(),
-                fmt_shape(&self.stream)
-            );
-            let operands = self.operands(&ins);
-            return Err(self.fail(
-                path,
-                "add",
-                CheckName::Residual,
-                detail,
-                operands,
-                Some(check),
-            ));
-        }
-        let mut out = self.run(path, &Op::Add, Some((update, 1)), &[In::Act(stream)], true)?;
+        let check = match judged {
+            Ok(check) => check,
+            Err((check, detail)) => {
+                let operands = self.operands(&[In::Act(stream), In::Act(&update)]);
+                let path = self.path(name);
+                let failure = (CheckName::Residual, detail, operands, Some(check));
+                return Err(self.fail(&path, OpKind::Add, failure));
+            }
+        };
+        let mut out = self.run(name, &Op::Add, Some((update, 1)), &[In::Act(stream)], true)?;
         if let Some(e) = self.events.last_mut() {
             e.check = Some(check);
         }
-        out.axes = stream.axes.clone();
+        out.axes.clone_from(&stream.axes);
         Ok(out)
     }
 
-    /// Runs `op` on `ins`, with `owned`'s value handed over when given, as
-    /// operand number `at` of the event (the backend gets it first).
+    /// Runs `steps`, a group of steps on the operands `ins` that the
+    /// backend may run in one pass as `fusion`. Either way every step is
+    /// recorded as its own event, with the same shapes and stats: fused,
+    /// the steps record what the pass gave instead of running their ops.
+    /// Never fused while capturing values for the probes, or when a step
+    /// refuses its operands (the steps then run one by one, so the one
+    /// that refuses is on record).
+    ///
+    /// # Errors
+    /// As the steps.
+    pub fn fusable(
+        &mut self,
+        fusion: Fusion,
+        ins: &[In<B::Tensor>],
+        steps: impl FnOnce(&mut Self) -> Result<Val<B::Tensor>, Stop>,
+    ) -> Result<Val<B::Tensor>, Stop> {
+        let shapes: Vec<&[usize]> = ins.iter().map(|i| Self::shape_of(i)).collect();
+        if self.watch.capture || self.fused.is_some() || !fusion.accepts(&shapes) {
+            return steps(self);
+        }
+        self.check_cancel()?;
+        let tensors: Vec<&B::Tensor> = ins.iter().map(In::tensor).collect();
+        let Some((stats, last)) = self.backend.fused(&fusion, &tensors) else {
+            return steps(self);
+        };
+        self.fused = Some(Fused {
+            stats: stats.into(),
+            last: Some(last),
+        });
+        let out = steps(self);
+        self.fused = None;
+        out
+    }
+
+    /// Runs step `name` of `op` on `ins`, with `owned`'s value handed over
+    /// when given, as operand number `at` of the event (the backend gets
+    /// it first).
     fn run(
         &mut self,
-        path: &str,
+        name: &str,
         op: &Op,
         owned: Option<(Val<B::Tensor>, usize)>,
         ins: &[In<B::Tensor>],
         on_stream: bool,
     ) -> Result<Val<B::Tensor>, Stop> {
         self.check_cancel()?;
+        let path = self.path(name);
         let mut all: Vec<In<B::Tensor>> = ins.to_vec();
         if let Some((x, at)) = &owned {
             all.insert(*at, In::Act(x));
         }
         let about = self.describe(op, &all);
+        let shapes: Vec<&[usize]> = all.iter().map(|i| Self::shape_of(i)).collect();
+        let shape = match judge::op_shapes(op, &shapes) {
+            Ok(shape) => shape,
+            Err(detail) => {
+                let failure = (CheckName::OpShapes, detail, about.operands, None);
+                return Err(self.fail(&path, op.kind(), failure));
+            }
+        };
         drop(all);
+        let (event, operands) = about.event(path, op, shape, on_stream);
+        // Inside a fused group the pass has computed this step already.
+        if let Some(f) = &mut self.fused {
+            return match f.stats.pop_front() {
+                Some(stats) => {
+                    let (path, shape, axes) =
+                        (event.path.clone(), event.shape.clone(), event.axes.clone());
+                    self.note(event, Some((stats, None)), operands)?;
+                    Ok(Val::unbuilt(path, shape, axes))
+                }
+                None => {
+                    let last = f.last.take();
+                    self.push(event, last, Some(operands), None)
+                }
+            };
+        }
         let rest: Vec<&B::Tensor> = ins.iter().map(In::tensor).collect();
         let result = match owned {
-            Some((x, _)) => self.backend.apply_owned(op, x.t, &rest),
+            Some((x, _)) => self.backend.apply_owned(op, x.into_tensor(), &rest),
             None => self.backend.apply(op, &rest),
         };
-        let t = match result {
-            Ok(t) => t,
-            Err(e) => return Err(self.refused(path, op, &e, about.operands)),
-        };
+        // The judge accepted these shapes, and the backend infers as it does.
+        let t = result.map_err(|e| {
+            let detail = format!("{} refused its operands: {e}", op.kind());
+            let failure = (CheckName::OpShapes, detail, operands.clone(), None);
+            self.fail(&event.path, op.kind(), failure)
+        })?;
         // Split or merged heads hold their input's values: the same stats.
         let same = match op {
             Op::SplitHeads { .. } | Op::MergeHeads(_) => {
-                about.inputs.first().and_then(|p| self.stats_of(p))
+                event.inputs.first().and_then(|p| self.stats_of(p))
             }
             _ => None,
         };
-        let (event, operands) = about.event(path, op, B::shape(&t), on_stream);
-        self.push(event, t, Some(operands), same)
+        self.push(event, Some(t), Some(operands), same)
     }
 
     /// The axes, inputs and operands of an event of `op` on `all`.
@@ -239,14 +344,16 @@ impl<'b, B: Backend> Recorder<'b, B> {
         }
     }
 
-    /// The `op-shapes` failure of `op` refusing its operands.
-    fn refused(&mut self, path: &str, op: &Op, e: &OpError, operands: Vec<Operand>) -> Stop {
-        let detail = format!("{} refused its operands: {e}", op.name());
-        self.fail(path, op.name(), CheckName::OpShapes, detail, operands, None)
+    /// The shape of an operand.
+    fn shape_of<'a>(i: &'a In<'a, B::Tensor>) -> &'a [usize] {
+        match i {
+            In::Act(v) => &v.shape,
+            In::Param(p) => B::shape(&p.t),
+        }
     }
 
     /// The stats recorded for the event at `path`, the latest such.
-    fn stats_of(&self, path: &str) -> Option<crate::ops::Stats> {
+    fn stats_of(&self, path: &str) -> Option<Stats> {
         self.events.iter().rev().find(|e| e.path == path)?.stats
     }
 
@@ -266,7 +373,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         ins.iter()
             .map(|i| Operand {
                 path: i.path().to_string(),
-                shape: B::shape(i.tensor()).to_vec(),
+                shape: Self::shape_of(i).to_vec(),
                 dtype: self.dtype,
             })
             .collect()

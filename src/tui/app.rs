@@ -300,8 +300,10 @@ impl App {
             }
             _ => self.labs.update(self.tab, action, &self.cfg),
         }
-        self.labs
-            .refresh(self.tab, self.given.req.subject(&self.cfg));
+        self.labs.refresh(
+            self.tab,
+            crate::check::influence::Subject::of(&self.cfg, &self.given.req),
+        );
     }
 
     /// Typing goes to the open quiz question, else to the lab being edited.

@@ -1,7 +1,7 @@
 //! A probe's [`Influence`] as a grid of cells, one a batch element and
 //! position of each shown tensor, and as text with a verdict.
 
-use super::Influence;
+use super::{Influence, RowChange};
 
 /// One cell of a probe grid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ impl Influence {
     pub fn grid(&self, max_b: usize, max_t: usize) -> Vec<(&str, Vec<Vec<Cell>>)> {
         self.rows
             .iter()
-            .filter(|r| self.kind.shows(r))
+            .filter(|r| self.kind.shows(r) || self.leaks_in(r))
             .map(|r| {
                 let cells = (0..r.batch.min(max_b))
                     .map(|b| {
@@ -63,12 +63,20 @@ impl Influence {
             self.kind.name(),
             self.token
         );
-        let mut leaks = 0;
+        let leaks = self
+            .rows
+            .iter()
+            .filter(|r| self.kind.judges(r))
+            .map(|r| {
+                r.changed()
+                    .filter(|&(b, t, _)| self.kind.forbids(self.token, b, t))
+                    .count()
+            })
+            .sum::<usize>();
         for (path, batches) in &grid {
             let _ = write!(out, "{path:<w$}");
             for (b, cells) in batches.iter().enumerate() {
                 let row: Vec<&str> = cells.iter().map(|c| c.glyph()).collect();
-                leaks += cells.iter().filter(|c| **c == Cell::Leak).count();
                 let _ = write!(out, "b{b} {}  ", row.join(" "));
             }
             out = out.trim_end().to_string();
@@ -89,11 +97,16 @@ impl Influence {
         out
     }
 
-    /// Whether any shown row changed where it must not.
+    /// Whether the probe fails on this token ([`Influence::first_leak`]).
     #[must_use]
     pub fn leaks(&self) -> bool {
-        self.grid(usize::MAX, usize::MAX)
-            .iter()
-            .any(|(_, b)| b.iter().flatten().any(|c| *c == Cell::Leak))
+        self.first_leak().is_some()
+    }
+
+    /// Whether judged row `r` changed where the probe forbids it.
+    fn leaks_in(&self, r: &RowChange) -> bool {
+        self.kind.judges(r)
+            && r.changed()
+                .any(|(b, t, _)| self.kind.forbids(self.token, b, t))
     }
 }

@@ -98,11 +98,9 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         }
         match (parsed, &header) {
             (ReadLine::Header(h), None) => {
-                // The stepper's live switches re-trace the header's model:
-                // it must be one the tool would build itself.
-                h.config
-                    .validate()
-                    .map_err(|e| bad(n, format!("the header's model is invalid: {e}")))?;
+                // Replaying builds no model, so the header's model is not
+                // validated here: one the tool would refuse to build still
+                // replays (the stepper's live switches then say why not).
                 if h.stream_shape != h.config.stream_shape() {
                     return Err(bad(
                         n,
@@ -127,7 +125,7 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
                 events.push(e);
             }
             (ReadLine::Failure(f), Some(_)) => {
-                let names = [&f.path, &f.op, &f.detail];
+                let names = [&f.path, &f.detail];
                 printable(names.into_iter().map(String::as_str)).map_err(|msg| bad(n, msg))?;
                 failure = Some(f);
             }
@@ -137,10 +135,15 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         }
     }
     let h = header.ok_or_else(|| bad(1, "empty log: no header line".into()))?;
+    // A log from before the anatomy was recorded: its config's.
+    let anatomy = h
+        .anatomy
+        .unwrap_or_else(|| crate::arch::Arch::of(&h.config).anatomy);
     let trace = Trace {
         config: h.config,
         mode: h.mode,
         stream_shape: h.stream_shape,
+        anatomy,
         events,
         failure,
     };
@@ -182,7 +185,7 @@ fn event_fits(e: &Event, step: usize) -> Result<(), String> {
             crate::ops::PREVIEW_MAX
         ));
     }
-    let names = [&e.path, &e.op, &e.formula]
+    let names = [&e.path, &e.formula]
         .into_iter()
         .chain(&e.axes)
         .chain(&e.inputs);

@@ -1,10 +1,7 @@
-//! What an event says of its operands, and the event it makes: shared by
-//! the ops run one at a time and the fused passes, which record events
-//! whose tensors they never built.
+//! What an event says of its operands, and the event it makes.
 
-use super::Recorder;
 use super::push::Pending;
-use crate::ops::{Backend, Op};
+use crate::ops::Op;
 use crate::trace::Operand;
 
 /// What an event says of its operands: its output's axes, the paths of
@@ -18,43 +15,23 @@ pub(super) struct About {
 impl About {
     /// The event at `path` of `op`'s output of `shape`, with its formula,
     /// and its operands.
-    pub fn event<'a>(
+    pub fn event(
         self,
-        path: &'a str,
+        path: String,
         op: &Op,
-        shape: &[usize],
+        shape: Vec<usize>,
         on_stream: bool,
-    ) -> (Pending<'a>, Vec<Operand>) {
+    ) -> (Pending, Vec<Operand>) {
         let shapes: Vec<&[usize]> = self.operands.iter().map(|o| o.shape.as_slice()).collect();
         let event = Pending {
             path,
-            op: op.name(),
-            shape: shape.to_vec(),
+            op: op.kind(),
+            formula: op.formula(&shapes, &shape),
+            shape,
             axes: self.axes,
             inputs: self.inputs,
-            formula: op.formula(&shapes, shape),
             on_stream,
         };
         (event, self.operands)
-    }
-}
-
-impl<B: Backend> Recorder<'_, B> {
-    /// As [`Recorder::describe`], for operands given as `(path, shape,
-    /// axes)`: events a fused pass recorded without building their tensor,
-    /// or values.
-    pub(super) fn about_events(&self, op: &Op, parts: &[(&str, &[usize], &[String])]) -> About {
-        About {
-            axes: op.axes(&parts.iter().map(|p| p.2).collect::<Vec<_>>()),
-            inputs: parts.iter().map(|p| p.0.to_string()).collect(),
-            operands: parts
-                .iter()
-                .map(|&(path, shape, _)| Operand {
-                    path: path.to_string(),
-                    shape: shape.to_vec(),
-                    dtype: self.dtype,
-                })
-                .collect(),
-        }
     }
 }

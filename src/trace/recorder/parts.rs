@@ -1,16 +1,64 @@
 //! The values a recorder passes around: activations with their paths,
 //! parameters with their names, operands, captures, and what to watch.
 
-use crate::ops::Shape;
-use crate::plan::Hooks;
+use crate::ops::{OpKind, Shape};
+use crate::trace::hooks::Hooks;
 
-/// An activation: a tensor with the path of the event that produced it.
+/// An activation: the path of the event that produced it, its shape and
+/// axis names, and its tensor.
 #[derive(Debug, Clone)]
 pub struct Val<T> {
     pub path: String,
-    pub t: T,
+    pub shape: Shape,
     pub axes: Vec<String>,
+    /// `None` for a step inside a fused group that the backend never
+    /// built: only the group's next step reads it, and that step records
+    /// what the pass gave.
+    t: Option<T>,
 }
+
+impl<T> Val<T> {
+    /// The activation `t` of `shape` at `path`.
+    pub fn new(path: String, shape: Shape, axes: Vec<String>, t: T) -> Self {
+        Self {
+            path,
+            shape,
+            axes,
+            t: Some(t),
+        }
+    }
+
+    /// A fused group's step the backend never built.
+    pub(crate) fn unbuilt(path: String, shape: Shape, axes: Vec<String>) -> Self {
+        Self {
+            path,
+            shape,
+            axes,
+            t: None,
+        }
+    }
+
+    /// The tensor.
+    ///
+    /// # Panics
+    /// On a fused group's inner step, which no code outside the group
+    /// reads (the recorder hands those only to the group's next step).
+    #[must_use]
+    pub fn tensor(&self) -> &T {
+        self.t.as_ref().expect(UNBUILT)
+    }
+
+    /// The tensor, handed over.
+    ///
+    /// # Panics
+    /// As [`Val::tensor`].
+    #[must_use]
+    pub fn into_tensor(self) -> T {
+        self.t.expect(UNBUILT)
+    }
+}
+
+const UNBUILT: &str = "a fused step's output is read only by its group";
 
 /// A parameter tensor with its name and axis names.
 #[derive(Debug, Clone)]
@@ -38,7 +86,7 @@ impl<T> Copy for In<'_, T> {}
 impl<T> In<'_, T> {
     pub(crate) fn tensor(&self) -> &T {
         match self {
-            In::Act(v) => &v.t,
+            In::Act(v) => v.tensor(),
             In::Param(p) => &p.t,
         }
     }
@@ -66,7 +114,7 @@ pub struct Stop;
 #[derive(Debug, Clone)]
 pub struct Capture {
     pub path: String,
-    pub op: String,
+    pub op: OpKind,
     pub shape: Shape,
     pub axes: Vec<String>,
     pub values: Vec<f64>,

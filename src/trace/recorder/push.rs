@@ -1,15 +1,15 @@
 //! Recording one event: its stats and preview, the stream and finiteness
-//! checks, progress, and the failure that stops the forward.
+//! judges, progress, and the failure that stops the forward.
 
 use super::{Capture, Recorder, Stop, Val};
-use crate::ops::{Backend, PREVIEW_MAX, Stats, fmt_shape};
-use crate::plan::Progress;
-use crate::trace::{CheckName, Event, Failure, Operand, ResidualCheck};
+use crate::ops::{Backend, OpKind, PREVIEW_MAX, Stats};
+use crate::trace::hooks::Progress;
+use crate::trace::{CheckName, Event, Failure, Operand, ResidualCheck, judge};
 
-/// An event about to be recorded, before its checks.
-pub(super) struct Pending<'a> {
-    pub path: &'a str,
-    pub op: &'a str,
+/// An event about to be recorded, before its judges.
+pub(super) struct Pending {
+    pub path: String,
+    pub op: OpKind,
     pub shape: Vec<usize>,
     pub axes: Vec<String>,
     pub inputs: Vec<String>,
@@ -17,52 +17,58 @@ pub(super) struct Pending<'a> {
     pub on_stream: bool,
 }
 
+/// Why a step failed: the check, its detail line, the operands and, for
+/// a residual add, both operands judged.
+pub(super) type Why = (CheckName, String, Vec<Operand>, Option<ResidualCheck>);
+
 impl<B: Backend> Recorder<'_, B> {
     /// Records the event `e` of tensor `t` (`e.shape` is t's shape) and
     /// hands `t` on as a value. `operands` default to `t` itself (the
     /// input); `same` are the stats of the values `t` rearranges (split or
     /// merged heads), which a tensor too large to preview takes instead of
-    /// reading them again.
+    /// reading them again. `t` is `None` only where the backend gave no
+    /// tensor (a fused group's last step on a shape-less backend never
+    /// happens: shape-only backends do not fuse).
     pub(super) fn push(
         &mut self,
         e: Pending,
-        t: B::Tensor,
+        t: Option<B::Tensor>,
         operands: Option<Vec<Operand>>,
         same: Option<Stats>,
     ) -> Result<Val<B::Tensor>, Stop> {
         let len: usize = e.shape.iter().product();
-        let summary = match same {
-            Some(s) if len > PREVIEW_MAX => Some((s, None)),
-            _ => self.backend.summary(&t),
+        let summary = match (same, &t) {
+            (Some(s), _) if len > PREVIEW_MAX => Some((s, None)),
+            (_, Some(t)) => self.backend.summary(t),
+            (_, None) => None,
         };
         let operands = operands.unwrap_or_else(|| {
             vec![Operand {
-                path: e.path.to_string(),
+                path: e.path.clone(),
                 shape: e.shape.clone(),
                 dtype: self.dtype,
             }]
         });
-        let (path, op, shape, axes) = (e.path, e.op, e.shape.clone(), e.axes.clone());
+        let (path, op, shape, axes) = (e.path.clone(), e.op, e.shape.clone(), e.axes.clone());
         self.note(e, summary, operands)?;
         if self.watch.capture
-            && let Some(values) = self.backend.values(&t)
+            && let Some(values) = t.as_ref().and_then(|t| self.backend.values(t))
         {
             self.captures.push(Capture {
-                path: path.to_string(),
-                op: op.to_string(),
-                shape,
+                path: path.clone(),
+                op,
+                shape: shape.clone(),
                 axes: axes.clone(),
                 values,
             });
         }
-        Ok(Val {
-            path: path.to_string(),
-            t,
-            axes,
+        Ok(match t {
+            Some(t) => Val::new(path, shape, axes, t),
+            None => Val::unbuilt(path, shape, axes),
         })
     }
 
-    /// Records an event, or the failure of its stream or finiteness check.
+    /// Records an event, or the failure of its stream or finiteness judge.
     pub(super) fn note(
         &mut self,
         e: Pending,
@@ -71,29 +77,20 @@ impl<B: Backend> Recorder<'_, B> {
     ) -> Result<(), Stop> {
         let departs = e.shape != self.stream;
         let returns = !departs && self.events.last().is_some_and(|e| e.departs);
-        let finite = summary.as_ref().is_none_or(|(s, _)| s.finite);
         let (stats, preview) = summary.map_or((None, None), |(s, p)| (Some(s), p));
-        let failed = if e.on_stream && departs {
-            let detail = format!(
-                "stream tensor {} is {}, not {}",
-                e.path,
-                fmt_shape(&e.shape),
-                fmt_shape(&self.stream)
-            );
-            Some((CheckName::Stream, detail))
-        } else if !finite {
-            let detail = format!("{} holds non-finite values (NaN or ±inf)", e.path);
-            Some((CheckName::Finite, detail))
+        let judged = if e.on_stream {
+            judge::stream(&e.path, &e.shape, &self.stream).map_err(|d| (CheckName::Stream, d))
         } else {
-            None
-        };
-        if let Some((check, detail)) = failed {
-            return Err(self.fail(e.path, e.op, check, detail, operands, None));
+            Ok(())
+        }
+        .and_then(|()| judge::finite(&e.path, stats.as_ref()).map_err(|d| (CheckName::Finite, d)));
+        if let Err((check, detail)) = judged {
+            return Err(self.fail(&e.path, e.op, (check, detail, operands, None)));
         }
         self.events.push(Event {
             step: self.events.len(),
-            path: e.path.to_string(),
-            op: e.op.to_string(),
+            path: e.path,
+            op: e.op,
             shape: e.shape,
             axes: e.axes,
             dtype: self.dtype,
@@ -115,19 +112,13 @@ impl<B: Backend> Recorder<'_, B> {
         Ok(())
     }
 
-    pub(super) fn fail(
-        &mut self,
-        path: &str,
-        op: &str,
-        check: CheckName,
-        detail: String,
-        operands: Vec<Operand>,
-        residual: Option<ResidualCheck>,
-    ) -> Stop {
+    /// Keeps the failure of step `path` of `op` and stops the forward.
+    pub(super) fn fail(&mut self, path: &str, op: OpKind, why: Why) -> Stop {
+        let (check, detail, operands, residual) = why;
         self.failure = Some(Failure {
             step: self.events.len(),
             path: path.to_string(),
-            op: op.to_string(),
+            op,
             check,
             detail,
             operands,

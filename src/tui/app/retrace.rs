@@ -150,8 +150,10 @@ impl App {
                         .map(|l| format!("values from {l}"))
                 });
                 self.run = run;
-                self.labs
-                    .refresh(self.tab, self.given.req.subject(&self.cfg));
+                self.labs.refresh(
+                    self.tab,
+                    crate::check::influence::Subject::of(&self.cfg, &self.given.req),
+                );
             }
             (Retrace::Switch(switch), Ok(run)) => {
                 self.run = run;

@@ -1,7 +1,7 @@
 //! The Checks tab: every check with its verdict, where it failed and why.
 
 use crate::check::{Status, catches};
-use crate::trace::table::verdict;
+use crate::report::table::verdict;
 use crate::tui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

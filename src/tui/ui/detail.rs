@@ -3,7 +3,6 @@
 
 use super::heatmap;
 use crate::config::human_bytes;
-use crate::model::Arch;
 use crate::ops::fmt_shape;
 use crate::tui::app::{App, Row};
 use ratatui::buffer::Buffer;
@@ -66,7 +65,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let w = usize::from(inner.width).max(1);
             let used: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
             let room = usize::from(inner.height).saturating_sub(used);
-            let causal = Arch::of(&app.cfg).causal;
+            let causal = app.run.trace.anatomy.causal();
             lines.extend(heatmap::lines(
                 e,
                 app.head,

@@ -48,7 +48,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             t.dim,
         ),
         Some(Row::Event(e)) => {
-            let mark = crate::trace::table::marker(e);
+            let mark = crate::report::table::marker(e);
             let style = if e.departs { t.departs } else { t.title };
             (
                 fit(&e.path),

@@ -2,7 +2,7 @@
 
 use super::named_shape;
 use crate::ops::fmt_shape;
-use crate::trace::table::marker;
+use crate::report::table::marker;
 use crate::tui::app::{App, Row};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -3,10 +3,10 @@
 //! Departures from (B,T,d) are marked `◆ leaves (B,T,d)`, the step where the
 //! shape comes back `↩ returns`, and residual adds `✓ add` or `✗ add`.
 
-use super::{Event, Trace};
 use crate::check::{CheckResult, Status};
 use crate::ops::fmt_shape;
 use crate::text::{escaped, shown};
+use crate::trace::{Event, Trace};
 use std::fmt::Write as _;
 
 /// The marker of an event: departure, return or residual add.
@@ -42,7 +42,7 @@ fn rows(trace: &Trace) -> Vec<[String; 6]> {
             [
                 e.step.to_string(),
                 shown(&e.path).to_string(),
-                shown(&e.op).to_string(),
+                e.op.to_string(),
                 shown(&fmt_shape(&e.shape)).to_string(),
                 e.dtype.to_string(),
                 shown(&marker(e)).to_string(),
@@ -58,7 +58,7 @@ fn rows(trace: &Trace) -> Vec<[String; 6]> {
         out.push([
             f.step.to_string(),
             shown(&f.path).to_string(),
-            shown(&f.op).to_string(),
+            f.op.to_string(),
             "✗".into(),
             String::new(),
             format!("✗ {} stops the forward: {}", f.check, shapes.join(" with ")),

@@ -1,0 +1,69 @@
+//! A run for people and programs: the trace with every check's verdict
+//! ([`Run`]), the one-line headline over the verdicts, and the trace as a
+//! table ([`table`]).
+
+pub mod table;
+
+use crate::Error;
+use crate::check::influence::Subject;
+use crate::check::{self, CheckResult};
+use crate::config::ModelConfig;
+use crate::plan::{Plan, Request};
+use crate::run::{Traced, trace_request};
+use crate::trace::Trace;
+use ndarray::ArrayD;
+
+/// A trace and the checks' verdicts on it.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub trace: Trace,
+    pub checks: Vec<CheckResult>,
+    /// Numbers or shapes, and why.
+    pub plan: Plan,
+}
+
+impl Run {
+    /// Whether every check holds (skipped checks do not fail).
+    #[must_use]
+    pub fn ok(&self) -> bool {
+        self.checks.iter().all(CheckResult::ok)
+    }
+}
+
+/// Traces `cfg` and runs every check, including the probes.
+///
+/// # Errors
+/// [`Error::Config`] when `cfg` is invalid.
+pub fn run(cfg: &ModelConfig) -> Result<Run, Error> {
+    run_request(cfg, &Request::default())
+}
+
+/// As [`run`], with everything a [`Request`] can carry.
+///
+/// # Errors
+/// As [`trace_request`].
+pub fn run_request(cfg: &ModelConfig, req: &Request) -> Result<Run, Error> {
+    Ok(trace_request(cfg, req)?.into_run(req).0)
+}
+
+impl Traced {
+    /// The trace judged by every check (the probes re-running `req`'s
+    /// weights and input), and the output values.
+    #[must_use]
+    pub fn into_run(self, req: &Request) -> (Run, Option<ArrayD<f32>>) {
+        let checks = checks_for(&self.trace, req);
+        let run = Run {
+            trace: self.trace,
+            checks,
+            plan: self.plan,
+        };
+        (run, self.output)
+    }
+}
+
+/// Every check on a trace made under `req`; the probes re-run the model
+/// with the request's loaded weights and input, if it has them.
+#[must_use]
+pub fn checks_for(trace: &Trace, req: &Request) -> Vec<CheckResult> {
+    check::all_of(trace, Subject::of(&trace.config, req))
+}

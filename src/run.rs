@@ -1,0 +1,164 @@
+//! Running a model: plan the run, build the model, record its forward.
+//!
+//! [`trace_request`] decides numbers or shapes ([`crate::plan`]), builds
+//! the model from seeded or loaded weights and records its forward on the
+//! seeded or given input; [`captured`] records every tensor's values for
+//! the probes.
+
+use crate::Error;
+use crate::config::{self, ModelConfig};
+use crate::model::{self, Model, Source};
+use crate::ops::numeric::{Numeric, Scalar};
+use crate::ops::shape::ShapeOnly;
+use crate::ops::{self, Backend};
+use crate::plan::{self, Plan, Request};
+use crate::trace::recorder::{Capture, Recorder, Val, Watch};
+use crate::trace::{Mode, Trace};
+use ndarray::ArrayD;
+
+/// A finished trace, the plan it ran under and, when asked, the output.
+#[derive(Debug, Clone)]
+pub struct Traced {
+    pub trace: Trace,
+    pub plan: Plan,
+    /// The model's final output (B, T, d) as f32, with
+    /// [`Request::keep_output`] on a numeric run that did not stop.
+    pub output: Option<ArrayD<f32>>,
+}
+
+/// Traces the model of `cfg` numerically (or shapes only when too large),
+/// keeping no values. For shapes only, values, weights, an input, a memory
+/// limit, progress or cancelling, see [`Request`] and [`trace_request`].
+///
+/// # Errors
+/// [`Error::Config`] when `cfg` is invalid.
+pub fn trace(cfg: &ModelConfig) -> Result<Trace, Error> {
+    Ok(trace_request(cfg, &Request::default())?.trace)
+}
+
+/// Plans and traces `cfg` under `req`: numbers or shapes, seeded or loaded
+/// weights, the seeded input or the given one, with progress and cancel.
+///
+/// # Errors
+/// [`Error::Config`] for an invalid config or a refused plan,
+/// [`Error::InputShape`] when the input is not the stream shape, and
+/// [`Error::Cancelled`] when the cancel flag was set.
+pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> {
+    let plan = plan::plan(cfg, req)?;
+    if let Some(x) = &req.input
+        && x.shape() != cfg.stream_shape().as_slice()
+    {
+        return Err(Error::InputShape {
+            got: ops::fmt_shape(x.shape()),
+            want: ops::fmt_shape(&cfg.stream_shape()),
+            d: cfg.d_model,
+        });
+    }
+    let source = req
+        .weights
+        .as_deref()
+        .map_or(Source::Seeded, Source::Loaded);
+    let shapes = || record(cfg, &ShapeOnly(cfg.dtype), source, None, &Watch::default());
+    if plan.mode == Mode::ShapeOnly {
+        return Ok(Traced {
+            trace: shapes().trace,
+            plan,
+            output: None,
+        });
+    }
+    let expected = if req.hooks.progress.is_some() {
+        shapes().trace.events.len()
+    } else {
+        0
+    };
+    let watch = Watch {
+        values: req.values,
+        capture: false,
+        hooks: req.hooks.clone(),
+        expected,
+    };
+    let x0 = req.input.as_deref().map(|x| x.mapv(f64::from));
+    let (trace, output) = match cfg.dtype {
+        config::DType::F32 => numeric::<f32>(cfg, source, x0, &watch),
+        config::DType::F64 => numeric::<f64>(cfg, source, x0, &watch),
+    }?;
+    Ok(Traced {
+        trace,
+        plan,
+        output: output.filter(|_| req.keep_output),
+    })
+}
+
+/// A numeric trace in `F` on x0 (or the seeded input), and its output as f32.
+fn numeric<F: Scalar>(
+    cfg: &ModelConfig,
+    source: Source,
+    x0: Option<ArrayD<f64>>,
+    watch: &Watch,
+) -> Result<(Trace, Option<ArrayD<f32>>), Error> {
+    let x0 = x0.map(|x| x.mapv(F::of));
+    let r = record(cfg, &Numeric::<F>::new(), source, x0, watch);
+    if r.cancelled {
+        return Err(Error::Cancelled);
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let out = r.output.map(|o| o.mapv(|v| v.f64() as f32));
+    Ok((r.trace, out))
+}
+
+/// A numeric trace in `F` of `source`'s weights on x0 with every tensor
+/// captured, for the probes.
+pub(crate) fn captured<F: Scalar>(
+    cfg: &ModelConfig,
+    source: Source,
+    x0: ArrayD<F>,
+) -> (Trace, Vec<Capture>) {
+    let watch = Watch {
+        capture: true,
+        ..Watch::default()
+    };
+    let r = record(cfg, &Numeric::<F>::new(), source, Some(x0), &watch);
+    (r.trace, r.captures)
+}
+
+/// What [`record`] gives back.
+struct Recorded<T> {
+    trace: Trace,
+    captures: Vec<Capture>,
+    output: Option<T>,
+    cancelled: bool,
+}
+
+fn record<B: Backend>(
+    cfg: &ModelConfig,
+    backend: &B,
+    source: Source,
+    x0: Option<B::Tensor>,
+    watch: &Watch,
+) -> Recorded<B::Tensor> {
+    let model = Model::build_from(cfg, backend, source);
+    let x0 = x0.unwrap_or_else(|| model::input(cfg, backend));
+    let mut rec = Recorder::new(backend, cfg.stream_shape(), watch.clone());
+    // A stop is not an error here: the failure is part of the trace.
+    let output = model.forward(&mut rec, x0).ok().map(Val::into_tensor);
+    let done = rec.finish();
+    let mode = if B::NUMERIC {
+        Mode::Numeric
+    } else {
+        Mode::ShapeOnly
+    };
+    let trace = Trace {
+        config: cfg.clone(),
+        mode,
+        stream_shape: cfg.stream_shape(),
+        anatomy: model.arch.anatomy.clone(),
+        events: done.events,
+        failure: done.failure,
+    };
+    Recorded {
+        trace,
+        captures: done.captures,
+        output,
+        cancelled: done.cancelled,
+    }
+}

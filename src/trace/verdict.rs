@@ -1,0 +1,111 @@
+//! What a check says of a run: its name, its status and a detail line.
+//! The checks themselves live in `check`; the trace keeps their verdicts
+//! (the log's summary, a replay), so the types live here.
+
+use crate::config::names::named_enum;
+use serde::{Deserialize, Serialize, Serializer};
+
+named_enum! {
+    /// The name of a contract check.
+    CheckName, "check" {
+        /// Every op accepted its operand shapes.
+        OpShapes = "op-shapes",
+        /// Every residual add has two (B,T,d) operands of the input dtype.
+        Residual = "residual",
+        /// Every stream tensor is (B,T,d).
+        Stream = "stream",
+        /// Every departure returns to (B,T,d) before its residual add.
+        Returns = "returns",
+        /// Each block reads the previous block's output.
+        Wiring = "wiring",
+        /// Every value is finite.
+        Finite = "finite",
+        /// The built model has the parameter count of the closed-form
+        /// formula of its declared architecture.
+        Params = "params",
+        /// MLPs and norms act on each token alone.
+        Positionwise = "positionwise",
+        /// No output depends on a later token or another batch element.
+        Causality = "causality",
+    }
+}
+
+/// A check's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    Fail,
+    /// Not judged: no values (shape-only), or the forward stopped first.
+    Skip,
+}
+
+impl Status {
+    /// `pass`, `fail` or `skip`, as the trace log writes it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pass => "pass",
+            Self::Fail => "fail",
+            Self::Skip => "skip",
+        }
+    }
+}
+
+/// One check's verdict on a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckResult {
+    pub name: CheckName,
+    pub status: Status,
+    /// Where it failed, if it did.
+    pub path: Option<String>,
+    pub detail: String,
+}
+
+impl CheckResult {
+    /// Anything but a failure.
+    #[must_use]
+    pub fn ok(&self) -> bool {
+        self.status != Status::Fail
+    }
+
+    pub(crate) fn pass(name: CheckName, detail: impl Into<String>) -> Self {
+        Self {
+            name,
+            status: Status::Pass,
+            path: None,
+            detail: detail.into(),
+        }
+    }
+
+    pub(crate) fn fail(name: CheckName, path: &str, detail: impl Into<String>) -> Self {
+        Self {
+            name,
+            status: Status::Fail,
+            path: Some(path.to_string()),
+            detail: detail.into(),
+        }
+    }
+
+    pub(crate) fn skip(name: CheckName, detail: impl Into<String>) -> Self {
+        Self {
+            name,
+            status: Status::Skip,
+            path: None,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl Serialize for CheckResult {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("CheckResult", 5)?;
+        st.serialize_field("name", &self.name)?;
+        st.serialize_field("ok", &self.ok())?;
+        st.serialize_field("status", &self.status)?;
+        st.serialize_field("path", &self.path)?;
+        st.serialize_field("detail", &self.detail)?;
+        st.end()
+    }
+}

@@ -191,12 +191,7 @@ fn check(cfg: &shapetrace::ModelConfig, req: Request, format: CheckFormat) -> Re
     let mut out = out::stdout();
     match format {
         CheckFormat::Text => {
-            let failed = run.checks.iter().filter(|c| !c.ok()).count();
-            let head = if failed == 0 {
-                format!("all {} checks hold", run.checks.len())
-            } else {
-                format!("{failed} of {} checks fail", run.checks.len())
-            };
+            let head = shapetrace::report::headline(&run.checks);
             writeln!(out, "{} ({}): {head}", cfg.preset, fault_note(cfg))?;
             out.write_all(table::checks_text(&run.checks).as_bytes())?;
         }

@@ -6,7 +6,7 @@ pub mod table;
 
 use crate::Error;
 use crate::check::influence::Subject;
-use crate::check::{self, CheckResult};
+use crate::check::{self, CheckResult, Status};
 use crate::config::ModelConfig;
 use crate::plan::{Plan, Request};
 use crate::run::{Traced, trace_request};
@@ -66,4 +66,23 @@ impl Traced {
 #[must_use]
 pub fn checks_for(trace: &Trace, req: &Request) -> Vec<CheckResult> {
     check::all_of(trace, Subject::of(&trace.config, req))
+}
+
+/// The verdicts in one line: `all 9 checks hold`, `6 checks hold, 3
+/// skipped` or `1 of 9 checks fail`. A skipped check judged nothing, so
+/// it is counted apart from those that hold.
+#[must_use]
+pub fn headline(checks: &[CheckResult]) -> String {
+    let count = |s: Status| checks.iter().filter(|c| c.status == s).count();
+    let (failed, skipped) = (count(Status::Fail), count(Status::Skip));
+    let held = checks.len() - failed - skipped;
+    match (failed, skipped) {
+        (0, 0) => format!("all {held} checks hold"),
+        (0, _) => format!("{held} checks hold, {skipped} skipped"),
+        (_, 0) => format!("{failed} of {} checks fail", checks.len()),
+        (_, _) => format!(
+            "{failed} of {} checks fail, {skipped} skipped",
+            checks.len()
+        ),
+    }
 }

@@ -115,3 +115,42 @@ fn check_details_are_shown_whole() {
     assert!(table.contains("(4 tokens tried)"), "{table}");
     assert!(!table.contains(" chars)"), "{table}");
 }
+
+/// `view` replays without building a model: a header edited to a model
+/// the tool would refuse to build (heads that do not divide d_model, no
+/// heads at all, a billion layers) still replays every event and the
+/// summary's verdicts, as a table and in the stepper, whose diagram draws
+/// from the recorded anatomy.
+#[test]
+fn view_replays_a_log_whose_header_is_an_impossible_model() {
+    let log = lesson_log(&[]);
+    let (_, whole, _) = view_table(&log);
+    let events = log.lines().count() - 2;
+    for (from, to) in [
+        ("\"heads\":4,", "\"heads\":3,"),
+        ("\"heads\":4,", "\"heads\":0,"),
+        ("\"layers\":2,", "\"layers\":1000000000,"),
+    ] {
+        let header = log.lines().next().unwrap();
+        assert!(header.contains(from), "{header}");
+        let edited = log.replacen(from, to, 1);
+        let (code, table, err) = view_table(&edited);
+        assert_eq!(code, 0, "{to}: {err}");
+        assert!(table.contains("✓ causality"), "{to}: {table}");
+        assert_eq!(
+            table.lines().filter(|l| l.contains("block")).count(),
+            whole.lines().filter(|l| l.contains("block")).count(),
+            "{to}"
+        );
+        let replay = log::read(edited.as_bytes(), "edited.jsonl").unwrap();
+        assert_eq!(replay.trace.events.len(), events, "{to}");
+        assert_eq!(replay.checks.as_ref().map(Vec::len), Some(9), "{to}");
+        let mut app = App::replay(replay, "edited.jsonl", MONO);
+        for _ in 0..20 {
+            app.update(shapetrace::tui::action::Action::Next);
+        }
+        let screen = common::screen_of(&app, 100, 30);
+        assert!(screen.contains("resid_2"), "{to}: {screen}");
+        assert!(screen.contains("all 9 checks hold"), "{to}: {screen}");
+    }
+}

@@ -163,10 +163,8 @@ pub fn returns(trace: &Trace) -> CheckResult {
         }
         start = i + 1;
     }
-    if sublayers == 0 {
-        return CheckResult::skip(name, nothing(trace));
-    }
     let mut detail = match departures {
+        _ if sublayers == 0 => "nothing to judge: no sublayer completed".to_string(),
         0 => "no completed sublayer left the stream shape".to_string(),
         n => format!(
             "all {n} departures return to {} before their residual add",
@@ -181,6 +179,9 @@ pub fn returns(trace: &Trace) -> CheckResult {
             "; {open} more in the sublayer stopped at {}",
             f.path
         ));
+    }
+    if sublayers == 0 {
+        return CheckResult::skip(name, detail);
     }
     CheckResult::pass(name, detail)
 }

@@ -79,33 +79,10 @@ impl<T: Clone> Attention<T> {
 
         // Split the features into heads. Each is handed over: the backend
         // may split it in place.
-        let q = rec.op_owned(
-            "q",
-            &Op::SplitHeads {
-                heads: h,
-                axis: "h",
-            },
-            q,
-            &[],
-        )?; // (B, h, T, hd)
-        let k = rec.op_owned(
-            "k",
-            &Op::SplitHeads {
-                heads: kv,
-                axis: kv_axis,
-            },
-            k,
-            &[],
-        )?; // (B, kv, T, hd)
-        let v = rec.op_owned(
-            "v",
-            &Op::SplitHeads {
-                heads: kv,
-                axis: kv_axis,
-            },
-            v,
-            &[],
-        )?; // (B, kv, T, hd)
+        let split = |heads, axis| Op::SplitHeads { heads, axis };
+        let q = rec.op_owned("q", &split(h, "h"), q, &[])?; // (B, h, T, hd)
+        let k = rec.op_owned("k", &split(kv, kv_axis), k, &[])?; // (B, kv, T, hd)
+        let v = rec.op_owned("v", &split(kv, kv_axis), v, &[])?; // (B, kv, T, hd)
 
         // Rotary positions turn q and k by each token's position.
         let (q, k) = match self.rope {
@@ -127,21 +104,22 @@ impl<T: Clone> Attention<T> {
             )
         };
 
-        // Attention itself. A backend may run these three steps in one
-        // pass that never builds the (B, h, T, T) tensors; each step is
-        // recorded all the same.
+        // Attention itself, one step per line:
+        //   scores  = q·kᵀ/√hd                (B, h, T, T)
+        //   weights = softmax(mask(scores))   (B, h, T, T), each row sums to 1
+        //   context = weights·v               (B, h, T, hd)
+        // A backend may run the three in one pass that never builds the
+        // (B, h, T, T) tensors; each step is recorded all the same.
+        let (scores, softmax) = (Op::Scores { head_dim: hd }, Op::Softmax { causal });
         let core = Fusion::Attention {
             head_dim: hd,
             causal,
         };
-        let y = rec.fusable(core, &[In::Act(&q), In::Act(&k), In::Act(&v)], |rec| {
-            let att = rec.op(
-                "scores",
-                &Op::Scores { head_dim: hd },
-                &[In::Act(&q), In::Act(&k)],
-            )?; // q·kᵀ/√hd: (B, h, T, T)
-            let att = rec.op_owned("weights", &Op::Softmax { causal }, att, &[])?; // softmax(mask(att)): (B, h, T, T)
-            rec.op("context", &Op::WeightedSum, &[In::Act(&att), In::Act(&v)]) // att·v: (B, h, T, hd)
+        let (q, k, v) = (In::Act(&q), In::Act(&k), In::Act(&v));
+        let y = rec.fusable(core, &[q, k, v], |rec| {
+            let att = rec.op("scores", &scores, &[q, k])?; // (B, h, T, T)
+            let att = rec.op_owned("weights", &softmax, att, &[])?; // (B, h, T, T)
+            rec.op("context", &Op::WeightedSum, &[In::Act(&att), v]) // (B, h, T, hd)
         })?;
 
         // Merge the heads back side by side. Handed over: heads the

@@ -28,11 +28,18 @@ impl Cell {
 impl Influence {
     /// The shown rows as (path, cells per batch element per position), at
     /// most `max_b` batch elements and `max_t` positions.
+    ///
+    /// A leak in a row the probe does not show (say `ln_2`) is shown too
+    /// when no shown row leaks, so a failing verdict always has its ✗.
     #[must_use]
     pub fn grid(&self, max_b: usize, max_t: usize) -> Vec<(&str, Vec<Vec<Cell>>)> {
+        let shown_leaks = self
+            .rows
+            .iter()
+            .any(|r| self.kind.shows(r) && self.leaks_in(r));
         self.rows
             .iter()
-            .filter(|r| self.kind.shows(r) || self.leaks_in(r))
+            .filter(|r| self.kind.shows(r) || (!shown_leaks && self.leaks_in(r)))
             .map(|r| {
                 let cells = (0..r.batch.min(max_b))
                     .map(|b| {

@@ -1,7 +1,8 @@
-//! The current block as a diagram: the residual stream with its two
-//! sublayers, the current one lit and bracketed.
+//! The current block as a diagram, drawn from the anatomy the trace
+//! recorded: the residual stream with each sublayer, its norm before it
+//! (Pre-LN) or after the add (Post-LN), the current one lit and bracketed.
 
-use crate::config::Placement;
+use crate::arch::{Anatomy, NormAt, SublayerKind};
 use crate::tui::app::{App, Row};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -9,18 +10,18 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
-/// The node of the diagram a path belongs to.
-fn node(path: &str) -> Option<&'static str> {
+/// The node of the diagram a path belongs to: a sublayer (`attn`, `mlp`),
+/// a norm (`ln_1`) or a residual add (`resid_1`).
+fn node(path: &str) -> Option<&str> {
     let leaf = path.split_once('.').map_or(path, |(_, rest)| rest);
-    Some(match leaf {
-        l if l.starts_with("attn") => "attn",
-        l if l.starts_with("mlp") => "mlp",
-        "ln_1" => "ln_1",
-        "ln_2" => "ln_2",
-        "resid_1" => "resid_1",
-        "resid_2" => "resid_2",
-        _ => return None,
-    })
+    let first = leaf.split('.').next()?;
+    let numbered = |p: &str| {
+        first
+            .strip_prefix(p)
+            .is_some_and(|n| n.parse::<usize>().is_ok())
+    };
+    let sublayer = first.parse::<SublayerKind>().is_ok();
+    (numbered("ln_") || numbered("resid_") || sublayer).then_some(first)
 }
 
 /// A residual add's verdict glyph, if it has run.
@@ -39,6 +40,19 @@ fn verdict(app: &App, block: usize, which: &str) -> &'static str {
     }
 }
 
+/// `pre-LN` when every norm sits before its sublayer, `post-LN` when every
+/// one sits after its add.
+fn placement(anatomy: &Anatomy) -> &'static str {
+    let all = |at| anatomy.sublayers.iter().all(|s| s.norm == at);
+    if all(NormAt::Before) {
+        "pre-LN"
+    } else if all(NormAt::After) {
+        "post-LN"
+    } else {
+        "mixed norms"
+    }
+}
+
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
     let path = app.path(app.cursor).unwrap_or("input");
@@ -52,22 +66,24 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .parse()
             .ok(),
     });
-    let layers = app.cfg.layers;
+    let trace = &app.run.trace;
+    let (layers, anatomy) = (trace.config.layers, &trace.anatomy);
+    let form = placement(anatomy);
     let title = match block {
-        Some(b) => format!(" Block {b} of {layers} · {}-LN ", app.cfg.placement),
-        None if path == "input" => format!(" Input, before block 1 · {}-LN ", app.cfg.placement),
+        Some(b) => format!(" Block {b} of {layers} · {form} "),
+        None if path == "input" => format!(" Input, before block 1 · {form} "),
         None => format!(" After block {layers} · {path} "),
     };
     let b = block.unwrap_or(1);
     let lit = node(path).filter(|_| block.is_some());
-    let n = |name: &'static str| -> Span<'static> {
+    let n = |name: &str| -> Span<'static> {
         if lit == Some(name) {
             Span::styled(format!("[{name}]"), t.lit)
         } else {
             Span::raw(format!(" {name} "))
         }
     };
-    let add = |which: &'static str| -> Vec<Span<'static>> {
+    let add = |which: &str| -> Vec<Span<'static>> {
         let v = verdict(app, b, which);
         let style: Style = match v {
             "✓" => t.ok,
@@ -86,53 +102,62 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         }
         out
     };
+    // The stream entering the block: x0 itself for a block that skips the
+    // one before it (the skip-block1 fault), named so, not only coloured.
+    let x0 = block.is_some_and(|b| b > 1 && anatomy.reads_x0(b));
     let x_in = if block.is_none() && path == "input" {
         Span::styled("[x]", t.lit)
+    } else if x0 {
+        Span::styled("x0 ", t.fail)
     } else {
         Span::raw(" x ")
     };
-    let raw = |s: &'static str| Span::raw(s);
-    let mut lines: Vec<Line> = match app.cfg.placement {
-        Placement::Pre => vec![
-            Line::from(vec![
-                x_in,
-                raw("─┬─▶"),
-                n("ln_1"),
-                raw("─▶"),
-                n("attn"),
-                raw("──┐"),
-            ]),
-            Line::from([vec![raw("    └──────────────────")], add("resid_1")].concat()),
-            Line::from(vec![
-                raw(" x ─┬─▶"),
-                n("ln_2"),
-                raw("─▶"),
-                n("mlp"),
-                raw("───┐"),
-            ]),
-            Line::from([vec![raw("    └──────────────────")], add("resid_2")].concat()),
-        ],
-        Placement::Post => vec![
-            Line::from(vec![x_in, raw("─┬─▶"), n("attn"), raw("──┐")]),
-            Line::from(
-                [
-                    vec![raw("    └──────────")],
-                    add("resid_1"),
-                    vec![raw(" ─▶"), n("ln_1")],
-                ]
-                .concat(),
-            ),
-            Line::from(vec![raw(" x ─┬─▶"), n("mlp"), raw("───┐")]),
-            Line::from(
-                [
-                    vec![raw("    └──────────")],
-                    add("resid_2"),
-                    vec![raw(" ─▶"), n("ln_2")],
-                ]
-                .concat(),
-            ),
-        ],
-    };
+    let raw = |s: String| Span::raw(s);
+    let mut lines: Vec<Line> = Vec::new();
+    for (i, sub) in anatomy.sublayers.iter().enumerate() {
+        let (kind, ln, resid) = (
+            sub.kind.as_str(),
+            format!("ln_{}", i + 1),
+            format!("resid_{}", i + 1),
+        );
+        let x = if i == 0 {
+            x_in.clone()
+        } else {
+            raw(" x ".into())
+        };
+        // Sublayer names padded alike, so the adds line up.
+        let tail = format!("{}┐", "─".repeat(6 - kind.len()));
+        lines.extend(match sub.norm {
+            NormAt::Before => [
+                Line::from(vec![
+                    x,
+                    raw("─┬─▶".into()),
+                    n(&ln),
+                    raw("─▶".into()),
+                    n(kind),
+                    raw(tail),
+                ]),
+                Line::from([vec![raw(format!("    └{}", "─".repeat(18)))], add(&resid)].concat()),
+            ],
+            NormAt::After => [
+                Line::from(vec![x, raw("─┬─▶".into()), n(kind), raw(tail)]),
+                Line::from(
+                    [
+                        vec![raw(format!("    └{}", "─".repeat(10)))],
+                        add(&resid),
+                        vec![raw(" ─▶".into()), n(&ln)],
+                    ]
+                    .concat(),
+                ),
+            ],
+        });
+    }
+    if x0 {
+        lines.push(Line::styled(
+            format!(" ✗ reads x0, not block {}'s output", b - 1),
+            t.fail,
+        ));
+    }
     let here = match app.row(app.cursor) {
         Some(Row::Event(e)) if !app.hidden(app.cursor) => {
             let word = if e.departs {

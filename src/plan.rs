@@ -67,15 +67,6 @@ impl Request {
         }
     }
 
-    /// As the default, keeping the values of small tensors.
-    #[must_use]
-    pub fn with_values() -> Self {
-        Self {
-            values: true,
-            ..Self::default()
-        }
-    }
-
     /// Why this request needs numbers, if it does.
     #[must_use]
     pub fn needs_numbers(&self) -> Option<&'static str> {

@@ -88,7 +88,10 @@ fn gelu_is_the_exact_erf_form_and_gelu_tanh_the_approximation() {
 
 #[test]
 fn attention_weights_rows_sum_to_one_and_masked_cells_are_exactly_zero() {
-    let values = shapetrace::Request::with_values();
+    let values = shapetrace::Request {
+        values: true,
+        ..shapetrace::Request::default()
+    };
     let t = shapetrace::trace_request(&shapetrace::ModelConfig::default(), &values)
         .unwrap()
         .trace;
@@ -366,7 +369,7 @@ fn fused_attention_is_the_three_ops_across_tiles_heads_and_lengths() {
             .fused(
                 &Fusion::Attention {
                     head_dim: 16,
-                    causal: causal,
+                    causal,
                 },
                 &[&q, &k, &v],
             )

@@ -628,7 +628,13 @@ fn the_terminal_app_opens_on_shapes_and_takes_values_from_the_background() {
     a.progress = Some((10, 37));
     assert!(screen(&a).contains("tracing values: 10/37 events"));
     a.update(Action::NextResidual);
-    let full = shapetrace::run_request(&wanted.cfg, &shapetrace::Request::with_values());
+    let full = shapetrace::run_request(
+        &wanted.cfg,
+        &shapetrace::Request {
+            values: true,
+            ..shapetrace::Request::default()
+        },
+    );
     a.finish(wanted.cfg, &wanted.what, full);
     assert_eq!(a.run.trace.mode, shapetrace::trace::Mode::Numeric);
     assert_eq!(

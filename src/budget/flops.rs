@@ -9,6 +9,7 @@
 //! - Training: nanoGPT's estimate_mfu counts `6·N + 12·L·H·Q·T` per token,
 //!   with N the parameters minus the position embedding and Q = hd.
 
+use crate::ops::OpKind;
 use crate::trace::Trace;
 use serde::Serialize;
 
@@ -92,9 +93,9 @@ pub fn attention_per_token(trace: &Trace) -> (u64, u64) {
     for e in trace.events.iter().filter(|e| e.block() == Some(1)) {
         let first = e.inputs.first().map(|p| shape(p)).unwrap_or_default();
         // (B, h, T, S) and hd, from the op's output and its first operand.
-        let (bhts, hd) = match e.op.as_str() {
-            "scores" => (e.shape.clone(), first.get(3).copied()),
-            "weighted_sum" => (first, e.shape.get(3).copied()),
+        let (bhts, hd) = match e.op {
+            OpKind::Scores => (e.shape.clone(), first.get(3).copied()),
+            OpKind::WeightedSum => (first, e.shape.get(3).copied()),
             _ => continue,
         };
         let (Some(hd), [b, h, t, s]) = (hd, bhts.as_slice()) else {

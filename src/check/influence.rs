@@ -155,7 +155,7 @@ impl Kind {
         let leaf = r.path.split_once('.').map_or(r.path.as_str(), |(_, l)| l);
         match self {
             Kind::Causality => {
-                r.path == "input"
+                r.op == OpKind::Input
                     || matches!(
                         leaf,
                         "ln_1"

@@ -4,8 +4,8 @@
 //! summary's verdicts are what [`super::Replay`] gives back.
 
 use super::{Header, LogError, MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_LOG_VALUES, Replay, SCHEMA};
-use crate::check::{CheckResult, Status};
 use crate::trace::{CheckName, Event, Failure, Trace};
+use crate::trace::{CheckResult, Status};
 use serde::Deserialize;
 use std::io::{self, BufRead};
 

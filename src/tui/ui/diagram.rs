@@ -3,6 +3,7 @@
 //! (Pre-LN) or after the add (Post-LN), the current one lit and bracketed.
 
 use crate::arch::{Anatomy, NormAt, SublayerKind};
+use crate::ops::OpKind;
 use crate::tui::app::{App, Row};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -69,9 +70,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let trace = &app.run.trace;
     let (layers, anatomy) = (trace.config.layers, &trace.anatomy);
     let form = placement(anatomy);
+    let at_input = matches!(app.row(app.cursor), Some(Row::Event(e)) if e.op == OpKind::Input);
     let title = match block {
         Some(b) => format!(" Block {b} of {layers} · {form} "),
-        None if path == "input" => format!(" Input, before block 1 · {form} "),
+        None if at_input => format!(" Input, before block 1 · {form} "),
         None => format!(" After block {layers} · {path} "),
     };
     let b = block.unwrap_or(1);
@@ -105,7 +107,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     // The stream entering the block: x0 itself for a block that skips the
     // one before it (the skip-block1 fault), named so, not only coloured.
     let x0 = block.is_some_and(|b| b > 1 && anatomy.reads_x0(b));
-    let x_in = if block.is_none() && path == "input" {
+    let x_in = if at_input {
         Span::styled("[x]", t.lit)
     } else if x0 {
         Span::styled("x0 ", t.fail)

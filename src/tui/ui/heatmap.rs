@@ -1,6 +1,7 @@
 //! A value heatmap of one 2-D slice of a small tensor, drawn with shade
 //! glyphs so it reads without colour. Masked attention cells show `╳`.
 
+use crate::ops::OpKind;
 use crate::trace::Event;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
@@ -33,7 +34,7 @@ pub fn lines(
     let Some(slice) = values.get(start..start + rows * cols) else {
         return Vec::new();
     };
-    let masked = |i: usize, j: usize| causal && e.op == "softmax" && j > i;
+    let masked = |i: usize, j: usize| causal && e.op == OpKind::Softmax && j > i;
     let (lo, hi) = slice
         .iter()
         .enumerate()
@@ -49,7 +50,7 @@ pub fn lines(
         (cols.min(avail), 1)
     };
     let head_label = h.map_or_else(String::new, |h| format!(" h{h}"));
-    let mask_note = if causal && e.op == "softmax" {
+    let mask_note = if causal && e.op == OpKind::Softmax {
         " ╳=masked"
     } else {
         ""

@@ -66,7 +66,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let w = usize::from(inner.width).max(1);
             let used: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
             let room = usize::from(inner.height).saturating_sub(used);
-            let causal = Arch::of(&app.cfg).causal;
+            let causal = Arch::of(app.cfg()).causal;
             lines.extend(heatmap::lines(
                 e,
                 app.head,
@@ -95,7 +95,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 "The forward stopped here: the steps after it cannot run.",
                 t.title,
             ));
-            if let Some(fault) = app.cfg.fault {
+            if let Some(fault) = app.cfg().fault {
                 lines.push(Line::from(format!("fault {fault}: {}", fault.describe())));
             }
         }

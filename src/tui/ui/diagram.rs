@@ -52,10 +52,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .parse()
             .ok(),
     });
-    let layers = app.cfg.layers;
+    let layers = app.cfg().layers;
     let title = match block {
-        Some(b) => format!(" Block {b} of {layers} · {}-LN ", app.cfg.placement),
-        None if path == "input" => format!(" Input, before block 1 · {}-LN ", app.cfg.placement),
+        Some(b) => format!(" Block {b} of {layers} · {}-LN ", app.cfg().placement),
+        None if path == "input" => format!(" Input, before block 1 · {}-LN ", app.cfg().placement),
         None => format!(" After block {layers} · {path} "),
     };
     let b = block.unwrap_or(1);
@@ -92,7 +92,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Span::raw(" x ")
     };
     let raw = |s: &'static str| Span::raw(s);
-    let mut lines: Vec<Line> = match app.cfg.placement {
+    let mut lines: Vec<Line> = match app.cfg().placement {
         Placement::Pre => vec![
             Line::from(vec![
                 x_in,

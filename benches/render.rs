@@ -5,9 +5,10 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use shapetrace::ModelConfig;
 use shapetrace::tui::action::Action;
-use shapetrace::tui::app::App;
-use shapetrace::tui::theme::COLOR;
 use std::hint::black_box;
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 /// As the binary.
 #[global_allocator]
@@ -20,7 +21,8 @@ fn render(c: &mut Criterion) {
     unsafe {
         shapetrace::allocator::keep_freed_memory(); // as the binary
     }
-    let mut app = App::new(ModelConfig::default(), COLOR).unwrap();
+    // Opened as the command line opens it, the full trace shown.
+    let mut app = common::stepper(ModelConfig::default(), Default::default()).app;
     for _ in 0..5 {
         app.update(Action::NextDeparture); // block1.attn.weights: list, diagram and heatmap all drawn
     }

@@ -1,27 +1,31 @@
 //! The interactive stepper: a terminal UI over the trace.
 //!
-//! [`app`] holds the state and its `update`, [`action`] maps keys to
+//! [`app`](mod@app) holds the state and its `update`, [`action`] maps keys to
 //! actions, [`ui`] draws the state (`impl Widget for &App`), [`theme`] holds
-//! every style. [`run`] owns the terminal: raw mode, the alternate screen
-//! and the mouse, restored on exit, on error and on panic; [`life`] ends
-//! the stepper on a signal or when the terminal goes away.
+//! every style. [`event_loop`] takes input and finished jobs, updates the
+//! app and draws it; `jobs` runs what the app wants (traces, probes) on
+//! worker threads. [`run`] owns the terminal: raw mode, the alternate
+//! screen and the mouse, restored on exit, on error and on panic; [`life`]
+//! ends the stepper on a signal or when the terminal goes away.
 
 pub mod action;
 pub mod app;
+pub mod event_loop;
+mod jobs;
 pub mod life;
 pub mod theme;
 pub mod ui;
 
-use action::{Action, map_key};
+use action::Action;
 use app::{App, Autoplay};
-use ratatui::crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
-};
+use event_loop::{EventLoop, Msg};
+use ratatui::crossterm::event::{self, DisableMouseCapture, EnableMouseCapture};
 use ratatui::crossterm::execute;
 use std::io::{self, IsTerminal};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::Duration;
 
 /// How the stepper opens.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -43,6 +47,13 @@ pub enum TuiError {
     Model(#[from] crate::Error),
     #[error("terminal: {0}")]
     Io(#[from] io::Error),
+}
+
+/// A backend that cannot fail (a test's) fails no loop.
+impl From<std::convert::Infallible> for TuiError {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
 }
 
 /// Builds the app for `cfg` as `launch` asks.
@@ -84,7 +95,8 @@ pub enum Ended {
     Signal(i32),
 }
 
-/// How often the loop wakes to check signals and autoplay.
+/// How often the loop wakes to check signals, autoplay and the progress
+/// of a running trace.
 const POLL: Duration = Duration::from_millis(100);
 
 /// Runs the stepper on the terminal until the user quits or a signal
@@ -92,7 +104,7 @@ const POLL: Duration = Duration::from_millis(100);
 ///
 /// # Errors
 /// When stdin or stdout is not a terminal, or the terminal fails.
-pub fn run(mut app: App) -> Result<Ended, TuiError> {
+pub fn run(app: App) -> Result<Ended, TuiError> {
     let hint = if app.source.is_some() {
         "`shapetrace view FILE --format table`"
     } else {
@@ -105,7 +117,7 @@ pub fn run(mut app: App) -> Result<Ended, TuiError> {
         return Err(TuiError::NotATerminal("stdout", hint));
     }
     let watcher = life::Watcher::start()?;
-    let mut terminal = match ratatui::try_init() {
+    let terminal = match ratatui::try_init() {
         Ok(t) => t,
         Err(e) => {
             life::restore();
@@ -117,9 +129,13 @@ pub fn run(mut app: App) -> Result<Ended, TuiError> {
         let _ = execute!(io::stdout(), DisableMouseCapture);
         hook(info);
     }));
+    let mut lp = EventLoop::new(app, terminal);
+    let reading = Arc::new(AtomicBool::new(true));
     let result = execute!(io::stdout(), EnableMouseCapture)
+        .and_then(|()| read_terminal(lp.sender(), Arc::clone(&reading)))
         .map_err(TuiError::from)
-        .and_then(|()| event_loop(&mut terminal, &mut app, &watcher));
+        .and_then(|()| drive(&mut lp, &watcher));
+    reading.store(false, Ordering::Relaxed);
     // A draw that failed because the terminal went away is that hang-up.
     let result = match (result, watcher.stop()) {
         (Err(TuiError::Io(_)), Some(n)) => Ok(Ended::Signal(n)),
@@ -129,125 +145,49 @@ pub fn run(mut app: App) -> Result<Ended, TuiError> {
     // The terminal's drop shows the cursor and, when it cannot, prints to
     // stderr, which panics on a terminal that is gone (and the panic hook
     // prints again: an abort). Show it here; if that fails, skip the drop.
-    if terminal.show_cursor().is_err() {
-        std::mem::forget(terminal);
+    if lp.terminal.show_cursor().is_err() {
+        std::mem::forget(lp);
     }
     drop(watcher);
     result
 }
 
-/// A trace running on another thread, with its progress and a way to stop it.
-struct Job {
-    wanted: app::Wanted,
-    done: Arc<AtomicUsize>,
-    expected: Arc<AtomicUsize>,
-    cancel: Arc<std::sync::atomic::AtomicBool>,
-    handle: std::thread::JoinHandle<Result<crate::Run, crate::Error>>,
-}
-
-impl Job {
-    fn start(wanted: app::Wanted, given: &app::Given) -> Self {
-        let done = Arc::new(AtomicUsize::new(0));
-        let expected = Arc::new(AtomicUsize::new(0));
-        let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (d, e) = (Arc::clone(&done), Arc::clone(&expected));
-        let hooks = crate::Hooks {
-            progress: Some(Arc::new(move |p: crate::Progress| {
-                d.store(p.done, Ordering::Relaxed);
-                e.store(p.expected, Ordering::Relaxed);
-            })),
-            cancel: Some(Arc::clone(&cancel)),
-        };
-        let req = crate::Request {
-            hooks,
-            ..given.req.clone()
-        };
-        let cfg = wanted.cfg.clone();
-        let handle = std::thread::spawn(move || crate::run_request(&cfg, &req));
-        Self {
-            wanted,
-            done,
-            expected,
-            cancel,
-            handle,
-        }
-    }
-
-    fn stop(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-}
-
-/// Starts what the app asks for (stopping a trace it no longer wants) and
-/// hands back a finished trace.
-fn drive(app: &mut App, job: &mut Option<Job>) {
-    if let Some(w) = app.wanted.take() {
-        if let Some(old) = job.take() {
-            old.stop();
-        }
-        *job = Some(Job::start(w, &app.given));
-    }
-    let Some(j) = job else { return };
-    if j.handle.is_finished() {
-        if let Some(j) = job.take() {
-            let result = j.handle.join().unwrap_or(Err(crate::Error::Cancelled));
-            app.finish(j.wanted.cfg, &j.wanted.what, result);
-        }
-    } else {
-        app.progress = Some((
-            j.done.load(Ordering::Relaxed),
-            j.expected.load(Ordering::Relaxed),
-        ));
-    }
-}
-
-fn event_loop(
-    terminal: &mut ratatui::DefaultTerminal,
-    app: &mut App,
+/// Turns the loop until the user quits or the watcher says to stop; a
+/// running trace is then told to stop and left behind.
+fn drive(
+    lp: &mut EventLoop<ratatui::backend::CrosstermBackend<io::Stdout>>,
     watcher: &life::Watcher,
 ) -> Result<Ended, TuiError> {
-    let mut last_tick = Instant::now();
-    let mut job: Option<Job> = None;
+    lp.show()?;
     loop {
         let stop = watcher.stop();
-        if app.quit || stop.is_some() {
-            // Quit at once: a running trace is told to stop and left behind.
-            if let Some(j) = &job {
-                j.stop();
-            }
+        if lp.app.quit || stop.is_some() {
+            lp.stop_jobs();
             return Ok(stop.map_or(Ended::Quit, Ended::Signal));
         }
-        drive(app, &mut job);
-        terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
-        let playing = app.autoplay.filter(|a| !a.paused);
-        let timeout = playing.map_or(POLL, |a| {
-            a.every.saturating_sub(last_tick.elapsed()).min(POLL)
-        });
-        if event::poll(timeout)? {
-            let size = terminal.size()?;
-            let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
-            let action = match event::read()? {
-                Event::Key(k) if k.kind == KeyEventKind::Press => map_key(k, app.key_mode()),
-                Event::Mouse(m) if m.kind == MouseEventKind::Down(MouseButton::Left) => {
-                    ui::step_at(app, area, m.column, m.row).map(Action::Select)
-                }
-                _ => None,
-            };
-            // While the screen is too small to show, only quitting works.
-            let small = area.width < ui::MIN_SIZE.0 || area.height < ui::MIN_SIZE.1;
-            let action = action.filter(|a| !small || *a == Action::Quit);
-            if let Some(a) = action {
-                if a == Action::TogglePause || a == Action::Next {
-                    last_tick = Instant::now();
-                }
-                app.update(a);
-            }
-        }
-        if app.autoplay.is_some_and(|a| !a.paused)
-            && last_tick.elapsed() >= app.autoplay.map_or(POLL, |a| a.every)
-        {
-            app.update(Action::Tick);
-            last_tick = Instant::now();
-        }
+        lp.turn(POLL)?;
     }
+}
+
+/// Reads the terminal's events on a thread of its own and sends them to
+/// the loop, until `reading` is cleared or the loop is gone. The thread is
+/// left behind when the stepper ends: when the terminal has gone away,
+/// crossterm's read never returns.
+fn read_terminal(tx: Sender<Msg>, reading: Arc<AtomicBool>) -> io::Result<()> {
+    std::thread::Builder::new()
+        .name("terminal reader".into())
+        .spawn(move || {
+            while reading.load(Ordering::Relaxed) {
+                let msg = match event::poll(POLL) {
+                    Ok(false) => continue,
+                    Ok(true) => event::read().map_or_else(Msg::InputFailed, Msg::Input),
+                    Err(e) => Msg::InputFailed(e),
+                };
+                let failed = matches!(msg, Msg::InputFailed(_));
+                if tx.send(msg).is_err() || failed {
+                    return;
+                }
+            }
+        })?;
+    Ok(())
 }

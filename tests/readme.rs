@@ -1,28 +1,20 @@
 //! The README's screen capture is drawn by the same code: this test fails
 //! when the screen changes and the README does not.
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+mod common;
+
 use shapetrace::ModelConfig;
 use shapetrace::tui::action::{Action, KEYS};
-use shapetrace::tui::app::App;
-use shapetrace::tui::theme::COLOR;
+use shapetrace::tui::app::Given;
 
 /// The lesson screen after pressing `n` five times, at 80×24.
 fn capture() -> String {
-    let mut app = App::new(ModelConfig::default(), COLOR).unwrap();
+    let mut lp = common::stepper(ModelConfig::default(), Given::default());
     for _ in 0..5 {
-        app.update(Action::NextDeparture);
+        lp.app.update(Action::NextDeparture);
     }
-    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
-    term.draw(|f| f.render_widget(&app, f.area())).unwrap();
-    let buf = term.backend().buffer();
-    let cells: Vec<&str> = buf.content.iter().map(|c| c.symbol()).collect();
-    cells
-        .chunks(80)
-        .map(|r| r.concat().trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
+    common::settle(&mut lp);
+    common::frame(&lp)
 }
 
 fn readme() -> String {

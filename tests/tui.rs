@@ -1,29 +1,88 @@
-//! The stepper's state and screens: `update` driven by actions, the pure
-//! keymap, and the screen rendered on a `TestBackend` at 80×24 (the
-//! smallest supported size), snapshotted as text. Styles are asserted on
-//! the buffer, since snapshots hold text only.
+//! The stepper's state and screens: the real event loop driven by actions
+//! and scripted terminal events, its jobs (traces, probes) awaited through
+//! the loop; the pure keymap; and the screen drawn on a `TestBackend` at
+//! 80×24 (the smallest supported size), snapshotted as text. Styles are
+//! asserted on the buffer, since snapshots hold text only.
 
+mod common;
+
+use common::{TestLoop, frame, settle};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
 use shapetrace::ModelConfig;
-use shapetrace::config::{Act, Fault, Placement};
+use shapetrace::config::{Act, Fault, NormKind, Placement};
 use shapetrace::tui::action::{Action, KeyMode, map_key};
-use shapetrace::tui::app::{App, Given, Retrace};
+use shapetrace::tui::app::labs::ProbeKey;
+use shapetrace::tui::app::{App, Done, Given, Retrace, Wanted};
+use shapetrace::tui::event_loop::{EventLoop, Msg};
 use shapetrace::tui::theme::{COLOR, MONO, Theme};
 use shapetrace::tui::{Launch, ui};
 
-fn app() -> App {
-    App::new(ModelConfig::default(), COLOR).unwrap()
+/// The stepper's event loop on an 80×24 test terminal, driven by a test.
+/// Reads as its app.
+struct Stepper(TestLoop);
+
+impl std::ops::Deref for Stepper {
+    type Target = App;
+    fn deref(&self) -> &App {
+        &self.0.app
+    }
 }
 
-fn with(actions: &[Action]) -> App {
+impl Stepper {
+    /// Applies `action` as a key mapped to it would, then turns the loop
+    /// until the jobs it asked for are back.
+    fn act(&mut self, action: Action) {
+        self.0.app.update(action);
+        settle(&mut self.0);
+    }
+
+    /// Sends terminal events to the loop, as its reader thread does, and
+    /// turns the loop until they are taken and their jobs are back.
+    fn send(&mut self, events: impl IntoIterator<Item = Event>) {
+        let tx = self.0.sender();
+        for e in events {
+            tx.send(Msg::Input(e)).unwrap();
+        }
+        settle(&mut self.0);
+    }
+
+    /// Presses `keys`, one character each.
+    fn press(&mut self, keys: &str) {
+        self.send(keys.chars().map(|c| Event::Key(key(KeyCode::Char(c)))));
+    }
+
+    /// Clicks the left button at (`x`, `y`).
+    fn click(&mut self, x: u16, y: u16) {
+        self.send([Event::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: x,
+            row: y,
+            modifiers: KeyModifiers::NONE,
+        })]);
+    }
+
+    /// The loop's last frame.
+    fn frame(&self) -> String {
+        frame(&self.0)
+    }
+}
+
+/// The stepper on the lesson model, its full trace shown.
+fn app() -> Stepper {
+    Stepper(common::stepper(ModelConfig::default(), Given::default()))
+}
+
+fn with(actions: &[Action]) -> Stepper {
     let mut a = app();
     for &x in actions {
-        a.update(x);
+        a.act(x);
     }
     a
 }
@@ -62,33 +121,33 @@ fn row_of(buf: &Buffer, needle: &str) -> u16 {
 
 #[test]
 fn snapshot_first_step() {
-    insta::assert_snapshot!(screen(&app()));
+    insta::assert_snapshot!(app().frame());
 }
 
 #[test]
 fn snapshot_departure() {
     let a = with(&[Action::NextDeparture; 5]);
     assert_eq!(a.path(a.cursor), Some("block1.attn.weights"));
-    insta::assert_snapshot!(screen(&a));
+    insta::assert_snapshot!(a.frame());
 }
 
 #[test]
 fn snapshot_residual_add() {
     let a = with(&[Action::NextResidual]);
     assert_eq!(a.path(a.cursor), Some("block1.resid_1"));
-    insta::assert_snapshot!(screen(&a));
+    insta::assert_snapshot!(a.frame());
 }
 
 #[test]
 fn snapshot_fault_failure() {
     let a = with(&[Action::CycleFault, Action::Last]);
-    assert_eq!(a.cfg.fault, Some(Fault::FfnNoDown));
-    insta::assert_snapshot!(screen(&a));
+    assert_eq!(a.cfg().fault, Some(Fault::FfnNoDown));
+    insta::assert_snapshot!(a.frame());
 }
 
 #[test]
 fn snapshot_help() {
-    insta::assert_snapshot!(screen(&with(&[Action::ToggleHelp])));
+    insta::assert_snapshot!(with(&[Action::ToggleHelp]).frame());
 }
 
 #[test]
@@ -99,7 +158,7 @@ fn snapshot_quiz_prompt() {
         Action::Char('2'),
         Action::Char(','),
     ]);
-    insta::assert_snapshot!(screen(&a));
+    insta::assert_snapshot!(a.frame());
 }
 
 #[test]
@@ -110,7 +169,7 @@ fn snapshot_presenter() {
         Action::NextDeparture,
         Action::NextDeparture,
     ]);
-    insta::assert_snapshot!(screen(&a));
+    insta::assert_snapshot!(a.frame());
 }
 
 #[test]
@@ -120,11 +179,9 @@ fn snapshot_too_small() {
 
 #[test]
 fn snapshot_checks_tab() {
-    insta::assert_snapshot!(screen(&with(&[
-        Action::CycleFault,
-        Action::CycleFault,
-        Action::NextTab
-    ])));
+    insta::assert_snapshot!(
+        with(&[Action::CycleFault, Action::CycleFault, Action::NextTab]).frame()
+    );
 }
 
 // ---- styles and monochrome ----------------------------------------------
@@ -154,7 +211,7 @@ fn no_color_gives_the_same_words_without_any_colour() {
         &[Action::CycleFault, Action::Last],
         &[Action::NextDeparture],
     ] {
-        let coloured = with(actions);
+        let coloured = with(actions).clone();
         let mut mono = coloured.clone();
         mono.theme = MONO;
         let (c, m) = (draw(&coloured, 80, 24), draw(&mono, 80, 24));
@@ -187,30 +244,30 @@ fn theme_follows_no_color() {
 #[test]
 fn stepping_stays_in_bounds() {
     let mut a = app();
-    a.update(Action::Prev);
+    a.act(Action::Prev);
     assert_eq!(a.cursor, 0);
-    a.update(Action::Last);
+    a.act(Action::Last);
     assert_eq!(a.cursor, 36);
-    a.update(Action::Next);
+    a.act(Action::Next);
     assert_eq!(a.cursor, 36);
-    a.update(Action::First);
-    a.update(Action::PageDown);
+    a.act(Action::First);
+    a.act(Action::PageDown);
     assert_eq!(a.cursor, 10);
-    a.update(Action::PageUp);
+    a.act(Action::PageUp);
     assert_eq!(a.cursor, 0);
 }
 
 #[test]
 fn jumps_find_departures_and_residual_adds() {
     let mut a = app();
-    a.update(Action::NextDeparture);
+    a.act(Action::NextDeparture);
     assert_eq!(a.path(a.cursor), Some("block1.attn.q"));
-    a.update(Action::NextResidual);
+    a.act(Action::NextResidual);
     assert_eq!(a.path(a.cursor), Some("block1.resid_1"));
-    a.update(Action::PrevDeparture);
+    a.act(Action::PrevDeparture);
     assert_eq!(a.path(a.cursor), Some("block1.attn.context"));
-    a.update(Action::Last);
-    a.update(Action::NextResidual);
+    a.act(Action::Last);
+    a.act(Action::NextResidual);
     assert!(
         a.status
             .as_deref()
@@ -221,26 +278,66 @@ fn jumps_find_departures_and_residual_adds() {
 
 #[test]
 fn live_switches_rerun_and_keep_the_cursor_on_the_path() {
-    let mut a = with(&[Action::NextResidual, Action::NextResidual]);
+    // Keys through the loop, as the terminal sends them.
+    let mut a = app();
+    a.press("rr");
     assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
-    a.update(Action::CycleAct);
-    assert_eq!(a.cfg.act, Act::GeluTanh);
+    a.press("a");
+    assert_eq!(a.cfg().act, Act::GeluTanh);
     assert_eq!(a.run.trace.get("block1.mlp.act").unwrap().op, "gelu_tanh");
     assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
-    a.update(Action::CycleAct);
+    assert!(
+        a.frame().contains("activation → gelu-tanh: re-traced"),
+        "{}",
+        a.frame()
+    );
+    a.press("a");
     assert!(
         a.run.trace.get("block1.mlp.gate").is_some(),
         "swiglu adds a gate"
     );
     assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
-    a.update(Action::TogglePlacement);
-    assert_eq!(a.cfg.placement, Placement::Post);
+    a.press("p");
+    assert_eq!(a.cfg().placement, Placement::Post);
     assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
     let steps: Vec<&str> = a.run.trace.events.iter().map(|e| e.path.as_str()).collect();
     let at = |p: &str| steps.iter().position(|s| *s == p).unwrap();
     assert_eq!(at("block1.ln_1"), at("block1.resid_1") + 1);
-    a.update(Action::ToggleNorm);
+    a.press("m");
     assert_eq!(a.run.trace.get("block1.ln_1").unwrap().op, "rmsnorm");
+}
+
+#[test]
+fn a_switch_traces_on_a_worker_and_a_newer_one_supersedes_it() {
+    let mut a = app();
+    a.0.app.update(Action::CycleAct);
+    assert!(
+        matches!(&a.wanted[..], [Wanted::Trace { cfg, what: Retrace::Switch(_), .. }] if cfg.act == Act::GeluTanh),
+        "{:?}",
+        a.wanted
+    );
+    assert_eq!(
+        a.cfg().act,
+        Act::Gelu,
+        "the shown model stays until the trace is done"
+    );
+    assert_eq!(a.status.as_deref(), Some("activation: tracing…"));
+    // A second switch before the first is back: the first is dropped, and
+    // the second switches the shown model.
+    a.0.app.update(Action::ToggleNorm);
+    settle(&mut a.0);
+    assert_eq!((a.cfg().act, a.cfg().norm), (Act::Gelu, NormKind::RmsNorm));
+    assert_eq!(a.status.as_deref(), Some("norm → rmsnorm: re-traced"));
+    assert!(a.progress.is_none() && a.tracing.is_none());
+    // A trace that comes back with an old ticket changes nothing.
+    let old = shapetrace::run_request(&ModelConfig::default(), &Given::default().req);
+    let before = (a.cfg().clone(), a.status.clone());
+    a.0.app.finish(Done::Trace {
+        ticket: 1,
+        what: Retrace::Values,
+        result: Box::new(old),
+    });
+    assert_eq!((a.cfg().clone(), a.status.clone()), before);
 }
 
 #[test]
@@ -248,8 +345,8 @@ fn faults_cycle_and_steps_after_the_failure_cannot_be_reached() {
     let mut a = app();
     let mut seen = Vec::new();
     for _ in 0..Fault::ALL.len() + 2 {
-        a.update(Action::CycleFault);
-        seen.push(a.cfg.fault);
+        a.act(Action::CycleFault);
+        seen.push(a.cfg().fault);
     }
     assert_eq!(
         seen.last(),
@@ -258,11 +355,11 @@ fn faults_cycle_and_steps_after_the_failure_cannot_be_reached() {
     );
     assert!(seen.contains(&None));
     let mut a = with(&[Action::CycleFault]);
-    a.update(Action::Last);
+    a.act(Action::Last);
     assert_eq!(a.cursor, a.rows() - 1);
     assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
     assert_eq!(a.rows(), a.run.trace.events.len() + 1);
-    a.update(Action::Next);
+    a.act(Action::Next);
     assert_eq!(
         a.path(a.cursor),
         Some("block1.resid_2"),
@@ -276,41 +373,41 @@ fn faults_cycle_and_steps_after_the_failure_cannot_be_reached() {
 #[test]
 fn quiz_asks_before_each_new_shape_and_keeps_score() {
     let mut a = with(&[Action::ToggleQuiz]);
-    a.update(Action::NextDeparture);
+    a.act(Action::NextDeparture);
     let q = a.quiz.as_ref().unwrap();
     assert_eq!(q.asking, Some(5), "asked before block1.attn.q is shown");
     assert_eq!(a.cursor, 4);
     assert!(a.hidden(5) && !a.hidden(4));
     assert_eq!(a.key_mode(), KeyMode::Typing);
     for c in "(2, 4, 4, 16)".chars() {
-        a.update(Action::Char(c));
+        a.act(Action::Char(c));
     }
-    a.update(Action::Submit);
+    a.act(Action::Submit);
     let q = a.quiz.as_ref().unwrap();
     assert_eq!((q.right, q.asked, a.cursor), (1, 1, 5));
     assert!(q.feedback.as_ref().unwrap().0);
     // k has the same shape as q: no question; scores differ from v.
-    a.update(Action::Next);
-    a.update(Action::Next);
+    a.act(Action::Next);
+    a.act(Action::Next);
     assert_eq!(a.cursor, 7);
-    a.update(Action::Next);
+    a.act(Action::Next);
     assert_eq!(a.quiz.as_ref().unwrap().asking, Some(8));
     for c in "2,4,64".chars() {
-        a.update(Action::Char(c));
+        a.act(Action::Char(c));
     }
-    a.update(Action::Submit);
+    a.act(Action::Submit);
     let q = a.quiz.as_ref().unwrap();
     assert_eq!((q.right, q.asked), (1, 2));
     assert!(q.feedback.as_ref().unwrap().1.contains("(2,4,4,4)"));
     // Text that is not a shape keeps the question open.
-    a.update(Action::Next);
-    a.update(Action::Next);
+    a.act(Action::Next);
+    a.act(Action::Next);
     assert_eq!(a.quiz.as_ref().unwrap().asking, Some(10));
-    a.update(Action::Char(','));
-    a.update(Action::Submit);
+    a.act(Action::Char(','));
+    a.act(Action::Submit);
     assert!(a.quiz.as_ref().unwrap().invalid.is_some());
     assert_eq!(a.quiz.as_ref().unwrap().asking, Some(10));
-    a.update(Action::Cancel);
+    a.act(Action::Cancel);
     assert_eq!((a.cursor, a.quiz.as_ref().unwrap().asked), (10, 2));
 }
 
@@ -327,8 +424,10 @@ fn a_click_selects_the_step_under_the_mouse() {
         "the header is not a step"
     );
     let mut a = a;
-    a.update(Action::Select(3));
+    a.click(10, y);
     assert_eq!(a.cursor, 3);
+    a.click(10, 0);
+    assert_eq!(a.cursor, 3, "a click on the header moves nothing");
 }
 
 #[test]
@@ -362,7 +461,7 @@ fn help_opens_and_closes() {
     let mut a = with(&[Action::ToggleHelp]);
     assert_eq!(a.key_mode(), KeyMode::Help);
     assert!(screen(&a).contains("cycle the teaching faults"));
-    a.update(Action::ToggleHelp);
+    a.act(Action::ToggleHelp);
     assert!(!a.help);
 }
 
@@ -442,19 +541,19 @@ fn keymap_is_a_pure_function_of_key_and_mode() {
 
 // ---- labs ------------------------------------------------------------------
 
-fn tab(name: &str) -> App {
+fn tab(name: &str) -> Stepper {
     let mut a = app();
     while a.tab.title() != name {
-        a.update(Action::NextTab);
+        a.act(Action::NextTab);
     }
     a
 }
 
-fn type_text(a: &mut App, s: &str) {
+fn type_text(a: &mut Stepper, s: &str) {
     for c in s.chars() {
-        a.update(Action::Char(c));
+        a.act(Action::Char(c));
     }
-    a.update(Action::Submit);
+    a.act(Action::Submit);
 }
 
 #[test]
@@ -462,7 +561,7 @@ fn tab_cycles_through_every_tab_and_back() {
     let mut a = app();
     let mut seen = vec![a.tab.title()];
     for _ in 0..6 {
-        a.update(Action::NextTab);
+        a.act(Action::NextTab);
         seen.push(a.tab.title());
     }
     assert_eq!(
@@ -471,21 +570,21 @@ fn tab_cycles_through_every_tab_and_back() {
             "Steps", "Checks", "FFN", "Norms", "Budget", "Probes", "Steps"
         ]
     );
-    a.update(Action::PrevTab);
+    a.act(Action::PrevTab);
     assert_eq!(a.tab.title(), "Probes");
 }
 
 #[test]
 fn snapshot_ffn_lab_after_editing_x() {
     let mut a = tab("FFN");
-    a.update(Action::Edit);
+    a.act(Action::Edit);
     assert_eq!(a.key_mode(), KeyMode::Typing);
     for _ in 0..3 {
-        a.update(Action::Backspace);
+        a.act(Action::Backspace);
     }
     type_text(&mut a, "2,-1");
     assert_eq!(a.labs.ffn.ex.z, [2.0, -2.0, -3.0]);
-    a.update(Action::Last);
+    a.act(Action::Last);
     let s = screen(&a);
     assert!(s.contains("z_2 = 2*0 + (-1)*2 = -2"), "{s}");
     assert!(s.contains("switched off unit(s) 2 and 3"), "{s}");
@@ -501,20 +600,20 @@ fn ffn_lab_steps_one_product_at_a_time_and_refuses_a_bad_x() {
         s.contains("▶ z_1 = 1*1 + 2*0 = 1") && s.contains("z_2 = …"),
         "{s}"
     );
-    a.update(Action::Next);
-    a.update(Action::Next);
+    a.act(Action::Next);
+    a.act(Action::Next);
     assert!(screen(&a).contains("▶ z_3 = 1*(-1) + 2*1 = 1"));
-    a.update(Action::Last);
+    a.act(Action::Last);
     let s = screen(&a);
     assert!(s.contains("x + y = [1, 7]"), "{s}");
-    a.update(Action::Edit);
-    a.update(Action::Backspace);
-    a.update(Action::Backspace);
+    a.act(Action::Edit);
+    a.act(Action::Backspace);
+    a.act(Action::Backspace);
     type_text(&mut a, "");
     let e = a.labs.editing.as_ref().expect("a one-number x stays open");
     assert!(e.error.is_some());
     assert!(screen(&a).contains("✗"));
-    a.update(Action::Cancel);
+    a.act(Action::Cancel);
     assert!(a.labs.editing.is_none());
     assert_eq!(a.labs.ffn.ex.x, [1.0, 2.0]);
 }
@@ -527,9 +626,9 @@ fn norms_lab_compares_layernorm_and_rmsnorm_on_an_edited_vector() {
         s.contains("= [-1, 1]") && s.contains("[0.8485, 1.1314]"),
         "{s}"
     );
-    a.update(Action::Edit);
+    a.act(Action::Edit);
     for _ in 0..3 {
-        a.update(Action::Backspace);
+        a.act(Action::Backspace);
     }
     type_text(&mut a, "1,2,3,4");
     assert_eq!(a.labs.norms.x, [1.0, 2.0, 3.0, 4.0]);
@@ -544,51 +643,51 @@ fn budget_lab_updates_live_and_matches_the_budget_api() {
         s.contains("124,439,808") && s.contains("7,087,872") && s.contains("54.5%"),
         "{s}"
     );
-    a.update(Action::Next); // d_model 64 → 128
+    a.act(Action::Next); // d_model 64 → 128
     let lab = a.labs.budget.as_ref().unwrap();
     assert_eq!(lab.cfg.d_model, 128);
     let want = shapetrace::budget::Budget::of(&lab.cfg).unwrap();
     assert_eq!(lab.ours.total, want.total);
     assert!(screen(&a).contains(&shapetrace::budget::thousands(want.total)));
-    a.update(Action::Down);
-    a.update(Action::Down); // heads
-    a.update(Action::Next);
+    a.act(Action::Down);
+    a.act(Action::Down); // heads
+    a.act(Action::Next);
     assert_eq!(a.labs.budget.as_ref().unwrap().cfg.heads, 8);
-    a.update(Action::Down);
-    a.update(Action::Down);
-    a.update(Action::Down); // act
-    a.update(Action::Next);
+    a.act(Action::Down);
+    a.act(Action::Down);
+    a.act(Action::Down); // act
+    a.act(Action::Next);
     assert_eq!(a.labs.budget.as_ref().unwrap().cfg.act, Act::GeluTanh);
-    a.update(Action::First);
+    a.act(Action::First);
     assert_eq!(
-        a.labs.budget.as_ref().unwrap().cfg,
-        a.cfg,
+        &a.labs.budget.as_ref().unwrap().cfg,
+        a.cfg(),
         "g resets to the stepper's model"
     );
-    insta::assert_snapshot!(screen(&a));
+    insta::assert_snapshot!(a.frame());
 }
 
 #[test]
 fn probes_lab_shows_a_leak_only_when_the_model_leaks() {
     let mut a = tab("Probes");
-    a.update(Action::Next);
-    a.update(Action::Next);
+    a.act(Action::Next);
+    a.act(Action::Next);
     assert_eq!(a.labs.probes.token, 2);
     let s = screen(&a);
     assert!(
         s.contains("✓ causality holds for token 2") && !s.contains("✗  "),
         "{s}"
     );
-    while a.cfg.fault != Some(Fault::NoCausalMask) {
-        a.update(Action::CycleFault);
+    while a.cfg().fault != Some(Fault::NoCausalMask) {
+        a.act(Action::CycleFault);
     }
-    let s = screen(&a);
+    let s = a.frame();
     assert!(s.contains("✗ causality fails"), "{s}");
     insta::assert_snapshot!(s);
-    while a.cfg.fault != Some(Fault::NormOverSeq) {
-        a.update(Action::CycleFault);
+    while a.cfg().fault != Some(Fault::NormOverSeq) {
+        a.act(Action::CycleFault);
     }
-    a.update(Action::Down);
+    a.act(Action::Down);
     let s = screen(&a);
     assert!(
         s.contains("Probes: positionwise") && s.contains("✗ positionwise fails"),
@@ -597,12 +696,56 @@ fn probes_lab_shows_a_leak_only_when_the_model_leaks() {
 }
 
 #[test]
+fn probes_run_on_a_worker_one_at_a_time_and_the_newest_wins() {
+    let mut a = tab("Probes");
+    let key = |a: &Stepper| a.labs.probes.key(a.generation);
+    assert!(a.labs.probes.current(a.generation).is_some());
+    // Moving the token asks the loop for a probe; the screen says so.
+    a.0.app.update(Action::Next);
+    assert!(
+        matches!(&a.wanted[..], [Wanted::Probe { key: k, .. }] if k.token == 1),
+        "{:?}",
+        a.wanted
+    );
+    assert!(screen(&a).contains("computing…"), "{}", screen(&a));
+    a.0.show().unwrap();
+    assert!(a.wanted.is_empty() && a.labs.probes.running.is_some());
+    // Moved again while that one runs: no second probe until it is back;
+    // then the one for token 2 is asked and shown, token 1's dropped.
+    a.0.app.update(Action::Next);
+    assert!(a.wanted.is_empty());
+    settle(&mut a.0);
+    assert_eq!(key(&a).token, 2);
+    assert_eq!(a.labs.probes.view.as_ref().map(|(k, _)| *k), Some(key(&a)));
+    assert!(a.frame().contains("✓ causality holds for token 2"));
+    // A probe for another token, probe or model that comes back is dropped.
+    let shown = key(&a);
+    for stale in [
+        ProbeKey { token: 0, ..shown },
+        ProbeKey {
+            generation: shown.generation + 1,
+            ..shown
+        },
+    ] {
+        a.0.app.finish(Done::Probe {
+            key: stale,
+            result: Err("stale".into()),
+        });
+        assert!(matches!(a.labs.probes.current(a.generation), Some(Ok(_))));
+    }
+    // A new model asks again.
+    a.act(Action::CycleFault);
+    assert_eq!(a.labs.probes.view.as_ref().map(|(k, _)| *k), Some(key(&a)));
+    assert_eq!(key(&a).generation, shown.generation + 1);
+}
+
+#[test]
 fn a_probe_failure_is_marked_on_its_step_with_its_message() {
     let mut a = app();
-    while a.cfg.fault != Some(Fault::MergeNoTranspose) {
-        a.update(Action::CycleFault);
+    while a.cfg().fault != Some(Fault::MergeNoTranspose) {
+        a.act(Action::CycleFault);
     }
-    a.update(Action::Select(11));
+    a.act(Action::Select(11));
     assert_eq!(a.path(a.cursor), Some("block1.attn.merge"));
     let s = screen(&a);
     assert!(s.contains("✗ causality fails here"), "{s}");
@@ -612,13 +755,36 @@ fn a_probe_failure_is_marked_on_its_step_with_its_message() {
     );
 }
 
+/// The loop for `app` on an 80×24 test terminal, nothing run yet.
+fn unstarted(app: App) -> Stepper {
+    Stepper(EventLoop::new(
+        app,
+        Terminal::new(TestBackend::new(80, 24)).unwrap(),
+    ))
+}
+
 #[test]
 fn the_terminal_app_opens_on_shapes_and_takes_values_from_the_background() {
-    let mut a = App::open(ModelConfig::default(), COLOR).unwrap();
-    assert_eq!(a.run.trace.mode, shapetrace::trace::Mode::ShapeOnly);
-    let wanted = a.wanted.take().expect("the full trace is asked for");
-    assert_eq!(wanted.what, Retrace::Values);
+    let opened = shapetrace::tui::app(
+        ModelConfig::default(),
+        Launch::default(),
+        Given::default(),
+        COLOR,
+    )
+    .unwrap();
+    assert_eq!(opened.run.trace.mode, shapetrace::trace::Mode::ShapeOnly);
+    assert!(
+        matches!(
+            &opened.wanted[..],
+            [Wanted::Trace {
+                what: Retrace::Values,
+                ..
+            }]
+        ),
+        "the full trace is asked for"
+    );
     // Before the first event is counted the gauge names no count.
+    let mut a = opened.clone();
     a.progress = Some((0, 0));
     let s = screen(&a);
     assert!(
@@ -627,15 +793,11 @@ fn the_terminal_app_opens_on_shapes_and_takes_values_from_the_background() {
     );
     a.progress = Some((10, 37));
     assert!(screen(&a).contains("tracing values: 10/37 events"));
-    a.update(Action::NextResidual);
-    let full = shapetrace::run_request(
-        &wanted.cfg,
-        &shapetrace::Request {
-            values: true,
-            ..shapetrace::Request::default()
-        },
-    );
-    a.finish(wanted.cfg, &wanted.what, full);
+    // The loop starts the trace on a worker; keys work meanwhile.
+    let mut a = unstarted(opened);
+    a.0.show().unwrap();
+    assert!(a.wanted.is_empty() && a.tracing.is_some());
+    a.press("r");
     assert_eq!(a.run.trace.mode, shapetrace::trace::Mode::Numeric);
     assert_eq!(
         a.path(a.cursor),
@@ -643,19 +805,17 @@ fn the_terminal_app_opens_on_shapes_and_takes_values_from_the_background() {
         "the cursor stays put"
     );
     assert!(a.progress.is_none());
-    // A live switch is handed to the event loop instead of blocking the keys.
-    a.update(Action::CycleAct);
-    assert_eq!(a.wanted.as_ref().map(|w| w.cfg.act), Some(Act::GeluTanh));
-    assert_eq!(
-        a.cfg.act,
-        Act::Gelu,
-        "the shown trace stays until the new one is done"
+    assert!(
+        a.frame().contains("r add"),
+        "the gauge is gone:\n{}",
+        a.frame()
     );
 }
 
 /// The stepper traced with a checkpoint and an input, as
-/// `shapetrace --weights … --input …` opens it.
-fn given_app() -> (App, shapetrace::Run) {
+/// `shapetrace --weights … --input …` opens it (its loop not started),
+/// and the run of the command line's trace.
+fn given_app() -> (Stepper, shapetrace::Run) {
     let src = shapetrace::load::Sources {
         weights: Some("tests/fixtures/nanogpt-tiny.safetensors".into()),
         input: Some("tests/fixtures/nanogpt-tiny-input.npy".into()),
@@ -669,7 +829,8 @@ fn given_app() -> (App, shapetrace::Run) {
         shapetrace::load::resolve(&flags, &src, shapetrace::Request::default()).unwrap();
     let given = Given::new(&req, Some("nanogpt-tiny.safetensors".into()));
     let cli = shapetrace::run_request(&cfg, &req).unwrap();
-    (App::open_given(cfg, given, COLOR).unwrap(), cli)
+    let app = shapetrace::tui::app(cfg, Launch::default(), given, COLOR).unwrap();
+    (unstarted(app), cli)
 }
 
 #[test]
@@ -681,20 +842,17 @@ fn the_stepper_traces_loaded_weights_and_input_in_the_background() {
         "{}",
         screen(&a)
     );
-    let wanted = a.wanted.take().expect("the full trace is asked for");
     assert!(a.given.req.weights.is_some() && a.given.req.input.is_some());
-    // What the event loop runs for it.
-    let full = shapetrace::run_request(&wanted.cfg, &a.given.req);
-    a.finish(wanted.cfg, &wanted.what, full);
+    settle(&mut a.0);
     assert_eq!(
         a.status.as_deref(),
         Some("values from nanogpt-tiny.safetensors")
     );
     // Step 0 says where x0 came from.
     assert!(
-        screen(&a).contains("from the given input x0 (--input)"),
+        a.frame().contains("from the given input x0 (--input)"),
         "{}",
-        screen(&a)
+        a.frame()
     );
     // The same numbers as `shapetrace trace --weights … --input …`.
     let stats = |r: &shapetrace::Run| -> Vec<_> {
@@ -706,7 +864,7 @@ fn the_stepper_traces_loaded_weights_and_input_in_the_background() {
     };
     assert_eq!(stats(&a.run), stats(&cli));
     // ...and not those of the seeded model, so the comparison can fail.
-    let seeded = shapetrace::run_request(&a.cfg, &Given::default().req).unwrap();
+    let seeded = shapetrace::run_request(a.cfg(), &Given::default().req).unwrap();
     assert_ne!(stats(&a.run), stats(&seeded));
     // Every live switch re-traces with the loaded weights.
     for switch in [
@@ -715,15 +873,14 @@ fn the_stepper_traces_loaded_weights_and_input_in_the_background() {
         Action::TogglePlacement,
         Action::CycleFault,
     ] {
-        a.update(switch);
-        let w = a.wanted.take().expect("a background re-trace");
-        let run = shapetrace::run_request(&w.cfg, &a.given.req).unwrap();
-        let seeded = shapetrace::run_request(&w.cfg, &Given::default().req).unwrap();
+        let before = a.cfg().clone();
+        a.act(switch);
+        assert_ne!(a.cfg(), &before, "{switch:?} switched the model");
+        let seeded = shapetrace::run_request(a.cfg(), &Given::default().req).unwrap();
         assert_ne!(
-            stats(&run),
+            stats(&a.run),
             stats(&seeded),
             "{switch:?} traced the checkpoint"
         );
-        a.finish(w.cfg, &w.what, Ok(run));
     }
 }

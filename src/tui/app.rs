@@ -1,12 +1,14 @@
 //! The app state and `update(&mut App, Action)`: every change of state
-//! goes through [`App::update`], so tests drive the app with actions alone.
-//! The quiz lives in [`quiz`], the lab tabs in [`labs`], moving through
-//! the steps in `navigate` and tracing again in `retrace`.
+//! goes through [`App::update`] (a key's action) or [`App::finish`] (a job
+//! the app asked the event loop for, done on another thread). The quiz
+//! lives in [`quiz`], the lab tabs in [`labs`], moving through the steps in
+//! `navigate`, tracing again in `retrace` and the jobs in `work`.
 
 pub mod labs;
 mod navigate;
 pub mod quiz;
 mod retrace;
+mod work;
 
 use super::action::{Action, KeyMode};
 use super::theme::Theme;
@@ -15,8 +17,9 @@ use crate::config::{Act, ModelConfig, NormKind, Placement};
 use crate::trace::{Event, Failure};
 use labs::Labs;
 pub use quiz::{Quiz, parse_shape};
-pub use retrace::{Given, Retrace, Switch, Wanted};
+pub use retrace::{Given, Retrace, Switch};
 use std::time::Duration;
+pub use work::{Done, Wanted};
 
 /// The tabs, in Tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,8 +84,12 @@ pub enum Row<'a> {
 /// Everything the UI shows.
 #[derive(Debug, Clone)]
 pub struct App {
-    pub cfg: ModelConfig,
+    /// The trace shown; its config is the model ([`App::cfg`]).
     pub run: Run,
+    /// Which model the labs are looking at: moves each time a switch's
+    /// trace replaces the model (not when values replace the shapes of the
+    /// same model), so a lab knows what it computed for without a copy.
+    pub generation: u64,
     pub cursor: usize,
     pub tab: Tab,
     pub help: bool,
@@ -97,10 +104,13 @@ pub struct App {
     pub status: Option<String>,
     /// The trace log being replayed, if the trace came from a file.
     pub source: Option<String>,
-    /// Re-traces run on another thread (the terminal); inline in tests.
-    pub background: bool,
-    /// A re-trace waiting for the event loop to start it in the background.
-    pub wanted: Option<Wanted>,
+    /// Work asked of the event loop and not started yet.
+    pub wanted: Vec<Wanted>,
+    /// The ticket of the trace the app waits for, if any; a trace that
+    /// comes back with another ticket was superseded and is dropped.
+    pub tracing: Option<u64>,
+    /// Tickets handed out so far.
+    tickets: u64,
     /// How far the background trace has got: (events done, expected).
     pub progress: Option<(usize, usize)>,
     /// Loaded weights and input every trace of this session uses.
@@ -109,15 +119,6 @@ pub struct App {
 }
 
 impl App {
-    /// Traces `cfg` and opens on its first step.
-    ///
-    /// # Errors
-    /// When `cfg` is invalid.
-    pub fn new(cfg: ModelConfig, theme: Theme) -> Result<Self, crate::Error> {
-        let run = crate::run_request(&cfg, &Given::default().req)?;
-        Ok(Self::with_run(cfg, run, theme))
-    }
-
     /// Opens a saved trace (`shapetrace view`) with the verdicts its
     /// summary recorded: nothing is re-judged, so no model is built. An
     /// incomplete log (no summary) opens with a note saying so. Live
@@ -126,15 +127,13 @@ impl App {
     pub fn replay(replay: crate::trace::log::Replay, source: &str, theme: Theme) -> Self {
         let note = replay.note();
         let trace = replay.trace;
-        let cfg = trace.config.clone();
         let plan = crate::Plan {
             mode: trace.mode,
-            estimate: cfg.numeric_bytes(),
+            estimate: trace.config.numeric_bytes(),
             limit: crate::plan::DEFAULT_MAX_MEMORY,
             switched: false,
         };
         let mut app = Self::with_run(
-            cfg,
             Run {
                 trace,
                 checks: replay.checks.unwrap_or_default(),
@@ -151,10 +150,10 @@ impl App {
         app
     }
 
-    fn with_run(cfg: ModelConfig, run: Run, theme: Theme) -> Self {
+    fn with_run(run: Run, theme: Theme) -> Self {
         Self {
-            cfg,
             run,
+            generation: 0,
             cursor: 0,
             tab: Tab::Steps,
             help: false,
@@ -166,49 +165,42 @@ impl App {
             theme,
             status: None,
             source: None,
-            background: false,
-            wanted: None,
+            wanted: Vec::new(),
+            tracing: None,
+            tickets: 0,
             progress: None,
             given: Given::default(),
             quit: false,
         }
     }
 
-    /// Opens at once on a shape-only trace and asks the event loop for the
-    /// full trace in the background, so even a large model shows its shapes
-    /// immediately and keys work while values are computed.
-    ///
-    /// # Errors
-    /// When `cfg` is invalid.
-    pub fn open(cfg: ModelConfig, theme: Theme) -> Result<Self, crate::Error> {
-        Self::open_given(cfg, Given::default(), theme)
-    }
-
-    /// As [`App::open`], the values traced with loaded weights and input.
+    /// Opens at once on a shape-only trace of `cfg` and asks the event loop
+    /// for the full trace, with `given`'s weights and input, so even a
+    /// large model shows its shapes immediately and keys work while values
+    /// are computed.
     ///
     /// # Errors
     /// When `cfg` is invalid. A refused plan or an input of another shape
-    /// shows in the status line when the background trace ends (the
-    /// command line checks the plan before it opens the stepper).
-    pub fn open_given(cfg: ModelConfig, given: Given, theme: Theme) -> Result<Self, crate::Error> {
+    /// shows in the status line when the full trace ends (the command
+    /// line checks the plan before it opens the stepper).
+    pub(crate) fn open_given(
+        cfg: ModelConfig,
+        given: Given,
+        theme: Theme,
+    ) -> Result<Self, crate::Error> {
         // Numbers need the loaded weights and input; shapes need neither.
-        let shapes = crate::Request {
-            mode: crate::ModeChoice::ShapeOnly,
-            ..crate::Request::default()
-        };
-        let run = crate::run_request(&cfg, &shapes)?;
-        let mut app = Self::with_run(cfg.clone(), run, theme);
-        app.background = true;
+        let run = crate::run_request(&cfg, &crate::Request::shapes())?;
+        let mut app = Self::with_run(run, theme);
         app.given = given;
-        app.wanted = Some(Wanted {
-            cfg,
-            what: Retrace::Values,
-        });
+        app.ask_trace(cfg, Retrace::Values);
         Ok(app)
     }
 
-    fn trace(&self, cfg: &ModelConfig) -> Result<Run, crate::Error> {
-        crate::run_request(cfg, &self.given.req)
+    /// The model shown: the config of the trace on screen. A switch being
+    /// traced is not in it until its trace is done.
+    #[must_use]
+    pub fn cfg(&self) -> &ModelConfig {
+        &self.run.trace.config
     }
 
     /// Number of rows: the events, and the failure if the forward stopped.
@@ -271,17 +263,17 @@ impl App {
             A::PrevTab => self.tab = self.tab.step(Tab::ALL.len() - 1),
             A::ToggleHelp => self.help = !self.help,
             A::CycleAct => {
-                let mut cfg = self.cfg.clone();
+                let mut cfg = self.cfg().clone();
                 cfg.act = next_of(Act::ALL, cfg.act);
                 self.rerun(cfg, Switch::Activation);
             }
             A::ToggleNorm => {
-                let mut cfg = self.cfg.clone();
+                let mut cfg = self.cfg().clone();
                 cfg.norm = next_of(NormKind::ALL, cfg.norm);
                 self.rerun(cfg, Switch::Norm);
             }
             A::TogglePlacement => {
-                let mut cfg = self.cfg.clone();
+                let mut cfg = self.cfg().clone();
                 cfg.placement = next_of(Placement::ALL, cfg.placement);
                 self.rerun(cfg, Switch::Placement);
             }
@@ -298,12 +290,9 @@ impl App {
             _ if matches!(self.tab, Tab::Steps | Tab::Checks) || self.present => {
                 self.navigate(action)
             }
-            _ => self.labs.update(self.tab, action, &self.cfg),
+            _ => self.lab_update(action),
         }
-        self.labs.refresh(
-            self.tab,
-            crate::check::influence::Subject::of(&self.cfg, &self.given.req),
-        );
+        self.refresh_labs();
     }
 
     /// Typing goes to the open quiz question, else to the lab being edited.
@@ -311,8 +300,14 @@ impl App {
         if self.quiz.as_ref().is_some_and(|q| q.asking.is_some()) {
             self.quiz_input(action);
         } else {
-            self.labs.update(self.tab, action, &self.cfg);
+            self.lab_update(action);
         }
+    }
+
+    /// A key's action for the lab on the shown tab.
+    fn lab_update(&mut self, action: Action) {
+        let cfg = &self.run.trace.config;
+        self.labs.update(self.tab, action, self.generation, cfg);
     }
 }
 

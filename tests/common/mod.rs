@@ -145,3 +145,71 @@ pub fn max_diff<'a>(
         .map(|(x, y)| (x - y).abs())
         .fold(0.0, f32::max)
 }
+
+/// How long a test waits for the stepper's jobs (traces, probes) before
+/// it fails.
+pub const JOB_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The stepper's event loop on an 80×24 test terminal.
+pub type TestLoop = shapetrace::tui::event_loop::EventLoop<ratatui::backend::TestBackend>;
+
+/// The stepper as the command line opens it for `cfg` and `given`
+/// (`shapetrace::tui::app`), on an 80×24 test terminal, its event loop
+/// turned until the first full trace is shown.
+pub fn stepper(cfg: ModelConfig, given: shapetrace::tui::app::Given) -> TestLoop {
+    use shapetrace::tui::{Launch, theme::COLOR};
+    let app =
+        shapetrace::tui::app(cfg, Launch::default(), given, COLOR).expect("the stepper opens");
+    let terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).expect("test terminal");
+    let mut lp = shapetrace::tui::event_loop::EventLoop::new(app, terminal);
+    settle(&mut lp);
+    lp
+}
+
+/// Whether the app waits for a job: asked for and not started, or a
+/// trace or probe started and not back.
+pub fn busy(app: &shapetrace::tui::app::App) -> bool {
+    !app.wanted.is_empty() || app.tracing.is_some() || app.labs.probes.running.is_some()
+}
+
+/// Turns the loop as the terminal does until every message sent to it is
+/// taken and every job the app asked for is back and drawn; fails after
+/// [`JOB_WAIT`].
+pub fn settle(lp: &mut TestLoop) {
+    let deadline = std::time::Instant::now() + JOB_WAIT;
+    lp.show().expect("test draw");
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        assert!(
+            !left.is_zero(),
+            "the stepper's jobs were not back within {JOB_WAIT:?}"
+        );
+        // Wait only for a job; queued messages are taken at once.
+        let wait = if busy(&lp.app) {
+            left
+        } else {
+            std::time::Duration::ZERO
+        };
+        let came = lp.turn(wait).expect("test turn");
+        if !came && !busy(&lp.app) {
+            return;
+        }
+    }
+}
+
+/// The text of the loop's last frame, one line per row, trailing spaces cut.
+pub fn frame(lp: &TestLoop) -> String {
+    let buf = lp.terminal.backend().buffer();
+    let w = usize::from(buf.area.width);
+    let cells: Vec<&str> = buf
+        .content
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect();
+    cells
+        .chunks(w)
+        .map(|row| row.concat().trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,12 +1,14 @@
-//! The lab tabs' state: FFN by hand, norms, budget (in `budget`) and probes.
+//! The lab tabs' state: FFN by hand, norms, budget (in `budget`) and
+//! probes (in `probes`).
 //!
 //! Each lab reads the lesson, budget and probe APIs; nothing here computes
-//! a number of its own.
+//! a number of its own. A lab that depends on the stepper's model keeps
+//! the model's generation it was made for, not a copy of the model.
 
 mod budget;
+mod probes;
 
-use super::Tab;
-use crate::check::influence::{Influence, Kind, Subject, influence};
+use super::{Tab, Wanted};
 use crate::config::ModelConfig;
 use crate::lesson::by_hand::FfnByHand;
 use crate::lesson::norms::NormCompare;
@@ -14,6 +16,7 @@ use crate::lesson::parse_vector;
 use crate::tui::action::Action;
 pub use budget::{BudgetLab, Field};
 use budget::{budget_lab, set_budget};
+pub use probes::{ProbeKey, ProbesLab};
 
 /// Which vector is being typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,17 +45,6 @@ pub struct FfnLab {
     pub shown: usize,
 }
 
-/// The probe shown, for which token, and what changed.
-#[derive(Debug, Clone)]
-pub struct ProbesLab {
-    pub kind: Kind,
-    pub token: usize,
-    /// `None` until computed for the current model, kind and token.
-    pub view: Option<Result<Influence, String>>,
-    /// The model the view was computed for.
-    pub of: Option<ModelConfig>,
-}
-
 /// Every lab's state.
 #[derive(Debug, Clone)]
 pub struct Labs {
@@ -72,20 +64,16 @@ impl Default for Labs {
             norms: NormCompare::new(&[3.0, 4.0])
                 .unwrap_or_else(|e| panic!("the lesson vector: {e}")),
             budget: None,
-            probes: ProbesLab {
-                kind: Kind::Causality,
-                token: 0,
-                view: None,
-                of: None,
-            },
+            probes: ProbesLab::default(),
             editing: None,
         }
     }
 }
 
 impl Labs {
-    /// Applies a key's action to the lab on `tab`.
-    pub fn update(&mut self, tab: Tab, action: Action, cfg: &ModelConfig) {
+    /// Applies a key's action to the lab on `tab`; `cfg` is the stepper's
+    /// model, of generation `generation`.
+    pub fn update(&mut self, tab: Tab, action: Action, generation: u64, cfg: &ModelConfig) {
         if self.editing.is_some() {
             self.type_into(action);
             return;
@@ -95,28 +83,24 @@ impl Labs {
             Tab::Norms if action == Action::Edit => {
                 self.edit(EditTarget::NormX, &self.norms.x.clone())
             }
-            Tab::Budget => self.budget_update(action, cfg),
-            Tab::Probes => self.probes_update(action, cfg),
+            Tab::Budget => self.budget_update(action, generation, cfg),
+            Tab::Probes => self.probes.update(action, cfg),
             _ => {}
         }
     }
 
-    /// Computes what the shown lab needs and does not have yet.
-    /// The Probes lab re-runs `subject`, the shown model with the
-    /// session's loaded weights and input, if any.
-    pub fn refresh(&mut self, tab: Tab, subject: Subject) {
-        let cfg = subject.cfg;
+    /// Makes what the lab on `tab` needs for the stepper's model `cfg` (of
+    /// generation `generation`) and does not have yet: the budget is
+    /// counted at once; a probe is asked of the event loop (the returned
+    /// job), since it re-runs the model.
+    pub fn refresh(&mut self, tab: Tab, generation: u64, cfg: &ModelConfig) -> Option<Wanted> {
         match tab {
-            Tab::Budget if self.budget.as_ref().is_none_or(|b| &b.base != cfg) => {
-                self.budget = budget_lab(cfg);
+            Tab::Budget if self.budget.as_ref().is_none_or(|b| b.of != generation) => {
+                self.budget = budget_lab(generation, cfg);
+                None
             }
-            Tab::Probes if self.probes.view.is_none() || self.probes.of.as_ref() != Some(cfg) => {
-                let p = &mut self.probes;
-                p.token = p.token.min(cfg.seq.saturating_sub(1));
-                p.view = Some(influence(subject, p.kind, &[p.token]).map(|mut v| v.remove(0)));
-                p.of = Some(cfg.clone());
-            }
-            _ => {}
+            Tab::Probes => self.probes.ask(generation, cfg),
+            _ => None,
         }
     }
 
@@ -192,24 +176,5 @@ impl Labs {
             Action::Edit => self.edit(EditTarget::FfnX, &self.ffn.ex.x.clone()),
             _ => {}
         }
-    }
-
-    fn probes_update(&mut self, action: Action, cfg: &ModelConfig) {
-        let p = &mut self.probes;
-        let last = cfg.seq.saturating_sub(1);
-        match action {
-            Action::Next => p.token = (p.token + 1).min(last),
-            Action::Prev => p.token = p.token.saturating_sub(1),
-            Action::First => p.token = 0,
-            Action::Last => p.token = last,
-            Action::Up | Action::Down => {
-                p.kind = match p.kind {
-                    Kind::Causality => Kind::Positionwise,
-                    Kind::Positionwise => Kind::Causality,
-                };
-            }
-            _ => return,
-        }
-        p.view = None;
     }
 }

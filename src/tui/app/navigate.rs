@@ -45,8 +45,8 @@ impl App {
                 "residual add",
             ),
             A::Select(i) if i < self.rows() => self.goto(i),
-            A::NextHead => self.head = (self.head + 1) % self.cfg.heads,
-            A::PrevHead => self.head = (self.head + self.cfg.heads - 1) % self.cfg.heads,
+            A::NextHead => self.head = (self.head + 1) % self.cfg().heads,
+            A::PrevHead => self.head = (self.head + self.cfg().heads - 1) % self.cfg().heads,
             _ => {}
         }
     }

@@ -12,7 +12,7 @@ use std::fmt;
 /// Shown as `values` or the switch's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Retrace {
-    /// The full trace that replaces the shape-only one `App::open` shows.
+    /// The full trace that replaces the shape-only one the stepper opens on.
     Values,
     /// A key changed one setting of the model.
     Switch(Switch),
@@ -97,15 +97,6 @@ impl Given {
     }
 }
 
-/// A re-trace the event loop should run off the UI thread, under the
-/// app's [`Given`] request.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Wanted {
-    pub cfg: ModelConfig,
-    /// Why it is traced: the first full trace, or a live switch.
-    pub what: Retrace,
-}
-
 impl App {
     pub(super) fn cycle_fault(&mut self) {
         let choices: Vec<Option<Fault>> = std::iter::once(None)
@@ -113,10 +104,10 @@ impl App {
             .collect();
         let at = choices
             .iter()
-            .position(|f| *f == self.cfg.fault)
+            .position(|f| *f == self.cfg().fault)
             .unwrap_or(0);
         for k in 1..=choices.len() {
-            let mut cfg = self.cfg.clone();
+            let mut cfg = self.cfg().clone();
             cfg.fault = choices[(at + k) % choices.len()];
             if cfg.validate().is_ok() {
                 self.rerun(cfg, Switch::Fault);
@@ -125,23 +116,19 @@ impl App {
         }
     }
 
-    /// Re-traces with `cfg`, keeping the cursor on the same path.
+    /// Asks the event loop to re-trace with `cfg`; the shown trace stays
+    /// until the new one is done.
     pub(super) fn rerun(&mut self, cfg: ModelConfig, switch: Switch) {
         let what = Retrace::Switch(switch);
-        if self.background {
-            self.status = Some(format!("{what}: tracing…"));
-            self.wanted = Some(Wanted { cfg, what });
-            return;
-        }
-        let result = self.trace(&cfg);
-        self.finish(cfg, &what, result);
+        self.status = Some(format!("{what}: tracing…"));
+        self.ask_trace(cfg, what);
     }
 
-    /// Shows a finished re-trace of `cfg`, keeping the cursor on the same path.
-    pub fn finish(&mut self, cfg: ModelConfig, what: &Retrace, result: Result<Run, crate::Error>) {
+    /// Shows a finished trace, keeping the cursor on the same path. A
+    /// switch's trace brings a new model, so the labs' generation moves.
+    pub(super) fn traced(&mut self, what: Retrace, result: Result<Run, crate::Error>) {
         let path = self.path(self.cursor).map(str::to_string);
-        self.progress = None;
-        match (*what, result) {
+        match (what, result) {
             (Retrace::Values, Ok(run)) => {
                 self.status = run.plan.note().or_else(|| {
                     self.given
@@ -150,16 +137,12 @@ impl App {
                         .map(|l| format!("values from {l}"))
                 });
                 self.run = run;
-                self.labs.refresh(
-                    self.tab,
-                    crate::check::influence::Subject::of(&self.cfg, &self.given.req),
-                );
             }
             (Retrace::Switch(switch), Ok(run)) => {
                 self.run = run;
+                self.generation += 1;
                 self.source = None;
-                let value = switch.value(&cfg);
-                self.cfg = cfg;
+                let value = switch.value(self.cfg());
                 let same =
                     path.and_then(|p| (0..self.rows()).find(|&i| self.path(i) == Some(p.as_str())));
                 self.cursor = same

@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
     let mut lines = Vec::new();
-    if let Some(f) = app.cfg.fault {
+    if let Some(f) = app.cfg().fault {
         let names: Vec<&str> = catches(f).iter().map(|c| c.as_str()).collect();
         lines.push(Line::styled(
             format!(

@@ -94,7 +94,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 "The forward stopped here: the steps after it cannot run.",
                 t.title,
             ));
-            if let Some(fault) = app.cfg.fault {
+            if let Some(fault) = app.cfg().fault {
                 lines.push(Line::from(format!("fault {fault}: {}", fault.describe())));
             }
         }

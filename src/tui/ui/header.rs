@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
-    let c = &app.cfg;
+    let c = app.cfg();
     let t = app.theme;
     // Full names when they fit, short ones otherwise: [B, T, d_model, heads, kv, d_ff, layers].
     let line = |names: [&str; 7], gap: &str| {

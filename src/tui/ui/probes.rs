@@ -27,8 +27,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         p.token
     );
     let mut lines = vec![Line::styled(rule, t.dim)];
-    match &p.view {
-        None => lines.push(Line::raw("computing…")),
+    match p.current(app.generation) {
+        // The probe re-runs the model on a worker thread.
+        None => lines.push(Line::styled(
+            format!(
+                "computing… the model re-runs with token {} moved; keys work",
+                p.token
+            ),
+            t.key,
+        )),
         Some(Err(e)) => lines.push(Line::styled(
             format!("cannot probe this model: {e}"),
             t.fail,

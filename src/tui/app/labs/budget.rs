@@ -89,8 +89,10 @@ impl Field {
 /// A budget for an editable copy of the model, beside GPT-2 small's.
 #[derive(Debug, Clone)]
 pub struct BudgetLab {
-    /// The stepper's model this copy started from.
-    pub base: ModelConfig,
+    /// The generation of the stepper's model this copy started from; a
+    /// new model starts the lab over.
+    pub of: u64,
+    /// The lab's own model: the stepper's, as the user edits it.
     pub cfg: ModelConfig,
     /// The field under the cursor.
     pub field: Field,
@@ -107,7 +109,7 @@ fn step_size(v: usize) -> usize {
 impl Labs {
     /// Moves between fields, steps or edits the one under the cursor, or
     /// starts over from the stepper's model (`First`).
-    pub(super) fn budget_update(&mut self, action: Action, cfg: &ModelConfig) {
+    pub(super) fn budget_update(&mut self, action: Action, generation: u64, cfg: &ModelConfig) {
         let Some(lab) = &mut self.budget else { return };
         let field = lab.field;
         let up = match action {
@@ -120,7 +122,7 @@ impl Labs {
                 return;
             }
             Action::First => {
-                self.budget = budget_lab(cfg);
+                self.budget = budget_lab(generation, cfg);
                 return;
             }
             Action::Edit => {
@@ -186,14 +188,15 @@ pub(super) fn set_budget(lab: &mut BudgetLab, mut next: ModelConfig) -> Result<(
     Ok(())
 }
 
-/// The budget lab for `cfg`, or `None` when GPT-2 small or `cfg` cannot be counted.
-pub(super) fn budget_lab(cfg: &ModelConfig) -> Option<BudgetLab> {
+/// The budget lab for `cfg`, the stepper's model of `generation`, or
+/// `None` when GPT-2 small or `cfg` cannot be counted.
+pub(super) fn budget_lab(generation: u64, cfg: &ModelConfig) -> Option<BudgetLab> {
     let gpt2 = preset::by_name("gpt2-small")
         .ok()
         .and_then(|c| Budget::of(&c).ok())?;
     let ours = Budget::of(cfg).ok()?;
     Some(BudgetLab {
-        base: cfg.clone(),
+        of: generation,
         cfg: cfg.clone(),
         field: Field::DModel,
         ours,

@@ -1,0 +1,113 @@
+//! The probes lab: which rows change when one input row changes. The
+//! probe re-runs the model, so it is computed by the event loop on a
+//! worker thread: the lab asks for one probe at a time and, when it comes
+//! back, asks for the newest token and probe if they changed meanwhile.
+
+use super::super::Wanted;
+use crate::check::influence::{Influence, Kind};
+use crate::config::ModelConfig;
+use crate::tui::action::Action;
+
+/// What a probe was computed for: the stepper's model (by its
+/// generation), the probe and the token moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProbeKey {
+    pub generation: u64,
+    pub kind: Kind,
+    pub token: usize,
+}
+
+/// The probe shown, for which token, and what changed.
+#[derive(Debug, Clone)]
+pub struct ProbesLab {
+    pub kind: Kind,
+    pub token: usize,
+    /// The last probe that came back, with what it was computed for.
+    pub view: Option<(ProbeKey, Result<Influence, String>)>,
+    /// The probe being computed on a worker thread, if any.
+    pub running: Option<ProbeKey>,
+}
+
+impl Default for ProbesLab {
+    fn default() -> Self {
+        Self {
+            kind: Kind::Causality,
+            token: 0,
+            view: None,
+            running: None,
+        }
+    }
+}
+
+impl ProbesLab {
+    /// What the lab shows for the model of `generation`.
+    #[must_use]
+    pub fn key(&self, generation: u64) -> ProbeKey {
+        ProbeKey {
+            generation,
+            kind: self.kind,
+            token: self.token,
+        }
+    }
+
+    /// The probe for the model of `generation` and the token and probe
+    /// chosen; `None` while it is being computed.
+    #[must_use]
+    pub fn current(&self, generation: u64) -> Option<&Result<Influence, String>> {
+        let key = self.key(generation);
+        self.view
+            .as_ref()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, v)| v)
+    }
+
+    /// Moves the token or switches the probe.
+    pub(super) fn update(&mut self, action: Action, cfg: &ModelConfig) {
+        let last = cfg.seq.saturating_sub(1);
+        match action {
+            Action::Next => self.token = (self.token + 1).min(last),
+            Action::Prev => self.token = self.token.saturating_sub(1),
+            Action::First => self.token = 0,
+            Action::Last => self.token = last,
+            Action::Up | Action::Down => {
+                self.kind = match self.kind {
+                    Kind::Causality => Kind::Positionwise,
+                    Kind::Positionwise => Kind::Causality,
+                };
+            }
+            _ => {}
+        }
+    }
+
+    /// The probe to compute for `cfg`, the model of `generation`, unless
+    /// it is shown already or another probe is still running (the newest
+    /// is asked for when that one comes back).
+    pub(super) fn ask(&mut self, generation: u64, cfg: &ModelConfig) -> Option<Wanted> {
+        self.token = self.token.min(cfg.seq.saturating_sub(1));
+        if self.running.is_some() || self.current(generation).is_some() {
+            return None;
+        }
+        let key = self.key(generation);
+        self.running = Some(key);
+        Some(Wanted::Probe {
+            key,
+            cfg: cfg.clone(),
+        })
+    }
+
+    /// Keeps a probe that came back if it is for what is shown now, the
+    /// model of `generation`; drops it otherwise.
+    pub(in crate::tui::app) fn came(
+        &mut self,
+        key: ProbeKey,
+        generation: u64,
+        result: Result<Influence, String>,
+    ) {
+        if self.running == Some(key) {
+            self.running = None;
+        }
+        if key == self.key(generation) {
+            self.view = Some((key, result));
+        }
+    }
+}

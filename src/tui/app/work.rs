@@ -1,0 +1,94 @@
+//! Work the app hands to the event loop, which runs it on a worker thread
+//! so keys stay live, and what comes back.
+//!
+//! The app asks by pushing a [`Wanted`] onto `App::wanted`; the event loop
+//! takes it, runs it under the session's [`super::Given`] request and hands
+//! the [`Done`] result to [`App::finish`]. A newer ask supersedes an older
+//! one: a trace carries a ticket and only the newest ticket's result is
+//! shown; a probe carries the [`ProbeKey`] it was asked for and a result
+//! for another model, probe or token is dropped.
+
+use super::App;
+use super::labs::ProbeKey;
+use super::retrace::Retrace;
+use crate::Run;
+use crate::check::influence::Influence;
+use crate::config::ModelConfig;
+
+/// Work the app asks the event loop to run off the UI thread.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Wanted {
+    /// Trace `cfg`, the model asked for (the shown one stays until this
+    /// one is done): the first full trace, or a live switch.
+    Trace {
+        ticket: u64,
+        cfg: ModelConfig,
+        what: Retrace,
+    },
+    /// Run the probe `key` on `cfg`, the model shown when it was asked.
+    Probe { key: ProbeKey, cfg: ModelConfig },
+}
+
+/// A finished job, for [`App::finish`].
+#[derive(Debug)]
+pub enum Done {
+    /// The trace asked with `ticket` (boxed: a run is large beside the
+    /// other messages).
+    Trace {
+        ticket: u64,
+        what: Retrace,
+        result: Box<Result<Run, crate::Error>>,
+    },
+    /// The probe asked for `key`.
+    Probe {
+        key: ProbeKey,
+        result: Result<Influence, String>,
+    },
+}
+
+impl App {
+    /// Asks for a trace of `cfg`; the result of any trace asked before is
+    /// dropped when it comes.
+    pub(super) fn ask_trace(&mut self, cfg: ModelConfig, what: Retrace) {
+        self.tickets += 1;
+        self.tracing = Some(self.tickets);
+        self.wanted.push(Wanted::Trace {
+            ticket: self.tickets,
+            cfg,
+            what,
+        });
+    }
+
+    /// Takes a finished job's result: shows the newest trace asked for, or
+    /// the probe for the model, probe and token now shown; drops the rest.
+    pub fn finish(&mut self, done: Done) {
+        match done {
+            Done::Trace {
+                ticket,
+                what,
+                result,
+            } => {
+                if self.tracing != Some(ticket) {
+                    return;
+                }
+                self.tracing = None;
+                self.traced(what, *result);
+            }
+            Done::Probe { key, result } => {
+                let now = self.generation;
+                self.labs.probes.came(key, now, result);
+            }
+        }
+        self.refresh_labs();
+    }
+
+    /// Asks for what the shown lab needs and does not have yet: the Budget
+    /// lab's closed form is counted here; the Probes lab re-runs the shown
+    /// model with the session's weights and input, so it is a job.
+    pub(super) fn refresh_labs(&mut self) {
+        let cfg = &self.run.trace.config;
+        if let Some(w) = self.labs.refresh(self.tab, self.generation, cfg) {
+            self.wanted.push(w);
+        }
+    }
+}

@@ -30,6 +30,7 @@ pub mod plan;
 pub mod report;
 pub mod run;
 pub mod seed;
+pub mod shape;
 pub mod text;
 pub mod trace;
 pub mod tui;
@@ -38,8 +39,8 @@ pub mod weights;
 pub use budget::Budget;
 pub use check::{CheckResult, Status};
 pub use config::{ModelConfig, file::Overlay};
-pub use ops::Shape;
 pub use plan::{Hooks, ModeChoice, Plan, Progress, Request};
+pub use shape::Shape;
 pub use trace::{CheckName, Event, Trace};
 
 pub use report::{Run, checks_for, run, run_request};

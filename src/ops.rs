@@ -16,15 +16,7 @@ pub use infer::OpError;
 use crate::config::names::named_enum;
 use crate::config::{DType, NormKind};
 
-/// A tensor shape, outermost axis first.
-pub type Shape = Vec<usize>;
-
-/// Formats a shape as `(2,4,64)`.
-#[must_use]
-pub fn fmt_shape(shape: &[usize]) -> String {
-    let parts: Vec<String> = shape.iter().map(ToString::to_string).collect();
-    format!("({})", parts.join(","))
-}
+pub use crate::shape::{Shape, fmt_shape};
 
 named_enum! {
     /// What kind of step produced a tensor: the trace's `op` field.

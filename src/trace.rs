@@ -12,7 +12,9 @@ pub mod verdict;
 
 use crate::arch::Anatomy;
 use crate::config::{DType, ModelConfig};
-use crate::ops::{OpKind, Shape, Stats, fmt_shape};
+pub use crate::ops::OpKind;
+use crate::ops::Stats;
+use crate::shape::{Shape, fmt_shape};
 use serde::{Deserialize, Serialize};
 pub use verdict::{CheckName, CheckResult, Status};
 
@@ -89,6 +91,12 @@ impl Event {
     #[must_use]
     pub fn block(&self) -> Option<usize> {
         block_of(&self.path)
+    }
+
+    /// Its shape with the axes' names, `(B=2,h=4,T=4,hd=16)`.
+    #[must_use]
+    pub fn named_shape(&self) -> String {
+        crate::shape::named(&self.shape, &self.axes)
     }
 
     /// Whether this event is a residual add.

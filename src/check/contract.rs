@@ -6,7 +6,8 @@
 //! (no add reached, a forward stopped at its input) is `skip`, not `pass`.
 
 use super::CheckResult;
-use crate::ops::{OpKind, fmt_shape};
+use crate::shape::fmt_shape;
+use crate::trace::OpKind;
 use crate::trace::{CheckName, Mode, Trace, judge};
 
 /// The six contract checks, in a fixed order.

@@ -4,7 +4,7 @@
 //! shape comes back `↩ returns`, and residual adds `✓ add` or `✗ add`.
 
 use crate::check::{CheckResult, Status};
-use crate::ops::fmt_shape;
+use crate::shape::fmt_shape;
 use crate::text::{escaped, shown};
 use crate::trace::{Event, Trace};
 use std::fmt::Write as _;

@@ -35,8 +35,6 @@ mod small;
 mod steps;
 
 use super::app::{App, Tab};
-use crate::ops::fmt_shape;
-use crate::trace::Event;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Widget;
@@ -97,21 +95,6 @@ pub fn step_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
 
 fn too_small(area: Rect) -> bool {
     area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1
-}
-
-/// `(B=2,h=4,T=4,hd=16)`: the shape with its axis names.
-#[must_use]
-pub fn named_shape(e: &Event) -> String {
-    if e.axes.len() != e.shape.len() {
-        return fmt_shape(&e.shape);
-    }
-    let parts: Vec<String> = e
-        .axes
-        .iter()
-        .zip(&e.shape)
-        .map(|(a, n)| format!("{a}={n}"))
-        .collect();
-    format!("({})", parts.join(","))
 }
 
 impl Widget for &App {

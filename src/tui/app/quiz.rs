@@ -3,7 +3,7 @@
 
 use super::{App, Row};
 use crate::Shape;
-use crate::ops::fmt_shape;
+use crate::shape::fmt_shape;
 use crate::tui::action::Action;
 
 /// Quiz state.

@@ -3,7 +3,7 @@
 
 use super::heatmap;
 use crate::config::human_bytes;
-use crate::ops::fmt_shape;
+use crate::shape::fmt_shape;
 use crate::tui::app::{App, Row};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

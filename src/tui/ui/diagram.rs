@@ -3,7 +3,7 @@
 //! (Pre-LN) or after the add (Post-LN), the current one lit and bracketed.
 
 use crate::arch::{Anatomy, NormAt, SublayerKind};
-use crate::ops::OpKind;
+use crate::trace::OpKind;
 use crate::tui::app::{App, Row};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -173,7 +173,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             vec![
                 Line::styled(format!(" now {}", e.path), t.title),
                 Line::from(vec![
-                    Span::raw(format!(" {} ", super::named_shape(e))),
+                    Span::raw(format!(" {} ", e.named_shape())),
                     Span::styled(word, style),
                 ]),
             ]

@@ -1,8 +1,8 @@
 //! A value heatmap of one 2-D slice of a small tensor, drawn with shade
 //! glyphs so it reads without colour. Masked attention cells show `╳`.
 
-use crate::ops::OpKind;
 use crate::trace::Event;
+use crate::trace::OpKind;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 

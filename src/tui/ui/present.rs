@@ -1,7 +1,7 @@
 //! Presenter mode: the current step's path and shape in large text, with
 //! the block diagram and the formula, for the back of the room.
 
-use super::{diagram, named_shape};
+use super::diagram;
 use crate::tui::app::{App, Row};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -52,8 +52,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let style = if e.departs { t.departs } else { t.title };
             (
                 fit(&e.path),
-                crate::ops::fmt_shape(&e.shape),
-                format!("{} {mark}", named_shape(e)),
+                crate::shape::fmt_shape(&e.shape),
+                format!("{} {mark}", e.named_shape()),
                 e.formula.clone(),
                 style,
             )

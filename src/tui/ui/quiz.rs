@@ -1,6 +1,6 @@
 //! The quiz prompt: predict the shape of the next step before it is shown.
 
-use crate::ops::fmt_shape;
+use crate::shape::fmt_shape;
 use crate::tui::app::{App, Row};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};

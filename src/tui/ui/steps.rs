@@ -1,8 +1,7 @@
 //! The step list: step, path, shape with named axes, dtype, marker.
 
-use super::named_shape;
-use crate::ops::fmt_shape;
 use crate::report::table::marker;
+use crate::shape::fmt_shape;
 use crate::tui::app::{App, Row};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -51,7 +50,7 @@ fn widths(app: &App) -> [usize; 4] {
         .unwrap_or(4);
     let shape = ev
         .iter()
-        .map(|e| named_shape(e).chars().count())
+        .map(|e| e.named_shape().chars().count())
         .max()
         .unwrap_or(5);
     [5, path.clamp(4, 26) + 2, shape.clamp(9, 28) + 2, 6]
@@ -107,7 +106,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                     "{}{}{}{}",
                     cell(&e.step.to_string(), ws),
                     cell(&e.path, wp),
-                    cell(&named_shape(e), wsh),
+                    cell(&e.named_shape(), wsh),
                     cell(e.dtype.as_str(), wd)
                 );
                 match app.failed_at(&e.path) {

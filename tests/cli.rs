@@ -411,3 +411,14 @@ fn probes_re_run_the_loaded_weights_and_catch_a_fault_there() {
     let leak = check(&["--fault", "no-causal-mask"]);
     assert_eq!((leak.0, leak.2.as_str()), (Some(1), "fail"), "{leak:?}");
 }
+
+/// A check that judged nothing is counted apart: GPT-2 XL traces shapes
+/// only, so its three value checks are skipped, not held.
+#[test]
+fn the_headline_counts_skipped_checks_apart() {
+    let o = shapetrace(&["check", "--preset", "gpt2-xl"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("6 checks hold, 3 skipped"), "{out}");
+    assert!(!out.contains("all 9 checks hold"), "{out}");
+}

@@ -884,3 +884,33 @@ fn the_stepper_traces_loaded_weights_and_input_in_the_background() {
         );
     }
 }
+
+/// The diagram draws the anatomy the trace recorded, not the config:
+/// under skip-block1 block 2's stream is named x0 with a word, and a
+/// trace whose config says post-LN but whose recorded anatomy is Pre-LN
+/// (as a hand-edited log could) is drawn Pre-LN.
+#[test]
+fn the_diagram_draws_the_recorded_anatomy() {
+    let mut lp = common::stepper(
+        common::cfg("fault = 'skip-block1'"),
+        shapetrace::tui::app::Given::default(),
+    );
+    let at = |lp: &common::TestLoop, path: &str| {
+        lp.app.run.trace.events.iter().position(|e| e.path == path).unwrap()
+    };
+    lp.app.cursor = at(&lp, "block2.ln_1");
+    lp.show().unwrap();
+    let screen = common::frame(&lp);
+    assert!(screen.contains("x0 ─┬─▶"), "{screen}");
+    assert!(screen.contains("reads x0, not block 1's output"), "{screen}");
+    lp.app.cursor = at(&lp, "block1.ln_1");
+    lp.show().unwrap();
+    assert!(!common::frame(&lp).contains("reads x0"));
+
+    let mut lp = common::stepper(common::cfg(""), shapetrace::tui::app::Given::default());
+    lp.app.run.trace.config.placement = shapetrace::config::Placement::Post;
+    lp.app.cursor = at(&lp, "block1.attn.q");
+    lp.show().unwrap();
+    let screen = common::frame(&lp);
+    assert!(screen.contains("pre-LN") && screen.contains("ln_1 ─▶"), "{screen}");
+}

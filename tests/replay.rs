@@ -5,6 +5,7 @@
 use assert_cmd::Command;
 mod common;
 
+use shapetrace::check::influence::{Kind, Subject, influence};
 use shapetrace::trace::log;
 use shapetrace::tui::app::App;
 use shapetrace::tui::theme::MONO;
@@ -145,6 +146,12 @@ fn view_replays_a_log_whose_header_is_an_impossible_model() {
         let replay = log::read(edited.as_bytes(), "edited.jsonl").unwrap();
         assert_eq!(replay.trace.events.len(), events, "{to}");
         assert_eq!(replay.checks.as_ref().map(Vec::len), Some(9), "{to}");
+        // The Probes tab's re-run and the Budget tab refuse such a model
+        // with a reason; neither builds it.
+        let cfg = &replay.trace.config;
+        let probed = influence(Subject::seeded(cfg), Kind::Causality, &[0]);
+        assert!(probed.is_err(), "{to}");
+        assert!(shapetrace::Budget::of(cfg).is_err(), "{to}");
         let mut app = App::replay(replay, "edited.jsonl", MONO);
         for _ in 0..20 {
             app.update(shapetrace::tui::action::Action::Next);

@@ -896,13 +896,22 @@ fn the_diagram_draws_the_recorded_anatomy() {
         shapetrace::tui::app::Given::default(),
     );
     let at = |lp: &common::TestLoop, path: &str| {
-        lp.app.run.trace.events.iter().position(|e| e.path == path).unwrap()
+        lp.app
+            .run
+            .trace
+            .events
+            .iter()
+            .position(|e| e.path == path)
+            .unwrap()
     };
     lp.app.cursor = at(&lp, "block2.ln_1");
     lp.show().unwrap();
     let screen = common::frame(&lp);
     assert!(screen.contains("x0 ─┬─▶"), "{screen}");
-    assert!(screen.contains("reads x0, not block 1's output"), "{screen}");
+    assert!(
+        screen.contains("reads x0, not block 1's output"),
+        "{screen}"
+    );
     lp.app.cursor = at(&lp, "block1.ln_1");
     lp.show().unwrap();
     assert!(!common::frame(&lp).contains("reads x0"));
@@ -912,5 +921,8 @@ fn the_diagram_draws_the_recorded_anatomy() {
     lp.app.cursor = at(&lp, "block1.attn.q");
     lp.show().unwrap();
     let screen = common::frame(&lp);
-    assert!(screen.contains("pre-LN") && screen.contains("ln_1 ─▶"), "{screen}");
+    assert!(
+        screen.contains("pre-LN") && screen.contains("ln_1 ─▶"),
+        "{screen}"
+    );
 }

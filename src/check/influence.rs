@@ -225,6 +225,9 @@ pub fn tokens(seq: usize) -> Vec<usize> {
 /// stops at a failed check.
 pub fn influence(subject: Subject, kind: Kind, tokens: &[usize]) -> Result<Vec<Influence>, String> {
     let cfg = subject.cfg;
+    // A replayed log's model may be one the tool would not build.
+    cfg.validate()
+        .map_err(|e| format!("the model is invalid: {e}"))?;
     if cfg.numeric_bytes() > PROBE_MAX_BYTES {
         return Err(format!(
             "model too large to re-run (limit {})",

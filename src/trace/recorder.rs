@@ -15,16 +15,17 @@
 use super::judge;
 use super::{CheckName, Event, Failure, Operand};
 use crate::config::DType;
-use crate::ops::{Backend, Fusion, Op, OpKind, Shape, Stats, fmt_shape};
-use std::collections::VecDeque;
+use crate::ops::{Backend, Op, OpKind, Shape, Stats, fmt_shape};
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::Ordering;
 
 mod about;
+mod fused;
 mod parts;
 mod push;
 
 use about::About;
+use fused::Fused;
 use push::Pending;
 
 pub use parts::{Capture, In, Param, Stop, Val, Watch};
@@ -43,13 +44,6 @@ pub struct Recorder<'b, B: Backend> {
     cancelled: bool,
     /// Inside a group the backend ran in one pass: what its steps record.
     fused: Option<Fused<B::Tensor>>,
-}
-
-/// The outputs of a fused group, handed to its steps in order: the stats
-/// of each output it never built, then the group's last output.
-struct Fused<T> {
-    stats: VecDeque<Stats>,
-    last: Option<T>,
 }
 
 /// What a finished recorder holds.
@@ -229,40 +223,6 @@ impl<'b, B: Backend> Recorder<'b, B> {
         }
         out.axes.clone_from(&stream.axes);
         Ok(out)
-    }
-
-    /// Runs `steps`, a group of steps on the operands `ins` that the
-    /// backend may run in one pass as `fusion`. Either way every step is
-    /// recorded as its own event, with the same shapes and stats: fused,
-    /// the steps record what the pass gave instead of running their ops.
-    /// Never fused while capturing values for the probes, or when a step
-    /// refuses its operands (the steps then run one by one, so the one
-    /// that refuses is on record).
-    ///
-    /// # Errors
-    /// As the steps.
-    pub fn fusable(
-        &mut self,
-        fusion: Fusion,
-        ins: &[In<B::Tensor>],
-        steps: impl FnOnce(&mut Self) -> Result<Val<B::Tensor>, Stop>,
-    ) -> Result<Val<B::Tensor>, Stop> {
-        let shapes: Vec<&[usize]> = ins.iter().map(|i| Self::shape_of(i)).collect();
-        if self.watch.capture || self.fused.is_some() || !fusion.accepts(&shapes) {
-            return steps(self);
-        }
-        self.check_cancel()?;
-        let tensors: Vec<&B::Tensor> = ins.iter().map(In::tensor).collect();
-        let Some((stats, last)) = self.backend.fused(&fusion, &tensors) else {
-            return steps(self);
-        };
-        self.fused = Some(Fused {
-            stats: stats.into(),
-            last: Some(last),
-        });
-        let out = steps(self);
-        self.fused = None;
-        out
     }
 
     /// Runs step `name` of `op` on `ins`, with `owned`'s value handed over

@@ -11,6 +11,8 @@ pub mod names;
 pub mod preset;
 mod validate;
 
+/// Kept in [`crate::text`], a leaf that the file readers use too.
+pub use crate::text::human_bytes;
 use names::named_enum;
 use serde::{Deserialize, Serialize};
 
@@ -234,24 +236,6 @@ pub fn divisors(n: usize) -> String {
         .map(|k| k.to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Formats a byte count with a binary unit, e.g. `1.5 GiB`.
-#[must_use]
-pub fn human_bytes(bytes: u128) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    #[allow(clippy::cast_precision_loss)]
-    let mut v = bytes as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
-    }
 }
 
 impl ModelConfig {

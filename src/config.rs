@@ -1,19 +1,21 @@
 //! The model configuration: every option that changes what is traced.
 //!
 //! A config starts from a preset (`lesson` by default), is overlaid by a
-//! model file (`--config FILE.toml`) and then by command-line flags.
+//! model file (`--config FILE.toml`) and then by command-line flags, each a
+//! [`file::Overlay`]: the one list of the fields a config has.
 //! [`ModelConfig::validate`] turns every impossible combination into one
 //! [`ConfigError`] that names the bad value and what is allowed.
 
 pub mod file;
 pub mod hf;
 pub mod names;
+mod overlay;
 pub mod preset;
 mod validate;
 
 /// Kept in [`crate::text`], a leaf that the file readers use too.
 pub use crate::text::human_bytes;
-use names::named_enum;
+use names::{UnknownName, named_enum};
 use serde::{Deserialize, Serialize};
 
 named_enum! {
@@ -224,6 +226,18 @@ pub enum ConfigError {
     TooManyElements { what: &'static str, got: u128 },
 }
 
+/// Why an overlay gave no config: its base preset is unknown, or the
+/// config it gives breaks a rule ([`file::Overlay::resolve`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ResolveError {
+    /// The base preset is not one of [`preset::PRESETS`].
+    #[error(transparent)]
+    Preset(#[from] UnknownName),
+    /// The config breaks a rule of [`ModelConfig::validate`].
+    #[error(transparent)]
+    Invalid(#[from] ConfigError),
+}
+
 /// The largest tensor or weight count a config may imply, so that every
 /// count, FLOP and byte total stays far inside u64.
 pub const MAX_ELEMENTS: u128 = 1 << 48;
@@ -259,11 +273,5 @@ impl ModelConfig {
         } else {
             self.context
         }
-    }
-}
-
-impl Default for ModelConfig {
-    fn default() -> Self {
-        preset::lesson()
     }
 }

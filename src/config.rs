@@ -1,17 +1,21 @@
 //! The model configuration: every option that changes what is traced.
 //!
 //! A config starts from a preset (`lesson` by default), is overlaid by a
-//! model file (`--config FILE.toml`) and then by command-line flags.
+//! model file (`--config FILE.toml`) and then by command-line flags, each a
+//! [`file::Overlay`]: the one list of the fields a config has.
 //! [`ModelConfig::validate`] turns every impossible combination into one
 //! [`ConfigError`] that names the bad value and what is allowed.
 
 pub mod file;
 pub mod hf;
 pub mod names;
+mod overlay;
 pub mod preset;
 mod validate;
 
-use names::named_enum;
+/// Kept in [`crate::text`], a leaf that the file readers use too.
+pub use crate::text::human_bytes;
+use names::{UnknownName, named_enum};
 use serde::{Deserialize, Serialize};
 
 named_enum! {
@@ -222,6 +226,18 @@ pub enum ConfigError {
     TooManyElements { what: &'static str, got: u128 },
 }
 
+/// Why an overlay gave no config: its base preset is unknown, or the
+/// config it gives breaks a rule ([`file::Overlay::resolve`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ResolveError {
+    /// The base preset is not one of [`preset::PRESETS`].
+    #[error(transparent)]
+    Preset(#[from] UnknownName),
+    /// The config breaks a rule of [`ModelConfig::validate`].
+    #[error(transparent)]
+    Invalid(#[from] ConfigError),
+}
+
 /// The largest tensor or weight count a config may imply, so that every
 /// count, FLOP and byte total stays far inside u64.
 pub const MAX_ELEMENTS: u128 = 1 << 48;
@@ -234,24 +250,6 @@ pub fn divisors(n: usize) -> String {
         .map(|k| k.to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Formats a byte count with a binary unit, e.g. `1.5 GiB`.
-#[must_use]
-pub fn human_bytes(bytes: u128) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    #[allow(clippy::cast_precision_loss)]
-    let mut v = bytes as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
-    }
 }
 
 impl ModelConfig {
@@ -275,11 +273,5 @@ impl ModelConfig {
         } else {
             self.context
         }
-    }
-}
-
-impl Default for ModelConfig {
-    fn default() -> Self {
-        preset::lesson()
     }
 }

@@ -78,7 +78,7 @@ impl Read for Input {
 }
 
 fn human(n: u64) -> String {
-    crate::config::human_bytes(u128::from(n))
+    crate::text::human_bytes(u128::from(n))
 }
 
 fn refused(what: &str) -> io::Error {

@@ -52,7 +52,7 @@ pub enum Error {
     #[error(transparent)]
     Config(#[from] config::ConfigError),
     #[error(transparent)]
-    Name(#[from] config::names::UnknownName),
+    Resolve(#[from] config::ResolveError),
     #[error(transparent)]
     File(#[from] config::file::FileError),
     #[error(transparent)]

@@ -106,9 +106,9 @@ pub fn resolve(
             return Err(match &src.config {
                 Some(p) if model.resolve().is_err() => Error::InModelFile {
                     path: crate::text::lossless(p.as_os_str()),
-                    inner: Box::new(e),
+                    inner: Box::new(e.into()),
                 },
-                _ => e,
+                _ => e.into(),
             });
         }
     };

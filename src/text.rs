@@ -7,6 +7,8 @@
 //! [`one_line`] (a whole message that quotes values), which share one
 //! escaping rule: characters are escaped, never dropped, so the value named
 //! is the value given (`6\e[2J4` is shown as `6\u{1b}[2J4`, not `64`).
+//!
+//! The same messages word a byte count one way, with [`human_bytes`].
 
 use std::fmt;
 
@@ -106,6 +108,24 @@ impl fmt::Display for Shown<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Formats a byte count with a binary unit, e.g. `1.5 GiB`.
+#[must_use]
+pub fn human_bytes(bytes: u128) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    #[allow(clippy::cast_precision_loss)]
+    let mut v = bytes as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
     }
 }
 

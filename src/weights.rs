@@ -29,8 +29,6 @@ use ndarray::{ArrayD, Axis};
 use std::collections::HashMap;
 use std::path::Path;
 
-pub use names::Layout;
-
 /// A checkpoint that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WeightsError {
@@ -108,12 +106,6 @@ pub struct Weights {
 }
 
 impl Weights {
-    /// Weights from (name, array) pairs named as the model names its parameters.
-    #[must_use]
-    pub fn from_tensors(tensors: HashMap<String, ArrayD<f32>>) -> Self {
-        Self { tensors }
-    }
-
     /// The parameter `name`, if loaded with exactly `shape`.
     #[must_use]
     pub fn get(&self, name: &str, shape: &[usize]) -> Option<&ArrayD<f32>> {

@@ -16,7 +16,7 @@ fn error(text: &str) -> String {
     std::fs::write(&path, text).unwrap();
     let e = Overlay::from_file(&path)
         .map_err(shapetrace::Error::from)
-        .and_then(|o| o.resolve())
+        .and_then(|o| o.resolve().map_err(shapetrace::Error::from))
         .unwrap_err()
         .to_string();
     assert_eq!(e.lines().count(), 1, "{e}");

@@ -1,7 +1,6 @@
 //! Model options, shared by every subcommand.
 
 use clap::Args;
-use shapetrace::config::{Act, DType, Fault, MAX_DIM, MAX_LAYERS, NormKind, Placement};
 use shapetrace::load::Sources;
 use shapetrace::plan::{ModeChoice, Request, parse_bytes};
 use shapetrace::{ModelConfig, Overlay};
@@ -9,26 +8,6 @@ use std::path::PathBuf;
 
 fn size(s: &str) -> Result<u128, String> {
     parse_bytes(s).map_err(|e| e.to_string())
-}
-
-fn dim(s: &str) -> Result<usize, String> {
-    s.parse::<usize>()
-        .map_err(|_| format!("expected a whole number from 1 to {MAX_DIM}"))
-}
-
-fn layers(s: &str) -> Result<usize, String> {
-    s.parse::<usize>()
-        .map_err(|_| format!("expected a whole number from 1 to {MAX_LAYERS}"))
-}
-
-fn seed(s: &str) -> Result<u64, String> {
-    s.parse::<u64>()
-        .map_err(|_| format!("expected a whole number from 0 to {}", u64::MAX))
-}
-
-fn dim_or_zero(s: &str) -> Result<usize, String> {
-    s.parse::<usize>()
-        .map_err(|_| format!("expected a whole number from 0 to {MAX_DIM}"))
 }
 
 /// Model options, accepted before or after any subcommand.
@@ -62,109 +41,38 @@ pub struct ModelArgs {
     /// above it the run traces shapes only, with a note. Default 4GiB.
     #[arg(long, global = true, value_name = "SIZE", value_parser = size, allow_hyphen_values = true)]
     pub max_memory: Option<u128>,
-    /// B, the batch size.
-    #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
-    pub batch: Option<usize>,
-    /// T, the sequence length.
-    #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
-    pub seq: Option<usize>,
-    /// d_model, the width of the residual stream.
-    #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
-    pub d_model: Option<usize>,
-    /// Attention heads (must divide --d-model).
-    #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
-    pub heads: Option<usize>,
-    /// K/V heads for grouped-query attention (must divide --heads).
-    #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
-    pub kv_heads: Option<usize>,
-    /// Hidden width of the MLP.
-    #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
-    pub d_ff: Option<usize>,
-    /// Number of blocks (at most 4096).
-    #[arg(long, global = true, value_parser = layers, allow_negative_numbers = true)]
-    pub layers: Option<usize>,
-    /// relu, gelu (exact erf), gelu-tanh or swiglu.
-    #[arg(long, global = true)]
-    pub act: Option<Act>,
-    /// layernorm or rmsnorm.
-    #[arg(long, global = true)]
-    pub norm: Option<NormKind>,
-    /// pre (x + f(LN(x))) or post (LN(x + f(x))).
-    #[arg(long, global = true)]
-    pub placement: Option<Placement>,
-    /// Give linear layers and LayerNorms biases.
-    #[arg(long, global = true, conflicts_with = "no_bias")]
-    pub bias: bool,
+    /// The config's flags, declared with its fields in [`Overlay`].
+    #[command(flatten)]
+    pub set: Overlay,
+    // The negations of the overlay's switches (clap derives no `--no-` form).
     /// No biases anywhere.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, conflicts_with = "bias")]
     pub no_bias: bool,
-    /// Add a final norm ln_f after the last block.
-    #[arg(long, global = true, conflicts_with = "no_final_norm")]
-    pub final_norm: bool,
-    #[arg(long, global = true, hide = true)]
+    #[arg(long, global = true, hide = true, conflicts_with = "final_norm")]
     pub no_final_norm: bool,
-    /// Vocabulary size V: adds the embeddings wte, wpe and the LM head to
-    /// the counts; 0 for none.
-    #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
-    pub vocab: Option<usize>,
-    /// Positions in wpe (T may not exceed it); 0 follows --seq.
-    #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
-    pub context: Option<usize>,
-    /// The LM head reuses wte (as GPT-2).
-    #[arg(long, global = true, conflicts_with = "untied")]
-    pub tied: bool,
     /// The LM head is its own (d, V) matrix.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, conflicts_with = "tied")]
     pub untied: bool,
-    /// f32 or f64.
-    #[arg(long, global = true)]
-    pub dtype: Option<DType>,
-    /// Seed of every weight and of the input x0.
-    #[arg(long, global = true, value_parser = seed, allow_negative_numbers = true)]
-    pub seed: Option<u64>,
-    /// Build a known mistake: ffn-no-down, attn-no-merge, bias-w1-64,
-    /// merge-no-transpose, no-causal-mask, skip-block1, norm-over-seq, no-out-proj.
-    #[arg(long, global = true)]
-    pub fault: Option<Fault>,
-}
-
-fn flag(on: bool, off: bool) -> Option<bool> {
-    match (on, off) {
-        (true, _) => Some(true),
-        (_, true) => Some(false),
-        _ => None,
-    }
 }
 
 impl ModelArgs {
     /// The flags as an overlay, to lay over a preset or model file.
     #[must_use]
     pub fn overlay(&self) -> Overlay {
-        Overlay {
+        let mut o = Overlay {
             preset: self.preset.clone(),
-            name: None,
-            pos_emb: None,
-            rope_theta: None,
-            batch: self.batch,
-            seq: self.seq,
-            d_model: self.d_model,
-            heads: self.heads,
-            kv_heads: self.kv_heads,
-            d_ff: self.d_ff,
-            layers: self.layers,
-            act: self.act,
-            norm: self.norm,
-            placement: self.placement,
-            bias: flag(self.bias, self.no_bias),
-            final_norm: flag(self.final_norm, self.no_final_norm),
-            vocab: self.vocab,
-            context: self.context,
-            tied: flag(self.tied, self.untied),
-            dtype: self.dtype,
-            seed: self.seed,
-            eps: None,
-            fault: self.fault,
+            ..self.set.clone()
+        };
+        for (field, off) in [
+            (&mut o.bias, self.no_bias),
+            (&mut o.final_norm, self.no_final_norm),
+            (&mut o.tied, self.untied),
+        ] {
+            if off {
+                *field = Some(false);
+            }
         }
+        o
     }
 
     /// The file names of `--weights` and `--input`, joined by ` + `.
@@ -212,5 +120,33 @@ impl ModelArgs {
             input: self.input.clone(),
         };
         shapetrace::load::resolve(&self.overlay(), &src, req)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::Cli;
+    use clap::Parser;
+    use shapetrace::Overlay;
+
+    fn overlay(args: &[&str]) -> Overlay {
+        let argv = std::iter::once("shapetrace").chain(args.iter().copied());
+        Cli::try_parse_from(argv).unwrap().model.overlay()
+    }
+
+    #[test]
+    fn the_preset_each_switch_and_its_negation_reach_the_overlay() {
+        let on = overlay(&["--preset", "gpt2-small", "--bias", "--final-norm", "--tied"]);
+        let want = (Some("gpt2-small"), Some(true), Some(true), Some(true));
+        assert_eq!(
+            (on.preset.as_deref(), on.bias, on.final_norm, on.tied),
+            want
+        );
+        let off = overlay(&["check", "--no-bias", "--no-final-norm", "--untied"]);
+        assert_eq!(
+            (off.bias, off.final_norm, off.tied),
+            (Some(false), Some(false), Some(false))
+        );
+        assert_eq!(overlay(&["params"]), Overlay::default());
     }
 }

@@ -1,44 +1,10 @@
-//! Model files (`--config FILE.toml`) and the overlay they share with flags.
+//! Model files (`--config FILE.toml`): a TOML [`Overlay`], or a Hugging
+//! Face config.json turned into one.
 //!
 //! Every key is optional; a missing key keeps the base preset's value. An
 //! unknown key is an error that names the key, its line and the keys allowed.
 
-use super::{Act, DType, Fault, ModelConfig, NormKind, Placement, PosEmb};
-use serde::Deserialize;
-
-/// A partial config: what a model file or the command line sets.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Overlay {
-    pub preset: Option<String>,
-    /// The name the resolved config carries instead of its base preset's,
-    /// e.g. `llama (config.json)`; never read from a file.
-    #[serde(skip)]
-    pub name: Option<String>,
-    pub batch: Option<usize>,
-    pub seq: Option<usize>,
-    pub d_model: Option<usize>,
-    pub heads: Option<usize>,
-    pub kv_heads: Option<usize>,
-    pub d_ff: Option<usize>,
-    pub layers: Option<usize>,
-    pub act: Option<Act>,
-    pub norm: Option<NormKind>,
-    pub placement: Option<Placement>,
-    pub bias: Option<bool>,
-    pub final_norm: Option<bool>,
-    /// V; 0 removes the vocabulary (no embeddings, no head).
-    pub vocab: Option<usize>,
-    /// Position-embedding rows; 0 follows seq.
-    pub context: Option<usize>,
-    pub tied: Option<bool>,
-    pub pos_emb: Option<PosEmb>,
-    pub rope_theta: Option<f64>,
-    pub dtype: Option<DType>,
-    pub seed: Option<u64>,
-    pub eps: Option<f64>,
-    pub fault: Option<Fault>,
-}
+pub use super::overlay::Overlay;
 
 /// A model file that could not be read or parsed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -127,58 +93,5 @@ impl Overlay {
             return Ok(o);
         }
         Self::from_toml(text, &label)
-    }
-
-    /// Lays `self` over `base`: every set field wins.
-    ///
-    /// When the heads change and the kv-heads are not given, a base without
-    /// grouped-query attention stays without it (kv-heads follow heads).
-    pub fn apply(&self, base: &mut ModelConfig) {
-        if let (Some(h), None) = (self.heads, self.kv_heads)
-            && base.kv_heads == base.heads
-        {
-            base.kv_heads = h;
-        }
-        macro_rules! set {
-            ($($f:ident),*) => { $(if let Some(v) = self.$f.clone() { base.$f = v; })* };
-        }
-        set!(
-            batch, seq, d_model, heads, kv_heads, d_ff, layers, act, norm, placement, bias,
-            final_norm, context, tied, pos_emb, rope_theta, dtype, seed, eps
-        );
-        if let Some(v) = self.vocab {
-            base.vocab = (v != 0).then_some(v);
-        }
-        if self.fault.is_some() {
-            base.fault = self.fault;
-        }
-    }
-
-    /// Fields set in `other` win over those in `self`.
-    #[must_use]
-    pub fn then(mut self, other: &Overlay) -> Overlay {
-        macro_rules! take {
-            ($($f:ident),*) => { $(if other.$f.is_some() { self.$f = other.$f.clone(); })* };
-        }
-        take!(
-            preset, name, batch, seq, d_model, heads, kv_heads, d_ff, layers, act, norm, placement,
-            bias, final_norm, vocab, context, tied, pos_emb, rope_theta, dtype, seed, eps, fault
-        );
-        self
-    }
-
-    /// Resolves the preset named here (or `lesson`), then lays `self` over it.
-    ///
-    /// # Errors
-    /// An unknown preset name, or a config that fails validation.
-    pub fn resolve(&self) -> Result<ModelConfig, crate::Error> {
-        let name = self.preset.as_deref().unwrap_or("lesson");
-        let mut cfg = super::preset::by_name(name)?;
-        self.apply(&mut cfg);
-        if let Some(n) = &self.name {
-            cfg.preset.clone_from(n);
-        }
-        cfg.validate()?;
-        Ok(cfg)
     }
 }

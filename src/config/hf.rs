@@ -15,7 +15,7 @@
 //! The traced model is B = 1 at T = the context. Rotary positions add no
 //! parameter; attention rotates q and k as its own steps (θ = 10000).
 
-use super::file::Overlay;
+use super::overlay::Overlay;
 use super::{Act, NormKind, Placement, PosEmb};
 use serde_json::{Map, Value};
 

@@ -1,10 +1,11 @@
-//! Named presets, kept as TOML in `assets/presets/` and embedded in the binary.
+//! Named presets, kept as TOML in `assets/presets/` and embedded in the
+//! binary, and [`Overlay::resolve`], which lays an overlay on one.
 //!
 //! A preset file may start from another preset with `preset = "…"`.
 
-use super::ModelConfig;
-use super::file::Overlay;
 use super::names::UnknownName;
+use super::overlay::Overlay;
+use super::{ModelConfig, ResolveError};
 
 /// (name, TOML text) of every preset, in listing order.
 pub const PRESETS: &[(&str, &str)] = &[
@@ -66,7 +67,7 @@ fn overlay(name: &str) -> Result<Overlay, UnknownName> {
         });
     }
     // The embedded presets are tested to parse; a broken one is a build bug.
-    Ok(Overlay::from_toml(text(name), name).unwrap_or_else(|e| panic!("embedded preset {e}")))
+    Ok(toml::from_str(text(name)).unwrap_or_else(|e| panic!("embedded preset {name}: {e}")))
 }
 
 /// The config of a named preset.
@@ -90,4 +91,24 @@ pub fn by_name(name: &str) -> Result<ModelConfig, UnknownName> {
 #[must_use]
 pub fn lesson() -> ModelConfig {
     by_name("lesson").unwrap_or_else(|e| panic!("embedded preset: {e}"))
+}
+
+impl Default for ModelConfig {
+    /// The lesson model.
+    fn default() -> Self {
+        lesson()
+    }
+}
+
+impl Overlay {
+    /// Resolves the preset named here (or `lesson`), then lays `self` over it.
+    ///
+    /// # Errors
+    /// An unknown preset name, or a config that fails validation.
+    pub fn resolve(&self) -> Result<ModelConfig, ResolveError> {
+        let mut cfg = by_name(self.preset.as_deref().unwrap_or("lesson"))?;
+        self.apply(&mut cfg);
+        cfg.validate()?;
+        Ok(cfg)
+    }
 }

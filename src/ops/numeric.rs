@@ -4,6 +4,7 @@
 //! array code below never meets shapes it cannot handle.
 
 mod act;
+mod chunks;
 pub mod fused;
 mod heads;
 mod in_place;

@@ -4,17 +4,12 @@
 //! thread hand-off.
 
 use super::Scalar;
+use super::chunks::{CHUNK, PAR_MIN};
 use super::moments::Moments;
 use super::simd::{fold_lanes, lane_sum, lanes, vectorised};
 use crate::config::NormKind;
 use crate::ops::Stats;
 use rayon::prelude::*;
-
-/// Elements from which a kernel runs on every core.
-pub const PAR_MIN: usize = 1 << 15;
-
-/// Rows of this many elements split work that has no row structure.
-pub const CHUNK: usize = 4096;
 
 /// `f(i, row)` for each `width`-long row of `out`, in order: on every core
 /// when `parallel` and `out` has [`PAR_MIN`] elements, else on this one.

@@ -3,7 +3,7 @@
 //! a fixed order, so the stats a trace records do not depend on threads.
 
 use super::Scalar;
-use super::kernels::{CHUNK, PAR_MIN};
+use super::chunks::{CHUNK, PAR_MIN};
 use super::simd::{LANES, blocks, fold_lanes, vectorised};
 use crate::ops::Stats;
 use rayon::prelude::*;

@@ -1,0 +1,180 @@
+//! [`Overlay`]: a partial config, and the one list of a config's fields.
+//!
+//! A preset, a model file, a config.json, a checkpoint's shapes and the
+//! command line each give some fields. Every field is written once, in the
+//! `overlay!` list below: from that one declaration come the struct, its
+//! TOML key (serde; an unknown key is refused), its command-line flag (clap;
+//! a field marked `#[arg(skip)]` has none), [`Overlay::then`] and
+//! [`Overlay::apply`]. A field laid on the config's field of the same name
+//! needs nothing more; one laid some other way says how after `=>`.
+//!
+//! A new config field is one entry here beside its field of [`ModelConfig`]
+//! (and its rule in `validate.rs`); the tests fail until the two agree.
+
+use super::{Act, DType, Fault, MAX_DIM, MAX_LAYERS, ModelConfig, NormKind, Placement, PosEmb};
+use serde::Deserialize;
+
+/// Declares [`Overlay`] from its list of fields, each an `Option`.
+///
+/// `name: T` is laid on the config's field `name`; `name: T => f` is laid
+/// by `f(config, value)`.
+macro_rules! overlay {
+    (
+        $(#[$sm:meta])*
+        pub struct $name:ident {
+            $( $(#[$m:meta])* $f:ident : $t:ty $(=> $how:expr)? ),* $(,)?
+        }
+    ) => {
+        $(#[$sm])*
+        pub struct $name {
+            $( $(#[$m])* pub $f: Option<$t>, )*
+        }
+
+        impl $name {
+            /// Fields set in `other` win over those in `self`.
+            #[must_use]
+            pub fn then(self, other: &$name) -> $name {
+                $name { $( $f: other.$f.clone().or(self.$f), )* }
+            }
+
+            /// Lays every set field on `base`, each as its declaration says.
+            fn lay(&self, base: &mut ModelConfig) {
+                $( if let Some(v) = self.$f.clone() { overlay!(@lay base, v, $f, $t $(, $how)?); } )*
+            }
+        }
+    };
+    (@lay $base:ident, $v:ident, $f:ident, $t:ty) => { $base.$f = $v };
+    (@lay $base:ident, $v:ident, $f:ident, $t:ty, $how:expr) => {{
+        let how: fn(&mut ModelConfig, $t) = $how;
+        how($base, $v);
+    }};
+}
+
+overlay! {
+    /// A partial config: what a preset, a model file or the flags set.
+    /// Every key is optional; a missing key keeps the base's value.
+    #[derive(Debug, Clone, Default, PartialEq, Deserialize, clap::Args)]
+    #[serde(deny_unknown_fields)]
+    pub struct Overlay {
+        /// The preset to start from (`lesson` when none is named); it picks
+        /// the base rather than being laid on it. Its flag, `--preset`, is
+        /// the CLI's own, listed beside `--config`.
+        #[arg(skip)]
+        preset: String => |_, _| {},
+        /// The name the resolved config carries instead of its base preset's,
+        /// e.g. `llama (config.json)`; never read from a file.
+        #[serde(skip)]
+        #[arg(skip)]
+        name: String => |c, v| c.preset = v,
+        /// B, the batch size.
+        #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
+        batch: usize,
+        /// T, the sequence length.
+        #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
+        seq: usize,
+        /// d_model, the width of the residual stream.
+        #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
+        d_model: usize,
+        /// Attention heads (must divide --d-model).
+        #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
+        heads: usize,
+        /// K/V heads for grouped-query attention (must divide --heads).
+        #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
+        kv_heads: usize,
+        /// Hidden width of the MLP.
+        #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
+        d_ff: usize,
+        /// Number of blocks (at most 4096).
+        #[arg(long, global = true, value_parser = layers, allow_negative_numbers = true)]
+        layers: usize,
+        /// relu, gelu (exact erf), gelu-tanh or swiglu.
+        #[arg(long, global = true)]
+        act: Act,
+        /// layernorm or rmsnorm.
+        #[arg(long, global = true)]
+        norm: NormKind,
+        /// pre (x + f(LN(x))) or post (LN(x + f(x))).
+        #[arg(long, global = true)]
+        placement: Placement,
+        // A switch: `--bias` sets it; the CLI's own `--no-bias` clears it.
+        /// Give linear layers and LayerNorms biases.
+        #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
+        bias: bool,
+        /// Add a final norm ln_f after the last block.
+        #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
+        final_norm: bool,
+        /// Vocabulary size V: adds the embeddings wte, wpe and the LM head to
+        /// the counts; 0 for none.
+        #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
+        vocab: usize => |c, v| c.vocab = (v != 0).then_some(v),
+        /// Positions in wpe (T may not exceed it); 0 follows --seq.
+        #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
+        context: usize,
+        /// The LM head reuses wte (as GPT-2).
+        #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
+        tied: bool,
+        /// Learned positions (wpe) or rotary ones (no parameters).
+        #[arg(skip)]
+        pos_emb: PosEmb,
+        /// θ of the rotary embedding.
+        #[arg(skip)]
+        rope_theta: f64,
+        /// f32 or f64.
+        #[arg(long, global = true)]
+        dtype: DType,
+        /// Seed of every weight and of the input x0.
+        #[arg(long, global = true, value_parser = seed, allow_negative_numbers = true)]
+        seed: u64,
+        /// The norms' ε.
+        #[arg(skip)]
+        eps: f64,
+        /// Build a known mistake: ffn-no-down, attn-no-merge, bias-w1-64,
+        /// merge-no-transpose, no-causal-mask, skip-block1, norm-over-seq, no-out-proj.
+        #[arg(long, global = true)]
+        fault: Fault => |c, v| c.fault = Some(v),
+    }
+}
+
+impl Overlay {
+    /// Lays `self` over `base`: every set field wins.
+    ///
+    /// When the heads change and the kv-heads are not given, a base without
+    /// grouped-query attention stays without it (kv-heads follow heads).
+    pub fn apply(&self, base: &mut ModelConfig) {
+        if let (Some(h), None) = (self.heads, self.kv_heads)
+            && base.kv_heads == base.heads
+        {
+            base.kv_heads = h;
+        }
+        self.lay(base);
+    }
+}
+
+/// A dimension, 1 to [`MAX_DIM`]: any whole number parses, and validation
+/// names a 0 or a larger one with its field.
+fn dim(s: &str) -> Result<usize, String> {
+    whole(s, 1, MAX_DIM)
+}
+
+/// A dimension flag for which 0 means "none" or "follow another".
+fn dim_or_zero(s: &str) -> Result<usize, String> {
+    whole(s, 0, MAX_DIM)
+}
+
+fn layers(s: &str) -> Result<usize, String> {
+    whole(s, 1, MAX_LAYERS)
+}
+
+fn seed(s: &str) -> Result<u64, String> {
+    s.parse::<u64>()
+        .map_err(|_| format!("expected a whole number from 0 to {}", u64::MAX))
+}
+
+/// Any whole number; `from` and `to` only word the message.
+fn whole(s: &str, from: usize, to: usize) -> Result<usize, String> {
+    s.parse::<usize>()
+        .map_err(|_| format!("expected a whole number from {from} to {to}"))
+}
+
+#[cfg(test)]
+mod tests;

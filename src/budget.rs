@@ -24,7 +24,8 @@ pub mod table;
 
 use crate::config::names::named_enum;
 use crate::config::{DType, ModelConfig};
-use crate::{Error, Request};
+use crate::error::Error;
+use crate::plan::Request;
 use count::{Counted, formula, sum};
 pub use flops::Flops;
 use serde::Serialize;

@@ -24,9 +24,10 @@
 //! assert!(traced.plan.note().is_none()); // numbers, under the 4 GiB limit
 //! ```
 
+use crate::error::Error;
 use crate::plan::Request;
 use crate::weights::Checkpoint;
-use crate::{Error, ModelConfig, Overlay, npy};
+use crate::{ModelConfig, Overlay, npy};
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -4,10 +4,10 @@
 
 pub mod table;
 
-use crate::Error;
 use crate::check::influence::Subject;
 use crate::check::{self, CheckResult, Status};
 use crate::config::ModelConfig;
+use crate::error::Error;
 use crate::plan::{Plan, Request};
 use crate::run::{Traced, trace_request};
 use crate::trace::Trace;

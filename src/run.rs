@@ -5,8 +5,8 @@
 //! seeded or given input; [`captured`] records every tensor's values for
 //! the probes.
 
-use crate::Error;
 use crate::config::{self, ModelConfig};
+use crate::error::Error;
 use crate::model::{self, Model, Source};
 use crate::ops::numeric::{Numeric, Scalar};
 use crate::ops::shape::ShapeOnly;

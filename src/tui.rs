@@ -13,6 +13,7 @@ pub mod app;
 pub mod event_loop;
 mod jobs;
 pub mod life;
+mod msg;
 pub mod theme;
 pub mod ui;
 
@@ -44,7 +45,7 @@ pub enum TuiError {
     #[error("--autoplay {0} must be a number of seconds from 0.1 to 3600")]
     Autoplay(f64),
     #[error(transparent)]
-    Model(#[from] crate::Error),
+    Model(#[from] crate::error::Error),
     #[error("terminal: {0}")]
     Io(#[from] io::Error),
 }

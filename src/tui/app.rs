@@ -187,7 +187,7 @@ impl App {
         cfg: ModelConfig,
         given: Given,
         theme: Theme,
-    ) -> Result<Self, crate::Error> {
+    ) -> Result<Self, crate::error::Error> {
         // Numbers need the loaded weights and input; shapes need neither.
         let run = crate::run_request(&cfg, &crate::Request::shapes())?;
         let mut app = Self::with_run(run, theme);

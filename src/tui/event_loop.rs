@@ -17,27 +17,17 @@
 
 use super::TuiError;
 use super::action::{Action, map_key};
-use super::app::{App, Done};
+use super::app::App;
 use super::jobs::Jobs;
 use super::ui;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
 use ratatui::crossterm::event::{Event, KeyEventKind, MouseButton, MouseEventKind};
 use ratatui::layout::Rect;
-use std::io;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
-/// What wakes the event loop.
-#[derive(Debug)]
-pub enum Msg {
-    /// A terminal event: a key, a click, a resize.
-    Input(Event),
-    /// Reading the terminal failed.
-    InputFailed(io::Error),
-    /// A job the app asked for is done.
-    Done(Done),
-}
+pub use super::msg::Msg;
 
 /// The app, the terminal it is drawn on, and the jobs running for it.
 pub struct EventLoop<B: Backend> {

@@ -4,7 +4,7 @@
 //! supersedes it or the stepper ends.
 
 use super::app::{Done, Wanted};
-use super::event_loop::Msg;
+use super::msg::Msg;
 use crate::check::influence::influence;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -57,7 +57,7 @@ impl Jobs {
                 std::thread::spawn(move || {
                     // A trace that panicked counts as stopped.
                     let result = catch_unwind(AssertUnwindSafe(|| crate::run_request(&cfg, &req)))
-                        .unwrap_or(Err(crate::Error::Cancelled));
+                        .unwrap_or(Err(crate::error::Error::Cancelled));
                     let _ = tx.send(Msg::Done(Done::Trace {
                         ticket,
                         what,

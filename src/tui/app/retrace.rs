@@ -126,7 +126,7 @@ impl App {
 
     /// Shows a finished trace, keeping the cursor on the same path. A
     /// switch's trace brings a new model, so the labs' generation moves.
-    pub(super) fn traced(&mut self, what: Retrace, result: Result<Run, crate::Error>) {
+    pub(super) fn traced(&mut self, what: Retrace, result: Result<Run, crate::error::Error>) {
         let path = self.path(self.cursor).map(str::to_string);
         match (what, result) {
             (Retrace::Values, Ok(run)) => {

@@ -37,7 +37,7 @@ pub enum Done {
     Trace {
         ticket: u64,
         what: Retrace,
-        result: Box<Result<Run, crate::Error>>,
+        result: Box<Result<Run, crate::error::Error>>,
     },
     /// The probe asked for `key`.
     Probe {

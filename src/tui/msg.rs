@@ -1,0 +1,16 @@
+//! What wakes the stepper's event loop: terminal input, or a finished job.
+
+use super::app::Done;
+use ratatui::crossterm::event::Event;
+use std::io;
+
+/// What wakes the event loop.
+#[derive(Debug)]
+pub enum Msg {
+    /// A terminal event: a key, a click, a resize.
+    Input(Event),
+    /// Reading the terminal failed.
+    InputFailed(io::Error),
+    /// A job the app asked for is done.
+    Done(Done),
+}

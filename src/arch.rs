@@ -51,6 +51,7 @@ named_enum! {
 /// One sublayer of a block: number i (from 1) has the norm `ln_i` and
 /// the residual add `resid_i`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Sublayer {
     pub kind: SublayerKind,
     pub norm: NormAt,
@@ -58,6 +59,7 @@ pub struct Sublayer {
 
 /// The shape of every block and how the blocks are wired.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Anatomy {
     /// The sublayers, in order; each adds its update onto the stream.
     pub sublayers: Vec<Sublayer>,
@@ -83,6 +85,39 @@ impl Anatomy {
             sublayers,
             mask: Mask::Causal,
             reads_input: None,
+        }
+    }
+
+    /// Most sublayers an anatomy may list.
+    pub const MAX_SUBLAYERS: usize = 8;
+
+    /// Why this anatomy cannot be the block of a model of `layers`
+    /// blocks, if it cannot: a replayed log's is read, not built, so it is
+    /// checked here.
+    ///
+    /// # Errors
+    /// What is wrong and what is allowed.
+    pub fn fits(&self, layers: usize) -> Result<(), String> {
+        let n = self.sublayers.len();
+        if !(1..=Self::MAX_SUBLAYERS).contains(&n) {
+            return Err(format!(
+                "the anatomy lists {n} sublayers; allowed: 1 to {}",
+                Self::MAX_SUBLAYERS
+            ));
+        }
+        for (i, s) in self.sublayers.iter().enumerate() {
+            if self.sublayers[..i].iter().any(|t| t.kind == s.kind) {
+                return Err(format!(
+                    "the anatomy lists sublayer {} twice; allowed: each kind once",
+                    s.kind
+                ));
+            }
+        }
+        match self.reads_input {
+            Some(b) if b < 2 || b > layers => Err(format!(
+                "the anatomy's reads_input is {b}; allowed: a block from 2 to {layers}"
+            )),
+            _ => Ok(()),
         }
     }
 

@@ -1,8 +1,8 @@
 //! The trace: one [`Event`] per intermediate tensor, in execution order.
 //!
 //! This is the public contract that the UI, the checks and users' tests
-//! read. [`recorder::Recorder`] builds it while the model runs; [`log`]
-//! writes and reads it as JSON Lines; [`table`] prints it for people.
+//! read. [`recorder::Recorder`] builds it while the model runs, asking
+//! [`judge`] of every step; [`log`] writes and reads it as JSON Lines.
 
 pub mod hooks;
 pub mod judge;
@@ -162,6 +162,10 @@ impl Trace {
     /// How many residual adds a complete run makes: one per sublayer.
     #[must_use]
     pub fn expected_residual_adds(&self) -> usize {
-        self.anatomy.sublayers.len() * self.config.layers
+        // A replayed log's header is not validated: no overflow.
+        self.anatomy
+            .sublayers
+            .len()
+            .saturating_mul(self.config.layers)
     }
 }

@@ -156,8 +156,57 @@ fn view_replays_a_log_whose_header_is_an_impossible_model() {
         for _ in 0..20 {
             app.update(shapetrace::tui::action::Action::Next);
         }
+        // The head keys on a header of 0 heads.
+        app.update(shapetrace::tui::action::Action::NextHead);
+        app.update(shapetrace::tui::action::Action::PrevHead);
         let screen = common::screen_of(&app, 100, 30);
         assert!(screen.contains("resid_2"), "{to}: {screen}");
         assert!(screen.contains("all 9 checks hold"), "{to}: {screen}");
+    }
+}
+
+/// The recorded anatomy is read, not built, so it is checked: a block
+/// that reads x0 out of range, a sublayer listed twice, none at all, or a
+/// field the tool does not know is refused with the line and the reason.
+#[test]
+fn a_logged_anatomy_the_tool_cannot_draw_is_refused() {
+    let log = lesson_log(&[]);
+    let sub = r#"{"kind":"attn","norm":"before"},{"kind":"mlp","norm":"before"}"#;
+    assert!(log.lines().next().unwrap().contains(sub));
+    for (edit, needle) in [
+        (
+            log.replacen(
+                r#""mask":"causal""#,
+                r#""mask":"causal","reads_input":0"#,
+                1,
+            ),
+            "reads_input is 0",
+        ),
+        (
+            log.replacen(
+                sub,
+                r#"{"kind":"attn","norm":"before"},{"kind":"attn","norm":"before"}"#,
+                1,
+            ),
+            "sublayer attn twice",
+        ),
+        (log.replacen(sub, "", 1), "0 sublayers"),
+        (
+            log.replacen(
+                r#""mask":"causal""#,
+                r#""mask":"causal","residual":"parallel""#,
+                1,
+            ),
+            "unknown field",
+        ),
+    ] {
+        assert_ne!(edit, log);
+        let err = log::read(edit.as_bytes(), "t.jsonl")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("t.jsonl:1: ") && err.contains(needle),
+            "{err}"
+        );
     }
 }

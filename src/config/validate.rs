@@ -133,8 +133,13 @@ impl ModelConfig {
             self.layers as u128,
         );
         let h = self.heads as u128;
-        let weights = l * (4 * d * d + 3 * d * f);
-        let widest = (b * t * f).max(b * h * t * t).max(b * t * d);
-        (weights + 6 * widest) * self.dtype.size() as u128
+        // Saturating: a replayed log's header is not validated.
+        let m = |xs: &[u128]| xs.iter().fold(1u128, |a, x| a.saturating_mul(*x));
+        let weights = m(&[l, m(&[4, d, d]).saturating_add(m(&[3, d, f]))]);
+        let widest = m(&[b, t, f]).max(m(&[b, h, t, t])).max(m(&[b, t, d]));
+        m(&[
+            weights.saturating_add(m(&[6, widest])),
+            self.dtype.size() as u128,
+        ])
     }
 }

@@ -1,7 +1,7 @@
 //! The trace log: JSON Lines.
 //!
 //! ```text
-//! {"kind":"header","schema":1,"mode":"numeric", …config…, "stream_shape":[2,4,64]}
+//! {"kind":"header","schema":1,"mode":"numeric", …config…, "stream_shape":[2,4,64], "anatomy":{…}}
 //! {"kind":"event","step":0,"path":"input", …}        one per step
 //! {"kind":"failure","path":…,"check":…,"detail":…}   only if the forward stopped
 //! {"kind":"summary","events":N,"departures":N,"residual_adds":N,"checks":[…]}

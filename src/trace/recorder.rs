@@ -46,6 +46,9 @@ pub struct Recorder<'b, B: Backend> {
     fused: Option<Fused<B::Tensor>>,
 }
 
+/// A fused group's steps take the pass's outputs one for one.
+const FUSED_STEPS: &str = "a fused pass gives one output per step of its group";
+
 /// What a finished recorder holds.
 pub struct Recording {
     pub events: Vec<Event>,
@@ -122,7 +125,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
 
     /// The path of step `name` in the current scope.
     #[must_use]
-    pub fn path(&self, name: &str) -> String {
+    fn path(&self, name: &str) -> String {
         match self.scope.as_str() {
             "" => name.to_string(),
             s => format!("{s}.{name}"),
@@ -145,7 +148,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
             formula,
             on_stream: true,
         };
-        self.push(event, Some(t), None, None)
+        self.push(event, t, None, None)
     }
 
     /// Step `name`: `op` on `ins`, inside a sublayer.
@@ -263,7 +266,8 @@ impl<'b, B: Backend> Recorder<'b, B> {
                     Ok(Val::unbuilt(path, shape, axes))
                 }
                 None => {
-                    let last = f.last.take();
+                    // The backend gave one output per step of the group.
+                    let last = f.last.take().expect(FUSED_STEPS);
                     self.push(event, last, Some(operands), None)
                 }
             };
@@ -286,7 +290,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
             }
             _ => None,
         };
-        self.push(event, Some(t), Some(operands), same)
+        self.push(event, t, Some(operands), same)
     }
 
     /// The axes, inputs and operands of an event of `op` on `all`.

@@ -101,6 +101,9 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
                 // Replaying builds no model, so the header's model is not
                 // validated here: one the tool would refuse to build still
                 // replays (the stepper's live switches then say why not).
+                if let Some(a) = &h.anatomy {
+                    a.fits(h.config.layers).map_err(|msg| bad(n, msg))?;
+                }
                 if h.stream_shape != h.config.stream_shape() {
                     return Err(bad(
                         n,

@@ -26,21 +26,18 @@ impl<B: Backend> Recorder<'_, B> {
     /// hands `t` on as a value. `operands` default to `t` itself (the
     /// input); `same` are the stats of the values `t` rearranges (split or
     /// merged heads), which a tensor too large to preview takes instead of
-    /// reading them again. `t` is `None` only where the backend gave no
-    /// tensor (a fused group's last step on a shape-less backend never
-    /// happens: shape-only backends do not fuse).
+    /// reading them again.
     pub(super) fn push(
         &mut self,
         e: Pending,
-        t: Option<B::Tensor>,
+        t: B::Tensor,
         operands: Option<Vec<Operand>>,
         same: Option<Stats>,
     ) -> Result<Val<B::Tensor>, Stop> {
         let len: usize = e.shape.iter().product();
-        let summary = match (same, &t) {
-            (Some(s), _) if len > PREVIEW_MAX => Some((s, None)),
-            (_, Some(t)) => self.backend.summary(t),
-            (_, None) => None,
+        let summary = match same {
+            Some(s) if len > PREVIEW_MAX => Some((s, None)),
+            _ => self.backend.summary(&t),
         };
         let operands = operands.unwrap_or_else(|| {
             vec![Operand {
@@ -52,7 +49,7 @@ impl<B: Backend> Recorder<'_, B> {
         let (path, op, shape, axes) = (e.path.clone(), e.op, e.shape.clone(), e.axes.clone());
         self.note(e, summary, operands)?;
         if self.watch.capture
-            && let Some(values) = t.as_ref().and_then(|t| self.backend.values(t))
+            && let Some(values) = self.backend.values(&t)
         {
             self.captures.push(Capture {
                 path: path.clone(),
@@ -62,10 +59,7 @@ impl<B: Backend> Recorder<'_, B> {
                 values,
             });
         }
-        Ok(match t {
-            Some(t) => Val::new(path, shape, axes, t),
-            None => Val::unbuilt(path, shape, axes),
-        })
+        Ok(Val::new(path, shape, axes, t))
     }
 
     /// Records an event, or the failure of its stream or finiteness judge.

@@ -45,8 +45,12 @@ impl App {
                 "residual add",
             ),
             A::Select(i) if i < self.rows() => self.goto(i),
-            A::NextHead => self.head = (self.head + 1) % self.cfg().heads,
-            A::PrevHead => self.head = (self.head + self.cfg().heads - 1) % self.cfg().heads,
+            // A replayed log's header may say 0 heads: one is shown.
+            A::NextHead => self.head = (self.head + 1) % self.cfg().heads.max(1),
+            A::PrevHead => {
+                let n = self.cfg().heads.max(1);
+                self.head = (self.head + n - 1) % n;
+            }
             _ => {}
         }
     }

@@ -1,6 +1,7 @@
 //! The footer: the contract's status, then the last message or key hints.
 
 use crate::check::Status;
+use crate::report::headline;
 use crate::tui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -32,20 +33,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let verdict = match failed.first() {
         // A replayed log that ends without its summary has no verdicts.
         None if app.run.checks.is_empty() => Span::styled("– no verdicts recorded", t.key),
-        None => {
-            let skipped = app
-                .run
-                .checks
-                .iter()
-                .filter(|c| c.status == Status::Skip)
-                .count();
-            let held = app.run.checks.len() - skipped;
-            if skipped == 0 {
-                Span::styled(format!("✓ all {held} checks hold"), t.ok)
-            } else {
-                Span::styled(format!("✓ {held} checks hold, – {skipped} skipped"), t.ok)
-            }
-        }
+        None => Span::styled(format!("✓ {}", headline(&app.run.checks)), t.ok),
         Some(c) => Span::styled(
             format!("✗ {} at {}", c.name, c.path.as_deref().unwrap_or("?")),
             t.fail,

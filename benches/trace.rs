@@ -2,7 +2,8 @@
 //! config shape-only, and the bare matmuls of GPT-2-small's forward, once
 //! through `gemm` (what the numeric backend uses) and once through
 //! ndarray's matrixmultiply, to measure the tracing overhead and the choice
-//! of matmul.
+//! of matmul; and the linear layers' products alone, which
+//! `scripts/bench_torch.py --linear` times in PyTorch.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ndarray::{Array2, ArrayD, ArrayView2, ArrayViewMut2, linalg::general_mat_mul, s};
@@ -154,6 +155,23 @@ impl Products {
             black_box(&out.d);
         }
     }
+
+    /// The linear layers' products of [`Products::run`] alone: per block
+    /// four (T,d)·(d,d), one (T,d)·(d,4d) and one (T,4d)·(4d,d), each
+    /// block with its own weights, into the same preallocated outputs,
+    /// through the crate's matmul on every core. `scripts/bench_torch.py
+    /// --linear` times the same products in PyTorch.
+    fn linear(&self, out: &mut Outputs) {
+        for [wq, wk, wv, wo, up, down] in &self.blocks {
+            let (x, h) = (self.x.view(), self.h.view());
+            for w in [wq, wk, wv, wo] {
+                matmul(1.0, &x, &w.view(), &mut out.d.view_mut(), true);
+            }
+            matmul(1.0, &x, &up.view(), &mut out.ff.view_mut(), true);
+            matmul(1.0, &h, &down.view(), &mut out.d.view_mut(), true);
+            black_box(&out.d);
+        }
+    }
 }
 
 fn bare_matmuls(c: &mut Criterion) {
@@ -182,6 +200,17 @@ fn bare_matmuls(c: &mut Criterion) {
     g.finish();
 }
 
+/// GPT-2-small's linear layers alone at T 1024 (no attention products),
+/// the products `scripts/bench_torch.py --linear` times in PyTorch.
+fn linear_matmuls(c: &mut Criterion) {
+    let mut g = c.benchmark_group("gpt2-small linear matmuls");
+    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    let p = Products::new(1024);
+    let mut out = p.outputs();
+    g.bench_function("T=1024 gemm", |b| b.iter(|| p.linear(&mut out)));
+    g.finish();
+}
+
 fn shape_only(c: &mut Criterion) {
     #[allow(unsafe_code)]
     // SAFETY: the first benchmark of the binary, before rayon's or any
@@ -207,5 +236,5 @@ fn shape_only(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, shape_only, numeric, bare_matmuls);
+criterion_group!(benches, shape_only, numeric, bare_matmuls, linear_matmuls);
 criterion_main!(benches);

@@ -7,9 +7,19 @@ attention is nanoGPT's: scaled_dot_product_attention(is_causal=True), and
 also the explicit softmax(mask(q·kᵀ/√hd))·v that materialises the scores
 as shapetrace does. The blocks only: no embeddings, no LM head.
 
-Run:  python3 scripts/bench_torch.py
+With --linear, times instead only the linear layers' products that
+`cargo bench --bench trace -- "linear matmuls"` times through the crate's
+matmul: per block four (T,d)·(d,d), one (T,d)·(d,4d) and one
+(T,4d)·(4d,d), T = 1024, each of the 12 blocks with its own weights, all
+reading the same x (T,d) and h (T,4d), with torch.matmul into outputs
+allocated once (out=), 2 threads: the multiplications alone, no bias.
+
+Run:  python3 scripts/bench_torch.py [--seq T]... [--sdpa] [--runs N]
+      python3 scripts/bench_torch.py --linear [--runs N]
+Needs torch (pip install torch).
 """
 
+import argparse
 import math
 import statistics
 import time
@@ -60,11 +70,54 @@ def bench(t, sdpa, runs):
     return statistics.median(times)
 
 
+def bench_linear(t, runs):
+    """The 12 blocks' linear products at T `t`, as the `trace` bench's
+    `gpt2-small linear matmuls` group: seconds per run, each run timed."""
+    gen = torch.Generator().manual_seed(0)
+    x, h = torch.randn(t, D, generator=gen), torch.randn(t, FF, generator=gen)
+    blocks = [
+        [torch.randn(D, D, generator=gen) for _ in range(4)]
+        + [torch.randn(D, FF, generator=gen), torch.randn(FF, D, generator=gen)]
+        for _ in range(L)
+    ]
+    out_d, out_ff = torch.empty(t, D), torch.empty(t, FF)
+
+    def run():
+        for wq, wk, wv, wo, up, down in blocks:
+            for w in (wq, wk, wv, wo):
+                torch.matmul(x, w, out=out_d)
+            torch.matmul(x, up, out=out_ff)
+            torch.matmul(h, down, out=out_d)
+
+    run()  # warm up
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--linear", action="store_true", help="time the linear layers' products only")
+    ap.add_argument("--seq", type=int, action="append", help="a T to time (default 128 and 1024)")
+    ap.add_argument("--sdpa", action="store_true", help="fused attention only")
+    ap.add_argument("--runs", type=int, help="timed runs per row (default 20 at T 128, 7 at T 1024)")
+    args = ap.parse_args()
     torch.set_num_threads(2)
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}")
-    for t, runs in [(128, 20), (1024, 7)]:
-        for sdpa in (True, False):
+    if args.linear:
+        runs = args.runs or 20
+        times = bench_linear(1024, runs)
+        print(
+            f"T= 1024 linear products {statistics.median(times):.3f} s "
+            f"(median of {runs}; min {min(times):.3f}, max {max(times):.3f})"
+        )
+        return
+    for t in args.seq or [128, 1024]:
+        runs = args.runs or (20 if t <= 128 else 7)
+        for sdpa in (True,) if args.sdpa else (True, False):
             kind = "sdpa" if sdpa else "explicit softmax"
             print(f"T={t:5} {kind:17} {bench(t, sdpa, runs) * 1000:9.1f} ms (median of {runs})")
 

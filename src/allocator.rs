@@ -5,10 +5,12 @@
 //! add, (T, 4d) for the MLP. mimalloc hands freed memory back to the OS
 //! after a delay (1 s by default), so buffers freed between uses came back
 //! as fresh pages the kernel faulted and zeroed again. Kept, they are
-//! reused as they are. Measured on GPT-2-small at T 1024 in alternating
-//! runs: the traced forward 3–7% faster; the peak resident memory of
-//! `trace --numeric` 3–9% higher (490 MB, against 449–475 MB). Memory is
-//! not given back to the OS while the process runs.
+//! reused as they are. Measured on GPT-2-small against the C library's
+//! malloc (`cargo bench --bench system_alloc`, README): no difference the
+//! benches can tell from noise (0.86–1.10× at T 1024); the peak resident
+//! memory of `trace --numeric` at T 1024 is 449 MB
+//! (`scripts/peak_memory.sh`). Memory is not given back to the OS while
+//! the process runs.
 
 use libmimalloc_sys::{mi_option_get, mi_option_set, mi_option_t};
 

@@ -10,6 +10,7 @@
 //! │    └──────────────▶ ⊕ resid_1 ✓    │ split into 4 heads : (2,4,64) → …      │
 //! ├────────────────────────────────────┴───────────────────────────────────────┤
 //! │ contract: ✓ 4/4 residual adds · ◆ 16 departures · 0 failures               │ footer
+//! │ fault → ffn-no-down: ✗ residual stops the forward at block1.resid_2        │
 //! │ ←→ step  n/N departure  r add  a m p f switch  z quiz  P present  ? help    │
 //! └────────────────────────────────────────────────────────────────────────────┘
 //! ```
@@ -42,6 +43,9 @@ use ratatui::widgets::Widget;
 /// The smallest terminal the full screen fits in.
 pub const MIN_SIZE: (u16, u16) = (80, 24);
 
+/// The footer's rows: the contract, a message, the key hints.
+const FOOTER_ROWS: u16 = 3;
+
 /// Where each pane goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Areas {
@@ -58,7 +62,7 @@ pub fn areas(area: Rect) -> Areas {
     let [header, body, footer] = area.layout(&Layout::vertical([
         Constraint::Length(2),
         Constraint::Min(0),
-        Constraint::Length(2),
+        Constraint::Length(FOOTER_ROWS),
     ]));
     // The lower panes need 12 rows for a T=4 heatmap; the list takes the rest.
     let lower_h = (body.height * 45 / 100).max(12).min(body.height);
@@ -66,8 +70,11 @@ pub fn areas(area: Rect) -> Areas {
         Constraint::Min(0),
         Constraint::Length(lower_h),
     ]));
+    // The diagram grows with the screen (its `now` line holds a whole
+    // named shape and marker) but leaves the detail the larger part.
+    let diagram_w = (lower.width * 3 / 10).clamp(38, 60);
     let [diagram, detail] = lower.layout(&Layout::horizontal([
-        Constraint::Length(38),
+        Constraint::Length(diagram_w),
         Constraint::Min(0),
     ]));
     Areas {

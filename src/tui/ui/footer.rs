@@ -30,6 +30,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         ),
         if all_ok { t.ok } else { t.fail },
     );
+    // A switch is being traced: these verdicts are the old model's.
+    let stale = app.stale();
     let verdict = match failed.first() {
         // A replayed log that ends without its summary has no verdicts.
         None if app.run.checks.is_empty() => Span::styled("– no verdicts recorded", t.key),
@@ -55,19 +57,52 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     );
     let fits = quiz.width() + adds.width() + long.chars().count() + verdict.width()
         <= usize::from(area.width);
-    let first = Line::from(vec![
+    let mut first = Line::from(vec![
         quiz,
         adds,
         Span::raw(if fits { long } else { short }),
         verdict,
     ]);
+    if stale {
+        // Dimmed and said in words: the old verdicts until the new trace lands.
+        first = first.patch_style(t.dim);
+        first
+            .spans
+            .insert(0, Span::styled(" ⧗ stale, re-tracing:", t.key));
+    }
+    // The message (a quiz verdict, else the last thing that happened)
+    // takes the rows above the key hints, wrapped; the hints stay on the
+    // last row unless the message needs it.
     let feedback = app.quiz.as_ref().and_then(|q| q.feedback.clone());
-    let second = match (feedback, &app.status) {
-        (Some((ok, msg)), _) => Line::styled(format!(" {msg}"), if ok { t.ok } else { t.fail }),
-        (None, Some(msg)) => Line::styled(format!(" {msg}"), t.key),
-        (None, None) => hints(app),
+    let (msg, style) = match (feedback, &app.status) {
+        (Some((ok, msg)), _) => (Some(msg), if ok { t.ok } else { t.fail }),
+        (None, Some(msg)) => (Some(msg.clone()), t.key),
+        (None, None) => (None, t.key),
     };
-    Paragraph::new(vec![first, second]).render(area, buf);
+    let rows = usize::from(area.height.saturating_sub(1));
+    let width = usize::from(area.width).saturating_sub(1).max(1);
+    let wrapped: Vec<String> = msg
+        .map(|m| {
+            textwrap::wrap(&m, width)
+                .into_iter()
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut lines = vec![first];
+    lines.extend(
+        wrapped
+            .iter()
+            .take(rows)
+            .map(|m| Line::styled(format!(" {m}"), style)),
+    );
+    while lines.len() < usize::from(area.height).saturating_sub(1) {
+        lines.push(Line::raw(""));
+    }
+    if lines.len() < usize::from(area.height) {
+        lines.push(hints(app));
+    }
+    Paragraph::new(lines).render(area, buf);
     // A trace running in the background: a gauge with its count in words.
     if let Some((done, expected)) = app.progress {
         let row = Rect {

@@ -43,9 +43,6 @@ use ratatui::widgets::Widget;
 /// The smallest terminal the full screen fits in.
 pub const MIN_SIZE: (u16, u16) = (80, 24);
 
-/// The footer's rows: the contract, a message, the key hints.
-const FOOTER_ROWS: u16 = 3;
-
 /// Where each pane goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Areas {
@@ -56,13 +53,16 @@ pub struct Areas {
     pub footer: Rect,
 }
 
-/// The pane layout for a screen of `area`.
+/// The pane layout of `app`'s screen of `area`: the footer has a row for
+/// each row of its message (at most two) besides the contract and the key
+/// hints.
 #[must_use]
-pub fn areas(area: Rect) -> Areas {
+pub fn areas(app: &App, area: Rect) -> Areas {
+    let footer_rows = 2 + footer::message_rows(app, area.width);
     let [header, body, footer] = area.layout(&Layout::vertical([
         Constraint::Length(2),
         Constraint::Min(0),
-        Constraint::Length(FOOTER_ROWS),
+        Constraint::Length(footer_rows),
     ]));
     // The lower panes need 12 rows for a T=4 heatmap; the list takes the rest.
     let lower_h = (body.height * 45 / 100).max(12).min(body.height);
@@ -92,7 +92,7 @@ pub fn step_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
     if app.present || app.help || app.tab != Tab::Steps || too_small(area) {
         return None;
     }
-    let list = steps::list_area(areas(area).steps);
+    let list = steps::list_area(areas(app, area).steps);
     if !list.contains(ratatui::layout::Position { x, y }) {
         return None;
     }
@@ -111,7 +111,7 @@ impl Widget for &App {
             small::render(self, area, buf);
             return;
         }
-        let a = areas(area);
+        let a = areas(self, area);
         header::render(self, a.header, buf);
         footer::render(self, a.footer, buf);
         let body = Rect {

@@ -140,10 +140,10 @@ impl App {
                 let before = std::mem::replace(&mut self.run, run);
                 self.generation += 1;
                 // The first switch away from a replay keeps it for `v`.
-                let left = self.source.take().map(|file| {
+                let left = self.source.take();
+                if let Some(file) = &left {
                     self.left_replay = Some(Box::new((before, file.clone())));
-                    file
-                });
+                }
                 let value = switch.value(self.cfg());
                 let same =
                     path.and_then(|p| (0..self.rows()).find(|&i| self.path(i) == Some(p.as_str())));

@@ -71,37 +71,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .insert(0, Span::styled(" ⧗ stale, re-tracing:", t.key));
     }
     // The message (a quiz verdict, else the last thing that happened)
-    // takes the rows above the key hints, wrapped; the hints stay on the
-    // last row unless the message needs it.
-    let feedback = app.quiz.as_ref().and_then(|q| q.feedback.clone());
-    let (msg, style) = match (feedback, &app.status) {
-        (Some((ok, msg)), _) => (Some(msg), if ok { t.ok } else { t.fail }),
-        (None, Some(msg)) => (Some(msg.clone()), t.key),
-        (None, None) => (None, t.key),
-    };
-    let rows = usize::from(area.height.saturating_sub(1));
-    let width = usize::from(area.width).saturating_sub(1).max(1);
-    let wrapped: Vec<String> = msg
-        .map(|m| {
-            textwrap::wrap(&m, width)
-                .into_iter()
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default();
+    // takes rows of its own above the key hints, which always stay.
+    let (msg, style) = message(app);
     let mut lines = vec![first];
     lines.extend(
-        wrapped
-            .iter()
-            .take(rows)
+        wrap(msg.as_deref(), area.width)
+            .into_iter()
             .map(|m| Line::styled(format!(" {m}"), style)),
     );
-    while lines.len() < usize::from(area.height).saturating_sub(1) {
-        lines.push(Line::raw(""));
-    }
-    if lines.len() < usize::from(area.height) {
-        lines.push(hints(app));
-    }
+    lines.push(hints(app));
     Paragraph::new(lines).render(area, buf);
     // A trace running in the background: a gauge with its count in words.
     if let Some((done, expected)) = app.progress {
@@ -126,6 +104,42 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             })
             .render(row, buf);
     }
+}
+
+/// The message under the contract line: the quiz's verdict on the last
+/// answer, else the last thing that happened; with its style.
+fn message(app: &App) -> (Option<String>, ratatui::style::Style) {
+    let t = app.theme;
+    let feedback = app.quiz.as_ref().and_then(|q| q.feedback.clone());
+    match (feedback, &app.status) {
+        (Some((ok, msg)), _) => (Some(msg), if ok { t.ok } else { t.fail }),
+        (None, Some(msg)) => (Some(msg.clone()), t.key),
+        (None, None) => (None, t.key),
+    }
+}
+
+/// Most rows a message takes.
+const MESSAGE_ROWS: usize = 2;
+
+/// `msg` wrapped to a screen `width` wide (after a space), in at most
+/// [`MESSAGE_ROWS`] rows.
+fn wrap(msg: Option<&str>, width: u16) -> Vec<String> {
+    let width = usize::from(width).saturating_sub(1).max(1);
+    msg.map(|m| {
+        textwrap::wrap(m, width)
+            .into_iter()
+            .take(MESSAGE_ROWS)
+            .map(String::from)
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// How many rows the footer's message takes on a screen `width` wide.
+#[must_use]
+pub fn message_rows(app: &App, width: u16) -> u16 {
+    let rows = wrap(message(app).0.as_deref(), width).len();
+    u16::try_from(rows).unwrap_or(0)
 }
 
 fn hints(app: &App) -> Line<'static> {

@@ -148,7 +148,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 /// The failed step's operands as its op combines them, for the shape
-/// column (`(2,4,64)·(64,256)` for a linear, `(2,4,64) + (2,4,256)` for an
+/// column (`(2,4,64)·(64,256)` for a linear, `(2,4,64)+(2,4,256)` for an
 /// add), and the operand to blame when the shapes name one: `bias (64)
 /// should be (256)`.
 fn clash(f: &crate::trace::Failure) -> (String, Option<String>) {
@@ -156,7 +156,7 @@ fn clash(f: &crate::trace::Failure) -> (String, Option<String>) {
     let s: Vec<String> = f.operands.iter().map(|o| fmt_shape(&o.shape)).collect();
     let get = |i: usize| f.operands.get(i).map(|o| o.shape.as_slice());
     match f.op {
-        OpKind::Add => (s.join(" + "), None),
+        OpKind::Add => (s.join("+"), None),
         OpKind::Linear => {
             let product = s.iter().take(2).cloned().collect::<Vec<_>>().join("·");
             let blame = match (get(0), get(1), get(2)) {

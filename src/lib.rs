@@ -11,7 +11,7 @@
 //! let run = shapetrace::run(&cfg).unwrap();
 //! let scores = run.trace.get("block1.attn.scores").unwrap();
 //! assert_eq!(scores.shape, [2, 4, 4, 4]);
-//! assert!(run.checks.iter().all(|c| c.ok()));
+//! assert!(run.checks.iter().all(|c| c.ok));
 //! ```
 
 pub mod allocator;

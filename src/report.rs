@@ -26,7 +26,7 @@ impl Run {
     /// Whether every check holds (skipped checks do not fail).
     #[must_use]
     pub fn ok(&self) -> bool {
-        self.checks.iter().all(CheckResult::ok)
+        self.checks.iter().all(|c| c.ok)
     }
 }
 

@@ -93,7 +93,7 @@ proptest! {
     #[test]
     fn random_valid_models_pass_every_check(cfg in common::small_configs(false)) {
         let run = shapetrace::run(&cfg).unwrap();
-        let failed: Vec<_> = run.checks.iter().filter(|c| !c.ok()).map(|c| format!("{}: {}", c.name, c.detail)).collect();
+        let failed: Vec<_> = run.checks.iter().filter(|c| !c.ok).map(|c| format!("{}: {}", c.name, c.detail)).collect();
         prop_assert!(failed.is_empty(), "{:?}", failed);
         prop_assert!(run.trace.failure.is_none());
     }

@@ -53,9 +53,15 @@ impl Status {
 }
 
 /// One check's verdict on a run.
+///
+/// `ok` is a field, as on [`crate::trace::ResidualCheck`] and in the JSON:
+/// true unless the check failed (a skip is ok); `status` tells a pass from
+/// a skip. The constructors keep the two in step.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckResult {
     pub name: CheckName,
+    /// Anything but a failure: `status != Status::Fail`.
+    pub ok: bool,
     pub status: Status,
     /// Where it failed, if it did.
     pub path: Option<String>,
@@ -63,37 +69,33 @@ pub struct CheckResult {
 }
 
 impl CheckResult {
-    /// Anything but a failure.
+    /// A verdict of `status`; `ok` follows from it.
     #[must_use]
-    pub fn ok(&self) -> bool {
-        self.status != Status::Fail
+    pub fn new(
+        name: CheckName,
+        status: Status,
+        path: Option<String>,
+        detail: impl Into<String>,
+    ) -> Self {
+        Self {
+            name,
+            ok: status != Status::Fail,
+            status,
+            path,
+            detail: detail.into(),
+        }
     }
 
     pub(crate) fn pass(name: CheckName, detail: impl Into<String>) -> Self {
-        Self {
-            name,
-            status: Status::Pass,
-            path: None,
-            detail: detail.into(),
-        }
+        Self::new(name, Status::Pass, None, detail)
     }
 
     pub(crate) fn fail(name: CheckName, path: &str, detail: impl Into<String>) -> Self {
-        Self {
-            name,
-            status: Status::Fail,
-            path: Some(path.to_string()),
-            detail: detail.into(),
-        }
+        Self::new(name, Status::Fail, Some(path.to_string()), detail)
     }
 
     pub(crate) fn skip(name: CheckName, detail: impl Into<String>) -> Self {
-        Self {
-            name,
-            status: Status::Skip,
-            path: None,
-            detail: detail.into(),
-        }
+        Self::new(name, Status::Skip, None, detail)
     }
 }
 
@@ -102,7 +104,7 @@ impl Serialize for CheckResult {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("CheckResult", 5)?;
         st.serialize_field("name", &self.name)?;
-        st.serialize_field("ok", &self.ok())?;
+        st.serialize_field("ok", &self.ok)?;
         st.serialize_field("status", &self.status)?;
         st.serialize_field("path", &self.path)?;
         st.serialize_field("detail", &self.detail)?;

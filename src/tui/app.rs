@@ -247,7 +247,7 @@ impl App {
         self.run
             .checks
             .iter()
-            .find(|c| !c.ok() && c.path.as_deref() == Some(path))
+            .find(|c| !c.ok && c.path.as_deref() == Some(path))
     }
 
     /// The model the next switch starts from: the newest one asked for,

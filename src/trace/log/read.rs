@@ -244,12 +244,7 @@ fn summary_checks(sum: ReadSummary, events: &[Event]) -> Result<Vec<CheckResult>
                 c.status.as_str()
             ));
         }
-        out.push(CheckResult {
-            name: c.name,
-            status: c.status,
-            path: c.path,
-            detail: c.detail,
-        });
+        out.push(CheckResult::new(c.name, c.status, c.path, c.detail));
     }
     Ok(out)
 }

@@ -74,7 +74,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     tabs.push(Span::styled(format!(" {name} "), t.title));
     for tab in Tab::ALL.into_iter().filter(|_| !app.present) {
         let label = tab.title();
-        let failing = tab == Tab::Checks && app.run.checks.iter().any(|c| !c.ok());
+        let failing = tab == Tab::Checks && app.run.checks.iter().any(|c| !c.ok);
         let mark = if failing { "✗" } else { " " };
         tabs.push(if tab == app.tab && !app.present {
             Span::styled(format!("[{label}]"), t.title)

@@ -27,6 +27,9 @@ pub enum Action {
     TogglePause,
     NextHead,
     PrevHead,
+    /// Scroll a wide heatmap left / right.
+    ScrollLeft,
+    ScrollRight,
     /// Down a row: the next step, or the next field or view in a lab.
     Down,
     /// Up a row.
@@ -112,6 +115,8 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
             K::Char('P') => Some(A::TogglePresent),
             K::Char(']') => Some(A::NextHead),
             K::Char('[') => Some(A::PrevHead),
+            K::Char('<') => Some(A::ScrollLeft),
+            K::Char('>') => Some(A::ScrollRight),
             K::Char('q') | K::Esc => Some(A::Quit),
             _ => None,
         },
@@ -128,6 +133,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("n / N", "next / previous departure from (B,T,d)"),
     ("r / R", "next / previous residual add"),
     ("[ / ]", "previous / next head in the heatmap"),
+    ("< / >", "scroll a wide heatmap left / right"),
     ("a", "cycle the activation (re-runs)"),
     ("m", "switch LayerNorm / RMSNorm (re-runs)"),
     ("p", "switch Pre-LN / Post-LN (re-runs)"),

@@ -68,10 +68,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let causal = app.run.trace.anatomy.causal();
             lines.extend(heatmap::lines(
                 e,
-                app.head,
+                (app.head, app.col),
                 causal,
-                usize::from(inner.width),
-                room,
+                (usize::from(inner.width), room),
                 t,
             ));
         }

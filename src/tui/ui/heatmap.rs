@@ -301,8 +301,10 @@ fn header(g: &Grid, first: usize, shown: usize, cell_w: usize, label_w: usize) -
     while j < first + shown {
         let w = (cell_w * every).min((first + shown - j) * cell_w);
         let l = g.col_label(j);
-        if l.chars().count() < w || every == 1 {
-            s.push_str(&format!("{:^w$}", l));
+        if every == 1 {
+            s.push_str(&format!("{l:^w$}"));
+        } else if l.chars().count() < w {
+            s.push_str(&format!("{l:<w$}"));
         } else {
             s.push_str(&" ".repeat(w));
         }

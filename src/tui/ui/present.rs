@@ -110,11 +110,11 @@ fn path_texts(path: &str) -> Vec<String> {
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
     let Some(s) = slide(app) else { return };
-    let path = fit(&path_texts(&s.path), area.width, (area.height / 6).max(3));
+    let path = fit(&path_texts(&s.path), area.width, (area.height / 6).max(4));
     let shape = fit(
         std::slice::from_ref(&s.shape),
         area.width,
-        (area.height / 5).max(3),
+        (area.height / 5).max(4),
     );
     let [path_area, shape_area, mark_area, lower] = area.layout(&Layout::vertical([
         Constraint::Length(path.height),

@@ -41,9 +41,18 @@ pub fn render(g: &Grid, col: usize, area: Rect, buf: &mut Buffer, t: Theme) -> O
     let cell_x = |k: usize| x0 + LABEL_W + u16::try_from(k * cw).unwrap_or(u16::MAX);
     let gap = usize::from(cw >= 3);
     let fill_w = cw - gap;
-    for k in 0..shown {
+    // A label every few cells when the cells are narrower than the labels.
+    let label_w = g.col_label(g.cols - 1).chars().count() + 1;
+    let every = label_w.div_ceil(cw);
+    for k in (0..shown).step_by(every) {
         let l = g.col_label(first + k);
-        put(buf, cell_x(k), y0 + 1, &format!("{l:^fill_w$}"), t.dim);
+        // Over its own cell: centred on a wide one, from its left edge else.
+        let text = if every == 1 {
+            format!("{l:^fill_w$}")
+        } else {
+            l
+        };
+        put(buf, cell_x(k), y0 + 1, &text, t.dim);
     }
     let fill_h = if ch >= 3 { ch - 1 } else { ch };
     let mid = (fill_h - 1) / 2;

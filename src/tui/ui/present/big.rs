@@ -3,7 +3,9 @@
 //!
 //! The font is 8×8 pixels, so a character takes `8/px` columns and `8/py`
 //! lines for a size of `px`×`py` pixels per cell: Full 8×8, HalfHeight 8×4,
-//! Quadrant 4×4, Sextant 4×3.
+//! Quadrant 4×4. Sextant (4×3) is left out: its glyphs (Unicode 13) fall
+//! back to boxes in many terminal fonts, and even 80×24 has room for four
+//! lines; a text too long for Quadrant is drawn as a plain line.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -14,11 +16,10 @@ use tui_big_text::{BigText, PixelSize};
 
 /// The sizes tried, largest first, with the cells (columns, lines) one
 /// character takes.
-const SIZES: [(PixelSize, u16, u16); 4] = [
+const SIZES: [(PixelSize, u16, u16); 3] = [
     (PixelSize::Full, 8, 8),
     (PixelSize::HalfHeight, 8, 4),
     (PixelSize::Quadrant, 4, 4),
-    (PixelSize::Sextant, 4, 3),
 ];
 
 /// Text to draw large, and how.

@@ -284,3 +284,24 @@ fn a_failure_names_its_operands_and_the_fault() {
     }
     assert!(s.contains("fault ffn-no-down"), "{s}");
 }
+
+#[test]
+fn without_the_mask_the_heatmap_shows_no_mask() {
+    let cfg = ModelConfig {
+        fault: Some(Fault::NoCausalMask),
+        ..ModelConfig::default()
+    };
+    let mut lp = stepper(cfg);
+    goto(&mut lp, "block1.attn.weights");
+    let s = screen(&lp.app, 80, 24);
+    assert!(!s.contains('╳'), "nothing is masked:\n{s}");
+    let e = &lp.app.run.trace.events[lp.app.cursor];
+    let v = e.values.as_ref().unwrap();
+    // q0 now attends to every key: its later keys are printed, not masked.
+    let row = lines_with(&s, "│q0  ")[0];
+    for x in &v[1..4] {
+        assert!(*x > 0.0);
+        assert!(row.contains(&format!("{x:.2}")), "{row}");
+    }
+    assert!(row.contains("Σ1.00"), "{row}");
+}

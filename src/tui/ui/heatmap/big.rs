@@ -25,7 +25,7 @@ pub fn render(g: &Grid, col: usize, area: Rect, buf: &mut Buffer, t: Theme) -> O
     let avail = usize::from(area.width - LABEL_W - sum_w.min(area.width - LABEL_W));
     // The narrowest cell: the number and a space each side, or one glyph.
     let min_w = if g.numbers() { g.num_width() + 3 } else { 1 };
-    let cw = (avail / g.cols).clamp(min_w, 22).min(avail.max(1));
+    let cw = (avail / g.cols).min(22).max(min_w).min(avail.max(1));
     let first = g.first_col(col);
     let shown = (avail / cw).max(1).min(g.cols - first);
     let ch = (usize::from(area.height - 2) / g.rows).clamp(1, 7);

@@ -70,3 +70,34 @@ impl Big {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(t: &[&str]) -> Vec<String> {
+        t.iter().map(|s| (*s).to_string()).collect()
+    }
+
+    #[test]
+    fn the_size_follows_the_room() {
+        let path = texts(&["block1.attn.weights", "attn.weights"]);
+        // 19 characters: 152 columns at 8 a character, 76 at 4.
+        assert_eq!(fit(&path, 200, 8).size, Some(PixelSize::Full));
+        assert_eq!(fit(&path, 200, 7).size, Some(PixelSize::HalfHeight));
+        assert_eq!(fit(&path, 151, 8).size, Some(PixelSize::Quadrant));
+        assert_eq!(fit(&path, 100, 3).size, None, "no size is 3 lines tall");
+        // Too wide for Quadrant: the path without its block.
+        let short = fit(&path, 60, 4);
+        assert_eq!(
+            (short.text.as_str(), short.size),
+            ("attn.weights", Some(PixelSize::Quadrant))
+        );
+        let none = fit(&path, 40, 8);
+        assert_eq!((none.size, none.height), (None, 1));
+        assert_eq!(
+            none.text, "block1.attn.weights",
+            "a plain line keeps the whole path"
+        );
+    }
+}

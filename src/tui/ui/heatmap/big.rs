@@ -4,8 +4,9 @@
 //! legend line and the column labels above.
 //!
 //! Cell size: `cw = min(22, (W − labels − sums) / cols)` columns (a gap
-//! included) and `ch = min(7, (H − 2) / rows)` lines; a slice whose numbers
-//! do not fit scrolls from column `col` instead of shrinking them.
+//! included) and `ch = min(7, (H − 2) / rows)` lines. Every cell prints its
+//! number when all of them fit; a small slice whose numbers do not fit, or
+//! a wide one whose shades do not, scrolls from column `col` instead.
 
 use super::{Cell, Grid, SHADES, num, scroll_note};
 use crate::tui::theme::Theme;
@@ -23,10 +24,21 @@ pub fn render(g: &Grid, col: usize, area: Rect, buf: &mut Buffer, t: Theme) -> O
     }
     let sum_w = if g.sums { SUM_W } else { 0 };
     let avail = usize::from(area.width - LABEL_W - sum_w.min(area.width - LABEL_W));
-    // The narrowest cell: the number and a space each side, or one glyph.
-    let min_w = if g.numbers() { g.num_width() + 3 } else { 1 };
-    let cw = (avail / g.cols).min(22).max(min_w).min(avail.max(1));
-    let first = g.first_col(col);
+    // Numbers whenever every column has room for one (a space each side);
+    // a small slice keeps them and scrolls; else shades alone.
+    let (num_w, fit_w) = (g.num_width() + 3, avail / g.cols);
+    let (numbers, cw) = if fit_w >= num_w {
+        (true, fit_w.min(22))
+    } else if g.numbers() {
+        (true, num_w.min(avail.max(1)))
+    } else {
+        (false, fit_w.clamp(1, 22))
+    };
+    let first = if g.cols * cw <= avail {
+        0
+    } else {
+        g.first_col(col)
+    };
     let shown = (avail / cw).max(1).min(g.cols - first);
     let ch = (usize::from(area.height - 2) / g.rows).clamp(1, 7);
     let rows = g.rows.min(usize::from(area.height - 2) / ch);
@@ -66,7 +78,7 @@ pub fn render(g: &Grid, col: usize, area: Rect, buf: &mut Buffer, t: Theme) -> O
                 Cell::Value { v, shade } => (
                     SHADES[shade],
                     t.base,
-                    g.numbers().then(|| format!(" {} ", num(v))),
+                    numbers.then(|| format!(" {} ", num(v))),
                 ),
             };
             for dy in 0..fill_h {

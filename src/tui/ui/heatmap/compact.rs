@@ -37,7 +37,8 @@ pub fn lines(
     let cell_w = if g.numbers() { g.num_width() + 2 } else { 2 };
     let sum_w = if g.sums { 6 } else { 0 };
     let shown = (width.saturating_sub(label_w + sum_w) / cell_w).max(1);
-    let first = g.first_col(col);
+    // A scroll left over from a wider step does not hide what fits.
+    let first = if g.cols <= shown { 0 } else { g.first_col(col) };
     let shown = shown.min(g.cols - first);
     let scroll = scroll_note(first, shown, g.cols);
     let mut out = vec![Line::styled(g.title(width, scroll), t.dim)];

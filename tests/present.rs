@@ -315,13 +315,32 @@ fn a_scroll_left_from_a_wider_step_does_not_hide_a_slice_that_fits() {
     goto(&mut lp, "block1.attn.q");
     assert_eq!(lp.app.col, 8, "the scroll is kept for the next wide step");
     let s = screen(&lp.app, 80, 24);
-    assert!(s.contains("b0 h0 4×16 · T ↓ × hd →") && !s.contains("cols "), "{s}");
+    assert!(
+        s.contains("b0 h0 4×16 · T ↓ × hd →") && !s.contains("cols "),
+        "{s}"
+    );
     act(&mut lp, &[Action::TogglePresent]);
     let s = screen(&lp.app, 200, 50);
     assert!(!s.contains("cols "), "all 16 columns fit at 200×50:\n{s}");
     // Wide enough to print every number of the head's 4×16 slice.
     let e = &lp.app.run.trace.events[lp.app.cursor];
     for x in &e.values.as_ref().unwrap()[..16] {
-        assert!(lines_with(&s, "│t0 ")[0].contains(&format!("{x:.2}")), "{x:.2}:\n{s}");
+        assert!(
+            lines_with(&s, "│t0 ")[0].contains(&format!("{x:.2}")),
+            "{x:.2}:\n{s}"
+        );
     }
+}
+
+#[test]
+fn without_colour_the_presenter_says_the_same() {
+    let mut lp = weights();
+    let colour = screen(&lp.app, 100, 30);
+    lp.app.theme = shapetrace::tui::theme::MONO;
+    assert_eq!(
+        screen(&lp.app, 100, 30),
+        colour,
+        "glyphs and numbers carry it all"
+    );
+    assert!(colour.contains('╳') && colour.contains("Σ 1.00") && colour.contains("█"));
 }

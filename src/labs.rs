@@ -3,7 +3,7 @@
 use crate::cli::{ParamsArgs, ParamsFormat, ProbeKind, ProbesArgs};
 use color_eyre::eyre::{Result, bail};
 use shapetrace::budget::{Budget, table};
-use shapetrace::check::influence::{Kind, Subject, influence, tokens};
+use shapetrace::check::influence::{Kind, Subject, influence, opening, tokens};
 use shapetrace::check::probe::verdict;
 use shapetrace::lesson::{by_hand::FfnByHand, norms::NormCompare, parse_vector};
 use std::io::Write;
@@ -65,19 +65,15 @@ pub fn probes(
         Err(e) => bail!("cannot probe this model: {e}"),
     };
     // The first token that fails, else the middle one (or the one asked).
-    let shown = runs
-        .iter()
-        .find(|r| r.leaks())
-        .or_else(|| runs.iter().find(|r| r.token == cfg.seq / 2))
-        .or(runs.first());
-    let Some(view) = shown else {
+    let failed = verdict(&runs).is_err();
+    let Some(view) = opening(runs, cfg.seq) else {
         bail!(
             "cannot probe this model: no token to move (seq {})",
             cfg.seq
         )
     };
     crate::out::print(&view.text())?;
-    Ok(if verdict(&runs).is_err() {
+    Ok(if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -114,6 +114,19 @@ impl Plan {
             )
         })
     }
+
+    /// [`Plan::note`] in one line of a narrow screen, for the stepper's
+    /// footer (its header marks the run `shapes only` as long as it is).
+    #[must_use]
+    pub fn short_note(&self) -> Option<String> {
+        self.switched.then(|| {
+            format!(
+                "shapes only: a numeric run needs about {}, over --max-memory {}",
+                human_bytes(self.estimate),
+                human_bytes(self.limit)
+            )
+        })
+    }
 }
 
 /// Decides how `cfg` runs under `req`.

@@ -218,6 +218,19 @@ pub fn tokens(seq: usize) -> Vec<usize> {
     }
 }
 
+/// The run to show of `runs` (one per moved token, of a sequence of
+/// `seq`): the first whose move leaks, else the middle token's, else the
+/// first. The `probes` command prints it and the Probes tab opens on it.
+#[must_use]
+pub fn opening(runs: Vec<Influence>, seq: usize) -> Option<Influence> {
+    let at = runs
+        .iter()
+        .position(Influence::leaks)
+        .or_else(|| runs.iter().position(|r| r.token == seq / 2))
+        .unwrap_or(0);
+    runs.into_iter().nth(at)
+}
+
 /// Moves each token of `tokens` in turn and reports what changed.
 ///
 /// # Errors

@@ -30,6 +30,8 @@ pub enum Action {
     /// Scroll a wide heatmap left / right.
     ScrollLeft,
     ScrollRight,
+    /// Back to the replayed log after a switch re-traced it live.
+    BackToReplay,
     /// Down a row: the next step, or the next field or view in a lab.
     Down,
     /// Up a row.
@@ -117,6 +119,7 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
             K::Char('[') => Some(A::PrevHead),
             K::Char('<') => Some(A::ScrollLeft),
             K::Char('>') => Some(A::ScrollRight),
+            K::Char('v') => Some(A::BackToReplay),
             K::Char('q') | K::Esc => Some(A::Quit),
             _ => None,
         },
@@ -140,9 +143,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("f", "cycle the teaching faults (re-runs)"),
     ("z", "quiz: predict each new shape"),
     ("P", "presenter mode (space pauses autoplay)"),
+    ("v", "back to the replayed log after a switch"),
     (
         "Tab / Shift-Tab",
-        "next / previous tab: Steps, Checks, FFN, Norms, Budget, Probes",
+        "tabs: Steps Checks FFN Norms Budget Probes",
     ),
     ("e", "labs: edit the input vector"),
     ("click", "select a step"),

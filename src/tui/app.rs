@@ -109,6 +109,9 @@ pub struct App {
     pub status: Option<String>,
     /// The trace log being replayed, if the trace came from a file.
     pub source: Option<String>,
+    /// The replay a switch left for a live run, and its file: `v` goes
+    /// back to it.
+    pub left_replay: Option<Box<(Run, String)>>,
     /// Work asked of the event loop and not started yet.
     pub wanted: Vec<Wanted>,
     /// The ticket of the trace the app waits for, if any; a trace that
@@ -116,6 +119,11 @@ pub struct App {
     pub tracing: Option<u64>,
     /// Tickets handed out so far.
     tickets: u64,
+    /// The model of the newest trace asked for and not shown yet: the next
+    /// switch starts from it, so quick presses add up (three `f` presses
+    /// land on the third fault) instead of each starting from the model
+    /// still on screen.
+    asked: Option<ModelConfig>,
     /// How far the background trace has got: (events done, expected).
     pub progress: Option<(usize, usize)>,
     /// Loaded weights and input every trace of this session uses.
@@ -171,9 +179,11 @@ impl App {
             theme,
             status: None,
             source: None,
+            left_replay: None,
             wanted: Vec::new(),
             tracing: None,
             tickets: 0,
+            asked: None,
             progress: None,
             given: Given::default(),
             quit: false,
@@ -246,6 +256,19 @@ impl App {
             .find(|c| !c.ok() && c.path.as_deref() == Some(path))
     }
 
+    /// The model the next switch starts from: the newest one asked for,
+    /// else the one shown.
+    fn next_cfg(&self) -> ModelConfig {
+        self.asked.as_ref().unwrap_or(self.cfg()).clone()
+    }
+
+    /// Whether a switch is being traced: the verdicts shown are the model
+    /// on screen's, about to be replaced.
+    #[must_use]
+    pub fn stale(&self) -> bool {
+        self.asked.as_ref().is_some_and(|c| c != self.cfg())
+    }
+
     /// Which keys are live now.
     #[must_use]
     pub fn key_mode(&self) -> KeyMode {
@@ -265,21 +288,29 @@ impl App {
         use Action as A;
         match action {
             A::Quit => self.quit = true,
-            A::NextTab => self.tab = self.tab.step(1),
-            A::PrevTab => self.tab = self.tab.step(Tab::ALL.len() - 1),
+            A::NextTab | A::PrevTab => {
+                let by = if action == A::NextTab {
+                    1
+                } else {
+                    Tab::ALL.len() - 1
+                };
+                self.tab = self.tab.step(by);
+                // A message belongs to the tab it was said on.
+                self.status = None;
+            }
             A::ToggleHelp => self.help = !self.help,
             A::CycleAct => {
-                let mut cfg = self.cfg().clone();
+                let mut cfg = self.next_cfg();
                 cfg.act = next_of(Act::ALL, cfg.act);
                 self.rerun(cfg, Switch::Activation);
             }
             A::ToggleNorm => {
-                let mut cfg = self.cfg().clone();
+                let mut cfg = self.next_cfg();
                 cfg.norm = next_of(NormKind::ALL, cfg.norm);
                 self.rerun(cfg, Switch::Norm);
             }
             A::TogglePlacement => {
-                let mut cfg = self.cfg().clone();
+                let mut cfg = self.next_cfg();
                 cfg.placement = next_of(Placement::ALL, cfg.placement);
                 self.rerun(cfg, Switch::Placement);
             }
@@ -288,6 +319,7 @@ impl App {
             A::TogglePresent => self.present = !self.present,
             A::TogglePause => self.toggle_pause(),
             A::Tick => self.tick(),
+            A::BackToReplay => self.back_to_replay(),
             A::Char(_) | A::Backspace | A::ClearInput | A::Submit | A::Cancel => self.typed(action),
             _ if matches!(self.tab, Tab::Steps | Tab::Checks) || self.present => {
                 self.navigate(action)

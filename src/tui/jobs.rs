@@ -5,7 +5,7 @@
 
 use super::app::{Done, Wanted};
 use super::msg::Msg;
-use crate::check::influence::influence;
+use crate::check::influence::{influence, opening, tokens};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -70,7 +70,13 @@ impl Jobs {
                 std::thread::spawn(move || {
                     let probe = || {
                         let subject = crate::check::influence::Subject::of(&cfg, &req);
-                        influence(subject, key.kind, &[key.token]).map(|mut v| v.remove(0))
+                        match key.token {
+                            Some(t) => influence(subject, key.kind, &[t]).map(|mut v| v.remove(0)),
+                            None => {
+                                let runs = influence(subject, key.kind, &tokens(cfg.seq))?;
+                                opening(runs, cfg.seq).ok_or_else(|| "no token to move".into())
+                            }
+                        }
                     };
                     let result = catch_unwind(AssertUnwindSafe(probe))
                         .unwrap_or_else(|_| Err("the probe stopped unexpectedly".into()));

@@ -10,6 +10,7 @@
 //! │    └──────────────▶ ⊕ resid_1 ✓    │ split into 4 heads : (2,4,64) → …      │
 //! ├────────────────────────────────────┴───────────────────────────────────────┤
 //! │ contract: ✓ 4/4 residual adds · ◆ 16 departures · 0 failures               │ footer
+//! │ fault → ffn-no-down: ✗ residual stops the forward at block1.resid_2        │
 //! │ ←→ step  n/N departure  r add  a m p f switch  z quiz  P present  ? help    │
 //! └────────────────────────────────────────────────────────────────────────────┘
 //! ```
@@ -52,13 +53,16 @@ pub struct Areas {
     pub footer: Rect,
 }
 
-/// The pane layout for a screen of `area`.
+/// The pane layout of `app`'s screen of `area`: the footer has a row for
+/// each row of its message (at most two) besides the contract and the key
+/// hints.
 #[must_use]
-pub fn areas(area: Rect) -> Areas {
+pub fn areas(app: &App, area: Rect) -> Areas {
+    let footer_rows = 2 + footer::message_rows(app, area.width);
     let [header, body, footer] = area.layout(&Layout::vertical([
         Constraint::Length(2),
         Constraint::Min(0),
-        Constraint::Length(2),
+        Constraint::Length(footer_rows),
     ]));
     // The lower panes need 12 rows for a T=4 heatmap; the list takes the rest.
     let lower_h = (body.height * 45 / 100).max(12).min(body.height);
@@ -66,8 +70,11 @@ pub fn areas(area: Rect) -> Areas {
         Constraint::Min(0),
         Constraint::Length(lower_h),
     ]));
+    // The diagram grows with the screen (its `now` line holds a whole
+    // named shape and marker) but leaves the detail the larger part.
+    let diagram_w = (lower.width * 3 / 10).clamp(38, 60);
     let [diagram, detail] = lower.layout(&Layout::horizontal([
-        Constraint::Length(38),
+        Constraint::Length(diagram_w),
         Constraint::Min(0),
     ]));
     Areas {
@@ -85,7 +92,7 @@ pub fn step_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
     if app.present || app.help || app.tab != Tab::Steps || too_small(area) {
         return None;
     }
-    let list = steps::list_area(areas(area).steps);
+    let list = steps::list_area(areas(app, area).steps);
     if !list.contains(ratatui::layout::Position { x, y }) {
         return None;
     }
@@ -104,7 +111,7 @@ impl Widget for &App {
             small::render(self, area, buf);
             return;
         }
-        let a = areas(area);
+        let a = areas(self, area);
         header::render(self, a.header, buf);
         footer::render(self, a.footer, buf);
         let body = Rect {

@@ -102,12 +102,10 @@ impl App {
         let choices: Vec<Option<Fault>> = std::iter::once(None)
             .chain(Fault::ALL.iter().copied().map(Some))
             .collect();
-        let at = choices
-            .iter()
-            .position(|f| *f == self.cfg().fault)
-            .unwrap_or(0);
+        let from = self.next_cfg();
+        let at = choices.iter().position(|f| *f == from.fault).unwrap_or(0);
         for k in 1..=choices.len() {
-            let mut cfg = self.cfg().clone();
+            let mut cfg = from.clone();
             cfg.fault = choices[(at + k) % choices.len()];
             if cfg.validate().is_ok() {
                 self.rerun(cfg, Switch::Fault);
@@ -130,7 +128,7 @@ impl App {
         let path = self.path(self.cursor).map(str::to_string);
         match (what, result) {
             (Retrace::Values, Ok(run)) => {
-                self.status = run.plan.note().or_else(|| {
+                self.status = run.plan.short_note().or_else(|| {
                     self.given
                         .label
                         .as_ref()
@@ -139,9 +137,13 @@ impl App {
                 self.run = run;
             }
             (Retrace::Switch(switch), Ok(run)) => {
-                self.run = run;
+                let before = std::mem::replace(&mut self.run, run);
                 self.generation += 1;
-                self.source = None;
+                // The first switch away from a replay keeps it for `v`.
+                let left = self.source.take();
+                if let Some(file) = &left {
+                    self.left_replay = Some(Box::new((before, file.clone())));
+                }
                 let value = switch.value(self.cfg());
                 let same =
                     path.and_then(|p| (0..self.rows()).find(|&i| self.path(i) == Some(p.as_str())));
@@ -149,15 +151,46 @@ impl App {
                     .unwrap_or(self.cursor)
                     .min(self.rows().saturating_sub(1));
                 self.quiz_rerun();
-                self.status = Some(match &self.run.trace.failure {
+                let said = match &self.run.trace.failure {
                     Some(f) => format!(
                         "{what} → {value}: ✗ {} stops the forward at {}",
                         f.check, f.path
                     ),
                     None => format!("{what} → {value}: re-traced"),
+                };
+                self.status = Some(match left {
+                    Some(file) => format!(
+                        "{said} live from {}'s model · v goes back to the replay",
+                        crate::text::shown(&file)
+                    ),
+                    None => said,
                 });
             }
             (_, Err(e)) => self.status = Some(format!("cannot switch {what}: {e}")),
         }
+    }
+}
+
+impl App {
+    /// Shows the replayed log again that a switch left for a live run.
+    pub(super) fn back_to_replay(&mut self) {
+        let Some(left) = self.left_replay.take() else {
+            if self.source.is_none() {
+                self.status =
+                    Some("no replay to go back to: v returns to a log opened with view".into());
+            }
+            return;
+        };
+        let (run, file) = *left;
+        // A switch still being traced would replace the replay: dropped.
+        self.tracing = None;
+        self.asked = None;
+        self.progress = None;
+        self.run = run;
+        self.generation += 1;
+        self.cursor = self.cursor.min(self.rows().saturating_sub(1));
+        self.quiz_rerun();
+        self.status = Some(format!("replaying {} again", crate::text::shown(&file)));
+        self.source = Some(file);
     }
 }

@@ -52,6 +52,7 @@ impl App {
     pub(super) fn ask_trace(&mut self, cfg: ModelConfig, what: Retrace) {
         self.tickets += 1;
         self.tracing = Some(self.tickets);
+        self.asked = Some(cfg.clone());
         self.wanted.push(Wanted::Trace {
             ticket: self.tickets,
             cfg,
@@ -72,6 +73,7 @@ impl App {
                     return;
                 }
                 self.tracing = None;
+                self.asked = None;
                 self.traced(what, *result);
             }
             Done::Probe { key, result } => {

@@ -170,13 +170,20 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 "on (B,T,d)"
             };
             let style = if e.departs { t.departs } else { t.base };
-            vec![
-                Line::styled(format!(" now {}", e.path), t.title),
-                Line::from(vec![
-                    Span::raw(format!(" {} ", e.named_shape())),
+            let shape = format!(" {} ", e.named_shape());
+            // The marker on the shape's line when both fit, else below it.
+            let inner = usize::from(area.width.saturating_sub(2));
+            let mut now = vec![Line::styled(format!(" now {}", e.path), t.title)];
+            if shape.chars().count() + word.chars().count() <= inner {
+                now.push(Line::from(vec![
+                    Span::raw(shape),
                     Span::styled(word, style),
-                ]),
-            ]
+                ]));
+            } else {
+                now.push(Line::raw(shape));
+                now.push(Line::styled(format!(" {word}"), style));
+            }
+            now
         }
         Some(Row::Failure(f)) => vec![
             Line::styled(format!(" now {}", f.path), t.title),

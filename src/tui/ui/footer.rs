@@ -30,6 +30,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         ),
         if all_ok { t.ok } else { t.fail },
     );
+    // A switch is being traced: these verdicts are the old model's.
+    let stale = app.stale();
     let verdict = match failed.first() {
         // A replayed log that ends without its summary has no verdicts.
         None if app.run.checks.is_empty() => Span::styled("– no verdicts recorded", t.key),
@@ -55,19 +57,30 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     );
     let fits = quiz.width() + adds.width() + long.chars().count() + verdict.width()
         <= usize::from(area.width);
-    let first = Line::from(vec![
+    let mut first = Line::from(vec![
         quiz,
         adds,
         Span::raw(if fits { long } else { short }),
         verdict,
     ]);
-    let feedback = app.quiz.as_ref().and_then(|q| q.feedback.clone());
-    let second = match (feedback, &app.status) {
-        (Some((ok, msg)), _) => Line::styled(format!(" {msg}"), if ok { t.ok } else { t.fail }),
-        (None, Some(msg)) => Line::styled(format!(" {msg}"), t.key),
-        (None, None) => hints(app),
-    };
-    Paragraph::new(vec![first, second]).render(area, buf);
+    if stale {
+        // Dimmed and said in words: the old verdicts until the new trace lands.
+        first = first.patch_style(t.dim);
+        first
+            .spans
+            .insert(0, Span::styled(" ⧗ stale, re-tracing:", t.key));
+    }
+    // The message (a quiz verdict, else the last thing that happened)
+    // takes rows of its own above the key hints, which always stay.
+    let (msg, style) = message(app);
+    let mut lines = vec![first];
+    lines.extend(
+        wrap(msg.as_deref(), area.width)
+            .into_iter()
+            .map(|m| Line::styled(format!(" {m}"), style)),
+    );
+    lines.push(hints(app));
+    Paragraph::new(lines).render(area, buf);
     // A trace running in the background: a gauge with its count in words.
     if let Some((done, expected)) = app.progress {
         let row = Rect {
@@ -91,6 +104,42 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             })
             .render(row, buf);
     }
+}
+
+/// The message under the contract line: the quiz's verdict on the last
+/// answer, else the last thing that happened; with its style.
+fn message(app: &App) -> (Option<String>, ratatui::style::Style) {
+    let t = app.theme;
+    let feedback = app.quiz.as_ref().and_then(|q| q.feedback.clone());
+    match (feedback, &app.status) {
+        (Some((ok, msg)), _) => (Some(msg), if ok { t.ok } else { t.fail }),
+        (None, Some(msg)) => (Some(msg.clone()), t.key),
+        (None, None) => (None, t.key),
+    }
+}
+
+/// Most rows a message takes.
+const MESSAGE_ROWS: usize = 2;
+
+/// `msg` wrapped to a screen `width` wide (after a space), in at most
+/// [`MESSAGE_ROWS`] rows.
+fn wrap(msg: Option<&str>, width: u16) -> Vec<String> {
+    let width = usize::from(width).saturating_sub(1).max(1);
+    msg.map(|m| {
+        textwrap::wrap(m, width)
+            .into_iter()
+            .take(MESSAGE_ROWS)
+            .map(String::from)
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// How many rows the footer's message takes on a screen `width` wide.
+#[must_use]
+pub fn message_rows(app: &App, width: u16) -> u16 {
+    let rows = wrap(message(app).0.as_deref(), width).len();
+    u16::try_from(rows).unwrap_or(0)
 }
 
 fn hints(app: &App) -> Line<'static> {

@@ -1,6 +1,7 @@
 //! The header: the model on one line, the tabs and the fault on the other.
 
-use crate::text::shown;
+use crate::text::{escaped, shown};
+use crate::trace::Mode;
 use crate::tui::app::{App, Tab};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -10,6 +11,16 @@ use ratatui::widgets::{Paragraph, Widget};
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let c = app.cfg();
     let t = app.theme;
+    // Where the values come from: loaded weights are not drawn from the
+    // seed, and a shape-only run has no values at all (a lasting mark,
+    // until values arrive or for as long as the plan keeps shapes only).
+    let origin = if app.run.trace.mode == Mode::ShapeOnly {
+        "shapes only".to_string()
+    } else if app.given.req.weights.is_some() {
+        "weights from file".to_string()
+    } else {
+        format!("seed={}", c.seed)
+    };
     // Full names when they fit, short ones otherwise: [B, T, d_model, heads, kv, d_ff, layers].
     let line = |names: [&str; 7], gap: &str| {
         let kv = if c.kv_heads == c.heads {
@@ -18,7 +29,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             format!(" {}={}", names[4], c.kv_heads)
         };
         format!(
-            " {}={} {}={} {}={} {}={}{kv} {}={} {}={}{gap}{} {} {}-LN{gap}{} seed={}",
+            " {}={} {}={} {}={} {}={}{kv} {}={} {}={}{gap}{} {} {}-LN{gap}{} {}",
             names[0],
             c.batch,
             names[1],
@@ -35,7 +46,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             c.norm,
             c.placement,
             c.dtype,
-            c.seed
+            origin,
         )
     };
     let long = line(
@@ -54,11 +65,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     };
     // File names and a log's model name are the user's: shown escaped.
     let name = match (&app.source, &app.given.label) {
-        (Some(s), _) => format!("▷ {}", shown(s)),
+        (Some(s), _) => format!("▷ {}", escaped(s)),
         // The model's name is the checkpoint's already; the files say it.
-        (None, Some(l)) => format!("◆ {}", shown(l)),
+        (None, Some(l)) => format!("◆ {}", escaped(l)),
         (None, None) => shown(&c.preset).to_string(),
     };
+    let name_at = tabs.len();
     tabs.push(Span::styled(format!(" {name} "), t.title));
     for tab in Tab::ALL.into_iter().filter(|_| !app.present) {
         let label = tab.title();
@@ -78,5 +90,26 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     if app.present {
         tabs.push(Span::styled("[Presenter]", t.title));
     }
+    // A long file name gives way to the tabs: cut in its middle.
+    let others: usize = tabs.iter().map(Span::width).sum::<usize>() - tabs[name_at].width();
+    let room = usize::from(area.width).saturating_sub(others + 2);
+    if tabs[name_at].width() > room + 2 {
+        tabs[name_at].content = format!(" {} ", elide(&name, room)).into();
+    }
     Paragraph::new(vec![Line::from(tabs), Line::raw(model)]).render(area, buf);
+}
+
+/// `s` cut to at most `room` characters (at least 3) by a `…` in its
+/// middle, so both the start and the extension of a file name stay.
+fn elide(s: &str, room: usize) -> String {
+    let n = s.chars().count();
+    let room = room.max(3);
+    if n <= room {
+        return s.to_string();
+    }
+    let tail = (room - 1) / 2;
+    let head = room - 1 - tail;
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
 }

@@ -25,10 +25,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let h = u16::try_from(lines.len() + 2)
         .unwrap_or(u16::MAX)
         .min(area.height);
-    let popup = area.centered(
-        Constraint::Length(62.min(area.width)),
-        Constraint::Length(h),
-    );
+    // As wide as the longest line (and its border), never wider than the screen.
+    let widest = lines.iter().map(Line::width).max().unwrap_or(0) + 2;
+    let w = u16::try_from(widest).unwrap_or(u16::MAX).min(area.width);
+    let popup = area.centered(Constraint::Length(w), Constraint::Length(h));
     Clear.render(popup, buf);
     Paragraph::new(lines)
         .block(

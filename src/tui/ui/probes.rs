@@ -22,18 +22,17 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         }
         Kind::Positionwise => "each norm and MLP alone; only the moved token may change",
     };
-    let title = format!(
-        " Probes: {name} · token t={} of batch 0 moved · ←→ token · ↑↓ probe ",
-        p.token
+    // Until the opening probe is back, the token is being looked for.
+    let token = p.token.map_or_else(
+        || "each token in turn".to_string(),
+        |k| format!("token t={k}"),
     );
+    let title = format!(" Probes: {name} · {token} of batch 0 moved · ←→ token · ↑↓ probe ");
     let mut lines = vec![Line::styled(rule, t.dim)];
     match p.current(app.generation) {
         // The probe re-runs the model on a worker thread.
         None => lines.push(Line::styled(
-            format!(
-                "computing… the model re-runs with token {} moved; keys work",
-                p.token
-            ),
+            format!("computing… the model re-runs with {token} moved; keys work"),
             t.key,
         )),
         Some(Err(e)) => lines.push(Line::styled(

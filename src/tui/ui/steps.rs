@@ -115,21 +115,19 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 }
             }
             Row::Failure(f) => {
-                // The operand shapes that clash, in the shape column.
-                let shapes: Vec<String> = f
-                    .operands
-                    .iter()
-                    .take(2)
-                    .map(|o| fmt_shape(&o.shape))
-                    .collect();
+                let (shapes, culprit) = clash(f);
+                // No dtype: the marker starts in its column.
                 let body = format!(
-                    "{}{}{}{}",
+                    "{}{}{}",
                     cell(&f.step.to_string(), ws),
                     cell(&f.path, wp),
-                    cell(&shapes.join("+"), wsh),
-                    cell("", wd)
+                    cell(&shapes, wsh),
                 );
-                (body, format!("✗ {} stops here", f.check), t.fail)
+                let mark = match culprit {
+                    Some(c) => format!("✗ {c}"),
+                    None => format!("✗ {} stops here", f.check),
+                };
+                (body, mark, t.fail)
             }
         };
         // Departures and failures light the whole row; other marks only the marker.
@@ -147,4 +145,42 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         lines.push(Line::from(spans));
     }
     Paragraph::new(lines).render(list, buf);
+}
+
+/// The failed step's operands as its op combines them, for the shape
+/// column (`(2,4,64)·(64,256)` for a linear, `(2,4,64)+(2,4,256)` for an
+/// add), and the operand to blame when the shapes name one: `bias (64)
+/// should be (256)`.
+fn clash(f: &crate::trace::Failure) -> (String, Option<String>) {
+    use crate::trace::OpKind;
+    let s: Vec<String> = f.operands.iter().map(|o| fmt_shape(&o.shape)).collect();
+    let get = |i: usize| f.operands.get(i).map(|o| o.shape.as_slice());
+    match f.op {
+        OpKind::Add => (s.join("+"), None),
+        OpKind::Linear => {
+            let product = s.iter().take(2).cloned().collect::<Vec<_>>().join("·");
+            let blame = match (get(0), get(1), get(2)) {
+                (Some(x), Some(w), _) if w.len() == 2 && x.last() != Some(&w[0]) => Some(format!(
+                    "x's last axis {} should be W's rows {}",
+                    x.last().copied().unwrap_or(0),
+                    w[0]
+                )),
+                (_, Some(w), Some(b)) if w.len() == 2 && b != [w[1]] => {
+                    Some(format!("bias {} should be ({})", fmt_shape(b), w[1]))
+                }
+                _ => None,
+            };
+            (product, blame)
+        }
+        OpKind::Scores => (
+            format!(
+                "{}·{}ᵀ",
+                s.first().map_or("", |x| x),
+                s.get(1).map_or("", |x| x)
+            ),
+            None,
+        ),
+        OpKind::WeightedSum => (s.join("·"), None),
+        _ => (s.join(", "), None),
+    }
 }

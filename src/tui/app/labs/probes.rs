@@ -2,6 +2,9 @@
 //! probe re-runs the model, so it is computed by the event loop on a
 //! worker thread: the lab asks for one probe at a time and, when it comes
 //! back, asks for the newest token and probe if they changed meanwhile.
+//! For each model it opens on the token the `probes` command shows: the
+//! first one whose move leaks, else the middle one
+//! ([`crate::check::influence::opening`]).
 
 use super::super::Wanted;
 use crate::check::influence::{Influence, Kind};
@@ -9,19 +12,23 @@ use crate::config::ModelConfig;
 use crate::tui::action::Action;
 
 /// What a probe was computed for: the stepper's model (by its
-/// generation), the probe and the token moved.
+/// generation), the probe and the token moved; `None` for the opening
+/// token, which the probe finds by moving each token in turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProbeKey {
     pub generation: u64,
     pub kind: Kind,
-    pub token: usize,
+    pub token: Option<usize>,
 }
 
 /// The probe shown, for which token, and what changed.
 #[derive(Debug, Clone)]
 pub struct ProbesLab {
     pub kind: Kind,
-    pub token: usize,
+    /// The token moved; `None` until the opening probe has found it.
+    pub token: Option<usize>,
+    /// The model the token was chosen for: a new model opens again.
+    of: Option<u64>,
     /// The last probe that came back, with what it was computed for.
     pub view: Option<(ProbeKey, Result<Influence, String>)>,
     /// The probe being computed on a worker thread, if any.
@@ -32,7 +39,8 @@ impl Default for ProbesLab {
     fn default() -> Self {
         Self {
             kind: Kind::Causality,
-            token: 0,
+            token: None,
+            of: None,
             view: None,
             running: None,
         }
@@ -64,16 +72,19 @@ impl ProbesLab {
     /// Moves the token or switches the probe.
     pub(super) fn update(&mut self, action: Action, cfg: &ModelConfig) {
         let last = cfg.seq.saturating_sub(1);
+        let now = self.token.unwrap_or(cfg.seq / 2);
         match action {
-            Action::Next => self.token = (self.token + 1).min(last),
-            Action::Prev => self.token = self.token.saturating_sub(1),
-            Action::First => self.token = 0,
-            Action::Last => self.token = last,
+            Action::Next => self.token = Some((now + 1).min(last)),
+            Action::Prev => self.token = Some(now.saturating_sub(1)),
+            Action::First => self.token = Some(0),
+            Action::Last => self.token = Some(last),
             Action::Up | Action::Down => {
                 self.kind = match self.kind {
                     Kind::Causality => Kind::Positionwise,
                     Kind::Positionwise => Kind::Causality,
                 };
+                // The other probe may leak at another token.
+                self.token = None;
             }
             _ => {}
         }
@@ -83,7 +94,12 @@ impl ProbesLab {
     /// it is shown already or another probe is still running (the newest
     /// is asked for when that one comes back).
     pub(super) fn ask(&mut self, generation: u64, cfg: &ModelConfig) -> Option<Wanted> {
-        self.token = self.token.min(cfg.seq.saturating_sub(1));
+        if self.of != Some(generation) {
+            // Another model: open on its leak again.
+            self.of = Some(generation);
+            self.token = None;
+        }
+        self.token = self.token.map(|t| t.min(cfg.seq.saturating_sub(1)));
         if self.running.is_some() || self.current(generation).is_some() {
             return None;
         }
@@ -106,8 +122,17 @@ impl ProbesLab {
         if self.running == Some(key) {
             self.running = None;
         }
-        if key == self.key(generation) {
-            self.view = Some((key, result));
+        if key != self.key(generation) {
+            return;
         }
+        // The opening probe found its token: shown as that token's.
+        let key = match (&result, key.token) {
+            (Ok(view), None) => {
+                self.token = Some(view.token);
+                self.key(generation)
+            }
+            _ => key,
+        };
+        self.view = Some((key, result));
     }
 }

@@ -27,6 +27,9 @@ pub enum Action {
     TogglePause,
     NextHead,
     PrevHead,
+    /// Scroll a wide heatmap left / right.
+    ScrollLeft,
+    ScrollRight,
     /// Back to the replayed log after a switch re-traced it live.
     BackToReplay,
     /// Down a row: the next step, or the next field or view in a lab.
@@ -114,6 +117,8 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
             K::Char('P') => Some(A::TogglePresent),
             K::Char(']') => Some(A::NextHead),
             K::Char('[') => Some(A::PrevHead),
+            K::Char('<') => Some(A::ScrollLeft),
+            K::Char('>') => Some(A::ScrollRight),
             K::Char('v') => Some(A::BackToReplay),
             K::Char('q') | K::Esc => Some(A::Quit),
             _ => None,
@@ -131,6 +136,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("n / N", "next / previous departure from (B,T,d)"),
     ("r / R", "next / previous residual add"),
     ("[ / ]", "previous / next head in the heatmap"),
+    ("< / >", "scroll a wide heatmap left / right"),
     ("a", "cycle the activation (re-runs)"),
     ("m", "switch LayerNorm / RMSNorm (re-runs)"),
     ("p", "switch Pre-LN / Post-LN (re-runs)"),

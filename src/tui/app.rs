@@ -66,6 +66,9 @@ impl Tab {
     }
 }
 
+/// Columns a scroll key (`<` `>`) moves a heatmap wider than its pane.
+pub const HEATMAP_SCROLL: usize = 8;
+
 /// Automatic stepping for presenter mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Autoplay {
@@ -98,6 +101,8 @@ pub struct App {
     pub autoplay: Option<Autoplay>,
     /// The head shown in 4-D heatmaps.
     pub head: usize,
+    /// The first column shown in a heatmap wider than its pane.
+    pub col: usize,
     pub labs: Labs,
     pub theme: Theme,
     /// The last thing that happened, e.g. `activation → relu`.
@@ -169,6 +174,7 @@ impl App {
             present: false,
             autoplay: None,
             head: 0,
+            col: 0,
             labs: Labs::default(),
             theme,
             status: None,
@@ -311,11 +317,7 @@ impl App {
             A::CycleFault => self.cycle_fault(),
             A::ToggleQuiz => self.toggle_quiz(),
             A::TogglePresent => self.present = !self.present,
-            A::TogglePause => {
-                if let Some(a) = &mut self.autoplay {
-                    a.paused = !a.paused;
-                }
-            }
+            A::TogglePause => self.toggle_pause(),
             A::Tick => self.tick(),
             A::BackToReplay => self.back_to_replay(),
             A::Char(_) | A::Backspace | A::ClearInput | A::Submit | A::Cancel => self.typed(action),

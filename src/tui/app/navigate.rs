@@ -1,7 +1,7 @@
 //! Moving through the steps: one at a time, by pages, to the next
 //! departure or residual add, to a clicked row, and by autoplay.
 
-use super::{Action, App, Event};
+use super::{Action, App, Event, HEATMAP_SCROLL as SCROLL, Row};
 
 /// Steps a page key moves.
 const PAGE: usize = 10;
@@ -51,6 +51,8 @@ impl App {
                 let n = self.cfg().heads.max(1);
                 self.head = (self.head + n - 1) % n;
             }
+            A::ScrollLeft => self.col = self.col.saturating_sub(SCROLL),
+            A::ScrollRight => self.scroll_right(),
             _ => {}
         }
     }
@@ -66,7 +68,18 @@ impl App {
         }
     }
 
-    /// One autoplay step: the next step, or a pause at the last.
+    /// Scrolls a wide heatmap right, up to the last whole scroll step of
+    /// the widest 2-D slice the current step has.
+    fn scroll_right(&mut self) {
+        let cols = match self.row(self.cursor) {
+            Some(Row::Event(e)) if e.shape.len() >= 3 => e.shape.last().copied().unwrap_or(1),
+            _ => 1,
+        };
+        self.col = (self.col + SCROLL).min(cols.saturating_sub(1) / SCROLL * SCROLL);
+    }
+
+    /// One autoplay step: the next step, or a pause on the last one, which
+    /// stays on screen.
     pub(super) fn tick(&mut self) {
         let Some(auto) = self.autoplay else { return };
         if auto.paused {
@@ -77,7 +90,18 @@ impl App {
         } else if let Some(a) = &mut self.autoplay {
             a.paused = true;
             self.status = Some("autoplay reached the last step (space replays)".into());
-            self.cursor = 0;
+        }
+    }
+
+    /// Space under autoplay: pause or resume; on the last step, replay
+    /// from the first.
+    pub(super) fn toggle_pause(&mut self) {
+        let last = self.cursor + 1 >= self.rows();
+        if let Some(a) = &mut self.autoplay {
+            if a.paused && last {
+                self.cursor = 0;
+            }
+            a.paused = !a.paused;
         }
     }
 }

@@ -14,6 +14,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
     let inner = Block::bordered().inner(area);
     let mut lines: Vec<Line> = Vec::new();
+    // The heatmap's legend, drawn on the bottom border.
+    let mut legend = None;
     match app.row(app.cursor) {
         Some(Row::Event(e)) if app.hidden(app.cursor) => {
             lines.push(Line::styled(format!("{} · {}", e.path, e.op), t.title));
@@ -66,14 +68,18 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let used: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
             let room = usize::from(inner.height).saturating_sub(used);
             let causal = app.run.trace.anatomy.causal();
-            lines.extend(heatmap::lines(
+            let map = heatmap::lines(
                 e,
-                app.head,
+                (app.head, app.col),
                 causal,
-                usize::from(inner.width),
-                room,
+                (usize::from(inner.width), room),
                 t,
-            ));
+            );
+            if !map.is_empty() {
+                let w = usize::from(inner.width.saturating_sub(2));
+                legend = heatmap::legend(e, app.head, causal, w);
+            }
+            lines.extend(map);
         }
         Some(Row::Failure(f)) => {
             lines.push(Line::styled(
@@ -100,8 +106,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         }
         None => {}
     }
+    let mut block = Block::bordered().title(" Detail ");
+    if let Some(l) = legend {
+        block = block.title_bottom(Line::styled(format!(" {l} "), t.dim));
+    }
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
-        .block(Block::bordered().title(" Detail "))
+        .block(block)
         .render(area, buf);
 }

@@ -1,90 +1,238 @@
 //! A value heatmap of one 2-D slice of a small tensor, drawn with shade
-//! glyphs so it reads without colour. Masked attention cells show `╳`.
+//! glyphs so it reads without colour, with a legend of the glyphs, axis
+//! labels and, when the slice is small enough, the numbers themselves.
+//!
+//! The slice is batch 0 and, for a 4-D (B, h, rows, cols) tensor, head h:
+//! `slice[i][j] = values[(h·rows + i)·cols + j]`. A value v gets the shade
+//! `round(4·(v − lo)/(hi − lo))` of `· ░ ▒ ▓ █`, with lo and hi taken over
+//! the unmasked cells. Masked attention cells (key j after query i) show `╳`.
+//! A slice wider than the pane scrolls (`<` `>`) instead of being resampled.
 
-use crate::trace::Event;
-use crate::trace::OpKind;
-use crate::tui::theme::Theme;
-use ratatui::text::{Line, Span};
+pub mod big;
+mod compact;
 
-const SHADES: [&str; 5] = ["·", "░", "▒", "▓", "█"];
+pub use compact::{legend, lines};
 
-/// Heatmap lines for `e` in at most `width` × `height` cells: batch 0 and,
-/// for 4-D tensors, head `head`. Empty when the event has no values.
-#[must_use]
-pub fn lines(
-    e: &Event,
-    head: usize,
-    causal: bool,
-    width: usize,
-    height: usize,
-    t: Theme,
-) -> Vec<Line<'static>> {
-    let Some(values) = &e.values else {
-        return Vec::new();
-    };
-    let (h, rows, cols) = match e.shape.as_slice() {
-        [_, r, c] => (None, *r, *c),
-        [_, hs, r, c] => (Some(head % hs.max(&1)), *r, *c),
-        _ => return Vec::new(),
-    };
-    if rows == 0 || cols == 0 || height < 2 || width < 8 {
-        return Vec::new();
-    }
-    let start = h.unwrap_or(0) * rows * cols;
-    let Some(slice) = values.get(start..start + rows * cols) else {
-        return Vec::new();
-    };
-    let masked = |i: usize, j: usize| causal && e.op == OpKind::Softmax && j > i;
-    let (lo, hi) = slice
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| !masked(k / cols, k % cols))
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (_, v)| {
-            (lo.min(*v), hi.max(*v))
-        });
-    let label_w = 4;
-    let avail = width.saturating_sub(label_w);
-    let (bins, cell_w) = if cols * 2 <= avail {
-        (cols, 2)
-    } else {
-        (cols.min(avail), 1)
-    };
-    let head_label = h.map_or_else(String::new, |h| format!(" h{h}"));
-    let mask_note = if causal && e.op == OpKind::Softmax {
-        " ╳=masked"
-    } else {
-        ""
-    };
-    let head_note = if h.is_some() { " [ ] head" } else { "" };
-    let mut out = vec![Line::styled(
-        format!(
-            "b0{head_label} {rows}×{cols} {}{mask_note}{head_note}",
-            SHADES.concat()
-        ),
-        t.dim,
-    )];
-    for i in 0..rows.min(height - 1) {
-        let mut spans = vec![Span::styled(format!("t{i:<2} "), t.dim)];
-        for b in 0..bins {
-            let (j0, j1) = (
-                b * cols / bins,
-                ((b + 1) * cols / bins).max(b * cols / bins + 1),
-            );
-            if (j0..j1).all(|j| masked(i, j)) {
-                spans.push(Span::styled("╳".repeat(cell_w), t.masked));
-                continue;
-            }
-            let mean = (j0..j1).map(|j| slice[i * cols + j]).sum::<f64>() / (j1 - j0) as f64;
-            let level = if hi > lo {
-                ((mean - lo) / (hi - lo) * 4.0).round()
-            } else {
-                2.0
-            };
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            let glyph = SHADES[(level.clamp(0.0, 4.0)) as usize];
-            spans.push(Span::raw(glyph.repeat(cell_w)));
+use crate::trace::{Event, OpKind};
+
+/// The shades, lowest first.
+pub const SHADES: [&str; 5] = ["·", "░", "▒", "▓", "█"];
+use crate::tui::app::HEATMAP_SCROLL as SCROLL;
+/// Slices with at most this many columns print their numbers.
+const NUMBER_COLS: usize = 8;
+
+/// A cell of the slice: masked, or a value with its shade.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cell {
+    Masked,
+    Value { v: f64, shade: usize },
+}
+
+/// One 2-D slice of an event's values, ready to draw.
+#[derive(Debug, Clone)]
+pub struct Grid<'a> {
+    slice: &'a [f64],
+    pub rows: usize,
+    pub cols: usize,
+    /// The head shown, for a 4-D tensor.
+    pub head: Option<usize>,
+    /// Scores and weights: rows are queries, columns are keys.
+    pub attention: bool,
+    /// Softmax weights: each row sums to 1, so the sums are shown.
+    pub sums: bool,
+    masked_upper: bool,
+    row_axis: String,
+    col_axis: String,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl<'a> Grid<'a> {
+    /// The slice of `e` for `head`, or `None` without values or for a
+    /// tensor that is not 3-D or 4-D.
+    #[must_use]
+    pub fn of(e: &'a Event, head: usize, causal: bool) -> Option<Self> {
+        let values = e.values.as_ref()?;
+        let (h, rows, cols) = match e.shape.as_slice() {
+            [_, r, c] => (None, *r, *c),
+            [_, hs, r, c] => (Some(head % hs.max(&1)), *r, *c),
+            _ => return None,
+        };
+        if rows == 0 || cols == 0 {
+            return None;
         }
-        out.push(Line::from(spans));
+        let start = h.unwrap_or(0) * rows * cols;
+        let slice = values.get(start..start + rows * cols)?;
+        let attention = matches!(e.op, OpKind::Scores | OpKind::Softmax);
+        let axis = |k: usize| e.axes.get(e.axes.len().wrapping_sub(k)).cloned();
+        let mut g = Grid {
+            slice,
+            rows,
+            cols,
+            head: h,
+            attention,
+            sums: e.op == OpKind::Softmax,
+            masked_upper: causal && e.op == OpKind::Softmax,
+            row_axis: axis(2).unwrap_or_else(|| "T".into()),
+            col_axis: axis(1).unwrap_or_else(|| "d".into()),
+            lo: 0.0,
+            hi: 0.0,
+        };
+        let (lo, hi) = (0..rows * cols)
+            .filter(|k| !g.masked(k / cols, k % cols))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), k| {
+                (lo.min(slice[k]), hi.max(slice[k]))
+            });
+        (g.lo, g.hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 0.0) };
+        Some(g)
     }
-    out
+
+    fn masked(&self, i: usize, j: usize) -> bool {
+        self.masked_upper && j > i
+    }
+
+    /// The cell at query/row `i`, key/column `j`.
+    #[must_use]
+    pub fn cell(&self, i: usize, j: usize) -> Cell {
+        if self.masked(i, j) {
+            return Cell::Masked;
+        }
+        let v = self.slice[i * self.cols + j];
+        let level = if self.hi > self.lo {
+            ((v - self.lo) / (self.hi - self.lo) * 4.0).round()
+        } else {
+            2.0
+        };
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let shade = level.clamp(0.0, 4.0) as usize;
+        Cell::Value { v, shade }
+    }
+
+    /// The sum of row `i` (masked cells hold 0).
+    #[must_use]
+    pub fn row_sum(&self, i: usize) -> f64 {
+        self.slice[i * self.cols..(i + 1) * self.cols].iter().sum()
+    }
+
+    /// Small enough to print every number.
+    #[must_use]
+    pub fn numbers(&self) -> bool {
+        self.cols <= NUMBER_COLS
+    }
+
+    /// Row and column axis words: `query`/`key`, else the axes' names.
+    #[must_use]
+    pub fn axis_names(&self) -> (String, String) {
+        if self.attention {
+            ("query".into(), "key".into())
+        } else {
+            (self.row_axis.clone(), self.col_axis.clone())
+        }
+    }
+
+    /// The label of row `i`: `q2` for a query, `t2` for a position.
+    #[must_use]
+    pub fn row_label(&self, i: usize) -> String {
+        let p = if self.attention { "q" } else { "t" };
+        format!("{p}{i}")
+    }
+
+    /// The label of column `j`: `k2` for a key, else the index.
+    #[must_use]
+    pub fn col_label(&self, j: usize) -> String {
+        if self.attention {
+            format!("k{j}")
+        } else {
+            j.to_string()
+        }
+    }
+
+    /// The widest printed value.
+    #[must_use]
+    pub fn num_width(&self) -> usize {
+        self.slice
+            .iter()
+            .map(|v| num(*v).chars().count())
+            .max()
+            .unwrap_or(1)
+    }
+
+    /// The first column shown for a scroll offset of `col`: whole scroll
+    /// steps, never past the last column.
+    #[must_use]
+    pub fn first_col(&self, col: usize) -> usize {
+        col.min((self.cols - 1) / SCROLL * SCROLL)
+    }
+
+    /// The legend: each shade with the value it stands for, and `╳`.
+    #[must_use]
+    pub fn legend(&self, width: usize) -> String {
+        let mask = if self.masked_upper { " ╳ masked" } else { "" };
+        let step = (self.hi - self.lo) / 4.0;
+        #[allow(clippy::cast_precision_loss)]
+        let full: Vec<String> = SHADES
+            .iter()
+            .enumerate()
+            .map(|(k, s)| format!("{s}{}", num(self.lo + step * k as f64)))
+            .collect();
+        let long = format!("{}{mask}", full.join(" "));
+        if long.chars().count() <= width {
+            return long;
+        }
+        format!("{} … {}{mask}", full[0], full[4])
+    }
+
+    /// The title: batch, head, size and what rows and columns are.
+    #[must_use]
+    pub fn title(&self, width: usize, scroll: Option<String>) -> String {
+        let (r, c) = self.axis_names();
+        let head = self.head.map_or_else(String::new, |h| format!(" h{h}"));
+        // Dropped in this order while too wide: the head keys, the size.
+        let keys = self.head.map(|_| "[ ] head".to_string());
+        let fits = |p: &[&Option<String>]| {
+            let all: Vec<&str> = p.iter().filter_map(|s| s.as_deref()).collect();
+            (all.join(" · "), all.join(" · ").chars().count() <= width)
+        };
+        let sized = Some(format!("b0{head} {}×{}", self.rows, self.cols));
+        let b = Some(format!("b0{head}"));
+        let axes = Some(format!("{r} ↓ × {c} →"));
+        let (s, _) = [
+            fits(&[&sized, &axes, &scroll, &keys]),
+            fits(&[&sized, &axes, &scroll]),
+            fits(&[&b, &axes, &scroll]),
+        ]
+        .into_iter()
+        .find(|(_, ok)| *ok)
+        .unwrap_or_else(|| fits(&[&b, &axes, &scroll]));
+        s
+    }
+}
+
+/// `v` in at most about five characters: `0.52`, `-12.3`, `1.2e5`.
+#[must_use]
+pub fn num(v: f64) -> String {
+    let a = v.abs();
+    if a < 10.0 {
+        format!("{v:.2}")
+    } else if a < 100.0 {
+        format!("{v:.1}")
+    } else if a < 10_000.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.0e}")
+    }
+}
+
+/// `cols 8–23 of 64 ◂ ▸`: the columns shown and which way more are.
+#[must_use]
+pub fn scroll_note(first: usize, shown: usize, cols: usize) -> Option<String> {
+    if shown >= cols {
+        return None;
+    }
+    let left = if first > 0 { "◂" } else { " " };
+    let right = if first + shown < cols { "▸" } else { " " };
+    Some(format!(
+        "cols {first}–{} of {cols} {left}{right} < >",
+        first + shown - 1
+    ))
 }

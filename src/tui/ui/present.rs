@@ -1,101 +1,190 @@
-//! Presenter mode: the current step's path and shape in large text, with
-//! the block diagram and the formula, for the back of the room.
+//! Presenter mode, for the back of the room: the current step's path and
+//! shape in large text (at a failure, the operand shapes that do not fit),
+//! the attention weights as a large heatmap with their values and row
+//! sums, the step's why, and the block diagram.
+//!
+//! ```text
+//! ┌ path, large: about 1/6 of the height ─────────────────────────────────┐
+//! │ shape (or failing operands), large: about 1/5 of the height           │
+//! │ step 9 of 36 · (B=2,h=4,T=4,T=4) ◆ leaves (B,T,d)                     │
+//! ├ heatmap (when the step has values) ──────────────┬ why ───────────────┤
+//! │ q0 █ 1.00 ╳╳╳╳╳╳ …                       Σ 1.00 ├ diagram ───────────┤
+//! └──────────────────────────────────────────────────┴────────────────────┘
+//! ```
+
+mod big;
 
 use super::diagram;
+use super::heatmap::{self, Grid};
+use crate::shape::fmt_shape;
+use crate::trace::{Event, Failure};
 use crate::tui::app::{App, Row};
+use big::fit;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
-use tui_big_text::{BigText, PixelSize};
 
-fn big(text: String, style: ratatui::style::Style, area: Rect, buf: &mut Buffer) {
-    BigText::builder()
-        .pixel_size(PixelSize::Quadrant)
-        .style(style)
-        .lines(vec![Line::from(text)])
-        .build()
-        .render(area, buf);
+/// The why of a step, in plain words.
+fn why_of(e: &Event) -> String {
+    // replaced by the event's why when it lands
+    e.formula.clone()
+}
+
+/// What the presenter shows for one row.
+struct Slide {
+    path: String,
+    /// The shape, or at a failure its operands' shapes.
+    shape: String,
+    mark: String,
+    why: String,
+    formula: String,
+    style: Style,
+}
+
+fn slide(app: &App) -> Option<Slide> {
+    let t = app.theme;
+    Some(match app.row(app.cursor)? {
+        Row::Event(e) if app.hidden(app.cursor) => Slide {
+            path: e.path.clone(),
+            shape: "?".into(),
+            mark: "predict the shape".into(),
+            why: "The quiz asks for the shape first.".into(),
+            formula: String::new(),
+            style: t.dim,
+        },
+        Row::Event(e) => Slide {
+            path: e.path.clone(),
+            shape: fmt_shape(&e.shape),
+            mark: format!("{} {}", e.named_shape(), crate::report::table::marker(e)),
+            why: why_of(e),
+            formula: e.formula.clone(),
+            style: if e.departs { t.departs } else { t.title },
+        },
+        Row::Failure(f) => Slide {
+            path: f.path.clone(),
+            shape: operands(f),
+            mark: format!("✗ {} stops the forward", f.check),
+            why: f.detail.clone(),
+            formula: failed_operands(app, f),
+            style: t.fail,
+        },
+    })
+}
+
+/// The failing operands' shapes: `(2,4,64)+(2,4,256)` at a residual add.
+fn operands(f: &Failure) -> String {
+    let join = if f.residual.is_some() { "+" } else { " " };
+    let shapes: Vec<String> = f.operands.iter().map(|o| fmt_shape(&o.shape)).collect();
+    if shapes.is_empty() {
+        "✗".into()
+    } else {
+        shapes.join(join)
+    }
+}
+
+/// Each operand with its path, and the fault that broke the model.
+fn failed_operands(app: &App, f: &Failure) -> String {
+    let ops: Vec<String> = f
+        .operands
+        .iter()
+        .map(|o| format!("{} {}", o.path, fmt_shape(&o.shape)))
+        .collect();
+    let fault = app
+        .cfg()
+        .fault
+        .map_or_else(String::new, |x| format!(" · fault {x}: {}", x.describe()));
+    format!("operands {}{fault}", ops.join(" · "))
+}
+
+/// The path, and without its block prefix if that is too long.
+fn path_texts(path: &str) -> Vec<String> {
+    let mut v = vec![path.to_string()];
+    if let Some((_, rest)) = path.split_once('.') {
+        v.push(rest.to_string());
+    }
+    v
 }
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
+    let Some(s) = slide(app) else { return };
+    let path = fit(&path_texts(&s.path), area.width, (area.height / 6).max(4));
+    let shape = fit(
+        std::slice::from_ref(&s.shape),
+        area.width,
+        (area.height / 5).max(4),
+    );
     let [path_area, shape_area, mark_area, lower] = area.layout(&Layout::vertical([
-        Constraint::Length(4),
-        Constraint::Length(4),
+        Constraint::Length(path.height),
+        Constraint::Length(shape.height),
         Constraint::Length(1),
         Constraint::Min(0),
     ]));
-    let [diagram_area, text_area] = lower.layout(&Layout::horizontal([
-        Constraint::Length(38),
-        Constraint::Min(0),
-    ]));
-    // Four cells per character: drop the block prefix when the path is too long.
-    let fit = |s: &str| {
-        let max = usize::from(area.width / 4);
-        if s.chars().count() <= max {
-            s.to_string()
-        } else {
-            s.split_once('.').map_or(s, |(_, r)| r).to_string()
-        }
-    };
-    let (path, shape, mark, formula, style) = match app.row(app.cursor) {
-        Some(Row::Event(e)) if app.hidden(app.cursor) => (
-            fit(&e.path),
-            "?".to_string(),
-            "predict the shape".to_string(),
-            String::new(),
-            t.dim,
-        ),
-        Some(Row::Event(e)) => {
-            let mark = crate::report::table::marker(e);
-            let style = if e.departs { t.departs } else { t.title };
-            (
-                fit(&e.path),
-                crate::shape::fmt_shape(&e.shape),
-                format!("{} {mark}", e.named_shape()),
-                e.formula.clone(),
-                style,
-            )
-        }
-        Some(Row::Failure(f)) => (
-            fit(&f.path),
-            "✗".to_string(),
-            format!("✗ {} stops the forward", f.check),
-            f.detail.clone(),
-            t.fail,
-        ),
-        None => (
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            t.base,
-        ),
-    };
-    big(path, t.title, path_area, buf);
-    big(shape, style, shape_area, buf);
-    Paragraph::new(Line::styled(
-        format!(
-            " step {} of 0–{} · {mark}",
-            app.cursor,
-            app.rows().saturating_sub(1)
-        ),
-        style,
-    ))
-    .render(mark_area, buf);
-    diagram::render(app, diagram_area, buf);
-    let paused = match app.autoplay {
-        Some(a) if a.paused => "autoplay paused (space resumes)",
-        Some(_) => "autoplay on (space pauses)",
+    path.render(t.title, path_area, buf);
+    shape.render(s.style, shape_area, buf);
+    let autoplay = match app.autoplay {
+        Some(a) if a.paused => " · autoplay paused (space resumes)",
+        Some(_) => " · autoplay on (space pauses)",
         None => "",
     };
-    Paragraph::new(vec![
-        Line::raw(formula),
-        Line::raw(""),
-        Line::styled(paused, t.dim),
-    ])
-    .wrap(Wrap { trim: false })
-    .block(Block::bordered().title(" Formula "))
-    .render(text_area, buf);
+    Paragraph::new(Line::styled(
+        format!(
+            " step {} of {} · {}{autoplay}",
+            app.cursor,
+            app.rows().saturating_sub(1),
+            s.mark
+        ),
+        s.style,
+    ))
+    .render(mark_area, buf);
+    let grid = match app.row(app.cursor) {
+        Some(Row::Event(e)) if !app.hidden(app.cursor) => {
+            Grid::of(e, app.head, app.run.trace.anatomy.causal())
+        }
+        _ => None,
+    };
+    let mut why = vec![Line::styled(s.why.clone(), t.title)];
+    if !s.formula.is_empty() && s.formula != s.why {
+        why.push(Line::raw(""));
+        why.push(Line::styled(s.formula.clone(), t.dim));
+    }
+    let why = Paragraph::new(why)
+        .wrap(Wrap { trim: false })
+        .block(Block::bordered().title(" Why "));
+    let Some(g) = grid else {
+        let [d, w] = lower.layout(&Layout::horizontal([
+            Constraint::Length(38),
+            Constraint::Min(0),
+        ]));
+        diagram::render(app, d, buf);
+        why.render(w, buf);
+        return;
+    };
+    let side = (lower.width * 3 / 10).max(40).min(lower.width / 2);
+    let [heat, right] = lower.layout(&Layout::horizontal([
+        Constraint::Min(0),
+        Constraint::Length(side),
+    ]));
+    render_heat(app, &g, heat, buf);
+    if right.height >= 16 {
+        let [w, d] = right.layout(&Layout::vertical([
+            Constraint::Min(0),
+            Constraint::Length(10),
+        ]));
+        why.render(w, buf);
+        diagram::render(app, d, buf);
+    } else {
+        why.render(right, buf);
+    }
+}
+
+/// The large heatmap in a box titled with what its rows and columns are.
+fn render_heat(app: &App, g: &Grid, area: Rect, buf: &mut Buffer) {
+    let block = Block::bordered();
+    let inner = block.inner(area);
+    let scroll = heatmap::big::render(g, app.col, inner, buf, app.theme);
+    let title = g.title(usize::from(area.width.saturating_sub(4)), scroll);
+    block.title(format!(" {title} ")).render(area, buf);
 }

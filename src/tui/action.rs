@@ -88,6 +88,8 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
         },
         KeyMode::Help => match key.code {
             K::Char('?') | K::Esc | K::Enter => Some(A::ToggleHelp),
+            K::Down | K::Char('j') => Some(A::Down),
+            K::Up | K::Char('k') => Some(A::Up),
             K::Char('q') => Some(A::Quit),
             _ => None,
         },

@@ -96,6 +96,8 @@ pub struct App {
     pub cursor: usize,
     pub tab: Tab,
     pub help: bool,
+    /// The first line of the help overlay shown, when it scrolls.
+    pub help_at: usize,
     pub quiz: Option<Quiz>,
     pub present: bool,
     pub autoplay: Option<Autoplay>,
@@ -170,6 +172,7 @@ impl App {
             cursor: 0,
             tab: Tab::Steps,
             help: false,
+            help_at: 0,
             quiz: None,
             present: false,
             autoplay: None,
@@ -298,7 +301,17 @@ impl App {
                 // A message belongs to the tab it was said on.
                 self.status = None;
             }
-            A::ToggleHelp => self.help = !self.help,
+            A::ToggleHelp => {
+                self.help = !self.help;
+                self.help_at = 0;
+            }
+            A::Down | A::Up if self.help => {
+                self.help_at = if action == A::Down {
+                    (self.help_at + 1).min(crate::tui::action::KEYS.len())
+                } else {
+                    self.help_at.saturating_sub(1)
+                };
+            }
             A::CycleAct => {
                 let mut cfg = self.next_cfg();
                 cfg.act = next_of(Act::ALL, cfg.act);

@@ -81,6 +81,20 @@ impl Fault {
             Fault::NoOutProj => {
                 "attention has no output projection: the merged heads are its output"
             }
+            Fault::ActAfterDown => {
+                "the activation comes after the down projection instead of between up and down"
+            }
+            Fault::LnAfterAdd => "the norm sits after the residual add in a model declared Pre-LN",
+            Fault::MlpReturnsInput => "the MLP computes its hidden layer and returns its input",
+            Fault::NormOverBatch => {
+                "the norm averages over the batch, as BatchNorm does, instead of the features"
+            }
+            Fault::SoftmaxNoMax => {
+                "the softmax skips subtracting the row maximum, on large scores (q/k weights drawn N(0, 1))"
+            }
+            Fault::DownToFf => {
+                "the down projection W2 is (d_ff, d_ff): the MLP's output stays d_ff wide"
+            }
         }
     }
 }
@@ -115,6 +129,18 @@ named_enum! {
         NormOverSeq = "norm-over-seq",
         /// Attention has no output projection: the merged heads are its output.
         NoOutProj = "no-out-proj",
+        /// The activation comes after the down projection: `act(x·W1·W2)`.
+        ActAfterDown = "act-after-down",
+        /// The norm sits after the residual add in a model declared Pre-LN.
+        LnAfterAdd = "ln-after-add",
+        /// The MLP computes its hidden layer and returns its input.
+        MlpReturnsInput = "mlp-returns-input",
+        /// The norm averages over the batch, as BatchNorm does.
+        NormOverBatch = "norm-over-batch",
+        /// The softmax skips subtracting the row maximum, on large scores.
+        SoftmaxNoMax = "softmax-no-max",
+        /// The down projection W2 is (d_ff, d_ff).
+        DownToFf = "down-to-ff",
     }
 }
 

@@ -126,7 +126,9 @@ pub fn stream(trace: &Trace) -> CheckResult {
 }
 
 /// Inside every completed sublayer, each departure from (B,T,d) returns to
-/// it before the sublayer's residual add.
+/// it before the sublayer's residual add. The `mlp-returns-input` fault
+/// fails it: the hidden layer (B,T,d_ff) is computed and dropped, and the
+/// add still gets a (B,T,d) update, the MLP's own input.
 #[must_use]
 pub fn returns(trace: &Trace) -> CheckResult {
     let name = CheckName::Returns;

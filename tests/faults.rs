@@ -262,3 +262,33 @@ fn reference_holds_on_every_preset() {
         assert_eq!(r.status, want, "{name}: {r:?}");
     }
 }
+
+/// The Checks tab at 80×24 shows every check's verdict for every fault:
+/// each failing check of the fault's row is marked `✗ FAIL` (a word and a
+/// glyph, not a colour), and no other is.
+#[test]
+fn the_checks_tab_marks_each_fault_s_failing_checks() {
+    use shapetrace::tui::action::Action;
+    use shapetrace::tui::app::Given;
+    for &fault in Fault::ALL {
+        let mut lp = common::stepper(lesson(fault), Given::default());
+        lp.app.update(Action::NextTab);
+        common::settle(&mut lp);
+        let screen = common::frame(&lp);
+        let (checks, _) = row(fault);
+        for name in CheckName::ALL {
+            let marked = screen.contains(&format!("✗ FAIL {name} "));
+            assert_eq!(marked, checks.contains(name), "{fault} {name}:\n{screen}");
+        }
+        // A failure's detail is shown to its end, not cut by the pane.
+        let run = shapetrace::run(&lesson(fault)).unwrap();
+        for c in run.checks.iter().filter(|c| c.status == Status::Fail) {
+            let last = c.detail.split_whitespace().last().unwrap();
+            assert!(
+                screen.contains(last),
+                "{fault} {}: {last}\n{screen}",
+                c.name
+            );
+        }
+    }
+}

@@ -135,20 +135,41 @@ impl Anatomy {
     }
 }
 
+/// How the MLP turns its input x into its update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MlpForm {
+    /// `act(x·W1 + b1)·W2 + b2`: the activation between up and down.
+    UpActDown,
+    /// `act(x·W1 + b1)`: no down projection (`ffn-no-down`).
+    NoDown,
+    /// `act(x·W1 + b1)` is computed and x returned (`mlp-returns-input`).
+    ReturnsInput,
+    /// `act(x·W1·W2)`: the activation after the down projection
+    /// (`act-after-down`).
+    ActAfterDown,
+}
+
 /// The block's anatomy and the choices each layer makes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arch {
     pub anatomy: Anatomy,
     /// How attention merges its heads; `None` never merges them.
     pub merge: Option<Merge>,
-    /// Whether the MLP has its down projection.
-    pub mlp_down: bool,
+    /// Where the MLP's activation sits and what it returns.
+    pub mlp: MlpForm,
+    /// Output width of the MLP's down projection, when it is wrong.
+    pub down_width: Option<usize>,
     /// Length of the MLP's first bias, when it is wrong.
     pub up_bias_len: Option<usize>,
     /// The axis every norm averages over.
     pub norm_axis: NormAxis,
     /// Whether attention has its output projection.
     pub attn_out: bool,
+    /// Whether the softmax subtracts each row's maximum before its exps.
+    pub softmax_max: bool,
+    /// Whether the q and k projections are drawn N(0, 1), as
+    /// `torch.randn(d, d)`, instead of nanoGPT's N(0, 0.02).
+    pub qk_randn: bool,
 }
 
 impl Arch {
@@ -158,15 +179,18 @@ impl Arch {
         let ok = Self {
             anatomy: Anatomy::block(cfg.placement),
             merge: Some(Merge::Transpose),
-            mlp_down: true,
+            mlp: MlpForm::UpActDown,
+            down_width: None,
             up_bias_len: None,
             norm_axis: NormAxis::Feature,
             attn_out: true,
+            softmax_max: true,
+            qk_randn: false,
         };
         match cfg.fault {
             None => ok,
             Some(Fault::FfnNoDown) => Self {
-                mlp_down: false,
+                mlp: MlpForm::NoDown,
                 ..ok
             },
             Some(Fault::AttnNoMerge) => Self { merge: None, ..ok },
@@ -198,6 +222,39 @@ impl Arch {
             },
             Some(Fault::NoOutProj) => Self {
                 attn_out: false,
+                ..ok
+            },
+            Some(Fault::ActAfterDown) => Self {
+                mlp: MlpForm::ActAfterDown,
+                ..ok
+            },
+            Some(Fault::MlpReturnsInput) => Self {
+                mlp: MlpForm::ReturnsInput,
+                ..ok
+            },
+            Some(Fault::DownToFf) => Self {
+                down_width: Some(cfg.d_ff),
+                ..ok
+            },
+            // Post-LN's anatomy, `x = LN(x + f(x))`, in a model whose
+            // config says Pre-LN.
+            Some(Fault::LnAfterAdd) => Self {
+                anatomy: Anatomy::block(Placement::Post),
+                ..ok
+            },
+            Some(Fault::NormOverBatch) => Self {
+                norm_axis: NormAxis::Batch,
+                ..ok
+            },
+            // Scores of a few hundred: the q and k projections drawn
+            // N(0, 1), as `torch.randn(d, d)` without nanoGPT's 0.02, give
+            // q and k entries of std ≈ √d and scores q·kᵀ/√hd of std ≈ d
+            // (64 on the lesson model), so the largest of a row's scores
+            // passes 88.7, where e^s overflows f32. The stable softmax
+            // takes e^(s − max) ≤ 1 of the same scores and never does.
+            Some(Fault::SoftmaxNoMax) => Self {
+                softmax_max: false,
+                qk_randn: true,
                 ..ok
             },
         }

@@ -3,19 +3,22 @@
 //!
 //! Checks that judge one step (`op-shapes`, `residual`, `stream`,
 //! `finite`) also stopped the forward where they failed; the others judge
-//! the whole run. `params` compares the built weights with the closed form.
+//! the whole run. `params` compares the built weights with the closed form;
+//! `reference` compares the blocks' outputs with those of the declared
+//! architecture on the same weights and input.
 
 pub mod contract;
 pub mod influence;
 pub mod params;
 pub mod probe;
+pub mod reference;
 
 use crate::config::Fault;
 use crate::trace::Trace;
 pub use crate::trace::verdict::{CheckName, CheckResult, Status};
 
 /// Every check on `trace` of the seeded model: the contract checks,
-/// `params`, then the probes.
+/// `params`, the probes, then `reference`.
 #[must_use]
 pub fn all(trace: &Trace) -> Vec<CheckResult> {
     all_of(trace, influence::Subject::seeded(&trace.config))
@@ -28,18 +31,33 @@ pub fn all_of(trace: &Trace, subject: influence::Subject) -> Vec<CheckResult> {
     let mut out = contract::all(trace);
     out.push(params::params(trace));
     out.extend(probe::all(trace, subject));
+    out.push(reference::reference(trace, subject));
     out
 }
 
-/// The checks that catch `fault` on a model where it shows.
+/// The checks that catch `fault` on a model where it shows, in the order
+/// [`all`] runs them.
+///
+/// A fault that stops the forward is caught by the judge that stopped it
+/// alone (every later check has nothing to judge); a fault whose model
+/// runs to the end computes something else than the declared
+/// architecture, so `reference` catches it too.
 #[must_use]
 pub fn catches(fault: Fault) -> &'static [CheckName] {
+    use CheckName::{
+        Causality, Finite, OpShapes, Params, Positionwise, Reference, Residual, Returns, Stream,
+        Wiring,
+    };
     match fault {
-        Fault::FfnNoDown | Fault::AttnNoMerge => &[CheckName::Residual],
-        Fault::BiasW164 => &[CheckName::OpShapes],
-        Fault::MergeNoTranspose | Fault::NoCausalMask => &[CheckName::Causality],
-        Fault::SkipBlock1 => &[CheckName::Wiring],
-        Fault::NormOverSeq => &[CheckName::Positionwise, CheckName::Causality],
-        Fault::NoOutProj => &[CheckName::Params],
+        Fault::FfnNoDown | Fault::AttnNoMerge => &[Residual],
+        Fault::BiasW164 => &[OpShapes],
+        Fault::DownToFf => &[Stream],
+        Fault::SoftmaxNoMax => &[Finite],
+        Fault::MlpReturnsInput => &[Returns, Reference],
+        Fault::SkipBlock1 | Fault::LnAfterAdd => &[Wiring, Reference],
+        Fault::NoOutProj => &[Params, Reference],
+        Fault::MergeNoTranspose | Fault::NoCausalMask => &[Causality, Reference],
+        Fault::NormOverSeq | Fault::NormOverBatch => &[Positionwise, Causality, Reference],
+        Fault::ActAfterDown => &[Reference],
     }
 }

@@ -6,6 +6,7 @@
 //! [`ModelConfig::validate`] turns every impossible combination into one
 //! [`ConfigError`] that names the bad value and what is allowed.
 
+mod fault;
 pub mod file;
 pub mod hf;
 pub mod names;
@@ -15,6 +16,7 @@ mod validate;
 
 /// Kept in [`crate::text`], a leaf that the file readers use too.
 pub use crate::text::human_bytes;
+pub use fault::Fault;
 use names::{UnknownName, named_enum};
 use serde::{Deserialize, Serialize};
 
@@ -64,27 +66,6 @@ named_enum! {
     DType, "dtype" { F32 = "f32", F64 = "f64" }
 }
 
-impl Fault {
-    /// The mistake this fault builds, in one sentence.
-    #[must_use]
-    pub fn describe(self) -> &'static str {
-        match self {
-            Fault::FfnNoDown => "the MLP returns its hidden layer: no down projection",
-            Fault::AttnNoMerge => "the attention heads are never merged back",
-            Fault::BiasW164 => "b1 is sized d_model instead of d_ff",
-            Fault::MergeNoTranspose => {
-                "the heads are merged by a bare reshape, without the transpose"
-            }
-            Fault::NoCausalMask => "the causal mask is left out",
-            Fault::SkipBlock1 => "Block2(x) instead of Block2(Block1(x))",
-            Fault::NormOverSeq => "the norm averages over the sequence instead of the features",
-            Fault::NoOutProj => {
-                "attention has no output projection: the merged heads are its output"
-            }
-        }
-    }
-}
-
 impl DType {
     /// Bytes per element.
     #[must_use]
@@ -93,28 +74,6 @@ impl DType {
             DType::F32 => 4,
             DType::F64 => 8,
         }
-    }
-}
-
-named_enum! {
-    /// A teaching fault: a known mistake built as a wrong variant of the model.
-    Fault, "fault" {
-        /// The MLP returns its hidden layer (no down projection).
-        FfnNoDown = "ffn-no-down",
-        /// The heads are never merged back.
-        AttnNoMerge = "attn-no-merge",
-        /// b1 is sized d_model instead of d_ff.
-        BiasW164 = "bias-w1-64",
-        /// The heads are merged by a bare reshape, without the transpose.
-        MergeNoTranspose = "merge-no-transpose",
-        /// The causal mask is left out.
-        NoCausalMask = "no-causal-mask",
-        /// Block2(x) instead of Block2(Block1(x)).
-        SkipBlock1 = "skip-block1",
-        /// The norm averages over the sequence instead of the features.
-        NormOverSeq = "norm-over-seq",
-        /// Attention has no output projection: the merged heads are its output.
-        NoOutProj = "no-out-proj",
     }
 }
 

@@ -51,6 +51,8 @@ pub enum NormAxis {
     Feature,
     /// The sequence axis T: the `norm-over-seq` fault.
     Seq,
+    /// The batch axis B, as BatchNorm: the `norm-over-batch` fault.
+    Batch,
 }
 
 /// An element-wise non-linearity.
@@ -93,6 +95,9 @@ pub enum Op {
     Scores { head_dim: usize },
     /// Row softmax over the last axis, with the causal mask when `causal`.
     Softmax { causal: bool },
+    /// As [`Op::Softmax`] without subtracting the row's maximum first:
+    /// `e^s / Σ e^s`, which overflows on large scores (`softmax-no-max`).
+    SoftmaxNoMax { causal: bool },
     /// weights (B,h,T,S) · v (B,h,S,hd) → (B,h,T,hd).
     WeightedSum,
     /// (B,h,T,hd) → (B,T,h·hd).

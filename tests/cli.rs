@@ -19,7 +19,7 @@ fn stderr(o: &Output) -> String {
 fn check_exits_0_on_the_default_model() {
     let o = shapetrace(&["check"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("all 9 checks hold"));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("all 10 checks hold"));
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn trace_json_follows_the_contract() {
     assert_eq!(summary["departures"], 16);
     assert_eq!(summary["residual_adds"], 4);
     let checks = summary["checks"].as_array().unwrap();
-    assert_eq!(checks.len(), 9);
+    assert_eq!(checks.len(), 10);
     assert!(
         checks
             .iter()
@@ -413,12 +413,12 @@ fn probes_re_run_the_loaded_weights_and_catch_a_fault_there() {
 }
 
 /// A check that judged nothing is counted apart: GPT-2 XL traces shapes
-/// only, so its three value checks are skipped, not held.
+/// only, so its four value checks are skipped, not held.
 #[test]
 fn the_headline_counts_skipped_checks_apart() {
     let o = shapetrace(&["check", "--preset", "gpt2-xl"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}");
-    assert!(out.contains("6 checks hold, 3 skipped"), "{out}");
-    assert!(!out.contains("all 9 checks hold"), "{out}");
+    assert!(out.contains("6 checks hold, 4 skipped"), "{out}");
+    assert!(!out.contains("all 10 checks hold"), "{out}");
 }

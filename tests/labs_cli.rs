@@ -153,13 +153,13 @@ fn norms_prints_layernorm_against_rmsnorm() {
 }
 
 #[test]
-fn no_out_proj_fails_only_the_params_check() {
+fn no_out_proj_fails_only_the_params_and_reference_checks() {
     let o = shapetrace(&["check", "--fault", "no-out-proj"]);
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
-    assert!(out.contains("1 of 9 checks fail"), "{out}");
+    assert!(out.contains("2 of 10 checks fail"), "{out}");
     assert!(
-        out.contains("✗ params") && out.contains("block1.attn"),
+        out.contains("✗ params") && out.contains("block1.attn") && out.contains("✗ reference"),
         "{out}"
     );
     assert!(

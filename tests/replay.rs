@@ -145,7 +145,7 @@ fn view_replays_a_log_whose_header_is_an_impossible_model() {
         );
         let replay = log::read(edited.as_bytes(), "edited.jsonl").unwrap();
         assert_eq!(replay.trace.events.len(), events, "{to}");
-        assert_eq!(replay.checks.as_ref().map(Vec::len), Some(9), "{to}");
+        assert_eq!(replay.checks.as_ref().map(Vec::len), Some(10), "{to}");
         // The Probes tab's re-run and the Budget tab refuse such a model
         // with a reason; neither builds it.
         let cfg = &replay.trace.config;
@@ -161,7 +161,7 @@ fn view_replays_a_log_whose_header_is_an_impossible_model() {
         app.update(shapetrace::tui::action::Action::PrevHead);
         let screen = common::screen_of(&app, 100, 30);
         assert!(screen.contains("resid_2"), "{to}: {screen}");
-        assert!(screen.contains("all 9 checks hold"), "{to}: {screen}");
+        assert!(screen.contains("all 10 checks hold"), "{to}: {screen}");
     }
 }
 

@@ -6,6 +6,7 @@
 //! (no add reached, a forward stopped at its input) is `skip`, not `pass`.
 
 use super::CheckResult;
+use crate::config::Placement;
 use crate::shape::fmt_shape;
 use crate::trace::OpKind;
 use crate::trace::{CheckName, Mode, Trace, judge};
@@ -125,7 +126,9 @@ pub fn stream(trace: &Trace) -> CheckResult {
 }
 
 /// Inside every completed sublayer, each departure from (B,T,d) returns to
-/// it before the sublayer's residual add.
+/// it before the sublayer's residual add. The `mlp-returns-input` fault
+/// fails it: the hidden layer (B,T,d_ff) is computed and dropped, and the
+/// add still gets a (B,T,d) update, the MLP's own input.
 #[must_use]
 pub fn returns(trace: &Trace) -> CheckResult {
     let name = CheckName::Returns;
@@ -188,7 +191,9 @@ pub fn returns(trace: &Trace) -> CheckResult {
 }
 
 /// Block 1 reads the input, each later block reads the previous block's
-/// output, and the final norm reads the last block's output.
+/// output, and the final norm reads the last block's output; in a model
+/// declared Pre-LN, every residual add adds onto the stream itself (x0 or
+/// an earlier sum), never onto a norm's output.
 ///
 /// Events are grouped by block; an input from outside an event's own block
 /// must be the last event before that block began.
@@ -220,6 +225,11 @@ pub fn wiring(trace: &Trace) -> CheckResult {
             );
         }
     }
+    if trace.config.placement == Placement::Pre
+        && let Some(r) = normed_stream(trace)
+    {
+        return r;
+    }
     let blocks = ev
         .iter()
         .filter_map(crate::trace::Event::block)
@@ -232,6 +242,26 @@ pub fn wiring(trace: &Trace) -> CheckResult {
         n => format!("block1 reads the input and blocks 2 to {n} each the previous block's output"),
     };
     CheckResult::pass(name, detail)
+}
+
+/// The first residual add of a Pre-LN trace whose stream operand is a
+/// norm's output: `x = LN(x + f(x))` where `x = x + f(LN(x))` was declared.
+fn normed_stream(trace: &Trace) -> Option<CheckResult> {
+    let ev = &trace.events;
+    ev.iter().enumerate().find_map(|(i, e)| {
+        let stream = e.inputs.first().filter(|_| e.is_residual())?;
+        let from = ev[..i].iter().rev().find(|x| &x.path == stream)?;
+        matches!(from.op, OpKind::LayerNorm | OpKind::RmsNorm).then(|| {
+            CheckResult::fail(
+                CheckName::Wiring,
+                &e.path,
+                format!(
+                    "{} adds onto {stream}, a norm's output: a Pre-LN stream carries the sum x + f(LN(x)) itself, not a normed sum",
+                    e.path
+                ),
+            )
+        })
+    })
 }
 
 /// Every recorded value is finite.

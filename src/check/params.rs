@@ -17,7 +17,10 @@ pub fn params(trace: &Trace) -> CheckResult {
     if let Some(f) = &trace.failure {
         return CheckResult::skip(
             name,
-            format!("the forward stops at {}; its shape check judges it", f.path),
+            format!(
+                "the forward stops at {}; the check that stopped it judges it",
+                f.path
+            ),
         );
     }
     let cfg = &trace.config;

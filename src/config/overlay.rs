@@ -129,7 +129,9 @@ overlay! {
         #[arg(skip)]
         eps: f64,
         /// Build a known mistake: ffn-no-down, attn-no-merge, bias-w1-64,
-        /// merge-no-transpose, no-causal-mask, skip-block1, norm-over-seq, no-out-proj.
+        /// merge-no-transpose, no-causal-mask, skip-block1, norm-over-seq, no-out-proj,
+        /// act-after-down, ln-after-add, mlp-returns-input, norm-over-batch,
+        /// softmax-no-max, down-to-ff.
         #[arg(long, global = true)]
         fault: Fault => |c, v| c.fault = Some(v),
     }

@@ -4,7 +4,9 @@
 //! included. [`ModelConfig::numeric_bytes`] estimates what a run that
 //! computes values would hold; [`crate::plan`] compares it with the limit.
 
-use super::{ConfigError, Fault, MAX_DIM, MAX_LAYERS, ModelConfig, divisors};
+use super::{
+    Act, ConfigError, DType, Fault, MAX_DIM, MAX_LAYERS, ModelConfig, Placement, divisors,
+};
 
 impl ModelConfig {
     /// Checks every rule a model must satisfy before it is built.
@@ -107,7 +109,9 @@ impl ModelConfig {
     fn fault_needs(&self, fault: Fault) -> Option<&'static str> {
         match fault {
             Fault::BiasW164 if !self.bias => Some("needs biases; drop --no-bias"),
-            Fault::BiasW164 | Fault::FfnNoDown if self.d_ff == self.d_model => {
+            Fault::BiasW164 | Fault::FfnNoDown | Fault::MlpReturnsInput | Fault::DownToFf
+                if self.d_ff == self.d_model =>
+            {
                 Some("needs d_ff different from d_model")
             }
             Fault::SkipBlock1 if self.layers < 2 => Some("needs at least 2 layers"),
@@ -116,6 +120,18 @@ impl ModelConfig {
             }
             Fault::NoCausalMask | Fault::NormOverSeq if self.seq < 2 => {
                 Some("needs seq at least 2")
+            }
+            Fault::NormOverBatch if self.batch < 2 => Some("needs batch at least 2"),
+            Fault::ActAfterDown if self.act == Act::Swiglu => {
+                Some("needs an element-wise activation (relu, gelu, gelu-tanh); drop --act swiglu")
+            }
+            Fault::LnAfterAdd if self.placement == Placement::Post => {
+                Some("needs a Pre-LN model; drop --placement post")
+            }
+            // exp overflows past 88.7 in f32 but only past 709.8 in f64,
+            // far beyond these scores.
+            Fault::SoftmaxNoMax if self.dtype == DType::F64 => {
+                Some("needs f32: in f64 exp overflows only past 709; drop --dtype f64")
             }
             _ => None,
         }

@@ -6,6 +6,9 @@
 //! - q: (B, h, T, hd); k, v: (B, kv, T, hd), repeated to (B, h, T, hd)
 //! - scores, weights: (B, h, T, T)
 //! - context: (B, h, T, hd); merge, out: (B, T, d)
+//!
+//! The softmax subtracts each row's maximum first, `e^(s − max) / Σ`, so
+//! no exp overflows; the `softmax-no-max` fault leaves that out.
 
 use super::Builder;
 use super::linear::Linear;
@@ -29,6 +32,8 @@ pub struct Attention<T> {
     pub causal: bool,
     /// θ of the rotary position embedding, for rotary positions.
     pub rope: Option<f64>,
+    /// The softmax: stable, or without the max under `softmax-no-max`.
+    pub softmax: Op,
 }
 
 impl<T: Clone> Attention<T> {
@@ -38,14 +43,17 @@ impl<T: Clone> Attention<T> {
         let (d, kv) = (c.d_model, c.kv_heads * c.head_dim());
         let bias = |n| c.bias.then_some(n);
         let std = Builder::<B>::STD;
+        // The softmax-no-max fault draws q and k N(0, 1), as torch.randn.
+        let qk_std = if b.arch.qk_randn { 1.0 } else { std };
+        let causal = b.arch.anatomy.causal();
         // K and V are narrower than d only under grouped-query attention.
         let kv_axis = if kv == d { "d" } else { "kv·hd" };
         let lin = |name: &str, shape, axes, std, bias_len| {
             Linear::new(&b.pp(name), shape, axes, std, bias_len)
         };
         Self {
-            q: lin("q_proj", (d, d), ["d", "d"], std, bias(d)),
-            k: lin("k_proj", (d, kv), ["d", kv_axis], std, bias(kv)),
+            q: lin("q_proj", (d, d), ["d", "d"], qk_std, bias(d)),
+            k: lin("k_proj", (d, kv), ["d", kv_axis], qk_std, bias(kv)),
             v: lin("v_proj", (d, kv), ["d", kv_axis], std, bias(kv)),
             o: b.arch
                 .attn_out
@@ -54,8 +62,13 @@ impl<T: Clone> Attention<T> {
             kv_heads: c.kv_heads,
             head_dim: c.head_dim(),
             merge: b.arch.merge,
-            causal: b.arch.anatomy.causal(),
+            causal,
             rope: (c.pos_emb == PosEmb::Rope).then_some(c.rope_theta),
+            softmax: if b.arch.softmax_max {
+                Op::Softmax { causal }
+            } else {
+                Op::SoftmaxNoMax { causal }
+            },
         }
     }
 
@@ -110,17 +123,23 @@ impl<T: Clone> Attention<T> {
         //   context = weights·v               (B, h, T, hd)
         // A backend may run the three in one pass that never builds the
         // (B, h, T, T) tensors; each step is recorded all the same.
-        let (scores, softmax) = (Op::Scores { head_dim: hd }, Op::Softmax { causal });
-        let core = Fusion::Attention {
-            head_dim: hd,
-            causal,
-        };
+        let (scores, softmax) = (Op::Scores { head_dim: hd }, &self.softmax);
         let (q, k, v) = (In::Act(&q), In::Act(&k), In::Act(&v));
-        let y = rec.fusable(core, &[q, k, v], |rec| {
+        let steps = |rec: &mut Recorder<B>| {
             let att = rec.op("scores", &scores, &[q, k])?; // (B, h, T, T)
-            let att = rec.op_owned("weights", &softmax, att, &[])?; // (B, h, T, T)
+            let att = rec.op_owned("weights", softmax, att, &[])?; // (B, h, T, T)
             rec.op("context", &Op::WeightedSum, &[In::Act(&att), v]) // (B, h, T, hd)
-        })?;
+        };
+        // A fused pass computes the stable softmax only.
+        let y = if self.softmax == (Op::Softmax { causal }) {
+            let core = Fusion::Attention {
+                head_dim: hd,
+                causal,
+            };
+            rec.fusable(core, &[q, k, v], steps)?
+        } else {
+            steps(rec)?
+        };
 
         // Merge the heads back side by side. Handed over: heads the
         // backend left side by side merge in place. The attn-no-merge

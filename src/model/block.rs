@@ -1,4 +1,4 @@
-//! One transformer block, run as its [`Anatomy`] describes it: each
+//! One transformer block, run as its [`Anatomy`](crate::arch::Anatomy) describes it: each
 //! sublayer with its norm where the anatomy puts it, its update added
 //! onto the residual stream.
 //!

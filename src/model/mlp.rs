@@ -3,6 +3,11 @@
 //! - relu / gelu / gelu-tanh: `act(x·W1 + b1)·W2 + b2`
 //! - swiglu: `(silu(x·Wg) ⊙ x·Wu)·Wd`
 //!
+//! The wrong forms a fault builds ([`MlpForm`]): no down projection
+//! (`act(x·W1 + b1)`), the input returned (`x`, the hidden layer computed
+//! and dropped), and the activation after the down projection
+//! (`act(x·W1·W2)`, every shape as the right one's).
+//!
 //! # Shapes
 //! - x: (B, T, d)
 //! - gate, up, act: (B, T, d_ff)
@@ -10,6 +15,7 @@
 
 use super::Builder;
 use super::linear::Linear;
+use crate::arch::MlpForm;
 use crate::config::Act;
 use crate::ops::{Backend, Fusion, Op, Unary};
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
@@ -28,6 +34,8 @@ pub struct Mlp<T> {
     pub act: Activation<T>,
     /// `None` under the ffn-no-down fault.
     pub down: Option<Linear<T>>,
+    /// Where the activation sits and what the MLP returns.
+    pub form: MlpForm,
 }
 
 impl<T: Clone> Mlp<T> {
@@ -53,10 +61,19 @@ impl<T: Clone> Mlp<T> {
         Self {
             up: Linear::new(&b.pp("up"), (d, f), ["d", "ff"], std, up_bias),
             act,
-            down: b
-                .arch
-                .mlp_down
-                .then(|| Linear::new(&b.pp("down"), (f, d), ["ff", "d"], b.out_std(), bias(d))),
+            // W2 maps d_ff back to d; the down-to-ff fault keeps it d_ff wide.
+            down: (b.arch.mlp != MlpForm::NoDown).then(|| {
+                let out = b.arch.down_width.unwrap_or(d);
+                let axis = if out == d { "d" } else { "ff" };
+                Linear::new(
+                    &b.pp("down"),
+                    (f, out),
+                    ["ff", axis],
+                    b.out_std(),
+                    bias(out),
+                )
+            }),
+            form: b.arch.mlp,
         }
     }
 
@@ -70,7 +87,35 @@ impl<T: Clone> Mlp<T> {
         rec: &mut Recorder<B>,
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
-        let h = match &self.act {
+        // The act-after-down fault: up, down, then the activation.
+        if let (MlpForm::ActAfterDown, Activation::Unary(act), Some(down)) =
+            (self.form, &self.act, &self.down)
+        {
+            let u = self.up.forward(rec, "up", x)?; // x·W1 + b1: (B, T, ff)
+            let y = down.forward(rec, "down", &u)?; // u·W2 + b2: (B, T, d)
+            return rec.interface("act", &Op::Act(*act), &[In::Act(&y)]); // act(y): (B, T, d)
+        }
+        let h = self.hidden(rec, x)?; // (B, T, ff)
+        match (self.form, &self.down) {
+            // Down, back to the stream's width.
+            (MlpForm::UpActDown | MlpForm::ActAfterDown, Some(down)) => {
+                down.output(rec, "down", &h) // h·W2 + b2: (B, T, d)
+            }
+            // The mlp-returns-input fault drops the hidden layer.
+            (MlpForm::ReturnsInput, _) => Ok(x.clone()), // x: (B, T, d)
+            // The ffn-no-down fault returns the hidden layer as it is.
+            _ => Ok(h), // (B, T, ff)
+        }
+    }
+
+    /// The hidden layer `act(x·W1 + b1)` or `silu(x·Wg) ⊙ x·Wu` on x
+    /// (B, T, d): (B, T, ff).
+    fn hidden<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
+        match &self.act {
             // Up, then the activation. A backend may run the two steps in
             // one pass that never builds the pre-activation tensor.
             Activation::Unary(act) => {
@@ -78,20 +123,14 @@ impl<T: Clone> Mlp<T> {
                 rec.fusable(up, &self.up.operands(x), |rec| {
                     let u = self.up.forward(rec, "up", x)?; // x·W1 + b1: (B, T, ff)
                     rec.op_owned("act", &Op::Act(*act), u, &[]) // act(u): (B, T, ff)
-                })?
+                })
             }
             // SwiGLU: a gate and an up projection, multiplied.
             Activation::Gated(gate) => {
                 let g = gate.forward(rec, "gate", x)?; // x·Wg: (B, T, ff)
                 let u = self.up.forward(rec, "up", x)?; // x·Wu: (B, T, ff)
-                rec.op_owned("act", &Op::SwiGlu, g, &[In::Act(&u)])? // silu(g) ⊙ u: (B, T, ff)
+                rec.op_owned("act", &Op::SwiGlu, g, &[In::Act(&u)]) // silu(g) ⊙ u: (B, T, ff)
             }
-        };
-        // Down, back to the stream's width; the ffn-no-down fault returns
-        // the hidden layer as it is.
-        match &self.down {
-            Some(down) => down.output(rec, "down", &h), // h·W2 + b2: (B, T, d)
-            None => Ok(h),
         }
     }
 

@@ -21,6 +21,7 @@ impl Op {
                 let over = match axis {
                     NormAxis::Feature => "d",
                     NormAxis::Seq => "T",
+                    NormAxis::Batch => "B",
                 };
                 format!("{name}(x) over {over} : {} → {o}", s(0))
             }
@@ -39,6 +40,10 @@ impl Op {
             }
             Op::Softmax { causal: true } => format!("softmax(mask(s)) : {} → {o}", s(0)),
             Op::Softmax { causal: false } => format!("softmax(s) : {} → {o}", s(0)),
+            Op::SoftmaxNoMax { causal } => {
+                let m = if *causal { "mask(s)" } else { "s" };
+                format!("e^{m}/Σe^{m}, no max subtracted : {} → {o}", s(0))
+            }
             Op::WeightedSum => format!("w·v : {}·{} → {o}", s(0), s(1)),
             Op::MergeHeads(Merge::Transpose) => format!("transpose, merge heads : {} → {o}", s(0)),
             Op::MergeHeads(Merge::BareReshape) => {

@@ -37,7 +37,7 @@ impl Op {
             Op::RepeatKv { .. } => OpKind::RepeatKv,
             Op::Rope { .. } => OpKind::Rope,
             Op::Scores { .. } => OpKind::Scores,
-            Op::Softmax { .. } => OpKind::Softmax,
+            Op::Softmax { .. } | Op::SoftmaxNoMax { .. } => OpKind::Softmax,
             Op::WeightedSum => OpKind::WeightedSum,
             Op::MergeHeads(Merge::Transpose) => OpKind::MergeHeads,
             Op::MergeHeads(Merge::BareReshape) => OpKind::Reshape,
@@ -115,7 +115,7 @@ impl Op {
                 })?;
                 Ok(vec![x[0], x[1], x[2], k[2]])
             }
-            Op::Softmax { .. } | Op::Act(_) => Ok(x.to_vec()),
+            Op::Softmax { .. } | Op::SoftmaxNoMax { .. } | Op::Act(_) => Ok(x.to_vec()),
             Op::WeightedSum => {
                 let v = ins.get(1).copied().unwrap_or(&[]);
                 rank(x, 4, "weights")?;

@@ -4,10 +4,16 @@
 //! replayed trace, so both say the same thing in the same words.
 //!
 //! - `op-shapes`: an op accepts its operands' shapes ([`op_shapes`]);
+//!   the `bias-w1-64` fault stops here;
 //! - `stream`: a tensor at a sublayer interface is (B,T,d) ([`stream`]);
+//!   a sublayer's output is an interface judged before its residual add,
+//!   so the `down-to-ff` fault (W2 of (d_ff, d_ff)) stops here, not at
+//!   `residual`;
 //! - `residual`: both operands of a residual add are (B,T,d) in the
-//!   input dtype ([`residual`]);
-//! - `finite`: every value is finite ([`finite`]).
+//!   input dtype ([`residual`]); `ffn-no-down` and `attn-no-merge` stop
+//!   here (their last step is no interface);
+//! - `finite`: every value is finite ([`finite`]); `softmax-no-max`
+//!   stops here, at the attention weights.
 
 use super::ResidualCheck;
 use crate::config::DType;

@@ -27,6 +27,9 @@ named_enum! {
         Positionwise = "positionwise",
         /// No output depends on a later token or another batch element.
         Causality = "causality",
+        /// Each block's output equals that of the architecture the config
+        /// declares, run on the same weights and input.
+        Reference = "reference",
     }
 }
 

@@ -15,6 +15,10 @@ pub(super) fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>
             let nd = shape.len();
             softmax::softmax_rows(out, shape[nd - 2], shape[nd - 1], *causal)
         }
+        Op::SoftmaxNoMax { causal } => {
+            let nd = shape.len();
+            softmax::naive_rows(out, shape[nd - 2], shape[nd - 1], *causal)
+        }
         Op::Act(u) => unary(*u, out),
         Op::Rope { theta } => {
             let nd = shape.len();
@@ -30,6 +34,11 @@ pub(super) fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>
 pub(super) fn keeps_shape(op: &Op) -> bool {
     matches!(
         op,
-        Op::Softmax { .. } | Op::Act(_) | Op::SwiGlu | Op::Add | Op::Rope { .. }
+        Op::Softmax { .. }
+            | Op::SoftmaxNoMax { .. }
+            | Op::Act(_)
+            | Op::SwiGlu
+            | Op::Add
+            | Op::Rope { .. }
     )
 }

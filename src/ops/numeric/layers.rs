@@ -81,27 +81,50 @@ pub(super) fn norm<F: Scalar>(
             (y, Some(stats))
         }
         // The norm-over-seq fault: normalise each (b, ·, j) column over T,
-        // as rows of the transposed tensor, then transpose back.
-        NormAxis::Seq => {
-            let (bs, t, d) = (x.shape()[0], x.shape()[1], x.shape()[2]);
-            let cols = relayout(x.view().permuted_axes(IxDyn(&[0, 2, 1])), &[bs, d, t]);
-            let mut y = ArrayD::zeros(cols.raw_dim());
-            let ones = vec![F::one(); t];
-            kernels::norm_rows(
-                &flat(&cols),
-                slice_mut(&mut y),
-                kind,
-                F::of(eps),
-                &ones,
-                None,
-            );
-            let mut y = relayout(y.view().permuted_axes(IxDyn(&[0, 2, 1])), &[bs, t, d]);
-            kernels::rows_mut(slice_mut(&mut y), d, |_, r| {
-                for (j, v) in r.iter_mut().enumerate() {
-                    *v = *v * g[j] + b.as_ref().map_or(F::zero(), |b| b[j]);
-                }
-            });
-            (y, None)
-        }
+        // as rows of the tensor permuted to (B, d, T), then permute back.
+        NormAxis::Seq => (
+            across(x, [0, 2, 1], [0, 2, 1], kind, eps, &g, b.as_deref()),
+            None,
+        ),
+        // The norm-over-batch fault: normalise each (·, t, j) column over B,
+        // as rows of the tensor permuted to (T, d, B), then permute back.
+        NormAxis::Batch => (
+            across(x, [1, 2, 0], [2, 0, 1], kind, eps, &g, b.as_deref()),
+            None,
+        ),
     }
+}
+
+/// A norm of x (B, T, d) over the axis `to` puts last: rows of x permuted
+/// by `to`, normalised, permuted back by `back`, then `· γ + β` on d.
+fn across<F: Scalar>(
+    x: &ArrayD<F>,
+    to: [usize; 3],
+    back: [usize; 3],
+    kind: NormKind,
+    eps: f64,
+    g: &[F],
+    b: Option<&[F]>,
+) -> ArrayD<F> {
+    let shape = x.shape().to_vec();
+    let rows = relayout(x.view().permuted_axes(IxDyn(&to)), &to.map(|a| shape[a]));
+    let n = shape[to[2]];
+    let mut y = ArrayD::zeros(rows.raw_dim());
+    let ones = vec![F::one(); n];
+    kernels::norm_rows(
+        &flat(&rows),
+        slice_mut(&mut y),
+        kind,
+        F::of(eps),
+        &ones,
+        None,
+    );
+    let mut y = relayout(y.view().permuted_axes(IxDyn(&back)), &shape);
+    let d = shape[2];
+    kernels::rows_mut(slice_mut(&mut y), d, |_, r| {
+        for (j, v) in r.iter_mut().enumerate() {
+            *v = *v * g[j] + b.map_or(F::zero(), |b| b[j]);
+        }
+    });
+    y
 }

@@ -24,6 +24,32 @@ pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal
     Moments::total(rows.into_iter().map(|r| r.weights))
 }
 
+/// The `softmax-no-max` fault's softmax of each row, in place: `e^s / Σ e^s`
+/// on the raw scores, without subtracting the row's maximum, masked keys
+/// 0. In f32 e^s is +∞ past s ≈ 88.7, and then ∞/∞ is NaN; the stable
+/// [`softmax_rows`] takes e^(s − max) ≤ 1 and gives the same weights
+/// wherever this one does not overflow. Returns the weights' stats.
+pub fn naive_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal: bool) -> Stats {
+    for (i, r) in out.chunks_mut(s_len.max(1)).enumerate() {
+        let keep = if causal {
+            (i % t_len.max(1) + 1).min(r.len())
+        } else {
+            r.len()
+        };
+        let (live, masked) = r.split_at_mut(keep);
+        let mut sum = F::zero();
+        for v in live.iter_mut() {
+            *v = v.exp(); // no max subtracted: +∞ past ≈ 88.7 in f32
+            sum += *v;
+        }
+        for v in live.iter_mut() {
+            *v = *v / sum;
+        }
+        masked.fill(F::zero());
+    }
+    super::moments::stats(out)
+}
+
 /// The rows of [`softmax_rows`], from row `first` of their (…, T, S)
 /// tensor on (a row tile needs its rows' place for the mask).
 ///
@@ -110,7 +136,7 @@ vectorised! {
 
 #[cfg(test)]
 mod tests {
-    use super::{Moments, exp_row, softmax_rows};
+    use super::{Moments, exp_row, naive_rows, softmax_rows};
     use crate::ops::Stats;
 
     /// Within f32 rounding of the values' range.
@@ -208,5 +234,24 @@ mod tests {
         softmax_rows(&mut x, 3, 4, true);
         assert_eq!(x[..4], [1.0, 0.0, 0.0, 0.0]);
         assert!(x[4..8][2..].iter().all(|&v| v == 0.0) && x[4] < x[5]);
+    }
+
+    /// On scores past 88.7 the softmax without the max overflows f32 to
+    /// NaN and the stable one does not; on small scores both agree.
+    #[test]
+    fn the_softmax_without_the_max_overflows_where_the_stable_one_does_not() {
+        let big: Vec<f32> = vec![120.0, 90.0, 100.0, 30.0];
+        let (mut naive, mut stable) = (big.clone(), big.clone());
+        assert!(!naive_rows(&mut naive, 2, 2, false).finite);
+        assert!(naive.iter().any(|v| v.is_nan()));
+        assert!(softmax_rows(&mut stable, 2, 2, false).finite);
+        assert!(stable.iter().all(|v| v.is_finite()));
+        let small: Vec<f32> = vec![0.5, -1.0, 2.0, 0.25, 0.0, 1.0];
+        let (mut naive, mut stable) = (small.clone(), small.clone());
+        assert!(naive_rows(&mut naive, 2, 3, true).finite);
+        softmax_rows(&mut stable, 2, 3, true);
+        for (a, b) in naive.iter().zip(&stable) {
+            assert!((a - b).abs() < 1e-6, "{naive:?} against {stable:?}");
+        }
     }
 }

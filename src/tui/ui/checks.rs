@@ -28,13 +28,30 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let width = usize::from(area.width.saturating_sub(2))
         .saturating_sub(LEFT)
         .max(20);
+    // When every detail in full would not fit, the checks that did not
+    // fail get one line each, cut with `…`, so every verdict stays on screen.
+    let inner = usize::from(area.height.saturating_sub(2));
+    let rows =
+        |l: &Line| textwrap::wrap(&l.to_string(), usize::from(area.width.saturating_sub(2))).len();
+    let full = lines.iter().map(rows).sum::<usize>()
+        + app
+            .run
+            .checks
+            .iter()
+            .map(|c| textwrap::wrap(&c.detail, width).len())
+            .sum::<usize>();
     for c in &app.run.checks {
         let (word, style) = match c.status {
             Status::Pass => ("pass", t.ok),
             Status::Fail => ("FAIL", t.fail),
             Status::Skip => ("skip", t.dim),
         };
-        for (i, part) in textwrap::wrap(&c.detail, width).into_iter().enumerate() {
+        let mut parts = textwrap::wrap(&c.detail, width);
+        if full > inner && c.status != Status::Fail && parts.len() > 1 {
+            let first = textwrap::wrap(&c.detail, width.saturating_sub(1)).swap_remove(0);
+            parts = vec![format!("{}…", first.trim_end()).into()];
+        }
+        for (i, part) in parts.into_iter().enumerate() {
             let left = if i == 0 {
                 vec![
                     Span::styled(format!("{} {word} ", verdict(c.status)), style),

@@ -1,0 +1,191 @@
+//! The `reference` check: the model as built against the architecture its
+//! config declares (the same config without its fault), both run on the
+//! same weights and the same input x0.
+//!
+//! ```text
+//! for n in 1..=layers:   |blockN(x)_built − blockN(x)_declared| ≤ 1e-5·(1 + |declared|)
+//! ```
+//!
+//! It compares the output of every block, the last stream tensor each
+//! block records (and the final norm's, if any), value by value, and
+//! names the first block that differs with the largest |Δ|. A mistake
+//! that keeps every shape, every parameter and every position-wise and
+//! causal property (the activation after the down projection) still
+//! computes something else, and only this comparison sees it.
+//!
+//! Skipped, as the probes are, in shape-only runs (no values), on models
+//! too large to re-run, and when the forward stopped (the check that
+//! stopped it judges it).
+
+use super::CheckResult;
+use super::influence::{PROBE_MAX_BYTES, Subject};
+use crate::config::{DType, ModelConfig};
+use crate::model;
+use crate::ops::numeric::{Numeric, Scalar};
+use crate::trace::recorder::Capture;
+use crate::trace::{CheckName, Mode, Trace};
+
+/// The largest |Δ| allowed between two values, relative to `1 + |want|`.
+pub const TOLERANCE: f64 = 1e-5;
+
+/// Where the built model first differs from the declared one: the
+/// output's path (built, declared) and the largest |Δ| there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Differs {
+    pub built: String,
+    pub declared: String,
+    pub delta: f64,
+}
+
+/// The `reference` verdict on the model of `trace`, re-run as `subject`.
+#[must_use]
+pub fn reference(trace: &Trace, subject: Subject) -> CheckResult {
+    let name = CheckName::Reference;
+    if let Some(f) = &trace.failure {
+        return CheckResult::skip(
+            name,
+            format!(
+                "the forward stops at {}; the check that stopped it judges it",
+                f.path
+            ),
+        );
+    }
+    if trace.mode == Mode::ShapeOnly {
+        return CheckResult::skip(name, "shape-only run: no values to compare");
+    }
+    let declared = ModelConfig {
+        fault: None,
+        ..subject.cfg.clone()
+    };
+    let what = match subject.cfg.fault {
+        Some(f) => format!("the declared architecture (without {f})"),
+        None => "the declared architecture".to_string(),
+    };
+    match compare(subject, &declared) {
+        Err(why) => CheckResult::skip(name, why),
+        Ok((n, None)) => CheckResult::pass(
+            name,
+            format!(
+                "every block's output ({n} compared) equals {what}'s on the same weights and input"
+            ),
+        ),
+        Ok((_, Some(d))) => CheckResult::fail(
+            name,
+            &d.built,
+            format!(
+                "{}: differs from {what}'s{} on the same weights and input (|Δ| up to {:.2e})",
+                d.built,
+                if d.declared == d.built {
+                    String::new()
+                } else {
+                    format!(" {}", d.declared)
+                },
+                d.delta
+            ),
+        ),
+    }
+}
+
+/// Runs the built model of `subject` and `declared` on the same weights
+/// and x0: how many outputs were compared, and the first that differs.
+///
+/// # Errors
+/// Why they cannot be compared: the model is invalid, too large to
+/// re-run, or a run stops.
+pub fn compare(
+    subject: Subject,
+    declared: &ModelConfig,
+) -> Result<(usize, Option<Differs>), String> {
+    let cfg = subject.cfg;
+    cfg.validate()
+        .map_err(|e| format!("the model is invalid: {e}"))?;
+    if cfg.numeric_bytes() > PROBE_MAX_BYTES {
+        return Err(format!(
+            "model too large to re-run (limit {})",
+            crate::config::human_bytes(PROBE_MAX_BYTES)
+        ));
+    }
+    match cfg.dtype {
+        DType::F32 => compare_as::<f32>(subject, declared),
+        DType::F64 => compare_as::<f64>(subject, declared),
+    }
+}
+
+fn compare_as<F: Scalar>(
+    subject: Subject,
+    declared: &ModelConfig,
+) -> Result<(usize, Option<Differs>), String> {
+    let cfg = subject.cfg;
+    let x0 = match subject.input {
+        Some(x) => x.mapv(|v| F::of(f64::from(v))),
+        None => model::input(cfg, &Numeric::<F>::new()),
+    };
+    let (built_trace, built) = crate::run::captured::<F>(cfg, subject.source, x0.clone());
+    let (declared_trace, want) = crate::run::captured::<F>(declared, subject.source, x0);
+    for (t, who) in [
+        (&built_trace, "the built model"),
+        (&declared_trace, "the declared one"),
+    ] {
+        if let Some(f) = &t.failure {
+            return Err(format!("{who} stops at {}", f.path));
+        }
+    }
+    let (a, b) = (outputs(cfg, &built), outputs(cfg, &want));
+    for (x, y) in a.iter().zip(&b) {
+        let delta = largest_delta(&x.values, &y.values);
+        if delta > 0.0 {
+            return Ok((
+                a.len(),
+                Some(Differs {
+                    built: x.path.clone(),
+                    declared: y.path.clone(),
+                    delta,
+                }),
+            ));
+        }
+    }
+    Ok((a.len(), None))
+}
+
+/// The output of each block (its last capture) and of the final norm.
+fn outputs<'c>(cfg: &ModelConfig, caps: &'c [Capture]) -> Vec<&'c Capture> {
+    let mut out: Vec<&Capture> = (1..=cfg.layers)
+        .filter_map(|n| {
+            let prefix = format!("block{n}.");
+            caps.iter().rev().find(|c| c.path.starts_with(&prefix))
+        })
+        .collect();
+    out.extend(caps.iter().find(|c| c.path == "ln_f"));
+    out
+}
+
+/// The largest |a − b| beyond the tolerance (∞ where one is NaN or the
+/// shapes differ), 0 when every pair is within it.
+fn largest_delta(a: &[f64], b: &[f64]) -> f64 {
+    if a.len() != b.len() {
+        return f64::INFINITY;
+    }
+    a.iter().zip(b).fold(0.0, |m, (x, y)| {
+        let d = (x - y).abs();
+        if d.is_nan() {
+            f64::INFINITY
+        } else if d > TOLERANCE * (1.0 + y.abs()) {
+            m.max(d)
+        } else {
+            m
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::largest_delta;
+
+    #[test]
+    fn values_within_the_tolerance_agree_and_others_do_not() {
+        assert_eq!(largest_delta(&[1.0, 2.0], &[1.0, 2.0 + 1e-6]), 0.0);
+        assert_eq!(largest_delta(&[1.0, 2.0], &[1.0, 2.5]), 0.5);
+        assert!(largest_delta(&[f64::NAN], &[1.0]).is_infinite());
+        assert!(largest_delta(&[1.0], &[1.0, 2.0]).is_infinite());
+    }
+}

@@ -1,7 +1,8 @@
 //! The lesson's small API (day 47: feedforward networks), in plain f64
 //! matrices: the FFN and its gated variant, their parameter counts, the
 //! SwiGLU width rule, a position-wise probe, the FFN by hand
-//! ([`by_hand`]) and LayerNorm against RMSNorm ([`norms`]).
+//! ([`by_hand`]; its matrices in [`matrix`], the whole lab sheet in
+//! [`ffn_lab`]) and LayerNorm against RMSNorm ([`norms`]).
 //!
 //! ```
 //! use shapetrace::lesson::{ffn_params, swiglu_width};
@@ -12,6 +13,8 @@
 //! ```
 
 pub mod by_hand;
+pub mod ffn_lab;
+pub mod matrix;
 pub mod norms;
 
 use ndarray::{Array1, Array2};
@@ -38,6 +41,32 @@ pub enum LessonError {
     Empty,
     #[error("{0}")]
     Shape(String),
+    /// A matrix that does not parse: ragged, empty or not numbers.
+    #[error(
+        "{name} = '{}' {why}; allowed: rows of numbers separated by ';', each row's numbers by ',', like 1,1;0,-1",
+        crate::text::shown(.input)
+    )]
+    Matrix {
+        name: String,
+        input: String,
+        why: String,
+    },
+    /// A width or hidden size outside what a lab by hand can show.
+    #[error("{what} = {got} is out of range for a lab by hand; allowed: 1 to {max}")]
+    Size { what: String, got: usize, max: usize },
+    /// A size that the given matrices contradict.
+    #[error("{given} contradicts {by}; allowed: {allowed}")]
+    Contradicts {
+        given: String,
+        by: String,
+        allowed: String,
+    },
+    /// A product or sum that leaves the finite f64 range.
+    #[error(
+        "x = {} overflows f64 at {at}; allowed: values whose products and sums stay finite (below about 1.8e308)",
+        crate::text::shown(.input)
+    )]
+    Overflow { at: String, input: String },
 }
 
 /// Parses `2,-1` into `[2.0, -1.0]`; every entry must be a finite number.
@@ -254,9 +283,18 @@ pub fn is_positionwise(
     })
 }
 
-/// A number as the lesson writes it: `1`, `-2`, `0.8485`.
+/// A number as the lesson writes it: `1`, `-2`, `0.8485`; huge ones in
+/// exponent form, `1e308`, never rounded to `inf`.
+///
+/// ```
+/// use shapetrace::lesson::fmt_num;
+/// assert_eq!((fmt_num(-2.0), fmt_num(0.84853), fmt_num(1e308)), ("-2".into(), "0.8485".into(), "1e308".into()));
+/// ```
 #[must_use]
 pub fn fmt_num(v: f64) -> String {
+    if !v.is_finite() || v.abs() >= 1e12 {
+        return format!("{v:e}");
+    }
     let r = (v * 1e4).round() / 1e4;
     let r = if r == 0.0 { 0.0 } else { r }; // no "-0"
     let s = format!("{r:.4}");

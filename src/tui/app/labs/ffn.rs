@@ -1,0 +1,75 @@
+//! The FFN lab's state: the spec it computes (x, simple or gated, which
+//! mistake), the worked example it makes, and how many steps are shown.
+//! Every number comes from [`crate::lesson::ffn_lab::Spec::build`].
+
+use crate::lesson::by_hand::{FfnByHand, Mistake};
+use crate::lesson::ffn_lab::Spec;
+use crate::tui::action::Action;
+
+/// The FFN worked example and how many of its steps are shown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FfnLab {
+    pub spec: Spec,
+    pub ex: FfnByHand,
+    /// Steps shown, from 1 to all of them (0 when a mistake stops at once).
+    pub shown: usize,
+}
+
+impl Default for FfnLab {
+    /// The lesson's d = 2 → 3 → 2 example on x = [1, 2].
+    fn default() -> Self {
+        let spec = Spec::default();
+        let ex = spec
+            .build()
+            .unwrap_or_else(|e| panic!("the lesson example: {e}"));
+        Self::showing(spec, ex)
+    }
+}
+
+impl FfnLab {
+    fn showing(spec: Spec, ex: FfnByHand) -> Self {
+        let shown = ex.steps.len().min(1);
+        Self { spec, ex, shown }
+    }
+
+    /// Recomputes with `spec`; on an error keeps what it had.
+    ///
+    /// # Errors
+    /// The lesson's one-line message, e.g. a wrong-length x or an overflow.
+    pub fn set(&mut self, spec: Spec) -> Result<(), String> {
+        let ex = spec.build().map_err(|e| e.to_string())?;
+        *self = Self::showing(spec, ex);
+        Ok(())
+    }
+
+    /// Steps through the example, switches the mistake or the variant.
+    pub fn update(&mut self, action: Action) {
+        let all = self.ex.steps.len();
+        let floor = all.min(1);
+        match action {
+            Action::Next | Action::Down => self.shown = (self.shown + 1).min(all),
+            Action::Prev | Action::Up => self.shown = self.shown.saturating_sub(1).max(floor),
+            Action::First => self.shown = floor,
+            Action::Last => self.shown = all,
+            Action::CycleMistake => {
+                let mut spec = self.spec.clone();
+                spec.mistake = crate::tui::app::next_of(&Mistake::ALL, spec.mistake);
+                self.switch(spec);
+            }
+            Action::ToggleGated => {
+                let mut spec = self.spec.clone();
+                spec.gated = !spec.gated;
+                self.switch(spec);
+            }
+            _ => {}
+        }
+    }
+
+    /// A switch keeps the steps shown as far as the new example has them.
+    fn switch(&mut self, spec: Spec) {
+        let shown = self.shown;
+        if self.set(spec).is_ok() {
+            self.shown = shown.clamp(self.ex.steps.len().min(1), self.ex.steps.len());
+        }
+    }
+}

@@ -31,7 +31,8 @@ pub fn params(cfg: &shapetrace::ModelConfig, args: &ParamsArgs) -> Result<ExitCo
 /// Lesson 5.3's FFN lab: the token by hand, the counts and the probe;
 /// `seed` is the global `--seed`, if given.
 pub fn ffn(args: &FfnArgs, seed: Option<u64>) -> Result<ExitCode> {
-    let matrix = |name: &str, m: &Option<String>| m.as_deref().map(|s| parse_matrix(name, s)).transpose();
+    let matrix =
+        |name: &str, m: &Option<String>| m.as_deref().map(|s| parse_matrix(name, s)).transpose();
     let spec = Spec {
         x: args.x.as_deref().map(parse_vector).transpose()?,
         d: args.d,

@@ -53,7 +53,11 @@ pub enum LessonError {
     },
     /// A width or hidden size outside what a lab by hand can show.
     #[error("{what} = {got} is out of range for a lab by hand; allowed: 1 to {max}")]
-    Size { what: String, got: usize, max: usize },
+    Size {
+        what: String,
+        got: usize,
+        max: usize,
+    },
     /// A size that the given matrices contradict.
     #[error("{given} contradicts {by}; allowed: {allowed}")]
     Contradicts {

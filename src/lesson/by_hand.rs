@@ -202,7 +202,11 @@ impl FfnByHand {
         }
         let d_out = dims(w2).1;
         let rectangular = |m: &[Vec<f64>], cols| m.iter().all(|r| r.len() == cols);
-        let names = if wu.is_some() { ("Wg", "Wd") } else { ("W1", "W2") };
+        let names = if wu.is_some() {
+            ("Wg", "Wd")
+        } else {
+            ("W1", "W2")
+        };
         if f == 0 || d_out == 0 || !rectangular(w1, f) || w2.len() != f || !rectangular(w2, d_out) {
             return Err(LessonError::Shape(format!(
                 "{} must be ({d}, f) and {} (f, d') with the same f",
@@ -282,14 +286,28 @@ impl FfnByHand {
                     let (uj, s) = (self.u[j], if later { zj } else { silu(zj) });
                     let h = s * uj;
                     if !h.is_finite() {
-                        return Err(overflow(format!("{name} = {}*{}", fmt_num(s), fmt_num(uj)), &x));
+                        return Err(overflow(
+                            format!("{name} = {}*{}", fmt_num(s), fmt_num(uj)),
+                            &x,
+                        ));
                     }
-                    let gate = if later {
-                        format!("{} (no silu yet)", fmt_factor(zj))
+                    let text = if later {
+                        format!(
+                            "{name} = {}*{} = {} (no silu yet)",
+                            fmt_factor(zj),
+                            fmt_factor(uj),
+                            fmt_num(h)
+                        )
                     } else {
-                        format!("silu({}) = {}", fmt_num(zj), fmt_num(s))
+                        format!(
+                            "{name} = silu({})*{} = {}*{} = {}",
+                            fmt_num(zj),
+                            fmt_factor(uj),
+                            fmt_factor(s),
+                            fmt_factor(uj),
+                            fmt_num(h)
+                        )
                     };
-                    let text = format!("{name} = {gate} * {} = {}", fmt_factor(uj), fmt_num(h));
                     single(Stage::Relu, name, h, text)
                 }
             };
@@ -299,7 +317,12 @@ impl FfnByHand {
         let d_out = self.w2.first().map_or(0, Vec::len);
         for k in 0..d_out {
             let name = format!("y_{}", k + 1);
-            steps.push(dot(Stage::Output, name, pairs(&self.w2, &self.h, k, false), &x)?);
+            steps.push(dot(
+                Stage::Output,
+                name,
+                pairs(&self.w2, &self.h, k, false),
+                &x,
+            )?);
         }
         self.y_pre = values(&steps, Stage::Output);
         if later {
@@ -310,7 +333,10 @@ impl FfnByHand {
                     (y, format!("{name} = silu({}) = {}", fmt_num(v), fmt_num(y)))
                 } else {
                     let y = v.max(0.0);
-                    (y, format!("{name} = max(0, {}) = {}", fmt_num(v), fmt_num(y)))
+                    (
+                        y,
+                        format!("{name} = max(0, {}) = {}", fmt_num(v), fmt_num(y)),
+                    )
                 };
                 steps.push(single(Stage::ActAfter, name, y, text));
             }
@@ -321,7 +347,12 @@ impl FfnByHand {
         if self.y.len() == x.len() {
             for (k, (xk, yk)) in x.iter().zip(&self.y).enumerate() {
                 let (name, o) = (format!("out_{}", k + 1), xk + yk);
-                let text = format!("{name} = {} + {} = {}", fmt_num(*xk), fmt_factor(*yk), fmt_num(o));
+                let text = format!(
+                    "{name} = {} + {} = {}",
+                    fmt_num(*xk),
+                    fmt_factor(*yk),
+                    fmt_num(o)
+                );
                 if !o.is_finite() {
                     return Err(overflow(text, &x));
                 }
@@ -343,7 +374,16 @@ impl FfnByHand {
     #[must_use]
     pub fn correct(&self) -> Option<Self> {
         (self.mistake != Mistake::None)
-            .then(|| Self::with(&self.x, &self.w1, self.wu.as_deref(), &self.w2, Mistake::None).ok())
+            .then(|| {
+                Self::with(
+                    &self.x,
+                    &self.w1,
+                    self.wu.as_deref(),
+                    &self.w2,
+                    Mistake::None,
+                )
+                .ok()
+            })
             .flatten()
     }
 

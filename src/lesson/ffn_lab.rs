@@ -61,7 +61,12 @@ fn contradicts(what: &str, want: usize, name: &str, m: &[Vec<f64>], has: usize) 
 
 impl Spec {
     /// The matrices in order (first layer(s), last layer) with their names.
-    fn given(&self) -> (Vec<(&'static str, Option<&Matrix>)>, (&'static str, Option<&Matrix>)) {
+    fn given(
+        &self,
+    ) -> (
+        Vec<(&'static str, Option<&Matrix>)>,
+        (&'static str, Option<&Matrix>),
+    ) {
         if self.gated {
             (
                 vec![("Wg", self.wg.as_ref()), ("Wu", self.wu.as_ref())],
@@ -96,7 +101,8 @@ impl Spec {
         }
         if self.gated && (self.w1.is_some() || self.w2.is_some()) {
             return Err(LessonError::Shape(
-                "W1 and W2 are the simple MLP's; allowed with the gated variant: Wg, Wu and Wd".into(),
+                "W1 and W2 are the simple MLP's; allowed with the gated variant: Wg, Wu and Wd"
+                    .into(),
             ));
         }
         let (firsts, (last_name, last)) = self.given();
@@ -132,7 +138,9 @@ impl Spec {
                         allowed: format!("{last_name} with {want} rows, one per hidden unit"),
                     });
                 }
-                (Some(want), None) if want != r => return Err(contradicts("f", want, last_name, m, r)),
+                (Some(want), None) if want != r => {
+                    return Err(contradicts("f", want, last_name, m, r));
+                }
                 _ => f = Some(r),
             }
         }
@@ -154,11 +162,16 @@ impl Spec {
             None => seeded(1, d, rng).remove(0),
         };
         if self.is_lesson() {
-            let (w1, w2) = (W1.map(|r| r.to_vec()).to_vec(), W2.map(|r| r.to_vec()).to_vec());
+            let (w1, w2) = (
+                W1.map(|r| r.to_vec()).to_vec(),
+                W2.map(|r| r.to_vec()).to_vec(),
+            );
             return FfnByHand::with(&x(&mut rng(0)), &w1, None, &w2, self.mistake);
         }
         let mut r = rng(self.seed.unwrap_or(0));
-        let mut pick = |m: Option<&Matrix>, rows, cols| m.cloned().unwrap_or_else(|| seeded(rows, cols, &mut r));
+        let mut pick = |m: Option<&Matrix>, rows, cols| {
+            m.cloned().unwrap_or_else(|| seeded(rows, cols, &mut r))
+        };
         let (firsts, last) = self.given();
         let first = pick(firsts[0].1, d, f);
         let up = firsts.get(1).map(|(_, m)| pick(*m, d, f));
@@ -178,10 +191,24 @@ pub fn counts(d: usize, f: usize) -> String {
         "Weights, d = {d}, f = {f} (matrices only, as the lesson counts: no biases; norms and embeddings are outside the count)"
     );
     let _ = writeln!(out, "   MLP           2·d·f = 2·{d}·{f} = {mlp}");
-    let _ = writeln!(out, "   gated MLP     3·d·f = 3·{d}·{f} = {gated}   (1.5× at the same f)");
-    let _ = writeln!(out, "   attention     4·d² = 4·{d}² = {attn}   (Q, K, V and O)");
-    let _ = writeln!(out, "   block         4·d² + 2·d·f = 4·{d}² + 2·{d}·{f} = {attn} + {mlp} = {}", attn + mlp);
-    let _ = writeln!(out, "   gated block   4·d² + 3·d·f = 4·{d}² + 3·{d}·{f} = {attn} + {gated} = {}", attn + gated);
+    let _ = writeln!(
+        out,
+        "   gated MLP     3·d·f = 3·{d}·{f} = {gated}   (1.5× at the same f)"
+    );
+    let _ = writeln!(
+        out,
+        "   attention     4·d² = 4·{d}² = {attn}   (Q, K, V and O)"
+    );
+    let _ = writeln!(
+        out,
+        "   block         4·d² + 2·d·f = 4·{d}² + 2·{d}·{f} = {attn} + {mlp} = {}",
+        attn + mlp
+    );
+    let _ = writeln!(
+        out,
+        "   gated block   4·d² + 3·d·f = 4·{d}² + 3·{d}·{f} = {attn} + {gated} = {}",
+        attn + gated
+    );
     let _ = write!(
         out,
         "   biases, not counted above, would add f + d = {} to the MLP (gated 2·f + d = {})",
@@ -209,6 +236,10 @@ pub fn sheet(spec: &Spec) -> Result<String, LessonError> {
             ffn_params(d, f, false)
         );
     }
-    let _ = writeln!(out, "\n{}", probe::probe(&ex, spec.seed.unwrap_or(0)).text());
+    let _ = writeln!(
+        out,
+        "\n{}",
+        probe::probe(&ex, spec.seed.unwrap_or(0)).text()
+    );
     Ok(out)
 }

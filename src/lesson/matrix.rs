@@ -74,9 +74,10 @@ pub fn parse_matrix(name: &str, input: &str) -> Result<Matrix, LessonError> {
         }
         if let Some(first) = m.first().map(Vec::len).filter(|n| *n != r.len()) {
             return Err(bad(format!(
-                "is ragged: row {} has {} numbers, row 1 has {first}",
+                "is ragged: row {} has {} {}, row 1 has {first}",
                 i + 1,
-                r.len()
+                r.len(),
+                if r.len() == 1 { "number" } else { "numbers" }
             )));
         }
         m.push(r);

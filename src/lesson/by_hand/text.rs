@@ -27,21 +27,42 @@ impl FfnByHand {
     /// `d = 2 → 3 → 2, ReLU, no biases`.
     #[must_use]
     pub fn title(&self) -> String {
-        let (d, f, d_out) = (self.x.len(), self.w1.first().map_or(0, Vec::len), self.w2.first().map_or(0, Vec::len));
-        let act = if self.wu.is_some() { "gated (SwiGLU)" } else { "ReLU" };
+        let (d, f, d_out) = (
+            self.x.len(),
+            self.w1.first().map_or(0, Vec::len),
+            self.w2.first().map_or(0, Vec::len),
+        );
+        let act = if self.wu.is_some() {
+            "gated (SwiGLU)"
+        } else {
+            "ReLU"
+        };
         format!("d = {d} → {f} → {d_out}, {act}, no biases")
     }
 
     /// The matrices, one line each, with what their rows and columns mean.
     #[must_use]
     pub fn matrix_lines(&self) -> Vec<String> {
-        let (d, f, d_out) = (self.x.len(), self.w1.first().map_or(0, Vec::len), self.w2.first().map_or(0, Vec::len));
+        let (d, f, d_out) = (
+            self.x.len(),
+            self.w1.first().map_or(0, Vec::len),
+            self.w2.first().map_or(0, Vec::len),
+        );
         let (a, b) = self.names();
-        let mut lines = vec![format!("{a} = {}   ({d}×{f}: column j feeds unit j)", fmt_matrix(&self.w1))];
+        let mut lines = vec![format!(
+            "{a} = {}   ({d}×{f}: column j feeds unit j)",
+            fmt_matrix(&self.w1)
+        )];
         if let Some(wu) = &self.wu {
-            lines.push(format!("Wu = {}   ({d}×{f}: column j feeds unit j)", fmt_matrix(wu)));
+            lines.push(format!(
+                "Wu = {}   ({d}×{f}: column j feeds unit j)",
+                fmt_matrix(wu)
+            ));
         }
-        lines.push(format!("{b} = {}   ({f}×{d_out}: row j is what unit j adds)", fmt_matrix(&self.w2)));
+        lines.push(format!(
+            "{b} = {}   ({f}×{d_out}: row j is what unit j adds)",
+            fmt_matrix(&self.w2)
+        ));
         lines
     }
 
@@ -50,11 +71,19 @@ impl FfnByHand {
         let (a, b) = self.names();
         let rows = self.mistake == Mistake::Rows;
         let what = match stage {
-            Stage::Hidden if rows => format!("{} = x·{a}ᵀ (✗ x against each ROW of {a})", if self.wu.is_some() { "g" } else { "z" }),
-            Stage::Hidden => format!("{} = x·{a} (x against each column of {a})", if self.wu.is_some() { "g" } else { "z" }),
+            Stage::Hidden if rows => format!(
+                "{} = x·{a}ᵀ (✗ x against each ROW of {a})",
+                if self.wu.is_some() { "g" } else { "z" }
+            ),
+            Stage::Hidden => format!(
+                "{} = x·{a} (x against each column of {a})",
+                if self.wu.is_some() { "g" } else { "z" }
+            ),
             Stage::Up if rows => "u = x·Wuᵀ (✗ x against each ROW of Wu)".into(),
             Stage::Up => "u = x·Wu".into(),
-            Stage::Relu if self.mistake == Mistake::ReluAfterW2 => format!("h (✗ no activation before {b})"),
+            Stage::Relu if self.mistake == Mistake::ReluAfterW2 => {
+                format!("h (✗ no activation before {b})")
+            }
             Stage::Relu if self.wu.is_some() => "h = silu(g) ⊙ u, silu(g) = g / (1 + e^-g)".into(),
             Stage::Relu => "h = ReLU(z)".into(),
             Stage::Output => format!("y = h·{b}"),
@@ -74,7 +103,8 @@ impl FfnByHand {
                 format!("h = {}", fmt_vec(&self.h))
             }
             Stage::Relu => self.relu_note(),
-            Stage::Output => format!("{}\n   {}", if self.mistake == Mistake::ReluAfterW2 { format!("h·{} = {}", self.names().1, fmt_vec(&self.y_pre)) } else { format!("y = {}", fmt_vec(&self.y)) }, self.rows_view()),
+            Stage::Output if self.mistake == Mistake::ReluAfterW2 => self.rows_view(),
+            Stage::Output => format!("y = {}\n   {}", fmt_vec(&self.y), self.rows_view()),
             Stage::ActAfter => format!("y = {}", fmt_vec(&self.y)),
             Stage::Residual => format!(
                 "x + y = {} + {} = {}",
@@ -95,7 +125,11 @@ impl FfnByHand {
             .zip(&self.w2)
             .map(|(hj, row)| format!("{}*{}", fmt_factor(*hj), fmt_vec(row)))
             .collect();
-        let lhs = if self.mistake == Mistake::ReluAfterW2 { "h·W2" } else { "y" };
+        let lhs = if self.mistake == Mistake::ReluAfterW2 {
+            format!("h·{}", self.names().1)
+        } else {
+            "y".into()
+        };
         format!("{lhs} = {} = {}", terms.join(" + "), fmt_vec(&self.y_pre))
     }
 
@@ -131,7 +165,11 @@ impl FfnByHand {
                 format!("{name} = {} (correct {})", fmt_vec(bad), fmt_vec(good))
             }
         };
-        let mut parts = vec![cmp(g, &self.z, &ok.z), cmp("h", &self.h, &ok.h), cmp("y", &self.y, &ok.y)];
+        let mut parts = vec![
+            cmp(g, &self.z, &ok.z),
+            cmp("h", &self.h, &ok.h),
+            cmp("y", &self.y, &ok.y),
+        ];
         if self.y == ok.y {
             parts.push("this x hides the mistake: try another".into());
         }
@@ -160,7 +198,14 @@ impl FfnByHand {
         for l in self.matrix_lines() {
             let _ = writeln!(out, "{l}");
         }
-        let stages = [Stage::Hidden, Stage::Up, Stage::Relu, Stage::Output, Stage::ActAfter, Stage::Residual];
+        let stages = [
+            Stage::Hidden,
+            Stage::Up,
+            Stage::Relu,
+            Stage::Output,
+            Stage::ActAfter,
+            Stage::Residual,
+        ];
         let mut n = 0;
         for s in stages {
             let steps: Vec<_> = self.steps.iter().filter(|x| x.stage == s).collect();

@@ -39,7 +39,14 @@ fn mlp(ex: &FfnByHand, x: &Array2<f64>) -> Array2<f64> {
     let (w1, w2) = (m(&ex.w1), m(&ex.w2));
     let y = match &ex.wu {
         Some(wu) => gated_ffn(x, &w1, &m(wu), &w2),
-        None => ffn(x, &w1, &Array1::zeros(w1.ncols()), &w2, &Array1::zeros(w2.ncols()), relu),
+        None => ffn(
+            x,
+            &w1,
+            &Array1::zeros(w1.ncols()),
+            &w2,
+            &Array1::zeros(w2.ncols()),
+            relu,
+        ),
     };
     // The shapes were checked when `ex` was built.
     y.unwrap_or_else(|_| Array2::zeros((x.nrows(), w2.ncols())))

@@ -15,8 +15,8 @@ use crate::lesson::norms::NormCompare;
 use crate::lesson::parse_vector;
 use crate::tui::action::Action;
 pub use budget::{BudgetLab, Field};
-pub use ffn::FfnLab;
 use budget::{budget_lab, set_budget};
+pub use ffn::FfnLab;
 pub use probes::{ProbeKey, ProbesLab};
 
 /// Which vector is being typed.

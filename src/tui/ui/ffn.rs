@@ -86,7 +86,11 @@ fn notes(app: &App) -> Vec<Line<'static>> {
             t.dim,
         )),
         (m, false) => lines.push(Line::styled(
-            format!("✗ mistake on: {} ({}) · G shows its effect · x next", m.name(), m.what()),
+            format!(
+                "✗ mistake on: {} ({}) · G shows its effect · x next",
+                m.name(),
+                m.what()
+            ),
             t.fail,
         )),
     }

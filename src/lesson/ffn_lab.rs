@@ -49,6 +49,9 @@ pub struct Spec {
     pub mistake: Mistake,
 }
 
+/// A matrix's name and the matrix, if given.
+type Named<'a> = (&'static str, Option<&'a Matrix>);
+
 /// `d = 3` contradicts `W1 = [[1, 1], [0, -1]] (2×2, so d = 2)`.
 fn contradicts(what: &str, want: usize, name: &str, m: &[Vec<f64>], has: usize) -> LessonError {
     let (r, c) = dims(m);
@@ -61,12 +64,7 @@ fn contradicts(what: &str, want: usize, name: &str, m: &[Vec<f64>], has: usize) 
 
 impl Spec {
     /// The matrices in order (first layer(s), last layer) with their names.
-    fn given(
-        &self,
-    ) -> (
-        Vec<(&'static str, Option<&Matrix>)>,
-        (&'static str, Option<&Matrix>),
-    ) {
+    fn given(&self) -> (Vec<Named<'_>>, Named<'_>) {
         if self.gated {
             (
                 vec![("Wg", self.wg.as_ref()), ("Wu", self.wu.as_ref())],

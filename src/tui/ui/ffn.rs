@@ -21,8 +21,10 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
-fn stage_label(s: Stage, gated: bool) -> &'static str {
+fn stage_label(s: Stage, gated: bool, mistake: Mistake) -> &'static str {
     match (s, gated) {
+        (Stage::Relu, false) if mistake == Mistake::ReluAfterW2 => "h = z      ",
+        (Stage::Relu, true) if mistake == Mistake::ReluAfterW2 => "h = g⊙u    ",
         (Stage::Hidden, false) => "z = x·W1   ",
         (Stage::Hidden, true) => "g = x·Wg   ",
         (Stage::Up, _) => "u = x·Wu   ",
@@ -108,18 +110,17 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Span::styled("   (e edits x · x mistake · v gated)", t.dim),
     ])];
     head.extend(ex.matrix_lines().into_iter().map(Line::raw));
-    if let Some(why) = &ex.stopped {
+    if ex.mistake != Mistake::None {
         head.push(Line::styled(
-            format!("✗ mistake {}: {why}", ex.mistake.name()),
+            format!(
+                "✗ mistake on: {} (x switches to the next)",
+                ex.mistake.name()
+            ),
             t.fail,
         ));
     }
-    let mistake = match ex.mistake {
-        Mistake::None => String::new(),
-        m => format!(" · ✗ mistake: {}", m.name()),
-    };
     let title = format!(
-        " FFN by hand: {}{mistake} · step {} of {} ",
+        " FFN by hand: {} · step {} of {} ",
         ex.title(),
         lab.shown,
         ex.steps.len()
@@ -150,7 +151,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         let label = if last_stage == Some(step.stage) && i != start {
             "           ".to_string()
         } else {
-            stage_label(step.stage, gated).to_string()
+            stage_label(step.stage, gated, ex.mistake).to_string()
         };
         last_stage = Some(step.stage);
         if i < start {

@@ -493,3 +493,22 @@ fn ffn_answers_predict_first_with_the_positionwise_probe() {
     assert_eq!(unchanged, 2);
     assert!(line_with(&out, "Answer:").contains("Answer: no."), "{out}");
 }
+
+#[test]
+fn ffn_draws_missing_matrices_from_the_seed_and_keeps_the_lesson_default() {
+    let w1 = |args: &[&str]| line_with(&stdout(&shapetrace(args)), "W1 = ").to_string();
+    let lesson = "W1 = [[1, 0, -1], [0, 2, 1]]";
+    assert!(w1(&["ffn"]).starts_with(lesson));
+    assert!(w1(&["ffn", "--d", "2", "--f", "3"]).starts_with(lesson));
+    let (one, again, two) = (
+        w1(&["ffn", "--seed", "1"]),
+        w1(&["ffn", "--seed", "1"]),
+        w1(&["ffn", "--seed", "2"]),
+    );
+    assert_eq!(one, again, "a seed draws the same matrices");
+    assert_ne!(one, two, "another seed draws others");
+    assert!(!one.starts_with(lesson) && one.contains("(2×3"), "{one}");
+    // A given W1 with a drawn W2 of the matching shape.
+    let out = stdout(&shapetrace(&["ffn", "--x", "1,-2", "--w1", "1,1,0;0,-1,2"]));
+    assert!(line_with(&out, "W2 = ").contains("(3×2"), "{out}");
+}

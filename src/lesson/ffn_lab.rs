@@ -143,7 +143,7 @@ impl Spec {
             }
         }
         let d = d.unwrap_or(2);
-        let f = f.unwrap_or(if self.d.is_some() { (2 * d).min(16) } else { 3 });
+        let f = f.unwrap_or(if d == 2 { 3 } else { (2 * d).min(16) });
         Ok((d, f))
     }
 

@@ -128,3 +128,39 @@ impl Probe {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{MOVED, Probe, probe};
+    use crate::lesson::by_hand::FfnByHand;
+
+    #[test]
+    fn only_the_moved_token_changes_and_the_answer_is_no() {
+        let p = probe(&FfnByHand::lesson(&[2.0, -1.0]).unwrap(), 0);
+        assert_eq!(p.changed, [false, true, false]);
+        assert!(p.positionwise);
+        assert_eq!(p.tokens.row(0).to_vec(), [2.0, -1.0]);
+        assert!(p.text().contains("Answer: no."), "{}", p.text());
+    }
+
+    #[test]
+    fn a_change_in_another_token_is_marked_and_answers_yes() {
+        // What a token-mixing function would give: token 0 changes too.
+        let mut p = probe(&FfnByHand::lesson(&[1.0, 2.0]).unwrap(), 0);
+        p.after[[0, 0]] += 1.0;
+        p.changed = vec![true, true, false];
+        p.positionwise = false;
+        let text = p.text();
+        assert!(
+            text.contains("token 0") && text.contains("✗ changed: it reads another token"),
+            "{text}"
+        );
+        assert!(text.contains("Answer: yes"), "{text}");
+        let still = Probe {
+            changed: vec![false; 3],
+            ..p
+        };
+        assert!(still.text().contains(&format!("token {MOVED}")));
+        assert!(still.text().contains("unchanged, though it moved"));
+    }
+}

@@ -41,11 +41,17 @@ pub struct Spec {
     /// Seed of the matrices not given; without one (and at d = 2, f = 3,
     /// simple) the lesson's W1 and W2.
     pub seed: Option<u64>,
+    /// W1 (d, f) of the simple MLP.
     pub w1: Option<Matrix>,
+    /// W2 (f, d') of the simple MLP; d' ≠ d is shown, not refused.
     pub w2: Option<Matrix>,
+    /// Wg (d, f), the gate of the gated MLP.
     pub wg: Option<Matrix>,
+    /// Wu (d, f), the up projection of the gated MLP.
     pub wu: Option<Matrix>,
+    /// Wd (f, d'), the down projection of the gated MLP.
     pub wd: Option<Matrix>,
+    /// The hand-computation mistake to make on purpose.
     pub mistake: Mistake,
 }
 

@@ -9,7 +9,9 @@ use crate::tui::action::Action;
 /// The FFN worked example and how many of its steps are shown.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FfnLab {
+    /// What is computed: x, simple or gated, the mistake.
     pub spec: Spec,
+    /// The worked example `spec` makes.
     pub ex: FfnByHand,
     /// Steps shown, from 1 to all of them (0 when a mistake stops at once).
     pub shown: usize,

@@ -129,3 +129,45 @@ fn snapshot_ffn_tab_with_relu_after_w2() {
     }
     insta::assert_snapshot!(s);
 }
+
+/// Opens `e`, clears the prompt and types `text`, then Enter.
+fn type_in(lp: &mut TestLoop, text: &str) {
+    act(lp, Action::Edit);
+    act(lp, Action::ClearInput);
+    for c in text.chars() {
+        act(lp, Action::Char(c));
+    }
+    act(lp, Action::Submit);
+}
+
+#[test]
+fn e_takes_sizes_and_matrices_and_refuses_bad_ones_in_the_prompt() {
+    let mut lp = ffn_tab();
+    type_in(&mut lp, "d=4 f=8");
+    let ex = &lp.app.labs.ffn.ex;
+    assert_eq!(
+        (ex.x.len(), ex.w1[0].len(), ex.steps.len()),
+        (4, 8, 8 + 8 + 4 + 4)
+    );
+    act(&mut lp, Action::Last);
+    let s = frame(&lp);
+    assert!(s.contains("d = 4 → 8 → 4") && s.contains("▶ out_4"), "{s}");
+    type_in(&mut lp, "x=1,-2 w1=1,1;0,-1 w2=1;1");
+    assert_eq!(lp.app.labs.ffn.ex.y, [4.0]);
+    act(&mut lp, Action::Last);
+    let s = frame(&lp);
+    assert!(s.contains("y = [4]") && s.contains("(2) + (1)"), "{s}");
+    // A bad size keeps the prompt open with the reason; the lab is unchanged.
+    type_in(&mut lp, "d=17");
+    let err = lp.app.labs.editing.as_ref().and_then(|e| e.error.clone());
+    assert!(
+        err.as_deref()
+            .is_some_and(|e| e.contains("d = 17") && e.contains("1 to 16")),
+        "{err:?}"
+    );
+    act(&mut lp, Action::Cancel);
+    assert_eq!(lp.app.labs.ffn.ex.y, [4.0]);
+    type_in(&mut lp, "q=1");
+    let err = lp.app.labs.editing.as_ref().and_then(|e| e.error.clone());
+    assert!(err.as_deref().is_some_and(|e| e.contains("'q'")), "{err:?}");
+}

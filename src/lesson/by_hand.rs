@@ -62,7 +62,7 @@ impl Mistake {
         match self {
             Mistake::None => "computed correctly",
             Mistake::Rows => "x multiplied by the rows of W1 instead of its columns",
-            Mistake::ReluAfterW2 => "the activation applied after W2 instead of before it",
+            Mistake::ReluAfterW2 => "the activation applied after W2 (Wd) instead of before it",
         }
     }
 }

@@ -123,11 +123,7 @@ impl Labs {
                 let text = e.text.clone();
                 let vector = || parse_vector(&text).map_err(|err| err.to_string());
                 let applied = match e.target {
-                    EditTarget::FfnX => vector().and_then(|x| {
-                        let mut spec = self.ffn.spec.clone();
-                        spec.x = Some(x);
-                        self.ffn.set(spec)
-                    }),
+                    EditTarget::FfnX => self.ffn.typed(&text),
                     EditTarget::NormX => vector().and_then(|x| {
                         NormCompare::new(&x)
                             .map(|n| self.norms = n)

@@ -1,6 +1,6 @@
 //! The FFN tab of the stepper: lesson 5.3's lab with its keys — `x` makes
-//! one of the lesson's hand-computation mistakes, `v` switches to the gated
-//! MLP — drawn on an 80×24 `TestBackend` and snapshotted as text.
+//! one of the lesson's hand-computation mistakes, `s` switches to the gated
+//! MLP (SwiGLU) — drawn on an 80×24 `TestBackend` and snapshotted as text.
 
 mod common;
 
@@ -32,12 +32,12 @@ fn key(c: char, mode: KeyMode) -> Option<Action> {
 }
 
 #[test]
-fn x_and_v_switch_the_mistake_and_the_variant_and_are_typed_in_a_prompt() {
+fn x_and_s_switch_the_mistake_and_the_variant_and_are_typed_in_a_prompt() {
     assert_eq!(key('x', KeyMode::Normal), Some(Action::CycleMistake));
-    assert_eq!(key('v', KeyMode::Normal), Some(Action::ToggleGated));
+    assert_eq!(key('s', KeyMode::Normal), Some(Action::ToggleGated));
     // While x is typed they are characters, not switches.
     assert_eq!(key('x', KeyMode::Typing), Some(Action::Char('x')));
-    assert_eq!(key('v', KeyMode::Typing), Some(Action::Char('v')));
+    assert_eq!(key('s', KeyMode::Typing), Some(Action::Char('s')));
     let mut lp = ffn_tab();
     let mistakes: Vec<Mistake> = (0..3)
         .map(|_| {

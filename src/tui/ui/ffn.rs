@@ -1,11 +1,11 @@
 //! The FFN-by-hand lab: the lesson's FFN one product at a time. Done steps
 //! show ✓, the current one ▶, later ones stay hidden; `x` switches on one
 //! of the lesson's hand-computation mistakes (marked ✗ and named, with what
-//! it did to the numbers), `v` the gated variant.
+//! it did to the numbers), `s` the gated variant (SwiGLU).
 //!
 //! ```text
 //! ┌ FFN by hand: d = 2 → 3 → 2, ReLU, no biases · step 1 of 10 ┐
-//! │x  = [1, 2]   (e edits x · x mistake · v gated)             │
+//! │x  = [1, 2]   (e edits x · x mistake · s gated)             │
 //! │W1 = …                                                      │
 //! │z = x·W1     ▶ z_1 = 1*1 + 2*0 = 1      (steps, scrolled)   │
 //! │…                                                           │
@@ -84,7 +84,7 @@ fn notes(app: &App) -> Vec<Line<'static>> {
         (Mistake::None, true) => {}
         (_, true) => lines.extend(ex.mistake_note().map(|n| Line::styled(n, t.fail))),
         (Mistake::None, false) => lines.push(Line::styled(
-            "→ next product · ← back · G all · e x · x mistake · v gated",
+            "→ next product · ← back · G all · e x · x mistake · s gated",
             t.dim,
         )),
         (m, false) => lines.push(Line::styled(
@@ -107,7 +107,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let mut head = vec![Line::from(vec![
         Span::styled("x  = ", t.title),
         Span::raw(fmt_vec(&ex.x)),
-        Span::styled("   (e edits x · x mistake · v gated)", t.dim),
+        Span::styled("   (e edits x · x mistake · s gated)", t.dim),
     ])];
     head.extend(ex.matrix_lines().into_iter().map(Line::raw));
     if ex.mistake != Mistake::None {

@@ -42,7 +42,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Count parameters, FLOPs and bytes, each with its formula.
     Params(ParamsArgs),
-    /// The FFN by hand: the lesson's d = 2 → 3 → 2 example, every product written out.
+    /// The FFN lab: one token by hand (every product written out), the weight
+    /// counts and the position-wise probe; any small d and f, simple or gated.
     Ffn(FfnArgs),
     /// LayerNorm against RMSNorm on one vector.
     Norms(NormsArgs),
@@ -103,11 +104,53 @@ pub struct ParamsArgs {
     pub bytes_dtype: Option<Precision>,
 }
 
+/// A hand-computation mistake for the FFN lab to make on purpose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FfnMistake {
+    /// Computed correctly.
+    None,
+    /// x multiplied by the rows of W1 (and Wu) instead of its columns.
+    Rows,
+    /// The activation applied after W2 (Wd) instead of before it.
+    ReluAfterW2,
+}
+
+/// Lesson 5.3's FFN lab. With no options: the lesson's d = 2 → 3 → 2
+/// example on x = [1, 2]. Matrices are rows separated by ';', numbers by ','
+/// (`--w1 '1,1;0,-1'`); those not given are drawn from --seed (small whole
+/// numbers), or are the lesson's at d = 2, f = 3 without --seed.
 #[derive(Debug, Args)]
 pub struct FfnArgs {
-    /// The input x: two comma-separated numbers.
-    #[arg(long, default_value = "1,2", allow_hyphen_values = true)]
-    pub x: String,
+    /// The token x: d comma-separated numbers (default [1, 2] at d = 2, else drawn from --seed).
+    #[arg(long, allow_hyphen_values = true)]
+    pub x: Option<String>,
+    /// Width d, 1 to 16 (default: W1's rows, else 2).
+    #[arg(long)]
+    pub d: Option<usize>,
+    /// Hidden size f, 1 to 16 (default: W1's columns, else 3 at d = 2, else 2·d).
+    #[arg(long)]
+    pub f: Option<usize>,
+    /// The gated variant: silu(x·Wg) ⊙ (x·Wu), then ·Wd (three matrices).
+    #[arg(long)]
+    pub gated: bool,
+    /// W1 (d×f), e.g. '1,1;0,-1'.
+    #[arg(long, allow_hyphen_values = true, conflicts_with = "gated")]
+    pub w1: Option<String>,
+    /// W2 (f×d), e.g. '1;1' (a W2 that does not map back to d is shown, not refused).
+    #[arg(long, allow_hyphen_values = true, conflicts_with = "gated")]
+    pub w2: Option<String>,
+    /// Wg, the gate (d×f); needs --gated.
+    #[arg(long, allow_hyphen_values = true, requires = "gated")]
+    pub wg: Option<String>,
+    /// Wu, the up projection (d×f); needs --gated.
+    #[arg(long, allow_hyphen_values = true, requires = "gated")]
+    pub wu: Option<String>,
+    /// Wd, the down projection (f×d); needs --gated.
+    #[arg(long, allow_hyphen_values = true, requires = "gated")]
+    pub wd: Option<String>,
+    /// Make one of the lesson's hand-computation mistakes and show what it does to the numbers.
+    #[arg(long, value_enum, default_value_t = FfnMistake::None)]
+    pub mistake: FfnMistake,
 }
 
 #[derive(Debug, Args)]

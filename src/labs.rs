@@ -1,11 +1,14 @@
 //! The budget and lesson subcommands: `params`, `ffn`, `norms` and `probes`.
 
-use crate::cli::{ParamsArgs, ParamsFormat, ProbeKind, ProbesArgs};
+use crate::cli::{FfnArgs, FfnMistake, ParamsArgs, ParamsFormat, ProbeKind, ProbesArgs};
 use color_eyre::eyre::{Result, bail};
 use shapetrace::budget::{Budget, table};
 use shapetrace::check::influence::{Kind, Subject, influence, opening, tokens};
 use shapetrace::check::probe::verdict;
-use shapetrace::lesson::{by_hand::FfnByHand, norms::NormCompare, parse_vector};
+use shapetrace::lesson::by_hand::Mistake;
+use shapetrace::lesson::ffn_lab::{Spec, sheet};
+use shapetrace::lesson::matrix::parse_matrix;
+use shapetrace::lesson::{norms::NormCompare, parse_vector};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -25,10 +28,29 @@ pub fn params(cfg: &shapetrace::ModelConfig, args: &ParamsArgs) -> Result<ExitCo
     Ok(ExitCode::SUCCESS)
 }
 
-/// The lesson's FFN by hand on `x`.
-pub fn ffn(x: &str) -> Result<ExitCode> {
-    let f = FfnByHand::lesson(&parse_vector(x)?)?;
-    crate::out::print(&f.text())?;
+/// Lesson 5.3's FFN lab: the token by hand, the counts and the probe;
+/// `seed` is the global `--seed`, if given.
+pub fn ffn(args: &FfnArgs, seed: Option<u64>) -> Result<ExitCode> {
+    let matrix =
+        |name: &str, m: &Option<String>| m.as_deref().map(|s| parse_matrix(name, s)).transpose();
+    let spec = Spec {
+        x: args.x.as_deref().map(parse_vector).transpose()?,
+        d: args.d,
+        f: args.f,
+        gated: args.gated,
+        seed,
+        w1: matrix("W1", &args.w1)?,
+        w2: matrix("W2", &args.w2)?,
+        wg: matrix("Wg", &args.wg)?,
+        wu: matrix("Wu", &args.wu)?,
+        wd: matrix("Wd", &args.wd)?,
+        mistake: match args.mistake {
+            FfnMistake::None => Mistake::None,
+            FfnMistake::Rows => Mistake::Rows,
+            FfnMistake::ReluAfterW2 => Mistake::ReluAfterW2,
+        },
+    };
+    crate::out::print(&sheet(&spec)?)?;
     Ok(ExitCode::SUCCESS)
 }
 

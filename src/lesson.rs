@@ -1,7 +1,8 @@
 //! The lesson's small API (day 47: feedforward networks), in plain f64
 //! matrices: the FFN and its gated variant, their parameter counts, the
 //! SwiGLU width rule, a position-wise probe, the FFN by hand
-//! ([`by_hand`]) and LayerNorm against RMSNorm ([`norms`]).
+//! ([`by_hand`]; its matrices in [`matrix`], the whole lab sheet in
+//! [`ffn_lab`]) and LayerNorm against RMSNorm ([`norms`]).
 //!
 //! ```
 //! use shapetrace::lesson::{ffn_params, swiglu_width};
@@ -12,6 +13,9 @@
 //! ```
 
 pub mod by_hand;
+mod error;
+pub mod ffn_lab;
+pub mod matrix;
 pub mod norms;
 
 use ndarray::{Array1, Array2};
@@ -19,26 +23,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
-/// A lesson input that does not fit.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LessonError {
-    #[error(
-        "'{}' in x = {} is not a finite number; allowed: finite numbers separated by commas, like 2,-1 or 3,4",
-        crate::text::shown(.got),
-        crate::text::shown(.input)
-    )]
-    NotANumber { got: String, input: String },
-    #[error("x = {} has {got} numbers; allowed: exactly {want} (d = {want})", crate::text::shown(.input))]
-    Length {
-        input: String,
-        got: usize,
-        want: usize,
-    },
-    #[error("x is empty; allowed: numbers separated by commas, like 2,-1 or 3,4")]
-    Empty,
-    #[error("{0}")]
-    Shape(String),
-}
+pub use error::LessonError;
 
 /// Parses `2,-1` into `[2.0, -1.0]`; every entry must be a finite number.
 ///
@@ -254,9 +239,18 @@ pub fn is_positionwise(
     })
 }
 
-/// A number as the lesson writes it: `1`, `-2`, `0.8485`.
+/// A number as the lesson writes it: `1`, `-2`, `0.8485`; huge ones in
+/// exponent form, `1e308`, never rounded to `inf`.
+///
+/// ```
+/// use shapetrace::lesson::fmt_num;
+/// assert_eq!((fmt_num(-2.0), fmt_num(0.84853), fmt_num(1e308)), ("-2".into(), "0.8485".into(), "1e308".into()));
+/// ```
 #[must_use]
 pub fn fmt_num(v: f64) -> String {
+    if !v.is_finite() || v.abs() >= 1e12 {
+        return format!("{v:e}");
+    }
     let r = (v * 1e4).round() / 1e4;
     let r = if r == 0.0 { 0.0 } else { r }; // no "-0"
     let s = format!("{r:.4}");

@@ -107,7 +107,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
             )
         }
         Some(Command::Params(args)) => labs::params(&cfg, args),
-        Some(Command::Ffn(args)) => labs::ffn(&args.x),
+        Some(Command::Ffn(args)) => labs::ffn(args, cli.model.set.seed),
         Some(Command::Norms(args)) => labs::norms(&args.x),
         Some(Command::Probes(args)) => labs::probes(&cfg, &req, args),
         Some(Command::View(args)) => view(args),

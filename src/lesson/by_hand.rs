@@ -1,6 +1,9 @@
 //! The FFN by hand: `y = ReLU(x·W1)·W2`, then the residual `x + y`, with
 //! every dot product written out as one [`Step`], so a UI can step through
-//! them. The lesson's example is d = 2 → 3 → 2 with no biases:
+//! them. The gated variant computes `h = silu(x·Wg) ⊙ (x·Wu)`, then
+//! `y = h·Wd`. A [`Mistake`] computes it the way the lesson's common errors
+//! do, so the lab can show what each does to the numbers. The lesson's
+//! example is d = 2 → 3 → 2 with no biases:
 //!
 //! ```
 //! use shapetrace::lesson::by_hand::FfnByHand;
@@ -13,30 +16,75 @@
 //! ```
 //!
 //! # Shapes
-//! x: (d); W1: (d, f); z, h: (f); W2: (f, d); y, x + y: (d)
+//! x: (d); W1, Wg, Wu: (d, f); z, u, h: (f); W2, Wd: (f, d'); y: (d');
+//! x + y: (d), only when d' = d
 
-use super::{LessonError, fmt_factor, fmt_num, fmt_vec};
-use std::fmt::Write as _;
+mod compute;
+pub mod text;
+
+use super::matrix::{Matrix, dims};
+use super::{LessonError, fmt_num};
 
 /// The lesson's W1: (2, 3); column j feeds hidden unit j.
 pub const W1: [[f64; 3]; 2] = [[1.0, 0.0, -1.0], [0.0, 2.0, 1.0]];
 /// The lesson's W2: (3, 2); row j is what hidden unit j adds to y.
 pub const W2: [[f64; 2]; 3] = [[1.0, 0.0], [0.0, 1.0], [-1.0, 1.0]];
 
+/// A hand-computation error of the lesson, made on purpose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mistake {
+    /// Computed correctly.
+    #[default]
+    None,
+    /// x multiplied by the rows of W1 (and Wu) instead of its columns: `x·W1ᵀ`.
+    Rows,
+    /// The activation applied after W2 instead of before it.
+    ReluAfterW2,
+}
+
+impl Mistake {
+    /// Every choice, in the order a key cycles them.
+    pub const ALL: [Mistake; 3] = [Mistake::None, Mistake::Rows, Mistake::ReluAfterW2];
+
+    /// The name on the command line: `none`, `rows`, `relu-after-w2`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Mistake::None => "none",
+            Mistake::Rows => "rows",
+            Mistake::ReluAfterW2 => "relu-after-w2",
+        }
+    }
+
+    /// What the mistake does, in the lesson's words.
+    #[must_use]
+    pub fn what(self) -> &'static str {
+        match self {
+            Mistake::None => "computed correctly",
+            Mistake::Rows => "x multiplied by the rows of W1 instead of its columns",
+            Mistake::ReluAfterW2 => "the activation applied after W2 (Wd) instead of before it",
+        }
+    }
+}
+
 /// Which part of the computation a step belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
-    /// `z = x·W1`: x against each column of W1.
+    /// `z = x·W1` (gated: `g = x·Wg`): x against each column.
     Hidden,
-    /// `h = ReLU(z)`.
+    /// Gated only: `u = x·Wu`.
+    Up,
+    /// `h = ReLU(z)` (gated: `silu(g) ⊙ u`).
     Relu,
     /// `y = h·W2`: h against each column of W2.
     Output,
+    /// The mistake `relu-after-w2`: the activation applied to y.
+    ActAfter,
     /// `x + y`.
     Residual,
 }
 
-/// One computed number: a dot product, one ReLU or one residual sum.
+/// One computed number: a dot product, one activation or one residual sum.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
     pub stage: Stage,
@@ -53,42 +101,27 @@ pub struct Step {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FfnByHand {
     pub x: Vec<f64>,
-    pub w1: Vec<Vec<f64>>,
-    pub w2: Vec<Vec<f64>>,
+    /// W1, or Wg when gated: (d, f).
+    pub w1: Matrix,
+    /// Wu when gated: (d, f).
+    pub wu: Option<Matrix>,
+    /// W2, or Wd when gated: (f, d').
+    pub w2: Matrix,
+    pub mistake: Mistake,
+    /// `x·W1` (gated: `x·Wg`), before the activation.
     pub z: Vec<f64>,
+    /// Gated: `x·Wu`; empty otherwise.
+    pub u: Vec<f64>,
     pub h: Vec<f64>,
+    /// `h·W2` before any activation the mistake puts after it.
+    pub y_pre: Vec<f64>,
     pub y: Vec<f64>,
-    /// `x + y`.
+    /// `x + y`; empty when y's width is not x's (no residual possible).
     pub out: Vec<f64>,
+    /// Why the computation stopped early, when a mistake cannot even pair
+    /// its products.
+    pub stopped: Option<String>,
     pub steps: Vec<Step>,
-}
-
-/// `name = a*b + c*d = value`, one step of a dot product.
-fn dot(stage: Stage, name: String, pairs: Vec<(f64, f64)>) -> Step {
-    let value = pairs.iter().map(|(a, b)| a * b).sum();
-    let terms: Vec<String> = pairs
-        .iter()
-        .map(|(a, b)| format!("{}*{}", fmt_factor(*a), fmt_factor(*b)))
-        .collect();
-    let text = format!("{name} = {} = {}", terms.join(" + "), fmt_num(value));
-    Step {
-        stage,
-        name,
-        products: pairs,
-        value,
-        text,
-    }
-}
-
-/// A step that is not a dot product: one ReLU or one residual sum.
-fn single(stage: Stage, name: String, value: f64, text: String) -> Step {
-    Step {
-        stage,
-        name,
-        products: vec![],
-        value,
-        text,
-    }
 }
 
 impl FfnByHand {
@@ -103,10 +136,27 @@ impl FfnByHand {
     /// `ReLU(x·W1)·W2` and `x + y`, step by step.
     ///
     /// # Errors
-    /// [`LessonError::Length`] when x does not have W1's rows, or
-    /// [`LessonError::Shape`] when W1 and W2 do not chain back to d.
+    /// As [`FfnByHand::with`].
     pub fn new(x: &[f64], w1: &[Vec<f64>], w2: &[Vec<f64>]) -> Result<Self, LessonError> {
-        let (d, f) = (w1.len(), w1.first().map_or(0, Vec::len));
+        Self::with(x, w1, None, w2, Mistake::None)
+    }
+
+    /// The simple FFN (`wu` none) or the gated one (`w1` = Wg, `wu`, `w2` =
+    /// Wd), computed as `mistake` says. W2 may map back to another width
+    /// than x's: y is computed, and the residual is left out.
+    ///
+    /// # Errors
+    /// [`LessonError::Length`] when x does not have W1's rows,
+    /// [`LessonError::Shape`] when the matrices do not chain, or
+    /// [`LessonError::Overflow`] when a product or sum is not finite.
+    pub fn with(
+        x: &[f64],
+        w1: &[Vec<f64>],
+        wu: Option<&[Vec<f64>]>,
+        w2: &[Vec<f64>],
+        mistake: Mistake,
+    ) -> Result<Self, LessonError> {
+        let (d, f) = dims(w1);
         if x.len() != d {
             return Err(LessonError::Length {
                 input: x.iter().map(|v| fmt_num(*v)).collect::<Vec<_>>().join(","),
@@ -114,140 +164,80 @@ impl FfnByHand {
                 want: d,
             });
         }
+        let d_out = dims(w2).1;
         let rectangular = |m: &[Vec<f64>], cols| m.iter().all(|r| r.len() == cols);
-        if !(rectangular(w1, f) && w2.len() == f && rectangular(w2, d)) {
+        let names = if wu.is_some() {
+            ("Wg", "Wd")
+        } else {
+            ("W1", "W2")
+        };
+        if f == 0 || d_out == 0 || !rectangular(w1, f) || w2.len() != f || !rectangular(w2, d_out) {
             return Err(LessonError::Shape(format!(
-                "W1 must be ({d}, f) and W2 (f, {d}) with the same f"
+                "{} must be ({d}, f) and {} (f, d') with the same f",
+                names.0, names.1
             )));
         }
-        // x against column c of m: the pairs of one dot product.
-        let column = |m: &[Vec<f64>], v: &[f64], c: usize| -> Vec<(f64, f64)> {
-            v.iter().zip(m).map(|(a, row)| (*a, row[c])).collect()
-        };
-        let mut steps: Vec<Step> = (0..f)
-            .map(|j| dot(Stage::Hidden, format!("z_{}", j + 1), column(w1, x, j)))
-            .collect();
-        let z: Vec<f64> = steps.iter().map(|s| s.value).collect();
-        let h: Vec<f64> = z.iter().map(|v| v.max(0.0)).collect();
-        steps.extend(z.iter().zip(&h).enumerate().map(|(j, (zj, hj))| {
-            let off = if *zj <= 0.0 { ": switched off" } else { "" };
-            let name = format!("h_{}", j + 1);
-            let text = format!("{name} = max(0, {}) = {}{off}", fmt_num(*zj), fmt_num(*hj));
-            single(Stage::Relu, name, *hj, text)
-        }));
-        let outputs: Vec<Step> = (0..d)
-            .map(|k| dot(Stage::Output, format!("y_{}", k + 1), column(w2, &h, k)))
-            .collect();
-        let y: Vec<f64> = outputs.iter().map(|s| s.value).collect();
-        steps.extend(outputs);
-        let out: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
-        steps.extend(
-            x.iter()
-                .zip(&y)
-                .zip(&out)
-                .enumerate()
-                .map(|(k, ((xk, yk), ok))| {
-                    let name = format!("out_{}", k + 1);
-                    let text = format!(
-                        "{name} = {} + {} = {}",
-                        fmt_num(*xk),
-                        fmt_factor(*yk),
-                        fmt_num(*ok)
-                    );
-                    single(Stage::Residual, name, *ok, text)
-                }),
-        );
-        Ok(Self {
+        if wu.is_some_and(|u| u.len() != d || !rectangular(u, f)) {
+            return Err(LessonError::Shape(format!("Wu must be ({d}, {f}), as Wg")));
+        }
+        let mut ex = Self {
             x: x.to_vec(),
             w1: w1.to_vec(),
+            wu: wu.map(<[Vec<f64>]>::to_vec),
             w2: w2.to_vec(),
-            z,
-            h,
-            y,
-            out,
-            steps,
-        })
+            mistake,
+            z: vec![],
+            u: vec![],
+            h: vec![],
+            y_pre: vec![],
+            y: vec![],
+            out: vec![],
+            stopped: None,
+            steps: vec![],
+        };
+        if mistake == Mistake::Rows && d != f {
+            ex.stopped = Some(format!(
+                "x has {d} numbers but each row of {} has {f}: the products do not pair up, so this mistake stops at the first step. It goes unnoticed only when d = f (a square {}); each column has {d} numbers, one per entry of x.",
+                names.0, names.0
+            ));
+            return Ok(ex);
+        }
+        ex.compute()?;
+        Ok(ex)
     }
 
-    /// The hidden units ReLU switches off (z ≤ 0), 1-based.
+    /// Whether the output can be added onto x: y has x's width.
+    #[must_use]
+    pub fn residual_fits(&self) -> bool {
+        self.y.len() == self.x.len() || self.stopped.is_some()
+    }
+
+    /// The same example computed correctly, when a mistake is on.
+    #[must_use]
+    pub fn correct(&self) -> Option<Self> {
+        (self.mistake != Mistake::None)
+            .then(|| {
+                Self::with(
+                    &self.x,
+                    &self.w1,
+                    self.wu.as_deref(),
+                    &self.w2,
+                    Mistake::None,
+                )
+                .ok()
+            })
+            .flatten()
+    }
+
+    /// The hidden units ReLU switches off (z ≤ 0), 1-based; none for the
+    /// gated variant, whose silu never quite closes.
     #[must_use]
     pub fn off_units(&self) -> Vec<usize> {
+        if self.wu.is_some() || self.mistake == Mistake::ReluAfterW2 {
+            return vec![];
+        }
         (1..=self.z.len())
             .filter(|j| self.z[j - 1] <= 0.0)
             .collect()
-    }
-
-    /// `y` as a sum of W2's rows, weighted by h:
-    /// `y = 2*[1, 0] + 0*[0, 1] + 0*[-1, 1] = [2, 0]`.
-    #[must_use]
-    pub fn rows_view(&self) -> String {
-        let terms: Vec<String> = self
-            .h
-            .iter()
-            .zip(&self.w2)
-            .map(|(hj, row)| format!("{}*{}", fmt_factor(*hj), fmt_vec(row)))
-            .collect();
-        format!("y = {} = {}", terms.join(" + "), fmt_vec(&self.y))
-    }
-
-    /// The whole example as the lesson writes it.
-    #[must_use]
-    pub fn text(&self) -> String {
-        let mut out = String::new();
-        let (d, f) = (self.x.len(), self.z.len());
-        let mat = |m: &[Vec<f64>]| {
-            let rows: Vec<String> = m.iter().map(|r| fmt_vec(r)).collect();
-            format!("[{}]", rows.join(", "))
-        };
-        let _ = writeln!(out, "FFN by hand: d = {d} → {f} → {d}, ReLU, no biases");
-        let _ = writeln!(out, "x  = {}", fmt_vec(&self.x));
-        let _ = writeln!(
-            out,
-            "W1 = {}   ({d}×{f}: column j feeds unit j)",
-            mat(&self.w1)
-        );
-        let _ = writeln!(
-            out,
-            "W2 = {}   ({f}×{d}: row j is what unit j adds)",
-            mat(&self.w2)
-        );
-        let stage = |s: Stage| self.steps.iter().filter(move |x| x.stage == s);
-        let heads = [
-            (Stage::Hidden, "1. z = x·W1 (x against each column of W1)"),
-            (Stage::Relu, "2. h = ReLU(z)"),
-            (Stage::Output, "3. y = h·W2"),
-            (Stage::Residual, "4. residual: the FFN output is added to x"),
-        ];
-        for (s, head) in heads {
-            let _ = writeln!(out, "\n{head}");
-            for step in stage(s) {
-                let _ = writeln!(out, "   {}", step.text);
-            }
-            let summary = match s {
-                Stage::Hidden => format!("z = {}", fmt_vec(&self.z)),
-                Stage::Relu => self.relu_note(),
-                Stage::Output => format!("y = {}\n   {}", fmt_vec(&self.y), self.rows_view()),
-                Stage::Residual => format!(
-                    "x + y = {} + {} = {}",
-                    fmt_vec(&self.x),
-                    fmt_vec(&self.y),
-                    fmt_vec(&self.out)
-                ),
-            };
-            let _ = writeln!(out, "   {summary}");
-        }
-        out
-    }
-
-    fn relu_note(&self) -> String {
-        let h = format!("h = {}", fmt_vec(&self.h));
-        let off: Vec<String> = self.off_units().iter().map(ToString::to_string).collect();
-        match off.as_slice() {
-            [] => format!("{h}: every z is positive, so ReLU changes nothing"),
-            [one] => format!("{h}: unit {one} is switched off"),
-            [init @ .., last] => {
-                format!("{h}: units {} and {last} are switched off", init.join(", "))
-            }
-        }
     }
 }

@@ -38,6 +38,10 @@ pub enum Action {
     Up,
     /// Edit the lab's input vector.
     Edit,
+    /// FFN lab: the next hand-computation mistake (none, rows, relu-after-w2).
+    CycleMistake,
+    /// FFN lab: switch the simple and the gated MLP.
+    ToggleGated,
     /// Select the step in this row of the list.
     Select(usize),
     /// A character typed into the quiz or a lab's input.
@@ -100,6 +104,8 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
             K::Down | K::Char('j') => Some(A::Down),
             K::Up | K::Char('k') => Some(A::Up),
             K::Char('e') => Some(A::Edit),
+            K::Char('x') => Some(A::CycleMistake),
+            K::Char('s') => Some(A::ToggleGated),
             K::Home | K::Char('g') => Some(A::First),
             K::End | K::Char('G') => Some(A::Last),
             K::PageDown => Some(A::PageDown),
@@ -151,6 +157,7 @@ pub const KEYS: &[(&str, &str)] = &[
         "tabs: Steps Checks FFN Norms Budget Probes",
     ),
     ("e", "labs: edit the input vector"),
+    ("x / s", "FFN: cycle the mistake / simple or gated (SwiGLU)"),
     ("click", "select a step"),
     ("?", "this help"),
     ("q Esc Ctrl-C", "quit"),

@@ -6,16 +6,17 @@
 //! the model's generation it was made for, not a copy of the model.
 
 mod budget;
+mod ffn;
 mod probes;
 
 use super::{Tab, Wanted};
 use crate::config::ModelConfig;
-use crate::lesson::by_hand::FfnByHand;
 use crate::lesson::norms::NormCompare;
 use crate::lesson::parse_vector;
 use crate::tui::action::Action;
 pub use budget::{BudgetLab, Field};
 use budget::{budget_lab, set_budget};
+pub use ffn::FfnLab;
 pub use probes::{ProbeKey, ProbesLab};
 
 /// Which vector is being typed.
@@ -37,14 +38,6 @@ pub struct Edit {
     pub error: Option<String>,
 }
 
-/// The FFN worked example and how many of its steps are shown.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FfnLab {
-    pub ex: FfnByHand,
-    /// Steps shown, from 1 to all of them.
-    pub shown: usize,
-}
-
 /// Every lab's state.
 #[derive(Debug, Clone)]
 pub struct Labs {
@@ -57,10 +50,8 @@ pub struct Labs {
 
 impl Default for Labs {
     fn default() -> Self {
-        let ex =
-            FfnByHand::lesson(&[1.0, 2.0]).unwrap_or_else(|e| panic!("the lesson example: {e}"));
         Self {
-            ffn: FfnLab { ex, shown: 1 },
+            ffn: FfnLab::default(),
             norms: NormCompare::new(&[3.0, 4.0])
                 .unwrap_or_else(|e| panic!("the lesson vector: {e}")),
             budget: None,
@@ -132,11 +123,7 @@ impl Labs {
                 let text = e.text.clone();
                 let vector = || parse_vector(&text).map_err(|err| err.to_string());
                 let applied = match e.target {
-                    EditTarget::FfnX => vector().and_then(|x| {
-                        FfnByHand::lesson(&x)
-                            .map(|ex| self.ffn = FfnLab { ex, shown: 1 })
-                            .map_err(|err| err.to_string())
-                    }),
+                    EditTarget::FfnX => self.ffn.typed(&text),
                     EditTarget::NormX => vector().and_then(|x| {
                         NormCompare::new(&x)
                             .map(|n| self.norms = n)
@@ -166,15 +153,9 @@ impl Labs {
     }
 
     fn ffn_update(&mut self, action: Action) {
-        let all = self.ffn.ex.steps.len();
-        let f = &mut self.ffn;
         match action {
-            Action::Next | Action::Down => f.shown = (f.shown + 1).min(all),
-            Action::Prev | Action::Up => f.shown = f.shown.saturating_sub(1).max(1),
-            Action::First => f.shown = 1,
-            Action::Last => f.shown = all,
             Action::Edit => self.edit(EditTarget::FfnX, &self.ffn.ex.x.clone()),
-            _ => {}
+            _ => self.ffn.update(action),
         }
     }
 }

@@ -11,7 +11,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
     let Some(e) = &app.labs.editing else { return };
     let what = match e.target {
-        EditTarget::FfnX => "x for the FFN (2 numbers, e.g. 2,-1)".to_string(),
+        EditTarget::FfnX => "FFN: x (e.g. 2,-1), or d=4 f=8 seed=1 w1=1,1;0,-1 w2=1;1".to_string(),
         EditTarget::NormX => "x for the norms (one or more numbers, e.g. 3,4)".to_string(),
         EditTarget::BudgetField(f) => format!("{} for the budget (e.g. 171)", f.name()),
     };

@@ -1,58 +1,162 @@
-//! The FFN-by-hand lab: the lesson's d = 2 → 3 → 2 example, one product at
-//! a time. Done steps show ✓, the current one ▶, later ones stay hidden.
+//! The FFN-by-hand lab: the lesson's FFN one product at a time. Done steps
+//! show ✓, the current one ▶, later ones stay hidden; `x` switches on one
+//! of the lesson's hand-computation mistakes (marked ✗ and named, with what
+//! it did to the numbers), `s` the gated variant (SwiGLU).
+//!
+//! ```text
+//! ┌ FFN by hand: d = 2 → 3 → 2, ReLU, no biases · step 1 of 10 ┐
+//! │x  = [1, 2]   (e edits x · x mistake · s gated)             │
+//! │W1 = …                                                      │
+//! │z = x·W1     ▶ z_1 = 1*1 + 2*0 = 1      (steps, scrolled)   │
+//! │…                                                           │
+//! │notes: the vectors, the residual, the mistake's effect      │
+//! └────────────────────────────────────────────────────────────┘
+//! ```
 
-use crate::lesson::by_hand::Stage;
+use crate::lesson::by_hand::{Mistake, Stage};
 use crate::lesson::fmt_vec;
 use crate::tui::app::App;
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
-fn stage_label(s: Stage) -> &'static str {
-    match s {
-        Stage::Hidden => "z = x·W1   ",
-        Stage::Relu => "h = ReLU(z)",
-        Stage::Output => "y = h·W2   ",
-        Stage::Residual => "x + y      ",
+fn stage_label(s: Stage, gated: bool, mistake: Mistake) -> &'static str {
+    match (s, gated) {
+        (Stage::Relu, false) if mistake == Mistake::ReluAfterW2 => "h = z      ",
+        (Stage::Relu, true) if mistake == Mistake::ReluAfterW2 => "h = g⊙u    ",
+        (Stage::Hidden, false) => "z = x·W1   ",
+        (Stage::Hidden, true) => "g = x·Wg   ",
+        (Stage::Up, _) => "u = x·Wu   ",
+        (Stage::Relu, false) => "h = ReLU(z)",
+        (Stage::Relu, true) => "h = silu⊙u ",
+        (Stage::Output, false) => "y = h·W2   ",
+        (Stage::Output, true) => "y = h·Wd   ",
+        (Stage::ActAfter, _) => "✗ act(y)   ",
+        (Stage::Residual, _) => "x + y      ",
     }
+}
+
+/// Lines of `lines` once wrapped at `width` (words may wrap early: +1 each).
+fn wrapped_height(lines: &[Line], width: u16) -> u16 {
+    let w = usize::from(width.max(1));
+    let n: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
+    u16::try_from(n).unwrap_or(u16::MAX)
+}
+
+/// The notes under the steps: the vectors once all are shown, the
+/// residual's verdict, and the mistake and what it did.
+fn notes(app: &App) -> Vec<Line<'static>> {
+    let t = app.theme;
+    let lab = &app.labs.ffn;
+    let ex = &lab.ex;
+    let mut lines = Vec::new();
+    let done = lab.shown == ex.steps.len();
+    if done && ex.stopped.is_none() {
+        let out = if ex.out.is_empty() {
+            String::new()
+        } else {
+            format!("  x + y = {}", fmt_vec(&ex.out))
+        };
+        lines.push(Line::raw(format!(
+            "z = {}  h = {}  y = {}{out}",
+            fmt_vec(&ex.z),
+            fmt_vec(&ex.h),
+            fmt_vec(&ex.y)
+        )));
+        lines.push(Line::raw(ex.rows_view()));
+        let off = ex.off_units();
+        if !off.is_empty() {
+            let units: Vec<String> = off.iter().map(ToString::to_string).collect();
+            lines.push(Line::styled(
+                format!(
+                    "ReLU switched off unit(s) {}: only W2 rows of active units add to y.",
+                    units.join(" and ")
+                ),
+                t.departs,
+            ));
+        }
+        if let Some(note) = ex.residual_note() {
+            lines.push(Line::styled(note, t.fail));
+        }
+    }
+    match (ex.mistake, done) {
+        (Mistake::None, true) => {}
+        (_, true) => lines.extend(ex.mistake_note().map(|n| Line::styled(n, t.fail))),
+        (Mistake::None, false) => lines.push(Line::styled(
+            "→ next product · ← back · G all · e x · x mistake · s gated",
+            t.dim,
+        )),
+        (m, false) => lines.push(Line::styled(
+            format!(
+                "✗ mistake on: {} ({}) · G shows its effect · x next",
+                m.name(),
+                m.what()
+            ),
+            t.fail,
+        )),
+    }
+    lines
 }
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
     let lab = &app.labs.ffn;
     let ex = &lab.ex;
-    let mat = |m: &[Vec<f64>]| {
-        format!(
-            "[{}]",
-            m.iter().map(|r| fmt_vec(r)).collect::<Vec<_>>().join(", ")
-        )
-    };
-    let (d, f) = (ex.x.len(), ex.z.len());
-    let mut lines = vec![
-        Line::from(vec![
-            Span::styled("x  = ", t.title),
-            Span::raw(fmt_vec(&ex.x)),
-            Span::styled("   (e edits x)", t.dim),
-        ]),
-        Line::raw(format!(
-            "W1 = {}   ({d}×{f}: column j feeds unit j)",
-            mat(&ex.w1)
-        )),
-        Line::raw(format!(
-            "W2 = {}   ({f}×{d}: row j is what unit j adds)",
-            mat(&ex.w2)
-        )),
-        Line::raw(""),
-    ];
+    let gated = ex.wu.is_some();
+    let mut head = vec![Line::from(vec![
+        Span::styled("x  = ", t.title),
+        Span::raw(fmt_vec(&ex.x)),
+        Span::styled("   (e edits x · x mistake · s gated)", t.dim),
+    ])];
+    head.extend(ex.matrix_lines().into_iter().map(Line::raw));
+    if ex.mistake != Mistake::None {
+        head.push(Line::styled(
+            format!(
+                "✗ mistake on: {} (x switches to the next)",
+                ex.mistake.name()
+            ),
+            t.fail,
+        ));
+    }
+    let title = format!(
+        " FFN by hand: {} · step {} of {} ",
+        ex.title(),
+        lab.shown,
+        ex.steps.len()
+    );
+    let block = Block::bordered().title(title);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let notes = notes(app);
+    let head_h = wrapped_height(&head, inner.width);
+    let notes_h = wrapped_height(&notes, inner.width);
+    let [top, steps_area, bottom] = inner.layout(&Layout::vertical([
+        Constraint::Length(head_h + 1),
+        Constraint::Fill(1),
+        Constraint::Length(notes_h),
+    ]));
+    Paragraph::new(head)
+        .wrap(Wrap { trim: false })
+        .render(top, buf);
+    // A window of the steps that keeps the current one in sight.
+    let rows = usize::from(steps_area.height);
+    let start = lab
+        .shown
+        .saturating_sub(rows)
+        .min(ex.steps.len().saturating_sub(rows));
+    let mut lines = Vec::new();
     let mut last_stage = None;
     for (i, step) in ex.steps.iter().enumerate() {
-        let label = if last_stage == Some(step.stage) {
+        let label = if last_stage == Some(step.stage) && i != start {
             "           ".to_string()
         } else {
-            stage_label(step.stage).to_string()
+            stage_label(step.stage, gated, ex.mistake).to_string()
         };
         last_stage = Some(step.stage);
+        if i < start {
+            continue;
+        }
         let (mark, body, style) = if i + 1 < lab.shown {
             ("✓", step.text.clone(), t.base)
         } else if i + 1 == lab.shown {
@@ -60,48 +164,19 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         } else {
             (" ", format!("{} = …", step.name), t.dim)
         };
+        let label_style = if step.stage == Stage::ActAfter {
+            t.fail
+        } else {
+            t.title
+        };
         lines.push(Line::from(vec![
-            Span::styled(format!("{label}  "), t.title),
+            Span::styled(format!("{label}  "), label_style),
             Span::raw(format!("{mark} ")),
             Span::styled(body, style),
         ]));
     }
-    lines.push(Line::raw(""));
-    if lab.shown == ex.steps.len() {
-        lines.push(Line::raw(format!(
-            "z = {}  h = {}  y = {}  x + y = {}",
-            fmt_vec(&ex.z),
-            fmt_vec(&ex.h),
-            fmt_vec(&ex.y),
-            fmt_vec(&ex.out)
-        )));
-        lines.push(Line::raw(ex.rows_view()));
-        let off = ex.off_units();
-        lines.push(if off.is_empty() {
-            Line::raw("ReLU switched no unit off: every z was positive.")
-        } else {
-            let units: Vec<String> = off.iter().map(ToString::to_string).collect();
-            Line::styled(
-                format!(
-                    "ReLU switched off unit(s) {}: only W2 rows of active units add to y.",
-                    units.join(" and ")
-                ),
-                t.departs,
-            )
-        });
-    } else {
-        lines.push(Line::styled(
-            "→ next product · ← back · G all · e edits x (try 2,-1)",
-            t.dim,
-        ));
-    }
-    let title = format!(
-        " FFN by hand: d = {d} → {f} → {d}, ReLU, no biases · step {} of {} ",
-        lab.shown,
-        ex.steps.len()
-    );
-    Paragraph::new(lines)
+    Paragraph::new(lines).render(steps_area, buf);
+    Paragraph::new(notes)
         .wrap(Wrap { trim: false })
-        .block(Block::bordered().title(title))
-        .render(area, buf);
+        .render(bottom, buf);
 }

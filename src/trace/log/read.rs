@@ -3,7 +3,7 @@
 //! counts against the events before it. Nothing is re-judged: the
 //! summary's verdicts are what [`super::Replay`] gives back.
 
-use super::{Header, LogError, MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_LOG_VALUES, Replay, SCHEMA};
+use super::{Header, LogError, MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_LOG_VALUES, READS, Replay};
 use crate::trace::{CheckName, Event, Failure, Trace};
 use crate::trace::{CheckResult, Status};
 use serde::Deserialize;
@@ -48,7 +48,17 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
     let bad = |line: usize, msg: String| LogError::Line {
         path: path.to_string(),
         line,
+        column: None,
         msg: crate::text::one_line(&msg),
+    };
+    let bad_json = |line: usize, e: &serde_json::Error| {
+        let (msg, column) = json_error(e);
+        LogError::Line {
+            path: path.to_string(),
+            line,
+            column,
+            msg: crate::text::one_line(&msg),
+        }
     };
     let mut header: Option<Header> = None;
     let mut events: Vec<Event> = Vec::new();
@@ -78,21 +88,27 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         if line.trim().is_empty() {
             continue;
         }
+        // Without its line break, so the parser's column is within the line.
+        let line = line.trim_end_matches(['\n', '\r']);
         let value: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| bad(n, e.to_string()))?;
+            serde_json::from_str(line).map_err(|e| bad_json(n, &e))?;
         if value.get("kind").and_then(serde_json::Value::as_str) == Some("header") {
             let schema = value.get("schema").and_then(serde_json::Value::as_u64);
-            if schema != Some(u64::from(SCHEMA)) {
+            if !schema.is_some_and(|s| READS.iter().any(|&r| u64::from(r) == s)) {
                 let got = value
                     .get("schema")
                     .map_or_else(|| "missing".to_string(), ToString::to_string);
+                let allowed: Vec<String> = READS.iter().map(ToString::to_string).collect();
                 return Err(bad(
                     n,
-                    format!("schema {got} is not supported; allowed: {SCHEMA}"),
+                    format!(
+                        "schema {got} is not supported; allowed: {}",
+                        allowed.join(", ")
+                    ),
                 ));
             }
         }
-        let parsed: ReadLine = serde_json::from_value(value).map_err(|e| bad(n, e.to_string()))?;
+        let parsed: ReadLine = serde_json::from_value(value).map_err(|e| bad_json(n, &e))?;
         if checks.is_some() {
             return Err(bad(n, "a line after the summary, which ends a log".into()));
         }
@@ -114,7 +130,8 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
             }
             (ReadLine::Header(_), Some(_)) => return Err(bad(n, "a second header".into())),
             (_, None) => return Err(bad(n, "expected the header line first".into())),
-            (ReadLine::Event(e), Some(_)) => {
+            (ReadLine::Event(mut e), Some(_)) => {
+                query_and_key(&mut e.axes);
                 event_fits(&e, events.len()).map_err(|msg| bad(n, msg))?;
                 values += e.values.as_ref().map_or(0, Vec::len);
                 if values > MAX_LOG_VALUES {
@@ -128,7 +145,7 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
                 events.push(e);
             }
             (ReadLine::Failure(f), Some(_)) => {
-                let names = [&f.path, &f.detail];
+                let names = [&f.path, &f.detail, &f.why_text];
                 printable(names.into_iter().map(String::as_str)).map_err(|msg| bad(n, msg))?;
                 failure = Some(f);
             }
@@ -151,6 +168,29 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         failure,
     };
     Ok(Replay { trace, checks })
+}
+
+/// A schema-1 log names the scores' two position axes `T` and `T`:
+/// they are the queries' `Tq` and the keys' `Tk`, as schema 2 writes them.
+fn query_and_key(axes: &mut [String]) {
+    if let [.., q, k] = axes
+        && q == "T"
+        && k == "T"
+    {
+        *q = "Tq".into();
+        *k = "Tk".into();
+    }
+}
+
+/// serde_json's message without its position, and the column it points
+/// at when that is inside the one line it parsed (a value built from a
+/// parsed line has no position: line 0).
+fn json_error(e: &serde_json::Error) -> (String, Option<usize>) {
+    let full = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    let msg = full.strip_suffix(&at).unwrap_or(&full).to_string();
+    let column = (e.line() == 1 && e.column() > 0).then_some(e.column());
+    (msg, column)
 }
 
 /// Most axes a logged tensor may have: the tool's own have at most four
@@ -188,7 +228,7 @@ fn event_fits(e: &Event, step: usize) -> Result<(), String> {
             crate::ops::PREVIEW_MAX
         ));
     }
-    let names = [&e.path, &e.formula]
+    let names = [&e.path, &e.formula, &e.why_text]
         .into_iter()
         .chain(&e.axes)
         .chain(&e.inputs);

@@ -58,11 +58,7 @@ pub fn markdown(trace: &Trace, checks: &[CheckResult]) -> String {
     } else {
         shown(&c.preset).to_string()
     };
-    let mut s = format!(
-        "# shapetrace: {}, {} blocks\n\n",
-        cell(&name),
-        c.layers
-    );
+    let mut s = format!("# shapetrace: {}, {} blocks\n\n", cell(&name), c.layers);
     s.push_str("| setting | value |\n|---|---|\n");
     for (k, v) in settings(trace) {
         let _ = writeln!(s, "| {k} | {} |", cell(&v));

@@ -122,11 +122,7 @@ fn made(s: &Step, i: usize) -> Option<String> {
         Op::Scores { .. } if i == 3 => Some(format!("T of {}", s.path(1))),
         Op::WeightedSum if i == 3 => Some(format!("hd of {}", s.path(1))),
         Op::MergeHeads(_) if i == 1 => Some(format!("T of {}", s.path(0))),
-        Op::MergeHeads(_) if i == 2 => Some(format!(
-            "h × hd = {} × {}",
-            s.dim(0, 1),
-            s.dim(0, 3)
-        )),
+        Op::MergeHeads(_) if i == 2 => Some(format!("h × hd = {} × {}", s.dim(0, 1), s.dim(0, 3))),
         _ => None,
     }
 }
@@ -255,7 +251,10 @@ fn linear(s: &Step) -> Why {
         "down" => "why-linear-down",
         _ => "why-linear",
     };
-    let bias = s.ins.get(2).map_or(0, |b| b.shape.first().copied().unwrap_or(0));
+    let bias = s
+        .ins
+        .get(2)
+        .map_or(0, |b| b.shape.first().copied().unwrap_or(0));
     Why::new(key)
         .arg("w", s.path(1))
         .arg("rows", rows)

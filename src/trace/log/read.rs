@@ -90,8 +90,7 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         }
         // Without its line break, so the parser's column is within the line.
         let line = line.trim_end_matches(['\n', '\r']);
-        let value: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| bad_json(n, &e))?;
+        let value: serde_json::Value = serde_json::from_str(line).map_err(|e| bad_json(n, &e))?;
         if value.get("kind").and_then(serde_json::Value::as_str) == Some("header") {
             let schema = value.get("schema").and_then(serde_json::Value::as_u64);
             if !schema.is_some_and(|s| READS.iter().any(|&r| u64::from(r) == s)) {

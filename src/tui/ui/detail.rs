@@ -1,5 +1,6 @@
 //! The detail pane: op, formula with shape arithmetic, inputs, bytes,
-//! stats and, for small tensors, a value heatmap.
+//! stats, the why of the step's shape (wrapped to the room left) and, for
+//! small tensors, a value heatmap.
 
 use super::heatmap;
 use crate::config::human_bytes;
@@ -66,14 +67,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let used: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
             let room = usize::from(inner.height).saturating_sub(used);
             let causal = app.run.trace.anatomy.causal();
-            lines.extend(heatmap::lines(
-                e,
-                app.head,
-                causal,
-                usize::from(inner.width),
-                room,
-                t,
-            ));
+            let map = heatmap::lines(e, app.head, causal, w, room, t);
+            // The why takes the room the heatmap leaves, wrapped at words.
+            let left = room.saturating_sub(map.len());
+            lines.extend(why_lines(e.why_text(), w, left, t));
+            lines.extend(map);
         }
         Some(Row::Failure(f)) => {
             lines.push(Line::styled(
@@ -81,6 +79,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 t.fail,
             ));
             lines.push(Line::raw(f.detail.clone()));
+            if !f.why_text().is_empty() {
+                lines.push(Line::raw(format!("why: {}", f.why_text())));
+            }
             let ops: Vec<String> = f
                 .operands
                 .iter()
@@ -104,4 +105,33 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .wrap(Wrap { trim: false })
         .block(Block::bordered().title(" Detail "))
         .render(area, buf);
+}
+
+/// The why, `why: …`, wrapped to `width` in at most `room` lines; a cut
+/// last line ends in `…`.
+fn why_lines(
+    why: &str,
+    width: usize,
+    room: usize,
+    t: crate::tui::theme::Theme,
+) -> Vec<Line<'static>> {
+    if why.is_empty() || room == 0 {
+        return Vec::new();
+    }
+    let text = format!("why: {why}");
+    let mut wrapped: Vec<String> = textwrap::wrap(&text, width.max(8))
+        .into_iter()
+        .map(std::borrow::Cow::into_owned)
+        .collect();
+    if wrapped.len() > room {
+        wrapped.truncate(room);
+        if let Some(last) = wrapped.last_mut() {
+            let keep: String = last.chars().take(width.saturating_sub(1)).collect();
+            *last = format!("{keep}…");
+        }
+    }
+    wrapped
+        .into_iter()
+        .map(|l| Line::styled(l, t.base))
+        .collect()
 }

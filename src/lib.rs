@@ -36,6 +36,7 @@ pub mod text;
 pub mod trace;
 pub mod tui;
 pub mod weights;
+pub mod why;
 
 pub use budget::Budget;
 pub use check::{CheckResult, Status};

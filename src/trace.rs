@@ -15,6 +15,7 @@ use crate::config::{DType, ModelConfig};
 pub use crate::ops::OpKind;
 use crate::ops::Stats;
 use crate::shape::{Shape, fmt_shape};
+use crate::why::{AxisSource, Why};
 use serde::{Deserialize, Serialize};
 pub use verdict::{CheckName, CheckResult, Status};
 
@@ -84,6 +85,17 @@ pub struct Event {
     /// Row-major values, for tensors of at most 4096 values when asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<f64>>,
+    /// Where each output axis's size comes from, one per axis: `{"axis":
+    /// "hd","size":16,"from":"d / heads = 64 / 4"}`. Empty in logs of
+    /// schema 1.
+    #[serde(default)]
+    pub sources: Vec<AxisSource>,
+    /// The why's catalog key and arguments; absent in logs of schema 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<Why>,
+    /// The why in words (English); empty in logs of schema 1.
+    #[serde(default)]
+    pub why_text: String,
 }
 
 impl Event {
@@ -97,6 +109,12 @@ impl Event {
     #[must_use]
     pub fn named_shape(&self) -> String {
         crate::shape::named(&self.shape, &self.axes)
+    }
+
+    /// Why this step has its shape, in words; empty for a log of schema 1.
+    #[must_use]
+    pub fn why_text(&self) -> &str {
+        &self.why_text
     }
 
     /// Whether this event is a residual add.
@@ -127,6 +145,21 @@ pub struct Failure {
     /// Present when a residual add failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub residual: Option<ResidualCheck>,
+    /// What went wrong, as a catalog key and arguments; absent in logs of
+    /// schema 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<Why>,
+    /// What went wrong, in words (English); empty in logs of schema 1.
+    #[serde(default)]
+    pub why_text: String,
+}
+
+impl Failure {
+    /// What went wrong, in words; empty for a log of schema 1.
+    #[must_use]
+    pub fn why_text(&self) -> &str {
+        &self.why_text
+    }
 }
 
 /// A whole run: config, events and, if the forward stopped, why.

@@ -136,3 +136,52 @@ fn same_seed_gives_an_identical_trace_and_another_seed_does_not() {
     assert_eq!(json(0), json(0));
     assert_ne!(json(0), json(1));
 }
+
+/// The handout and the text table of the lesson model, against committed
+/// snapshots: named axes, the settings, a formula and a why per step.
+#[test]
+fn handout_and_table_match_their_snapshots() {
+    let run = shapetrace::run(&shapetrace::ModelConfig::default()).unwrap();
+    let md = shapetrace::report::table::markdown(&run.trace, &run.checks);
+    insta::assert_snapshot!("handout_lesson", md);
+    let text = shapetrace::report::table::text(&run.trace, &run.checks);
+    insta::assert_snapshot!("table_lesson", text);
+}
+
+/// The handout's settings and whys are the model's: 8 heads and a fault
+/// show as such, and a failure row carries its why.
+#[test]
+fn the_handout_follows_the_model() {
+    let c = cfg("heads = 8\nfault = \"ffn-no-down\"");
+    let run = shapetrace::run(&c).unwrap();
+    let md = shapetrace::report::table::markdown(&run.trace, &run.checks);
+    let hd = c.d_model / c.heads;
+    assert!(md.starts_with("# shapetrace: lesson, 2 blocks\n"), "{md}");
+    assert!(md.contains("| heads | 8 |"), "{md}");
+    assert!(
+        md.contains(&format!("| hd (d_model / heads) | {hd} |")),
+        "{md}"
+    );
+    assert!(md.contains("| fault | ffn-no-down: "), "{md}");
+    let split = md
+        .lines()
+        .find(|l| l.contains("| block1.attn.q |"))
+        .expect("the split row");
+    assert!(split.contains("(B=2,h=8,T=4,hd=8)"), "{split}");
+    assert!(
+        split.contains(&format!("d_model {} = 8 heads × {hd}", c.d_model)),
+        "{split}"
+    );
+    let failure = md
+        .lines()
+        .find(|l| l.contains("stops the forward"))
+        .expect("failure row");
+    assert!(
+        failure.contains("the down projection is missing"),
+        "{failure}"
+    );
+    // The correct model's handout names no fault.
+    let ok = shapetrace::run(&shapetrace::ModelConfig::default()).unwrap();
+    let md = shapetrace::report::table::markdown(&ok.trace, &ok.checks);
+    assert!(md.contains("| fault | none |") && !md.contains("stops the forward"));
+}

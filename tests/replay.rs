@@ -210,3 +210,113 @@ fn a_logged_anatomy_the_tool_cannot_draw_is_refused() {
         );
     }
 }
+
+/// The JSON events carry every axis's source, the why's key and
+/// arguments, and its words; the scores' and weights' axes are Tq and Tk.
+#[test]
+fn json_events_carry_sources_and_why_with_tq_tk() {
+    let log = lesson_log(&[]);
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["schema"], log::SCHEMA);
+    let event = |path: &str| {
+        lines
+            .iter()
+            .find(|l| l["path"] == path)
+            .unwrap_or_else(|| panic!("{path} in the log"))
+    };
+    for path in ["block1.attn.scores", "block1.attn.weights"] {
+        assert_eq!(
+            event(path)["axes"],
+            serde_json::json!(["B", "h", "Tq", "Tk"])
+        );
+    }
+    for path in ["block1.attn.q", "block1.attn.k", "block1.attn.context"] {
+        assert_eq!(
+            event(path)["axes"],
+            serde_json::json!(["B", "h", "T", "hd"])
+        );
+    }
+    let q = event("block1.attn.q");
+    assert_eq!(
+        q["sources"][3],
+        serde_json::json!({"axis": "hd", "size": 16, "from": "d / heads = 64 / 4"})
+    );
+    assert_eq!(q["why"]["key"], "why-split");
+    assert_eq!(q["why"]["args"]["heads"], 4);
+    assert!(
+        q["why_text"]
+            .as_str()
+            .unwrap()
+            .starts_with("d_model 64 = 4 heads × 16")
+    );
+    // A log read back keeps them.
+    let replay = log::read(log.as_bytes(), "t.jsonl").unwrap();
+    let scores = replay.trace.get("block1.attn.scores").unwrap();
+    assert!(scores.why_text().contains("not (2,4,64)"));
+    assert_eq!(scores.sources[3].from, "T of block1.attn.k");
+}
+
+/// A schema-1 log (written before whys) still replays: its whys are
+/// empty, its scores' axes read Tq and Tk, its failure reads too.
+#[test]
+fn a_schema_1_log_still_replays() {
+    for (file, events) in [("lesson-v1.jsonl", 37), ("ffn-no-down-v1.jsonl", 17)] {
+        let path = std::path::Path::new("tests/fixtures").join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("{\"kind\":\"header\",\"schema\":1,"));
+        let replay = log::read_file(&path).unwrap();
+        assert_eq!(replay.trace.events.len(), events, "{file}");
+        assert!(
+            replay
+                .trace
+                .events
+                .iter()
+                .all(|e| e.why_text().is_empty() && e.why.is_none())
+        );
+        let scores = replay.trace.get("block1.attn.scores").unwrap();
+        assert_eq!(scores.named_shape(), "(B=2,h=4,Tq=4,Tk=4)");
+        if let Some(f) = &replay.trace.failure {
+            assert!(f.why_text().is_empty() && f.why.is_none());
+        }
+        let (code, out, err) = view_table(&text);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("(B=2,h=4,Tq=4,Tk=4)"), "{out}");
+    }
+    // A version the reader does not know is refused, naming both it takes.
+    let text = std::fs::read_to_string("tests/fixtures/lesson-v1.jsonl").unwrap();
+    let (code, _, err) = view_table(&text.replacen("\"schema\":1", "\"schema\":3", 1));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("schema 3 is not supported; allowed: 1, 2"),
+        "{err}"
+    );
+}
+
+/// A bad line is named by the file's line and the column within it,
+/// never serde's "line 2 column 0" past the line's end.
+#[test]
+fn a_bad_log_line_names_its_file_line_and_column() {
+    let good = lesson_log(&[]);
+    let first = good.lines().next().unwrap();
+    // Line 2 cut short: the object never closes.
+    let cut = format!("{first}\n{{\"kind\":\"event\"\n");
+    let (code, _, err) = view_table(&cut);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("t.jsonl:2:15: EOF while parsing an object"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("line 2 column 0") && !err.contains(" at line "),
+        "{err}"
+    );
+    // A bad token in the middle of line 2: its column.
+    let (_, _, err) = view_table(&format!("{first}\n{{\"kind\": x}}\n"));
+    assert!(err.contains("t.jsonl:2:10: expected value"), "{err}");
+    // A line that parses but does not fit the schema has no column.
+    let (_, _, err) = view_table(&format!("{first}\n{{\"kind\":\"event\"}}\n"));
+    assert!(err.contains("t.jsonl:2: missing field"), "{err}");
+}

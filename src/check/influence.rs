@@ -270,7 +270,12 @@ fn perturb<F: Scalar>(cfg: &ModelConfig, x: &ArrayD<F>, t: usize) -> ArrayD<F> {
 /// The largest change per (batch, position) row between two captures of
 /// one tensor; a change counts when it exceeds 1e-6 relative.
 fn rows(a: &Capture, b: &Capture) -> RowChange {
-    let t_axis = a.axes.iter().position(|x| x == "T").unwrap_or(1);
+    // The token axis: T, or the queries' Tq of the scores and weights.
+    let t_axis = a
+        .axes
+        .iter()
+        .position(|x| x == "T" || x == "Tq")
+        .unwrap_or(1);
     let stride = |axis: usize| a.shape[axis + 1..].iter().product::<usize>();
     let (sb, st) = (stride(0), stride(t_axis));
     let (nb, nt) = (a.shape[0], a.shape[t_axis]);

@@ -159,13 +159,23 @@ impl Op {
             }
             Op::SplitHeads { axis, .. } => owned(&[&at(x, 0), axis, &at(x, 1), "hd"]),
             Op::RepeatKv { .. } => owned(&[&at(x, 0), "h", &at(x, 2), &at(x, 3)]),
+            // Query and key positions are two axes: (B, h, Tq, Tk).
             Op::Scores { .. } => {
                 let k = ins.get(1).copied().unwrap_or(&[]);
-                owned(&[&at(x, 0), &at(x, 1), &at(x, 2), &at(k, 2)])
+                let (tq, tk) = (at(x, 2), at(k, 2));
+                let (tq, tk) = if tq == tk {
+                    (format!("{tq}q"), format!("{tk}k"))
+                } else {
+                    (tq, tk)
+                };
+                owned(&[&at(x, 0), &at(x, 1), &tq, &tk])
             }
+            // The key axis is summed away; the query positions are T again.
             Op::WeightedSum => {
                 let v = ins.get(1).copied().unwrap_or(&[]);
-                owned(&[&at(x, 0), &at(x, 1), &at(x, 2), &at(v, 3)])
+                let t = at(x, 2);
+                let t = t.strip_suffix('q').unwrap_or(&t).to_string();
+                owned(&[&at(x, 0), &at(x, 1), &t, &at(v, 3)])
             }
             Op::MergeHeads(_) => owned(&[&at(x, 0), &at(x, 2), "d"]),
             _ => x.to_vec(),

@@ -2,6 +2,9 @@
 //!
 //! Departures from (B,T,d) are marked `◆ leaves (B,T,d)`, the step where the
 //! shape comes back `↩ returns`, and residual adds `✓ add` or `✗ add`.
+//! Shapes are written with their axes' names, `(B=2,h=4,Tq=4,Tk=4)`. The
+//! Markdown handout ([`markdown`]) adds a title, the model's settings, and
+//! a formula and a why column.
 
 use crate::check::{CheckResult, Status};
 use crate::shape::fmt_shape;
@@ -34,7 +37,7 @@ pub fn verdict(status: Status) -> &'static str {
 /// The cells of each row. A log being viewed is the user's file, so its
 /// paths and op names are shown escaped, and its shapes (which may list
 /// 100,000 dimensions) cut like any long value.
-fn rows(trace: &Trace) -> Vec<[String; 6]> {
+pub(super) fn rows(trace: &Trace) -> Vec<[String; 6]> {
     let mut out: Vec<[String; 6]> = trace
         .events
         .iter()
@@ -43,7 +46,7 @@ fn rows(trace: &Trace) -> Vec<[String; 6]> {
                 e.step.to_string(),
                 shown(&e.path).to_string(),
                 e.op.to_string(),
-                shown(&fmt_shape(&e.shape)).to_string(),
+                shown(&e.named_shape()).to_string(),
                 e.dtype.to_string(),
                 shown(&marker(e)).to_string(),
             ]
@@ -120,23 +123,9 @@ pub fn checks_text(checks: &[CheckResult]) -> String {
         .collect()
 }
 
-/// A Markdown table, then the checks as a list.
+/// The Markdown handout: a title, the model's settings, one row per step
+/// (named shape, formula, why, marker), then the checks as a list.
 #[must_use]
 pub fn markdown(trace: &Trace, checks: &[CheckResult]) -> String {
-    let mut s = format!("| {} |\n|{}\n", HEAD.join(" | "), "---|".repeat(6));
-    for r in rows(trace) {
-        let cells: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
-        let _ = writeln!(s, "| {} |", cells.join(" | "));
-    }
-    s.push('\n');
-    for c in checks {
-        let _ = writeln!(
-            s,
-            "- {} **{}**: {}",
-            verdict(c.status),
-            c.name,
-            escaped(&c.detail)
-        );
-    }
-    s
+    super::handout::markdown(trace, checks)
 }

@@ -1,8 +1,8 @@
 //! The trace log: JSON Lines.
 //!
 //! ```text
-//! {"kind":"header","schema":1,"mode":"numeric", …config…, "stream_shape":[2,4,64], "anatomy":{…}}
-//! {"kind":"event","step":0,"path":"input", …}        one per step
+//! {"kind":"header","schema":2,"mode":"numeric", …config…, "stream_shape":[2,4,64], "anatomy":{…}}
+//! {"kind":"event","step":0,"path":"input", …, "sources":[…], "why":{…}, "why_text":"…"}   one per step
 //! {"kind":"failure","path":…,"check":…,"detail":…}   only if the forward stopped
 //! {"kind":"summary","events":N,"departures":N,"residual_adds":N,"checks":[…]}
 //! ```
@@ -15,8 +15,14 @@ use crate::ops::Shape;
 use serde::{Deserialize, Serialize};
 use std::io::{self, Write};
 
-/// The schema version written in the header.
-pub const SCHEMA: u32 = 1;
+/// The schema version written in the header. Version 2 added each
+/// event's `sources`, `why` and `why_text` (and the failure's `why`), and
+/// names the scores' and weights' axes `Tq` and `Tk`.
+pub const SCHEMA: u32 = 2;
+
+/// The schema versions [`read`] takes: version 1 logs read with empty
+/// whys.
+pub const READS: [u32; 2] = [1, 2];
 
 /// The first line: the schema, the mode and the model that was traced.
 #[derive(Serialize, Deserialize)]
@@ -81,10 +87,14 @@ impl Replay {
 pub enum LogError {
     #[error("cannot read {}: {reason}", crate::text::shown(.path))]
     Read { path: String, reason: String },
-    #[error("{}:{line}: {msg}", crate::text::shown(.path))]
+    #[error("{}:{line}{}: {msg}", crate::text::shown(.path), column.map_or_else(String::new, |c| format!(":{c}")))]
     Line {
         path: String,
+        /// The file's line, from 1.
         line: usize,
+        /// The column within that line, from 1, when the JSON parser
+        /// points inside it.
+        column: Option<usize>,
         msg: String,
     },
 }

@@ -139,7 +139,10 @@ impl<'b, B: Backend> Recorder<'b, B> {
     pub fn input(&mut self, t: B::Tensor) -> Result<Val<B::Tensor>, Stop> {
         let shape = B::shape(&t).to_vec();
         let formula = format!("x0 : {}", fmt_shape(&shape));
+        let (sources, why) = crate::why::input(&shape);
         let event = Pending {
+            sources,
+            why,
             path: self.path("input"),
             op: OpKind::Input,
             shape,
@@ -255,7 +258,8 @@ impl<'b, B: Backend> Recorder<'b, B> {
             }
         };
         drop(all);
-        let (event, operands) = about.event(path, op, shape, on_stream);
+        let stream = self.stream.clone();
+        let (event, operands) = about.event((path, name), op, shape, (on_stream, &stream));
         // Inside a fused group the pass has computed this step already.
         if let Some(f) = &mut self.fused {
             return match f.stats.pop_front() {
@@ -305,6 +309,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 })
                 .collect(),
             operands: self.operands(all),
+            operand_axes: all.iter().map(|i| i.axes().to_vec()).collect(),
         }
     }
 

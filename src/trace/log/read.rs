@@ -3,9 +3,10 @@
 //! counts against the events before it. Nothing is re-judged: the
 //! summary's verdicts are what [`super::Replay`] gives back.
 
-use super::{Header, LogError, MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_LOG_VALUES, Replay, SCHEMA};
+use super::{Header, LogError, MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_LOG_VALUES, READS, Replay};
 use crate::trace::{CheckName, Event, Failure, Trace};
 use crate::trace::{CheckResult, Status};
+use lines::{event_fits, json_error, printable, query_and_key};
 use serde::Deserialize;
 use std::io::{self, BufRead};
 
@@ -48,7 +49,17 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
     let bad = |line: usize, msg: String| LogError::Line {
         path: path.to_string(),
         line,
+        column: None,
         msg: crate::text::one_line(&msg),
+    };
+    let bad_json = |line: usize, e: &serde_json::Error| {
+        let (msg, column) = json_error(e);
+        LogError::Line {
+            path: path.to_string(),
+            line,
+            column,
+            msg: crate::text::one_line(&msg),
+        }
     };
     let mut header: Option<Header> = None;
     let mut events: Vec<Event> = Vec::new();
@@ -78,21 +89,26 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         if line.trim().is_empty() {
             continue;
         }
-        let value: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| bad(n, e.to_string()))?;
+        // Without its line break, so the parser's column is within the line.
+        let line = line.trim_end_matches(['\n', '\r']);
+        let value: serde_json::Value = serde_json::from_str(line).map_err(|e| bad_json(n, &e))?;
         if value.get("kind").and_then(serde_json::Value::as_str) == Some("header") {
             let schema = value.get("schema").and_then(serde_json::Value::as_u64);
-            if schema != Some(u64::from(SCHEMA)) {
+            if !schema.is_some_and(|s| READS.iter().any(|&r| u64::from(r) == s)) {
                 let got = value
                     .get("schema")
                     .map_or_else(|| "missing".to_string(), ToString::to_string);
+                let allowed: Vec<String> = READS.iter().map(ToString::to_string).collect();
                 return Err(bad(
                     n,
-                    format!("schema {got} is not supported; allowed: {SCHEMA}"),
+                    format!(
+                        "schema {got} is not supported; allowed: {}",
+                        allowed.join(", ")
+                    ),
                 ));
             }
         }
-        let parsed: ReadLine = serde_json::from_value(value).map_err(|e| bad(n, e.to_string()))?;
+        let parsed: ReadLine = serde_json::from_value(value).map_err(|e| bad_json(n, &e))?;
         if checks.is_some() {
             return Err(bad(n, "a line after the summary, which ends a log".into()));
         }
@@ -114,7 +130,8 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
             }
             (ReadLine::Header(_), Some(_)) => return Err(bad(n, "a second header".into())),
             (_, None) => return Err(bad(n, "expected the header line first".into())),
-            (ReadLine::Event(e), Some(_)) => {
+            (ReadLine::Event(mut e), Some(_)) => {
+                query_and_key(&mut e.axes);
                 event_fits(&e, events.len()).map_err(|msg| bad(n, msg))?;
                 values += e.values.as_ref().map_or(0, Vec::len);
                 if values > MAX_LOG_VALUES {
@@ -128,7 +145,7 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
                 events.push(e);
             }
             (ReadLine::Failure(f), Some(_)) => {
-                let names = [&f.path, &f.detail];
+                let names = [&f.path, &f.detail, &f.why_text];
                 printable(names.into_iter().map(String::as_str)).map_err(|msg| bad(n, msg))?;
                 failure = Some(f);
             }
@@ -151,61 +168,6 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         failure,
     };
     Ok(Replay { trace, checks })
-}
-
-/// Most axes a logged tensor may have: the tool's own have at most four
-/// (B, h, T, hd); a hand-made log with thousands would only make lines no
-/// one can read.
-const MAX_RANK: usize = 8;
-
-/// An event fits when it comes in order, its shape has at most
-/// [`MAX_RANK`] axes and at most 2^48 elements, its values (if kept) are
-/// one per element, and every name in it is printable.
-fn event_fits(e: &Event, step: usize) -> Result<(), String> {
-    if e.step != step {
-        return Err(format!("step {} out of order; expected {step}", e.step));
-    }
-    if e.shape.len() > MAX_RANK {
-        return Err(format!(
-            "a shape of {} axes; allowed: at most {MAX_RANK}",
-            e.shape.len()
-        ));
-    }
-    let size = e.shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
-    if size.is_none_or(|s| u128::try_from(s).unwrap_or(u128::MAX) > crate::config::MAX_ELEMENTS) {
-        return Err(format!(
-            "shape {} is too large; allowed: at most 2^48 elements",
-            crate::ops::fmt_shape(&e.shape)
-        ));
-    }
-    if let Some(v) = &e.values
-        && (Some(v.len()) != size || v.len() > crate::ops::PREVIEW_MAX)
-    {
-        return Err(format!(
-            "{} values for shape {}; allowed: one per element, at most {}",
-            v.len(),
-            crate::ops::fmt_shape(&e.shape),
-            crate::ops::PREVIEW_MAX
-        ));
-    }
-    let names = [&e.path, &e.formula]
-        .into_iter()
-        .chain(&e.axes)
-        .chain(&e.inputs);
-    printable(names.map(String::as_str))
-}
-
-/// Names the tool writes never hold control characters; one that does
-/// would be shown altered (escaped, or dropped by the terminal's drawing),
-/// so it is refused, shown escaped.
-fn printable<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), String> {
-    match names.into_iter().find(|n| n.chars().any(char::is_control)) {
-        Some(n) => Err(format!(
-            "name '{}' holds a control character; allowed: printable names",
-            crate::text::shown(n)
-        )),
-        None => Ok(()),
-    }
 }
 
 /// The summary's verdicts, once its counts agree with the events before
@@ -289,5 +251,6 @@ fn read_capped(from: impl io::Read, label: &str, max: u64) -> Result<Replay, Log
     trace
 }
 
+mod lines;
 #[cfg(test)]
 mod tests;

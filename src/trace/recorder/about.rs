@@ -3,27 +3,51 @@
 use super::push::Pending;
 use crate::ops::Op;
 use crate::trace::Operand;
+use crate::why::{self, Step, explain::Part};
 
 /// What an event says of its operands: its output's axes, the paths of
-/// the activations it reads, and every operand's path, shape and dtype.
+/// the activations it reads, every operand's path, shape and dtype, and
+/// every operand's axes.
 pub(super) struct About {
     pub axes: Vec<String>,
     pub inputs: Vec<String>,
     pub operands: Vec<Operand>,
+    pub operand_axes: Vec<Vec<String>>,
 }
 
 impl About {
-    /// The event at `path` of `op`'s output of `shape`, with its formula,
-    /// and its operands.
+    /// The event at `path` (step `name`) of `op`'s output of `shape`, with
+    /// its formula and its why against the stream's `stream` shape, and its
+    /// operands.
     pub fn event(
         self,
-        path: String,
+        (path, name): (String, &str),
         op: &Op,
         shape: Vec<usize>,
-        on_stream: bool,
+        (on_stream, stream): (bool, &[usize]),
     ) -> (Pending, Vec<Operand>) {
         let shapes: Vec<&[usize]> = self.operands.iter().map(|o| o.shape.as_slice()).collect();
+        let parts: Vec<Part> = self
+            .operands
+            .iter()
+            .zip(&self.operand_axes)
+            .map(|(o, axes)| Part {
+                path: &o.path,
+                shape: &o.shape,
+                axes,
+            })
+            .collect();
+        let (sources, why) = why::explain(&Step {
+            op,
+            name,
+            ins: &parts,
+            out: &shape,
+            axes: &self.axes,
+            stream,
+        });
         let event = Pending {
+            sources,
+            why,
             path,
             op: op.kind(),
             formula: op.formula(&shapes, &shape),

@@ -5,6 +5,7 @@ use super::{Capture, Recorder, Stop, Val};
 use crate::ops::{Backend, OpKind, PREVIEW_MAX, Stats};
 use crate::trace::hooks::Progress;
 use crate::trace::{CheckName, Event, Failure, Operand, ResidualCheck, judge};
+use crate::why::AxisSource;
 
 /// An event about to be recorded, before its judges.
 pub(super) struct Pending {
@@ -15,6 +16,8 @@ pub(super) struct Pending {
     pub inputs: Vec<String>,
     pub formula: String,
     pub on_stream: bool,
+    pub sources: Vec<AxisSource>,
+    pub why: crate::why::Why,
 }
 
 /// Why a step failed: the check, its detail line, the operands and, for
@@ -96,6 +99,9 @@ impl<B: Backend> Recorder<'_, B> {
             stats,
             check: None,
             values: preview.filter(|_| self.watch.values),
+            sources: e.sources,
+            why_text: e.why.text(),
+            why: Some(e.why),
         });
         if let Some(tell) = &self.watch.hooks.progress {
             tell(Progress {
@@ -109,7 +115,10 @@ impl<B: Backend> Recorder<'_, B> {
     /// Keeps the failure of step `path` of `op` and stops the forward.
     pub(super) fn fail(&mut self, path: &str, op: OpKind, why: Why) -> Stop {
         let (check, detail, operands, residual) = why;
+        let why = crate::why::failure(check, op, path, &operands, &self.stream);
         self.failure = Some(Failure {
+            why_text: why.text(),
+            why: Some(why),
             step: self.events.len(),
             path: path.to_string(),
             op,

@@ -1,5 +1,6 @@
 //! The detail pane: op, formula with shape arithmetic, inputs, bytes,
-//! stats and, for small tensors, a value heatmap.
+//! stats, the why of the step's shape (wrapped to the room left) and, for
+//! small tensors, a value heatmap.
 
 use super::heatmap;
 use crate::config::human_bytes;
@@ -68,17 +69,27 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let used: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
             let room = usize::from(inner.height).saturating_sub(used);
             let causal = app.run.trace.anatomy.causal();
+            // The why comes first: a line of it is kept from the heatmap,
+            // which takes what it needs of the rest; the why then takes
+            // what the heatmap leaves, wrapped at words (the presenter and
+            // the handout show it whole).
+            let why = e.why_text();
+            let why_full = why_lines(why, w, usize::MAX, t).len();
             let map = heatmap::lines(
                 e,
                 (app.head, app.col),
                 causal,
-                (usize::from(inner.width), room),
+                (
+                    usize::from(inner.width),
+                    room.saturating_sub(why_full.min(1)),
+                ),
                 t,
             );
             if !map.is_empty() {
                 let w = usize::from(inner.width.saturating_sub(2));
                 legend = heatmap::legend(e, app.head, causal, w);
             }
+            lines.extend(why_lines(why, w, room.saturating_sub(map.len()), t));
             lines.extend(map);
         }
         Some(Row::Failure(f)) => {
@@ -87,6 +98,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 t.fail,
             ));
             lines.push(Line::raw(f.detail.clone()));
+            if !f.why_text().is_empty() {
+                lines.push(Line::raw(format!("why: {}", f.why_text())));
+            }
             let ops: Vec<String> = f
                 .operands
                 .iter()
@@ -114,4 +128,33 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .wrap(Wrap { trim: false })
         .block(block)
         .render(area, buf);
+}
+
+/// The why, `why: …`, wrapped to `width` in at most `room` lines; a cut
+/// last line ends in `…`.
+fn why_lines(
+    why: &str,
+    width: usize,
+    room: usize,
+    t: crate::tui::theme::Theme,
+) -> Vec<Line<'static>> {
+    if why.is_empty() || room == 0 {
+        return Vec::new();
+    }
+    let text = format!("why: {why}");
+    let mut wrapped: Vec<String> = textwrap::wrap(&text, width.max(8))
+        .into_iter()
+        .map(std::borrow::Cow::into_owned)
+        .collect();
+    if wrapped.len() > room {
+        wrapped.truncate(room);
+        if let Some(last) = wrapped.last_mut() {
+            let keep: String = last.chars().take(width.saturating_sub(1)).collect();
+            *last = format!("{keep}…");
+        }
+    }
+    wrapped
+        .into_iter()
+        .map(|l| Line::styled(l, t.base))
+        .collect()
 }

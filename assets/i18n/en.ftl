@@ -1,0 +1,86 @@
+# shapetrace: the why of every step, in English.
+# One message per op kind (and per variant a fault builds); the arguments
+# are the step's own numbers. A second language is one more file.
+
+## Steps
+
+why-input = x0 is the model's input: { $B } sequences of { $T } tokens, each token a vector of d_model { $d } numbers. Every block takes this (B,T,d) shape { $shape } and gives it back, so blocks stack.
+
+why-norm = { $norm } rescales each token's { $d } features on their own (over d, not over T or B); γ{ $norm ->
+    [LayerNorm] {" "}and β have
+   *[other] {" "}has
+} { $d } entries, one per feature. The shape stays { $shape }.
+
+why-norm-seq = This norm averages over the { $T } positions (T) instead of the { $d } features (d): the shape stays { $shape }, so no shape check sees it, but each token now reads the other tokens, later ones too.
+
+why-norm-batch = This norm averages over the { $B } batch elements (B), as BatchNorm does, instead of each token's { $d } features (d): the shape stays { $shape }, so no shape check sees it, but each sequence now reads the other sequences in the batch.
+
+why-linear-q = x·Wq with Wq ({ $rows },{ $cols }): each token's { $rows } features become { $cols } query features, later split into heads. The shape stays { $shape }.
+
+why-linear-kv = { $w } is ({ $rows },{ $cols }): { $gqa ->
+    [yes] under grouped-query attention k and v are narrower than d_model: { $cols } features instead of { $rows }, for fewer heads than q. The output is { $shape }.
+   *[no] each token's { $rows } features become { $cols } features, split into heads next. The shape stays { $shape }.
+}
+
+why-linear-out = The output projection Wo ({ $rows },{ $cols }) mixes the merged heads' { $rows } features; it maps d_model to d_model, so its output { $shape } can be added onto the residual stream.
+
+why-linear-up = W1 is ({ $rows },{ $cols }): each token widens from d_model { $rows } to d_ff { $cols } hidden units, giving { $shape }.{ $bias ->
+    [0] {""}
+   *[other] {" "}b1 has { $cols } entries, one per hidden unit, not { $rows }.
+}
+
+why-linear-gate = The gate Wg ({ $rows },{ $cols }) is as wide as the up projection: d_ff { $cols } per token, giving { $shape }; silu of it decides how much of each hidden unit passes.
+
+why-linear-down = W2 is ({ $rows },{ $cols }), not ({ $cols },{ $rows }): the { $rows } hidden units come back to d_model { $cols }, so the MLP's output { $shape } can be added onto the residual stream.
+
+why-linear = x·W with W ({ $rows },{ $cols }): the last axis becomes W's { $cols } columns, giving { $shape }.
+
+why-split = d_model { $d } = { $heads } heads × { $hd }: each head attends in its own { $hd }-wide slice; heads move in front of T, (B,h,T,hd) = { $shape } and not (B,T,h,hd), so that each head makes its own { $T }×{ $T } table of scores.
+
+why-split-kv = k and v have { $heads } heads of { $hd } ({ $d } = { $heads } × { $hd }): under grouped-query attention fewer K/V heads than query heads are kept, each shared by a group of query heads. The heads move in front of T: { $shape }.
+
+why-rope = Rotary positions turn each of the { $pairs } feature pairs of every head by an angle that grows with the token's position: the shape { $shape } does not change, and hd { $hd } must be even.
+
+why-repeat-kv = Grouped-query attention: the { $kv } K/V heads, each repeated { $rep } times, give { $h } heads, one for each query head, so q and k pair head for head: { $shape }.
+
+why-scores = Each of the { $h } heads compares each of its { $Tq } queries (Tq) with each of its { $Tk } keys (Tk): a { $Tq }×{ $Tk } table per head, scaled by 1/√{ $hd }. The scores are { $shape }, not { $wrong }: one table per head, not one vector per token.
+
+why-softmax-causal = The causal mask hides the keys after each query (a key later than the query gets −∞), then softmax turns each row of { $Tk } scores into weights that sum to 1. The shape stays { $shape }.
+
+why-softmax = No mask: softmax turns each row of { $Tk } scores into weights that sum to 1, spread over every key, later tokens too. The shape stays { $shape }, so no shape check sees the leak; the causality probe does.
+
+why-softmax-no-max = Softmax without subtracting each row's maximum first: exp of a large score overflows to ∞ and ∞/∞ is NaN, so the { $Tk } weights of a row no longer sum to 1. Subtracting the maximum changes no weight (it cancels in the ratio) and keeps every exp at most 1. The shape stays { $shape }.
+
+why-weighted-sum = Each query takes the weighted sum of the { $Tk } value vectors: ({ $Tq }×{ $Tk })·({ $Tk }×{ $hd }) gives { $Tq }×{ $hd } per head; the key axis Tk is summed away, and the query positions are T again: { $shape }.
+
+why-merge = The { $h } heads of { $hd } go back side by side: transpose to (B,T,h,hd), then reshape to d_model { $d } = { $h } × { $hd }. The shape { $shape } is (B,T,d) again.
+
+why-reshape = A bare reshape of (B,h,T,hd) to { $shape }, without the transpose: the shape is right, so every shape check passes, but each row of { $d } now mixes the heads of different tokens. The causality probe sees it.
+
+why-act = { $act } acts on each of the { $ff } hidden units of each token on its own: the shape { $shape } does not change.
+
+why-act-after-down = { $act } after the down projection: it acts on the { $ff } stream features, not on the hidden units between W1 and W2. Every shape still fits, { $shape }, so only comparing with the declared MLP, W2·act(W1·x), on the same weights (the reference check) finds it.
+
+why-swiglu = silu(gate) ⊙ up: both are d_ff { $ff } wide and are multiplied element by element, so the shape stays { $shape }.
+
+why-add = The residual add { $stream } + { $update }: element by element, so both must be (B,T,d) { $shape }. That is why every sublayer gives back d_model { $d }.
+
+## Failures
+
+why-fail-residual-hidden = The MLP returned its hidden layer { $update }; the residual needs { $want }: the down projection is missing.
+
+why-fail-residual-heads = The attention returned its heads unmerged, { $update }; the residual needs { $want }: the heads must be merged back (transpose, then reshape) first.
+
+why-fail-residual = { $path } adds { $stream } and { $update } ({ $update_path }); the residual needs two { $want } operands.
+
+why-fail-bias = { $bias_path } has { $bias } entries, but x·W gives { $cols } columns: the bias has one entry per output column, { $cols } here, not { $bias }.
+
+why-fail-linear = x·W needs x's last axis equal to W's rows: { $x } has { $x_last }, W { $w } has { $rows }.
+
+why-fail-stream = { $path } sits on the residual stream, so it must be { $want }, but it is { $shape }.
+
+why-fail-finite = { $path } holds values that are not finite (inf or NaN): a sum or an exponential overflowed.
+
+why-fail-op = { $op } at { $path } cannot take operands { $shapes } ({ $check }).
+
+why-add-skips-sublayer = The update { $update } is the sublayer's input, not its output: what the sublayer computed never reaches the stream. The shapes fit, { $shape } + { $shape }, so no shape check stops it; the returns check sees the departure that never came back.

@@ -1,0 +1,287 @@
+//! The why of one recorded step, from its op, its operands and its
+//! output: every output axis's source, and the catalog message.
+//!
+//! # Shapes (the lesson's numbers)
+//! - split: (B,T,d) = (2,4,64) → (B,h,T,hd) = (2,4,4,16), hd = d / h
+//! - scores: q (B,h,Tq,hd) · kᵀ → (B,h,Tq,Tk) = (2,4,4,4)
+//! - MLP: (B,T,d) → (B,T,ff) = (2,4,256) → (B,T,d)
+
+use super::{AxisSource, Why};
+use crate::config::NormKind;
+use crate::ops::{Merge, NormAxis, Op, Unary};
+use crate::shape::fmt_shape;
+
+/// One operand of a step: its path (or parameter name), shape and axes.
+#[derive(Debug, Clone, Copy)]
+pub struct Part<'a> {
+    pub path: &'a str,
+    pub shape: &'a [usize],
+    pub axes: &'a [String],
+}
+
+/// A step to explain: the op, the step's own name (`q_proj`, `up`), its
+/// operands, its output and the stream's (B, T, d).
+#[derive(Debug, Clone, Copy)]
+pub struct Step<'a> {
+    pub op: &'a Op,
+    pub name: &'a str,
+    pub ins: &'a [Part<'a>],
+    pub out: &'a [usize],
+    pub axes: &'a [String],
+    pub stream: &'a [usize],
+}
+
+impl Step<'_> {
+    fn dim(&self, i: usize, axis: usize) -> usize {
+        self.ins
+            .get(i)
+            .and_then(|p| p.shape.get(axis))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn path(&self, i: usize) -> &str {
+        self.ins.get(i).map_or("?", |p| p.path)
+    }
+
+    fn last(&self, i: usize) -> usize {
+        self.ins
+            .get(i)
+            .and_then(|p| p.shape.last())
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn shape(&self) -> String {
+        fmt_shape(self.out)
+    }
+
+    fn out(&self, axis: usize) -> usize {
+        self.out.get(axis).copied().unwrap_or(0)
+    }
+}
+
+/// The input x0: B, T and d come from the config.
+#[must_use]
+pub fn input(shape: &[usize]) -> (Vec<AxisSource>, Why) {
+    let names = ["B", "T", "d"];
+    let from = ["batch", "seq", "d_model"];
+    let sources = shape
+        .iter()
+        .zip(names.iter().zip(from))
+        .map(|(&size, (axis, from))| AxisSource {
+            axis: (*axis).to_string(),
+            size,
+            from: format!("config {from}"),
+        })
+        .collect();
+    let at = |i: usize| shape.get(i).copied().unwrap_or(0);
+    let why = Why::new("why-input")
+        .arg("B", at(0))
+        .arg("T", at(1))
+        .arg("d", at(2))
+        .arg("shape", fmt_shape(shape));
+    (sources, why)
+}
+
+/// Every output axis's source and the message of step `s`.
+#[must_use]
+pub fn explain(s: &Step) -> (Vec<AxisSource>, Why) {
+    (sources(s), message(s))
+}
+
+/// Where each output axis's size comes from: op arithmetic where the op
+/// makes the size, else the operand axis it is carried from.
+fn sources(s: &Step) -> Vec<AxisSource> {
+    let n = s.out.len();
+    (0..n)
+        .map(|i| {
+            let axis = s.axes.get(i).cloned().unwrap_or_else(|| "?".into());
+            let size = s.out[i];
+            let from = made(s, i).unwrap_or_else(|| carried(s, i));
+            AxisSource { axis, size, from }
+        })
+        .collect()
+}
+
+/// The source of output axis `i` when the op makes its size.
+fn made(s: &Step, i: usize) -> Option<String> {
+    let n = s.out.len();
+    match s.op {
+        Op::Linear if i + 1 == n => Some(format!("columns of {}", s.path(1))),
+        Op::SplitHeads { heads, .. } if i == 1 => Some(format!("heads = {heads}")),
+        Op::SplitHeads { heads, .. } if i == 3 => Some(format!(
+            "{} / heads = {} / {heads}",
+            s.ins
+                .first()
+                .and_then(|p| p.axes.last())
+                .map_or("d", String::as_str),
+            s.last(0)
+        )),
+        Op::RepeatKv { rep } if i == 1 => Some(format!("kv × rep = {} × {rep}", s.dim(0, 1))),
+        Op::Scores { .. } if i == 3 => Some(format!("T of {}", s.path(1))),
+        Op::WeightedSum if i == 3 => Some(format!("hd of {}", s.path(1))),
+        Op::MergeHeads(_) if i == 1 => Some(format!("T of {}", s.path(0))),
+        Op::MergeHeads(_) if i == 2 => Some(format!("h × hd = {} × {}", s.dim(0, 1), s.dim(0, 3))),
+        _ => None,
+    }
+}
+
+/// The source of output axis `i` carried from an operand: the first
+/// operand axis of the same name and size, else the first operand's axis
+/// at the same place.
+fn carried(s: &Step, i: usize) -> String {
+    let (axis, size) = (s.axes.get(i), s.out.get(i));
+    let same = s.ins.iter().find_map(|p| {
+        let at = p.axes.iter().position(|a| Some(a) == axis)?;
+        (p.shape.get(at) == size).then_some((p.path, axis?.clone()))
+    });
+    let (path, name) = same.unwrap_or_else(|| {
+        let x = s.ins.first();
+        let name = x.and_then(|p| p.axes.get(i)).cloned();
+        (s.path(0), name.unwrap_or_else(|| "?".into()))
+    });
+    format!("{name} of {path}")
+}
+
+/// The catalog message of step `s`. A new op or variant is one arm here
+/// and one message in the catalog.
+fn message(s: &Step) -> Why {
+    let shape = s.shape();
+    let d = s.stream.get(2).copied().unwrap_or(0);
+    let t = s.stream.get(1).copied().unwrap_or(0);
+    match s.op {
+        Op::Linear => linear(s),
+        Op::Norm { kind, axis, .. } => {
+            let name = match kind {
+                NormKind::LayerNorm => "LayerNorm",
+                NormKind::RmsNorm => "RMSNorm",
+            };
+            let key = match axis {
+                NormAxis::Feature => "why-norm",
+                NormAxis::Seq => "why-norm-seq",
+                NormAxis::Batch => "why-norm-batch",
+            };
+            Why::new(key)
+                .arg("norm", name)
+                .arg("d", s.last(0))
+                .arg("T", s.dim(0, 1))
+                .arg("B", s.dim(0, 0))
+                .arg("shape", shape)
+        }
+        Op::SplitHeads { heads, axis } => {
+            let key = if *axis == "h" {
+                "why-split"
+            } else {
+                "why-split-kv"
+            };
+            Why::new(key)
+                .arg("d", s.last(0))
+                .arg("heads", *heads)
+                .arg("hd", s.out(3))
+                .arg("T", s.out(2))
+                .arg("shape", shape)
+        }
+        Op::Rope { .. } => Why::new("why-rope")
+            .arg("hd", s.out(3))
+            .arg("pairs", s.out(3) / 2)
+            .arg("shape", shape),
+        Op::RepeatKv { rep } => Why::new("why-repeat-kv")
+            .arg("kv", s.dim(0, 1))
+            .arg("rep", *rep)
+            .arg("h", s.out(1))
+            .arg("shape", shape),
+        Op::Scores { head_dim } => Why::new("why-scores")
+            .arg("h", s.out(1))
+            .arg("Tq", s.out(2))
+            .arg("Tk", s.out(3))
+            .arg("hd", *head_dim)
+            .arg("shape", shape)
+            .arg("wrong", fmt_shape(&[s.out(0), s.out(2), d])),
+        Op::Softmax { causal } => Why::new(if *causal {
+            "why-softmax-causal"
+        } else {
+            "why-softmax"
+        })
+        .arg("Tk", s.out(3))
+        .arg("shape", shape),
+        Op::SoftmaxNoMax { .. } => Why::new("why-softmax-no-max")
+            .arg("Tk", s.out(3))
+            .arg("shape", shape),
+        Op::WeightedSum => Why::new("why-weighted-sum")
+            .arg("Tq", s.dim(0, 2))
+            .arg("Tk", s.dim(0, 3))
+            .arg("hd", s.out(3))
+            .arg("shape", shape),
+        Op::MergeHeads(merge) => Why::new(match merge {
+            Merge::Transpose => "why-merge",
+            Merge::BareReshape => "why-reshape",
+        })
+        .arg("h", s.dim(0, 1))
+        .arg("hd", s.dim(0, 3))
+        .arg("d", s.out(2))
+        .arg("T", t)
+        .arg("shape", shape),
+        // After the down projection (the act-after-down fault) it acts on
+        // the stream's features, not the hidden units.
+        Op::Act(u) => Why::new(if s.path(0).ends_with(".down") {
+            "why-act-after-down"
+        } else {
+            "why-act"
+        })
+        .arg(
+            "act",
+            match u {
+                Unary::Relu => "ReLU",
+                Unary::Gelu => "GELU",
+                Unary::GeluTanh => "GELU (tanh)",
+            },
+        )
+        .arg("ff", s.last(0))
+        .arg("shape", shape),
+        Op::SwiGlu => Why::new("why-swiglu")
+            .arg("ff", s.last(0))
+            .arg("shape", shape),
+        // An update straight from a norm: the sublayer was skipped (the
+        // mlp-returns-input fault).
+        Op::Add if leaf(s.path(1)).starts_with("ln_") => Why::new("why-add-skips-sublayer")
+            .arg("stream", s.path(0))
+            .arg("update", s.path(1))
+            .arg("shape", shape),
+        Op::Add => Why::new("why-add")
+            .arg("stream", s.path(0))
+            .arg("update", s.path(1))
+            .arg("shape", shape)
+            .arg("d", d),
+    }
+}
+
+/// The last segment of a path: `block1.ln_2` → `ln_2`.
+fn leaf(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
+}
+
+/// A linear layer's message, by the role its step name gives it.
+fn linear(s: &Step) -> Why {
+    let (rows, cols) = (s.dim(1, 0), s.dim(1, 1));
+    let key = match s.name {
+        "q_proj" => "why-linear-q",
+        "k_proj" | "v_proj" => "why-linear-kv",
+        "out" => "why-linear-out",
+        "up" => "why-linear-up",
+        "gate" => "why-linear-gate",
+        "down" => "why-linear-down",
+        _ => "why-linear",
+    };
+    let bias = s
+        .ins
+        .get(2)
+        .map_or(0, |b| b.shape.first().copied().unwrap_or(0));
+    Why::new(key)
+        .arg("w", s.path(1))
+        .arg("rows", rows)
+        .arg("cols", cols)
+        .arg("bias", bias)
+        .arg("gqa", if cols == rows { "no" } else { "yes" })
+        .arg("shape", s.shape())
+}

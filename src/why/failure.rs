@@ -1,0 +1,85 @@
+//! The why of the step where the forward stopped: what went wrong, with
+//! its numbers, from the check that stopped it and the operands' shapes.
+//!
+//! # Shapes (the lesson's faults)
+//! - `ffn-no-down`: resid_2 of (2,4,64) + (2,4,256): the hidden layer came back
+//! - `attn-no-merge`: resid_1 of (2,4,64) + (2,4,4,16): the heads came back
+//! - `bias-w1-64`: x·W1 + b1 of (2,4,64)·(64,256) + (64): b1 too short
+
+use super::Why;
+use crate::ops::OpKind;
+use crate::shape::fmt_shape;
+use crate::trace::{CheckName, Operand};
+
+/// The why of a failure of `check` at `path` (a step of `op`) on
+/// `operands`, with the stream's (B, T, d).
+#[must_use]
+pub fn failure(
+    check: CheckName,
+    op: OpKind,
+    path: &str,
+    operands: &[Operand],
+    stream: &[usize],
+) -> Why {
+    let shape = |i: usize| operands.get(i).map(|o| o.shape.as_slice()).unwrap_or(&[]);
+    let name = |i: usize| operands.get(i).map_or("?", |o| o.path.as_str());
+    let want = fmt_shape(stream);
+    match (check, op) {
+        (CheckName::Residual, _) => {
+            let update = shape(1);
+            let last = name(1).rsplit('.').next().unwrap_or("");
+            let key = if update.len() == 4 {
+                "why-fail-residual-heads"
+            } else if last == "act" {
+                "why-fail-residual-hidden"
+            } else {
+                "why-fail-residual"
+            };
+            Why::new(key)
+                .arg("stream", fmt_shape(shape(0)))
+                .arg("update", fmt_shape(update))
+                .arg("update_path", name(1))
+                .arg("want", want)
+                .arg("path", path)
+        }
+        (CheckName::OpShapes, OpKind::Linear) => linear(operands, path),
+        (CheckName::Stream, _) => Why::new("why-fail-stream")
+            .arg("path", path)
+            .arg("want", want)
+            .arg("shape", fmt_shape(shape(0))),
+        (CheckName::Finite, _) => Why::new("why-fail-finite").arg("path", path),
+        _ => {
+            let shapes: Vec<String> = operands.iter().map(|o| fmt_shape(&o.shape)).collect();
+            Why::new("why-fail-op")
+                .arg("op", op.as_str())
+                .arg("path", path)
+                .arg("shapes", shapes.join(", "))
+                .arg("check", check.as_str())
+        }
+    }
+}
+
+/// x·W + b refused: the bias does not match W's columns, or x's last
+/// axis does not match W's rows.
+fn linear(operands: &[Operand], path: &str) -> Why {
+    let shape = |i: usize| operands.get(i).map(|o| o.shape.as_slice()).unwrap_or(&[]);
+    let (x, w, b) = (shape(0), shape(1), shape(2));
+    let rows = w.first().copied().unwrap_or(0);
+    let cols = w.get(1).copied().unwrap_or(0);
+    let x_last = x.last().copied().unwrap_or(0);
+    if x_last == rows && operands.len() > 2 {
+        let bias = operands.get(2).map_or("b", |o| o.path.as_str());
+        return Why::new("why-fail-bias")
+            .arg("bias_path", bias)
+            .arg("bias", b.first().copied().unwrap_or(0))
+            .arg("cols", cols)
+            .arg("rows", rows)
+            .arg("path", path);
+    }
+    Why::new("why-fail-linear")
+        .arg("x", fmt_shape(x))
+        .arg("w", fmt_shape(w))
+        .arg("x_last", x_last)
+        .arg("rows", rows)
+        .arg("path", path)
+}

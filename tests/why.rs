@@ -1,0 +1,267 @@
+//! The why of every step: its numbers follow the model, every step of
+//! every preset and fault has one, every failure too, and the catalog
+//! formats every message the tool emits.
+
+mod common;
+use common::cfg;
+use shapetrace::config::Fault;
+use shapetrace::config::preset::PRESETS;
+use shapetrace::why::{self, Why};
+use shapetrace::{ModeChoice, ModelConfig, Overlay, Request, Trace};
+
+fn shapes_only(c: &ModelConfig) -> Trace {
+    let req = Request {
+        mode: ModeChoice::ShapeOnly,
+        ..Request::default()
+    };
+    shapetrace::trace_request(c, &req)
+        .expect("valid config")
+        .trace
+}
+
+fn why_of<'a>(t: &'a Trace, path: &str) -> &'a str {
+    t.get(path)
+        .unwrap_or_else(|| panic!("{path} recorded"))
+        .why_text()
+}
+
+fn source<'a>(t: &'a Trace, path: &str, axis: &str) -> &'a str {
+    let e = t.get(path).expect("recorded");
+    &e.sources
+        .iter()
+        .find(|s| s.axis == axis)
+        .unwrap_or_else(|| panic!("{path} has a source for {axis}"))
+        .from
+}
+
+#[test]
+fn the_numbers_in_each_why_are_the_configs_own() {
+    for (heads, d, ff, kv) in [
+        (4, 64, 256, 4),
+        (8, 64, 256, 8),
+        (4, 96, 384, 4),
+        (8, 96, 384, 2),
+        (4, 64, 256, 2),
+    ] {
+        let c = cfg(&format!(
+            "heads = {heads}\nd_model = {d}\nd_ff = {ff}\nkv_heads = {kv}"
+        ));
+        let (b, t, hd) = (c.batch, c.seq, d / heads);
+        let trace = shapes_only(&c);
+        let q = why_of(&trace, "block1.attn.q");
+        assert!(
+            q.contains(&format!("d_model {d} = {heads} heads × {hd}"))
+                && q.contains(&format!("own {hd}-wide slice"))
+                && q.contains(&format!("{t}×{t} table")),
+            "{q}"
+        );
+        assert_eq!(
+            source(&trace, "block1.attn.q", "hd"),
+            format!("d / heads = {d} / {heads}")
+        );
+        let scores = why_of(&trace, "block1.attn.scores");
+        assert!(
+            scores.contains(&format!("Each of the {heads} heads"))
+                && scores.contains(&format!("1/√{hd}"))
+                && scores.contains(&format!("not ({b},{t},{d})")),
+            "{scores}"
+        );
+        assert_eq!(
+            source(&trace, "block1.attn.scores", "Tk"),
+            "T of ".to_string()
+                + if kv == heads {
+                    "block1.attn.k"
+                } else {
+                    "block1.attn.k_rep"
+                }
+        );
+        let up = why_of(&trace, "block1.mlp.up");
+        assert!(
+            up.contains(&format!("d_model {d} to d_ff {ff}"))
+                && up.contains(&format!(
+                    "b1 has {ff} entries, one per hidden unit, not {d}"
+                )),
+            "{up}"
+        );
+        assert!(
+            source(&trace, "block1.mlp.up", "ff").starts_with("columns of block1.mlp.up.weight")
+        );
+        let merge = why_of(&trace, "block1.attn.merge");
+        assert!(
+            merge.contains(&format!("d_model {d} = {heads} × {hd}")),
+            "{merge}"
+        );
+        if kv == heads {
+            assert!(trace.get("block1.attn.k_rep").is_none());
+            continue;
+        }
+        let k = why_of(&trace, "block1.attn.k");
+        assert!(
+            k.contains(&format!("k and v have {kv} heads of {hd}"))
+                && k.contains(&format!("({} = {kv} × {hd})", kv * hd)),
+            "{k}"
+        );
+        let rep = why_of(&trace, "block1.attn.k_rep");
+        assert!(
+            rep.contains(&format!(
+                "the {kv} K/V heads, each repeated {} times, give {heads} heads",
+                heads / kv
+            )),
+            "{rep}"
+        );
+        assert_eq!(
+            source(&trace, "block1.attn.k_rep", "h"),
+            format!("kv × rep = {kv} × {}", heads / kv)
+        );
+    }
+}
+
+/// Every preset with every fault (and none), and rotary positions, shapes only.
+fn every_run() -> Vec<(String, Trace)> {
+    let mut out = Vec::new();
+    // Rotary positions, which no preset uses.
+    let rope = cfg("pos_emb = \"rope\"");
+    assert!(rope.pos_emb == shapetrace::config::PosEmb::Rope);
+    out.push(("rope".to_string(), shapes_only(&rope)));
+    for (preset, _) in PRESETS {
+        let faults = std::iter::once(None).chain(Fault::ALL.iter().map(Some));
+        for fault in faults {
+            let fault_line = fault.map_or_else(String::new, |f| format!("\nfault = \"{f}\""));
+            let toml = format!("preset = \"{preset}\"{fault_line}");
+            // A fault a preset cannot build (e.g. no bias to resize) is skipped.
+            let Some(c) = Overlay::from_toml(&toml, "test")
+                .ok()
+                .and_then(|o| o.resolve().ok())
+            else {
+                continue;
+            };
+            out.push((toml, shapes_only(&c)));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_step_and_failure_of_every_preset_and_fault_has_a_why_the_catalog_formats() {
+    let runs = every_run();
+    assert!(runs.len() > PRESETS.len() * 5, "{} runs", runs.len());
+    let mut failures = 0;
+    for (name, t) in &runs {
+        for e in &t.events {
+            assert!(!e.why_text().is_empty(), "{name}: {} has no why", e.path);
+            let why = e.why.as_ref().expect("a new trace carries its key");
+            let text = why::render(&why::CATALOG, why)
+                .unwrap_or_else(|err| panic!("{name}: {}: {err}", e.path));
+            assert_eq!(text, e.why_text);
+            assert_eq!(e.sources.len(), e.shape.len(), "{name}: {}", e.path);
+            for (s, (&n, a)) in e.sources.iter().zip(e.shape.iter().zip(&e.axes)) {
+                assert_eq!((s.size, &s.axis), (n, a), "{name}: {}", e.path);
+                assert!(!s.from.is_empty());
+            }
+        }
+        if let Some(f) = &t.failure {
+            failures += 1;
+            let why = f.why.as_ref().expect("a failure carries its why");
+            assert_eq!(why::render(&why::CATALOG, why).as_deref(), Ok(f.why_text()));
+            assert!(!f.why_text().is_empty(), "{name}");
+        }
+    }
+    assert!(failures >= 3, "the faults that stop a forward were run");
+}
+
+#[test]
+fn each_failure_says_what_went_wrong_with_its_numbers() {
+    let lesson = ModelConfig::default();
+    let (b, t, d, ff) = (lesson.batch, lesson.seq, lesson.d_model, lesson.d_ff);
+    let fail = |fault: &str| {
+        let trace = shapes_only(&cfg(&format!("fault = \"{fault}\"")));
+        trace.failure.expect("the forward stops").why_text
+    };
+    assert_eq!(
+        fail("ffn-no-down"),
+        format!(
+            "The MLP returned its hidden layer ({b},{t},{ff}); the residual needs ({b},{t},{d}): the down projection is missing."
+        )
+    );
+    let heads = fail("attn-no-merge");
+    let (h, hd) = (lesson.heads, lesson.head_dim());
+    assert!(
+        heads.contains(&format!("unmerged, ({b},{h},{t},{hd})")),
+        "{heads}"
+    );
+    let bias = fail("bias-w1-64");
+    assert!(
+        bias.contains(&format!("has {d} entries, but x·W gives {ff} columns")),
+        "{bias}"
+    );
+}
+
+#[test]
+fn faults_that_pass_every_shape_check_say_what_they_break() {
+    let t = shapes_only(&cfg("fault = \"merge-no-transpose\""));
+    assert!(why_of(&t, "block1.attn.merge").contains("without the transpose"));
+    let t = shapes_only(&cfg("fault = \"no-causal-mask\""));
+    assert!(why_of(&t, "block1.attn.weights").starts_with("No mask"));
+    let t = shapes_only(&cfg("fault = \"norm-over-seq\""));
+    assert!(why_of(&t, "block1.ln_1").contains("instead of the"));
+    // The correct model says none of these.
+    let ok = shapes_only(&ModelConfig::default());
+    assert!(!why_of(&ok, "block1.attn.merge").contains("without"));
+    assert!(why_of(&ok, "block1.attn.weights").starts_with("The causal mask"));
+}
+
+#[test]
+fn the_catalog_refuses_a_missing_key_or_argument() {
+    let cat = &why::CATALOG;
+    assert!(why::render(cat, &Why::new("why-no-such-step")).is_err());
+    // why-split uses d, heads, hd, T and shape: one left out fails.
+    let partial = Why::new("why-split").arg("d", 64usize).arg("heads", 4usize);
+    assert!(why::render(cat, &partial).is_err());
+    // A second language is one more catalog, and its own keys are checked.
+    let other = why::load("fr", "why-input = x0 : { $B } séquences").expect("valid Fluent");
+    let input = Why::new("why-input").arg("B", 2usize);
+    assert_eq!(
+        why::render(&other, &input).as_deref(),
+        Ok("x0 : 2 séquences")
+    );
+    assert!(why::render(&other, &Why::new("why-split")).is_err());
+    assert!(why::load("en", "why-broken = { $").is_err());
+}
+
+#[test]
+fn every_catalog_message_is_used_or_reserved_for_a_failure() {
+    let keys = why::keys(why::EN);
+    assert!(keys.len() > 25, "{keys:?}");
+    let used: std::collections::BTreeSet<String> = every_run()
+        .iter()
+        .flat_map(|(_, t)| {
+            t.events
+                .iter()
+                .filter_map(|e| e.why.as_ref())
+                .chain(t.failure.iter().filter_map(|f| f.why.as_ref()))
+                .map(|w| w.key.clone())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // Failures no shipped fault reaches: a hand-written model can.
+    let reserved = [
+        "why-linear",
+        "why-fail-residual",
+        "why-fail-linear",
+        "why-fail-stream",
+        "why-fail-finite",
+        "why-fail-op",
+    ];
+    for k in &keys {
+        assert!(
+            used.contains(*k) || reserved.contains(k),
+            "{k} is in the catalog but no run uses it"
+        );
+    }
+    for k in &used {
+        assert!(
+            keys.contains(&k.as_str()),
+            "{k} is used but not in the catalog"
+        );
+    }
+}

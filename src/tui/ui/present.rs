@@ -26,10 +26,13 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
-/// The why of a step, in plain words.
+/// The why of a step, in plain words; a log of schema 1 has none, so its
+/// formula stands in.
 fn why_of(e: &Event) -> String {
-    // replaced by the event's why when it lands
-    e.formula.clone()
+    match e.why_text() {
+        "" => e.formula.clone(),
+        why => why.to_string(),
+    }
 }
 
 /// What the presenter shows for one row.
@@ -66,7 +69,10 @@ fn slide(app: &App) -> Option<Slide> {
             path: f.path.clone(),
             shape: operands(f),
             mark: format!("✗ {} stops the forward", f.check),
-            why: f.detail.clone(),
+            why: match f.why_text() {
+                "" => f.detail.clone(),
+                why => format!("{why} {}", f.detail),
+            },
             formula: failed_operands(app, f),
             style: t.fail,
         },

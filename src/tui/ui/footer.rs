@@ -1,4 +1,6 @@
 //! The footer: the contract's status, then the last message or key hints.
+//! While the quiz is on, the departure and return counts are hidden: they
+//! would say how many shapes leave (B,T,d) before the student predicts them.
 
 use crate::check::Status;
 use crate::report::headline;
@@ -43,12 +45,22 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let returns = trace.events.iter().filter(|e| e.returns).count();
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    let long = format!(
-        " · ◆ {} · ↩ {} · ",
-        plural(departures, "departure", "departures"),
-        plural(returns, "return", "returns")
-    );
-    let short = format!(" · ◆ {departures} · ↩ {returns} · ");
+    // The counts give the quiz's answers away (which steps leave (B,T,d)).
+    let (long, short) = if app.quiz.is_some() {
+        (
+            " · ◆ ↩ counts hidden in the quiz · ".to_string(),
+            " · ◆ ↩ hidden · ".to_string(),
+        )
+    } else {
+        (
+            format!(
+                " · ◆ {} · ↩ {} · ",
+                plural(departures, "departure", "departures"),
+                plural(returns, "return", "returns")
+            ),
+            format!(" · ◆ {departures} · ↩ {returns} · "),
+        )
+    };
     let quiz = app.quiz.as_ref().map_or_else(
         || Span::raw(""),
         |q| Span::styled(format!(" quiz {}/{} │", q.right, q.asked), t.key),
@@ -61,11 +73,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Span::raw(if fits { long } else { short }),
         verdict,
     ]);
-    let feedback = app.quiz.as_ref().and_then(|q| q.feedback.clone());
-    let second = match (feedback, &app.status) {
-        (Some((ok, msg)), _) => Line::styled(format!(" {msg}"), if ok { t.ok } else { t.fail }),
-        (None, Some(msg)) => Line::styled(format!(" {msg}"), t.key),
-        (None, None) => hints(app),
+    // The quiz's verdicts are in its own box; the status line stays.
+    let second = match &app.status {
+        Some(msg) => Line::styled(format!(" {msg}"), t.key),
+        None => hints(app),
     };
     Paragraph::new(vec![first, second]).render(area, buf);
     // A trace running in the background: a gauge with its count in words.
@@ -125,6 +136,7 @@ fn hints(app: &App) -> Line<'static> {
             ("←→", "change"),
             ("e", "type"),
             ("g", "reset"),
+            ("z", "quiz"),
             ("Tab", "next tab"),
             ("?", "help"),
             ("q", "quit"),

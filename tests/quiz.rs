@@ -72,6 +72,7 @@ fn b_t_h_hd_for_q_is_wrong_and_b_h_t_hd_is_right() {
     let q = a.quiz.as_ref().unwrap();
     assert_eq!((q.right, q.asked, a.cursor), (0, 1, 5));
     assert!(a.frame().contains("before the transpose"), "on screen");
+    insta::assert_snapshot!("wrong_order_verdict", a.frame());
 
     let mut a = at_q();
     a.answer("B,h,T,hd");
@@ -171,6 +172,7 @@ fn the_budget_quiz_names_the_mistakes_behind_16384_and_49152() {
     let (ok, msg) = lab.quiz.as_ref().unwrap().feedback.clone().unwrap();
     assert!(!ok && msg.contains("only W1"), "{msg}");
     assert!(a.frame().contains("only W1"));
+    insta::assert_snapshot!("budget_quiz_only_w1", a.frame());
     // Next: SwiGLU at the matched width; 49,152 keeps d_ff at 256.
     a.act(Action::Next);
     a.answer("49,152");

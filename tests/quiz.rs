@@ -140,14 +140,20 @@ fn the_footer_hides_the_counts_in_the_quiz_and_leaving_gives_the_score() {
     assert!(a.frame().contains("16 departures"));
     a.act(Action::ToggleQuiz);
     let s = a.frame();
-    assert!(!s.contains("16 departures") && !s.contains("4 returns"), "{s}");
+    assert!(
+        !s.contains("16 departures") && !s.contains("4 returns"),
+        "{s}"
+    );
     assert!(s.contains("◆ ↩ hidden"), "{s}");
     a.act(Action::NextDeparture);
     a.answer("B,h,T,hd");
     a.act(Action::ToggleQuiz);
     assert_eq!(a.status.as_deref(), Some("quiz off: 1 of 1 right"));
     let s = a.frame();
-    assert!(s.contains("16 departures") && s.contains("quiz off: 1 of 1 right"), "{s}");
+    assert!(
+        s.contains("16 departures") && s.contains("quiz off: 1 of 1 right"),
+        "{s}"
+    );
 }
 
 fn budget_quiz() -> Stepper {

@@ -186,16 +186,28 @@ fn mlp(b: &Budget) -> CountQuestion {
     };
     if let Some(o) = of(&other) {
         let says = if gated {
-            format!("SwiGLU kept at d_ff = 4·d = {}; this one's d_ff is {f}", 4 * d)
+            format!(
+                "SwiGLU kept at d_ff = 4·d = {}; this one's d_ff is {f}",
+                4 * d
+            )
         } else {
-            format!("three matrices, as SwiGLU at d_ff = {f} (3·d·d_ff); this MLP ({}) has two", c.act)
+            format!(
+                "three matrices, as SwiGLU at d_ff = {f} (3·d·d_ff); this MLP ({}) has two",
+                c.act
+            )
         };
-        mistakes.push((Value::Count(o.block.mlp_weights), format!("{} is {says}", thousands(o.block.mlp_weights))));
+        mistakes.push((
+            Value::Count(o.block.mlp_weights),
+            format!("{} is {says}", thousands(o.block.mlp_weights)),
+        ));
     }
     if c.bias {
         mistakes.push((
             Value::Count(b.block.mlp),
-            format!("{} includes the biases; the row counts the matrices only", thousands(b.block.mlp)),
+            format!(
+                "{} includes the biases; the row counts the matrices only",
+                thousands(b.block.mlp)
+            ),
         ));
     }
     CountQuestion {
@@ -214,9 +226,17 @@ fn swiglu_matched(b: &Budget) -> Option<CountQuestion> {
         return None;
     }
     let (d, f) = (c.d_model, c.d_ff);
-    #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
     let matched = ((2.0 * f as f64) / 3.0).round().max(1.0) as usize;
-    let swiglu = |d_ff| ModelConfig { act: Act::Swiglu, d_ff, ..c.clone() };
+    let swiglu = |d_ff| ModelConfig {
+        act: Act::Swiglu,
+        d_ff,
+        ..c.clone()
+    };
     let truth = of(&swiglu(matched))?.block.mlp_weights;
     let kept = of(&swiglu(f))?.block.mlp_weights;
     Some(CountQuestion {
@@ -230,11 +250,17 @@ fn swiglu_matched(b: &Budget) -> Option<CountQuestion> {
         mistakes: vec![
             (
                 Value::Count(kept),
-                format!("{} is SwiGLU kept at d_ff = {f} (3·{d}·{f}); the matched width is {matched}", thousands(kept)),
+                format!(
+                    "{} is SwiGLU kept at d_ff = {f} (3·{d}·{f}); the matched width is {matched}",
+                    thousands(kept)
+                ),
             ),
             (
                 Value::Count(b.block.mlp_weights),
-                format!("{} is the two-matrix MLP at d_ff = {f}; SwiGLU has three at {matched}", thousands(b.block.mlp_weights)),
+                format!(
+                    "{} is the two-matrix MLP at d_ff = {f}; SwiGLU has three at {matched}",
+                    thousands(b.block.mlp_weights)
+                ),
             ),
         ],
     })
@@ -245,25 +271,37 @@ fn gpt2_questions(g: &Budget) -> Vec<CountQuestion> {
     let no_o = g.block.attention_weights - row(g, "block.attn.out.weight");
     let wte = row(g, "wte");
     let mut out = vec![CountQuestion {
-        ask: format!("GPT-2 small (d = {d}): how many attention weights in one block (matrices, no biases)?"),
+        ask: format!(
+            "GPT-2 small (d = {d}): how many attention weights in one block (matrices, no biases)?"
+        ),
         row: Some("attention weights / block"),
         column: Column::Gpt2Small,
         truth: Value::Count(g.block.attention_weights),
         formula: format!("4·d² = 4·{d}²"),
         mistakes: vec![(
             Value::Count(no_o),
-            format!("{} is 3·d²: q, k and v, but the output projection O is a fourth d×d matrix", thousands(no_o)),
+            format!(
+                "{} is 3·d²: q, k and v, but the output projection O is a fourth d×d matrix",
+                thousands(no_o)
+            ),
         )],
     }];
     let mut total = vec![(
         Value::Count(g.non_embedding.minus_position),
-        format!("{} leaves out wpe (nanoGPT's count); the total counts it", thousands(g.non_embedding.minus_position)),
+        format!(
+            "{} leaves out wpe (nanoGPT's count); the total counts it",
+            thousands(g.non_embedding.minus_position)
+        ),
     )];
     if g.config.tied && wte > 0 {
         let head = g.total + wte;
         total.push((
             Value::Count(head),
-            format!("{} adds a separate LM head (V·d = {}); GPT-2 ties it to wte, so it adds nothing", thousands(head), thousands(wte)),
+            format!(
+                "{} adds a separate LM head (V·d = {}); GPT-2 ties it to wte, so it adds nothing",
+                thousands(head),
+                thousands(wte)
+            ),
         ));
     }
     out.push(CountQuestion {
@@ -314,7 +352,9 @@ mod tests {
             assert!(parse_count(t).is_ok(), "{t}");
         }
         assert_eq!(parse_count("16,384"), Ok(16_384));
-        for t in ["16.4k", "1,63,84", "16,38", ",384", "-5", "", "1e4", "16 384"] {
+        for t in [
+            "16.4k", "1,63,84", "16,38", ",384", "-5", "", "1e4", "16 384",
+        ] {
             let e = parse_count(t).expect_err(t).to_string();
             assert!(e.contains("not an exact count"), "{t}: {e}");
         }
@@ -346,7 +386,11 @@ mod tests {
 
     #[test]
     fn a_swiglu_model_counts_three_matrices_and_names_the_kept_width() {
-        let cfg = ModelConfig { act: Act::Swiglu, d_ff: 171, ..ModelConfig::default() };
+        let cfg = ModelConfig {
+            act: Act::Swiglu,
+            d_ff: 171,
+            ..ModelConfig::default()
+        };
         let ours = Budget::of(&cfg).unwrap();
         let qs = questions(&ours, &ours);
         assert_eq!(qs[0].judge("32,832"), Ok(CountVerdict::Right));

@@ -58,9 +58,7 @@ pub enum FollowUpError {
     NotAChoice(usize, String),
 }
 
-const ORDINALS: [&str; 8] = [
-    "1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th",
-];
+const ORDINALS: [&str; 8] = ["1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th"];
 const WORDS: [&str; 8] = [
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
 ];
@@ -169,7 +167,9 @@ impl Question {
             format!("({})", names.join(","))
         };
         let size = self.dims[group[0]].1;
-        let count = ["", "", "two", "three", "four", "five", "six", "seven", "eight"];
+        let count = [
+            "", "", "two", "three", "four", "five", "six", "seven", "eight",
+        ];
         let question = match &pivot {
             Some(p) => format!(
                 "your sizes fit more than one order: which of the {} {size}s is {}, the {}? Type its position ({}), or name the axes {template}",
@@ -209,9 +209,21 @@ impl Question {
             .zip(&self.dims)
             .enumerate()
             .filter(|(_, (d, t))| !fits_dim(d, t))
-            .map(|(i, (d, (x, n)))| format!("the {} is {}={n}, not {}", ORDINALS[i], x.symbol(), dim_text(d)))
+            .map(|(i, (d, (x, n)))| {
+                format!(
+                    "the {} is {}={n}, not {}",
+                    ORDINALS[i],
+                    x.symbol(),
+                    dim_text(d)
+                )
+            })
             .collect();
-        format!("{said}: {}; {} is {}", wrong.join(", "), self.path, self.shown)
+        format!(
+            "{said}: {}; {} is {}",
+            wrong.join(", "),
+            self.path,
+            self.shown
+        )
     }
 }
 

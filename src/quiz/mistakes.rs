@@ -58,7 +58,12 @@ pub fn of(e: &Event, trace: &Trace) -> Vec<Mistake> {
     let mut out = Vec::new();
     let mut push = |dims: Vec<(Axis, usize)>, says: String| out.push(Mistake { dims, says });
     match axes.as_slice() {
-        [A::Batch, heads @ (A::Heads | A::KvHeads), A::Seq, A::HeadDim] => {
+        [
+            A::Batch,
+            heads @ (A::Heads | A::KvHeads),
+            A::Seq,
+            A::HeadDim,
+        ] => {
             let (h, t) = (size(heads), size(&A::Seq));
             let wrong = swap(1, 2);
             let says = format!(
@@ -82,7 +87,10 @@ pub fn of(e: &Event, trace: &Trace) -> Vec<Mistake> {
             push(wrong, says);
             push(
                 stream.clone(),
-                format!("{} is the stream shape; scores compare every query with every key: (B,h,Tq,Tk), one {t}×{t} table per head", show(&stream)),
+                format!(
+                    "{} is the stream shape; scores compare every query with every key: (B,h,Tq,Tk), one {t}×{t} table per head",
+                    show(&stream)
+                ),
             );
             let flat = vec![dims[0].clone(), dims[2].clone(), dims[3].clone()];
             let says = format!(

@@ -32,7 +32,12 @@ fn wrong(v: Verdict) -> String {
 fn names_in_the_right_order_are_right_and_the_transpose_is_named() {
     let t = trace(&ModelConfig::default());
     let q = question(&t, "block1.attn.q");
-    for right in ["B,h,T,hd", "B,nh,T,hs", "B=2,h=4,T=4,hd=16", "(B, heads, 4, 16)"] {
+    for right in [
+        "B,h,T,hd",
+        "B,nh,T,hs",
+        "B=2,h=4,T=4,hd=16",
+        "(B, heads, 4, 16)",
+    ] {
         assert_eq!(judge(&q, right), Verdict::Right, "{right}");
     }
     for before in ["B,T,h,hd", "B=2,T=4,h=4,hd=16", "B,T,nh,hs"] {
@@ -51,7 +56,11 @@ fn sizes_that_fit_two_orders_get_a_follow_up_and_it_decides() {
     let Verdict::Ask(f) = judge(&q, "2,4,4,16") else {
         panic!("h = T = 4: sizes alone must not be judged")
     };
-    assert!(f.question.contains("which of the two 4s is h"), "{}", f.question);
+    assert!(
+        f.question.contains("which of the two 4s is h"),
+        "{}",
+        f.question
+    );
     assert_eq!(f.template, "(B,?,?,hd)", "the template gives nothing away");
     assert_eq!(q.judge_follow_up(&f, "2").unwrap(), Verdict::Right);
     assert_eq!(q.judge_follow_up(&f, "the 2nd").unwrap(), Verdict::Right);
@@ -80,7 +89,10 @@ fn where_sizes_differ_they_decide_alone() {
     let q = question(&t, "block1.attn.q");
     assert_eq!(judge(&q, "2,8,4,16"), Verdict::Right, "h=8, T=4, hd=16");
     let why = wrong(judge(&q, "2,4,8,16"));
-    assert!(why.contains("(B=2,T=4,h=8,hd=16) is the layout before"), "{why}");
+    assert!(
+        why.contains("(B=2,T=4,h=8,hd=16) is the layout before"),
+        "{why}"
+    );
     // hd = h = 8 at d_model 64: sizes alone fit two orders again.
     let t = trace(&ModelConfig { d_model: 64, ..cfg });
     let q = question(&t, "block1.attn.q");
@@ -105,7 +117,11 @@ fn scores_t_t_is_right_the_transposed_table_and_the_stream_shape_are_named() {
     let Verdict::Ask(f) = judge(&q, "2,4,4,4") else {
         panic!("h = T = 4")
     };
-    assert!(f.question.contains("which of the three 4s is h"), "{}", f.question);
+    assert!(
+        f.question.contains("which of the three 4s is h"),
+        "{}",
+        f.question
+    );
     assert_eq!(q.judge_follow_up(&f, "2").unwrap(), Verdict::Right);
     assert!(matches!(q.judge_follow_up(&f, "4"), Ok(Verdict::Wrong(_))));
 }
@@ -115,7 +131,10 @@ fn the_mlp_and_the_merge_name_their_mistakes() {
     let t = trace(&ModelConfig::default());
     let why = wrong(judge(&question(&t, "block1.mlp.up"), "2,4,64"));
     assert!(why.contains("b1 has 256 entries, not 64"), "{why}");
-    assert_eq!(judge(&question(&t, "block1.mlp.up"), "2,4,256"), Verdict::Right);
+    assert_eq!(
+        judge(&question(&t, "block1.mlp.up"), "2,4,256"),
+        Verdict::Right
+    );
     let why = wrong(judge(&question(&t, "block1.mlp.down"), "2,4,256"));
     assert!(why.contains("brings it back to d_model = 64"), "{why}");
     let why = wrong(judge(&question(&t, "block1.attn.merge"), "B,h,T,hd"));

@@ -46,7 +46,10 @@ pub fn why_of(e: &Event) -> String {
 #[must_use]
 pub fn parse_shape(s: &str) -> Option<Shape> {
     let a = parse(s).ok()?;
-    a.dims.iter().map(|d| d.size.filter(|_| d.axis.is_none())).collect()
+    a.dims
+        .iter()
+        .map(|d| d.size.filter(|_| d.axis.is_none()))
+        .collect()
 }
 
 impl App {
@@ -86,10 +89,18 @@ impl App {
             revealed += 1;
         }
         let n = quiz.quiet + (revealed - from);
-        let kept = self.run.trace.events.get(revealed).map(|e| fmt_shape(&e.shape));
+        let kept = self
+            .run
+            .trace
+            .events
+            .get(revealed)
+            .map(|e| fmt_shape(&e.shape));
         let also = (n > 0).then(|| {
             let (s, keep) = if n == 1 { ("", "keeps") } else { ("s", "keep") };
-            format!("also shown: {n} step{s} that {keep} {}", kept.unwrap_or_default())
+            format!(
+                "also shown: {n} step{s} that {keep} {}",
+                kept.unwrap_or_default()
+            )
         });
         let moved = ask.map_or(target, |a| a - 1) != self.cursor || ask.is_some();
         self.cursor = ask.map_or(target, |a| a - 1);
@@ -193,9 +204,7 @@ impl App {
                     (false, format!("✗ {says}"))
                 }
                 Some((Verdict::Wrong(says), _)) => (false, format!("✗ {says}; {path} is {shown}")),
-                Some((Verdict::Ask(_), _)) | None => {
-                    (false, format!("skipped: {path} is {shown}"))
-                }
+                Some((Verdict::Ask(_), _)) | None => (false, format!("skipped: {path} is {shown}")),
             });
             q.why = Some(why);
             (q.quiet, q.also) = (0, None);

@@ -3,8 +3,8 @@
 //! In the quiz (`z`), the row asked about reads `?` until it is answered.
 
 use crate::budget::{Budget, thousands};
-use crate::tui::app::App;
 use crate::quiz::count::Column;
+use crate::tui::app::App;
 use crate::tui::app::labs::Field;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -87,7 +87,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let mut ours = rows(&lab.ours);
     let mut theirs = rows(&lab.gpt2);
     // The row being asked about is hidden until it is answered.
-    let hidden = lab.quiz.as_ref().filter(|q| q.asking).and_then(|q| q.question());
+    let hidden = lab
+        .quiz
+        .as_ref()
+        .filter(|q| q.asking)
+        .and_then(|q| q.question());
     if let Some(q) = hidden {
         let col = match q.column {
             Column::ThisModel => &mut ours,
@@ -149,7 +153,10 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
             lines.push(Line::styled("→ next question · z ends the quiz", t.dim));
         }
         _ => lines.push(Line::styled(
-            format!("quiz done: {} of {} right · z ends the quiz", q.right, q.asked),
+            format!(
+                "quiz done: {} of {} right · z ends the quiz",
+                q.right, q.asked
+            ),
             t.key,
         )),
     }

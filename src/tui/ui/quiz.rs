@@ -64,7 +64,10 @@ fn verdict(app: &App, area: Rect, buf: &mut Buffer) {
     let Some(q) = &app.quiz else { return };
     let mut lines = Vec::new();
     if let Some((ok, msg)) = &q.feedback {
-        lines.push(Line::styled(format!(" {msg}"), if *ok { t.ok } else { t.fail }));
+        lines.push(Line::styled(
+            format!(" {msg}"),
+            if *ok { t.ok } else { t.fail },
+        ));
     }
     if let Some(why) = &q.why {
         lines.push(Line::raw(format!(" why: {why}")));
@@ -85,7 +88,11 @@ fn popup(
     buf: &mut Buffer,
     centred: bool,
 ) {
-    let w = if centred { area.width.min(76) } else { area.width };
+    let w = if centred {
+        area.width.min(76)
+    } else {
+        area.width
+    };
     let inner = usize::from(w.saturating_sub(2)).max(1);
     let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
     let h = u16::try_from(rows + 2).unwrap_or(8).min(area.height);
@@ -101,6 +108,10 @@ fn popup(
     Clear.render(at, buf);
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
-        .block(Block::bordered().title(title.to_string()).border_style(border))
+        .block(
+            Block::bordered()
+                .title(title.to_string())
+                .border_style(border),
+        )
         .render(at, buf);
 }

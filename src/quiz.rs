@@ -18,6 +18,8 @@
 //! assert!(matches!(question.judge(&parse("2,4,4,16").unwrap()), Verdict::Ask(_)));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod axis;
 pub mod count;
 pub mod judge;

@@ -17,6 +17,7 @@ use crate::text::shown;
 /// A number the student predicts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Value {
+    /// An exact count.
     Count(u64),
     /// A percentage, e.g. 54.5.
     Percent(f64),
@@ -34,36 +35,46 @@ impl std::fmt::Display for Value {
 /// Which column of the budget table a question is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Column {
+    /// The lab's own model.
     ThisModel,
+    /// GPT-2 small, beside it.
     Gpt2Small,
 }
 
 /// One count to predict.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CountQuestion {
+    /// The question as shown.
     pub ask: String,
     /// The budget table's row this question hides, e.g. `FFN weights / block`
     /// (none for a model the table does not show).
     pub row: Option<&'static str>,
+    /// The column the row is hidden in.
     pub column: Column,
+    /// The expected number, counted by the budget code.
     pub truth: Value,
     /// Where it comes from, e.g. `2·d·d_ff = 2·64·256`.
     pub formula: String,
+    /// Named wrong numbers, each with what it counts.
     pub mistakes: Vec<(Value, String)>,
 }
 
 /// The judge's answer on a count.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CountVerdict {
+    /// The exact number.
     Right,
+    /// Wrong, and what the number counts when the mistake is named.
     Wrong(String),
 }
 
 /// Why typed text is not a count.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CountError {
+    /// Not a whole number with grouped separators.
     #[error("'{}' is not an exact count; allowed: a whole number, e.g. 16384, 16,384 or 16_384", shown(.0))]
     NotCount(String),
+    /// Not a percentage.
     #[error("'{}' is not a percentage; allowed: e.g. 54.5 or 54.5%", shown(.0))]
     NotPercent(String),
 }

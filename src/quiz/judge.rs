@@ -14,16 +14,20 @@ use crate::trace::{Event, Trace};
 /// One question: predict the shape of a step.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Question {
+    /// The step's path, e.g. `block1.attn.q`.
     pub path: String,
     /// The step's shape as recorded, e.g. `(B=2,h=4,T=4,hd=16)`.
     pub shown: String,
+    /// The step's axes (T twice read as Tq, Tk) and sizes.
     pub dims: Vec<(Axis, usize)>,
+    /// The named wrong shapes for this step.
     pub mistakes: Vec<Mistake>,
 }
 
 /// The judge's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
+    /// The shape and axis order fit.
     Right,
     /// Wrong, and why: a named mistake's meaning or the axes that differ.
     Wrong(String),
@@ -42,6 +46,7 @@ pub struct FollowUp {
     /// number says it all; the other positions of `group` then take the
     /// remaining axes in their order.
     pub group: Vec<usize>,
+    /// The axis a single number places (h), if one number says it all.
     pub pivot: Option<Axis>,
     /// The template of names shown, `(B,?,?,hd)`.
     pub template: String,
@@ -50,10 +55,13 @@ pub struct FollowUp {
 /// Why a follow-up reply is not an answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FollowUpError {
+    /// The reply is not an answer.
     #[error(transparent)]
     Parse(#[from] ParseError),
+    /// Sizes alone again: they fit two orders.
     #[error("name the axes this time: type {0} with each ? replaced by a name")]
     SizesAgain(String),
+    /// A position outside the ones asked about.
     #[error("{0} is not one of the positions asked about; allowed: {1}")]
     NotAChoice(usize, String),
 }

@@ -12,13 +12,16 @@ pub const MAX_AXES: usize = 8;
 /// One typed axis: its name, its size, or both.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dim {
+    /// The axis named, if a name was typed.
     pub axis: Option<Axis>,
+    /// The size typed, if any.
     pub size: Option<usize>,
 }
 
 /// A parsed answer, outermost axis first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
+    /// One per typed axis.
     pub dims: Vec<Dim>,
 }
 
@@ -33,16 +36,22 @@ impl Answer {
 /// Why typed text is not an answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseError {
+    /// Nothing typed.
     #[error("type a shape: sizes 2,4,64, axis names B,T,d, or both B=2,T=4,d=64")]
     Empty,
+    /// A lone or mismatched bracket.
     #[error("'{}' opens a bracket it does not close (or closes one it did not open)", shown(.0))]
     Unbalanced(String),
+    /// Nothing between two commas.
     #[error("axis {0} is empty: one size or name between each pair of commas")]
     EmptyAxis(usize),
+    /// Neither a size nor a known axis name.
     #[error("'{}' is not an axis name; allowed: {KNOWN}, or a size", shown(.0))]
     NotAxis(String),
+    /// Not a whole number ≥ 1.
     #[error("'{}' is not a size; allowed: whole numbers ≥ 1", shown(.0))]
     NotSize(String),
+    /// More axes than a tensor has.
     #[error("{0} axes is too many; allowed: at most {MAX_AXES}")]
     TooMany(usize),
 }

@@ -142,3 +142,19 @@ fn the_mlp_and_the_merge_name_their_mistakes() {
     let why = wrong(judge(&question(&t, "block1.attn.merge"), "2,4,4,16"));
     assert!(why.contains("before the merge"), "{why}");
 }
+
+#[test]
+fn under_grouped_query_attention_k_has_kv_heads_not_h() {
+    let cfg = crate::config::preset::by_name("lesson-gqa").unwrap();
+    let t = trace(&cfg);
+    let k = question(&t, "block1.attn.k");
+    assert_eq!(judge(&k, "B,kv,T,hd"), Verdict::Right);
+    let why = wrong(judge(&k, "B,h,T,hd"));
+    assert!(why.contains("the 2nd is kv=2, not h"), "{why}");
+    // B = kv = 2: sizes alone fit two orders here too.
+    let Verdict::Ask(f) = judge(&k, "2,2,4,16") else {
+        panic!("B = kv = 2")
+    };
+    assert_eq!(k.judge_follow_up(&f, "B,kv,T,hd").unwrap(), Verdict::Right);
+    assert!(matches!(k.judge_follow_up(&f, "kv,B,T,hd"), Ok(Verdict::Wrong(_))));
+}

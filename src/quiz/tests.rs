@@ -156,5 +156,8 @@ fn under_grouped_query_attention_k_has_kv_heads_not_h() {
         panic!("B = kv = 2")
     };
     assert_eq!(k.judge_follow_up(&f, "B,kv,T,hd").unwrap(), Verdict::Right);
-    assert!(matches!(k.judge_follow_up(&f, "kv,B,T,hd"), Ok(Verdict::Wrong(_))));
+    assert!(matches!(
+        k.judge_follow_up(&f, "kv,B,T,hd"),
+        Ok(Verdict::Wrong(_))
+    ));
 }

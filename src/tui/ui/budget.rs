@@ -160,11 +160,13 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
             t.key,
         )),
     }
-    let title = format!(
-        " Budget quiz {}/{} · Enter answers · Esc skips ",
-        q.right, q.asked
-    );
-    let inner = usize::from(area.width.saturating_sub(2)).max(1);
+    let keys = if q.asking {
+        "Enter answers · Esc skips"
+    } else {
+        "→ goes on · z ends"
+    };
+    let title = format!(" Budget quiz {}/{} · {keys} ", q.right, q.asked);
+    let inner = usize::from(area.width.saturating_sub(4)).max(1);
     let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
     let h = u16::try_from(rows + 2).unwrap_or(8).min(area.height);
     let at = Rect {
@@ -175,6 +177,11 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
     ratatui::widgets::Clear.render(at, buf);
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
-        .block(Block::bordered().title(title).border_style(t.key))
+        .block(
+            Block::bordered()
+                .title(title)
+                .border_style(t.key)
+                .padding(ratatui::widgets::Padding::horizontal(1)),
+        )
         .render(at, buf);
 }

@@ -8,7 +8,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Clear, Padding, Paragraph, Widget, Wrap};
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let Some(q) = &app.quiz else { return };
@@ -32,29 +32,29 @@ fn question(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|i| format!("{} {}", i.path, fmt_shape(&i.shape)))
         .collect();
     let mut lines = vec![
-        Line::styled(format!(" step {}: {} = {}", e.step, e.path, e.op), t.title),
-        Line::raw(format!(" of {}", from.join(", "))),
+        Line::styled(format!("step {}: {} = {}", e.step, e.path, e.op), t.title),
+        Line::raw(format!("of {}", from.join(", "))),
     ];
     if let Some(also) = &q.also {
-        lines.push(Line::styled(format!(" {also}"), t.dim));
+        lines.push(Line::styled(also.clone(), t.dim));
     }
     let prompt = match &q.follow_up {
         Some(f) => {
-            lines.push(Line::styled(format!(" ? {}", f.question), t.key));
-            " Which › "
+            lines.push(Line::styled(format!("? {}", f.question), t.key));
+            "Which › "
         }
-        None => " Predict its shape (sizes, axis names or both) › ",
+        None => "Predict its shape (sizes, axis names or both) › ",
     };
     lines.push(Line::from(vec![
         Span::raw(prompt),
         Span::styled(format!("{}█", q.input), t.key),
     ]));
     lines.push(Line::styled(
-        format!(" Enter answers · Esc skips · score {}/{}", q.right, q.asked),
+        format!("Enter answers · Esc skips · score {}/{}", q.right, q.asked),
         t.dim,
     ));
     if let Some(msg) = &q.invalid {
-        lines.push(Line::styled(format!(" ✗ {msg}"), t.fail));
+        lines.push(Line::styled(format!("✗ {msg}"), t.fail));
     }
     popup(lines, " Quiz ", t.key, area, buf, true);
 }
@@ -64,16 +64,13 @@ fn verdict(app: &App, area: Rect, buf: &mut Buffer) {
     let Some(q) = &app.quiz else { return };
     let mut lines = Vec::new();
     if let Some((ok, msg)) = &q.feedback {
-        lines.push(Line::styled(
-            format!(" {msg}"),
-            if *ok { t.ok } else { t.fail },
-        ));
+        lines.push(Line::styled(msg.clone(), if *ok { t.ok } else { t.fail }));
     }
     if let Some(why) = &q.why {
-        lines.push(Line::raw(format!(" why: {why}")));
+        lines.push(Line::raw(format!("why: {why}")));
     }
     if let Some(also) = &q.also {
-        lines.push(Line::styled(format!(" {also}"), t.dim));
+        lines.push(Line::styled(also.clone(), t.dim));
     }
     let title = format!(" Quiz {}/{} · → goes on · z ends ", q.right, q.asked);
     popup(lines, &title, t.key, area, buf, false);
@@ -93,7 +90,7 @@ fn popup(
     } else {
         area.width
     };
-    let inner = usize::from(w.saturating_sub(2)).max(1);
+    let inner = usize::from(w.saturating_sub(4)).max(1);
     let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
     let h = u16::try_from(rows + 2).unwrap_or(8).min(area.height);
     let at = if centred {
@@ -111,7 +108,8 @@ fn popup(
         .block(
             Block::bordered()
                 .title(title.to_string())
-                .border_style(border),
+                .border_style(border)
+                .padding(Padding::horizontal(1)),
         )
         .render(at, buf);
 }

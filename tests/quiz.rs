@@ -172,6 +172,8 @@ fn the_budget_quiz_names_the_mistakes_behind_16384_and_49152() {
     // The row asked about is hidden until answered.
     let s = a.frame();
     assert!(!s.contains("32,768"), "{s}");
+    let ratio = s.lines().find(|l| l.contains("FFN : attention")).unwrap();
+    assert!(ratio.contains('?'), "the ratio would give it away: {ratio}");
     assert!(s.contains("how many MLP weights"), "{s}");
     a.answer("16,384");
     let lab = a.labs.budget.as_ref().unwrap();

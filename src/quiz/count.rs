@@ -50,9 +50,10 @@ pub enum Column {
 pub struct CountQuestion {
     /// The question as shown.
     pub ask: String,
-    /// The budget table's row this question hides, e.g. `FFN weights / block`
-    /// (none for a model the table does not show).
-    pub row: Option<&'static str>,
+    /// The budget table's rows this question hides until it is answered:
+    /// its own, and any that would give it away (the ratio, the
+    /// total minus wpe).
+    pub hides: Vec<&'static str>,
     /// The column the row is hidden in.
     pub column: Column,
     /// The expected number, counted by the budget code.

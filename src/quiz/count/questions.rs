@@ -77,7 +77,7 @@ fn mlp(b: &Budget) -> CountQuestion {
     }
     CountQuestion {
         ask: "This model: how many MLP weights in one block (matrices, no biases)?".into(),
-        row: Some("FFN weights / block"),
+        hides: vec!["FFN weights / block", "FFN : attention"],
         column: Column::ThisModel,
         truth: Value::Count(b.block.mlp_weights),
         formula: format!("{} matrices of d·d_ff = {d}·{f}", if gated { 3 } else { 2 }),
@@ -108,7 +108,7 @@ fn swiglu_matched(b: &Budget) -> Option<CountQuestion> {
         ask: format!(
             "This model's MLP as SwiGLU (three matrices) at the matched width d_ff' = round(2/3·{f}) = {matched}: how many MLP weights per block?"
         ),
-        row: None,
+        hides: Vec::new(),
         column: Column::ThisModel,
         truth: Value::Count(truth),
         formula: format!("3·d·d_ff' = 3·{d}·{matched}"),
@@ -139,7 +139,7 @@ fn gpt2_questions(g: &Budget) -> Vec<CountQuestion> {
         ask: format!(
             "GPT-2 small (d = {d}): how many attention weights in one block (matrices, no biases)?"
         ),
-        row: Some("attention weights / block"),
+        hides: vec!["attention weights / block", "FFN : attention"],
         column: Column::Gpt2Small,
         truth: Value::Count(g.block.attention_weights),
         formula: format!("4·d² = 4·{d}²"),
@@ -171,7 +171,7 @@ fn gpt2_questions(g: &Budget) -> Vec<CountQuestion> {
     }
     out.push(CountQuestion {
         ask: "GPT-2 small: how many parameters in all?".into(),
-        row: Some("total parameters"),
+        hides: vec!["total parameters", "non-embedding"],
         column: Column::Gpt2Small,
         truth: Value::Count(g.total),
         formula: "L·block + wte + wpe + ln_f".into(),
@@ -182,7 +182,7 @@ fn gpt2_questions(g: &Budget) -> Vec<CountQuestion> {
     let param_share = 100.0 * mw as f64 / (aw + mw) as f64;
     out.push(CountQuestion {
         ask: format!("GPT-2 small at T = {}: what share of one block's FLOPs is the FFN's, in %?", g.flops.seq),
-        row: Some("  FFN share of FLOPs"),
+        hides: vec!["  FFN share of FLOPs"],
         column: Column::Gpt2Small,
         truth: Value::Percent(g.flops.ffn_share * 100.0),
         formula: "FFN matmul FLOPs / (all matmul FLOPs + the score and weighted-sum products)".into(),

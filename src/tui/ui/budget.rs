@@ -98,7 +98,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             Column::Gpt2Small => &mut theirs,
         };
         for (label, value) in col.iter_mut() {
-            if Some(*label) == q.row {
+            if q.hides.contains(label) {
                 *value = "?".into();
             }
         }

@@ -28,6 +28,7 @@ pub mod model;
 pub mod npy;
 pub mod ops;
 pub mod plan;
+pub mod quiz;
 pub mod report;
 pub mod run;
 pub mod seed;

@@ -386,6 +386,10 @@ fn quiz_asks_before_each_new_shape_and_keeps_score() {
         a.act(Action::Char(c));
     }
     a.act(Action::Submit);
+    // h = T = 4: the sizes fit two orders, so the quiz asks which 4 is h.
+    assert!(a.quiz.as_ref().unwrap().follow_up.is_some());
+    a.act(Action::Char('2'));
+    a.act(Action::Submit);
     let q = a.quiz.as_ref().unwrap();
     assert_eq!((q.right, q.asked, a.cursor), (1, 1, 5));
     assert!(q.feedback.as_ref().unwrap().0);
@@ -401,7 +405,13 @@ fn quiz_asks_before_each_new_shape_and_keeps_score() {
     a.act(Action::Submit);
     let q = a.quiz.as_ref().unwrap();
     assert_eq!((q.right, q.asked), (1, 2));
-    assert!(q.feedback.as_ref().unwrap().1.contains("(2,4,4,4)"));
+    assert!(
+        q.feedback
+            .as_ref()
+            .unwrap()
+            .1
+            .contains("(B=2,h=4,Tq=4,Tk=4)")
+    );
     // Text that is not a shape keeps the question open.
     a.act(Action::Next);
     a.act(Action::Next);

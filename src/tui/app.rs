@@ -275,7 +275,10 @@ impl App {
     /// Which keys are live now.
     #[must_use]
     pub fn key_mode(&self) -> KeyMode {
-        if self.quiz.as_ref().is_some_and(|q| q.asking.is_some()) || self.labs.editing.is_some() {
+        if self.quiz.as_ref().is_some_and(|q| q.asking.is_some())
+            || self.labs.editing.is_some()
+            || (self.tab == Tab::Budget && self.labs.budget.as_ref().is_some_and(|b| b.asking()))
+        {
             KeyMode::Typing
         } else if self.help {
             KeyMode::Help

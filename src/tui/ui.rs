@@ -138,7 +138,7 @@ impl Widget for &App {
         if self.labs.editing.is_some() {
             edit::render(self, body, buf);
         }
-        if self.quiz.as_ref().is_some_and(|q| q.asking.is_some()) {
+        if self.quiz.is_some() {
             quiz::render(self, body, buf);
         }
         if self.help {

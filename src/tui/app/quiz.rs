@@ -1,9 +1,13 @@
 //! Quiz mode: before a step whose shape differs from the step before it is
-//! shown, the student types the predicted shape and is scored.
+//! shown, the student types the predicted shape and is scored. The judge is
+//! [`crate::quiz`]; here are the turns: ask, follow up when the sizes fit
+//! two axis orders, reveal with the step's why, keep score.
 
-use super::{App, Row};
+use super::{App, Row, Tab};
 use crate::Shape;
+use crate::quiz::{FollowUp, Question, Verdict, parse::parse};
 use crate::shape::fmt_shape;
+use crate::trace::Event;
 use crate::tui::action::Action;
 
 /// Quiz state.
@@ -21,17 +25,35 @@ pub struct Quiz {
     pub feedback: Option<(bool, String)>,
     /// Why the typed text is not a shape, after Enter.
     pub invalid: Option<String>,
+    /// The question asked about an answer whose sizes fit two orders.
+    pub follow_up: Option<FollowUp>,
+    /// The revealed step's why, shown with the verdict.
+    pub why: Option<String>,
+    /// Steps shown without a question since the last one, e.g. `also
+    /// shown: 2 steps that keep (2,4,64)`.
+    pub also: Option<String>,
+    /// How many steps were shown without a question since the last one.
+    pub quiet: usize,
 }
 
-/// Parses `2,4,4,4` or `(2, 4, 4, 4)`.
+/// The why of a step, shown after every answer.
+#[must_use]
+pub fn why_of(e: &Event) -> String {
+    // A log of schema 1 has no why: its formula stands in.
+    match e.why_text() {
+        "" => e.formula.clone(),
+        why => why.to_string(),
+    }
+}
+
+/// Parses `2,4,4,4` or `(2, 4, 4, 4)`: sizes alone.
 #[must_use]
 pub fn parse_shape(s: &str) -> Option<Shape> {
-    let inner = s
-        .trim()
-        .trim_start_matches(['(', '['])
-        .trim_end_matches([')', ']']);
-    let dims: Option<Shape> = inner.split(',').map(|d| d.trim().parse().ok()).collect();
-    dims.filter(|d| !d.is_empty())
+    let a = parse(s).ok()?;
+    a.dims
+        .iter()
+        .map(|d| d.size.filter(|_| d.axis.is_none()))
+        .collect()
 }
 
 impl App {
@@ -52,14 +74,16 @@ impl App {
     }
 
     /// Moves the cursor to `target`; in quiz mode, stops before the first
-    /// unrevealed step whose shape must be predicted.
+    /// unrevealed step whose shape must be predicted, and says how many
+    /// steps it showed on the way (their shape did not change).
     pub(super) fn goto(&mut self, target: usize) {
         let target = target.min(self.rows().saturating_sub(1));
         let Some(quiz) = &self.quiz else {
             self.cursor = target;
             return;
         };
-        let mut revealed = quiz.revealed;
+        let from = quiz.revealed;
+        let mut revealed = from;
         let mut ask = None;
         while revealed < target {
             if self.asks(revealed + 1) {
@@ -68,22 +92,47 @@ impl App {
             }
             revealed += 1;
         }
+        let n = quiz.quiet + (revealed - from);
+        let kept = self
+            .run
+            .trace
+            .events
+            .get(revealed)
+            .map(|e| fmt_shape(&e.shape));
+        let also = (n > 0).then(|| {
+            let (s, keep) = if n == 1 { ("", "keeps") } else { ("s", "keep") };
+            format!(
+                "also shown: {n} step{s} that {keep} {}",
+                kept.unwrap_or_default()
+            )
+        });
+        let moved = ask.map_or(target, |a| a - 1) != self.cursor || ask.is_some();
         self.cursor = ask.map_or(target, |a| a - 1);
         if let Some(q) = &mut self.quiz {
             q.revealed = revealed;
             q.asking = ask;
+            if moved {
+                (q.feedback, q.why) = (None, None);
+                (q.quiet, q.also) = (n, also);
+            }
         }
     }
 
     pub(super) fn toggle_quiz(&mut self) {
-        if self.quiz.take().is_none() {
+        if self.tab == Tab::Budget {
+            if let Some(lab) = &mut self.labs.budget {
+                self.status = Some(lab.toggle_quiz());
+            }
+            return;
+        }
+        if let Some(q) = self.quiz.take() {
+            self.status = Some(format!("quiz off: {} of {} right", q.right, q.asked));
+        } else {
             self.quiz = Some(Quiz {
                 revealed: self.cursor,
                 ..Quiz::default()
             });
             self.status = Some("quiz on: predict each new shape before it is shown".into());
-        } else {
-            self.status = Some("quiz off".into());
         }
     }
 
@@ -92,6 +141,7 @@ impl App {
         if let Some(q) = &mut self.quiz {
             q.revealed = self.cursor;
             q.asking = None;
+            q.follow_up = None;
         }
     }
 
@@ -103,45 +153,68 @@ impl App {
                 q.input.pop();
             }
             Action::ClearInput => q.input.clear(),
-            Action::Submit => match parse_shape(&q.input) {
-                Some(guess) => self.reveal(Some(guess)),
-                None => {
-                    q.invalid = Some(format!(
-                        "'{}' is not a shape: type numbers like 2,4,4,16",
-                        q.input
-                    ))
-                }
-            },
+            Action::Submit => self.answer(),
             Action::Cancel => self.reveal(None),
             _ => {}
         }
     }
 
-    /// Shows the asked step; scores `guess` when there is one.
-    fn reveal(&mut self, guess: Option<Shape>) {
+    /// Judges what was typed: a verdict, a follow-up, or why it is not an
+    /// answer (the question stays open).
+    fn answer(&mut self) {
+        let Some(q) = &self.quiz else { return };
+        let Some(Row::Event(e)) = q.asking.and_then(|i| self.row(i)) else {
+            return;
+        };
+        let question = Question::of(e, &self.run.trace);
+        let judged = match &q.follow_up {
+            Some(f) => question
+                .judge_follow_up(f, &q.input)
+                .map_err(|err| err.to_string()),
+            None => parse(&q.input)
+                .map(|a| question.judge(&a))
+                .map_err(|err| err.to_string()),
+        };
+        let Some(q) = &mut self.quiz else { return };
+        match judged {
+            Ok(Verdict::Ask(f)) => {
+                q.follow_up = Some(f);
+                q.input.clear();
+                q.invalid = None;
+            }
+            Ok(v) => self.reveal(Some((v, question))),
+            Err(msg) => q.invalid = Some(msg),
+        }
+    }
+
+    /// Shows the asked step with its why; scores the verdict when there is
+    /// one (none: skipped).
+    fn reveal(&mut self, verdict: Option<(Verdict, Question)>) {
         let Some(step) = self.quiz.as_ref().and_then(|q| q.asking) else {
             return;
         };
         let Some(Row::Event(e)) = self.row(step) else {
             return;
         };
-        let (truth, path) = (e.shape.clone(), e.path.clone());
-        let shown = fmt_shape(&truth);
+        let (path, shown, why) = (e.path.clone(), e.named_shape(), why_of(e));
         if let Some(q) = &mut self.quiz {
-            q.asked += usize::from(guess.is_some());
-            q.feedback = Some(match guess {
-                Some(g) if g == truth => {
+            q.asked += usize::from(verdict.is_some());
+            q.feedback = Some(match verdict {
+                Some((Verdict::Right, _)) => {
                     q.right += 1;
                     (true, format!("✓ right: {path} is {shown}"))
                 }
-                Some(g) => (
-                    false,
-                    format!("✗ you said {}; {path} is {shown}", fmt_shape(&g)),
-                ),
-                None => (false, format!("skipped: {path} is {shown}")),
+                Some((Verdict::Wrong(says), question)) if says.ends_with(&question.shown) => {
+                    (false, format!("✗ {says}"))
+                }
+                Some((Verdict::Wrong(says), _)) => (false, format!("✗ {says}; {path} is {shown}")),
+                Some((Verdict::Ask(_), _)) | None => (false, format!("skipped: {path} is {shown}")),
             });
+            q.why = Some(why);
+            (q.quiet, q.also) = (0, None);
             q.revealed = step;
             q.asking = None;
+            q.follow_up = None;
             q.input.clear();
             q.invalid = None;
         }

@@ -1,7 +1,9 @@
 //! The budget lab: parameters, FLOPs and bytes of an editable copy of the
 //! model, beside GPT-2 small. Every number comes from `budget::Budget`.
+//! In the quiz (`z`), the row asked about reads `?` until it is answered.
 
 use crate::budget::{Budget, thousands};
+use crate::quiz::count::Column;
 use crate::tui::app::App;
 use crate::tui::app::labs::Field;
 use ratatui::buffer::Buffer;
@@ -82,8 +84,25 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .block(Block::bordered().title(" This model "))
         .render(left, buf);
 
-    let ours = rows(&lab.ours);
-    let theirs = rows(&lab.gpt2);
+    let mut ours = rows(&lab.ours);
+    let mut theirs = rows(&lab.gpt2);
+    // The row being asked about is hidden until it is answered.
+    let hidden = lab
+        .quiz
+        .as_ref()
+        .filter(|q| q.asking)
+        .and_then(|q| q.question());
+    if let Some(q) = hidden {
+        let col = match q.column {
+            Column::ThisModel => &mut ours,
+            Column::Gpt2Small => &mut theirs,
+        };
+        for (label, value) in col.iter_mut() {
+            if q.hides.contains(label) {
+                *value = "?".into();
+            }
+        }
+    }
     let wn = usize::from(right.width.saturating_sub(2)).saturating_sub(26) / 2;
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{:<26}", ""), t.title),
@@ -103,4 +122,66 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     Paragraph::new(lines)
         .block(Block::bordered().title(" Budget: parameters, FLOPs, bytes "))
         .render(right, buf);
+    quiz(app, area, buf);
+}
+
+/// The count quiz along the bottom: the question, or the last verdict.
+fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme;
+    let Some(q) = app.labs.budget.as_ref().and_then(|l| l.quiz.as_ref()) else {
+        return;
+    };
+    let mut lines = Vec::new();
+    if let Some((ok, msg)) = &q.feedback {
+        lines.push(Line::styled(msg.clone(), if *ok { t.ok } else { t.fail }));
+    }
+    match q.question() {
+        Some(question) if q.asking => {
+            lines.push(Line::styled(
+                format!("{} of {}: {}", q.at + 1, q.questions.len(), question.ask),
+                t.title,
+            ));
+            lines.push(Line::from(vec![
+                Span::raw("Your count › "),
+                Span::styled(format!("{}█", q.input), t.key),
+            ]));
+            if let Some(msg) = &q.invalid {
+                lines.push(Line::styled(format!("✗ {msg}"), t.fail));
+            }
+        }
+        Some(_) if q.at + 1 < q.questions.len() => {
+            lines.push(Line::styled("→ next question · z ends the quiz", t.dim));
+        }
+        _ => lines.push(Line::styled(
+            format!(
+                "quiz done: {} of {} right · z ends the quiz",
+                q.right, q.asked
+            ),
+            t.key,
+        )),
+    }
+    let keys = if q.asking {
+        "Enter answers · Esc skips"
+    } else {
+        "→ goes on · z ends"
+    };
+    let title = format!(" Budget quiz {}/{} · {keys} ", q.right, q.asked);
+    let inner = usize::from(area.width.saturating_sub(4)).max(1);
+    let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
+    let h = u16::try_from(rows + 2).unwrap_or(8).min(area.height);
+    let at = Rect {
+        y: area.bottom().saturating_sub(h),
+        height: h,
+        ..area
+    };
+    ratatui::widgets::Clear.render(at, buf);
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(
+            Block::bordered()
+                .title(title)
+                .border_style(t.key)
+                .padding(ratatui::widgets::Padding::horizontal(1)),
+        )
+        .render(at, buf);
 }

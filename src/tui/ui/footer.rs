@@ -1,4 +1,6 @@
 //! The footer: the contract's status, then the last message or key hints.
+//! While the quiz is on, the departure and return counts are hidden: they
+//! would say how many shapes leave (B,T,d) before the student predicts them.
 
 use crate::check::Status;
 use crate::report::headline;
@@ -45,12 +47,22 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let returns = trace.events.iter().filter(|e| e.returns).count();
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    let long = format!(
-        " · ◆ {} · ↩ {} · ",
-        plural(departures, "departure", "departures"),
-        plural(returns, "return", "returns")
-    );
-    let short = format!(" · ◆ {departures} · ↩ {returns} · ");
+    // The counts give the quiz's answers away (which steps leave (B,T,d)).
+    let (long, short) = if app.quiz.is_some() {
+        (
+            " · ◆ ↩ counts hidden in the quiz · ".to_string(),
+            " · ◆ ↩ hidden · ".to_string(),
+        )
+    } else {
+        (
+            format!(
+                " · ◆ {} · ↩ {} · ",
+                plural(departures, "departure", "departures"),
+                plural(returns, "return", "returns")
+            ),
+            format!(" · ◆ {departures} · ↩ {returns} · "),
+        )
+    };
     let quiz = app.quiz.as_ref().map_or_else(
         || Span::raw(""),
         |q| Span::styled(format!(" quiz {}/{} │", q.right, q.asked), t.key),
@@ -70,8 +82,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .spans
             .insert(0, Span::styled(" ⧗ stale, re-tracing:", t.key));
     }
-    // The message (a quiz verdict, else the last thing that happened)
-    // takes rows of its own above the key hints, which always stay.
+    // The message (the last thing that happened) takes rows of its own
+    // above the key hints, which always stay.
     let (msg, style) = message(app);
     let mut lines = vec![first];
     lines.extend(
@@ -106,16 +118,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     }
 }
 
-/// The message under the contract line: the quiz's verdict on the last
-/// answer, else the last thing that happened; with its style.
+/// The message under the contract line: the last thing that happened
+/// (the quiz's verdicts are in its own box), with its style.
 fn message(app: &App) -> (Option<String>, ratatui::style::Style) {
-    let t = app.theme;
-    let feedback = app.quiz.as_ref().and_then(|q| q.feedback.clone());
-    match (feedback, &app.status) {
-        (Some((ok, msg)), _) => (Some(msg), if ok { t.ok } else { t.fail }),
-        (None, Some(msg)) => (Some(msg.clone()), t.key),
-        (None, None) => (None, t.key),
-    }
+    (app.status.clone(), app.theme.key)
 }
 
 /// Most rows a message takes.
@@ -174,6 +180,7 @@ fn hints(app: &App) -> Line<'static> {
             ("←→", "change"),
             ("e", "type"),
             ("g", "reset"),
+            ("z", "quiz"),
             ("Tab", "next tab"),
             ("?", "help"),
             ("q", "quit"),

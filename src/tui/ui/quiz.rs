@@ -1,13 +1,25 @@
-//! The quiz prompt: predict the shape of the next step before it is shown.
+//! The quiz over the stepper: the question (and its follow-up when the
+//! sizes fit two axis orders) while one is open; after an answer, the
+//! verdict, the step's why and the steps shown without a question.
 
 use crate::shape::fmt_shape;
-use crate::tui::app::{App, Row};
+use crate::tui::app::{App, Row, Tab};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use ratatui::widgets::{Block, Clear, Padding, Paragraph, Widget, Wrap};
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let Some(q) = &app.quiz else { return };
+    if q.asking.is_some() {
+        question(app, area, buf);
+    } else if (q.feedback.is_some() || q.also.is_some()) && app.tab == Tab::Steps && !app.present {
+        verdict(app, area, buf);
+    }
+}
+
+fn question(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
     let Some(q) = &app.quiz else { return };
     let Some(Row::Event(e)) = q.asking.and_then(|i| app.row(i)) else {
@@ -20,28 +32,84 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|i| format!("{} {}", i.path, fmt_shape(&i.shape)))
         .collect();
     let mut lines = vec![
-        Line::styled(format!(" step {}: {} = {}", e.step, e.path, e.op), t.title),
-        Line::raw(format!(" of {}", from.join(", "))),
-        Line::from(vec![
-            Span::raw(" Predict its shape › "),
-            Span::styled(format!("{}█", q.input), t.key),
-        ]),
-        Line::styled(
-            format!(" Enter answers · Esc skips · score {}/{}", q.right, q.asked),
-            t.dim,
-        ),
+        Line::styled(format!("step {}: {} = {}", e.step, e.path, e.op), t.title),
+        Line::raw(format!("of {}", from.join(", "))),
     ];
-    if let Some(msg) = &q.invalid {
-        lines.push(Line::styled(format!(" ✗ {msg}"), t.fail));
+    if let Some(also) = &q.also {
+        lines.push(Line::styled(also.clone(), t.dim));
     }
-    let w = area.width.min(76);
-    let inner = usize::from(w.saturating_sub(2)).max(1);
+    let prompt = match &q.follow_up {
+        Some(f) => {
+            lines.push(Line::styled(format!("? {}", f.question), t.key));
+            "Which › "
+        }
+        None => "Predict its shape (sizes, axis names or both) › ",
+    };
+    lines.push(Line::from(vec![
+        Span::raw(prompt),
+        Span::styled(format!("{}█", q.input), t.key),
+    ]));
+    lines.push(Line::styled(
+        format!("Enter answers · Esc skips · score {}/{}", q.right, q.asked),
+        t.dim,
+    ));
+    if let Some(msg) = &q.invalid {
+        lines.push(Line::styled(format!("✗ {msg}"), t.fail));
+    }
+    popup(lines, " Quiz ", t.key, area, buf, true);
+}
+
+fn verdict(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = app.theme;
+    let Some(q) = &app.quiz else { return };
+    let mut lines = Vec::new();
+    if let Some((ok, msg)) = &q.feedback {
+        lines.push(Line::styled(msg.clone(), if *ok { t.ok } else { t.fail }));
+    }
+    if let Some(why) = &q.why {
+        lines.push(Line::raw(format!("why: {why}")));
+    }
+    if let Some(also) = &q.also {
+        lines.push(Line::styled(also.clone(), t.dim));
+    }
+    let title = format!(" Quiz {}/{} · → goes on · z ends ", q.right, q.asked);
+    popup(lines, &title, t.key, area, buf, false);
+}
+
+/// Draws `lines` in a bordered box: centred, or along the bottom of `area`.
+fn popup(
+    lines: Vec<Line>,
+    title: &str,
+    border: Style,
+    area: Rect,
+    buf: &mut Buffer,
+    centred: bool,
+) {
+    let w = if centred {
+        area.width.min(76)
+    } else {
+        area.width
+    };
+    let inner = usize::from(w.saturating_sub(4)).max(1);
     let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
     let h = u16::try_from(rows + 2).unwrap_or(8).min(area.height);
-    let popup = area.centered(Constraint::Length(w), Constraint::Length(h));
-    Clear.render(popup, buf);
+    let at = if centred {
+        area.centered(Constraint::Length(w), Constraint::Length(h))
+    } else {
+        Rect {
+            y: area.bottom().saturating_sub(h),
+            height: h,
+            ..area
+        }
+    };
+    Clear.render(at, buf);
     Paragraph::new(lines)
-        .wrap(ratatui::widgets::Wrap { trim: false })
-        .block(Block::bordered().title(" Quiz ").border_style(t.key))
-        .render(popup, buf);
+        .wrap(Wrap { trim: false })
+        .block(
+            Block::bordered()
+                .title(title.to_string())
+                .border_style(border)
+                .padding(Padding::horizontal(1)),
+        )
+        .render(at, buf);
 }

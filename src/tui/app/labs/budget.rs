@@ -1,9 +1,14 @@
 //! The budget lab: an editable copy of the stepper's model, its parameter,
 //! FLOP and memory budget recounted on every change, beside GPT-2 small's.
+//! `z` starts its quiz: predict a row of the table before it is shown
+//! (the judge is [`crate::quiz::count`]).
 
 use super::{Action, Edit, EditTarget, Labs};
 use crate::budget::Budget;
 use crate::config::{Act, ModelConfig, preset};
+pub use quiz::CountQuiz;
+
+mod quiz;
 
 /// A budget field the user can change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,6 +105,8 @@ pub struct BudgetLab {
     pub gpt2: Budget,
     /// Why the last change was refused.
     pub error: Option<String>,
+    /// The count quiz, while it is on.
+    pub quiz: Option<CountQuiz>,
 }
 
 fn step_size(v: usize) -> usize {
@@ -111,6 +118,11 @@ impl Labs {
     /// starts over from the stepper's model (`First`).
     pub(super) fn budget_update(&mut self, action: Action, generation: u64, cfg: &ModelConfig) {
         let Some(lab) = &mut self.budget else { return };
+        if let Some(quiz) = &mut lab.quiz {
+            // The model stays as asked about until the quiz ends (z).
+            quiz.update(action);
+            return;
+        }
         let field = lab.field;
         let up = match action {
             Action::Down => {
@@ -202,5 +214,6 @@ pub(super) fn budget_lab(generation: u64, cfg: &ModelConfig) -> Option<BudgetLab
         ours,
         gpt2,
         error: None,
+        quiz: None,
     })
 }

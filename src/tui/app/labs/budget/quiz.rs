@@ -1,0 +1,108 @@
+//! The Budget tab's quiz: `z` asks for one row of the table at a time;
+//! Enter answers, Esc skips, → goes on. The judge is
+//! [`crate::quiz::count`]; every number comes from the budget code.
+
+use super::BudgetLab;
+use crate::quiz::count::{CountQuestion, CountVerdict, questions};
+use crate::tui::action::Action;
+
+/// The Budget tab's quiz: one row of the table at a time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CountQuiz {
+    pub questions: Vec<CountQuestion>,
+    /// The question shown, from 0.
+    pub at: usize,
+    /// Whether it waits for an answer (else its verdict is shown).
+    pub asking: bool,
+    pub input: String,
+    pub right: usize,
+    pub asked: usize,
+    /// The verdict on the last answer: (right, message).
+    pub feedback: Option<(bool, String)>,
+    /// Why the typed text is not a count.
+    pub invalid: Option<String>,
+}
+
+impl CountQuiz {
+    /// The question shown.
+    #[must_use]
+    pub fn question(&self) -> Option<&CountQuestion> {
+        self.questions.get(self.at)
+    }
+
+    /// Whether it is over: every question answered or skipped.
+    #[must_use]
+    pub fn done(&self) -> bool {
+        self.at >= self.questions.len()
+    }
+
+    /// While on, the lab's keys go here: typing, Enter, Esc (skip), and
+    /// → for the next question once a verdict is shown.
+    pub(super) fn update(&mut self, action: Action) {
+        if !self.asking {
+            if matches!(action, Action::Next | Action::Down) && !self.done() {
+                self.at += 1;
+                self.asking = !self.done();
+                self.feedback = None;
+            }
+            return;
+        }
+        match action {
+            Action::Char(c) => self.input.push(c),
+            Action::Backspace => {
+                self.input.pop();
+            }
+            Action::ClearInput => self.input.clear(),
+            Action::Cancel => self.settle(None),
+            Action::Submit => match self.question().map(|q| q.judge(&self.input)) {
+                Some(Ok(v)) => self.settle(Some(v)),
+                Some(Err(e)) => self.invalid = Some(e.to_string()),
+                None => {}
+            },
+            _ => {}
+        }
+    }
+
+    fn settle(&mut self, verdict: Option<CountVerdict>) {
+        let Some(q) = self.question() else { return };
+        let truth = format!("{} = {}", q.formula, q.truth);
+        if let Some(v) = &verdict {
+            self.asked += 1;
+            self.right += usize::from(*v == CountVerdict::Right);
+        }
+        self.feedback = Some(match verdict {
+            Some(CountVerdict::Right) => (true, format!("✓ right: {truth}")),
+            Some(CountVerdict::Wrong(says)) => (false, format!("✗ {says}")),
+            None => (false, format!("skipped: {truth}")),
+        });
+        self.asking = false;
+        self.input.clear();
+        self.invalid = None;
+    }
+}
+
+impl BudgetLab {
+    /// Whether the quiz waits for a typed count.
+    #[must_use]
+    pub fn asking(&self) -> bool {
+        self.quiz.as_ref().is_some_and(|q| q.asking)
+    }
+
+    /// Starts or ends the quiz; says so, with the score at the end.
+    pub fn toggle_quiz(&mut self) -> String {
+        if let Some(q) = self.quiz.take() {
+            return format!("budget quiz off: {} of {} right", q.right, q.asked);
+        }
+        self.quiz = Some(CountQuiz {
+            questions: questions(&self.ours, &self.gpt2),
+            at: 0,
+            asking: true,
+            input: String::new(),
+            right: 0,
+            asked: 0,
+            feedback: None,
+            invalid: None,
+        });
+        "budget quiz on: predict each count before it is shown".into()
+    }
+}

@@ -81,7 +81,8 @@ fn b_t_h_hd_for_q_is_wrong_and_b_h_t_hd_is_right() {
     assert_eq!((q.right, q.asked), (1, 1));
     // The why follows every answer, right or wrong.
     let why = q.why.clone().unwrap();
-    assert_eq!(why, a.run.trace.get("block1.attn.q").unwrap().formula);
+    assert_eq!(why, a.run.trace.get("block1.attn.q").unwrap().why_text());
+    assert!(why.contains("64 = 4 heads × 16"), "{why}");
     assert!(a.frame().contains("why: "), "{}", a.frame());
 }
 

@@ -209,3 +209,32 @@ fn a_switch_from_a_replay_can_go_back_to_it() {
         frame(&lp)
     );
 }
+
+#[test]
+fn w_shows_the_whole_why_that_the_detail_pane_cuts_at_80_columns() {
+    let mut lp = stepper(common::cfg(""), Given::default());
+    lp.app.update(Action::Select(5));
+    lp.show().unwrap();
+    let why = lp.app.run.trace.events[5].why_text().to_string();
+    let words: Vec<&str> = why.split_whitespace().collect();
+    let end = words[words.len() - 3..].join(" ");
+    let s = frame(&lp);
+    assert!(s.contains("… w: all"), "the cut says so:\n{s}");
+    assert!(!s.contains(&end), "{s}");
+    lp.app.update(Action::ToggleWhy);
+    lp.show().unwrap();
+    let s = frame(&lp);
+    // Every word of the why is on screen, the last ones too.
+    // The Detail pane's text: right of the panes' shared border.
+    let detail: Vec<&str> = s
+        .lines()
+        .filter_map(|l| l.split_once("││").map(|(_, r)| r.trim_end_matches('│')))
+        .collect();
+    let flat = detail
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(flat.contains(&end), "{end:?} not in:\n{s}");
+    assert!(!s.contains("… w: all"), "{s}");
+}

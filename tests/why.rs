@@ -138,6 +138,18 @@ fn every_run() -> Vec<(String, Trace)> {
             out.push((toml, shapes_only(&c)));
         }
     }
+    // With values, on the lesson model: a fault that overflows stops the
+    // forward only when there are numbers (softmax-no-max).
+    for f in Fault::ALL {
+        let c = ModelConfig {
+            fault: Some(*f),
+            ..ModelConfig::default()
+        };
+        if c.validate().is_ok() {
+            let t = shapetrace::trace(&c).expect("the lesson model runs");
+            out.push((format!("lesson numeric, fault {f}"), t));
+        }
+    }
     out
 }
 
@@ -264,4 +276,40 @@ fn every_catalog_message_is_used_or_reserved_for_a_failure() {
             "{k} is used but not in the catalog"
         );
     }
+}
+
+/// Under grouped-query attention k's and v's heads come from `kv_heads`,
+/// not `heads`: the axis sources say so with the config's numbers.
+#[test]
+fn gqa_sources_name_kv_heads() {
+    let cfg = shapetrace::ModelConfig {
+        d_model: 96,
+        heads: 8,
+        kv_heads: 2,
+        d_ff: 200,
+        ..shapetrace::ModelConfig::default()
+    };
+    let run = shapetrace::run(&cfg).unwrap();
+    let from = |path: &str, axis: &str| {
+        let e = run.trace.get(path).unwrap();
+        e.sources
+            .iter()
+            .find(|s| s.axis == axis)
+            .map(|s| s.from.clone())
+            .unwrap()
+    };
+    let hd = cfg.d_model / cfg.heads;
+    assert_eq!(
+        from("block1.attn.k", "kv"),
+        format!("kv_heads = {}", cfg.kv_heads)
+    );
+    assert_eq!(
+        from("block1.attn.k", "hd"),
+        format!(
+            "kv·hd / kv_heads = {} / {}",
+            cfg.kv_heads * hd,
+            cfg.kv_heads
+        )
+    );
+    assert_eq!(from("block1.attn.q", "h"), format!("heads = {}", cfg.heads));
 }

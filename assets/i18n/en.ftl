@@ -18,8 +18,8 @@ why-norm-batch = This norm averages over the { $B } batch elements (B), as Batch
 why-linear-q = x·Wq with Wq ({ $rows },{ $cols }): each token's { $rows } features become { $cols } query features, later split into heads. The shape stays { $shape }.
 
 why-linear-kv = { $w } is ({ $rows },{ $cols }): { $gqa ->
-    [yes] under grouped-query attention k and v are narrower than d_model: { $cols } features instead of { $rows }, for fewer heads than q. The output is { $shape }.
-   *[no] each token's { $rows } features become { $cols } features, split into heads next. The shape stays { $shape }.
+    [yes] under grouped-query attention k and v are narrower than d_model: each token's { $rows } features become { $cols } { $role } features instead of { $rows }, for fewer heads than q. The output is { $shape }.
+   *[no] each token's { $rows } features become { $cols } { $role } features, split into heads next. The shape stays { $shape }.
 }
 
 why-linear-out = The output projection Wo ({ $rows },{ $cols }) mixes the merged heads' { $rows } features; it maps d_model to d_model, so its output { $shape } can be added onto the residual stream.
@@ -41,7 +41,7 @@ why-split-kv = k and v have { $heads } heads of { $hd } ({ $d } = { $heads } × 
 
 why-rope = Rotary positions turn each of the { $pairs } feature pairs of every head by an angle that grows with the token's position: the shape { $shape } does not change, and hd { $hd } must be even.
 
-why-repeat-kv = Grouped-query attention: the { $kv } K/V heads, each repeated { $rep } times, give { $h } heads, one for each query head, so q and k pair head for head: { $shape }.
+why-repeat-kv = Grouped-query attention: the { $kv } K/V heads, each repeated { $rep } times, give { $h } heads, one for each query head, so q meets its k, and its weights their v, head for head: { $shape }.
 
 why-scores = Each of the { $h } heads compares each of its { $Tq } queries (Tq) with each of its { $Tk } keys (Tk): a { $Tq }×{ $Tk } table per head, scaled by 1/√{ $hd }. The scores are { $shape }, not { $wrong }: one table per head, not one vector per token.
 
@@ -78,6 +78,10 @@ why-fail-bias = { $bias_path } has { $bias } entries, but x·W gives { $cols } c
 why-fail-linear = x·W needs x's last axis equal to W's rows: { $x } has { $x_last }, W { $w } has { $rows }.
 
 why-fail-stream = { $path } sits on the residual stream, so it must be { $want }, but it is { $shape }.
+
+why-fail-stream-linear = { $path } sits on the residual stream, so it must be { $want }, but its weight { $w_path } is { $w }: it maps each token's { $rows } features to { $cols }, not back to d_model { $d }. The down projection must be ({ $rows },{ $d }).
+
+why-fail-finite-softmax = { $path } holds values that are not finite: the softmax took exp of its scores without subtracting each row's maximum first, exp overflowed to ∞ and ∞/∞ gave NaN. Subtracting the maximum changes no weight and keeps every exp at most 1.
 
 why-fail-finite = { $path } holds values that are not finite (inf or NaN): a sum or an exponential overflowed.
 

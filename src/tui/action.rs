@@ -32,6 +32,8 @@ pub enum Action {
     ScrollRight,
     /// Back to the replayed log after a switch re-traced it live.
     BackToReplay,
+    /// The whole why in the Detail pane, in place of the heatmap.
+    ToggleWhy,
     /// Down a row: the next step, or the next field or view in a lab.
     Down,
     /// Up a row.
@@ -128,6 +130,7 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
             K::Char('<') => Some(A::ScrollLeft),
             K::Char('>') => Some(A::ScrollRight),
             K::Char('v') => Some(A::BackToReplay),
+            K::Char('w') => Some(A::ToggleWhy),
             K::Char('q') | K::Esc => Some(A::Quit),
             _ => None,
         },
@@ -145,6 +148,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("r / R", "next / previous residual add"),
     ("[ / ]", "previous / next head in the heatmap"),
     ("< / >", "scroll a wide heatmap left / right"),
+    ("w", "the whole why in the Detail pane (hides the heatmap)"),
     ("a", "cycle the activation (re-runs)"),
     ("m", "switch LayerNorm / RMSNorm (re-runs)"),
     ("p", "switch Pre-LN / Post-LN (re-runs)"),

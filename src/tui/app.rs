@@ -98,6 +98,8 @@ pub struct App {
     pub help: bool,
     /// The first line of the help overlay shown, when it scrolls.
     pub help_at: usize,
+    /// The Detail pane shows the step's whole why instead of its heatmap.
+    pub why_whole: bool,
     pub quiz: Option<Quiz>,
     pub present: bool,
     pub autoplay: Option<Autoplay>,
@@ -173,6 +175,7 @@ impl App {
             tab: Tab::Steps,
             help: false,
             help_at: 0,
+            why_whole: false,
             quiz: None,
             present: false,
             autoplay: None,
@@ -336,6 +339,7 @@ impl App {
             A::TogglePause => self.toggle_pause(),
             A::Tick => self.tick(),
             A::BackToReplay => self.back_to_replay(),
+            A::ToggleWhy => self.why_whole = !self.why_whole,
             A::Char(_) | A::Backspace | A::ClearInput | A::Submit | A::Cancel => self.typed(action),
             _ if matches!(self.tab, Tab::Steps | Tab::Checks) || self.present => {
                 self.navigate(action)

@@ -109,13 +109,15 @@ fn made(s: &Step, i: usize) -> Option<String> {
     let n = s.out.len();
     match s.op {
         Op::Linear if i + 1 == n => Some(format!("columns of {}", s.path(1))),
-        Op::SplitHeads { heads, .. } if i == 1 => Some(format!("heads = {heads}")),
-        Op::SplitHeads { heads, .. } if i == 3 => Some(format!(
-            "{} / heads = {} / {heads}",
+        // q's heads are `heads`; k's and v's (grouped-query) `kv_heads`.
+        Op::SplitHeads { heads, axis } if i == 1 => Some(format!("{} = {heads}", heads_of(axis))),
+        Op::SplitHeads { heads, axis } if i == 3 => Some(format!(
+            "{} / {} = {} / {heads}",
             s.ins
                 .first()
                 .and_then(|p| p.axes.last())
                 .map_or("d", String::as_str),
+            heads_of(axis),
             s.last(0)
         )),
         Op::RepeatKv { rep } if i == 1 => Some(format!("kv × rep = {} × {rep}", s.dim(0, 1))),
@@ -256,6 +258,12 @@ fn message(s: &Step) -> Why {
     }
 }
 
+/// The config field that gives the heads of a split: `heads` for the
+/// query heads (axis `h`), `kv_heads` for grouped-query K/V heads.
+fn heads_of(axis: &str) -> &'static str {
+    if axis == "h" { "heads" } else { "kv_heads" }
+}
+
 /// The last segment of a path: `block1.ln_2` → `ln_2`.
 fn leaf(path: &str) -> &str {
     path.rsplit('.').next().unwrap_or(path)
@@ -283,5 +291,6 @@ fn linear(s: &Step) -> Why {
         .arg("cols", cols)
         .arg("bias", bias)
         .arg("gqa", if cols == rows { "no" } else { "yes" })
+        .arg("role", if s.name == "k_proj" { "key" } else { "value" })
         .arg("shape", s.shape())
 }

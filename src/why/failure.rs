@@ -43,10 +43,25 @@ pub fn failure(
                 .arg("path", path)
         }
         (CheckName::OpShapes, OpKind::Linear) => linear(operands, path),
+        // A linear whose W does not map back to d_model (down-to-ff).
+        (CheckName::Stream, OpKind::Linear) => {
+            let w = shape(1);
+            Why::new("why-fail-stream-linear")
+                .arg("path", path)
+                .arg("want", want)
+                .arg("w", fmt_shape(w))
+                .arg("w_path", name(1))
+                .arg("rows", w.first().copied().unwrap_or(0))
+                .arg("cols", w.get(1).copied().unwrap_or(0))
+                .arg("d", stream.last().copied().unwrap_or(0))
+        }
         (CheckName::Stream, _) => Why::new("why-fail-stream")
             .arg("path", path)
             .arg("want", want)
             .arg("shape", fmt_shape(shape(0))),
+        (CheckName::Finite, OpKind::Softmax) => {
+            Why::new("why-fail-finite-softmax").arg("path", path)
+        }
         (CheckName::Finite, _) => Why::new("why-fail-finite").arg("path", path),
         _ => {
             let shapes: Vec<String> = operands.iter().map(|o| fmt_shape(&o.shape)).collect();

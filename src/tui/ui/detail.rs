@@ -75,6 +75,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             // the handout show it whole).
             let why = e.why_text();
             let why_full = why_lines(why, w, usize::MAX, t).len();
+            // `w`: the whole why, in place of the heatmap.
+            if app.why_whole {
+                // Only the step's name stays above it: all the room is the why's.
+                lines.truncate(1);
+                let room = usize::from(inner.height).saturating_sub(1);
+                lines.extend(why_lines(why, w, room, t));
+                return finish(lines, legend, area, buf, t);
+            }
             let map = heatmap::lines(
                 e,
                 (app.head, app.col),
@@ -120,6 +128,18 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         }
         None => {}
     }
+    finish(lines, legend, area, buf, t);
+}
+
+/// Draws the pane's `lines` in its border, the heatmap's legend, if any,
+/// on the bottom border.
+fn finish(
+    lines: Vec<Line<'_>>,
+    legend: Option<String>,
+    area: Rect,
+    buf: &mut Buffer,
+    t: crate::tui::theme::Theme,
+) {
     let mut block = Block::bordered().title(" Detail ");
     if let Some(l) = legend {
         block = block.title_bottom(Line::styled(format!(" {l} "), t.dim));
@@ -149,8 +169,13 @@ fn why_lines(
     if wrapped.len() > room {
         wrapped.truncate(room);
         if let Some(last) = wrapped.last_mut() {
-            let keep: String = last.chars().take(width.saturating_sub(1)).collect();
-            *last = format!("{keep}…");
+            // Cut: say so, and which key shows the rest.
+            let more = " … w: all";
+            let keep: String = last
+                .chars()
+                .take(width.saturating_sub(more.chars().count()))
+                .collect();
+            *last = format!("{keep}{more}");
         }
     }
     wrapped

@@ -71,7 +71,7 @@ fn slide(app: &App) -> Option<Slide> {
             mark: format!("✗ {} stops the forward", f.check),
             why: match f.why_text() {
                 "" => f.detail.clone(),
-                why => format!("{why} {}", f.detail),
+                why => format!("{why}\n{}", f.detail),
             },
             formula: failed_operands(app, f),
             style: t.fail,
@@ -151,7 +151,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         }
         _ => None,
     };
-    let mut why = vec![Line::styled(s.why.clone(), t.title)];
+    let mut why: Vec<Line> = s
+        .why
+        .lines()
+        .map(|l| Line::styled(l.to_string(), t.title))
+        .collect();
     if !s.formula.is_empty() && s.formula != s.why {
         why.push(Line::raw(""));
         why.push(Line::styled(s.formula.clone(), t.dim));

@@ -2,7 +2,7 @@
 //!
 //! [`trace_request`] decides numbers or shapes ([`crate::plan`]), builds
 //! the model from seeded or loaded weights and records its forward on the
-//! seeded or given input; [`captured`] records every tensor's values for
+//! seeded or given input; `captured` records every tensor's values for
 //! the probes.
 
 use crate::config::{self, ModelConfig};

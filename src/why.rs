@@ -11,7 +11,7 @@
 //! The words live in a Project Fluent catalog, `assets/i18n/en.ftl`
 //! (embedded), so a second language is one more file. The trace keeps the
 //! key, its arguments and the English text, so a reader of the log needs
-//! no catalog. A new op is one message there and one arm in [`explain`].
+//! no catalog. A new op is one message there and one arm in [`explain()`].
 
 pub mod explain;
 mod failure;

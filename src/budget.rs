@@ -37,7 +37,7 @@ named_enum! {
         F32 = "f32",
         /// IEEE half precision, 2 bytes.
         F16 = "f16",
-        /// bfloat16 (f32's exponent, 8-bit mantissa), 2 bytes.
+        /// bfloat16 (f32's 8-bit exponent, a 7-bit mantissa), 2 bytes.
         Bf16 = "bf16",
         /// 64-bit float, 8 bytes.
         F64 = "f64",
@@ -151,8 +151,9 @@ pub struct Budget {
     pub total_no_bias: u64,
     /// The total minus the embeddings, both ways.
     pub non_embedding: NonEmbedding,
-    /// One row per parameter tensor of one block, then `blocks`, the
-    /// final norm and the embeddings (see the module docs for the sums).
+    /// One row per parameter tensor of one block, then `blocks`, then the
+    /// tensors outside the blocks (final norm, embeddings, LM head); see
+    /// the module docs for what adds up to what.
     pub by_component: Vec<Row>,
     /// One block's parameters by part.
     pub block: BlockCount,

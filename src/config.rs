@@ -144,7 +144,8 @@ pub struct ModelConfig {
     /// The run seed: every seeded tensor draws from its own stream derived
     /// from it and the tensor's name ([`crate::seed::seed_for`]).
     pub seed: u64,
-    /// The norms' ε, added to the variance before the square root.
+    /// The norms' ε, added under the square root (to the variance, or to
+    /// mean(x²) for RMSNorm) so that no token divides by 0.
     pub eps: f64,
     /// The teaching fault built into the model; `None` for the correct model.
     #[serde(default)]

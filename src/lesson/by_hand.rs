@@ -87,7 +87,8 @@ pub enum Stage {
 /// One computed number: a dot product, one activation or one residual sum.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
-    /// Which part of the MLP the number belongs to.
+    /// Which stage it belongs to: z, u (gated), h, y, the mistake's
+    /// activation after W2, or the residual sum.
     pub stage: Stage,
     /// What it computes: `z_1`, `h_2`, `y_1`, `out_2` (1-based).
     pub name: String,

@@ -31,7 +31,7 @@ pub enum Target {
     /// Split into `{prefix}.q_proj`, `k_proj`, `v_proj` (`.weight` or `.bias`)
     /// of widths d, kv, kv.
     Qkv {
-        /// Our attention's name, e.g. `block0.attn`.
+        /// Our attention's path, e.g. `block1.attn` (blocks count from 1).
         prefix: String,
         /// `weight` or `bias`.
         part: &'static str,

@@ -29,7 +29,7 @@ pub struct Part<'a> {
 pub struct Step<'a> {
     /// The operation the step computes.
     pub op: &'a Op,
-    /// The step's own name, the last part of its path (`q_proj`, `up`).
+    /// The step's own name in its layer, e.g. `q_proj`, `up`.
     pub name: &'a str,
     /// Its operands, in the op's order.
     pub ins: &'a [Part<'a>],

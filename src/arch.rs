@@ -53,7 +53,9 @@ named_enum! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sublayer {
+    /// Attention or MLP.
     pub kind: SublayerKind,
+    /// Whether its norm sits before it (Pre-LN) or after the add (Post-LN).
     pub norm: NormAt,
 }
 
@@ -63,6 +65,7 @@ pub struct Sublayer {
 pub struct Anatomy {
     /// The sublayers, in order; each adds its update onto the stream.
     pub sublayers: Vec<Sublayer>,
+    /// Which scores the attention's softmax may read.
     pub mask: Mask,
     /// The block that reads the model's input x0 instead of the previous
     /// block's output: block 2 under the `skip-block1` fault.
@@ -152,6 +155,7 @@ pub enum MlpForm {
 /// The block's anatomy and the choices each layer makes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arch {
+    /// The block's sublayers, mask and wiring.
     pub anatomy: Anatomy,
     /// How attention merges its heads; `None` never merges them.
     pub merge: Option<Merge>,

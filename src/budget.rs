@@ -32,7 +32,16 @@ use serde::Serialize;
 
 named_enum! {
     /// An element type to size memory in; runs themselves are f32 or f64.
-    Precision, "dtype" { F32 = "f32", F16 = "f16", Bf16 = "bf16", F64 = "f64" }
+    Precision, "dtype" {
+        /// 32-bit float, 4 bytes.
+        F32 = "f32",
+        /// IEEE half precision, 2 bytes.
+        F16 = "f16",
+        /// bfloat16 (f32's 8-bit exponent, a 7-bit mantissa), 2 bytes.
+        Bf16 = "bf16",
+        /// 64-bit float, 8 bytes.
+        F64 = "f64",
+    }
 }
 
 impl Precision {
@@ -75,6 +84,7 @@ pub fn thousands(n: u64) -> String {
 pub struct Row {
     /// `block.attn.q_proj.weight`, `blocks`, `ln_f.weight`, `wte`, …
     pub path: String,
+    /// Its parameters.
     pub count: u64,
     /// e.g. `d² = 768² = 589,824`.
     pub formula: String,
@@ -102,14 +112,18 @@ pub struct BlockCount {
     pub mlp: u64,
     /// Both norms, γ and β.
     pub norms: u64,
+    /// Every parameter of one block: `attention + mlp + norms`.
     pub total: u64,
+    /// The same without biases (LayerNorm's β counts as a bias).
     pub total_no_bias: u64,
 }
 
 /// Memory of the weights and of every traced activation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Bytes {
+    /// The element type the bytes are counted in.
     pub dtype: Precision,
+    /// Bytes of every parameter.
     pub weights: u64,
     /// The sum over trace events of elements × element size.
     pub activations: u64,
@@ -130,14 +144,24 @@ impl Bytes {
 /// Everything `shapetrace params` prints.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Budget {
+    /// Every parameter the model builds, embeddings and head included
+    /// (124,439,808 for GPT-2 small).
     pub total: u64,
+    /// The same without biases (LayerNorm's β counts as a bias).
     pub total_no_bias: u64,
+    /// The total minus the embeddings, both ways.
     pub non_embedding: NonEmbedding,
+    /// One row per parameter tensor of one block, then `blocks`, then the
+    /// tensors outside the blocks (final norm, embeddings, LM head); see
+    /// the module docs for what adds up to what.
     pub by_component: Vec<Row>,
+    /// One block's parameters by part.
     pub block: BlockCount,
     /// MLP weights / attention weights (2 for d_ff = 4·d).
     pub ffn_attention_ratio: f64,
+    /// Forward-pass FLOPs per token and per block.
     pub flops: Flops,
+    /// Memory of the weights and the traced activations.
     pub bytes: Bytes,
     /// One block's subtotals with formulas, e.g. `attention weights`
     /// `4·d² = 4·768² = 2,359,296`.
@@ -149,6 +173,7 @@ pub struct Budget {
     /// The closed-form total of the declared architecture.
     #[serde(skip)]
     pub closed_total: u64,
+    /// The config counted.
     #[serde(skip)]
     pub config: ModelConfig,
 }

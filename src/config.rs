@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 named_enum! {
     /// The MLP's non-linearity.
     Act, "activation" {
+        /// `max(0, x)`.
         Relu = "relu",
         /// Exact erf form, as PyTorch's `nn.GELU()`.
         Gelu = "gelu",
@@ -35,7 +36,12 @@ named_enum! {
 
 named_enum! {
     /// The normalisation layer.
-    NormKind, "norm" { LayerNorm = "layernorm", RmsNorm = "rmsnorm" }
+    NormKind, "norm" {
+        /// `γ·(x − mean)/√(var + eps) + β` over the last axis (d_model).
+        LayerNorm = "layernorm",
+        /// `γ·x/√(mean(x²) + eps)`: no centring and no β, as LLaMA.
+        RmsNorm = "rmsnorm",
+    }
 }
 
 named_enum! {
@@ -63,7 +69,12 @@ named_enum! {
 
 named_enum! {
     /// Element type of every tensor in a run.
-    DType, "dtype" { F32 = "f32", F64 = "f64" }
+    DType, "dtype" {
+        /// 32-bit float, 4 bytes an element.
+        F32 = "f32",
+        /// 64-bit float, 8 bytes an element.
+        F64 = "f64",
+    }
 }
 
 impl DType {
@@ -83,19 +94,32 @@ pub struct ModelConfig {
     /// The preset this config started from.
     #[serde(default)]
     pub preset: String,
-    /// B.
+    /// B, the number of sequences run side by side.
     pub batch: usize,
-    /// T.
+    /// T, the number of positions (tokens) in each sequence.
     pub seq: usize,
+    /// The width of the residual stream: every sublayer maps
+    /// (B, T, d_model) → (B, T, d_model).
     pub d_model: usize,
+    /// Query heads; each attends in its own d_model / heads wide slice.
     pub heads: usize,
+    /// Key/value heads: equal to `heads` for multi-head attention, fewer
+    /// for grouped-query attention (each K/V head serves heads / kv_heads
+    /// query heads), 1 for multi-query attention.
     pub kv_heads: usize,
+    /// The MLP's hidden width (4·d_model in GPT-2): W1 is (d_model, d_ff).
     pub d_ff: usize,
+    /// How many blocks are stacked.
     pub layers: usize,
+    /// The MLP's non-linearity; [`Act::Swiglu`] adds a gate projection.
     pub act: Act,
+    /// LayerNorm or RMSNorm, in every block and at the end.
     pub norm: NormKind,
+    /// Norms before the sublayer (Pre-LN) or after the residual add (Post-LN).
     pub placement: Placement,
+    /// Whether the linear layers (and LayerNorm's β) have biases.
     pub bias: bool,
+    /// Whether a final norm (`ln_f`) follows the last block.
     pub final_norm: bool,
     /// V, the vocabulary size; `None` models the blocks alone, with no
     /// embeddings and no LM head.
@@ -115,9 +139,15 @@ pub struct ModelConfig {
     /// θ of the rotary embedding (rotary positions only).
     #[serde(default = "rope_theta_by_default")]
     pub rope_theta: f64,
+    /// The element type of every tensor of a numeric run.
     pub dtype: DType,
+    /// The run seed: every seeded tensor draws from its own stream derived
+    /// from it and the tensor's name ([`crate::seed::seed_for`]).
     pub seed: u64,
+    /// The norms' ε, added under the square root (to the variance, or to
+    /// mean(x²) for RMSNorm) so that no token divides by 0.
     pub eps: f64,
+    /// The teaching fault built into the model; `None` for the correct model.
     #[serde(default)]
     pub fault: Option<Fault>,
 }
@@ -141,48 +171,96 @@ pub const MAX_LAYERS: usize = 4096;
 /// An impossible or unsupported configuration.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ConfigError {
+    /// A dimension that must be positive is 0.
     #[error("{name} must be at least 1 (got 0)")]
-    Zero { name: &'static str },
+    Zero {
+        /// The dimension, e.g. `heads`.
+        name: &'static str,
+    },
+    /// A dimension is over its limit ([`MAX_DIM`], [`MAX_LAYERS`]).
     #[error("{name} {got} is too large; allowed: 1..={max}")]
     TooLarge {
+        /// The dimension, e.g. `d_model`.
         name: &'static str,
+        /// The value given.
         got: usize,
+        /// The largest value allowed.
         max: usize,
     },
+    /// d_model does not split into `heads` equal slices.
     #[error("d_model {d_model} is not divisible by heads {heads}; allowed heads: {allowed}")]
     HeadsDontDivide {
+        /// The model width.
         d_model: usize,
+        /// The heads asked for.
         heads: usize,
+        /// The divisors of d_model, listed for the message.
         allowed: String,
     },
+    /// The query heads do not split into equal groups over the K/V heads.
     #[error("heads {heads} is not divisible by kv-heads {kv_heads}; allowed kv-heads: {allowed}")]
     KvHeadsDontDivide {
+        /// The query heads.
         heads: usize,
+        /// The K/V heads asked for.
         kv_heads: usize,
+        /// The divisors of heads, listed for the message.
         allowed: String,
     },
+    /// T is longer than the positions the position embedding holds.
     #[error(
         "seq {seq} is longer than context {context}; allowed: seq 1..={context}, or raise --context"
     )]
-    SeqOverContext { seq: usize, context: usize },
+    SeqOverContext {
+        /// T asked for.
+        seq: usize,
+        /// Positions the embedding holds.
+        context: usize,
+    },
+    /// The norms' ε (the value given) is not a positive finite number.
     #[error("eps {0} must be a finite number > 0")]
     Eps(f64),
+    /// The rotary θ (the value given) is not a finite number above 1.
     #[error("rope_theta {0} must be a finite number > 1")]
     RopeTheta(f64),
+    /// The fault would not show on this model (e.g. `bias-w1-64` when
+    /// d_ff = d_model).
     #[error("fault {fault} {needs}")]
-    FaultNeeds { fault: Fault, needs: &'static str },
+    FaultNeeds {
+        /// The fault asked for.
+        fault: Fault,
+        /// What the model lacks, e.g. `needs seq at least 2`.
+        needs: &'static str,
+    },
+    /// A numeric run would need more memory than `--max-memory` allows.
     #[error(
         "a numeric run ({why}) needs about {need} of memory, over the --max-memory limit of {limit}; raise --max-memory, or lower the dimensions"
     )]
     TooBig {
+        /// The estimated need, human-readable (e.g. `1.5 GiB`).
         need: String,
+        /// The limit, human-readable.
         limit: String,
+        /// What asked for the numbers, e.g. `--weights`.
         why: &'static str,
     },
+    /// Two options that cannot go together, e.g. `--shape-only` with an
+    /// option that needs a numeric run.
     #[error("{a} conflicts with {b}: {b} needs a numeric run; drop one of them")]
-    Conflict { a: &'static str, b: &'static str },
+    Conflict {
+        /// The first option, e.g. `--shape-only`.
+        a: &'static str,
+        /// The option that needs numbers.
+        b: &'static str,
+    },
+    /// A tensor or weight count would pass [`MAX_ELEMENTS`].
     #[error("{what} would hold {got} elements, too many to count; allowed: at most 2^48 ({max}); lower the dimensions", max = MAX_ELEMENTS)]
-    TooManyElements { what: &'static str, got: u128 },
+    TooManyElements {
+        /// Which count, with its formula, e.g. `the scores (B·heads·T·T)`.
+        what: &'static str,
+        /// The count it would be.
+        got: u128,
+    },
 }
 
 /// Why an overlay gave no config: its base preset is unknown, or the

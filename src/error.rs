@@ -6,42 +6,73 @@ use crate::{config, npy, plan, text, trace, weights};
 /// Everything a caller can get wrong, each with a one-line message.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// An impossible or unsupported configuration.
     #[error(transparent)]
     Config(#[from] config::ConfigError),
+    /// An overlay whose base preset is unknown or whose result breaks a rule.
     #[error(transparent)]
     Resolve(#[from] config::ResolveError),
+    /// A model file (`--config`) that could not be read or parsed.
     #[error(transparent)]
     File(#[from] config::file::FileError),
+    /// A trace log (`view FILE`) that could not be read.
     #[error(transparent)]
     Log(#[from] trace::log::LogError),
     /// A config error in a model built from a model file.
     #[error("{inner} (model from {})", text::shown(.path))]
-    InModelFile { path: String, inner: Box<Error> },
+    InModelFile {
+        /// The model file the config came from.
+        path: String,
+        /// The error the config itself gave.
+        inner: Box<Error>,
+    },
+    /// A checkpoint (`--weights`) that could not be used.
     #[error(transparent)]
     Weights(#[from] weights::WeightsError),
+    /// An `.npy` file (`--input`, `--output`) that could not be used.
     #[error(transparent)]
     Npy(#[from] npy::NpyError),
+    /// A memory size (`--max-memory`) that could not be parsed.
     #[error(transparent)]
     Size(#[from] plan::bytes::BadSize),
+    /// The given input is not the model's stream shape (B, T, d_model).
     #[error(
         "--input is {}, but the model's stream is {want}; allowed: (B, T, d_model) with d_model {d}",
         text::shown(.got)
     )]
-    InputShape { got: String, want: String, d: usize },
-    /// `got` is the file's shape, which may list thousands of dimensions.
+    InputShape {
+        /// The input's shape, e.g. `(2,4,32)`.
+        got: String,
+        /// The stream shape the model expects, e.g. `(2,4,64)`.
+        want: String,
+        /// The model's d_model.
+        d: usize,
+    },
+    /// The `--input` file is not rank 3. `got` is the file's shape, which
+    /// may list thousands of dimensions.
     #[error("--input is {}; allowed: a rank-3 array (B, T, d_model)", text::shown(.got))]
-    InputRank { got: String },
+    InputRank {
+        /// The file's shape, e.g. `(2,4)`.
+        got: String,
+    },
+    /// `--batch` or `--seq` disagrees with the `--input` file's B or T.
     #[error(
         "--{flag} {value} contradicts --input {}, whose {dim} is {file}; allowed: --{flag} {file}, or no --{flag} (B and T come from the file)",
         text::shown(.path)
     )]
     InputDims {
+        /// The flag given, `batch` or `seq`.
         flag: &'static str,
+        /// The flag's value.
         value: usize,
+        /// The `--input` file.
         path: String,
+        /// The axis the flag sets, `B` or `T`.
         dim: &'static str,
+        /// That axis's size in the file.
         file: usize,
     },
+    /// The caller set the cancel flag before the run finished.
     #[error("the run was cancelled")]
     Cancelled,
 }

@@ -26,7 +26,14 @@ pub const MAX_PIPED: u64 = 1 << 30;
 /// An opened input: a regular file, whose size is known and which can
 /// seek, or a stream (a pipe, standard input) read as it comes.
 pub enum Input {
-    File { file: File, size: u64 },
+    /// A regular file, which can seek.
+    File {
+        /// The open file.
+        file: File,
+        /// Its length in bytes when opened.
+        size: u64,
+    },
+    /// A pipe or standard input, read once from start to end.
     Stream(Box<dyn Read + Send>),
 }
 

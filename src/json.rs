@@ -14,8 +14,11 @@ use std::fmt;
 /// A key that appears twice in one object, and where its second copy ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Duplicate {
+    /// The key given twice.
     pub key: String,
+    /// 1-based line where its second copy ends.
     pub line: usize,
+    /// Column where its second copy ends, as serde_json counts it.
     pub column: usize,
 }
 

@@ -24,17 +24,39 @@ pub const MAX_HEADER: u64 = 65_536;
 /// An `.npy` file that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NpyError {
+    /// The file could not be opened, read or written.
     #[error("cannot read {}: {reason}", crate::text::shown(.path))]
-    Read { path: String, reason: String },
+    Read {
+        /// The `.npy` file.
+        path: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// The file is not a well-formed `.npy` (bad magic, header or length).
     #[error(
         "{} is not a valid .npy file: {reason}; allowed: a float32 .npy of shape (B, T, d_model)",
         crate::text::shown(.path)
     )]
-    Corrupt { path: String, reason: String },
+    Corrupt {
+        /// The `.npy` file.
+        path: String,
+        /// What is wrong, e.g. `shorter than the magic string`.
+        reason: String,
+    },
+    /// The array is not float32 little-endian.
     #[error("{} holds dtype '{}'; allowed: '<f4' (float32, little-endian)", crate::text::shown(.path), crate::text::shown(.descr))]
-    Dtype { path: String, descr: String },
+    Dtype {
+        /// The `.npy` file.
+        path: String,
+        /// The header's `descr`, e.g. `<f8`.
+        descr: String,
+    },
+    /// The array is stored column-major.
     #[error("{} is in Fortran order; allowed: C order (numpy.ascontiguousarray)", crate::text::shown(.path))]
-    Fortran { path: String },
+    Fortran {
+        /// The `.npy` file.
+        path: String,
+    },
 }
 
 /// Reads an f32 array from `path`.

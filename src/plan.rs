@@ -43,6 +43,7 @@ pub enum ModeChoice {
 /// Everything a run can be given beyond its config.
 #[derive(Debug, Clone, Default)]
 pub struct Request {
+    /// Numbers, shapes only, or whichever fits the memory limit.
     pub mode: ModeChoice,
     /// Keep the values of tensors of at most 4096 elements in the events.
     pub values: bool,
@@ -54,6 +55,7 @@ pub struct Request {
     pub input: Option<Arc<ArrayD<f32>>>,
     /// Return the model's final output values (requires numbers).
     pub keep_output: bool,
+    /// Progress reports and a cancel flag for the run.
     pub hooks: Hooks,
 }
 
@@ -93,6 +95,7 @@ impl Request {
 /// The decision a run made: numbers or shapes, and the memory figures behind it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Plan {
+    /// Whether the run computes numbers or shapes only.
     pub mode: Mode,
     /// Bytes a numeric run of the config would hold at once.
     pub estimate: u128,

@@ -2,7 +2,7 @@
 //!
 //! [`trace_request`] decides numbers or shapes ([`crate::plan`]), builds
 //! the model from seeded or loaded weights and records its forward on the
-//! seeded or given input; [`captured`] records every tensor's values for
+//! seeded or given input; `captured` records every tensor's values for
 //! the probes.
 
 use crate::config::{self, ModelConfig};
@@ -19,7 +19,9 @@ use ndarray::ArrayD;
 /// A finished trace, the plan it ran under and, when asked, the output.
 #[derive(Debug, Clone)]
 pub struct Traced {
+    /// Every event the run recorded.
     pub trace: Trace,
+    /// The mode the run chose and the memory figures behind it.
     pub plan: Plan,
     /// The model's final output (B, T, d) as f32, with
     /// [`Request::keep_output`] on a numeric run that did not stop.

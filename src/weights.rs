@@ -32,38 +32,73 @@ use std::path::Path;
 /// A checkpoint that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WeightsError {
+    /// The file could not be opened or read.
     #[error("cannot read {}: {reason}", crate::text::shown(.path))]
-    Read { path: String, reason: String },
+    Read {
+        /// The checkpoint.
+        path: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// The file is not a well-formed safetensors file (header, offsets).
     #[error("{} is not a valid safetensors file: {reason}", crate::text::shown(.path))]
-    Corrupt { path: String, reason: String },
+    Corrupt {
+        /// The checkpoint.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A tensor has an element type the tool cannot read.
     #[error("{}: tensor {} is {dtype}; allowed dtypes: F32, F16, BF16", crate::text::shown(.path), crate::text::shown(.name))]
     Dtype {
+        /// The checkpoint.
         path: String,
+        /// The tensor, e.g. `transformer.h.0.attn.c_attn.weight`.
         name: String,
+        /// Its dtype, e.g. `I64`.
         dtype: String,
     },
+    /// Tensors are missing, extra or of the wrong shape for the model.
     #[error("{} does not fit the model{why}; {}: {list}", crate::text::shown(.path), problems(*.count))]
     Mismatch {
+        /// The checkpoint.
         path: String,
         /// What the file holds against what the model wants, when their
         /// block count or width differ (empty otherwise).
         why: String,
+        /// How many tensor problems were found.
         count: usize,
+        /// Every missing, unknown or mis-shaped tensor, joined by `; `.
         list: String,
     },
+    /// No tensor is named as a GPT-2 block's.
     #[error(
         "{} has no GPT-2 block tensors; allowed names: transformer.h.{{i}}.… (nanoGPT, optionally _orig_mod.) or h.{{i}}.… (Hugging Face GPT-2)",
         crate::text::shown(.path)
     )]
-    NotGpt { path: String },
+    NotGpt {
+        /// The checkpoint.
+        path: String,
+    },
+    /// The heads cannot be read from a checkpoint, and none were given.
     #[error(
         "--weights without --config or --preset needs --heads; d_model {d_model} allows heads: {allowed}"
     )]
-    NeedHeads { d_model: usize, allowed: String },
+    NeedHeads {
+        /// The width read from the checkpoint.
+        d_model: usize,
+        /// The divisors of d_model, listed for the message.
+        allowed: String,
+    },
+    /// The config's blocks are ones a GPT-2 checkpoint cannot fill (e.g.
+    /// SwiGLU's gate projection).
     #[error("{}: {what}; a checkpoint holds GPT-2-style blocks ({allowed})", crate::text::shown(.path))]
     Unsupported {
+        /// The checkpoint.
         path: String,
+        /// What the config has that the checkpoint lacks.
         what: String,
+        /// The settings allowed, e.g. `act relu, gelu or gelu-tanh`.
         allowed: &'static str,
     },
 }
@@ -76,7 +111,9 @@ fn problems(n: usize) -> String {
 /// A checkpoint's header, checked; its tensors are read by [`Checkpoint::load`].
 #[derive(Debug)]
 pub struct Checkpoint {
+    /// The checked safetensors header and the open file.
     pub file: file::Header,
+    /// The prefixes and layout its tensor names use.
     pub naming: names::Naming,
 }
 

@@ -11,7 +11,7 @@
 //! The words live in a Project Fluent catalog, `assets/i18n/en.ftl`
 //! (embedded), so a second language is one more file. The trace keeps the
 //! key, its arguments and the English text, so a reader of the log needs
-//! no catalog. A new op is one message there and one arm in [`explain`].
+//! no catalog. A new op is one message there and one arm in [`explain()`].
 
 pub mod explain;
 mod failure;
@@ -54,7 +54,9 @@ impl AxisSource {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Arg {
+    /// A size or count, formatted as a number.
     Num(u64),
+    /// A word: a shape such as `(2,4,64)`, a path, an axis name.
     Text(String),
 }
 
@@ -113,10 +115,17 @@ impl Why {
 /// A message that does not format.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CatalogError {
+    /// The catalog has no message of this key.
     #[error("no message {0} in the catalog")]
     Missing(String),
+    /// The message exists but its arguments do not fill it.
     #[error("message {key} does not format: {errors}")]
-    Format { key: String, errors: String },
+    Format {
+        /// The message key, e.g. `why-split`.
+        key: String,
+        /// Fluent's errors, joined.
+        errors: String,
+    },
 }
 
 /// A loaded catalog for one language.

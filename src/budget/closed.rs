@@ -19,6 +19,7 @@ use crate::config::{Act, ModelConfig, NormKind, PosEmb};
 pub struct Component {
     /// `block1.attn`, `block1.mlp`, `block1.ln_1`, `ln_f`, `wte`, …
     pub path: String,
+    /// Its parameters by the formula.
     pub count: u64,
     /// The formula in symbols, e.g. `2·d² + 2·d·kv·hd + 2·d + 2·kv·hd`.
     pub formula: &'static str,

@@ -17,6 +17,7 @@ use crate::ops::shape::ShapeOnly;
 pub struct Counted {
     /// e.g. `block1.attn.q_proj.weight`.
     pub name: String,
+    /// Its shape, e.g. `[64, 64]`.
     pub shape: Vec<usize>,
     /// e.g. `["d", "d"]`.
     pub axes: Vec<String>,

@@ -35,6 +35,7 @@ pub struct Split {
     pub ffn: u64,
     /// The LM head's logits, 2·V·d per token (tied or not); 0 without a vocabulary.
     pub head: u64,
+    /// L, the number of blocks.
     pub layers: u64,
     /// 6·N of the training estimate.
     pub six_n: u64,
@@ -45,7 +46,9 @@ pub struct Split {
 /// Forward and training FLOPs per token at T = `seq`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Flops {
+    /// T, the sequence length the attention terms are counted at.
     pub seq: usize,
+    /// One block's forward FLOPs per token.
     pub per_token_per_block: BlockFlops,
     /// The MLP's share of one block's FLOPs.
     pub ffn_share: f64,
@@ -53,6 +56,7 @@ pub struct Flops {
     pub forward_per_token: u64,
     /// nanoGPT's estimate `6·N + 12·L·H·Q·T`.
     pub training_per_token: u64,
+    /// The parts of the totals, for tables.
     #[serde(skip)]
     pub split: Split,
 }
@@ -116,14 +120,19 @@ pub fn attention_per_token(trace: &Trace) -> (u64, u64) {
 
 /// What the FLOPs are computed from.
 pub struct Inputs {
-    /// Weights in one block's attention matrices and MLP matrices.
+    /// Weights in one block's attention matrices (q, k, v, o).
     pub attn_weights: u64,
+    /// Weights in one block's MLP matrices.
     pub mlp_weights: u64,
     /// (full, causal) attention FLOPs per token, from [`attention_per_token`].
     pub attention: (u64, u64),
+    /// L, the number of blocks.
     pub layers: usize,
+    /// H, the query heads.
     pub heads: usize,
+    /// Q = hd = d_model / heads.
     pub head_dim: usize,
+    /// T.
     pub seq: usize,
     /// V·d, 0 without a vocabulary.
     pub vocab_d: u64,

@@ -9,17 +9,35 @@ pub use super::overlay::Overlay;
 /// A model file that could not be read or parsed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FileError {
+    /// The file could not be opened or read.
     #[error("cannot read {}: {reason}", crate::text::shown(.path))]
-    Read { path: String, reason: String },
+    Read {
+        /// The model file.
+        path: String,
+        /// The system's reason, e.g. `No such file or directory`.
+        reason: String,
+    },
+    /// The file is not valid TOML, or has an unknown key or a bad value.
     #[error("{}:{line}:{col}: {msg}", crate::text::shown(.path))]
     Parse {
+        /// The model file.
         path: String,
+        /// 1-based line of the problem.
         line: usize,
+        /// 1-based column of the problem.
         col: usize,
+        /// The parser's message, then the offending line.
         msg: String,
     },
+    /// The file is over [`MAX_FILE`] bytes.
     #[error("{} is {size} bytes; allowed: a model file of at most {MAX_FILE} bytes", crate::text::shown(.path))]
-    TooLarge { path: String, size: u64 },
+    TooLarge {
+        /// The model file.
+        path: String,
+        /// Its size in bytes.
+        size: u64,
+    },
+    /// A Hugging Face config.json that could not be used.
     #[error(transparent)]
     Hf(#[from] super::hf::HfError),
 }

@@ -25,30 +25,64 @@ pub const SUPPORTED: &str = "gpt2, llama, mistral";
 /// A config.json that could not be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum HfError {
+    /// The file is not JSON.
     #[error("{}: not valid JSON: {msg}", crate::text::shown(.path))]
-    Json { path: String, msg: String },
+    Json {
+        /// The config.json.
+        path: String,
+        /// The JSON parser's message.
+        msg: String,
+    },
+    /// The JSON is not an object.
     #[error("{}: a config.json must be a JSON object, found {found}", crate::text::shown(.path))]
-    NotObject { path: String, found: &'static str },
+    NotObject {
+        /// The config.json.
+        path: String,
+        /// The JSON type found instead, e.g. `an array`.
+        found: &'static str,
+    },
+    /// A key appears twice (serde_json would keep only the last).
     #[error("{}: {dup}", crate::text::shown(.path))]
     Duplicate {
+        /// The config.json.
         path: String,
+        /// The key given twice and where.
         dup: crate::json::Duplicate,
     },
+    /// `model_type` is not one of [`SUPPORTED`].
     #[error("{}: model_type '{}' is not supported; allowed: {SUPPORTED}", crate::text::shown(.path), crate::text::shown(.got))]
-    ModelType { path: String, got: String },
+    ModelType {
+        /// The config.json.
+        path: String,
+        /// The `model_type` it declares.
+        got: String,
+    },
+    /// The file has no `model_type`.
     #[error("{}: missing field 'model_type'; allowed: {SUPPORTED}", crate::text::shown(.path))]
-    NoModelType { path: String },
+    NoModelType {
+        /// The config.json.
+        path: String,
+    },
+    /// A field the model type needs is missing.
     #[error("{}: missing field '{field}' (needed for model_type {model_type})", crate::text::shown(.path))]
     Missing {
+        /// The config.json.
         path: String,
+        /// The missing field, e.g. `n_embd`.
         field: &'static str,
+        /// The declared model type, which decides the fields needed.
         model_type: String,
     },
+    /// A field has a value of the wrong type or range.
     #[error("{}: field '{field}' is {}; allowed: {allowed}", crate::text::shown(.path), crate::text::shown(.got))]
     Bad {
+        /// The config.json.
         path: String,
+        /// The field, e.g. `n_head`.
         field: &'static str,
+        /// Its value as JSON, or `absent`.
         got: String,
+        /// What the field may hold.
         allowed: String,
     },
 }

@@ -5,8 +5,11 @@
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown {what} '{}'; allowed: {allowed}", crate::text::shown(.got))]
 pub struct UnknownName {
+    /// What kind of name, e.g. `activation`.
     pub what: &'static str,
+    /// The name given.
     pub got: String,
+    /// The allowed names, comma-separated.
     pub allowed: String,
 }
 

@@ -87,11 +87,14 @@ pub enum Stage {
 /// One computed number: a dot product, one activation or one residual sum.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
+    /// Which stage it belongs to: z, u (gated), h, y, the mistake's
+    /// activation after W2, or the residual sum.
     pub stage: Stage,
     /// What it computes: `z_1`, `h_2`, `y_1`, `out_2` (1-based).
     pub name: String,
     /// The pairs multiplied and added; empty for ReLU and the residual.
     pub products: Vec<(f64, f64)>,
+    /// The number computed.
     pub value: f64,
     /// The line as the lesson writes it: `z_1 = 1*1 + 2*0 = 1`.
     pub text: String,
@@ -100,6 +103,7 @@ pub struct Step {
 /// The whole worked example: inputs, every intermediate and every step.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FfnByHand {
+    /// The token's input vector, (d).
     pub x: Vec<f64>,
     /// W1, or Wg when gated: (d, f).
     pub w1: Matrix,
@@ -107,20 +111,26 @@ pub struct FfnByHand {
     pub wu: Option<Matrix>,
     /// W2, or Wd when gated: (f, d').
     pub w2: Matrix,
+    /// The hand-computation error applied; [`Mistake::None`] computes it right.
     pub mistake: Mistake,
     /// `x·W1` (gated: `x·Wg`), before the activation.
     pub z: Vec<f64>,
     /// Gated: `x·Wu`; empty otherwise.
     pub u: Vec<f64>,
+    /// The hidden layer after the activation, (f): `act(z)`, or
+    /// `silu(z) ⊙ u` when gated.
     pub h: Vec<f64>,
     /// `h·W2` before any activation the mistake puts after it.
     pub y_pre: Vec<f64>,
+    /// The MLP's output, (d'): `h·W2`, then the activation if the mistake
+    /// puts one after it.
     pub y: Vec<f64>,
     /// `x + y`; empty when y's width is not x's (no residual possible).
     pub out: Vec<f64>,
     /// Why the computation stopped early, when a mistake cannot even pair
     /// its products.
     pub stopped: Option<String>,
+    /// Every number computed, in order, as the lesson writes them.
     pub steps: Vec<Step>,
 }
 

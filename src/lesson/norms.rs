@@ -23,14 +23,19 @@ pub const EPS: f64 = 1e-5;
 /// Both norms of one vector, with the numbers they are made of.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NormCompare {
+    /// The vector normalised, (n).
     pub x: Vec<f64>,
+    /// The ε added under both square roots ([`EPS`]).
     pub eps: f64,
+    /// `mean(x)`, which LayerNorm subtracts.
     pub mean: f64,
     /// The population variance, `mean((x − mean)²)`.
     pub var: f64,
+    /// LayerNorm's output `(x − mean) / √(var + eps)`, (n).
     pub layer: Vec<f64>,
     /// `mean(x²)`.
     pub mean_sq: f64,
+    /// RMSNorm's output `x / √(mean(x²) + eps)`, (n).
     pub rms: Vec<f64>,
 }
 

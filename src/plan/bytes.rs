@@ -9,6 +9,7 @@
     crate::text::shown(.got)
 )]
 pub struct BadSize {
+    /// The size as given, e.g. `4XB`.
     pub got: String,
     /// What is wrong with it, e.g. `is below 1 byte`.
     pub why: &'static str,

@@ -26,6 +26,7 @@ pub struct Header {
     pub path: String,
     file: std::fs::File,
     data_start: u64,
+    /// Every tensor's dtype, shape and byte range, as the header declares.
     pub meta: Metadata,
 }
 

@@ -31,10 +31,15 @@ pub enum Target {
     /// Split into `{prefix}.q_proj`, `k_proj`, `v_proj` (`.weight` or `.bias`)
     /// of widths d, kv, kv.
     Qkv {
+        /// Our attention's path, e.g. `block1.attn` (blocks count from 1).
         prefix: String,
+        /// `weight` or `bias`.
         part: &'static str,
+        /// q's width, d_model.
         d: usize,
+        /// k's and v's width each, kv_heads · head_dim.
         kv: usize,
+        /// Whether the fused matrix is stored [out, in] (nanoGPT).
         transposed: bool,
     },
     /// Checked when the config has a vocabulary, otherwise not used.
@@ -44,9 +49,14 @@ pub enum Target {
 /// One tensor the file should hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expect {
+    /// The tensor's name in the file, e.g. `transformer.h.0.attn.c_attn.weight`.
     pub name: String,
+    /// The shape the file should store it in.
     pub shape: Vec<usize>,
+    /// Where it goes in the model.
     pub target: Target,
+    /// Whether a file without it is refused (the embeddings and LM head
+    /// are optional).
     pub required: bool,
 }
 
@@ -57,6 +67,7 @@ pub struct Naming {
     pub root: String,
     /// `_orig_mod.` or empty.
     pub outer: String,
+    /// How the file stores its matrices.
     pub layout: Layout,
 }
 

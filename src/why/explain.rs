@@ -14,8 +14,12 @@ use crate::shape::fmt_shape;
 /// One operand of a step: its path (or parameter name), shape and axes.
 #[derive(Debug, Clone, Copy)]
 pub struct Part<'a> {
+    /// The event path or parameter name, e.g. `block1.ln_1` or
+    /// `block1.attn.q_proj.weight`.
     pub path: &'a str,
+    /// Its shape, e.g. `[2, 4, 64]`.
     pub shape: &'a [usize],
+    /// Its axis names, one per dimension, e.g. `["B", "T", "d"]`.
     pub axes: &'a [String],
 }
 
@@ -23,11 +27,17 @@ pub struct Part<'a> {
 /// operands, its output and the stream's (B, T, d).
 #[derive(Debug, Clone, Copy)]
 pub struct Step<'a> {
+    /// The operation the step computes.
     pub op: &'a Op,
+    /// The step's own name in its layer, e.g. `q_proj`, `up`.
     pub name: &'a str,
+    /// Its operands, in the op's order.
     pub ins: &'a [Part<'a>],
+    /// Its output shape.
     pub out: &'a [usize],
+    /// The output's axis names, one per dimension.
     pub axes: &'a [String],
+    /// The residual stream's shape (B, T, d_model).
     pub stream: &'a [usize],
 }
 

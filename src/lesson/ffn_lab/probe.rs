@@ -22,7 +22,9 @@ pub struct Probe {
     pub tokens: Array2<f64>,
     /// X with token [`MOVED`] moved.
     pub moved: Array2<f64>,
+    /// The MLP's output on `tokens`, one row per token: (3, d').
     pub before: Array2<f64>,
+    /// The MLP's output on `moved`: (3, d').
     pub after: Array2<f64>,
     /// Which output rows changed.
     pub changed: Vec<bool>,

@@ -2,7 +2,7 @@
 //! contract visible.
 //!
 //! Every sublayer maps (B, T, d_model) → (B, T, d_model), so blocks stack
-//! and their outputs add onto the residual stream. [`trace`] runs a model
+//! and their outputs add onto the residual stream. [`trace()`] runs a model
 //! and records every intermediate tensor as an [`Event`]; [`check`] judges
 //! the trace against the contract.
 //!

@@ -42,9 +42,13 @@ pub enum Source<'a> {
 /// `VarBuilder::pp`: `b.pp("block1").pp("attn")` names its `weight`
 /// `block1.attn.weight`.
 pub struct Builder<'b, B: Backend> {
+    /// Runs the ops: numeric or shape-only.
     pub backend: &'b B,
+    /// The model being built: sizes, init seed, dtype.
     pub cfg: &'b ModelConfig,
+    /// The block's anatomy and the wrong variants the config's fault picks.
     pub arch: &'b Arch,
+    /// Where weights come from: seeded, or loaded from a checkpoint.
     pub source: Source<'b>,
     /// The prefix of every name, e.g. `block1.attn.q_proj`.
     scope: String,
@@ -116,7 +120,10 @@ impl<'b, B: Backend> Builder<'b, B> {
 
 /// The whole model: blocks, then an optional final norm.
 pub struct Model<T> {
+    /// The blocks, `block1` … `blockN`, in order.
     pub blocks: Vec<Block<T>>,
+    /// The final norm `ln_f`, (B, T, d) → (B, T, d); `None` when the config
+    /// has no final norm.
     pub ln_f: Option<Norm<T>>,
     /// The anatomy its blocks run and the choices its layers made.
     pub arch: Arch,

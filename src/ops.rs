@@ -23,21 +23,36 @@ named_enum! {
     OpKind, "op" {
         /// The model's input x0.
         Input = "input",
+        /// `x·W + b`: a projection (q/k/v, out, up, gate, down).
         Linear = "linear",
+        /// `(x − mean) / √(var + eps) · γ + β` over the features.
         LayerNorm = "layernorm",
+        /// `x / √(mean(x²) + eps) · γ` over the features.
         RmsNorm = "rmsnorm",
+        /// (B, T, h·hd) → (B, h, T, hd).
         SplitHeads = "split_heads",
+        /// Grouped K/V heads repeated to match the query heads:
+        /// (B, kv, T, hd) → (B, h, T, hd).
         RepeatKv = "repeat_kv",
+        /// Rotary position embedding of q or k; the shape is kept.
         Rope = "rope",
+        /// q·kᵀ/√hd: (B, h, Tq, hd) · (B, h, hd, Tk) → (B, h, Tq, Tk).
         Scores = "scores",
+        /// The attention weights, softmax(mask(scores)): each row sums to 1.
         Softmax = "softmax",
+        /// weights·v: (B, h, Tq, Tk) · (B, h, Tk, hd) → (B, h, Tq, hd).
         WeightedSum = "weighted_sum",
+        /// (B, h, T, hd) → transpose → (B, T, h·hd).
         MergeHeads = "merge_heads",
         /// Heads merged by a bare reshape: the `merge-no-transpose` fault.
         Reshape = "reshape",
+        /// max(0, x), element-wise.
         Relu = "relu",
+        /// x·Φ(x), the exact GELU, element-wise.
         Gelu = "gelu",
+        /// GELU's tanh approximation (GPT-2's), element-wise.
         GeluTanh = "gelu_tanh",
+        /// silu(x·Wg) ⊙ x·Wu, both (B, T, d_ff).
         SwiGlu = "swiglu",
         /// The residual add.
         Add = "add",
@@ -58,8 +73,11 @@ pub enum NormAxis {
 /// An element-wise non-linearity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unary {
+    /// max(0, x).
     Relu,
+    /// x·Φ(x), the exact GELU (erf).
     Gelu,
+    /// GELU's tanh approximation, as GPT-2.
     GeluTanh,
 }
 
@@ -79,25 +97,48 @@ pub enum Op {
     Linear,
     /// A norm over one axis, then `γ (⊙ … + β)` on the features.
     Norm {
+        /// LayerNorm or RMSNorm.
         kind: NormKind,
+        /// The axis it averages over: the features, or a fault's T or B.
         axis: NormAxis,
+        /// Added to the variance (mean square for RMSNorm) before the root.
         eps: f64,
     },
     /// (B, T, h·hd) → (B, h, T, hd).
-    SplitHeads { heads: usize, axis: &'static str },
+    SplitHeads {
+        /// Heads the features split into: h for q, kv for k and v.
+        heads: usize,
+        /// The name of the new heads axis: `h`, or `kv` (`kv·hd` under GQA).
+        axis: &'static str,
+    },
     /// (B, kv, T, hd) → (B, kv·rep, T, hd); query head i reads kv head i / rep.
-    RepeatKv { rep: usize },
+    RepeatKv {
+        /// Copies of each K/V head, h / kv.
+        rep: usize,
+    },
     /// Rotary position embedding, (B, h, T, hd) → (B, h, T, hd): at token t
     /// the pair (i, i + hd/2) turns by the angle t·θ^(−2i/hd), as LLaMA's
     /// `rotate_half`.
-    Rope { theta: f64 },
+    Rope {
+        /// The base θ of the angles, e.g. 10000.
+        theta: f64,
+    },
     /// q (B,h,T,hd) · kᵀ (B,h,hd,S) / √hd → (B,h,T,S).
-    Scores { head_dim: usize },
+    Scores {
+        /// hd, whose √ divides the dot products.
+        head_dim: usize,
+    },
     /// Row softmax over the last axis, with the causal mask when `causal`.
-    Softmax { causal: bool },
+    Softmax {
+        /// Whether key positions after the query get weight 0 (`╳`).
+        causal: bool,
+    },
     /// As [`Op::Softmax`] without subtracting the row's maximum first:
     /// `e^s / Σ e^s`, which overflows on large scores (`softmax-no-max`).
-    SoftmaxNoMax { causal: bool },
+    SoftmaxNoMax {
+        /// As [`Op::Softmax`]'s.
+        causal: bool,
+    },
     /// weights (B,h,T,S) · v (B,h,S,hd) → (B,h,T,hd).
     WeightedSum,
     /// (B,h,T,hd) → (B,T,h·hd).
@@ -119,7 +160,12 @@ pub enum Fusion {
     /// `scores = q·kᵀ/√hd`, `weights = softmax(mask(scores))`,
     /// `context = weights·v`, on q (B,h,T,hd), k (B,h,S,hd), v (B,h,S,hv):
     /// no (B, h, T, S) tensor is built.
-    Attention { head_dim: usize, causal: bool },
+    Attention {
+        /// hd, whose √ divides the dot products.
+        head_dim: usize,
+        /// Whether the causal mask applies.
+        causal: bool,
+    },
     /// `u = x·W + b`, then `act(u)`, on x (…, k), W (k, n), b (n): no
     /// pre-activation tensor is built.
     LinearAct(Unary),
@@ -162,10 +208,15 @@ pub enum Init {
 /// Summary statistics of one tensor.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Stats {
+    /// The smallest value.
     pub min: f64,
+    /// The largest value.
     pub max: f64,
+    /// The mean of every value.
     pub mean: f64,
+    /// The population standard deviation.
     pub std: f64,
+    /// Whether every value is finite (no NaN, no ±∞).
     pub finite: bool,
 }
 

@@ -17,7 +17,9 @@ use ndarray::ArrayD;
 /// A trace and the checks' verdicts on it.
 #[derive(Debug, Clone)]
 pub struct Run {
+    /// The recorded trace: every event, and the failure if the forward stopped.
     pub trace: Trace,
+    /// Every check's verdict, one per check; skipped ones included.
     pub checks: Vec<CheckResult>,
     /// Numbers or shapes, and why.
     pub plan: Plan,

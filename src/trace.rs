@@ -29,7 +29,9 @@ pub fn block_of(path: &str) -> Option<usize> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
+    /// Every op ran on ndarray values: events carry stats (and values when asked).
     Numeric,
+    /// Every op computed only its output shape: events carry no stats or values.
     ShapeOnly,
 }
 
@@ -40,8 +42,12 @@ pub struct ResidualCheck {
     pub stream: Shape,
     /// The sublayer output f(x), (B,T,d) when correct.
     pub update: Shape,
+    /// The stream operand's element type; the model's dtype when correct.
     pub stream_dtype: DType,
+    /// The update's element type; the model's dtype when correct.
     pub update_dtype: DType,
+    /// Whether both operands are the stream shape (B,T,d) in the model's
+    /// dtype, i.e. whether the add may run.
     pub ok: bool,
 }
 
@@ -62,9 +68,11 @@ pub struct Event {
     pub path: String,
     /// The op that produced it, e.g. `scores`.
     pub op: OpKind,
+    /// Its size along each axis, e.g. `[2, 4, 4, 16]` for `block1.attn.q`.
     pub shape: Shape,
     /// Axis names, e.g. `["B","h","T","hd"]`.
     pub axes: Vec<String>,
+    /// The element type, the model's (f32 or f64).
     pub dtype: DType,
     /// A tensor at a sublayer interface: input, norm output, sublayer
     /// output or residual sum. Must be (B,T,d).
@@ -127,8 +135,12 @@ impl Event {
 /// An operand of the step that failed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Operand {
+    /// The activation's event path (`block1.mlp.act`) or the parameter's
+    /// name (`block1.mlp.up.bias`).
     pub path: String,
+    /// Its shape as handed to the op, e.g. `[2, 4, 256]`.
     pub shape: Shape,
+    /// Its element type: the model's dtype.
     pub dtype: DType,
 }
 
@@ -137,10 +149,18 @@ pub struct Operand {
 pub struct Failure {
     /// The step index the failed tensor would have had.
     pub step: usize,
+    /// Path the failed tensor would have had, e.g. `block1.resid_2`.
     pub path: String,
+    /// The op that refused, e.g. `add` for a residual add.
     pub op: OpKind,
+    /// The check that stopped the forward: `op-shapes`, `residual`, `stream`
+    /// or `finite`.
     pub check: CheckName,
+    /// One line naming the bad shapes, e.g. `residual add (2,4,64) +
+    /// (2,4,256): both operands must be (2,4,64)`.
     pub detail: String,
+    /// Every operand of the failed step, activations and parameters, in the
+    /// op's order.
     pub operands: Vec<Operand>,
     /// Present when a residual add failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -165,13 +185,19 @@ impl Failure {
 /// A whole run: config, events and, if the forward stopped, why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trace {
+    /// The model that ran (its fault included), as configured or read from a
+    /// log's header.
     pub config: ModelConfig,
+    /// Whether values were computed or only shapes.
     pub mode: Mode,
     /// (B, T, d_model).
     pub stream_shape: Shape,
     /// The block the model ran: its sublayers, norms, mask and wiring.
     pub anatomy: Anatomy,
+    /// Every recorded step in execution order; up to the failure if the
+    /// forward stopped.
     pub events: Vec<Event>,
+    /// Where and why the forward stopped; `None` when every step ran.
     pub failure: Option<Failure>,
 }
 

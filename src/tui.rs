@@ -31,7 +31,9 @@ use std::time::Duration;
 /// How the stepper opens.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Launch {
+    /// Open with the quiz on (`--quiz`): predict each new shape first.
     pub quiz: bool,
+    /// Open in presenter mode (`--present`): large text for a projector.
     pub present: bool,
     /// Seconds between automatic steps.
     pub autoplay: Option<f64>,
@@ -40,12 +42,17 @@ pub struct Launch {
 /// Why the stepper could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum TuiError {
+    /// Stdin or stdout (the first field) is not a terminal; the second is
+    /// the command that prints the same as text.
     #[error("{0} is not a terminal; the stepper needs one (for text output use {1})")]
     NotATerminal(&'static str, &'static str),
+    /// The `--autoplay` interval, in seconds, is out of range.
     #[error("--autoplay {0} must be a number of seconds from 0.1 to 3600")]
     Autoplay(f64),
+    /// The model could not be traced: its config is refused.
     #[error(transparent)]
     Model(#[from] crate::error::Error),
+    /// The terminal failed: raw mode, drawing or reading input.
     #[error("terminal: {0}")]
     Io(#[from] io::Error),
 }

@@ -30,8 +30,11 @@ pub const PROBE_MAX_BYTES: u128 = 256 << 20;
 /// and for causality its input x0, seeded or given (B, T, d_model).
 #[derive(Debug, Clone, Copy)]
 pub struct Subject<'a> {
+    /// The model to re-run, with its fault if any.
     pub cfg: &'a ModelConfig,
+    /// Its weights: seeded from `cfg.seed` or loaded from a checkpoint.
     pub source: Source<'a>,
+    /// The input x0, (B, T, d_model), when given; else drawn from the seed.
     pub input: Option<&'a ArrayD<f32>>,
 }
 
@@ -71,7 +74,11 @@ impl<'a> Subject<'a> {
 /// Which probe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// Move one token of the input and run the whole model: nothing may
+    /// change at an earlier position or in another batch element.
     Causality,
+    /// Move one row of a norm's or MLP's own input: only that row of its
+    /// output may change.
     Positionwise,
 }
 
@@ -79,9 +86,13 @@ pub enum Kind {
 /// row did not change.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RowChange {
+    /// The tensor's event path, e.g. `block1.attn.weights`.
     pub path: String,
+    /// The op that produced it.
     pub op: OpKind,
+    /// Batch elements, B: the rows of `delta` per position.
     pub batch: usize,
+    /// Positions along the token axis (T, or Tq of the scores and weights).
     pub seq: usize,
     /// Row-major (batch, position).
     pub delta: Vec<f64>,
@@ -107,8 +118,11 @@ impl RowChange {
 /// Every tensor's changed rows after moving token `token`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Influence {
+    /// Which probe ran.
     pub kind: Kind,
+    /// The position of batch element 0 whose input row moved.
     pub token: usize,
+    /// Every captured tensor's changed rows, in execution order.
     pub rows: Vec<RowChange>,
 }
 
@@ -122,6 +136,7 @@ impl Kind {
         }
     }
 
+    /// The check's name, `causality` or `positionwise`.
     #[must_use]
     pub fn name(self) -> &'static str {
         self.check().as_str()
@@ -176,10 +191,15 @@ impl Kind {
 /// `pos`) moved by up to `delta` when token `token` of batch 0 moved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Leak {
+    /// The event path of the tensor that changed, e.g. `block1.attn.weights`.
     pub path: String,
+    /// The position whose input row moved (in batch element 0).
     pub token: usize,
+    /// The batch element of the changed row.
     pub batch: usize,
+    /// The position of the changed row.
     pub pos: usize,
+    /// The largest |Δ| in that row (∞ when a value became NaN).
     pub delta: f64,
 }
 

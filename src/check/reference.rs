@@ -32,8 +32,11 @@ pub const TOLERANCE: f64 = 1e-5;
 /// output's path (built, declared) and the largest |Δ| there.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Differs {
+    /// Path of the built model's output that differs, e.g. `block1.resid_2`.
     pub built: String,
+    /// Path of the declared model's matching output.
     pub declared: String,
+    /// The largest |Δ| between them, over every value of that output.
     pub delta: f64,
 }
 

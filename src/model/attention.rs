@@ -18,13 +18,19 @@ use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// Separate Q, K and V projections, and the output projection.
 pub struct Attention<T> {
+    /// Query projection W_q: (d, d); its output (B, T, d) splits into h heads.
     pub q: Linear<T>,
+    /// Key projection W_k: (d, kv·hd); (d, d) unless K/V heads are grouped.
     pub k: Linear<T>,
+    /// Value projection W_v: (d, kv·hd), as `k`.
     pub v: Linear<T>,
     /// `None` under the no-out-proj fault.
     pub o: Option<Linear<T>>,
+    /// Query heads h; d = h·hd.
     pub heads: usize,
+    /// Key and value heads kv, dividing h; equal to h unless grouped (GQA).
     pub kv_heads: usize,
+    /// Width of each head, hd = d / h.
     pub head_dim: usize,
     /// `None` under the attn-no-merge fault.
     pub merge: Option<Merge>,

@@ -20,20 +20,27 @@ use crate::trace::recorder::{Param, Recorder, Stop, Val};
 
 /// What a sublayer computes.
 pub enum Layer<T> {
+    /// Multi-head self-attention: tokens read each other.
     Attention(Attention<T>),
+    /// The position-wise MLP: each token on its own.
     Mlp(Mlp<T>),
 }
 
 /// Sublayer i (from 1) of a block: its norm `ln_i`, its layer, and where
 /// the norm sits.
 pub struct Sub<T> {
+    /// Which sublayer and where its norm sits (before or after the add).
     pub anatomy: Sublayer,
+    /// The sublayer's norm `ln_i`, over (B, T, d).
     pub norm: Norm<T>,
+    /// Its attention or MLP.
     pub layer: Layer<T>,
 }
 
 /// The sublayers of one block, in order.
 pub struct Block<T> {
+    /// One per sublayer of the anatomy: attention, then the MLP, in GPT-2's
+    /// block.
     pub sublayers: Vec<Sub<T>>,
 }
 

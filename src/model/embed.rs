@@ -16,6 +16,7 @@ use crate::trace::recorder::Param;
 
 /// The vocabulary-sized weights of a GPT-style model.
 pub struct Embeddings<T> {
+    /// Token embeddings (V, d): row i is token i's vector.
     pub wte: Param<T>,
     /// `None` with rotary positions.
     pub wpe: Option<Param<T>>,

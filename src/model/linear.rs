@@ -11,7 +11,9 @@ use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// A dense layer, with an optional bias.
 pub struct Linear<T> {
+    /// W: (in, out), so `y = x·W`.
     pub weight: Param<T>,
+    /// b: (out); `None` for a model without biases.
     pub bias: Option<Param<T>>,
 }
 

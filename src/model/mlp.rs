@@ -30,7 +30,9 @@ pub enum Activation<T> {
 
 /// The up projection, the activation and the down projection.
 pub struct Mlp<T> {
+    /// Up projection W1 (Wu under SwiGLU): (d, d_ff).
     pub up: Linear<T>,
+    /// The non-linearity on the hidden layer (B, T, d_ff).
     pub act: Activation<T>,
     /// `None` under the ffn-no-down fault.
     pub down: Option<Linear<T>>,

@@ -13,8 +13,12 @@ use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// A norm layer; LayerNorm has β when the model has biases.
 pub struct Norm<T> {
+    /// The norm step: LayerNorm or RMSNorm, its axis (the features, unless a
+    /// fault normalises over T or B) and eps.
     pub op: Op,
+    /// γ: (d), initialised to 1.
     pub weight: Param<T>,
+    /// β: (d), initialised to 0; LayerNorm with biases only.
     pub bias: Option<Param<T>>,
 }
 

@@ -45,6 +45,7 @@ pub struct Numeric<F> {
 }
 
 impl<F: Scalar> Numeric<F> {
+    /// A backend whose tensors hold `F` values (f32 or f64).
     #[must_use]
     pub fn new() -> Self {
         Self {

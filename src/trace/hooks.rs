@@ -6,7 +6,10 @@ use std::sync::atomic::AtomicBool;
 /// How far a run has got: `done` of `expected` events recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progress {
+    /// Events recorded so far.
     pub done: usize,
+    /// Events the run is expected to record in all (from a shape-only pass);
+    /// at least `done`.
     pub expected: usize,
 }
 

@@ -62,6 +62,7 @@ enum Line<'a> {
 /// far too large to build).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Replay {
+    /// The trace the log holds, events in order, with its failure if any.
     pub trace: Trace,
     /// The summary's verdicts; `None` when the log ends without a summary
     /// (cut short, or a run that was stopped).
@@ -85,16 +86,27 @@ impl Replay {
 /// A trace log that cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum LogError {
+    /// The file cannot be opened, is larger than a trace log may be, or
+    /// cannot be read.
     #[error("cannot read {}: {reason}", crate::text::shown(.path))]
-    Read { path: String, reason: String },
+    Read {
+        /// The file's name as given, `-` for standard input.
+        path: String,
+        /// What went wrong, e.g. the OS error or the size limit.
+        reason: String,
+    },
+    /// A line of the log is not a valid record (bad JSON, unknown kind,
+    /// wrong schema, out of order).
     #[error("{}:{line}{}: {msg}", crate::text::shown(.path), column.map_or_else(String::new, |c| format!(":{c}")))]
     Line {
+        /// The file's name as given, `-` for standard input.
         path: String,
         /// The file's line, from 1.
         line: usize,
         /// The column within that line, from 1, when the JSON parser
         /// points inside it.
         column: Option<usize>,
+        /// What is wrong with the line, on one line.
         msg: String,
     },
 }

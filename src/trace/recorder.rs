@@ -1,4 +1,4 @@
-//! Builds a [`Trace`] while the model runs.
+//! Builds a [`Trace`](super::Trace) while the model runs.
 //!
 //! The model hands every step to the recorder, which runs the op on its
 //! backend and records the event. The judges of [`super::judge`] decide
@@ -51,8 +51,12 @@ const FUSED_STEPS: &str = "a fused pass gives one output per step of its group";
 
 /// What a finished recorder holds.
 pub struct Recording {
+    /// Every step recorded, in execution order.
     pub events: Vec<Event>,
+    /// Where the forward stopped; `None` when it ran to the end.
     pub failure: Option<Failure>,
+    /// Full values of every tensor, when [`Watch::capture`] asked for them
+    /// (the probes); else empty.
     pub captures: Vec<Capture>,
     /// The cancel hook stopped the run.
     pub cancelled: bool,

@@ -37,7 +37,9 @@ named_enum! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
+    /// The rule held on this run.
     Pass,
+    /// The rule is broken; `path` names where.
     Fail,
     /// Not judged: no values (shape-only), or the forward stopped first.
     Skip,
@@ -62,12 +64,16 @@ impl Status {
 /// a skip. The constructors keep the two in step.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckResult {
+    /// Which rule was judged.
     pub name: CheckName,
     /// Anything but a failure: `status != Status::Fail`.
     pub ok: bool,
+    /// Pass, fail or skip.
     pub status: Status,
     /// Where it failed, if it did.
     pub path: Option<String>,
+    /// One line on what was found, e.g. `4/4 residual adds are (2,4,64) +
+    /// (2,4,64), f32`, or where and how it failed.
     pub detail: String,
 }
 

@@ -5,30 +5,53 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 /// Everything the user can ask the app to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
+    /// The next step (`→` `l` space).
     Next,
+    /// The previous step (`←` `h`).
     Prev,
+    /// The first step (`g` Home).
     First,
+    /// The last step, or the failure (`G` End).
     Last,
+    /// Ten steps on (PgDn).
     PageDown,
+    /// Ten steps back (PgUp).
     PageUp,
+    /// The next step whose shape leaves (B,T,d) (`n`).
     NextDeparture,
+    /// The previous departure from (B,T,d) (`N`).
     PrevDeparture,
+    /// The next residual add (`r`).
     NextResidual,
+    /// The previous residual add (`R`).
     PrevResidual,
+    /// The next tab (Tab).
     NextTab,
+    /// The previous tab (Shift-Tab).
     PrevTab,
+    /// Open or close the key help (`?`).
     ToggleHelp,
+    /// Switch to the next activation and re-trace (`a`).
     CycleAct,
+    /// Switch LayerNorm / RMSNorm and re-trace (`m`).
     ToggleNorm,
+    /// Switch Pre-LN / Post-LN and re-trace (`p`).
     TogglePlacement,
+    /// Switch to the next teaching fault (or none) and re-trace (`f`).
     CycleFault,
+    /// Start or leave the quiz (`z`); on the Budget tab, its count quiz.
     ToggleQuiz,
+    /// Enter or leave presenter mode (`P`).
     TogglePresent,
+    /// Pause or resume autoplay (space while autoplay runs).
     TogglePause,
+    /// Show the next head in a 4-D heatmap (`]`).
     NextHead,
+    /// Show the previous head (`[`).
     PrevHead,
-    /// Scroll a wide heatmap left / right.
+    /// Scroll a heatmap wider than its pane left (`<`).
     ScrollLeft,
+    /// Scroll it right (`>`).
     ScrollRight,
     /// Back to the replayed log after a switch re-traced it live.
     BackToReplay,
@@ -48,20 +71,24 @@ pub enum Action {
     Select(usize),
     /// A character typed into the quiz or a lab's input.
     Char(char),
+    /// Delete the last character typed.
     Backspace,
     /// Ctrl-U while typing: clear what was typed.
     ClearInput,
+    /// Enter: answer the quiz or apply the typed value.
     Submit,
     /// Esc while typing: skip the quiz question or drop the edit.
     Cancel,
     /// Time passed (autoplay).
     Tick,
+    /// Leave the stepper (`q` Esc Ctrl-C).
     Quit,
 }
 
 /// Which keys are live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyMode {
+    /// Every key: steps, switches, tabs.
     Normal,
     /// Autoplay is on: space pauses and resumes instead of stepping.
     Autoplay,

@@ -39,6 +39,7 @@ pub enum Tab {
 }
 
 impl Tab {
+    /// Every tab, in Tab order.
     pub const ALL: [Tab; 6] = [
         Tab::Steps,
         Tab::Checks,
@@ -48,6 +49,7 @@ impl Tab {
         Tab::Probes,
     ];
 
+    /// The tab's name in the tab bar, e.g. `Budget`.
     #[must_use]
     pub fn title(self) -> &'static str {
         match self {
@@ -72,13 +74,16 @@ pub const HEATMAP_SCROLL: usize = 8;
 /// Automatic stepping for presenter mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Autoplay {
+    /// Time between automatic steps.
     pub every: Duration,
+    /// Whether space paused it; the cursor stays where it is.
     pub paused: bool,
 }
 
 /// A row of the step list.
 #[derive(Debug, Clone, Copy)]
 pub enum Row<'a> {
+    /// An event of the trace.
     Event(&'a Event),
     /// The step where the forward stopped.
     Failure(&'a Failure),
@@ -93,21 +98,30 @@ pub struct App {
     /// trace replaces the model (not when values replace the shapes of the
     /// same model), so a lab knows what it computed for without a copy.
     pub generation: u64,
+    /// The row selected in the step list: an event's step, or the failure
+    /// row after the last event.
     pub cursor: usize,
+    /// The tab shown.
     pub tab: Tab,
+    /// Whether the key help overlay is open.
     pub help: bool,
     /// The first line of the help overlay shown, when it scrolls.
     pub help_at: usize,
     /// The Detail pane shows the step's whole why instead of its heatmap.
     pub why_whole: bool,
+    /// The quiz, while it is on.
     pub quiz: Option<Quiz>,
+    /// Presenter mode: the current step in large text.
     pub present: bool,
+    /// Automatic stepping, when `--autoplay` started it.
     pub autoplay: Option<Autoplay>,
     /// The head shown in 4-D heatmaps.
     pub head: usize,
     /// The first column shown in a heatmap wider than its pane.
     pub col: usize,
+    /// The lab tabs' state.
     pub labs: Labs,
+    /// The styles: colour, or monochrome under `NO_COLOR`.
     pub theme: Theme,
     /// The last thing that happened, e.g. `activation → relu`.
     pub status: Option<String>,
@@ -132,6 +146,7 @@ pub struct App {
     pub progress: Option<(usize, usize)>,
     /// Loaded weights and input every trace of this session uses.
     pub given: Given,
+    /// The user asked to leave; the event loop ends.
     pub quit: bool,
 }
 

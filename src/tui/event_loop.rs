@@ -31,7 +31,9 @@ pub use super::msg::Msg;
 
 /// The app, the terminal it is drawn on, and the jobs running for it.
 pub struct EventLoop<B: Backend> {
+    /// Everything the UI shows; updated by every key and finished job.
     pub app: App,
+    /// The terminal drawn on: a real one, or a test's `TestBackend`.
     pub terminal: Terminal<B>,
     jobs: Jobs,
     tx: Sender<Msg>,

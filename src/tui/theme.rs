@@ -7,17 +7,29 @@ use ratatui::style::{Color, Modifier, Style};
 /// The styles of one theme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
+    /// Plain text.
     pub base: Style,
+    /// Pane titles and table headings.
     pub title: Style,
+    /// The header bar's name.
     pub header: Style,
+    /// Secondary text: key hints, skipped checks, unchanged probe cells.
     pub dim: Style,
+    /// The selected row of the step list (also marked `▶`).
     pub cursor: Style,
+    /// A step whose shape leaves (B,T,d), shown with `◆`.
     pub departs: Style,
+    /// A step back at (B,T,d) after a departure, shown with `↩`.
     pub returns: Style,
+    /// A check that holds, shown with `✓`.
     pub ok: Style,
+    /// A failure, shown with `✗`.
     pub fail: Style,
+    /// Keys in hints and help, and the edit prompt.
     pub key: Style,
+    /// The current part: the diagram's sublayer, the FFN lab's step.
     pub lit: Style,
+    /// Masked cells of an attention heatmap, drawn `╳`.
     pub masked: Style,
 }
 

@@ -46,10 +46,15 @@ pub const MIN_SIZE: (u16, u16) = (80, 24);
 /// Where each pane goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Areas {
+    /// The model, the tabs and the fault: two rows at the top.
     pub header: Rect,
+    /// The step list.
     pub steps: Rect,
+    /// The diagram of the current block, lower left.
     pub diagram: Rect,
+    /// The current step's op, formula, why, stats and heatmap, lower right.
     pub detail: Rect,
+    /// The contract line, a message if any, and the key hints.
     pub footer: Rect,
 }
 

@@ -6,6 +6,7 @@ use super::{Influence, RowChange};
 /// One cell of a probe grid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cell {
+    /// Not changed.
     Same,
     /// Changed, as it may.
     Changed,

@@ -19,9 +19,13 @@ pub const ROWS: usize = 256;
 /// What [`attention`] gives: the stats of the scores and of the weights,
 /// the context and its stats.
 pub struct Core<F> {
+    /// Stats of the scores q·kᵀ/√hd, (B, h, T, S), before the mask.
     pub scores: Stats,
+    /// Stats of the weights softmax(mask(scores)), (B, h, T, S).
     pub weights: Stats,
+    /// The context weights·v, (B, h, T, hv).
     pub context: ArrayD<F>,
+    /// Stats of the context.
     pub context_stats: Stats,
 }
 

@@ -21,9 +21,13 @@ pub trait Scalar:
     + Sync
     + std::fmt::Debug
 {
+    /// The dtype the trace reports for this type.
     const DTYPE: DType;
+    /// The error function, for the exact GELU.
     fn erf(self) -> Self;
+    /// `v` rounded to this type.
     fn of(v: f64) -> Self;
+    /// This value widened to f64.
     fn f64(self) -> f64;
     /// eˣ, fast where it can be; NaN stays NaN.
     #[inline]

@@ -8,8 +8,11 @@ use crate::trace::hooks::Hooks;
 /// axis names, and its tensor.
 #[derive(Debug, Clone)]
 pub struct Val<T> {
+    /// Path of the event that produced it, e.g. `block1.attn.q`.
     pub path: String,
+    /// Its size along each axis, e.g. `[2, 4, 4, 16]`.
     pub shape: Shape,
+    /// Axis names, one per axis, e.g. `["B","h","T","hd"]`.
     pub axes: Vec<String>,
     /// `None` for a step inside a fused group that the backend never
     /// built: only the group's next step reads it, and that step records
@@ -63,15 +66,21 @@ const UNBUILT: &str = "a fused step's output is read only by its group";
 /// A parameter tensor with its name and axis names.
 #[derive(Debug, Clone)]
 pub struct Param<T> {
+    /// Full name, scopes included, e.g. `block1.attn.q_proj.weight`: what a
+    /// checkpoint is searched for and the seed is drawn from.
     pub name: String,
+    /// The tensor: values (numeric) or only a shape (shape-only).
     pub t: T,
+    /// Axis names, one per axis, e.g. `["d","d"]` for (d_model, d_model).
     pub axes: Vec<String>,
 }
 
 /// An operand of an op: an activation or a parameter.
 #[derive(Debug)]
 pub enum In<'a, T> {
+    /// An activation recorded earlier in the trace.
     Act(&'a Val<T>),
+    /// A weight or bias of the model.
     Param(&'a Param<T>),
 }
 
@@ -113,10 +122,15 @@ pub struct Stop;
 /// The full values of one event, kept for the probes.
 #[derive(Debug, Clone)]
 pub struct Capture {
+    /// The event's path, e.g. `block1.resid_1`.
     pub path: String,
+    /// The op that produced it.
     pub op: OpKind,
+    /// Its size along each axis.
     pub shape: Shape,
+    /// Axis names, one per axis, e.g. `["B","h","Tq","Tk"]`.
     pub axes: Vec<String>,
+    /// Every value, row-major, widened to f64.
     pub values: Vec<f64>,
 }
 

@@ -22,7 +22,9 @@ pub use probes::{ProbeKey, ProbesLab};
 /// Which vector is being typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EditTarget {
+    /// The FFN lab's input token x (width d).
     FfnX,
+    /// The Norms lab's input vector.
     NormX,
     /// A field of the budget lab's model.
     BudgetField(Field),
@@ -31,20 +33,29 @@ pub enum EditTarget {
 /// A vector being typed, e.g. `2,-1`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edit {
+    /// Which vector or field the text goes into.
     pub target: EditTarget,
+    /// What has been typed so far.
     pub text: String,
     /// The value being replaced, shown beside the prompt.
     pub now: String,
+    /// Why the last Enter was refused; the prompt stays open.
     pub error: Option<String>,
 }
 
 /// Every lab's state.
 #[derive(Debug, Clone)]
 pub struct Labs {
+    /// The lesson's FFN by hand, or its gated variant.
     pub ffn: FfnLab,
+    /// LayerNorm and RMSNorm on one vector, side by side.
     pub norms: NormCompare,
+    /// Made when the Budget tab first opens for a model; `None` before, or
+    /// when the model cannot be counted.
     pub budget: Option<BudgetLab>,
+    /// Which rows a probe changed, for the token chosen.
     pub probes: ProbesLab,
+    /// The vector or field being typed, if any.
     pub editing: Option<Edit>,
 }
 

@@ -17,7 +17,9 @@ pub struct Quiz {
     pub asking: Option<usize>,
     /// What the student has typed so far.
     pub input: String,
+    /// Answers judged right so far.
     pub right: usize,
+    /// Answers judged so far (skipped questions not counted).
     pub asked: usize,
     /// The last step whose shape has been shown.
     pub revealed: usize,

@@ -21,12 +21,20 @@ pub enum Wanted {
     /// Trace `cfg`, the model asked for (the shown one stays until this
     /// one is done): the first full trace, or a live switch.
     Trace {
+        /// Identifies this ask; only the newest ticket's result is shown.
         ticket: u64,
+        /// The model to trace.
         cfg: ModelConfig,
+        /// What the trace is for: the first values, or a switch.
         what: Retrace,
     },
     /// Run the probe `key` on `cfg`, the model shown when it was asked.
-    Probe { key: ProbeKey, cfg: ModelConfig },
+    Probe {
+        /// The model, probe and token asked for; the result carries it back.
+        key: ProbeKey,
+        /// The model to re-run.
+        cfg: ModelConfig,
+    },
 }
 
 /// A finished job, for [`App::finish`].
@@ -35,13 +43,18 @@ pub enum Done {
     /// The trace asked with `ticket` (boxed: a run is large beside the
     /// other messages).
     Trace {
+        /// The ticket the trace was asked with.
         ticket: u64,
+        /// What it was asked for, as in [`Wanted::Trace`].
         what: Retrace,
+        /// The run, or why the model could not be traced.
         result: Box<Result<Run, crate::error::Error>>,
     },
     /// The probe asked for `key`.
     Probe {
+        /// What the probe was computed for.
         key: ProbeKey,
+        /// The rows each tensor changed, or why the probe could not run.
         result: Result<Influence, String>,
     },
 }

@@ -13,15 +13,22 @@ mod quiz;
 /// A budget field the user can change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {
+    /// The model width d_model.
     DModel,
+    /// The MLP's hidden size d_ff.
     DFf,
+    /// The attention heads h (and as many K/V heads).
     Heads,
+    /// The number of blocks.
     Layers,
+    /// The sequence length T.
     Seq,
+    /// The MLP's activation (relu, gelu, gelu-tanh or swiglu).
     Act,
 }
 
 impl Field {
+    /// Every field, in the order the lab lists them.
     pub const ALL: [Field; 6] = [
         Field::DModel,
         Field::DFf,
@@ -37,6 +44,7 @@ impl Field {
         Field::ALL[(self as usize + by) % n]
     }
 
+    /// The field's name as the lab shows it, e.g. `d_model` or `T`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -101,7 +109,9 @@ pub struct BudgetLab {
     pub cfg: ModelConfig,
     /// The field under the cursor.
     pub field: Field,
+    /// The lab's model's parameters, FLOPs and bytes.
     pub ours: Budget,
+    /// GPT-2 small's, for scale.
     pub gpt2: Budget,
     /// Why the last change was refused.
     pub error: Option<String>,

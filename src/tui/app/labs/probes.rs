@@ -16,14 +16,18 @@ use crate::tui::action::Action;
 /// token, which the probe finds by moving each token in turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProbeKey {
+    /// The stepper's model's generation ([`crate::tui::app::App::generation`]).
     pub generation: u64,
+    /// Which probe.
     pub kind: Kind,
+    /// The token moved; `None` for the opening probe, which tries each.
     pub token: Option<usize>,
 }
 
 /// The probe shown, for which token, and what changed.
 #[derive(Debug, Clone)]
 pub struct ProbesLab {
+    /// The probe shown: causality or positionwise.
     pub kind: Kind,
     /// The token moved; `None` until the opening probe has found it.
     pub token: Option<usize>,

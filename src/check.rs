@@ -61,3 +61,17 @@ pub fn catches(fault: Fault) -> &'static [CheckName] {
         Fault::ActAfterDown => &[Reference],
     }
 }
+
+/// The skip of check `name` on a trace whose forward stopped: the check
+/// that stopped it has judged that model already. `None` when it ran on.
+pub(crate) fn stopped(name: CheckName, trace: &Trace) -> Option<CheckResult> {
+    trace.failure.as_ref().map(|f| {
+        CheckResult::skip(
+            name,
+            format!(
+                "the forward stops at {}; the check that stopped it judges it",
+                f.path
+            ),
+        )
+    })
+}

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! shapetrace: run a stack of transformer blocks and make the shape
 //! contract visible.
 //!

@@ -259,14 +259,7 @@ pub fn opening(runs: Vec<Influence>, seq: usize) -> Option<Influence> {
 pub fn influence(subject: Subject, kind: Kind, tokens: &[usize]) -> Result<Vec<Influence>, String> {
     let cfg = subject.cfg;
     // A replayed log's model may be one the tool would not build.
-    cfg.validate()
-        .map_err(|e| format!("the model is invalid: {e}"))?;
-    if cfg.numeric_bytes() > PROBE_MAX_BYTES {
-        return Err(format!(
-            "model too large to re-run (limit {})",
-            crate::config::human_bytes(PROBE_MAX_BYTES)
-        ));
-    }
+    rerunnable(cfg)?;
     match (cfg.dtype, kind) {
         (DType::F32, Kind::Causality) => causal::<f32>(subject, tokens),
         (DType::F64, Kind::Causality) => causal::<f64>(subject, tokens),
@@ -442,4 +435,22 @@ fn positionwise<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Inf
             })
         })
         .collect()
+}
+
+/// Whether the probes and `reference` may re-run `cfg`: a valid model (a
+/// replayed log's may be one the tool would not build) of at most
+/// [`PROBE_MAX_BYTES`].
+///
+/// # Errors
+/// Why not, in words.
+pub fn rerunnable(cfg: &ModelConfig) -> Result<(), String> {
+    cfg.validate()
+        .map_err(|e| format!("the model is invalid: {e}"))?;
+    if cfg.numeric_bytes() > PROBE_MAX_BYTES {
+        return Err(format!(
+            "model too large to re-run (limit {})",
+            crate::config::human_bytes(PROBE_MAX_BYTES)
+        ));
+    }
+    Ok(())
 }

@@ -14,14 +14,8 @@ use std::collections::BTreeMap;
 #[must_use]
 pub fn params(trace: &Trace) -> CheckResult {
     let name = CheckName::Params;
-    if let Some(f) = &trace.failure {
-        return CheckResult::skip(
-            name,
-            format!(
-                "the forward stops at {}; the check that stopped it judges it",
-                f.path
-            ),
-        );
+    if let Some(skip) = super::stopped(name, trace) {
+        return skip;
     }
     let cfg = &trace.config;
     let mut built: BTreeMap<String, u64> = BTreeMap::new();

@@ -18,7 +18,7 @@
 //! stopped it judges it).
 
 use super::CheckResult;
-use super::influence::{PROBE_MAX_BYTES, Subject};
+use super::influence::Subject;
 use crate::config::{DType, ModelConfig};
 use crate::model;
 use crate::ops::numeric::{Numeric, Scalar};
@@ -44,14 +44,8 @@ pub struct Differs {
 #[must_use]
 pub fn reference(trace: &Trace, subject: Subject) -> CheckResult {
     let name = CheckName::Reference;
-    if let Some(f) = &trace.failure {
-        return CheckResult::skip(
-            name,
-            format!(
-                "the forward stops at {}; the check that stopped it judges it",
-                f.path
-            ),
-        );
+    if let Some(skip) = super::stopped(name, trace) {
+        return skip;
     }
     if trace.mode == Mode::ShapeOnly {
         return CheckResult::skip(name, "shape-only run: no values to compare");
@@ -100,14 +94,7 @@ pub fn compare(
     declared: &ModelConfig,
 ) -> Result<(usize, Option<Differs>), String> {
     let cfg = subject.cfg;
-    cfg.validate()
-        .map_err(|e| format!("the model is invalid: {e}"))?;
-    if cfg.numeric_bytes() > PROBE_MAX_BYTES {
-        return Err(format!(
-            "model too large to re-run (limit {})",
-            crate::config::human_bytes(PROBE_MAX_BYTES)
-        ));
-    }
+    super::influence::rerunnable(cfg)?;
     match cfg.dtype {
         DType::F32 => compare_as::<f32>(subject, declared),
         DType::F64 => compare_as::<f64>(subject, declared),

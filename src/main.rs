@@ -170,9 +170,9 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
         match args.format {
             TraceFormat::Json => log::write(&mut io::BufWriter::new(out), &run.trace, &run.checks),
             TraceFormat::Table => out.write_all(table::text(&run.trace, &run.checks).as_bytes()),
-            TraceFormat::Markdown => {
-                out.write_all(table::markdown(&run.trace, &run.checks).as_bytes())
-            }
+            TraceFormat::Markdown => out.write_all(
+                shapetrace::report::handout::markdown(&run.trace, &run.checks).as_bytes(),
+            ),
         }
     };
     match log {
@@ -234,7 +234,9 @@ fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
             });
             text.push_str(&match f {
                 cli::ViewFormat::Table => table::text(&replay.trace, checks),
-                cli::ViewFormat::Markdown => table::markdown(&replay.trace, checks),
+                cli::ViewFormat::Markdown => {
+                    shapetrace::report::handout::markdown(&replay.trace, checks)
+                }
             });
             out::print(&text)?;
         }

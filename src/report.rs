@@ -2,7 +2,7 @@
 //! ([`Run`]), the one-line headline over the verdicts, and the trace as a
 //! table ([`table`]).
 
-mod handout;
+pub mod handout;
 pub mod table;
 
 use crate::check::influence::Subject;

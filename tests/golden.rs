@@ -142,7 +142,7 @@ fn same_seed_gives_an_identical_trace_and_another_seed_does_not() {
 #[test]
 fn handout_and_table_match_their_snapshots() {
     let run = shapetrace::run(&shapetrace::ModelConfig::default()).unwrap();
-    let md = shapetrace::report::table::markdown(&run.trace, &run.checks);
+    let md = shapetrace::report::handout::markdown(&run.trace, &run.checks);
     insta::assert_snapshot!("handout_lesson", md);
     let text = shapetrace::report::table::text(&run.trace, &run.checks);
     insta::assert_snapshot!("table_lesson", text);
@@ -154,7 +154,7 @@ fn handout_and_table_match_their_snapshots() {
 fn the_handout_follows_the_model() {
     let c = cfg("heads = 8\nfault = \"ffn-no-down\"");
     let run = shapetrace::run(&c).unwrap();
-    let md = shapetrace::report::table::markdown(&run.trace, &run.checks);
+    let md = shapetrace::report::handout::markdown(&run.trace, &run.checks);
     let hd = c.d_model / c.heads;
     assert!(md.starts_with("# shapetrace: lesson, 2 blocks\n"), "{md}");
     assert!(md.contains("| heads | 8 |"), "{md}");
@@ -182,6 +182,6 @@ fn the_handout_follows_the_model() {
     );
     // The correct model's handout names no fault.
     let ok = shapetrace::run(&shapetrace::ModelConfig::default()).unwrap();
-    let md = shapetrace::report::table::markdown(&ok.trace, &ok.checks);
+    let md = shapetrace::report::handout::markdown(&ok.trace, &ok.checks);
     assert!(md.contains("| fault | none |") && !md.contains("stops the forward"));
 }

@@ -3,7 +3,7 @@
 //! Departures from (B,T,d) are marked `◆ leaves (B,T,d)`, the step where the
 //! shape comes back `↩ returns`, and residual adds `✓ add` or `✗ add`.
 //! Shapes are written with their axes' names, `(B=2,h=4,Tq=4,Tk=4)`. The
-//! Markdown handout ([`markdown`]) adds a title, the model's settings, and
+//! Markdown handout ([`super::handout::markdown`]) adds a title, the model's settings, and
 //! a formula and a why column.
 
 use crate::check::{CheckResult, Status};
@@ -121,11 +121,4 @@ pub fn checks_text(checks: &[CheckResult]) -> String {
             )
         })
         .collect()
-}
-
-/// The Markdown handout: a title, the model's settings, one row per step
-/// (named shape, formula, why, marker), then the checks as a list.
-#[must_use]
-pub fn markdown(trace: &Trace, checks: &[CheckResult]) -> String {
-    super::handout::markdown(trace, checks)
 }

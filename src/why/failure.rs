@@ -9,23 +9,24 @@
 use super::Why;
 use crate::ops::OpKind;
 use crate::shape::fmt_shape;
-use crate::trace::{CheckName, Operand};
 
-/// The why of a failure of `check` at `path` (a step of `op`) on
-/// `operands`, with the stream's (B, T, d).
+/// The why of a failure of check `check` (its name, e.g. `residual`) at
+/// `path` (a step of `op`) on `operands` (each one's path and shape), with
+/// the stream's (B, T, d). Plain names and shapes, so the trace, which
+/// asks for this, is not imported back.
 #[must_use]
 pub fn failure(
-    check: CheckName,
+    check: &str,
     op: OpKind,
     path: &str,
-    operands: &[Operand],
+    operands: &[(&str, &[usize])],
     stream: &[usize],
 ) -> Why {
-    let shape = |i: usize| operands.get(i).map(|o| o.shape.as_slice()).unwrap_or(&[]);
-    let name = |i: usize| operands.get(i).map_or("?", |o| o.path.as_str());
+    let shape = |i: usize| operands.get(i).map_or(&[][..], |o| o.1);
+    let name = |i: usize| operands.get(i).map_or("?", |o| o.0);
     let want = fmt_shape(stream);
     match (check, op) {
-        (CheckName::Residual, _) => {
+        ("residual", _) => {
             let update = shape(1);
             let last = name(1).rsplit('.').next().unwrap_or("");
             let key = if update.len() == 4 {
@@ -42,9 +43,9 @@ pub fn failure(
                 .arg("want", want)
                 .arg("path", path)
         }
-        (CheckName::OpShapes, OpKind::Linear) => linear(operands, path),
+        ("op-shapes", OpKind::Linear) => linear(operands, path),
         // A linear whose W does not map back to d_model (down-to-ff).
-        (CheckName::Stream, OpKind::Linear) => {
+        ("stream", OpKind::Linear) => {
             let w = shape(1);
             Why::new("why-fail-stream-linear")
                 .arg("path", path)
@@ -55,35 +56,33 @@ pub fn failure(
                 .arg("cols", w.get(1).copied().unwrap_or(0))
                 .arg("d", stream.last().copied().unwrap_or(0))
         }
-        (CheckName::Stream, _) => Why::new("why-fail-stream")
+        ("stream", _) => Why::new("why-fail-stream")
             .arg("path", path)
             .arg("want", want)
             .arg("shape", fmt_shape(shape(0))),
-        (CheckName::Finite, OpKind::Softmax) => {
-            Why::new("why-fail-finite-softmax").arg("path", path)
-        }
-        (CheckName::Finite, _) => Why::new("why-fail-finite").arg("path", path),
+        ("finite", OpKind::Softmax) => Why::new("why-fail-finite-softmax").arg("path", path),
+        ("finite", _) => Why::new("why-fail-finite").arg("path", path),
         _ => {
-            let shapes: Vec<String> = operands.iter().map(|o| fmt_shape(&o.shape)).collect();
+            let shapes: Vec<String> = operands.iter().map(|o| fmt_shape(o.1)).collect();
             Why::new("why-fail-op")
                 .arg("op", op.as_str())
                 .arg("path", path)
                 .arg("shapes", shapes.join(", "))
-                .arg("check", check.as_str())
+                .arg("check", check)
         }
     }
 }
 
 /// x·W + b refused: the bias does not match W's columns, or x's last
 /// axis does not match W's rows.
-fn linear(operands: &[Operand], path: &str) -> Why {
-    let shape = |i: usize| operands.get(i).map(|o| o.shape.as_slice()).unwrap_or(&[]);
+fn linear(operands: &[(&str, &[usize])], path: &str) -> Why {
+    let shape = |i: usize| operands.get(i).map_or(&[][..], |o| o.1);
     let (x, w, b) = (shape(0), shape(1), shape(2));
     let rows = w.first().copied().unwrap_or(0);
     let cols = w.get(1).copied().unwrap_or(0);
     let x_last = x.last().copied().unwrap_or(0);
     if x_last == rows && operands.len() > 2 {
-        let bias = operands.get(2).map_or("b", |o| o.path.as_str());
+        let bias = operands.get(2).map_or("b", |o| o.0);
         return Why::new("why-fail-bias")
             .arg("bias_path", bias)
             .arg("bias", b.first().copied().unwrap_or(0))

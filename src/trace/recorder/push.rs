@@ -115,7 +115,11 @@ impl<B: Backend> Recorder<'_, B> {
     /// Keeps the failure of step `path` of `op` and stops the forward.
     pub(super) fn fail(&mut self, path: &str, op: OpKind, why: Why) -> Stop {
         let (check, detail, operands, residual) = why;
-        let why = crate::why::failure(check, op, path, &operands, &self.stream);
+        let named: Vec<(&str, &[usize])> = operands
+            .iter()
+            .map(|o| (o.path.as_str(), o.shape.as_slice()))
+            .collect();
+        let why = crate::why::failure(check.as_str(), op, path, &named, &self.stream);
         self.failure = Some(Failure {
             why_text: why.text(),
             why: Some(why),

@@ -88,3 +88,7 @@ why-fail-finite = { $path } holds values that are not finite (inf or NaN): a sum
 why-fail-op = { $op } at { $path } cannot take operands { $shapes } ({ $check }).
 
 why-add-skips-sublayer = The update { $update } is the sublayer's input, not its output: what the sublayer computed never reaches the stream. The shapes fit, { $shape } + { $shape }, so no shape check stops it; the returns check sees the departure that never came back.
+
+why-add-reads-x0 = This add in block { $block } takes its stream from the model's input x0, not from the block before it: Block{ $block }(x) instead of Block{ $block }(Block{ $prev }(x)) skips block { $prev }. The shapes fit, { $shape } + { $shape }, so no shape check stops it: the wiring check (and the reference check) sees it.
+
+why-add-no-out-proj = The update { $update } is the merged heads, added with no output projection: its { $d } features are the heads side by side, never mixed by W_O (d×d). The shapes fit, { $shape }, so no shape check stops it: the parameter count sees the missing (d,d) matrix, and the reference check the different output.

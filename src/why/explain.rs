@@ -31,6 +31,8 @@ pub struct Step<'a> {
     pub op: &'a Op,
     /// The step's own name in its layer, e.g. `q_proj`, `up`.
     pub name: &'a str,
+    /// Its whole path, e.g. `block2.resid_1`.
+    pub path: &'a str,
     /// Its operands, in the op's order.
     pub ins: &'a [Part<'a>],
     /// Its output shape.
@@ -254,6 +256,21 @@ fn message(s: &Step) -> Why {
         Op::SwiGlu => Why::new("why-swiglu")
             .arg("ff", s.last(0))
             .arg("shape", shape),
+        // A later block's add onto x0: the block before it was skipped
+        // (the skip-block1 fault).
+        Op::Add if s.path(0) == "input" && block_of(s.path).is_some_and(|b| b > 1) => {
+            let block = block_of(s.path).unwrap_or(0);
+            Why::new("why-add-reads-x0")
+                .arg("update", s.path(1))
+                .arg("block", block)
+                .arg("prev", block - 1)
+                .arg("shape", shape)
+        }
+        // The heads merged and added with no output projection (no-out-proj).
+        Op::Add if leaf(s.path(1)) == "merge" => Why::new("why-add-no-out-proj")
+            .arg("update", s.path(1))
+            .arg("d", d)
+            .arg("shape", shape),
         // An update straight from a norm: the sublayer was skipped (the
         // mlp-returns-input fault).
         Op::Add if leaf(s.path(1)).starts_with("ln_") => Why::new("why-add-skips-sublayer")
@@ -272,6 +289,11 @@ fn message(s: &Step) -> Why {
 /// query heads (axis `h`), `kv_heads` for grouped-query K/V heads.
 fn heads_of(axis: &str) -> &'static str {
     if axis == "h" { "heads" } else { "kv_heads" }
+}
+
+/// The block number of a path: `block2.resid_1` → 2.
+fn block_of(path: &str) -> Option<usize> {
+    path.strip_prefix("block")?.split('.').next()?.parse().ok()
 }
 
 /// The last segment of a path: `block1.ln_2` → `ln_2`.

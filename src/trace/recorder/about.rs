@@ -40,6 +40,7 @@ impl About {
         let (sources, why) = why::explain(&Step {
             op,
             name,
+            path: &path,
             ins: &parts,
             out: &shape,
             axes: &self.axes,

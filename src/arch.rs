@@ -174,6 +174,12 @@ pub struct Arch {
     /// Whether the q and k projections are drawn N(0, 1), as
     /// `torch.randn(d, d)`, instead of nanoGPT's N(0, 0.02).
     pub qk_randn: bool,
+    /// Whether, in a 16-bit model, each norm casts its f32 result back to
+    /// the stream's dtype (`norm-no-cast-back` does not).
+    pub norm_cast_back: bool,
+    /// Whether, in a 16-bit model, the f32 softmax's weights are cast back
+    /// before weights·v (`softmax-no-cast-back` does not).
+    pub softmax_cast_back: bool,
 }
 
 impl Arch {
@@ -190,6 +196,8 @@ impl Arch {
             attn_out: true,
             softmax_max: true,
             qk_randn: false,
+            norm_cast_back: true,
+            softmax_cast_back: true,
         };
         match cfg.fault {
             None => ok,
@@ -259,6 +267,14 @@ impl Arch {
             Some(Fault::SoftmaxNoMax) => Self {
                 softmax_max: false,
                 qk_randn: true,
+                ..ok
+            },
+            Some(Fault::NormNoCastBack) => Self {
+                norm_cast_back: false,
+                ..ok
+            },
+            Some(Fault::SoftmaxNoCastBack) => Self {
+                softmax_cast_back: false,
                 ..ok
             },
         }

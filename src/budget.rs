@@ -31,7 +31,7 @@ pub use flops::Flops;
 use serde::Serialize;
 
 named_enum! {
-    /// An element type to size memory in; runs themselves are f32 or f64.
+    /// An element type to size memory in.
     Precision, "dtype" {
         /// 32-bit float, 4 bytes.
         F32 = "f32",
@@ -60,7 +60,9 @@ impl From<DType> for Precision {
     fn from(d: DType) -> Self {
         match d {
             DType::F32 => Precision::F32,
-            DType::F64 => Precision::F64,
+            DType::F64 | DType::I64 => Precision::F64,
+            DType::BF16 => Precision::Bf16,
+            DType::F16 => Precision::F16,
         }
     }
 }

@@ -59,6 +59,8 @@ pub fn catches(fault: Fault) -> &'static [CheckName] {
         Fault::MergeNoTranspose | Fault::NoCausalMask => &[Causality, Reference],
         Fault::NormOverSeq | Fault::NormOverBatch => &[Positionwise, Causality, Reference],
         Fault::ActAfterDown => &[Reference],
+        Fault::NormNoCastBack => &[Stream],
+        Fault::SoftmaxNoCastBack => &[OpShapes],
     }
 }
 

@@ -68,22 +68,72 @@ named_enum! {
 }
 
 named_enum! {
-    /// Element type of every tensor in a run.
+    /// Element type of a tensor. A model runs in one of the floats (its
+    /// stream and weights); the token ids are i64.
     DType, "dtype" {
         /// 32-bit float, 4 bytes an element.
         F32 = "f32",
         /// 64-bit float, 8 bytes an element.
         F64 = "f64",
+        /// bfloat16: f32's 8-bit exponent with a 7-bit mantissa, 2 bytes.
+        /// Run as frameworks run it: values rounded to bf16 after each op,
+        /// products summed in f32, norms and softmax in f32.
+        BF16 = "bf16",
+        /// IEEE half precision (5-bit exponent, 10-bit mantissa), 2 bytes.
+        /// Run as bf16 is.
+        F16 = "f16",
+        /// 64-bit integer: the token ids, never a model's dtype.
+        I64 = "i64",
     }
 }
 
 impl DType {
+    /// The dtypes a model may run in, as `--dtype` and config files allow.
+    pub const MODEL: [DType; 4] = [DType::F32, DType::F64, DType::BF16, DType::F16];
+
     /// Bytes per element.
     #[must_use]
     pub fn size(self) -> usize {
         match self {
+            DType::BF16 | DType::F16 => 2,
             DType::F32 => 4,
-            DType::F64 => 8,
+            DType::F64 | DType::I64 => 8,
+        }
+    }
+
+    /// A 16-bit float: the model casts up to f32 for its norms and softmax
+    /// and back down after them.
+    #[must_use]
+    pub fn is_half(self) -> bool {
+        matches!(self, DType::BF16 | DType::F16)
+    }
+
+    /// The dtype an element-wise op on `self` and `other` gives, as
+    /// PyTorch promotes: the same, or the wider float (bf16 and f16 meet
+    /// in f32). Integers (ids) index; they never widen a float.
+    #[must_use]
+    pub fn promote(self, other: DType) -> DType {
+        match (self, other) {
+            (a, b) if a == b => a,
+            (DType::I64, x) | (x, DType::I64) => x,
+            (DType::F64, _) | (_, DType::F64) => DType::F64,
+            _ => DType::F32,
+        }
+    }
+
+    /// `s` as a model dtype: one of [`DType::MODEL`].
+    ///
+    /// # Errors
+    /// [`names::UnknownName`] naming `s` and the model dtypes.
+    pub fn parse_model(s: &str) -> Result<DType, names::UnknownName> {
+        let allowed = || DType::MODEL.map(DType::as_str).join(", ");
+        match s.parse::<DType>() {
+            Ok(d) if DType::MODEL.contains(&d) => Ok(d),
+            _ => Err(names::UnknownName {
+                what: "dtype",
+                got: s.to_string(),
+                allowed: allowed(),
+            }),
         }
     }
 }
@@ -261,6 +311,9 @@ pub enum ConfigError {
         /// The count it would be.
         got: u128,
     },
+    /// A name outside its set, e.g. `dtype = "i64"` for a model.
+    #[error(transparent)]
+    Name(UnknownName),
 }
 
 /// Why an overlay gave no config: its base preset is unknown, or the

@@ -1,11 +1,17 @@
 //! The model: a stack of transformer blocks over an input x0 of shape
 //! (B, T, d_model), written once against [`crate::ops`] so the same code
-//! runs numerically and shape-only.
+//! runs numerically and shape-only. A model with a vocabulary can run from
+//! token ids (B, T) to logits (B, T, V) ([`Model::forward_lm`]).
 //!
 //! ```text
+//! x0 = wte[ids] + wpe[0..T]                          (B, T, d)
 //! Pre-LN block:   x = x + Attn(LN1(x));   x = x + MLP(LN2(x))
 //! Post-LN block:  x = LN1(x + Attn(x));   x = LN2(x + MLP(x))
+//! logits = LN_f(x)·wteᵀ                              (B, T, V)
 //! ```
+//!
+//! In bf16 or f16 every weight and every step's output is stored in that
+//! dtype, and each norm and softmax casts up to f32 and back.
 //!
 //! The model records every intermediate into the [`Recorder`] it is handed.
 //! It never checks shapes itself.
@@ -24,6 +30,7 @@ use crate::seed::seed_for;
 use crate::trace::recorder::{Param, Recorder, Stop, Val};
 use crate::weights::Weights;
 use block::Block;
+use embed::Embeddings;
 use norm::Norm;
 
 /// Where a model's weights come from.
@@ -99,6 +106,12 @@ impl<'b, B: Backend> Builder<'b, B> {
                 .backend
                 .param(shape, init, seed_for(self.cfg.seed, name)),
         };
+        // A 16-bit model stores its weights in 16 bits.
+        let t = if self.cfg.dtype.is_half() {
+            self.backend.cast(t, self.cfg.dtype)
+        } else {
+            t
+        };
         Param {
             name: name.to_string(),
             t,
@@ -125,6 +138,9 @@ pub struct Model<T> {
     /// The final norm `ln_f`, (B, T, d) → (B, T, d); `None` when the config
     /// has no final norm.
     pub ln_f: Option<Norm<T>>,
+    /// The embeddings and the LM head, built by [`Model::build_lm`] for a
+    /// config with a vocabulary; `None` for the blocks alone.
+    pub ends: Option<Embeddings<T>>,
     /// The anatomy its blocks run and the choices its layers made.
     pub arch: Arch,
 }
@@ -147,7 +163,25 @@ impl<T: Clone> Model<T> {
             .map(|i| Block::new(&b.pp(&format!("block{i}"))))
             .collect();
         let ln_f = cfg.final_norm.then(|| Norm::new(&b.pp("ln_f")));
-        Self { blocks, ln_f, arch }
+        Self {
+            blocks,
+            ln_f,
+            arch,
+            ends: None,
+        }
+    }
+
+    /// As [`Model::build_from`], with the embeddings and the LM head when
+    /// `cfg` has a vocabulary, so it can run from token ids.
+    pub fn build_lm<B: Backend<Tensor = T>>(
+        cfg: &ModelConfig,
+        backend: &B,
+        source: Source,
+    ) -> Self {
+        let model = Self::build_from(cfg, backend, source);
+        let b = Builder::new(backend, cfg, &model.arch, source);
+        let ends = Embeddings::new(&b);
+        Self { ends, ..model }
     }
 
     /// Every parameter, in build order.
@@ -156,6 +190,9 @@ impl<T: Clone> Model<T> {
         let mut out: Vec<&Param<T>> = self.blocks.iter().flat_map(Block::params).collect();
         if let Some(n) = &self.ln_f {
             out.extend(n.params());
+        }
+        if let Some(e) = &self.ends {
+            out.extend(e.params());
         }
         out
     }
@@ -170,6 +207,32 @@ impl<T: Clone> Model<T> {
         x0: T,
     ) -> Result<Val<T>, Stop> {
         let x0 = rec.input(x0)?; // (B, T, d)
+        self.stack(rec, x0)
+    }
+
+    /// Runs the language model on token ids (B, T) and returns the logits
+    /// (B, T, V): the embeddings give x0, the blocks and the final norm
+    /// run as in [`Model::forward`], the LM head scores the vocabulary.
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stopped the forward at a failed check.
+    pub fn forward_lm<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        ends: &Embeddings<T>,
+        ids: T,
+    ) -> Result<Val<T>, Stop> {
+        let x0 = ends.embed(rec, ids)?; // wte[ids] + wpe[0..T]: (B, T) → (B, T, d)
+        let x = self.stack(rec, x0)?; // (B, T, d)
+        ends.logits(rec, &x) // x·wteᵀ: (B, T, V)
+    }
+
+    /// The blocks and the final norm on x0 (B, T, d).
+    fn stack<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        x0: Val<T>,
+    ) -> Result<Val<T>, Stop> {
         let mut x = x0.clone();
         for (i, block) in self.blocks.iter().enumerate() {
             let n = i + 1;
@@ -192,4 +255,17 @@ impl<T: Clone> Model<T> {
 /// The input x0 ~ N(0, 1) of shape (B, T, d), drawn from the run seed.
 pub fn input<B: Backend>(cfg: &ModelConfig, backend: &B) -> B::Tensor {
     backend.normal(&cfg.stream_shape(), seed_for(cfg.seed, "input"))
+}
+
+/// Token ids (B, T), each drawn uniformly from 0..V by the run seed; `None`
+/// without a vocabulary.
+#[must_use]
+pub fn tokens(cfg: &ModelConfig) -> Option<ndarray::Array2<i64>> {
+    use rand::{RngExt, SeedableRng};
+    let v = i64::try_from(cfg.vocab?).ok()?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed_for(cfg.seed, "tokens"));
+    Some(ndarray::Array2::from_shape_fn(
+        (cfg.batch, cfg.seq),
+        |_| rng.random_range(0..v),
+    ))
 }

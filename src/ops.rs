@@ -56,6 +56,19 @@ named_enum! {
         SwiGlu = "swiglu",
         /// The residual add.
         Add = "add",
+        /// The token ids (B, T), int64: the language model's input.
+        Tokens = "tokens",
+        /// A lookup: row `ids[b, t]` of wte (V, d) for every token → (B, T, d).
+        Embedding = "embedding",
+        /// The first T rows of wpe (context, d) → (T, d), one per position.
+        Positions = "positions",
+        /// x0 = tok_emb + pos_emb: (B, T, d) + (T, d), broadcast over B.
+        AddPositions = "add_positions",
+        /// The LM head: x·W_head, (B, T, d) → (B, T, V): a score per token of the vocabulary.
+        LmHead = "lm_head",
+        /// A change of dtype, the shape kept: up to f32 for a norm or a
+        /// softmax, back down after it.
+        Cast = "cast",
     }
 }
 
@@ -149,6 +162,23 @@ pub enum Op {
     SwiGlu,
     /// The residual add: stream + update, same shapes.
     Add,
+    /// `wte[ids]`: ids (B, T) of whole numbers, wte (V, d) → (B, T, d).
+    Gather,
+    /// `wpe[0..T]`: wpe (context, d), ids (B, T) → (T, d).
+    Positions,
+    /// `tok_emb + pos_emb`: (B, T, d) + (T, d) → (B, T, d), broadcast over B.
+    AddPositions,
+    /// The LM head on x (B, T, d): `x·wteᵀ` with wte (V, d) when `tied`,
+    /// else `x·W` with W (d, V) → (B, T, V).
+    LmHead {
+        /// The head is the token embedding wte itself, transposed.
+        tied: bool,
+    },
+    /// The values rounded to `to`, the shape kept.
+    Cast {
+        /// The dtype cast to.
+        to: DType,
+    },
 }
 
 /// A group of consecutive steps that a backend may run in one pass. The
@@ -242,6 +272,16 @@ pub trait Backend {
 
     /// A tensor holding loaded f32 values (only their shape, shape-only).
     fn load(&self, values: &ndarray::ArrayD<f32>) -> Self::Tensor;
+
+    /// The token ids (B, T) as a tensor of whole numbers (exact: ids are
+    /// below 2²⁴), for [`Op::Gather`] to index with.
+    fn ids(&self, ids: &ndarray::Array2<i64>) -> Self::Tensor;
+
+    /// `t` with its values rounded to `to` (bf16 or f16 keep 8 or 11
+    /// significant bits); shape-only tensors are returned as they are.
+    fn cast(&self, t: Self::Tensor, _to: DType) -> Self::Tensor {
+        t
+    }
 
     /// An input tensor of N(0, 1) values, drawn from `seed`.
     fn normal(&self, shape: &[usize], seed: u64) -> Self::Tensor;

@@ -53,6 +53,9 @@ pub struct Request {
     pub weights: Option<Arc<Weights>>,
     /// The input x0 (B, T, d_model) in place of the seeded one (requires numbers).
     pub input: Option<Arc<ArrayD<f32>>>,
+    /// The token ids (B, T) in place of the seeded ones, for a model with a
+    /// vocabulary; within 0..V ([`crate::tokens::check_range`]).
+    pub tokens: Option<Arc<ndarray::Array2<i64>>>,
     /// Return the model's final output values (requires numbers).
     pub keep_output: bool,
     /// Progress reports and a cancel flag for the run.

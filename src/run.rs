@@ -14,7 +14,7 @@ use crate::ops::{self, Backend};
 use crate::plan::{self, Plan, Request};
 use crate::trace::recorder::{Capture, Recorder, Val, Watch};
 use crate::trace::{Mode, Trace};
-use ndarray::ArrayD;
+use ndarray::{Array2, ArrayD};
 
 /// A finished trace, the plan it ran under and, when asked, the output.
 #[derive(Debug, Clone)]
@@ -60,7 +60,11 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
         .weights
         .as_deref()
         .map_or(Source::Seeded, Source::Loaded);
-    let shapes = || record(cfg, &ShapeOnly(cfg.dtype), source, None, &Watch::default());
+    let ids = req.tokens.as_deref();
+    let shapes = || {
+        let start = (None, ids);
+        record(cfg, &ShapeOnly(cfg.dtype), source, start, &Watch::default())
+    };
     if plan.mode == Mode::ShapeOnly {
         return Ok(Traced {
             trace: shapes().trace,
@@ -80,9 +84,10 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
         expected,
     };
     let x0 = req.input.as_deref().map(|x| x.mapv(f64::from));
+    // f32 runs bf16 and f16 too: their steps round each output.
     let (trace, output) = match cfg.dtype {
-        config::DType::F32 => numeric::<f32>(cfg, source, x0, &watch),
-        config::DType::F64 => numeric::<f64>(cfg, source, x0, &watch),
+        config::DType::F64 => numeric::<f64>(cfg, source, (x0, ids), &watch),
+        _ => numeric::<f32>(cfg, source, (x0, ids), &watch),
     }?;
     Ok(Traced {
         trace,
@@ -91,15 +96,16 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
     })
 }
 
-/// A numeric trace in `F` on x0 (or the seeded input), and its output as f32.
+/// A numeric trace in `F` on x0 or the token ids (or the seeded ones), and
+/// its output as f32.
 fn numeric<F: Scalar>(
     cfg: &ModelConfig,
     source: Source,
-    x0: Option<ArrayD<f64>>,
+    (x0, ids): (Option<ArrayD<f64>>, Option<&Array2<i64>>),
     watch: &Watch,
 ) -> Result<(Trace, Option<ArrayD<f32>>), Error> {
     let x0 = x0.map(|x| x.mapv(F::of));
-    let r = record(cfg, &Numeric::<F>::new(), source, x0, watch);
+    let r = record(cfg, &Numeric::<F>::new(), source, (x0, ids), watch);
     if r.cancelled {
         return Err(Error::Cancelled);
     }
@@ -119,7 +125,7 @@ pub(crate) fn captured<F: Scalar>(
         capture: true,
         ..Watch::default()
     };
-    let r = record(cfg, &Numeric::<F>::new(), source, Some(x0), &watch);
+    let r = record(cfg, &Numeric::<F>::new(), source, (Some(x0), None), &watch);
     (r.trace, r.captures)
 }
 
@@ -131,18 +137,36 @@ struct Recorded<T> {
     cancelled: bool,
 }
 
+/// Records the model of `cfg` from x0 when one is given (the blocks, as
+/// the probes run them), else, with a vocabulary, from the token ids (the
+/// given ones or the seeded ones) to the logits, else from the seeded x0.
 fn record<B: Backend>(
     cfg: &ModelConfig,
     backend: &B,
     source: Source,
-    x0: Option<B::Tensor>,
+    (x0, ids): (Option<B::Tensor>, Option<&Array2<i64>>),
     watch: &Watch,
 ) -> Recorded<B::Tensor> {
-    let model = Model::build_from(cfg, backend, source);
-    let x0 = x0.unwrap_or_else(|| model::input(cfg, backend));
-    let mut rec = Recorder::new(backend, cfg.stream_shape(), watch.clone());
+    let ids = match ids {
+        _ if x0.is_some() || cfg.vocab.is_none() => None,
+        Some(ids) => Some(ids.clone()),
+        None => model::tokens(cfg),
+    };
+    let model = if ids.is_some() {
+        Model::build_lm(cfg, backend, source)
+    } else {
+        Model::build_from(cfg, backend, source)
+    };
+    let mut rec = Recorder::new(backend, cfg.stream_shape(), watch.clone()).in_dtype(cfg.dtype);
     // A stop is not an error here: the failure is part of the trace.
-    let output = model.forward(&mut rec, x0).ok().map(Val::into_tensor);
+    let output = match (&model.ends, ids) {
+        (Some(ends), Some(ids)) => model.forward_lm(&mut rec, ends, backend.ids(&ids)),
+        _ => {
+            let x0 = x0.unwrap_or_else(|| model::input(cfg, backend));
+            model.forward(&mut rec, x0)
+        }
+    };
+    let output = output.ok().map(Val::into_tensor);
     let done = rec.finish();
     let mode = if B::NUMERIC {
         Mode::Numeric

@@ -72,13 +72,18 @@ pub struct Event {
     pub shape: Shape,
     /// Axis names, e.g. `["B","h","T","hd"]`.
     pub axes: Vec<String>,
-    /// The element type, the model's (f32 or f64).
+    /// The element type: the model's, f32 inside a 16-bit model's norm and
+    /// softmax, i64 for the token ids.
     pub dtype: DType,
     /// A tensor at a sublayer interface: input, norm output, sublayer
     /// output or residual sum. Must be (B,T,d).
     pub on_stream: bool,
-    /// Its shape differs from (B,T,d).
+    /// Its shape differs from (B,T,d), or its dtype from the stream's.
     pub departs: bool,
+    /// The stream's dtype, when this step keeps (B,T,d) but leaves that
+    /// dtype (the f32 inside a bf16 model's norm): `◆ leaves bf16`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaves_dtype: Option<DType>,
     /// It is back at (B,T,d) right after a departure.
     pub returns: bool,
     /// Paths of the activations it was computed from.
@@ -140,7 +145,7 @@ pub struct Operand {
     pub path: String,
     /// Its shape as handed to the op, e.g. `[2, 4, 256]`.
     pub shape: Shape,
-    /// Its element type: the model's dtype.
+    /// Its element type: an activation's own, a parameter's the model's.
     pub dtype: DType,
 }
 
@@ -202,7 +207,7 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// Events whose shape departs from (B,T,d).
+    /// Events whose shape departs from (B,T,d), or whose dtype from the stream's.
     pub fn departures(&self) -> impl Iterator<Item = &Event> {
         self.events.iter().filter(|e| e.departs)
     }

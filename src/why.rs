@@ -16,7 +16,7 @@
 pub mod explain;
 mod failure;
 
-pub use explain::{Step, explain, input};
+pub use explain::{Step, explain, input, tokens};
 pub use failure::failure;
 
 use fluent_bundle::concurrent::FluentBundle;

@@ -65,7 +65,29 @@ why-swiglu = silu(gate) ⊙ up: both are d_ff { $ff } wide and are multiplied el
 
 why-add = The residual add { $stream } + { $update }: element by element, so both must be (B,T,d) { $shape }. That is why every sublayer gives back d_model { $d }.
 
+why-tokens = The token ids: { $B } sequences of { $T } tokens, one integer per token (int64), { $shape }. They are not vectors yet, and not (B,T,d): the token embedding turns each id into a row of d_model numbers.
+
+why-embedding = Each id picks its row of wte ({ $V },{ $d }): a lookup, not a product, so the { $B }×{ $T } ids become { $B }×{ $T } vectors of { $d }, { $shape }. Row i is token i's vector; an id ≥ { $V } has no row.
+
+why-positions = Position t reads row t of wpe ({ $ctx },{ $d }); only the first T = { $T } rows are used, so pos_emb is { $shape }: one vector per position, the same for every sequence, with no B axis.
+
+why-add-positions = x0 = tok_emb + pos_emb: { $tok } + { $pos } broadcasts the positions over the { $B } sequences, so each token's vector carries where it stands. { $shape } is the residual stream every block reads and gives back.
+
+why-lm-head-tied = The LM head scores every token of the vocabulary at every position: x·wteᵀ maps d_model { $d } to V { $V }, giving the logits { $shape }. Tied: it reuses { $w } transposed, so it adds no parameters. The logits are the model's output, not a sublayer's: they never return to (B,T,d).
+
+why-lm-head = The LM head scores every token of the vocabulary at every position: x·W with { $w } (d_model { $d }, V { $V }) gives the logits { $shape }. They are the model's output, not a sublayer's: they never return to (B,T,d).
+
+why-cast-up = The { $what } runs in f32: its sums over many values (a mean and a variance, or the exps of a row) need f32's 24 significant bits, and { $from } keeps { $bits }. The shape stays { $shape }; only the dtype leaves the stream's { $from }.
+
+why-cast-back = Cast back to { $to }, the stream's dtype, after the { $what }: the next matrix product needs one dtype, and the residual stream stays { $to }. The shape stays { $shape }; the dtype returns.
+
 ## Failures
+
+why-fail-stream-dtype = { $path } sits on the residual stream, so it must be { $shape } in the stream's { $want }, but it is { $got }: the step computed in { $got } and never cast back to { $want }. Every later step now runs in { $got }, or refuses to mix the two.
+
+why-fail-residual-dtype = { $path } adds a { $stream } stream and a { $update } update ({ $update_path }): the shapes fit, the dtypes do not; the residual stream is { $want }, so the update must be cast back to { $want } first.
+
+why-fail-matmul-dtype = { $path } multiplies { $a } ({ $a_dtype }) by { $b } ({ $b_dtype }): a matrix product needs one dtype for both, as PyTorch's matmul does. The { $a_dtype } operand came from an f32 step that was never cast back.
 
 why-fail-residual-hidden = The MLP returned its hidden layer { $update }; the residual needs { $want }: the down projection is missing.
 

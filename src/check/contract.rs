@@ -110,9 +110,10 @@ pub fn stream(trace: &Trace) -> CheckResult {
         return r;
     }
     let want = &trace.stream_shape;
+    let dtype = trace.config.dtype;
     let on: Vec<_> = trace.events.iter().filter(|e| e.on_stream).collect();
     for e in &on {
-        if let Err(detail) = judge::stream(&e.path, &e.shape, want) {
+        if let Err(detail) = judge::stream(&e.path, (&e.shape, e.dtype), (want, dtype)) {
             return failed(name, &e.path, &detail);
         }
     }
@@ -121,7 +122,7 @@ pub fn stream(trace: &Trace) -> CheckResult {
     }
     CheckResult::pass(
         name,
-        format!("{} stream tensors are {}", on.len(), fmt_shape(want)),
+        format!("{} stream tensors are {} {dtype}", on.len(), fmt_shape(want)),
     )
 }
 
@@ -133,6 +134,7 @@ pub fn stream(trace: &Trace) -> CheckResult {
 pub fn returns(trace: &Trace) -> CheckResult {
     let name = CheckName::Returns;
     let want = &trace.stream_shape;
+    let home = |x: &crate::trace::Event| &x.shape == want && x.dtype == trace.config.dtype;
     let mut start = 0;
     let (mut departures, mut sublayers) = (0, 0);
     for (i, e) in trace.events.iter().enumerate() {
@@ -148,8 +150,8 @@ pub fn returns(trace: &Trace) -> CheckResult {
             .get(1)
             .and_then(|p| inside.iter().rev().find(|x| &x.path == p));
         if let Some(last_departure) = inside.iter().rposition(|x| x.departs) {
-            let back = inside[last_departure..].iter().any(|x| &x.shape == want);
-            let update_back = update.is_some_and(|u| &u.shape == want);
+            let back = inside[last_departure..].iter().any(|x| home(x));
+            let update_back = update.is_some_and(|u| home(u));
             if !(back && update_back) {
                 let d = &inside[last_departure];
                 return CheckResult::fail(
@@ -202,6 +204,9 @@ pub fn wiring(trace: &Trace) -> CheckResult {
     let name = CheckName::Wiring;
     let ev = &trace.events;
     let mut entry: Option<&str> = None;
+    // The steps before the first block (ids, embeddings) and after the
+    // last (final norm, LM head) read each other.
+    let mut outside: Vec<&str> = Vec::new();
     for (i, e) in ev.iter().enumerate() {
         let n = e.block();
         if i == 0 || n != ev[i - 1].block() {
@@ -209,9 +214,13 @@ pub fn wiring(trace: &Trace) -> CheckResult {
         }
         let own = n.map(|n| format!("block{n}."));
         let stray = e.inputs.iter().find(|p| {
-            let inside = own.as_ref().is_some_and(|o| p.starts_with(o.as_str()));
+            let inside = own.as_ref().is_some_and(|o| p.starts_with(o.as_str()))
+                || (n.is_none() && outside.contains(&p.as_str()));
             !inside && Some(p.as_str()) != entry
         });
+        if n.is_none() {
+            outside.push(&e.path);
+        }
         if let Some(p) = stray {
             let who = n.map_or_else(|| e.path.clone(), |n| format!("block{n}"));
             let want = entry.unwrap_or("nothing");

@@ -157,7 +157,7 @@ impl Kind {
     #[must_use]
     pub fn judges(self, r: &RowChange) -> bool {
         match self {
-            Kind::Causality => r.op != OpKind::Scores,
+            Kind::Causality => !pre_mask(r),
             Kind::Positionwise => true,
         }
     }
@@ -182,9 +182,15 @@ impl Kind {
                             | "ln_f"
                     )
             }
-            Kind::Positionwise => r.op != OpKind::Scores,
+            Kind::Positionwise => !pre_mask(r),
         }
     }
+}
+
+/// The scores before the mask: `scores`, and in a 16-bit model their cast
+/// to f32 (`scores.to_f32`), which the softmax masks.
+fn pre_mask(r: &RowChange) -> bool {
+    r.op == OpKind::Scores || (r.op == OpKind::Cast && r.path.ends_with(".scores.to_f32"))
 }
 
 /// A change where the probe forbids one: in tensor `path`, row (`batch`,
@@ -261,10 +267,11 @@ pub fn influence(subject: Subject, kind: Kind, tokens: &[usize]) -> Result<Vec<I
     // A replayed log's model may be one the tool would not build.
     rerunnable(cfg)?;
     match (cfg.dtype, kind) {
-        (DType::F32, Kind::Causality) => causal::<f32>(subject, tokens),
+        // f32 runs bf16 and f16 too, rounding each step's output.
         (DType::F64, Kind::Causality) => causal::<f64>(subject, tokens),
-        (DType::F32, Kind::Positionwise) => positionwise::<f32>(subject, tokens),
+        (_, Kind::Causality) => causal::<f32>(subject, tokens),
         (DType::F64, Kind::Positionwise) => positionwise::<f64>(subject, tokens),
+        (_, Kind::Positionwise) => positionwise::<f32>(subject, tokens),
     }
 }
 
@@ -382,11 +389,12 @@ fn run_part<F: Scalar>(
         capture: true,
         ..Watch::default()
     };
-    let mut rec = Recorder::new(&backend, cfg.stream_shape(), capture);
+    let mut rec = Recorder::new(&backend, cfg.stream_shape(), capture).in_dtype(cfg.dtype);
     let xv = Val::new(
         "x".into(),
         cfg.stream_shape(),
         ["B", "T", "d"].map(String::from).to_vec(),
+        cfg.dtype,
         x.clone(),
     );
     let p = format!("block{}", part.block + 1);

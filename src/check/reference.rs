@@ -96,8 +96,8 @@ pub fn compare(
     let cfg = subject.cfg;
     super::influence::rerunnable(cfg)?;
     match cfg.dtype {
-        DType::F32 => compare_as::<f32>(subject, declared),
         DType::F64 => compare_as::<f64>(subject, declared),
+        _ => compare_as::<f32>(subject, declared),
     }
 }
 

@@ -35,6 +35,10 @@ named_enum! {
         SoftmaxNoMax = "softmax-no-max",
         /// The down projection W2 is (d_ff, d_ff).
         DownToFf = "down-to-ff",
+        /// In bf16/f16, the norm computes in f32 and returns f32: no cast back.
+        NormNoCastBack = "norm-no-cast-back",
+        /// In bf16/f16, the softmax computes in f32 and its weights stay f32.
+        SoftmaxNoCastBack = "softmax-no-cast-back",
     }
 }
 
@@ -68,6 +72,12 @@ impl Fault {
             }
             Fault::DownToFf => {
                 "the down projection W2 is (d_ff, d_ff): the MLP's output stays d_ff wide"
+            }
+            Fault::NormNoCastBack => {
+                "the norm upcasts to f32 and returns f32, never casting back to the stream's dtype"
+            }
+            Fault::SoftmaxNoCastBack => {
+                "the softmax runs in f32 and its weights are never cast back, so weights·v mixes f32 with the model's dtype"
             }
         }
     }

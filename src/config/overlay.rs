@@ -119,8 +119,9 @@ overlay! {
         /// θ of the rotary embedding.
         #[arg(skip)]
         rope_theta: f64,
-        /// f32 or f64.
-        #[arg(long, global = true)]
+        /// The dtype the model runs in: f32, f64, or bf16 / f16 as
+        /// frameworks run them (norms and softmax in f32, cast back).
+        #[arg(long, global = true, value_parser = DType::parse_model)]
         dtype: DType,
         /// Seed of every weight and of the input x0.
         #[arg(long, global = true, value_parser = seed, allow_negative_numbers = true)]

@@ -14,6 +14,9 @@ impl ModelConfig {
     /// # Errors
     /// The first broken rule, naming the value and what is allowed.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if let Err(e) = DType::parse_model(self.dtype.as_str()) {
+            return Err(ConfigError::Name(e));
+        }
         let mut dims = vec![
             ("batch", self.batch),
             ("seq", self.seq),
@@ -132,6 +135,10 @@ impl ModelConfig {
             // far beyond these scores.
             Fault::SoftmaxNoMax if self.dtype == DType::F64 => {
                 Some("needs f32: in f64 exp overflows only past 709; drop --dtype f64")
+            }
+            // In f32 and f64 nothing is cast, so there is no cast to forget.
+            Fault::NormNoCastBack | Fault::SoftmaxNoCastBack if !self.dtype.is_half() => {
+                Some("needs a 16-bit model, where norms and softmax run in f32; add --dtype bf16 or --dtype f16")
             }
             _ => None,
         }

@@ -8,11 +8,12 @@
 //! - context: (B, h, T, hd); merge, out: (B, T, d)
 //!
 //! The softmax subtracts each row's maximum first, `e^(s − max) / Σ`, so
-//! no exp overflows; the `softmax-no-max` fault leaves that out.
+//! no exp overflows; the `softmax-no-max` fault leaves that out. In a bf16
+//! or f16 model it runs in f32: `softmax(scores.to(f32)).to(bf16)`.
 
 use super::Builder;
 use super::linear::Linear;
-use crate::config::PosEmb;
+use crate::config::{DType, PosEmb};
 use crate::ops::{Backend, Fusion, Merge, Op};
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
@@ -40,6 +41,11 @@ pub struct Attention<T> {
     pub rope: Option<f64>,
     /// The softmax: stable, or without the max under `softmax-no-max`.
     pub softmax: Op,
+    /// A 16-bit model's dtype: the softmax casts its scores up to f32 and
+    /// its weights back; `None` in f32 and f64.
+    pub half: Option<DType>,
+    /// Whether the f32 weights are cast back (`softmax-no-cast-back`: no).
+    pub softmax_cast_back: bool,
 }
 
 impl<T: Clone> Attention<T> {
@@ -75,6 +81,8 @@ impl<T: Clone> Attention<T> {
             } else {
                 Op::SoftmaxNoMax { causal }
             },
+            half: c.dtype.is_half().then_some(c.dtype),
+            softmax_cast_back: b.arch.softmax_cast_back,
         }
     }
 
@@ -133,7 +141,11 @@ impl<T: Clone> Attention<T> {
         let (q, k, v) = (In::Act(&q), In::Act(&k), In::Act(&v));
         let steps = |rec: &mut Recorder<B>| {
             let att = rec.op("scores", &scores, &[q, k])?; // (B, h, T, T)
-            let att = rec.op_owned("weights", softmax, att, &[])?; // (B, h, T, T)
+            let att = match self.half {
+                None => rec.op_owned("weights", softmax, att, &[])?, // (B, h, T, T)
+                // 16-bit: the softmax runs in f32, its weights cast back.
+                Some(half) => self.softmax_f32(rec, att, half)?, // (B, h, T, T)
+            };
             rec.op("context", &Op::WeightedSum, &[In::Act(&att), v]) // (B, h, T, hd)
         };
         // A fused pass computes the stable softmax only.
@@ -160,6 +172,27 @@ impl<T: Clone> Attention<T> {
             Some(o) => o.output(rec, "out", &y), // y·Wo + bo: (B, T, d)
             None => Ok(y),
         }
+    }
+
+    /// `softmax(scores.to(f32)).to(half)`, each cast a step of its own;
+    /// `softmax-no-cast-back` leaves the weights f32.
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    fn softmax_f32<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        scores: Val<T>,
+        half: DType,
+    ) -> Result<Val<T>, Stop> {
+        let up = Op::Cast { to: DType::F32 };
+        let s = rec.op_owned("scores.to_f32", &up, scores, &[])?; // (B, h, T, T) f32
+        let w = rec.op_owned("weights", &self.softmax, s, &[])?; // (B, h, T, T) f32
+        if !self.softmax_cast_back {
+            return Ok(w);
+        }
+        let back = Op::Cast { to: half };
+        rec.op_owned(&format!("weights.to_{half}"), &back, w, &[]) // (B, h, T, T) bf16
     }
 
     /// q, k, v and output projection parameters.

@@ -1,18 +1,20 @@
-//! Token and position embeddings and the LM head, for a config with a
-//! vocabulary. The traced forward starts at x0 (B, T, d), so these weights
-//! are built for counting only (see [`crate::budget`]).
+//! The two ends of a language model, for a config with a vocabulary: the
+//! token and position embeddings before the blocks, the LM head after.
 //!
 //! ```text
-//! x0 = wte[idx] + wpe[0..T]        logits = x·W_head   (W_head = wteᵀ when tied)
+//! x0     = wte[ids] + wpe[0..T]          (B, T) → (B, T, d)
+//! logits = x·W_head                      (B, T, d) → (B, T, V)
+//!          W_head = wteᵀ when tied
 //! ```
 //!
 //! # Shapes
-//! - wte: (V, d); wpe: (context, d); W_head: (d, V), absent when tied
+//! - ids: (B, T) int64; wte: (V, d); wpe: (context, d); W_head: (d, V),
+//!   absent when tied
 
 use super::Builder;
 use crate::config::PosEmb;
-use crate::ops::{Backend, Init};
-use crate::trace::recorder::Param;
+use crate::ops::{Backend, Init, Op};
+use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// The vocabulary-sized weights of a GPT-style model.
 pub struct Embeddings<T> {
@@ -37,6 +39,46 @@ impl<T: Clone> Embeddings<T> {
             lm_head: (!c.tied)
                 .then(|| b.param("lm_head.weight", &[d, v], &["d", "V"], Init::Normal(std))),
         })
+    }
+
+    /// Records x0 from the token ids (B, T): `tokens`, `tok_emb = wte[ids]`
+    /// (B, T, d), `pos_emb = wpe[0..T]` (T, d) and `input = tok_emb +
+    /// pos_emb` (B, T, d). With rotary positions x0 is `wte[ids]` itself:
+    /// the positions turn q and k inside attention.
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    pub fn embed<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        ids: T,
+    ) -> Result<Val<T>, Stop> {
+        let ids = rec.tokens(ids)?; // (B, T) int64
+        let (ids, wte) = (In::Act(&ids), In::Param(&self.wte));
+        let Some(wpe) = &self.wpe else {
+            return rec.interface("input", &Op::Gather, &[ids, wte]); // x0 = wte[ids]: (B, T, d)
+        };
+        let tok = rec.op("tok_emb", &Op::Gather, &[ids, wte])?; // wte[ids]: (B, T, d)
+        let pos = rec.op("pos_emb", &Op::Positions, &[In::Param(wpe), ids])?; // wpe[0..T]: (T, d)
+        let sum = [In::Act(&tok), In::Act(&pos)];
+        rec.interface("input", &Op::AddPositions, &sum) // x0 = tok_emb + pos_emb: (B, T, d)
+    }
+
+    /// Records the logits of x (B, T, d), the final norm's output:
+    /// `lm_head = x·wteᵀ` (tied) or `x·W_head`, (B, T, V).
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    pub fn logits<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
+        let (head, w) = match &self.lm_head {
+            Some(w) => (Op::LmHead { tied: false }, w),
+            None => (Op::LmHead { tied: true }, &self.wte),
+        };
+        rec.op("lm_head", &head, &[In::Act(x), In::Param(w)]) // (B, T, V)
     }
 
     /// wte, wpe, then the head if untied.

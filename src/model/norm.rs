@@ -3,11 +3,14 @@
 //! - LayerNorm: `(x − mean) / √(var + eps) · γ + β`
 //! - RMSNorm: `x / √(mean(x²) + eps) · γ`
 //!
+//! In a bf16 or f16 model the norm runs in f32, as frameworks run it:
+//! `y = norm(x.to(f32)).to(bf16)`, each cast a step of its own.
+//!
 //! # Shapes
 //! - x, y: (B, T, d); γ, β: (d)
 
 use super::Builder;
-use crate::config::NormKind;
+use crate::config::{DType, NormKind};
 use crate::ops::{Backend, Init, Op};
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
@@ -20,6 +23,11 @@ pub struct Norm<T> {
     pub weight: Param<T>,
     /// β: (d), initialised to 0; LayerNorm with biases only.
     pub bias: Option<Param<T>>,
+    /// A 16-bit model's dtype, which the norm casts up from (to f32) and,
+    /// unless `norm-no-cast-back`, back to; `None` in f32 and f64.
+    pub half: Option<DType>,
+    /// Whether the f32 result is cast back to `half`.
+    pub cast_back: bool,
 }
 
 impl<T: Clone> Norm<T> {
@@ -35,10 +43,14 @@ impl<T: Clone> Norm<T> {
             },
             weight: b.param("weight", &[d], &["d"], Init::Const(1.0)),
             bias: has_bias.then(|| b.param("bias", &[d], &["d"], Init::Const(0.0))),
+            half: b.cfg.dtype.is_half().then_some(b.cfg.dtype),
+            cast_back: b.arch.norm_cast_back,
         }
     }
 
-    /// Records step `name` = norm(x), a stream tensor (B, T, d).
+    /// Records step `name` = norm(x), a stream tensor (B, T, d). In a
+    /// 16-bit model: `name.to_f32`, the norm `name` in f32, then
+    /// `name.to_bf16` (or `to_f16`), the stream tensor.
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
@@ -48,9 +60,25 @@ impl<T: Clone> Norm<T> {
         name: &str,
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
+        let Some(half) = self.half else {
+            return rec.interface(name, &self.op, &self.operands(x)); // (B, T, d)
+        };
+        let up = Op::Cast { to: DType::F32 };
+        let x = rec.op(&format!("{name}.to_f32"), &up, &[In::Act(x)])?; // (B, T, d) f32
+        if !self.cast_back {
+            // norm-no-cast-back: the f32 result goes on as the stream tensor.
+            return rec.interface(name, &self.op, &self.operands(&x)); // (B, T, d) f32
+        }
+        let y = rec.op(name, &self.op, &self.operands(&x))?; // (B, T, d) f32
+        let back = Op::Cast { to: half };
+        rec.interface(&format!("{name}.to_{half}"), &back, &[In::Act(&y)]) // (B, T, d) bf16
+    }
+
+    /// x, γ and β: the operands of the norm.
+    fn operands<'a>(&'a self, x: &'a Val<T>) -> Vec<In<'a, T>> {
         let mut ins = vec![In::Act(x), In::Param(&self.weight)];
         ins.extend(self.bias.as_ref().map(In::Param));
-        rec.interface(name, &self.op, &ins) // (B, T, d)
+        ins
     }
 
     /// γ, then β if any.

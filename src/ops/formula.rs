@@ -59,6 +59,20 @@ impl Op {
             }
             Op::SwiGlu => format!("silu(g)⊙u : {}⊙{} → {o}", s(0), s(1)),
             Op::Add => format!("x + f(x) : {}+{} → {o}", s(0), s(1)),
+            Op::Gather => format!("wte[ids] : {}[{}] → {o}", s(1), s(0)),
+            Op::Positions => {
+                let t = ins.get(1).and_then(|i| i.get(1)).copied().unwrap_or(0);
+                format!("wpe[0..{t}] : {} → {o}", s(0))
+            }
+            Op::AddPositions => format!("tok_emb + pos_emb : {}+{} → {o}", s(0), s(1)),
+            Op::LmHead { tied: true } => {
+                let wt = ins.get(1).map_or_else(String::new, |w| {
+                    fmt_shape(&w.iter().rev().copied().collect::<Vec<_>>())
+                });
+                format!("x·wteᵀ (tied) : {}·{wt} → {o}", s(0))
+            }
+            Op::LmHead { tied: false } => format!("x·W_head : {}·{} → {o}", s(0), s(1)),
+            Op::Cast { to } => format!("x.to({to}) : {} → {o}", s(0)),
         }
     }
 }

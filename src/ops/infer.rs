@@ -46,6 +46,11 @@ impl Op {
             Op::Act(Unary::GeluTanh) => OpKind::GeluTanh,
             Op::SwiGlu => OpKind::SwiGlu,
             Op::Add => OpKind::Add,
+            Op::Gather => OpKind::Embedding,
+            Op::Positions => OpKind::Positions,
+            Op::AddPositions => OpKind::AddPositions,
+            Op::LmHead { .. } => OpKind::LmHead,
+            Op::Cast { .. } => OpKind::Cast,
         }
     }
 
@@ -115,7 +120,54 @@ impl Op {
                 })?;
                 Ok(vec![x[0], x[1], x[2], k[2]])
             }
-            Op::Softmax { .. } | Op::SoftmaxNoMax { .. } | Op::Act(_) => Ok(x.to_vec()),
+            Op::Softmax { .. } | Op::SoftmaxNoMax { .. } | Op::Act(_) | Op::Cast { .. } => {
+                Ok(x.to_vec())
+            }
+            Op::Gather => {
+                let table = ins.get(1).copied().unwrap_or(&[]);
+                rank(x, 2, "token ids")?;
+                rank(table, 2, "wte")?;
+                Ok(vec![x[0], x[1], table[1]])
+            }
+            Op::Positions => {
+                let ids = ins.get(1).copied().unwrap_or(&[]);
+                rank(x, 2, "wpe")?;
+                rank(ids, 2, "token ids")?;
+                need(ids[1] <= x[0], || {
+                    format!("T={} positions need T ≤ wpe's {} rows", ids[1], x[0])
+                })?;
+                Ok(vec![ids[1], x[1]])
+            }
+            Op::AddPositions => {
+                let p = ins.get(1).copied().unwrap_or(&[]);
+                rank(x, 3, "tok_emb")?;
+                need(p.len() == 2 && p == &x[1..], || {
+                    format!(
+                        "pos_emb {} does not broadcast onto tok_emb {}: it must be (T, d) = {}",
+                        fmt_shape(p),
+                        fmt_shape(x),
+                        fmt_shape(&x[1..])
+                    )
+                })?;
+                Ok(x.to_vec())
+            }
+            Op::LmHead { tied } => {
+                let w = ins.get(1).copied().unwrap_or(&[]);
+                rank(w, 2, "the head's W")?;
+                // Tied: wte (V, d), read transposed; untied: W (d, V).
+                let (rows, v) = if *tied { (w[1], w[0]) } else { (w[0], w[1]) };
+                need(x.last() == Some(&rows), || {
+                    let wt = if *tied { "wteᵀ" } else { "W" };
+                    format!(
+                        "x·{wt} needs x's last axis = d: {} · {}",
+                        fmt_shape(x),
+                        fmt_shape(&[rows, v])
+                    )
+                })?;
+                let mut out = x.to_vec();
+                *out.last_mut().unwrap_or(&mut 0) = v;
+                Ok(out)
+            }
             Op::WeightedSum => {
                 let v = ins.get(1).copied().unwrap_or(&[]);
                 rank(x, 4, "weights")?;
@@ -178,6 +230,22 @@ impl Op {
                 owned(&[&at(x, 0), &at(x, 1), &t, &at(v, 3)])
             }
             Op::MergeHeads(_) => owned(&[&at(x, 0), &at(x, 2), "d"]),
+            Op::Gather => {
+                let w = ins.get(1).copied().unwrap_or(&[]);
+                owned(&[&at(x, 0), &at(x, 1), &at(w, 1)])
+            }
+            Op::Positions => {
+                let ids = ins.get(1).copied().unwrap_or(&[]);
+                owned(&[&at(ids, 1), &at(x, 1)])
+            }
+            Op::LmHead { tied } => {
+                let w = ins.get(1).copied().unwrap_or(&[]);
+                let mut out = x.to_vec();
+                if let Some(last) = out.last_mut() {
+                    *last = at(w, usize::from(!*tied));
+                }
+                out
+            }
             _ => x.to_vec(),
         }
     }

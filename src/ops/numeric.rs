@@ -5,6 +5,7 @@
 
 mod act;
 mod chunks;
+mod ends;
 pub mod fused;
 mod heads;
 mod in_place;
@@ -149,6 +150,17 @@ impl<F: Scalar> Backend for Numeric<F> {
         values.mapv(|v| F::of(f64::from(v)))
     }
 
+    fn ids(&self, ids: &ndarray::Array2<i64>) -> ArrayD<F> {
+        #[allow(clippy::cast_precision_loss)]
+        ids.mapv(|i| F::of(i as f64)).into_dyn()
+    }
+
+    fn cast(&self, t: ArrayD<F>, to: DType) -> ArrayD<F> {
+        let y = ends::cast(t, to);
+        self.remember(&y, None);
+        y
+    }
+
     fn normal(&self, shape: &[usize], seed: u64) -> ArrayD<F> {
         self.param(shape, Init::Normal(1.0), seed)
     }
@@ -190,6 +202,12 @@ impl<F: Scalar> Backend for Numeric<F> {
                 let y = owned(x).into_shape_with_order(IxDyn(&out)).expect(CHECKED);
                 (y, None)
             }
+            Op::Gather => (ends::gather(x, ins[1], &out), None),
+            Op::Positions => (ends::positions(x, out[0]), None),
+            Op::AddPositions => (ends::add_positions(x, ins[1]), None),
+            Op::LmHead { tied: true } => (ends::lm_head_tied(x, ins[1], &out), None),
+            Op::LmHead { tied: false } => linear(x, ins[1], None, &out),
+            Op::Cast { to } => (ends::cast(owned(x), *to), None),
             // Softmax, activations, SwiGLU and the add keep x's shape.
             op => {
                 let mut y = owned(x);

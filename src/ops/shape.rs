@@ -28,6 +28,10 @@ impl Backend for ShapeOnly {
         values.shape().to_vec()
     }
 
+    fn ids(&self, ids: &ndarray::Array2<i64>) -> Shape {
+        ids.shape().to_vec()
+    }
+
     fn normal(&self, shape: &[usize], _seed: u64) -> Shape {
         shape.to_vec()
     }

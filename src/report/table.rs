@@ -1,6 +1,7 @@
 //! The trace as a table for people: plain aligned text or Markdown.
 //!
-//! Departures from (B,T,d) are marked `◆ leaves (B,T,d)`, the step where the
+//! Departures from (B,T,d) are marked `◆ leaves (B,T,d)` (a dtype's
+//! departure, in a 16-bit model, `◆ leaves bf16`), the step where the
 //! shape comes back `↩ returns`, and residual adds `✓ add` or `✗ add`.
 //! Shapes are written with their axes' names, `(B=2,h=4,Tq=4,Tk=4)`. The
 //! Markdown handout ([`super::handout::markdown`]) adds a title, the model's settings, and
@@ -18,7 +19,10 @@ pub fn marker(e: &Event) -> String {
     match &e.check {
         Some(c) if c.ok => format!("✓ add {}", c.operands()),
         Some(c) => format!("✗ add {}", c.operands()),
-        None if e.departs => "◆ leaves (B,T,d)".into(),
+        None if e.departs => match e.leaves_dtype {
+            Some(d) => format!("◆ leaves {d}"),
+            None => "◆ leaves (B,T,d)".into(),
+        },
         None if e.returns => "↩ returns".into(),
         None => String::new(),
     }

@@ -29,19 +29,62 @@ pub fn op_shapes(op: &Op, shapes: &[&[usize]]) -> Result<Shape, String> {
         .map_err(|e| format!("{} refused its operands: {e}", op.kind()))
 }
 
-/// A stream tensor at `path` of `shape` against the stream shape `want`.
+/// A stream tensor at `path` of `(shape, dtype)` against the stream's
+/// shape and dtype `want`.
 ///
 /// # Errors
 /// The detail line of a `stream` failure.
-pub fn stream(path: &str, shape: &[usize], want: &[usize]) -> Result<(), String> {
-    if shape == want {
-        return Ok(());
+pub fn stream(
+    path: &str,
+    got: (&[usize], DType),
+    want: (&[usize], DType),
+) -> Result<(), String> {
+    if got.0 != want.0 {
+        return Err(format!(
+            "stream tensor {path} is {}, not {}",
+            fmt_shape(got.0),
+            fmt_shape(want.0)
+        ));
     }
-    Err(format!(
-        "stream tensor {path} is {}, not {}",
-        fmt_shape(shape),
-        fmt_shape(want)
-    ))
+    if got.1 != want.1 {
+        return Err(format!(
+            "stream tensor {path} is {} {}, not the stream's {}",
+            fmt_shape(got.0),
+            got.1,
+            want.1
+        ));
+    }
+    Ok(())
+}
+
+/// The dtype `op` gives on operands of `dtypes`: as PyTorch, a matrix
+/// product (projections, scores, weights·v, the LM head) needs one dtype
+/// for all its operands, and element-wise ops promote.
+///
+/// # Errors
+/// The detail line of an `op-shapes` failure naming both dtypes.
+pub fn op_dtype(op: &Op, dtypes: &[DType]) -> Result<DType, String> {
+    if let Op::Cast { to } = op {
+        return Ok(*to);
+    }
+    let floats: Vec<DType> = dtypes.iter().copied().filter(|d| *d != DType::I64).collect();
+    let matmul = matches!(
+        op,
+        Op::Linear | Op::Scores { .. } | Op::WeightedSum | Op::LmHead { .. }
+    );
+    if matmul && let Some(other) = floats.iter().find(|d| **d != floats[0]) {
+        return Err(format!(
+            "{} refused its operands: {} and {}: a matrix product needs one dtype; cast one of them",
+            op.kind(),
+            floats[0],
+            other
+        ));
+    }
+    Ok(floats
+        .iter()
+        .copied()
+        .reduce(DType::promote)
+        .unwrap_or(DType::I64))
 }
 
 /// The values at `path`, summarised by `stats` (none in shape-only runs).
@@ -79,10 +122,21 @@ pub fn residual(
     if ok {
         return Ok(check);
     }
-    let detail = format!(
-        "residual add {}: both operands must be {}",
-        check.operands(),
-        fmt_shape(expect.0)
-    );
+    let detail = if stream.0 == expect.0 && update.0 == expect.0 {
+        format!(
+            "residual add {} {} + {} {}: both operands must be {}",
+            fmt_shape(stream.0),
+            stream.1,
+            fmt_shape(update.0),
+            update.1,
+            expect.1
+        )
+    } else {
+        format!(
+            "residual add {}: both operands must be {}",
+            check.operands(),
+            fmt_shape(expect.0)
+        )
+    };
     Err((check, detail))
 }

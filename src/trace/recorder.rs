@@ -105,6 +105,21 @@ impl<'b, B: Backend> Recorder<'b, B> {
         }
     }
 
+    /// The recorder of a model whose stream and weights are `dtype`: a
+    /// 16-bit model run on an f32 backend, every op's output rounded to
+    /// it. The backend's own dtype otherwise.
+    #[must_use]
+    pub fn in_dtype(mut self, dtype: DType) -> Self {
+        self.dtype = dtype;
+        self
+    }
+
+    /// The stream's dtype: the model's.
+    #[must_use]
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
     /// Ends the recording.
     #[must_use]
     pub fn finish(self) -> Recording {
@@ -150,10 +165,37 @@ impl<'b, B: Backend> Recorder<'b, B> {
             path: self.path("input"),
             op: OpKind::Input,
             shape,
+            dtype: self.dtype,
             axes: ["B", "T", "d"].map(String::from).to_vec(),
             inputs: vec![],
             formula,
             on_stream: true,
+        };
+        let t = self.backend.cast(t, self.dtype);
+        self.push(event, t, None, None)
+    }
+
+    /// Records the token ids (B, T), int64, named `tokens`: a language
+    /// model's input, which the token embedding looks up.
+    ///
+    /// # Errors
+    /// [`Stop`] when the run was cancelled.
+    pub fn tokens(&mut self, t: B::Tensor) -> Result<Val<B::Tensor>, Stop> {
+        self.check_cancel()?;
+        let shape = B::shape(&t).to_vec();
+        let formula = format!("ids : {} int64", fmt_shape(&shape));
+        let (sources, why) = crate::why::tokens(&shape);
+        let event = Pending {
+            sources,
+            why,
+            path: self.path("tokens"),
+            op: OpKind::Tokens,
+            shape,
+            dtype: DType::I64,
+            axes: ["B", "T"].map(String::from).to_vec(),
+            inputs: vec![],
+            formula,
+            on_stream: false,
         };
         self.push(event, t, None, None)
     }
@@ -214,8 +256,8 @@ impl<'b, B: Backend> Recorder<'b, B> {
     ) -> Result<Val<B::Tensor>, Stop> {
         let expect = (self.stream.as_slice(), self.dtype);
         let judged = judge::residual(
-            (&stream.shape, self.dtype),
-            (&update.shape, self.dtype),
+            (&stream.shape, stream.dtype),
+            (&update.shape, update.dtype),
             expect,
         );
         let check = match judged {
@@ -254,8 +296,11 @@ impl<'b, B: Backend> Recorder<'b, B> {
         }
         let about = self.describe(op, &all);
         let shapes: Vec<&[usize]> = all.iter().map(|i| Self::shape_of(i)).collect();
-        let shape = match judge::op_shapes(op, &shapes) {
-            Ok(shape) => shape,
+        let dtypes: Vec<DType> = all.iter().map(|i| self.dtype_of(i)).collect();
+        let judged = judge::op_shapes(op, &shapes)
+            .and_then(|shape| Ok((shape, judge::op_dtype(op, &dtypes)?)));
+        let (shape, dtype) = match judged {
+            Ok(judged) => judged,
             Err(detail) => {
                 let failure = (CheckName::OpShapes, detail, about.operands, None);
                 return Err(self.fail(&path, op.kind(), failure));
@@ -263,7 +308,12 @@ impl<'b, B: Backend> Recorder<'b, B> {
         };
         drop(all);
         let stream = self.stream.clone();
-        let (event, operands) = about.event((path, name), op, shape, (on_stream, &stream));
+        let (event, operands) = about.event(
+            (path, name),
+            op,
+            (shape, dtype),
+            (on_stream, &stream, self.dtype),
+        );
         // Inside a fused group the pass has computed this step already.
         if let Some(f) = &mut self.fused {
             return match f.stats.pop_front() {
@@ -271,7 +321,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
                     let (path, shape, axes) =
                         (event.path.clone(), event.shape.clone(), event.axes.clone());
                     self.note(event, Some((stats, None)), operands)?;
-                    Ok(Val::unbuilt(path, shape, axes))
+                    Ok(Val::unbuilt(path, shape, axes, dtype))
                 }
                 None => {
                     // The backend gave one output per step of the group.
@@ -291,6 +341,12 @@ impl<'b, B: Backend> Recorder<'b, B> {
             let failure = (CheckName::OpShapes, detail, operands.clone(), None);
             self.fail(&event.path, op.kind(), failure)
         })?;
+        // A 16-bit output is stored as the framework stores it: rounded.
+        let t = if dtype.is_half() {
+            self.backend.cast(t, dtype)
+        } else {
+            t
+        };
         // Split or merged heads hold their input's values: the same stats.
         let same = match op {
             Op::SplitHeads { .. } | Op::MergeHeads(_) => {
@@ -341,13 +397,22 @@ impl<'b, B: Backend> Recorder<'b, B> {
         Ok(())
     }
 
+    /// The dtype of an operand: an activation's own; a parameter is
+    /// stored in the model's dtype.
+    fn dtype_of(&self, i: &In<B::Tensor>) -> DType {
+        match i {
+            In::Act(v) => v.dtype,
+            In::Param(_) => self.dtype,
+        }
+    }
+
     /// The path, shape and dtype of each operand, for a failure.
     fn operands(&self, ins: &[In<B::Tensor>]) -> Vec<Operand> {
         ins.iter()
             .map(|i| Operand {
                 path: i.path().to_string(),
                 shape: Self::shape_of(i).to_vec(),
-                dtype: self.dtype,
+                dtype: self.dtype_of(i),
             })
             .collect()
     }

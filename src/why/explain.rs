@@ -7,7 +7,7 @@
 //! - MLP: (B,T,d) → (B,T,ff) = (2,4,256) → (B,T,d)
 
 use super::{AxisSource, Why};
-use crate::config::NormKind;
+use crate::config::{DType, NormKind};
 use crate::ops::{Merge, NormAxis, Op, Unary};
 use crate::shape::fmt_shape;
 
@@ -21,6 +21,8 @@ pub struct Part<'a> {
     pub shape: &'a [usize],
     /// Its axis names, one per dimension, e.g. `["B", "T", "d"]`.
     pub axes: &'a [String],
+    /// Its element type, e.g. bf16.
+    pub dtype: DType,
 }
 
 /// A step to explain: the op, the step's own name (`q_proj`, `up`), its
@@ -41,6 +43,10 @@ pub struct Step<'a> {
     pub axes: &'a [String],
     /// The residual stream's shape (B, T, d_model).
     pub stream: &'a [usize],
+    /// The output's element type.
+    pub dtype: DType,
+    /// The stream's element type: the model's.
+    pub stream_dtype: DType,
 }
 
 impl Step<'_> {
@@ -137,6 +143,10 @@ fn made(s: &Step, i: usize) -> Option<String> {
         Op::WeightedSum if i == 3 => Some(format!("hd of {}", s.path(1))),
         Op::MergeHeads(_) if i == 1 => Some(format!("T of {}", s.path(0))),
         Op::MergeHeads(_) if i == 2 => Some(format!("h × hd = {} × {}", s.dim(0, 1), s.dim(0, 3))),
+        Op::Gather if i == 2 => Some(format!("columns of {}", s.path(1))),
+        Op::Positions if i == 0 => Some(format!("T of {}", s.path(1))),
+        Op::LmHead { tied: true } if i + 1 == n => Some(format!("rows of {} (V)", s.path(1))),
+        Op::LmHead { tied: false } if i + 1 == n => Some(format!("columns of {} (V)", s.path(1))),
         _ => None,
     }
 }
@@ -282,7 +292,73 @@ fn message(s: &Step) -> Why {
             .arg("update", s.path(1))
             .arg("shape", shape)
             .arg("d", d),
+        Op::Gather => Why::new("why-embedding")
+            .arg("V", s.dim(1, 0))
+            .arg("d", s.dim(1, 1))
+            .arg("B", s.out(0))
+            .arg("T", s.out(1))
+            .arg("shape", shape),
+        Op::Positions => Why::new("why-positions")
+            .arg("ctx", s.dim(0, 0))
+            .arg("d", s.dim(0, 1))
+            .arg("T", s.out(0))
+            .arg("shape", shape),
+        Op::AddPositions => Why::new("why-add-positions")
+            .arg("tok", fmt_shape(s.ins.first().map_or(&[][..], |p| p.shape)))
+            .arg("pos", fmt_shape(s.ins.get(1).map_or(&[][..], |p| p.shape)))
+            .arg("B", s.out(0))
+            .arg("shape", shape),
+        Op::LmHead { tied } => Why::new(if *tied {
+            "why-lm-head-tied"
+        } else {
+            "why-lm-head"
+        })
+        .arg("d", s.last(0))
+        .arg("V", s.out.last().copied().unwrap_or(0))
+        .arg("w", s.path(1))
+        .arg("shape", shape),
+        // Up to f32 before a norm or softmax; back to the stream's dtype after.
+        Op::Cast { to } => {
+            let from = s.ins.first().map_or(s.stream_dtype, |p| p.dtype);
+            let key = if *to == s.stream_dtype {
+                "why-cast-back"
+            } else {
+                "why-cast-up"
+            };
+            let what = if s.path.contains(".scores") || s.path.contains(".weights") {
+                "softmax"
+            } else {
+                "norm"
+            };
+            Why::new(key)
+                .arg("from", from.as_str())
+                .arg("to", to.as_str())
+                .arg("what", what)
+                .arg("bits", if from == DType::F16 { 11 } else { 8 })
+                .arg("shape", shape)
+        }
     }
+}
+
+/// The token ids (B, T): the batch and sequence from the config or from
+/// `--tokens`.
+#[must_use]
+pub fn tokens(shape: &[usize]) -> (Vec<AxisSource>, Why) {
+    let sources = shape
+        .iter()
+        .zip([("B", "rows of the ids"), ("T", "ids per row")])
+        .map(|(&size, (axis, from))| AxisSource {
+            axis: axis.to_string(),
+            size,
+            from: from.to_string(),
+        })
+        .collect();
+    let at = |i: usize| shape.get(i).copied().unwrap_or(0);
+    let why = Why::new("why-tokens")
+        .arg("B", at(0))
+        .arg("T", at(1))
+        .arg("shape", fmt_shape(shape));
+    (sources, why)
 }
 
 /// The config field that gives the heads of a split: `heads` for the

@@ -1,6 +1,7 @@
 //! What an event says of its operands, and the event it makes.
 
 use super::push::Pending;
+use crate::config::DType;
 use crate::ops::Op;
 use crate::trace::Operand;
 use crate::why::{self, Step, explain::Part};
@@ -23,8 +24,8 @@ impl About {
         self,
         (path, name): (String, &str),
         op: &Op,
-        shape: Vec<usize>,
-        (on_stream, stream): (bool, &[usize]),
+        (shape, dtype): (Vec<usize>, DType),
+        (on_stream, stream, stream_dtype): (bool, &[usize], DType),
     ) -> (Pending, Vec<Operand>) {
         let shapes: Vec<&[usize]> = self.operands.iter().map(|o| o.shape.as_slice()).collect();
         let parts: Vec<Part> = self
@@ -35,6 +36,7 @@ impl About {
                 path: &o.path,
                 shape: &o.shape,
                 axes,
+                dtype: o.dtype,
             })
             .collect();
         let (sources, why) = why::explain(&Step {
@@ -45,6 +47,8 @@ impl About {
             out: &shape,
             axes: &self.axes,
             stream,
+            dtype,
+            stream_dtype,
         });
         let event = Pending {
             sources,
@@ -53,6 +57,7 @@ impl About {
             op: op.kind(),
             formula: op.formula(&shapes, &shape),
             shape,
+            dtype,
             axes: self.axes,
             inputs: self.inputs,
             on_stream,

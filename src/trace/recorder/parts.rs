@@ -1,6 +1,7 @@
 //! The values a recorder passes around: activations with their paths,
 //! parameters with their names, operands, captures, and what to watch.
 
+use crate::config::DType;
 use crate::ops::{OpKind, Shape};
 use crate::trace::hooks::Hooks;
 
@@ -14,6 +15,9 @@ pub struct Val<T> {
     pub shape: Shape,
     /// Axis names, one per axis, e.g. `["B","h","T","hd"]`.
     pub axes: Vec<String>,
+    /// Its element type: the stream's, f32 inside a 16-bit model's norm or
+    /// softmax, i64 for the token ids.
+    pub dtype: DType,
     /// `None` for a step inside a fused group that the backend never
     /// built: only the group's next step reads it, and that step records
     /// what the pass gave.
@@ -21,22 +25,24 @@ pub struct Val<T> {
 }
 
 impl<T> Val<T> {
-    /// The activation `t` of `shape` at `path`.
-    pub fn new(path: String, shape: Shape, axes: Vec<String>, t: T) -> Self {
+    /// The activation `t` of `shape` and `dtype` at `path`.
+    pub fn new(path: String, shape: Shape, axes: Vec<String>, dtype: DType, t: T) -> Self {
         Self {
             path,
             shape,
             axes,
+            dtype,
             t: Some(t),
         }
     }
 
     /// A fused group's step the backend never built.
-    pub(crate) fn unbuilt(path: String, shape: Shape, axes: Vec<String>) -> Self {
+    pub(crate) fn unbuilt(path: String, shape: Shape, axes: Vec<String>, dtype: DType) -> Self {
         Self {
             path,
             shape,
             axes,
+            dtype,
             t: None,
         }
     }

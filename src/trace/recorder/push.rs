@@ -12,6 +12,7 @@ pub(super) struct Pending {
     pub path: String,
     pub op: OpKind,
     pub shape: Vec<usize>,
+    pub dtype: crate::config::DType,
     pub axes: Vec<String>,
     pub inputs: Vec<String>,
     pub formula: String,
@@ -46,10 +47,16 @@ impl<B: Backend> Recorder<'_, B> {
             vec![Operand {
                 path: e.path.clone(),
                 shape: e.shape.clone(),
-                dtype: self.dtype,
+                dtype: e.dtype,
             }]
         });
-        let (path, op, shape, axes) = (e.path.clone(), e.op, e.shape.clone(), e.axes.clone());
+        let (path, op, shape, axes, dtype) = (
+            e.path.clone(),
+            e.op,
+            e.shape.clone(),
+            e.axes.clone(),
+            e.dtype,
+        );
         self.note(e, summary, operands)?;
         if self.watch.capture
             && let Some(values) = self.backend.values(&t)
@@ -62,7 +69,7 @@ impl<B: Backend> Recorder<'_, B> {
                 values,
             });
         }
-        Ok(Val::new(path, shape, axes, t))
+        Ok(Val::new(path, shape, axes, dtype, t))
     }
 
     /// Records an event, or the failure of its stream or finiteness judge.
@@ -72,11 +79,15 @@ impl<B: Backend> Recorder<'_, B> {
         summary: Option<(Stats, Option<Vec<f64>>)>,
         operands: Vec<Operand>,
     ) -> Result<(), Stop> {
-        let departs = e.shape != self.stream;
+        // A dtype departure (the f32 inside a 16-bit model's norm) is
+        // marked as a shape departure is.
+        let departs = e.shape != self.stream || e.dtype != self.dtype;
+        let leaves_dtype = (e.shape == self.stream && e.dtype != self.dtype).then_some(self.dtype);
         let returns = !departs && self.events.last().is_some_and(|e| e.departs);
         let (stats, preview) = summary.map_or((None, None), |(s, p)| (Some(s), p));
         let judged = if e.on_stream {
-            judge::stream(&e.path, &e.shape, &self.stream).map_err(|d| (CheckName::Stream, d))
+            judge::stream(&e.path, (&e.shape, e.dtype), (&self.stream, self.dtype))
+                .map_err(|d| (CheckName::Stream, d))
         } else {
             Ok(())
         }
@@ -90,9 +101,10 @@ impl<B: Backend> Recorder<'_, B> {
             op: e.op,
             shape: e.shape,
             axes: e.axes,
-            dtype: self.dtype,
+            dtype: e.dtype,
             on_stream: e.on_stream,
             departs,
+            leaves_dtype,
             returns,
             inputs: e.inputs,
             formula: e.formula,
@@ -115,11 +127,12 @@ impl<B: Backend> Recorder<'_, B> {
     /// Keeps the failure of step `path` of `op` and stops the forward.
     pub(super) fn fail(&mut self, path: &str, op: OpKind, why: Why) -> Stop {
         let (check, detail, operands, residual) = why;
-        let named: Vec<(&str, &[usize])> = operands
+        let named: Vec<(&str, &[usize], crate::config::DType)> = operands
             .iter()
-            .map(|o| (o.path.as_str(), o.shape.as_slice()))
+            .map(|o| (o.path.as_str(), o.shape.as_slice(), o.dtype))
             .collect();
-        let why = crate::why::failure(check.as_str(), op, path, &named, &self.stream);
+        let stream = (self.stream.as_slice(), self.dtype);
+        let why = crate::why::failure(check.as_str(), op, path, &named, stream);
         self.failure = Some(Failure {
             why_text: why.text(),
             why: Some(why),

@@ -163,11 +163,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let here = match app.row(app.cursor) {
         Some(Row::Event(e)) if !app.hidden(app.cursor) => {
             let word = if e.departs {
-                "◆ leaves (B,T,d)"
+                crate::report::table::marker(e)
             } else if e.returns {
-                "↩ returns"
+                "↩ returns".to_string()
             } else {
-                "on (B,T,d)"
+                "on (B,T,d)".to_string()
             };
             let style = if e.departs { t.departs } else { t.base };
             let shape = format!(" {} ", e.named_shape());

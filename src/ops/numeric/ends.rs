@@ -1,0 +1,116 @@
+//! The two ends of a language model and the casts between dtypes: the
+//! token and position embeddings, the tied LM head, and rounding to bf16
+//! or f16.
+
+use super::{CHECKED, Scalar, matmul};
+use crate::config::DType;
+use ndarray::{ArrayD, Axis, Ix2, IxDyn, s};
+
+/// `wte[ids]`: row `ids[b, t]` of the table for every token.
+///
+/// # Shapes
+/// - ids: (B, T), whole numbers in 0..V; table: (V, d) → (B, T, d)
+pub(super) fn gather<F: Scalar>(ids: &ArrayD<F>, table: &ArrayD<F>, out: &[usize]) -> ArrayD<F> {
+    let table = table.view().into_dimensionality::<Ix2>().expect(CHECKED);
+    let (v, d) = table.dim();
+    let mut y = Vec::with_capacity(ids.len() * d);
+    for id in ids {
+        // The run refuses ids outside 0..V before the trace; a row of NaN
+        // would be caught by `finite` if one ever came through.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let i = id.f64() as usize;
+        if i < v && id.f64() >= 0.0 {
+            y.extend(table.row(i).iter().copied());
+        } else {
+            y.extend(std::iter::repeat_n(F::nan(), d));
+        }
+    }
+    ArrayD::from_shape_vec(IxDyn(out), y).expect(CHECKED)
+}
+
+/// `wpe[0..t]`: the first `t` rows, one per position.
+///
+/// # Shapes
+/// - wpe: (context, d) → (t, d)
+pub(super) fn positions<F: Scalar>(wpe: &ArrayD<F>, t: usize) -> ArrayD<F> {
+    wpe.slice(s![..t, ..]).to_owned().into_dyn()
+}
+
+/// `tok_emb + pos_emb`, the positions broadcast over the batch.
+///
+/// # Shapes
+/// - tok: (B, T, d), pos: (T, d) → (B, T, d)
+pub(super) fn add_positions<F: Scalar>(tok: &ArrayD<F>, pos: &ArrayD<F>) -> ArrayD<F> {
+    let mut y = tok.as_standard_layout().into_owned();
+    for mut row in y.axis_iter_mut(Axis(0)) {
+        row += pos;
+    }
+    y
+}
+
+/// The tied head: `x·wteᵀ`, the token embedding read transposed, so no
+/// (d, V) copy is made.
+///
+/// # Shapes
+/// - x: (B, T, d), wte: (V, d) → (B, T, V)
+pub(super) fn lm_head_tied<F: Scalar>(x: &ArrayD<F>, wte: &ArrayD<F>, out: &[usize]) -> ArrayD<F> {
+    let d = wte.shape()[1];
+    let x = x.as_standard_layout();
+    let x2 = x
+        .view()
+        .into_shape_with_order((x.len() / d.max(1), d))
+        .expect(CHECKED);
+    let w = wte.view().into_dimensionality::<Ix2>().expect(CHECKED);
+    let y = matmul::product(F::one(), &x2, &w.t(), true);
+    y.into_shape_with_order(IxDyn(out)).expect(CHECKED)
+}
+
+/// The values rounded to `to`, as a framework stores them: bf16 keeps 8
+/// significant bits and f32's range, f16 11 bits and a range up to 65504.
+pub(super) fn cast<F: Scalar>(mut y: ArrayD<F>, to: DType) -> ArrayD<F> {
+    #[allow(clippy::cast_possible_truncation)]
+    let round: fn(f64) -> f64 = match to {
+        DType::BF16 => |v| f64::from(half::bf16::from_f32(v as f32).to_f32()),
+        DType::F16 => |v| f64::from(half::f16::from_f32(v as f32).to_f32()),
+        DType::F32 => |v| f64::from(v as f32),
+        DType::F64 | DType::I64 => return y,
+    };
+    y.mapv_inplace(|v| F::of(round(v.f64())));
+    y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn gather_takes_each_ids_row() {
+        let wte = array![[0.0f32, 1.0], [10.0, 11.0], [20.0, 21.0]].into_dyn();
+        let ids = array![[2.0f32, 0.0]].into_dyn();
+        let y = gather(&ids, &wte, &[1, 2, 2]);
+        assert_eq!(y.iter().copied().collect::<Vec<_>>(), [20.0, 21.0, 0.0, 1.0]);
+        // An id past V gives NaN, never a panic.
+        let y = gather(&array![[3.0f32]].into_dyn(), &wte, &[1, 1, 2]);
+        assert!(y.iter().all(|v| v.is_nan()));
+    }
+
+    #[test]
+    fn the_tied_head_reads_wte_transposed() {
+        let wte = array![[1.0f32, 0.0], [0.0, 1.0], [1.0, 1.0]].into_dyn();
+        let x = array![[[2.0f32, 3.0]]].into_dyn();
+        let y = lm_head_tied(&x, &wte, &[1, 1, 3]);
+        assert_eq!(y.iter().copied().collect::<Vec<_>>(), [2.0, 3.0, 5.0]);
+    }
+
+    #[test]
+    fn casts_round_to_the_target_precision() {
+        let x = array![1.0f32 + 1.0 / 512.0, 70000.0].into_dyn();
+        let bf = cast(x.clone(), DType::BF16);
+        // bf16 keeps 8 significant bits: 1 + 2⁻⁹ rounds to 1.
+        assert_eq!(bf[0], 1.0);
+        let h = cast(x, DType::F16);
+        assert_eq!(h[0], 1.0 + 1.0 / 512.0);
+        assert!(h[1].is_infinite(), "70000 is past f16's 65504");
+    }
+}

@@ -72,6 +72,18 @@ pub enum Error {
         /// That axis's size in the file.
         file: usize,
     },
+    /// A run from token ids on a checkpoint that lacks an embedding or
+    /// the head it needs: seeding it would give logits of no meaning.
+    #[error(
+        "--weights {} holds no {name}, which a trace from token ids needs; allowed: a checkpoint with {name}, or --input x0.npy to trace the blocks alone",
+        text::shown(.path)
+    )]
+    NoEmbedding {
+        /// The checkpoint.
+        path: String,
+        /// The missing tensor, e.g. `wte.weight`.
+        name: &'static str,
+    },
     /// The caller set the cancel flag before the run finished.
     #[error("the run was cancelled")]
     Cancelled,

@@ -119,7 +119,22 @@ pub fn resolve(
     }
     if let Some(c) = ckpt {
         crate::plan::require_numbers(&cfg, &req, "--weights")?;
-        req.weights = Some(Arc::new(c.load(&cfg)?));
+        let w = c.load(&cfg)?;
+        // From token ids every embedding the model uses must be the file's.
+        if cfg.vocab.is_some() && req.input.is_none() {
+            let needed = [
+                ("wte", "wte.weight", true),
+                ("wpe", "wpe.weight", cfg.pos_emb == crate::config::PosEmb::Learned),
+                ("lm_head.weight", "lm_head.weight", !cfg.tied),
+            ];
+            if let Some((_, name, _)) = needed.iter().find(|(ours, _, n)| *n && !w.has(ours)) {
+                return Err(Error::NoEmbedding {
+                    path: c.path().to_string(),
+                    name,
+                });
+            }
+        }
+        req.weights = Some(Arc::new(w));
     }
     Ok((cfg, req))
 }

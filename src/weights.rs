@@ -143,6 +143,12 @@ pub struct Weights {
 }
 
 impl Weights {
+    /// Whether the parameter `name` (e.g. `wte`) was loaded.
+    #[must_use]
+    pub fn has(&self, name: &str) -> bool {
+        self.tensors.contains_key(name)
+    }
+
     /// The parameter `name`, if loaded with exactly `shape`.
     #[must_use]
     pub fn get(&self, name: &str, shape: &[usize]) -> Option<&ArrayD<f32>> {
@@ -200,7 +206,8 @@ impl Checkpoint {
         }
         let mut tensors = HashMap::new();
         for e in self.naming.expected(cfg) {
-            if e.target == Target::Embedding || self.file.shape(&e.name).is_none() {
+            let embedding = matches!(e.target, Target::Embedding { .. });
+            if (embedding && cfg.vocab.is_none()) || self.file.shape(&e.name).is_none() {
                 continue;
             }
             let t = self.file.read(&e.name)?;
@@ -231,7 +238,14 @@ impl Checkpoint {
                         tensors.insert(format!("{prefix}.{name}_proj.{part}"), piece);
                     }
                 }
-                Target::Embedding => {}
+                Target::Embedding { to, transposed } => {
+                    let t = if transposed {
+                        t.t().as_standard_layout().into_owned()
+                    } else {
+                        t
+                    };
+                    tensors.insert(to.to_string(), t);
+                }
             }
         }
         Ok(Weights { tensors })

@@ -50,7 +50,17 @@ const TABLE: &[(&str, &[CheckName], &str)] = &[
         "block1.ln_1",
     ),
     ("act-after-down", &[Reference], "block1.resid_2"),
+    ("norm-no-cast-back", &[Stream], "block1.ln_1"),
+    ("softmax-no-cast-back", &[OpShapes], "block1.attn.context"),
 ];
+
+/// The dtype a fault needs to show: the cast faults need a 16-bit model.
+fn dtype_for(fault: Fault) -> &'static str {
+    match fault {
+        Fault::NormNoCastBack | Fault::SoftmaxNoCastBack => "bf16",
+        _ => "f32",
+    }
+}
 
 fn row(fault: Fault) -> (&'static [CheckName], &'static str) {
     let (_, checks, path) = TABLE
@@ -70,7 +80,7 @@ fn failing(run: &shapetrace::Run) -> BTreeSet<&'static str> {
 }
 
 fn lesson(fault: Fault) -> ModelConfig {
-    cfg(&format!("fault = '{fault}'"))
+    cfg(&format!("fault = '{fault}'\ndtype = '{}'", dtype_for(fault)))
 }
 
 #[test]
@@ -118,7 +128,8 @@ fn shapetrace_cli(args: &[&str]) -> (Option<i32>, String) {
 fn check_exits_1_on_every_fault_naming_each_failing_check() {
     assert_eq!(shapetrace_cli(&["check"]).0, Some(0));
     for &fault in Fault::ALL {
-        let (code, out) = shapetrace_cli(&["check", "--fault", fault.as_str()]);
+        let args = ["check", "--fault", fault.as_str(), "--dtype", dtype_for(fault)];
+        let (code, out) = shapetrace_cli(&args);
         assert_eq!(code, Some(1), "{fault}: {out}");
         let (checks, path) = row(fault);
         for name in CheckName::ALL {

@@ -132,7 +132,8 @@ overlay! {
         /// Build a known mistake: ffn-no-down, attn-no-merge, bias-w1-64,
         /// merge-no-transpose, no-causal-mask, skip-block1, norm-over-seq, no-out-proj,
         /// act-after-down, ln-after-add, mlp-returns-input, norm-over-batch,
-        /// softmax-no-max, down-to-ff.
+        /// softmax-no-max, down-to-ff, and with --dtype bf16 or f16
+        /// norm-no-cast-back, softmax-no-cast-back.
         #[arg(long, global = true)]
         fault: Fault => |c, v| c.fault = Some(v),
     }

@@ -23,6 +23,14 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../assets/presets/lesson-post-ln.toml"),
     ),
     (
+        "lesson-lm",
+        include_str!("../../assets/presets/lesson-lm.toml"),
+    ),
+    (
+        "lesson-bf16",
+        include_str!("../../assets/presets/lesson-bf16.toml"),
+    ),
+    (
         "gpt2-small",
         include_str!("../../assets/presets/gpt2-small.toml"),
     ),

@@ -144,8 +144,10 @@ impl ModelConfig {
         }
     }
 
-    /// Rough bytes a numeric run holds at once: weights, the input and a few
-    /// live activations of the widest kind, in the run's dtype.
+    /// Rough bytes a numeric run holds at once: weights (the embeddings too,
+    /// with a vocabulary), the input and a few live activations of the
+    /// widest kind (the logits, with a vocabulary), in the values it holds
+    /// (f32 for a 16-bit model).
     #[must_use]
     pub fn numeric_bytes(&self) -> u128 {
         let (b, t, d, f, l) = (
@@ -158,11 +160,19 @@ impl ModelConfig {
         let h = self.heads as u128;
         // Saturating: a replayed log's header is not validated.
         let m = |xs: &[u128]| xs.iter().fold(1u128, |a, x| a.saturating_mul(*x));
-        let weights = m(&[l, m(&[4, d, d]).saturating_add(m(&[3, d, f]))]);
-        let widest = m(&[b, t, f]).max(m(&[b, h, t, t])).max(m(&[b, t, d]));
-        m(&[
-            weights.saturating_add(m(&[6, widest])),
-            self.dtype.size() as u128,
-        ])
+        let mut weights = m(&[l, m(&[4, d, d]).saturating_add(m(&[3, d, f]))]);
+        let mut widest = m(&[b, t, f]).max(m(&[b, h, t, t])).max(m(&[b, t, d]));
+        // From token ids: wte, wpe and an untied head, and the logits (B, T, V).
+        if let Some(v) = self.vocab {
+            let v = v as u128;
+            let heads = if self.tied { 1 } else { 2 };
+            weights = weights
+                .saturating_add(m(&[heads, v, d]))
+                .saturating_add(m(&[self.positions() as u128, d]));
+            widest = widest.max(m(&[b, t, v]));
+        }
+        // bf16 and f16 are run on f32 values, rounded after each step.
+        let held = if self.dtype == DType::F64 { 8 } else { 4 };
+        m(&[weights.saturating_add(m(&[6, widest])), held])
     }
 }

@@ -42,8 +42,14 @@ pub enum Target {
         /// Whether the fused matrix is stored [out, in] (nanoGPT).
         transposed: bool,
     },
-    /// Checked when the config has a vocabulary, otherwise not used.
-    Embedding,
+    /// An embedding or the LM head: checked and loaded when the config has
+    /// a vocabulary, otherwise not used.
+    Embedding {
+        /// Our parameter: `wte`, `wpe` or `lm_head.weight`.
+        to: &'static str,
+        /// Whether the file stores it [V, d] for our (d, V) (the head).
+        transposed: bool,
+    },
 }
 
 /// One tensor the file should hold.
@@ -197,20 +203,17 @@ impl Naming {
             norm(&mut push, format!("{r}ln_f"), "ln_f".into());
         }
         let (v, ctx) = (cfg.vocab.unwrap_or(0), cfg.positions());
-        push(
-            format!("{r}wte.weight"),
-            vec![v, d],
-            Target::Embedding,
-            false,
-        );
-        push(
-            format!("{r}wpe.weight"),
-            vec![ctx, d],
-            Target::Embedding,
-            false,
-        );
-        let head = format!("{}lm_head.weight", self.outer);
-        push(head, vec![v, d], Target::Embedding, false);
+        let table = |to| Target::Embedding {
+            to,
+            transposed: false,
+        };
+        push(format!("{r}wte.weight"), vec![v, d], table("wte"), false);
+        push(format!("{r}wpe.weight"), vec![ctx, d], table("wpe"), false);
+        let head = Target::Embedding {
+            to: "lm_head.weight",
+            transposed: true,
+        };
+        push(format!("{}lm_head.weight", self.outer), vec![v, d], head, false);
         out
     }
 
@@ -220,7 +223,8 @@ impl Naming {
         let expected = self.expected(cfg);
         let mut out = Vec::new();
         for e in &expected {
-            let check_shape = e.target != Target::Embedding || cfg.vocab.is_some();
+            let embedding = matches!(e.target, Target::Embedding { .. });
+            let check_shape = !embedding || cfg.vocab.is_some();
             match h.shape(&e.name) {
                 None if e.required => {
                     out.push(format!("missing {} {}", e.name, fmt_shape(&e.shape)));

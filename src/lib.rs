@@ -35,6 +35,7 @@ pub mod run;
 pub mod seed;
 pub mod shape;
 pub mod text;
+pub mod tokens;
 pub mod trace;
 pub mod tui;
 pub mod weights;

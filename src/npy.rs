@@ -1,5 +1,6 @@
 //! NumPy `.npy` files of f32, little-endian, C order: the input x0
-//! (`--input`) and the model's output (`--output`).
+//! (`--input`) and the model's output (`--output`); and integer arrays of
+//! token ids (`--tokens`), int64 or int32, read by [`read_ids`].
 //!
 //! ```text
 //! \x93NUMPY  major minor  header length (u16 for 1.0, u32 for 2.0/3.0)
@@ -13,6 +14,8 @@
 //! checked against the file size before reading.
 
 mod header;
+#[cfg(test)]
+pub(crate) mod tests;
 
 use ndarray::{ArrayD, IxDyn};
 use std::io::{Read, Write};
@@ -20,6 +23,79 @@ use std::path::Path;
 
 /// Largest header accepted.
 pub const MAX_HEADER: u64 = 65_536;
+
+/// What a float array may be, for messages.
+const ALLOWED_F32: &str = "a float32 .npy of shape (B, T, d_model)";
+
+/// What an array of token ids may be, for messages.
+const ALLOWED_IDS: &str = "an int64 or int32 .npy of shape (B, T) or (T,)";
+
+/// The element types read, each named by its header `descr`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Elem {
+    /// `<f4`: float32, little-endian.
+    F32,
+    /// `<i8`: int64, little-endian.
+    I64,
+    /// `<i4`: int32, little-endian.
+    I32,
+}
+
+impl Elem {
+    fn from_descr(descr: &str) -> Option<Self> {
+        [Self::F32, Self::I64, Self::I32]
+            .into_iter()
+            .find(|e| e.descr() == descr)
+    }
+
+    /// The header's `descr` for this element type.
+    fn descr(self) -> &'static str {
+        match self {
+            Self::F32 => "<f4",
+            Self::I64 => "<i8",
+            Self::I32 => "<i4",
+        }
+    }
+
+    /// Bytes per element.
+    fn width(self) -> u64 {
+        match self {
+            Self::F32 | Self::I32 => 4,
+            Self::I64 => 8,
+        }
+    }
+}
+
+/// Which arrays a caller reads: floats, or token ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Want {
+    F32,
+    Ids,
+}
+
+impl Want {
+    fn accepts(self, elem: Elem) -> bool {
+        match self {
+            Self::F32 => elem == Elem::F32,
+            Self::Ids => matches!(elem, Elem::I64 | Elem::I32),
+        }
+    }
+
+    fn allowed(self) -> &'static str {
+        match self {
+            Self::F32 => ALLOWED_F32,
+            Self::Ids => ALLOWED_IDS,
+        }
+    }
+
+    /// The refusal of a file whose `descr` this caller does not read.
+    fn dtype_error(self, path: String, descr: String) -> NpyError {
+        match self {
+            Self::F32 => NpyError::Dtype { path, descr },
+            Self::Ids => NpyError::IdsDtype { path, descr },
+        }
+    }
+}
 
 /// An `.npy` file that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -34,7 +110,7 @@ pub enum NpyError {
     },
     /// The file is not a well-formed `.npy` (bad magic, header or length).
     #[error(
-        "{} is not a valid .npy file: {reason}; allowed: a float32 .npy of shape (B, T, d_model)",
+        "{} is not a valid .npy file: {reason}; allowed: {allowed}",
         crate::text::shown(.path)
     )]
     Corrupt {
@@ -42,6 +118,8 @@ pub enum NpyError {
         path: String,
         /// What is wrong, e.g. `shorter than the magic string`.
         reason: String,
+        /// What the caller reads, e.g. `a float32 .npy of shape (B, T, d_model)`.
+        allowed: &'static str,
     },
     /// The array is not float32 little-endian.
     #[error("{} holds dtype '{}'; allowed: '<f4' (float32, little-endian)", crate::text::shown(.path), crate::text::shown(.descr))]
@@ -49,6 +127,14 @@ pub enum NpyError {
         /// The `.npy` file.
         path: String,
         /// The header's `descr`, e.g. `<f8`.
+        descr: String,
+    },
+    /// An array of token ids is not int64 or int32 little-endian.
+    #[error("{} holds dtype '{}'; allowed: '<i8' (int64) or '<i4' (int32), little-endian", crate::text::shown(.path), crate::text::shown(.descr))]
+    IdsDtype {
+        /// The `.npy` file.
+        path: String,
+        /// The header's `descr`, e.g. `<f4`.
         descr: String,
     },
     /// The array is stored column-major.
@@ -67,6 +153,17 @@ pub fn read(path: &Path) -> Result<ArrayD<f32>, NpyError> {
     Npy::open(path)?.read()
 }
 
+/// Reads an array of token ids from `path`: int64 (`<i8`) or int32 (`<i4`),
+/// little-endian, C order, widened to i64. Any shape is read; the caller
+/// judges it (see [`crate::tokens::parse`]).
+///
+/// # Errors
+/// [`NpyError`] for an unreadable, corrupt, non-integer ([`NpyError::IdsDtype`])
+/// or Fortran-order file, or one whose length does not match its shape.
+pub fn read_ids(path: &Path) -> Result<ArrayD<i64>, NpyError> {
+    Npy::open_ids(path)?.read_ids()
+}
+
 /// An `.npy` file whose header is read and checked, its values not yet:
 /// the shape is known before anything large is read.
 #[derive(Debug)]
@@ -74,19 +171,36 @@ pub struct Npy {
     label: String,
     file: std::fs::File,
     shape: Vec<usize>,
+    elem: Elem,
+    want: Want,
 }
 
 impl Npy {
-    /// Opens `path` and reads its header.
+    /// Opens `path`, an f32 array, and reads its header.
     ///
     /// # Errors
     /// [`NpyError`] for an unreadable, corrupt, non-f32 or Fortran-order
     /// file, or one whose length does not match its shape.
     pub fn open(path: &Path) -> Result<Self, NpyError> {
+        Self::open_as(path, Want::F32)
+    }
+
+    /// Opens `path`, an array of token ids (`<i8` or `<i4`), and reads its
+    /// header: the shape is known before the ids are read.
+    ///
+    /// # Errors
+    /// [`NpyError`] for an unreadable, corrupt, non-integer or Fortran-order
+    /// file, or one whose length does not match its shape.
+    pub fn open_ids(path: &Path) -> Result<Self, NpyError> {
+        Self::open_as(path, Want::Ids)
+    }
+
+    fn open_as(path: &Path, want: Want) -> Result<Self, NpyError> {
         let label = crate::text::lossless(path.as_os_str());
         let corrupt = |reason: &str| NpyError::Corrupt {
             path: label.clone(),
             reason: crate::text::one_line(reason),
+            allowed: want.allowed(),
         };
         let io = |e: std::io::Error| NpyError::Read {
             path: label.clone(),
@@ -118,16 +232,16 @@ impl Npy {
             fortran_order,
             shape,
         } = header::parse(&header).map_err(|e| corrupt(&e))?;
-        if descr != "<f4" {
-            return Err(NpyError::Dtype { path: label, descr });
-        }
+        let Some(elem) = Elem::from_descr(&descr).filter(|&e| want.accepts(e)) else {
+            return Err(want.dtype_error(label, descr));
+        };
         if fortran_order {
             return Err(NpyError::Fortran { path: label });
         }
         let count = shape
             .iter()
             .try_fold(1u64, |a, &n| a.checked_mul(n as u64))
-            .and_then(|n| n.checked_mul(4));
+            .and_then(|n| n.checked_mul(elem.width()));
         if count != Some(size - start) {
             return Err(corrupt(&format!(
                 "shape {} needs {} data bytes, the file holds {}",
@@ -140,6 +254,8 @@ impl Npy {
             label,
             file: f,
             shape,
+            elem,
+            want,
         })
     }
 
@@ -149,11 +265,51 @@ impl Npy {
         &self.shape
     }
 
-    /// Reads the values.
+    /// Reads the values of an f32 array (one opened with [`Npy::open`]).
     ///
     /// # Errors
-    /// [`NpyError::Read`] when the file cannot be read to its end.
+    /// [`NpyError::Read`] when the file cannot be read to its end;
+    /// [`NpyError::Dtype`] for an array of ids.
     pub fn read(mut self) -> Result<ArrayD<f32>, NpyError> {
+        if self.elem != Elem::F32 {
+            return Err(Want::F32.dtype_error(self.label, self.elem.descr().into()));
+        }
+        let bytes = self.bytes()?;
+        let values = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        self.shaped(values)
+    }
+
+    /// Reads the values of an array of ids (one opened with
+    /// [`Npy::open_ids`]), widened to i64.
+    ///
+    /// # Errors
+    /// [`NpyError::Read`] when the file cannot be read to its end;
+    /// [`NpyError::IdsDtype`] for an f32 array.
+    pub fn read_ids(mut self) -> Result<ArrayD<i64>, NpyError> {
+        let values = match self.elem {
+            Elem::I64 => self
+                .bytes()?
+                .chunks_exact(8)
+                .map(|b| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+                .collect(),
+            Elem::I32 => self
+                .bytes()?
+                .chunks_exact(4)
+                .map(|b| i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+                .collect(),
+            Elem::F32 => {
+                return Err(Want::Ids.dtype_error(self.label, self.elem.descr().into()));
+            }
+        };
+        self.shaped(values)
+    }
+
+    /// The rest of the file: the values' bytes, checked against the shape
+    /// when the file was opened.
+    fn bytes(&mut self) -> Result<Vec<u8>, NpyError> {
         let mut bytes = Vec::new();
         self.file
             .read_to_end(&mut bytes)
@@ -161,13 +317,14 @@ impl Npy {
                 path: self.label.clone(),
                 reason: e.to_string(),
             })?;
-        let values = bytes
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
+        Ok(bytes)
+    }
+
+    fn shaped<T>(self, values: Vec<T>) -> Result<ArrayD<T>, NpyError> {
         ArrayD::from_shape_vec(IxDyn(&self.shape), values).map_err(|e| NpyError::Corrupt {
             path: self.label,
             reason: crate::text::one_line(&e.to_string()),
+            allowed: self.want.allowed(),
         })
     }
 }

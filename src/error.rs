@@ -55,9 +55,10 @@ pub enum Error {
         /// The file's shape, e.g. `(2,4)`.
         got: String,
     },
-    /// `--batch` or `--seq` disagrees with the `--input` file's B or T.
+    /// `--batch` or `--seq` disagrees with the B or T of the `--input`
+    /// file or of the `--tokens` ids.
     #[error(
-        "--{flag} {value} contradicts --input {}, whose {dim} is {file}; allowed: --{flag} {file}, or no --{flag} (B and T come from the file)",
+        "--{flag} {value} contradicts {from} {}, whose {dim} is {file}; allowed: --{flag} {file}, or no --{flag} (B and T come from {from})",
         text::shown(.path)
     )]
     InputDims {
@@ -65,13 +66,26 @@ pub enum Error {
         flag: &'static str,
         /// The flag's value.
         value: usize,
-        /// The `--input` file.
+        /// Where B and T came from: `--input` or `--tokens`.
+        from: &'static str,
+        /// The `--input` file or the `--tokens` value.
         path: String,
         /// The axis the flag sets, `B` or `T`.
         dim: &'static str,
         /// That axis's size in the file.
         file: usize,
     },
+    /// `--tokens` that cannot be used: unparsable, or ids outside 0..V.
+    #[error(transparent)]
+    Tokens(#[from] crate::tokens::TokensError),
+    /// `--tokens` and `--input` together: a run starts at one of them.
+    #[error("--tokens conflicts with --input: a run starts at the token ids or at x0; allowed: one of them")]
+    TokensAndInput,
+    /// `--tokens` for a model with no vocabulary to look them up in.
+    #[error(
+        "--tokens needs a model with a vocabulary; allowed: --vocab V, --preset lesson-lm or a gpt2 preset, a config.json, or a checkpoint with wte"
+    )]
+    TokensNoVocab,
     /// A run from token ids on a checkpoint that lacks an embedding or
     /// the head it needs: seeding it would give logits of no meaning.
     #[error(

@@ -40,6 +40,8 @@ pub struct Sources {
     pub weights: Option<PathBuf>,
     /// `--input`: x0 as an f32 `.npy` of shape (B, T, d_model).
     pub input: Option<PathBuf>,
+    /// `--tokens`: the token ids, `'1,2;3,4'` or an int64 `.npy` (B, T).
+    pub tokens: Option<String>,
 }
 
 /// Resolves the config from `flags` and `src`, and fills `req` with the
@@ -73,23 +75,33 @@ pub fn resolve(
     // The input's header first: its values are read once the run it
     // needs is known to fit the memory limit.
     let input = src.input.as_deref().map(npy::Npy::open).transpose()?;
+    let ids = src.tokens.as_deref().map(crate::tokens::parse).transpose()?;
+    if ids.is_some() && input.is_some() {
+        return Err(Error::TokensAndInput);
+    }
+    // B and T come from the input or the ids; a flag may only agree.
+    let given = match (&input, &ids, &src.input, &src.tokens) {
+        (Some(x), _, Some(p), _) => {
+            let &[b, t, _] = x.shape() else {
+                return Err(Error::InputRank {
+                    got: crate::ops::fmt_shape(x.shape()),
+                });
+            };
+            Some((b, t, "--input", crate::text::lossless(p.as_os_str())))
+        }
+        (_, Some(ids), _, Some(arg)) => Some((ids.nrows(), ids.ncols(), "--tokens", arg.clone())),
+        _ => None,
+    };
     let mut dims = Overlay::default();
-    if let Some(x) = &input {
-        let &[b, t, _] = x.shape() else {
-            return Err(Error::InputRank {
-                got: crate::ops::fmt_shape(x.shape()),
-            });
-        };
+    if let Some((b, t, from, path)) = given {
         for (flag, dim, value, file) in [("batch", "B", flags.batch, b), ("seq", "T", flags.seq, t)]
         {
             if let Some(value) = value.filter(|&v| v != file) {
                 return Err(Error::InputDims {
                     flag,
                     value,
-                    path: src
-                        .input
-                        .as_deref()
-                        .map_or_else(String::new, |p| crate::text::lossless(p.as_os_str())),
+                    from,
+                    path,
                     dim,
                     file,
                 });
@@ -113,6 +125,11 @@ pub fn resolve(
             });
         }
     };
+    if let Some(ids) = ids {
+        let vocab = cfg.vocab.ok_or(Error::TokensNoVocab)?;
+        crate::tokens::check_range(&ids, vocab)?;
+        req.tokens = Some(Arc::new(ids));
+    }
     if let Some(x) = input {
         crate::plan::require_numbers(&cfg, &req, "--input")?;
         req.input = Some(Arc::new(x.read()?));

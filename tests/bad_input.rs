@@ -215,8 +215,8 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "unknown dtype",
-            &["check", "--dtype", "f16"],
-            &["'f16'", "f32, f64"],
+            &["check", "--dtype", "f8"],
+            &["'f8'", "f32, f64, bf16, f16"],
         ),
         case(
             "unknown fault",

@@ -160,7 +160,7 @@ fn gpt2_presets_trace_b1_at_full_context_and_xl_only_shape_only() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("7.9 GiB") && err.contains("--max-memory"),
+        err.contains("8.8 GiB") && err.contains("--max-memory"),
         "{err}"
     );
     let t = shapetrace::trace_request(&xl, &Request::shapes())

@@ -147,7 +147,7 @@ fn bad_input_gets_one_line_naming_the_value_and_exit_2() {
         ),
         (&["--fault", "oops"], &["'oops'", "ffn-no-down"]),
         (&["--preset", "gpt5"], &["'gpt5'", "lesson"]),
-        (&["--dtype", "f16"], &["'f16'", "f32, f64"]),
+        (&["--dtype", "f8"], &["'f8'", "f32, f64, bf16, f16"]),
         (
             &["--fault", "bias-w1-64", "--no-bias"],
             &["bias-w1-64", "--no-bias"],

@@ -67,8 +67,8 @@ fn every_cast_is_a_step_marked_as_a_departure_and_a_return() {
     let t = traced("dtype = 'bf16'");
     let ups: Vec<_> = t.events.iter().filter(|e| e.path.ends_with(".to_f32")).collect();
     let downs: Vec<_> = t.events.iter().filter(|e| e.path.ends_with(".to_bf16")).collect();
-    // Two norms and a softmax per block, and ln_f.
-    assert_eq!((ups.len(), downs.len()), (7, 7));
+    // Two norms and a softmax in each of the two blocks.
+    assert_eq!((ups.len(), downs.len()), (6, 6));
     for e in &t.events {
         match e.op {
             OpKind::LayerNorm | OpKind::Softmax => assert_eq!(e.dtype, DType::F32, "{}", e.path),
@@ -184,5 +184,7 @@ fn the_budget_counts_two_bytes_an_element_in_bf16() {
     let f32 = shapetrace::budget::Budget::of(&cfg("")).unwrap();
     let bf16 = shapetrace::budget::Budget::of(&cfg("dtype = 'bf16'")).unwrap();
     assert_eq!(bf16.bytes.weights * 2, f32.bytes.weights);
-    assert_eq!(bf16.bytes.activations * 2, f32.bytes.activations);
+    assert_eq!(bf16.bytes.activations, bf16.activation_elements * 2);
+    // The casts are tensors of their own: a bf16 trace holds more of them.
+    assert!(bf16.activation_elements > f32.activation_elements);
 }

@@ -192,7 +192,7 @@ fn bad_lab_input_gets_one_line_and_exit_2() {
         ),
         (
             &["check", "--preset", "gpt2-xl", "--numeric"],
-            &["7.9 GiB", "--max-memory limit of 4.0 GiB"],
+            &["8.8 GiB", "--max-memory limit of 4.0 GiB"],
         ),
     ];
     for (args, needles) in cases {

@@ -25,7 +25,7 @@ fn over_the_limit_a_run_switches_to_shapes_with_a_note_naming_both_sizes() {
     assert_eq!((p.mode, p.switched), (Mode::ShapeOnly, true));
     let note = p.note().unwrap();
     assert!(
-        note.contains("7.9 GiB") && note.contains("4.0 GiB"),
+        note.contains("8.8 GiB") && note.contains("4.0 GiB"),
         "{note}"
     );
     // Under a higher limit the same model plans numbers.
@@ -48,7 +48,7 @@ fn numeric_insists_and_is_refused_over_the_limit() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("(--numeric)") && e.contains("7.9 GiB") && e.contains("4.0 GiB"),
+        e.contains("(--numeric)") && e.contains("8.8 GiB") && e.contains("4.0 GiB"),
         "{e}"
     );
     let lesson = ModelConfig::default();

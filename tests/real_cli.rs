@@ -56,7 +56,7 @@ fn too_large_for_numbers_traces_shapes_with_one_note_and_exit_0() {
     assert_eq!(o.status.code(), Some(0));
     let err = text(&o.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("note:") && err.contains("7.9 GiB") && err.contains("shapes only"));
+    assert!(err.contains("note:") && err.contains("8.8 GiB") && err.contains("shapes only"));
     assert!(
         text(&o.stdout)
             .lines()
@@ -85,7 +85,7 @@ fn numbers_required_but_impossible_exit_2_on_one_line_leaving_no_file() {
         ),
         (
             vec!["trace", "--weights", w, "--preset", "gpt2-xl"],
-            &["(--weights)", "7.9 GiB", "4.0 GiB"],
+            &["(--weights)", "8.8 GiB", "4.0 GiB"],
         ),
         (
             vec![
@@ -115,7 +115,7 @@ fn numbers_required_but_impossible_exit_2_on_one_line_leaving_no_file() {
                 "--output",
                 out.to_str().unwrap(),
             ],
-            &["(--output)", "7.9 GiB"],
+            &["(--output)", "8.8 GiB"],
         ),
         (
             vec![

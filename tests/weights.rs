@@ -354,7 +354,7 @@ fn weights_and_inputs_require_numbers() {
     };
     let e = load_error(&fix("nanogpt-tiny.safetensors"), &xl);
     assert!(
-        e.contains("(--weights)") && e.contains("7.9 GiB") && e.contains("4.0 GiB"),
+        e.contains("(--weights)") && e.contains("8.8 GiB") && e.contains("4.0 GiB"),
         "{e}"
     );
     let shape_only = Request {

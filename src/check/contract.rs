@@ -259,7 +259,12 @@ fn normed_stream(trace: &Trace) -> Option<CheckResult> {
     let ev = &trace.events;
     ev.iter().enumerate().find_map(|(i, e)| {
         let stream = e.inputs.first().filter(|_| e.is_residual())?;
-        let from = ev[..i].iter().rev().find(|x| &x.path == stream)?;
+        let mut from = ev[..i].iter().rev().find(|x| &x.path == stream)?;
+        // In a 16-bit model a norm's output reaches the stream through its cast.
+        while from.op == OpKind::Cast {
+            let input = from.inputs.first()?;
+            from = ev[..i].iter().rev().find(|x| &x.path == input)?;
+        }
         matches!(from.op, OpKind::LayerNorm | OpKind::RmsNorm).then(|| {
             CheckResult::fail(
                 CheckName::Wiring,

@@ -32,6 +32,11 @@ pub struct ModelArgs {
     /// from the file. Needs a numeric run.
     #[arg(long, global = true, value_name = "FILE.npy")]
     pub input: Option<PathBuf>,
+    /// The token ids a model with a vocabulary starts from: '1,2,3,4;5,6,7,8'
+    /// (rows are batch elements) or an int64 .npy of shape (B, T); B and T
+    /// come from them. Without it such a model draws its ids from the seed.
+    #[arg(long, global = true, value_name = "IDS|FILE.npy", allow_hyphen_values = true)]
+    pub tokens: Option<String>,
     /// Trace shapes and dtypes only, computing no values.
     #[arg(long, global = true, conflicts_with = "numeric")]
     pub shape_only: bool,
@@ -119,6 +124,7 @@ impl ModelArgs {
             config: self.config.clone(),
             weights: self.weights.clone(),
             input: self.input.clone(),
+            tokens: self.tokens.clone(),
         };
         shapetrace::load::resolve(&self.overlay(), &src, req)
     }

@@ -45,6 +45,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             }
             let from = if !e.inputs.is_empty() {
                 e.inputs.join(", ")
+            } else if e.op == crate::trace::OpKind::Tokens {
+                match (&app.given.req.tokens, app.run.trace.config.vocab) {
+                    (Some(_), _) => "the given ids (--tokens)".to_string(),
+                    (None, Some(v)) => format!("ids drawn uniformly from 0..{v} by the seed"),
+                    (None, None) => "the token ids".to_string(),
+                }
             } else if app.given.req.input.is_some() {
                 "the given input x0 (--input)".to_string()
             } else {

@@ -1,6 +1,8 @@
 //! The current block as a diagram, drawn from the anatomy the trace
 //! recorded: the residual stream with each sublayer, its norm before it
 //! (Pre-LN) or after the add (Post-LN), the current one lit and bracketed.
+//! A trace from token ids adds its two ends: `ids ─▶ wte[ids] + wpe ─▶ x0`
+//! above the block and `ln_f ─▶ lm_head ─▶ logits` below it.
 
 use crate::arch::{Anatomy, NormAt, SublayerKind};
 use crate::trace::OpKind;
@@ -70,11 +72,32 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let trace = &app.run.trace;
     let (layers, anatomy) = (trace.config.layers, &trace.anatomy);
     let form = placement(anatomy);
-    let at_input = matches!(app.row(app.cursor), Some(Row::Event(e)) if e.op == OpKind::Input);
+    // Before block 1: x0, or the ids and embeddings that make it.
+    let first = trace.events.iter().position(|e| e.block().is_some());
+    let before = matches!(app.row(app.cursor), Some(Row::Event(e))
+        if e.block().is_none() && first.is_none_or(|f| e.step < f));
+    let at_input = before && path == "input";
+    let lm = trace.events.first().is_some_and(|e| e.op == OpKind::Tokens);
     let title = match block {
         Some(b) => format!(" Block {b} of {layers} · {form} "),
         None if at_input => format!(" Input, before block 1 · {form} "),
+        None if before => format!(" Embeddings, before block 1 · {path} "),
         None => format!(" After block {layers} · {path} "),
+    };
+    // The node of the ends the cursor is on, outside the blocks.
+    let end = block.is_none().then(|| match path.split('.').next().unwrap_or(path) {
+        "tokens" => "ids",
+        "tok_emb" => "wte[ids]",
+        "pos_emb" => "wpe",
+        "input" => "x0",
+        other => other,
+    });
+    let e = |name: &'static str| -> Span<'static> {
+        if end == Some(name) {
+            Span::styled(format!("[{name}]"), t.lit)
+        } else {
+            Span::raw(format!(" {name} "))
+        }
     };
     let b = block.unwrap_or(1);
     let lit = node(path).filter(|_| block.is_some());
@@ -116,6 +139,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let raw = |s: String| Span::raw(s);
     let mut lines: Vec<Line> = Vec::new();
+    if lm {
+        let pos = trace.get("pos_emb").is_some();
+        let mut top = vec![e("ids"), raw("─▶".into()), e("wte[ids]")];
+        if pos {
+            top.extend([raw("+".into()), e("wpe")]);
+        }
+        top.extend([raw("─▶".into()), e("x0")]);
+        lines.push(Line::from(top));
+    }
     for (i, sub) in anatomy.sublayers.iter().enumerate() {
         let (kind, ln, resid) = (
             sub.kind.as_str(),
@@ -159,6 +191,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             format!(" ✗ reads x0, not block {}'s output", b - 1),
             t.fail,
         ));
+    }
+    if lm {
+        let mut bottom = vec![raw(" x ─▶".into())];
+        if trace.config.final_norm {
+            bottom.extend([e("ln_f"), raw("─▶".into())]);
+        }
+        bottom.extend([e("lm_head"), raw("─▶ (B,T,V)".into())]);
+        lines.push(Line::from(bottom));
     }
     let here = match app.row(app.cursor) {
         Some(Row::Event(e)) if !app.hidden(app.cursor) => {

@@ -79,7 +79,9 @@ pub enum Error {
     #[error(transparent)]
     Tokens(#[from] crate::tokens::TokensError),
     /// `--tokens` and `--input` together: a run starts at one of them.
-    #[error("--tokens conflicts with --input: a run starts at the token ids or at x0; allowed: one of them")]
+    #[error(
+        "--tokens conflicts with --input: a run starts at the token ids or at x0; allowed: one of them"
+    )]
     TokensAndInput,
     /// `--tokens` for a model with no vocabulary to look them up in.
     #[error(

@@ -75,7 +75,11 @@ pub fn resolve(
     // The input's header first: its values are read once the run it
     // needs is known to fit the memory limit.
     let input = src.input.as_deref().map(npy::Npy::open).transpose()?;
-    let ids = src.tokens.as_deref().map(crate::tokens::parse).transpose()?;
+    let ids = src
+        .tokens
+        .as_deref()
+        .map(crate::tokens::parse)
+        .transpose()?;
     if ids.is_some() && input.is_some() {
         return Err(Error::TokensAndInput);
     }
@@ -141,7 +145,11 @@ pub fn resolve(
         if cfg.vocab.is_some() && req.input.is_none() {
             let needed = [
                 ("wte", "wte.weight", true),
-                ("wpe", "wpe.weight", cfg.pos_emb == crate::config::PosEmb::Learned),
+                (
+                    "wpe",
+                    "wpe.weight",
+                    cfg.pos_emb == crate::config::PosEmb::Learned,
+                ),
                 ("lm_head.weight", "lm_head.weight", !cfg.tied),
             ];
             if let Some((_, name, _)) = needed.iter().find(|(ours, _, n)| *n && !w.has(ours)) {

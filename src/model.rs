@@ -264,8 +264,7 @@ pub fn tokens(cfg: &ModelConfig) -> Option<ndarray::Array2<i64>> {
     use rand::{RngExt, SeedableRng};
     let v = i64::try_from(cfg.vocab?).ok()?;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed_for(cfg.seed, "tokens"));
-    Some(ndarray::Array2::from_shape_fn(
-        (cfg.batch, cfg.seq),
-        |_| rng.random_range(0..v),
-    ))
+    Some(ndarray::Array2::from_shape_fn((cfg.batch, cfg.seq), |_| {
+        rng.random_range(0..v)
+    }))
 }

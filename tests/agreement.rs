@@ -63,7 +63,11 @@ fn check_probes_and_the_log_summary_agree_on_every_verdict() {
     let mut models: Vec<Vec<&str>> = vec![vec![]];
     models.extend(Fault::ALL.iter().map(|f| {
         // The cast faults show only in a 16-bit model.
-        let dtype = if f.as_str().contains("cast-back") { "bf16" } else { "f32" };
+        let dtype = if f.as_str().contains("cast-back") {
+            "bf16"
+        } else {
+            "f32"
+        };
         vec!["--fault", f.as_str(), "--dtype", dtype]
     }));
     for model in &models {

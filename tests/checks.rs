@@ -53,7 +53,11 @@ fn every_check_holds_on_the_grid_of_variants() {
 fn every_fault_is_caught_by_exactly_its_named_check() {
     for &fault in Fault::ALL {
         // The cast faults show only in a 16-bit model.
-        let dtype = if fault.as_str().contains("cast-back") { "bf16" } else { "f32" };
+        let dtype = if fault.as_str().contains("cast-back") {
+            "bf16"
+        } else {
+            "f32"
+        };
         let run = shapetrace::run(&cfg(&format!("fault = '{fault}'\ndtype = '{dtype}'"))).unwrap();
         assert_eq!(failing(&run.checks), catches(fault), "{fault}");
     }

@@ -40,7 +40,11 @@ fn a_bf16_model_rounds_every_bf16_step_and_computes_norms_and_softmax_in_f32() {
             let values = e.values.as_ref().expect("the lesson's tensors are small");
             if e.dtype == dtype {
                 let off = values.iter().find(|v| !holds(dtype, **v));
-                assert!(off.is_none(), "{dtype} {}: {off:?} is not a {dtype}", e.path);
+                assert!(
+                    off.is_none(),
+                    "{dtype} {}: {off:?} is not a {dtype}",
+                    e.path
+                );
             } else {
                 assert_eq!(e.dtype, DType::F32, "{}", e.path);
                 f32_rounded += usize::from(values.iter().all(|v| holds(dtype, *v)));
@@ -65,8 +69,16 @@ fn a_bf16_model_rounds_every_bf16_step_and_computes_norms_and_softmax_in_f32() {
 #[test]
 fn every_cast_is_a_step_marked_as_a_departure_and_a_return() {
     let t = traced("dtype = 'bf16'");
-    let ups: Vec<_> = t.events.iter().filter(|e| e.path.ends_with(".to_f32")).collect();
-    let downs: Vec<_> = t.events.iter().filter(|e| e.path.ends_with(".to_bf16")).collect();
+    let ups: Vec<_> = t
+        .events
+        .iter()
+        .filter(|e| e.path.ends_with(".to_f32"))
+        .collect();
+    let downs: Vec<_> = t
+        .events
+        .iter()
+        .filter(|e| e.path.ends_with(".to_bf16"))
+        .collect();
     // Two norms and a softmax in each of the two blocks.
     assert_eq!((ups.len(), downs.len()), (6, 6));
     for e in &t.events {
@@ -94,15 +106,27 @@ fn every_cast_is_a_step_marked_as_a_departure_and_a_return() {
 #[test]
 fn the_f32_lesson_has_no_casts() {
     let t = traced("");
-    assert!(t.events.iter().all(|e| e.dtype == DType::F32 && e.op != OpKind::Cast));
+    assert!(
+        t.events
+            .iter()
+            .all(|e| e.dtype == DType::F32 && e.op != OpKind::Cast)
+    );
 }
 
 #[test]
 fn the_bf16_model_passes_every_check_and_stays_near_f32() {
     let run = shapetrace::run(&cfg("dtype = 'bf16'")).unwrap();
-    let failed: Vec<_> = run.checks.iter().filter(|c| c.status == Status::Fail).collect();
+    let failed: Vec<_> = run
+        .checks
+        .iter()
+        .filter(|c| c.status == Status::Fail)
+        .collect();
     assert!(failed.is_empty(), "{failed:?}");
-    let stream = run.checks.iter().find(|c| c.name == CheckName::Stream).unwrap();
+    let stream = run
+        .checks
+        .iter()
+        .find(|c| c.name == CheckName::Stream)
+        .unwrap();
     assert!(stream.detail.contains("bf16"), "{}", stream.detail);
     // The same weights in f32 and in bf16: close, and not equal.
     let out = |toml: &str| {
@@ -110,10 +134,17 @@ fn the_bf16_model_passes_every_check_and_stays_near_f32() {
             keep_output: true,
             ..Request::default()
         };
-        shapetrace::trace_request(&cfg(toml), &req).unwrap().output.unwrap()
+        shapetrace::trace_request(&cfg(toml), &req)
+            .unwrap()
+            .output
+            .unwrap()
     };
     let (a, b) = (out(""), out("dtype = 'bf16'"));
-    let delta = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
+    let delta = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0f32, f32::max);
     assert!(delta > 0.0 && delta < 0.1, "bf16 vs f32: |Δ| up to {delta}");
 }
 
@@ -121,8 +152,15 @@ fn the_bf16_model_passes_every_check_and_stays_near_f32() {
 fn a_norm_that_returns_f32_is_stopped_by_the_stream_check_naming_both_dtypes() {
     let t = traced("dtype = 'bf16'\nfault = 'norm-no-cast-back'");
     let f = t.failure.expect("the forward stops");
-    assert_eq!((f.check, f.path.as_str()), (CheckName::Stream, "block1.ln_1"));
-    assert!(f.detail.contains("f32") && f.detail.contains("bf16"), "{}", f.detail);
+    assert_eq!(
+        (f.check, f.path.as_str()),
+        (CheckName::Stream, "block1.ln_1")
+    );
+    assert!(
+        f.detail.contains("f32") && f.detail.contains("bf16"),
+        "{}",
+        f.detail
+    );
     assert!(f.why_text.contains("cast back"), "{}", f.why_text);
 }
 
@@ -142,7 +180,8 @@ fn the_residual_judge_compares_dtypes_as_it_compares_shapes() {
     use shapetrace::trace::judge::residual;
     let s: &[usize] = &[2, 4, 64];
     assert!(residual((s, DType::BF16), (s, DType::BF16), (s, DType::BF16)).is_ok());
-    let (check, detail) = residual((s, DType::BF16), (s, DType::F32), (s, DType::BF16)).unwrap_err();
+    let (check, detail) =
+        residual((s, DType::BF16), (s, DType::F32), (s, DType::BF16)).unwrap_err();
     assert!(!check.ok);
     assert_eq!(
         detail,
@@ -167,7 +206,10 @@ fn cli(args: &[&str]) -> (Option<i32>, String, String) {
 fn the_command_line_fails_the_cast_fault_and_passes_without_it() {
     let (code, out, _) = cli(&["check", "--dtype", "bf16", "--fault", "norm-no-cast-back"]);
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("✗ stream") && out.contains("f32, not the stream's bf16"), "{out}");
+    assert!(
+        out.contains("✗ stream") && out.contains("f32, not the stream's bf16"),
+        "{out}"
+    );
     let (code, out, _) = cli(&["check", "--dtype", "bf16"]);
     assert_eq!(code, Some(0), "{out}");
     // In f32 there is no cast to forget; i64 is the ids' dtype, not a model's.
@@ -176,7 +218,10 @@ fn the_command_line_fails_the_cast_fault_and_passes_without_it() {
     assert!(err.contains("add --dtype bf16"), "{err}");
     let (code, _, err) = cli(&["trace", "--dtype", "i64"]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("'i64'") && err.contains("allowed: f32, f64, bf16, f16"), "{err}");
+    assert!(
+        err.contains("'i64'") && err.contains("allowed: f32, f64, bf16, f16"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -80,7 +80,10 @@ fn failing(run: &shapetrace::Run) -> BTreeSet<&'static str> {
 }
 
 fn lesson(fault: Fault) -> ModelConfig {
-    cfg(&format!("fault = '{fault}'\ndtype = '{}'", dtype_for(fault)))
+    cfg(&format!(
+        "fault = '{fault}'\ndtype = '{}'",
+        dtype_for(fault)
+    ))
 }
 
 #[test]
@@ -128,7 +131,13 @@ fn shapetrace_cli(args: &[&str]) -> (Option<i32>, String) {
 fn check_exits_1_on_every_fault_naming_each_failing_check() {
     assert_eq!(shapetrace_cli(&["check"]).0, Some(0));
     for &fault in Fault::ALL {
-        let args = ["check", "--fault", fault.as_str(), "--dtype", dtype_for(fault)];
+        let args = [
+            "check",
+            "--fault",
+            fault.as_str(),
+            "--dtype",
+            dtype_for(fault),
+        ];
         let (code, out) = shapetrace_cli(&args);
         assert_eq!(code, Some(1), "{fault}: {out}");
         let (checks, path) = row(fault);

@@ -51,7 +51,10 @@ fn lesson_lm_runs_from_int64_ids_to_the_logits() {
     assert_eq!(last["shape"], serde_json::json!([2, 4, 96]));
     assert_eq!(last["axes"], serde_json::json!(["B", "T", "V"]));
     let paths: Vec<&str> = events.iter().map(|e| e["path"].as_str().unwrap()).collect();
-    assert_eq!(&paths[..5], ["tokens", "tok_emb", "pos_emb", "input", "block1.ln_1"]);
+    assert_eq!(
+        &paths[..5],
+        ["tokens", "tok_emb", "pos_emb", "input", "block1.ln_1"]
+    );
     assert_eq!(&paths[paths.len() - 2..], ["ln_f", "lm_head"]);
     // pos_emb (T, d) has no B axis: it broadcasts onto tok_emb (B, T, d).
     assert_eq!(events[2]["shape"], serde_json::json!([4, 64]));
@@ -72,11 +75,16 @@ fn the_ends_follow_the_model() {
     // Rotary positions: x0 is the lookup itself; no wpe, no pos_emb.
     let trace = shapetrace::trace(&cfg("vocab = 50\npos_emb = 'rope'")).unwrap();
     let x0 = trace.get("input").unwrap();
-    assert_eq!((x0.op, x0.inputs.as_slice()), (OpKind::Embedding, &["tokens".to_string()][..]));
+    assert_eq!(
+        (x0.op, x0.inputs.as_slice()),
+        (OpKind::Embedding, &["tokens".to_string()][..])
+    );
     assert!(trace.get("pos_emb").is_none());
     // The ids follow B and T; a fault still stops where it did.
-    let trace = shapetrace::trace(&cfg("vocab = 50\nbatch = 3\nseq = 5\nfault = 'ffn-no-down'"))
-        .unwrap();
+    let trace = shapetrace::trace(&cfg(
+        "vocab = 50\nbatch = 3\nseq = 5\nfault = 'ffn-no-down'",
+    ))
+    .unwrap();
     assert_eq!(trace.events[0].shape, [3, 5]);
     assert_eq!(trace.events[0].dtype, DType::I64);
     assert_eq!(trace.failure.unwrap().path, "block1.resid_2");
@@ -122,7 +130,10 @@ fn npy(path: &str) -> ndarray::ArrayD<f32> {
 
 fn largest_delta(a: &ndarray::ArrayD<f32>, b: &ndarray::ArrayD<f32>) -> f32 {
     assert_eq!(a.shape(), b.shape());
-    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
 }
 
 #[test]
@@ -145,7 +156,10 @@ fn gpt2_in_bf16_stays_within_bf16s_reach_of_the_f32_logits() {
     let ours = gpt2(Some(DType::BF16));
     let (d_ours, d_theirs) = (largest_delta(&ours, &want), largest_delta(&theirs, &want));
     assert!(d_ours > 0.0, "bf16 rounds");
-    assert!(d_ours < 4.0 * d_theirs, "ours {d_ours}, transformers' {d_theirs}");
+    assert!(
+        d_ours < 4.0 * d_theirs,
+        "ours {d_ours}, transformers' {d_theirs}"
+    );
 }
 
 #[test]
@@ -153,7 +167,17 @@ fn output_writes_the_logits() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("logits.npy");
     let out_s = out.to_str().unwrap();
-    let args = ["trace", "--weights", WEIGHTS, "--heads", "4", "--tokens", TOKENS, "--output", out_s];
+    let args = [
+        "trace",
+        "--weights",
+        WEIGHTS,
+        "--heads",
+        "4",
+        "--tokens",
+        TOKENS,
+        "--output",
+        out_s,
+    ];
     let (code, _, err) = cli(&args);
     assert_eq!(code, Some(0), "{err}");
     assert!(largest_delta(&npy(out_s), &npy(LOGITS)) <= 1e-4);
@@ -166,24 +190,56 @@ fn bad_tokens_get_one_line_and_exit_2() {
             &["--preset", "lesson-lm", "--tokens", "1,2,3,96"],
             "token id 96 at (0, 3) is out of range; allowed: 0 to 95 (vocab 96)",
         ),
-        (&["--tokens", "1,2,3,4"], "--tokens needs a model with a vocabulary"),
         (
-            &["--preset", "lesson-lm", "--tokens", "1,2,3;4,5,6", "--batch", "3"],
+            &["--tokens", "1,2,3,4"],
+            "--tokens needs a model with a vocabulary",
+        ),
+        (
+            &[
+                "--preset",
+                "lesson-lm",
+                "--tokens",
+                "1,2,3;4,5,6",
+                "--batch",
+                "3",
+            ],
             "--batch 3 contradicts --tokens",
         ),
         (&["--preset", "lesson-lm", "--tokens", "1,x"], "'x'"),
-        (&["--preset", "lesson-lm", "--tokens", "1,2;3"], "row 1 has 1 ids but row 0 has 2"),
         (
-            &["--preset", "lesson-lm", "--tokens", "1,2", "--input", "tests/fixtures/nanogpt-tiny-input.npy"],
+            &["--preset", "lesson-lm", "--tokens", "1,2;3"],
+            "row 1 has 1 ids but row 0 has 2",
+        ),
+        (
+            &[
+                "--preset",
+                "lesson-lm",
+                "--tokens",
+                "1,2",
+                "--input",
+                "tests/fixtures/nanogpt-tiny-input.npy",
+            ],
             "--tokens conflicts with --input",
         ),
         (
-            &["--preset", "lesson-lm", "--tokens", "tests/fixtures/nanogpt-tiny-input.npy"],
+            &[
+                "--preset",
+                "lesson-lm",
+                "--tokens",
+                "tests/fixtures/nanogpt-tiny-input.npy",
+            ],
             "allowed: '<i8' (int64) or '<i4' (int32)",
         ),
         // A checkpoint of blocks alone cannot be run from ids.
         (
-            &["--weights", "tests/fixtures/hf-gpt2-tiny.safetensors", "--heads", "4", "--vocab", "16"],
+            &[
+                "--weights",
+                "tests/fixtures/hf-gpt2-tiny.safetensors",
+                "--heads",
+                "4",
+                "--vocab",
+                "16",
+            ],
             "holds no wte.weight",
         ),
     ];
@@ -201,5 +257,8 @@ fn bad_tokens_get_one_line_and_exit_2() {
 fn tokens_set_batch_and_seq() {
     let events = json_events(&["--preset", "lesson-lm", "--tokens", "1, 2, 3; 4, 5, 6;"]);
     assert_eq!(events[0]["shape"], serde_json::json!([2, 3]));
-    assert_eq!(events.last().unwrap()["shape"], serde_json::json!([2, 3, 96]));
+    assert_eq!(
+        events.last().unwrap()["shape"],
+        serde_json::json!([2, 3, 96])
+    );
 }

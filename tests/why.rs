@@ -123,6 +123,9 @@ fn every_run() -> Vec<(String, Trace)> {
     let rope = cfg("pos_emb = \"rope\"");
     assert!(rope.pos_emb == shapetrace::config::PosEmb::Rope);
     out.push(("rope".to_string(), shapes_only(&rope)));
+    // An untied LM head, which no preset has.
+    let untied = cfg("vocab = 50\ntied = false");
+    out.push(("untied".to_string(), shapes_only(&untied)));
     for (preset, _) in PRESETS {
         let faults = std::iter::once(None).chain(Fault::ALL.iter().map(Some));
         for fault in faults {
@@ -263,6 +266,8 @@ fn every_catalog_message_is_used_or_reserved_for_a_failure() {
         "why-fail-stream",
         "why-fail-finite",
         "why-fail-op",
+        // A stream tensor is judged before the add that reads it.
+        "why-fail-residual-dtype",
     ];
     for k in &keys {
         assert!(

@@ -122,7 +122,11 @@ pub fn stream(trace: &Trace) -> CheckResult {
     }
     CheckResult::pass(
         name,
-        format!("{} stream tensors are {} {dtype}", on.len(), fmt_shape(want)),
+        format!(
+            "{} stream tensors are {} {dtype}",
+            on.len(),
+            fmt_shape(want)
+        ),
     )
 }
 
@@ -150,8 +154,8 @@ pub fn returns(trace: &Trace) -> CheckResult {
             .get(1)
             .and_then(|p| inside.iter().rev().find(|x| &x.path == p));
         if let Some(last_departure) = inside.iter().rposition(|x| x.departs) {
-            let back = inside[last_departure..].iter().any(|x| home(x));
-            let update_back = update.is_some_and(|u| home(u));
+            let back = inside[last_departure..].iter().any(&home);
+            let update_back = update.is_some_and(&home);
             if !(back && update_back) {
                 let d = &inside[last_departure];
                 return CheckResult::fail(

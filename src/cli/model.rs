@@ -35,7 +35,12 @@ pub struct ModelArgs {
     /// The token ids a model with a vocabulary starts from: '1,2,3,4;5,6,7,8'
     /// (rows are batch elements) or an int64 .npy of shape (B, T); B and T
     /// come from them. Without it such a model draws its ids from the seed.
-    #[arg(long, global = true, value_name = "IDS|FILE.npy", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        global = true,
+        value_name = "IDS|FILE.npy",
+        allow_hyphen_values = true
+    )]
     pub tokens: Option<String>,
     /// Trace shapes and dtypes only, computing no values.
     #[arg(long, global = true, conflicts_with = "numeric")]

@@ -137,9 +137,9 @@ impl ModelConfig {
                 Some("needs f32: in f64 exp overflows only past 709; drop --dtype f64")
             }
             // In f32 and f64 nothing is cast, so there is no cast to forget.
-            Fault::NormNoCastBack | Fault::SoftmaxNoCastBack if !self.dtype.is_half() => {
-                Some("needs a 16-bit model, where norms and softmax run in f32; add --dtype bf16 or --dtype f16")
-            }
+            Fault::NormNoCastBack | Fault::SoftmaxNoCastBack if !self.dtype.is_half() => Some(
+                "needs a 16-bit model, where norms and softmax run in f32; add --dtype bf16 or --dtype f16",
+            ),
             _ => None,
         }
     }

@@ -34,11 +34,7 @@ pub fn op_shapes(op: &Op, shapes: &[&[usize]]) -> Result<Shape, String> {
 ///
 /// # Errors
 /// The detail line of a `stream` failure.
-pub fn stream(
-    path: &str,
-    got: (&[usize], DType),
-    want: (&[usize], DType),
-) -> Result<(), String> {
+pub fn stream(path: &str, got: (&[usize], DType), want: (&[usize], DType)) -> Result<(), String> {
     if got.0 != want.0 {
         return Err(format!(
             "stream tensor {path} is {}, not {}",
@@ -67,7 +63,11 @@ pub fn op_dtype(op: &Op, dtypes: &[DType]) -> Result<DType, String> {
     if let Op::Cast { to } = op {
         return Ok(*to);
     }
-    let floats: Vec<DType> = dtypes.iter().copied().filter(|d| *d != DType::I64).collect();
+    let floats: Vec<DType> = dtypes
+        .iter()
+        .copied()
+        .filter(|d| *d != DType::I64)
+        .collect();
     let matmul = matches!(
         op,
         Op::Linear | Op::Scores { .. } | Op::WeightedSum | Op::LmHead { .. }

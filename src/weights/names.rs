@@ -213,7 +213,12 @@ impl Naming {
             to: "lm_head.weight",
             transposed: true,
         };
-        push(format!("{}lm_head.weight", self.outer), vec![v, d], head, false);
+        push(
+            format!("{}lm_head.weight", self.outer),
+            vec![v, d],
+            head,
+            false,
+        );
         out
     }
 

@@ -43,7 +43,11 @@ pub fn failure(
                 .arg("want", stream_dtype.as_str())
                 .arg("shape", want.clone())
         }
-        ("op-shapes", _) if operands.iter().any(|o| o.2 != dtype(0) && o.2 != DType::I64) => {
+        ("op-shapes", _)
+            if operands
+                .iter()
+                .any(|o| o.2 != dtype(0) && o.2 != DType::I64) =>
+        {
             let other = operands
                 .iter()
                 .find(|o| o.2 != dtype(0))

@@ -89,7 +89,10 @@ mod tests {
         let wte = array![[0.0f32, 1.0], [10.0, 11.0], [20.0, 21.0]].into_dyn();
         let ids = array![[2.0f32, 0.0]].into_dyn();
         let y = gather(&ids, &wte, &[1, 2, 2]);
-        assert_eq!(y.iter().copied().collect::<Vec<_>>(), [20.0, 21.0, 0.0, 1.0]);
+        assert_eq!(
+            y.iter().copied().collect::<Vec<_>>(),
+            [20.0, 21.0, 0.0, 1.0]
+        );
         // An id past V gives NaN, never a panic.
         let y = gather(&array![[3.0f32]].into_dyn(), &wte, &[1, 1, 2]);
         assert!(y.iter().all(|v| v.is_nan()));

@@ -85,13 +85,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         None => format!(" After block {layers} · {path} "),
     };
     // The node of the ends the cursor is on, outside the blocks.
-    let end = block.is_none().then(|| match path.split('.').next().unwrap_or(path) {
-        "tokens" => "ids",
-        "tok_emb" => "wte[ids]",
-        "pos_emb" => "wpe",
-        "input" => "x0",
-        other => other,
-    });
+    let end = block
+        .is_none()
+        .then(|| match path.split('.').next().unwrap_or(path) {
+            "tokens" => "ids",
+            "tok_emb" => "wte[ids]",
+            "pos_emb" => "wpe",
+            "input" => "x0",
+            other => other,
+        });
     let e = |name: &'static str| -> Span<'static> {
         if end == Some(name) {
             Span::styled(format!("[{name}]"), t.lit)

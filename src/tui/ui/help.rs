@@ -19,7 +19,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         })
         .collect();
     lines.push(Line::styled(
-        " ◆ leaves (B,T,d)   ↩ returns   ✓/✗ residual add",
+        " ◆ leaves (B,T,d) or the stream's dtype   ↩ returns   ✓/✗ residual add",
         t.dim,
     ));
     let h = u16::try_from(lines.len() + 2)

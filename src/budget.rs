@@ -127,7 +127,8 @@ pub struct Bytes {
     pub dtype: Precision,
     /// Bytes of every parameter.
     pub weights: u64,
-    /// The sum over trace events of elements × element size.
+    /// The sum over trace events of elements × element size, each tensor in
+    /// its own dtype (the ids i64, a 16-bit model's norms and softmax f32).
     pub activations: u64,
 }
 
@@ -254,7 +255,12 @@ impl Budget {
             block,
             ffn_attention_ratio: ratio,
             flops,
-            bytes: Bytes::of(total, activation_elements, dtype),
+            bytes: Bytes {
+                dtype,
+                weights: total * dtype.size(),
+                activations: activation_bytes(cfg, dtype)
+                    .unwrap_or(activation_elements * dtype.size()),
+            },
             groups: groups
                 .into_iter()
                 .map(|(path, ps)| Row {
@@ -272,8 +278,43 @@ impl Budget {
     /// The weights and activations in bytes of `dtype`.
     #[must_use]
     pub fn bytes_in(&self, dtype: Precision) -> Bytes {
-        Bytes::of(self.total, self.activation_elements, dtype)
+        if dtype == self.bytes.dtype {
+            return self.bytes;
+        }
+        Bytes {
+            dtype,
+            weights: self.total * dtype.size(),
+            activations: activation_bytes(&self.config, dtype)
+                .unwrap_or(self.activation_elements * dtype.size()),
+        }
     }
+}
+
+/// The bytes of every tensor a run of `cfg` in `dtype` records, each in
+/// its own dtype, from a shape-only trace in that dtype (which has the
+/// casts a 16-bit model makes and an f32 one does not). `None` when `cfg`
+/// cannot run in `dtype` (a fault that needs another).
+fn activation_bytes(cfg: &ModelConfig, dtype: Precision) -> Option<u64> {
+    let dtype = match dtype {
+        Precision::F32 => DType::F32,
+        Precision::F16 => DType::F16,
+        Precision::Bf16 => DType::BF16,
+        Precision::F64 => DType::F64,
+    };
+    let cfg = ModelConfig {
+        dtype,
+        ..cfg.clone()
+    };
+    let trace = crate::run::trace_request(&cfg, &Request::shapes())
+        .ok()?
+        .trace;
+    Some(
+        trace
+            .events
+            .iter()
+            .map(|e| e.shape.iter().map(|&n| n as u64).product::<u64>() * e.dtype.size() as u64)
+            .sum(),
+    )
 }
 
 /// One block's parameters, all blocks, then the rest; a tied head as 0.

@@ -78,7 +78,8 @@ pub struct TraceArgs {
     /// Keep the values of tensors of at most 4096 elements in json events.
     #[arg(long)]
     pub values: bool,
-    /// Write the model's final output (B, T, d_model) to FILE.npy (f32), atomically.
+    /// Write the model's final output (B, T, d_model), or the logits (B, T, V) of a
+    /// run from token ids, to FILE.npy (f32), atomically.
     #[arg(long, value_name = "FILE.npy")]
     pub output: Option<PathBuf>,
 }

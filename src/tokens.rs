@@ -36,9 +36,8 @@ pub enum TokensError {
     },
     /// An inline item that is not a whole number from 0 to `i64::MAX`.
     #[error(
-        "--tokens item '{}' at ({row}, {col}) {why}; allowed: whole numbers 0 to {}",
-        shown(.item),
-        i64::MAX
+        "--tokens item '{}' at ({row}, {col}) {why}; allowed: ids 0 to V − 1 (whole numbers), or the path of an int64 .npy",
+        shown(.item)
     )]
     Item {
         /// The item as given, trimmed.

@@ -101,6 +101,16 @@ pub enum WeightsError {
         /// The settings allowed, e.g. `act relu, gelu or gelu-tanh`.
         allowed: &'static str,
     },
+    /// A tied model on a file whose own LM head differs from its wte: the
+    /// file's head would be silently replaced by wte.
+    #[error(
+        "{}: its lm_head.weight differs from wte.weight, but the model ties the head to wte; allowed: --untied to run the file's own head, or a file whose head equals wte",
+        crate::text::shown(.path)
+    )]
+    TiedHead {
+        /// The checkpoint.
+        path: String,
+    },
 }
 
 /// "1 tensor problem", "3 tensor problems".
@@ -247,6 +257,16 @@ impl Checkpoint {
                     tensors.insert(to.to_string(), t);
                 }
             }
+        }
+        // A tied model runs wte as its head: a different head in the file
+        // is refused, an equal one (nanoGPT saves both) dropped.
+        if cfg.tied
+            && let Some(head) = tensors.remove("lm_head.weight")
+            && tensors.get("wte").is_some_and(|wte| head.t() != wte)
+        {
+            return Err(WeightsError::TiedHead {
+                path: self.path().to_string(),
+            });
         }
         Ok(Weights { tensors })
     }

@@ -191,7 +191,9 @@ fn rows_add_up_and_bytes_follow_the_dtype() {
         .iter()
         .map(|e| e.shape.iter().product::<usize>() as u64)
         .sum();
-    assert_eq!(b.bytes.activations, 4 * elements);
+    // Every tensor in its own dtype: f32, and the token ids (1, 1024) i64.
+    let ids = t.get("tokens").unwrap().shape.iter().product::<usize>() as u64;
+    assert_eq!(b.bytes.activations, 4 * elements + 4 * ids);
     assert_eq!(b.bytes_in(Precision::Bf16).weights, 2 * b.total);
     assert_eq!(b.bytes_in(Precision::F64).activations, 8 * elements);
 }

@@ -99,3 +99,30 @@ fn a_fault_is_caught_by_its_check() {
         assert!(!verdict(&broken, name.as_str()).ok, "{name}");
     }
 }
+
+/// A module returns the dtype it was given: in a bf16 model every sublayer
+/// interface (each norm's output after its cast back, each sublayer's
+/// output, each sum) is bf16, though the norms compute in f32 inside.
+#[test]
+fn every_stream_tensor_keeps_the_models_dtype() {
+    use shapetrace::config::DType;
+    let bf16 = |fault| ModelConfig {
+        fault,
+        dtype: DType::BF16,
+        ..ModelConfig::default()
+    };
+    let run = shapetrace::run(&bf16(None)).expect("the bf16 lesson model runs");
+    let stream: Vec<_> = run.trace.events.iter().filter(|e| e.on_stream).collect();
+    assert!(!stream.is_empty());
+    for e in stream {
+        assert_eq!(e.dtype, DType::BF16, "{}", e.path);
+    }
+    let norm = run.trace.get("block1.ln_1").expect("the norm itself");
+    assert_eq!(norm.dtype, DType::F32, "computed in f32");
+    assert!(verdict(&run, "stream").ok);
+    // A norm that forgets to cast back hands f32 on: `stream` fails there.
+    let broken = shapetrace::run(&bf16(Some(Fault::NormNoCastBack))).expect("runs");
+    let v = verdict(&broken, "stream");
+    assert!(!v.ok);
+    assert_eq!(v.path.as_deref(), Some("block1.ln_1"));
+}

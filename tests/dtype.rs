@@ -229,7 +229,31 @@ fn the_budget_counts_two_bytes_an_element_in_bf16() {
     let f32 = shapetrace::budget::Budget::of(&cfg("")).unwrap();
     let bf16 = shapetrace::budget::Budget::of(&cfg("dtype = 'bf16'")).unwrap();
     assert_eq!(bf16.bytes.weights * 2, f32.bytes.weights);
-    assert_eq!(bf16.bytes.activations, bf16.activation_elements * 2);
-    // The casts are tensors of their own: a bf16 trace holds more of them.
-    assert!(bf16.activation_elements > f32.activation_elements);
+    // Each traced tensor in its own dtype: the casts and the f32 norms and
+    // softmax at 4 bytes, the rest at 2.
+    let t = traced("dtype = 'bf16'");
+    let own: u64 = t
+        .events
+        .iter()
+        .map(|e| (e.shape.iter().product::<usize>() * e.dtype.size()) as u64)
+        .sum();
+    assert_eq!(bf16.bytes.activations, own);
+    assert!(t.events.iter().any(|e| e.dtype == DType::F32));
+    // The f32 row of the bf16 model's table is the f32 model's: no casts.
+    use shapetrace::budget::Precision;
+    assert_eq!(bf16.bytes_in(Precision::F32), f32.bytes);
+    assert_eq!(f32.bytes_in(Precision::Bf16), bf16.bytes);
+    // The ids are 8 bytes each.
+    let lm = |d: &str| {
+        let c = shapetrace::config::preset::by_name("lesson-lm").unwrap();
+        let c = shapetrace::ModelConfig {
+            dtype: d.parse().unwrap(),
+            ..c
+        };
+        shapetrace::budget::Budget::of(&c)
+            .unwrap()
+            .bytes
+            .activations
+    };
+    assert!(lm("bf16") < lm("f32"));
 }

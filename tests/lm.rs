@@ -149,8 +149,9 @@ fn gpt2_from_token_ids_matches_transformers_logits() {
 
 #[test]
 fn gpt2_in_bf16_stays_within_bf16s_reach_of_the_f32_logits() {
-    // transformers in bf16 runs its softmax in bf16; ours in f32, as
-    // LLaMA's code does, so the two agree only to bf16's precision.
+    // transformers rounds inside its ops otherwise than we do (ours: f32
+    // norms and softmax, as LLaMA's code), so the two bf16 runs agree only
+    // to bf16's precision.
     let want = npy(LOGITS);
     let theirs = npy("tests/fixtures/hf-gpt2-lm-logits-bf16.npy");
     let ours = gpt2(Some(DType::BF16));
@@ -260,5 +261,69 @@ fn tokens_set_batch_and_seq() {
     assert_eq!(
         events.last().unwrap()["shape"],
         serde_json::json!([2, 3, 96])
+    );
+}
+
+/// nanoGPT's tiny checkpoint with its own LM head, `scale`·wte, added.
+fn with_head(dir: &std::path::Path, scale: f32) -> String {
+    use safetensors::tensor::{Dtype, SafeTensors, TensorView};
+    let bytes = std::fs::read("tests/fixtures/nanogpt-tiny.safetensors").unwrap();
+    let file = SafeTensors::deserialize(&bytes).unwrap();
+    let mut tensors: Vec<(String, TensorView)> = file.tensors();
+    let wte = file.tensor("_orig_mod.transformer.wte.weight").unwrap();
+    assert_eq!(wte.dtype(), Dtype::F32);
+    let head: Vec<u8> = wte
+        .data()
+        .chunks_exact(4)
+        .flat_map(|b| (f32::from_le_bytes([b[0], b[1], b[2], b[3]]) * scale).to_le_bytes())
+        .collect();
+    let view = TensorView::new(Dtype::F32, wte.shape().to_vec(), &head).unwrap();
+    tensors.push(("_orig_mod.lm_head.weight".into(), view));
+    let path = dir.join(format!("head-{scale}.safetensors"));
+    std::fs::write(&path, safetensors::serialize(tensors, None).unwrap()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_checkpoints_own_head_runs_and_is_never_replaced_by_wte() {
+    let dir = tempfile::tempdir().unwrap();
+    let logits = |weights: &str, extra: &[&str]| {
+        let out = dir.path().join("o.npy");
+        let mut args = vec![
+            "trace",
+            "--weights",
+            weights,
+            "--heads",
+            "4",
+            "--tokens",
+            "1,2,3;4,5,15",
+        ];
+        args.extend_from_slice(extra);
+        args.extend(["--output", out.to_str().unwrap()]);
+        let (code, _, err) = cli(&args);
+        assert_eq!(code, Some(0), "{err}");
+        npy(out.to_str().unwrap())
+    };
+    let tied = logits("tests/fixtures/nanogpt-tiny.safetensors", &[]);
+    // Read off the file: it has its own head, so the model is untied.
+    let doubled = logits(&with_head(dir.path(), 2.0), &[]);
+    let twice = tied.mapv(|v| 2.0 * v);
+    assert!(largest_delta(&doubled, &twice) < 1e-4);
+    // A head equal to wte (nanoGPT saves both) runs tied as well.
+    let same = with_head(dir.path(), 1.0);
+    assert!(largest_delta(&logits(&same, &["--tied"]), &tied) < 1e-6);
+    // Tied by the flag, a different head is refused, not dropped.
+    let (code, _, err) = cli(&[
+        "trace",
+        "--weights",
+        &with_head(dir.path(), 2.0),
+        "--heads",
+        "4",
+        "--tied",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("differs from wte.weight") && err.contains("--untied"),
+        "{err}"
     );
 }

@@ -183,7 +183,10 @@ pub fn returns(trace: &Trace) -> CheckResult {
     };
     // Departures after the last completed add belong to the sublayer where
     // the forward stopped; the check that stopped it judges them.
-    let open = trace.events[start..].iter().filter(|x| x.departs).count();
+    let open = trace.events[start..]
+        .iter()
+        .filter(|x| x.departs && x.block().is_some())
+        .count();
     if let (Some(f), 1..) = (&trace.failure, open) {
         detail.push_str(&format!(
             "; {open} more in the sublayer stopped at {}",

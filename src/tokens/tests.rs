@@ -74,7 +74,7 @@ fn an_empty_row_is_refused_naming_it() {
 
 #[test]
 fn a_bad_item_is_refused_naming_it_and_its_position() {
-    let allowed = "allowed: whole numbers 0 to 9223372036854775807";
+    let allowed = "allowed: ids 0 to V − 1 (whole numbers), or the path of an int64 .npy";
     refused(
         "1,2;3,x",
         &["item 'x' at (1, 1) is not a whole number", allowed],

@@ -73,6 +73,11 @@ impl Checkpoint {
             final_norm: Some(h.shape(&format!("{r}ln_f.weight")).is_some()),
             vocab: Some(dim(format!("{r}wte.weight"), 0).unwrap_or(0)),
             context: Some(dim(format!("{r}wpe.weight"), 0).unwrap_or(0)),
+            // A file with its own head is untied: its head is what runs.
+            tied: Some(
+                h.shape(&format!("{}lm_head.weight", self.naming.outer))
+                    .is_none(),
+            ),
             eps: Some(1e-5),
             ..Overlay::default()
         })

@@ -47,6 +47,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 e.inputs.join(", ")
             } else if e.op == crate::trace::OpKind::Tokens {
                 match (&app.given.req.tokens, app.run.trace.config.vocab) {
+                    // A log keeps the ids' stats, not the ids.
+                    _ if app.source.is_some() => "the ids the log was traced on".to_string(),
                     (Some(_), _) => "the given ids (--tokens)".to_string(),
                     (None, Some(v)) => format!("ids drawn uniformly from 0..{v} by the seed"),
                     (None, None) => "the token ids".to_string(),

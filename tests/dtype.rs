@@ -4,8 +4,7 @@
 //! compare shapes, and the two cast faults break it where a student would.
 
 mod common;
-use assert_cmd::Command;
-use common::cfg;
+use common::{cfg, cli};
 use shapetrace::config::DType;
 use shapetrace::trace::OpKind;
 use shapetrace::{CheckName, Request, Status, Trace};
@@ -187,19 +186,6 @@ fn the_residual_judge_compares_dtypes_as_it_compares_shapes() {
         detail,
         "residual add (2,4,64) bf16 + (2,4,64) f32: both operands must be bf16"
     );
-}
-
-fn cli(args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::cargo_bin("shapetrace")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -5,7 +5,6 @@
 //! command line says the same with its exit codes.
 
 mod common;
-use assert_cmd::Command;
 use common::cfg;
 use shapetrace::CheckName::{
     self, Causality, Finite, OpShapes, Params, Positionwise, Reference, Residual, Returns, Stream,
@@ -116,15 +115,8 @@ fn every_check_is_failed_by_some_fault() {
 }
 
 fn shapetrace_cli(args: &[&str]) -> (Option<i32>, String) {
-    let o = Command::cargo_bin("shapetrace")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-    )
+    let (code, out, _) = common::cli(args);
+    (code, out)
 }
 
 #[test]

@@ -4,8 +4,7 @@
 //! (`scripts/make_lm_fixture.py`), and every way `--tokens` can be wrong.
 
 mod common;
-use assert_cmd::Command;
-use common::cfg;
+use common::{cfg, cli, largest_delta};
 use shapetrace::config::DType;
 use shapetrace::load::{Sources, resolve};
 use shapetrace::trace::OpKind;
@@ -14,19 +13,6 @@ use shapetrace::{Overlay, Request};
 const WEIGHTS: &str = "tests/fixtures/hf-gpt2-lm.safetensors";
 const TOKENS: &str = "tests/fixtures/hf-gpt2-lm-tokens.npy";
 const LOGITS: &str = "tests/fixtures/hf-gpt2-lm-logits.npy";
-
-fn cli(args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::cargo_bin("shapetrace")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 /// The events of `trace --format json` (the header and summary left out).
 fn json_events(args: &[&str]) -> Vec<serde_json::Value> {
@@ -126,14 +112,6 @@ fn gpt2(dtype: Option<DType>) -> ndarray::ArrayD<f32> {
 
 fn npy(path: &str) -> ndarray::ArrayD<f32> {
     shapetrace::npy::read(std::path::Path::new(path)).unwrap()
-}
-
-fn largest_delta(a: &ndarray::ArrayD<f32>, b: &ndarray::ArrayD<f32>) -> f32 {
-    assert_eq!(a.shape(), b.shape());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
 }
 
 #[test]

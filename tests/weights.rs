@@ -2,6 +2,7 @@
 //! Hugging Face GPT-2 files (fixtures written by scripts/make_fixture.py),
 //! and every kind of bad file refused by name.
 
+mod common;
 use ndarray::ArrayD;
 use shapetrace::load::{Sources, resolve};
 use shapetrace::{ModelConfig, Overlay, Request};
@@ -39,11 +40,7 @@ fn output(weights: &Path, flags: &Overlay) -> (ModelConfig, ArrayD<f32>) {
 }
 
 fn max_diff(a: &ArrayD<f32>, b: &ArrayD<f32>) -> f32 {
-    assert_eq!(a.shape(), b.shape());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
+    common::largest_delta(a, b)
 }
 
 #[test]

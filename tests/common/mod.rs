@@ -11,6 +11,29 @@ pub fn cfg(toml: &str) -> ModelConfig {
         .expect("test config is valid")
 }
 
+/// Runs the binary with `args`: its exit code, stdout and stderr.
+pub fn cli(args: &[&str]) -> (Option<i32>, String, String) {
+    let o = assert_cmd::Command::cargo_bin("shapetrace")
+        .expect("the binary is built")
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The largest |a − b| of two arrays of one shape.
+pub fn largest_delta(a: &ndarray::ArrayD<f32>, b: &ndarray::ArrayD<f32>) -> f32 {
+    assert_eq!(a.shape(), b.shape());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
 /// One line per event: step, path, shape, dtype and the departs flag.
 pub fn shape_lines(trace: &shapetrace::Trace) -> String {
     trace

@@ -35,6 +35,28 @@ pub fn all_of(trace: &Trace, subject: influence::Subject) -> Vec<CheckResult> {
     out
 }
 
+/// Every check of a trace log, whoever wrote it: the contract checks
+/// judged again from its events alone (op shapes as recorded, stream,
+/// residual with dtypes, returns, wiring, finite), and the checks that
+/// need the model (`params`, the probes, `reference`) as the log's
+/// summary gave them, or skipped when it gave none.
+#[must_use]
+pub fn of_log(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
+    let mut out = contract::all(&replay.trace);
+    for name in [
+        CheckName::Params,
+        CheckName::Positionwise,
+        CheckName::Causality,
+        CheckName::Reference,
+    ] {
+        let logged = replay.checks.iter().flatten().find(|c| c.name == name);
+        out.push(logged.cloned().unwrap_or_else(|| {
+            CheckResult::skip(name, "not in the log: it needs the model, which the log does not hold")
+        }));
+    }
+    out
+}
+
 /// The checks that catch `fault` on a model where it shows, in the order
 /// [`all`] runs them.
 ///

@@ -88,6 +88,11 @@ pub struct TraceArgs {
 pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
+    /// Judge a trace log instead of tracing a model: one written by
+    /// `trace --format json`, or by another program in the published format
+    /// (assets/trace-log.schema.json), e.g. scripts/shapetrace_export.py.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub log: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

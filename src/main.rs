@@ -100,6 +100,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
             Ok(ended(tui::run(app)?))
         }
         Some(Command::Trace(args)) => trace(&cfg, req, args),
+        Some(Command::Check(args)) if args.log.is_some() => check_log(args),
         Some(Command::Check(args)) => check(&cfg, req, args.format),
         Some(Command::Params(_)) if req.weights.is_some() || req.input.is_some() => {
             bail!(
@@ -209,6 +210,36 @@ fn check(cfg: &shapetrace::ModelConfig, req: Request, format: CheckFormat) -> Re
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `check --log FILE`: the log's checks (see `check::of_log`), printed as
+/// `check` prints its own; exit 0 when all hold, 1 when any fails.
+fn check_log(args: &cli::CheckArgs) -> Result<ExitCode> {
+    let Some(file) = &args.log else {
+        return Ok(ExitCode::from(2));
+    };
+    let replay = log::read_file(file).map_err(shapetrace::Error::from)?;
+    let checks = shapetrace::check::of_log(&replay);
+    let ok = checks.iter().all(|c| c.ok);
+    let mut out = out::stdout();
+    match args.format {
+        CheckFormat::Text => {
+            let head = shapetrace::report::headline(&checks);
+            let who = replay.producer.as_deref().unwrap_or("shapetrace");
+            let name = shapetrace::text::lossless(file.as_os_str());
+            writeln!(out, "{} ({who}): {head}", shapetrace::text::shown(&name))?;
+            if let Some(note) = replay.note() {
+                writeln!(out, "{note}")?;
+            }
+            out.write_all(table::checks_text(&checks).as_bytes())?;
+        }
+        CheckFormat::Json => {
+            serde_json::to_writer(&mut out, &serde_json::json!({ "ok": ok, "checks": checks }))?;
+            writeln!(out)?;
+        }
+    }
+    out.flush()?;
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 /// 0 when the user quit; 128 + the signal's number when a signal ended it.

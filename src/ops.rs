@@ -69,6 +69,9 @@ named_enum! {
         /// A change of dtype, the shape kept: up to f32 for a norm or a
         /// softmax, back down after it.
         Cast = "cast",
+        /// An op another program recorded that shapetrace has no name for;
+        /// the event's `op_name` holds the recorder's own (`einsum`).
+        Other = "other",
     }
 }
 

@@ -68,6 +68,10 @@ pub struct Event {
     pub path: String,
     /// The op that produced it, e.g. `scores`.
     pub op: OpKind,
+    /// The recording program's own name for an op shapetrace has no name
+    /// for (`op` is then `other`), e.g. `einsum`; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op_name: Option<String>,
     /// Its size along each axis, e.g. `[2, 4, 4, 16]` for `block1.attn.q`.
     pub shape: Shape,
     /// Axis names, e.g. `["B","h","T","hd"]`.
@@ -128,6 +132,13 @@ impl Event {
     #[must_use]
     pub fn why_text(&self) -> &str {
         &self.why_text
+    }
+
+    /// The op's name: ours, or the recording program's for an op we
+    /// have no name for (`einsum`).
+    #[must_use]
+    pub fn op_label(&self) -> &str {
+        self.op_name.as_deref().unwrap_or(self.op.as_str())
     }
 
     /// Whether this event is a residual add.

@@ -15,9 +15,11 @@
 
 pub mod explain;
 mod failure;
+mod foreign;
 
 pub use explain::{Step, explain, input, tokens};
 pub use failure::failure;
+pub use foreign::foreign;
 
 use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource, FluentValue};

@@ -285,12 +285,12 @@ fn a_schema_1_log_still_replays() {
         assert_eq!(code, 0, "{err}");
         assert!(out.contains("(B=2,h=4,Tq=4,Tk=4)"), "{out}");
     }
-    // A version the reader does not know is refused, naming both it takes.
+    // A version the reader does not know is refused, naming those it takes.
     let text = std::fs::read_to_string("tests/fixtures/lesson-v1.jsonl").unwrap();
-    let (code, _, err) = view_table(&text.replacen("\"schema\":1", "\"schema\":3", 1));
+    let (code, _, err) = view_table(&text.replacen("\"schema\":1", "\"schema\":4", 1));
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("schema 3 is not supported; allowed: 1, 2"),
+        err.contains("schema 4 is not supported; allowed: 1, 2, 3"),
         "{err}"
     );
 }

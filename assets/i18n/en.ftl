@@ -81,6 +81,20 @@ why-cast-up = The { $what } runs in f32: its sums over many values (a mean and a
 
 why-cast-back = Cast back to { $to }, the stream's dtype, after the { $what }: the next matrix product needs one dtype, and the residual stream stays { $to }. The shape stays { $shape }; the dtype returns.
 
+## Steps another program recorded (an exported PyTorch module)
+
+why-foreign-linear = A linear layer: each token's { $rows } features become { $cols }, { $from } → { $shape }; only the last axis changes.
+
+why-foreign-matmul = { $op } multiplies { $ins }: the last axis of the first meets the second-to-last of the second and is summed away, giving { $shape }.
+
+why-foreign-reshape = { $op } keeps all { $n } values in their order and regroups the axes, { $from } → { $shape }. On heads (B,h,T,hd), regrouping to (B,T,d) without a transpose first mixes the tokens; the causality probe sees it.
+
+why-foreign-transpose = { $op } reorders the axes, { $from } → { $shape }: no value changes, only which axis is which.
+
+why-foreign-softmax = softmax turns each row of { $n } values of the last axis into weights that sum to 1; the shape stays { $shape }.
+
+why-foreign-other = { $op } : { $ins } → { $shape }. shapetrace has no name for this op; its shape is as the log recorded it.
+
 ## Failures
 
 why-fail-stream-dtype = { $path } sits on the residual stream, so it must be { $shape } in the stream's { $want }, but it is { $got }: the step computed in { $got } and never cast back to { $want }. Every later step now runs in { $got }, or refuses to mix the two.

@@ -49,7 +49,7 @@ pub(super) fn rows(trace: &Trace) -> Vec<[String; 6]> {
             [
                 e.step.to_string(),
                 shown(&e.path).to_string(),
-                e.op.to_string(),
+                e.op_label().to_string(),
                 shown(&e.named_shape()).to_string(),
                 e.dtype.to_string(),
                 shown(&marker(e)).to_string(),

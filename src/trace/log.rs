@@ -17,12 +17,17 @@ use std::io::{self, Write};
 
 /// The schema version written in the header. Version 2 added each
 /// event's `sources`, `why` and `why_text` (and the failure's `why`), and
-/// names the scores' and weights' axes `Tq` and `Tk`.
-pub const SCHEMA: u32 = 2;
+/// names the scores' and weights' axes `Tq` and `Tk`. Version 3 is the
+/// published format (`assets/trace-log.schema.json`) that any program may
+/// write: the header names its `producer` and needs only the stream's
+/// shape of the model's fields, and an op shapetrace has no name for is
+/// kept by the writer's own name.
+pub const SCHEMA: u32 = 3;
 
 /// The schema versions [`read`] takes: version 1 logs read with empty
-/// whys.
-pub const READS: [u32; 2] = [1, 2];
+/// whys; version 3 logs of another program get whys from their steps'
+/// kinds and shapes.
+pub const READS: [u32; 3] = [1, 2, 3];
 
 /// The first line: the schema, the mode and the model that was traced.
 #[derive(Serialize, Deserialize)]
@@ -32,6 +37,10 @@ struct Header {
     #[serde(flatten)]
     config: ModelConfig,
     stream_shape: Shape,
+    /// The program that wrote the log: `shapetrace 0.1.0`, or another
+    /// (`shapetrace_export 1 (torch 2.5.1)`); absent before schema 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    producer: Option<String>,
     /// The block the model ran; absent from logs written before it was
     /// recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,6 +76,9 @@ pub struct Replay {
     /// The summary's verdicts; `None` when the log ends without a summary
     /// (cut short, or a run that was stopped).
     pub checks: Option<Vec<CheckResult>>,
+    /// The program that wrote the log (schema 3), e.g. `shapetrace_export
+    /// 1 (torch 2.5.1)`; `None` for older logs of shapetrace's.
+    pub producer: Option<String>,
 }
 
 impl Replay {
@@ -126,6 +138,7 @@ pub fn write(out: &mut impl Write, trace: &Trace, checks: &[CheckResult]) -> io:
         mode: trace.mode,
         config: trace.config.clone(),
         stream_shape: trace.stream_shape.clone(),
+        producer: Some(format!("shapetrace {}", env!("CARGO_PKG_VERSION"))),
         anatomy: Some(trace.anatomy.clone()),
     };
     write_line(out, &Line::Header(&header))?;

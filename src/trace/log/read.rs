@@ -7,6 +7,8 @@ use super::{Header, LogError, MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_LOG_VALUES, REA
 use crate::trace::{CheckName, Event, Failure, Trace};
 use crate::trace::{CheckResult, Status};
 use lines::{event_fits, json_error, printable, query_and_key};
+
+mod foreign;
 use serde::Deserialize;
 use std::io::{self, BufRead};
 
@@ -108,6 +110,13 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
                 ));
             }
         }
+        let mut value = value;
+        foreign::known_op(&mut value);
+        if value.get("kind").and_then(serde_json::Value::as_str) == Some("header")
+            && value.get("schema").and_then(serde_json::Value::as_u64) == Some(3)
+        {
+            foreign::fill_header(&mut value);
+        }
         let parsed: ReadLine = serde_json::from_value(value).map_err(|e| bad_json(n, &e))?;
         if checks.is_some() {
             return Err(bad(n, "a line after the summary, which ends a log".into()));
@@ -155,6 +164,23 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         }
     }
     let h = header.ok_or_else(|| bad(1, "empty log: no header line".into()))?;
+    // Another program's log: each step's why from its kind and shapes.
+    if h.producer.as_deref().is_some_and(|p| !p.starts_with("shapetrace ")) {
+        let mut shapes: std::collections::HashMap<String, Vec<usize>> = Default::default();
+        for e in &mut events {
+            if e.why_text.is_empty() {
+                let ins: Vec<&[usize]> = e
+                    .inputs
+                    .iter()
+                    .filter_map(|p| shapes.get(p).map(Vec::as_slice))
+                    .collect();
+                let why = crate::why::foreign(e.op_label(), &ins, &e.shape, &h.stream_shape);
+                e.why_text = why.text();
+                e.why = Some(why);
+            }
+            shapes.insert(e.path.clone(), e.shape.clone());
+        }
+    }
     // A log from before the anatomy was recorded: its config's.
     let anatomy = h
         .anatomy
@@ -167,7 +193,11 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         events,
         failure,
     };
-    Ok(Replay { trace, checks })
+    Ok(Replay {
+        trace,
+        checks,
+        producer: h.producer,
+    })
 }
 
 /// The summary's verdicts, once its counts agree with the events before

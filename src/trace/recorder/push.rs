@@ -99,6 +99,7 @@ impl<B: Backend> Recorder<'_, B> {
             step: self.events.len(),
             path: e.path,
             op: e.op,
+            op_name: None,
             shape: e.shape,
             axes: e.axes,
             dtype: e.dtype,

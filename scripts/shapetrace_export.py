@@ -1,0 +1,834 @@
+#!/usr/bin/env python3
+"""shapetrace_export: trace your own PyTorch transformer into a shapetrace log.
+
+What it records
+---------------
+One forward pass of your ``nn.Module`` on x ~ N(0, 1) of shape (B, T, d),
+in eval mode and without gradients. Every tensor operation the forward runs
+(``x + y``, ``@``, ``.view``, ``.transpose``, ``F.*``, ``torch.einsum`` ...) is
+seen through ``torch.overrides.TorchFunctionMode`` and written as one event
+with its path, op, shape, dtype, the events it read and summary statistics.
+Module hooks name each step after the module that ran it: ``block1.attn.c_attn
+.linear``, ``block1.attn.softmax``, ``ln_f.layernorm``. The blocks are the
+children of the first ``nn.ModuleList`` / ``nn.Sequential`` of same-class
+modules (or the attribute given with ``--blocks``). An add onto a block's
+stream (the block input, or the block's previous residual sum) is a residual
+add, ``block{N}.resid_{k}``, judged for two (B, T, d) operands of one dtype.
+
+After a forward that ran, two probes run on the module itself:
+
+* causality: changing token t of batch element 0 must change no earlier
+  position and no other batch element, at any block output or the output;
+* positionwise: every norm, and every block child named like mlp / ffn /
+  feed_forward, called alone, must change only the row of the token that
+  changed in its input.
+
+The format (schema 3, JSON Lines)
+---------------------------------
+::
+
+    {"kind":"header","schema":3,"producer":"shapetrace_export 1 (torch 2.5.1)",
+     "mode":"numeric","stream_shape":[2,4,64],"batch":2,"seq":4,"d_model":64,
+     "layers":2,"placement":"pre","dtype":"f32","model":"student.py:Model"}
+    {"kind":"event","step":0,"path":"input","op":"input","shape":[2,4,64],
+     "axes":["B","T","d"],"dtype":"f32","on_stream":true,"departs":false,
+     "returns":false,"inputs":[],"formula":"x0 : (2,4,64)","stats":{...}}
+    ... one event per step; residual adds also carry "check":{...}
+    {"kind":"failure", ...}            only when the forward raised
+    {"kind":"summary","events":N,"departures":N,"residual_adds":N,
+     "checks":[{"name":"causality",...},{"name":"positionwise",...}]}
+
+How to run it
+-------------
+::
+
+    python scripts/shapetrace_export.py student.py:Model --input 2,4,64 \\
+        --out mine.jsonl [--blocks NAME] [--placement pre|post] [--seed 0] \\
+        [--dtype f32|f64|bf16|f16]
+
+``student.py:make_model`` names a factory function instead of a class; either
+is called with no arguments. Exit status: 0 the forward ran and no probe
+failed, 1 the forward stopped or a probe failed, 2 bad arguments.
+
+From Python::
+
+    import shapetrace_export
+    result = shapetrace_export.trace(model, x, "mine.jsonl", blocks=None,
+                                     placement="pre")
+    result.ok, result.path
+
+How to judge the result
+-----------------------
+::
+
+    shapetrace check --log mine.jsonl    # the shape contract, judged on the log
+    shapetrace view mine.jsonl           # step through it
+
+Depends on torch and the standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import inspect
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+from torch.overrides import TorchFunctionMode
+
+SCHEMA = 3
+VERSION = 1
+
+DTYPES = {
+    torch.float32: "f32",
+    torch.float64: "f64",
+    torch.bfloat16: "bf16",
+    torch.float16: "f16",
+    torch.int64: "i64",
+}
+MODEL_DTYPES = {"f32": torch.float32, "f64": torch.float64, "bf16": torch.bfloat16, "f16": torch.float16}
+PLACEMENTS = ("pre", "post")
+
+# Names torch gives an op → the name the log writes.
+OP_ALIASES = {
+    "layer_norm": "layernorm",
+    "rms_norm": "rmsnorm",
+}
+# Operators with a reflected (__radd__) or in-place (__iadd__) form.
+BINARY = {"add", "sub", "mul", "truediv", "floordiv", "div", "matmul", "pow", "mod", "and", "or", "xor", "lshift", "rshift"}
+# Tensor-valued attributes that only read what a tensor already is.
+METADATA = {"data", "grad", "_base", "device", "dtype", "shape", "layout", "names"}
+MLP_NAME = re.compile(r"mlp|ffn|feed_?forward", re.IGNORECASE)
+
+
+def _producer() -> str:
+    version = torch.__version__.split("+")[0]
+    return f"shapetrace_export {VERSION} (torch {version})"
+
+
+def _dtype(t: torch.Tensor) -> str | None:
+    """The log's name of a tensor's dtype; None for one the log does not keep (bool masks)."""
+    return DTYPES.get(t.dtype)
+
+
+def _shape(t: torch.Tensor) -> list[int]:
+    return [int(s) for s in t.shape]
+
+
+def _fmt(shape) -> str:
+    return "(" + ",".join(str(int(s)) for s in shape) + ")"
+
+
+def _tensors(obj) -> list[torch.Tensor]:
+    """Every tensor in an op's arguments or result, in order (lists, tuples, dicts)."""
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [t for o in obj for t in _tensors(o)]
+    if isinstance(obj, dict):
+        return [t for o in obj.values() for t in _tensors(o)]
+    return []
+
+
+def _stats(t: torch.Tensor) -> dict:
+    """Min, max, mean, population std of the finite values as float64; finite: no NaN or ±inf."""
+    v = t.detach().to(torch.float64).reshape(-1)
+    ok = torch.isfinite(v)
+    finite = bool(ok.all()) if v.numel() else True
+    if not finite:
+        v = v[ok]
+    if v.numel() == 0:
+        return {"min": 0.0, "max": 0.0, "mean": 0.0, "std": 0.0, "finite": finite}
+    return {
+        "min": float(v.min()),
+        "max": float(v.max()),
+        "mean": float(v.mean()),
+        "std": float(v.std(unbiased=False)) if v.numel() > 1 else 0.0,
+        "finite": finite,
+    }
+
+
+def _op_name(func) -> tuple[str, bool]:
+    """The lower-case op name of a torch function and whether it writes in place."""
+    name = getattr(func, "__name__", None) or type(func).__name__
+    if name == "__get__":
+        name = getattr(getattr(func, "__self__", None), "__name__", "get")
+    inplace = False
+    if name.startswith("__") and name.endswith("__"):
+        name = name[2:-2]
+        if name.startswith("r") and name[1:] in BINARY:
+            name = name[1:]
+        elif name.startswith("i") and name[1:] in BINARY:
+            name, inplace = name[1:], True
+        elif name == "setitem":
+            inplace = True
+    elif name.endswith("_") and not name.startswith("_"):
+        name, inplace = name[:-1], True
+    name = name.lower()
+    return OP_ALIASES.get(name, name), inplace
+
+
+def _is_norm(m: nn.Module) -> bool:
+    kinds = (nn.LayerNorm,) + ((nn.RMSNorm,) if hasattr(nn, "RMSNorm") else ())
+    return isinstance(m, kinds) or "Norm" in type(m).__name__
+
+
+def find_blocks(model: nn.Module, blocks: str | None = None) -> tuple[str, list[nn.Module]]:
+    """The blocks: the children of `blocks` (a dotted attribute), or of the shallowest
+    nn.ModuleList / nn.Sequential whose one or more children share one class
+    (children that hold modules of their own first, any children after)."""
+    if blocks is not None:
+        try:
+            container = model.get_submodule(blocks)
+        except AttributeError:
+            raise ValueError(f"--blocks {blocks!r} names no submodule of the model; allowed: the attribute holding the blocks, e.g. h or transformer.h") from None
+        children = list(container.children())
+        if not children:
+            raise ValueError(f"--blocks {blocks!r} has no children; allowed: a ModuleList or Sequential of blocks")
+        return blocks, children
+    # Blocks are built of modules of their own: a Sequential of one Linear is
+    # passed over while a container of composite modules is left to find.
+    for composite in (True, False):
+        queue = [("", model)]
+        while queue:
+            name, mod = queue.pop(0)
+            if isinstance(mod, (nn.ModuleList, nn.Sequential)) and mod is not model:
+                children = list(mod.children())
+                if (children and len({type(c) for c in children}) == 1
+                        and (not composite or any(True for _ in children[0].children()))):
+                    return name, children
+            for cname, child in mod.named_children():
+                queue.append((f"{name}.{cname}" if name else cname, child))
+    raise ValueError("no nn.ModuleList or nn.Sequential of same-class blocks found; name them with --blocks NAME")
+
+
+def _display_names(model: nn.Module, container: str, blocks: list[nn.Module]) -> dict[int, tuple[str, int | None]]:
+    """id(module) → (its name in the log, its block number or None): `block2.attn`, `ln_f`, ``."""
+    block_no = {id(b): n for n, b in enumerate(blocks, 1)}
+    out: dict[int, tuple[str, int | None]] = {}
+    for name, mod in model.named_modules():
+        out[id(mod)] = (name, None)
+    for b in blocks:
+        n = block_no[id(b)]
+        for rel, mod in b.named_modules():
+            out[id(mod)] = (f"block{n}" + (f".{rel}" if rel else ""), n)
+    return out
+
+
+def _param_names(model: nn.Module, names: dict[int, tuple[str, int | None]]) -> dict[int, str]:
+    """id(parameter or buffer) → `block1.mlp.c_fc.weight`, for a failure's operands."""
+    out = {}
+    for mod in model.modules():
+        prefix = names.get(id(mod), ("", None))[0]
+        for pname, p in list(mod.named_parameters(recurse=False)) + list(mod.named_buffers(recurse=False)):
+            if p is not None:
+                out.setdefault(id(p), f"{prefix}.{pname}" if prefix else pname)
+    return out
+
+
+class _Failure(Exception):
+    pass
+
+
+class _Recorder(TorchFunctionMode):
+    """Records every tensor op of one forward as a log event."""
+
+    def __init__(self, model, x, container, blocks, names):
+        super().__init__()
+        self.model = model
+        self.names = names
+        self.params = _param_names(model, names)
+        self.blocks = {id(b) for b in blocks}
+        self.stream_shape = _shape(x)
+        self.dtype = _dtype(x)
+        self.events: list[dict] = []
+        self.by_tensor: dict[int, tuple[torch.Tensor, int, str]] = {}
+        self.counts: dict[str, int] = {}
+        self.used: set[str] = set()
+        self.frames: list[tuple[str, int | None]] = []
+        # The block being run: its number, its stream tensors and its residual count.
+        self.block: int | None = None
+        self.stream: list[torch.Tensor] = []  # the block input / last residual sum first
+        self.resid = 0
+        self.norm_inputs: list[bool] = []
+        self.failure: dict | None = None
+        self.busy = False
+        self._record_input(x)
+
+    # -- tensors and events ------------------------------------------------
+    def _event_of(self, t: torch.Tensor) -> str | None:
+        entry = self.by_tensor.get(id(t))
+        if entry is None or entry[0] is not t:
+            return None
+        return entry[2]
+
+    def _mark(self, t) -> None:
+        if isinstance(t, torch.Tensor):
+            path = self._event_of(t)
+            if path is not None:
+                for e in reversed(self.events):
+                    if e["path"] == path:
+                        e["on_stream"] = True
+                        break
+
+    def _unique(self, base: str) -> str:
+        n = self.counts.get(base, 0)
+        while True:
+            n += 1
+            name = base if n == 1 else f"{base}_{n}"
+            if name not in self.used:
+                self.counts[base] = n
+                return name
+
+    def _base(self, op: str) -> str:
+        prefix = self.frames[-1][0] if self.frames else ""
+        return f"{prefix}.{op}" if prefix else op
+
+    def _current_block(self) -> int | None:
+        for _, n in reversed(self.frames):
+            if n is not None:
+                return n
+        return None
+
+    def _push(self, path, op, t, inputs, formula, check=None, on_stream=False):
+        shape, dtype = _shape(t), _dtype(t)
+        departs = shape != self.stream_shape or dtype != self.dtype
+        prev = self.events[-1]["departs"] if self.events else False
+        event = {
+            "kind": "event",
+            "step": len(self.events),
+            "path": path,
+            "op": op,
+            "shape": shape,
+            "axes": ["B", "T", "d"] if shape == self.stream_shape else ["?"] * len(shape),
+            "dtype": dtype,
+            "on_stream": on_stream,
+            "departs": departs,
+            "returns": (not departs) and prev,
+            "inputs": inputs,
+            "formula": formula,
+            "stats": _stats(t),
+        }
+        if check is not None:
+            event["check"] = check
+        self.used.add(path)
+        self.events.append(event)
+        self.by_tensor[id(t)] = (t, t._version, path)
+
+    def _record_input(self, x):
+        self._push("input", "input", x, [], f"x0 : {_fmt(x.shape)}", on_stream=True)
+
+    # -- module hooks ------------------------------------------------------
+    def pre_hook(self, module, args):
+        name, n = self.names.get(id(module), ("", None))
+        self.frames.append((name, n))
+        first = args[0] if args else None
+        if id(module) in self.blocks:
+            self.block, self.resid = n, 0
+            self.stream = [first] if isinstance(first, torch.Tensor) else []
+            self._mark(first)
+        if _is_norm(module) and module is not self.model:
+            self.norm_inputs.append(any(first is s for s in self.stream))
+
+    def post_hook(self, module, args, output):
+        if self.frames:
+            self.frames.pop()
+        if _is_norm(module) and module is not self.model:
+            from_stream = self.norm_inputs.pop() if self.norm_inputs else False
+            if isinstance(output, torch.Tensor):
+                self._mark(output)
+                # A norm of the stream is the stream its block adds onto next
+                # (Post-LN, or a norm written after the add).
+                if from_stream and self.block is not None:
+                    self.stream.append(output)
+        if id(module) in self.blocks:
+            out = _tensors(output)
+            if out:
+                self._mark(out[0])
+            self.block, self.stream = None, []
+
+    # -- ops ---------------------------------------------------------------
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if self.busy:
+            return func(*args, **kwargs)
+        op, inplace = _op_name(func)
+        operands = [t for t in _tensors(args) + _tensors(kwargs)]
+        residual = None
+        if op == "add" and self.block is not None and self._current_block() == self.block:
+            pair = [a for a in args[:2] if isinstance(a, torch.Tensor)]
+            if len(args) >= 2 and len(pair) == 2:
+                # The block input / previous sum first, then a norm of it.
+                for s in self.stream:
+                    i = 0 if pair[0] is s else 1 if pair[1] is s else None
+                    if i is not None:
+                        residual = (pair[i], pair[1 - i])
+                        break
+        try:
+            out = func(*args, **kwargs)
+        except Exception as e:  # the step that refused its operands
+            self.busy = True
+            try:
+                self._failed(op, operands, residual, e)
+            finally:
+                self.busy = False
+            raise
+        if op == "setitem" and args and isinstance(args[0], torch.Tensor):
+            out = args[0]
+        results = [t for t in _tensors(out) if _dtype(t) is not None]
+        if not results or op in METADATA:
+            return out
+        self.busy = True
+        try:
+            self._record(op, operands, residual, results, out)
+        finally:
+            self.busy = False
+        return out
+
+    def _inputs(self, operands) -> list[str]:
+        seen = []
+        for t in operands:
+            p = self._event_of(t)
+            if p is not None and p not in seen:
+                seen.append(p)
+        return seen
+
+    def _record(self, op, operands, residual, results, out):
+        if residual is not None:
+            stream, update = residual
+            self.resid += 1
+            path = self._unique(f"block{self.block}.resid_{self.resid}")
+            inputs = [p for p in (self._event_of(stream), self._event_of(update)) if p is not None]
+            check = {
+                "stream": _shape(stream),
+                "update": _shape(update),
+                "stream_dtype": _dtype(stream) or str(stream.dtype),
+                "update_dtype": _dtype(update) or str(update.dtype),
+                "ok": _shape(stream) == self.stream_shape
+                and _shape(update) == self.stream_shape
+                and _dtype(stream) == self.dtype
+                and _dtype(update) == self.dtype,
+            }
+            self._mark(stream)
+            self._mark(update)
+            result = results[0]
+            formula = f"add : {_fmt(stream.shape)},{_fmt(update.shape)} → {_fmt(result.shape)}"
+            self._push(path, "add", result, inputs, formula, check=check, on_stream=True)
+            self.stream = [result]
+            return
+        if op == "add":
+            op = "add_op"
+        elif op == "addmm" and self.frames and isinstance(self._module_of_frame(), nn.Linear):
+            op = "linear"
+        inputs = self._inputs(operands)
+        ins = ",".join(_fmt(t.shape) for t in operands)
+        for r in results:
+            path = self._unique(self._base(op))
+            formula = f"{op} : {ins} → {_fmt(r.shape)}" if ins else f"{op} : → {_fmt(r.shape)}"
+            self._push(path, op, r, inputs, formula)
+
+    def _module_of_frame(self):
+        name = self.frames[-1][0]
+        for mod in self.model.modules():
+            if self.names.get(id(mod), ("", None))[0] == name:
+                return mod
+        return None
+
+    def _failed(self, op, operands, residual, error):
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        ops = []
+        for t in operands:
+            d = _dtype(t)
+            if d is None:
+                continue
+            path = self._event_of(t) or self.params.get(id(t)) or "constant"
+            ops.append({"path": path, "shape": _shape(t), "dtype": d})
+        if residual is not None:
+            stream, update = residual
+            path = f"block{self.block}.resid_{self.resid + 1}"
+            a, b = _fmt(stream.shape), _fmt(update.shape)
+            want = _fmt(self.stream_shape)
+            if _shape(stream) != self.stream_shape or _shape(update) != self.stream_shape:
+                detail = f"residual add {a} + {b}: both operands must be {want}"
+            else:
+                detail = f"residual add {a} + {b} refused its operands: {first}"
+            self.failure = {"kind": "failure", "step": len(self.events), "path": path, "op": "add",
+                            "check": "residual", "detail": detail, "operands": ops}
+            return
+        name = "add_op" if op == "add" else op
+        base = self._base(name)
+        n = self.counts.get(base, 0) + 1
+        path = base if n == 1 else f"{base}_{n}"
+        while path in self.used:
+            n += 1
+            path = f"{base}_{n}"
+        self.failure = {"kind": "failure", "step": len(self.events), "path": path, "op": name,
+                        "check": "op-shapes", "detail": f"{name} refused its operands: {first}", "operands": ops}
+
+
+# -- probes ------------------------------------------------------------------
+
+def _first_tensor(out):
+    ts = _tensors(out)
+    return ts[0] if ts else None
+
+
+def _changed(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """|a − b| beyond 1e-6·(1+|a|), elementwise; NaN where both are NaN counts as unchanged."""
+    a, b = a.detach().to(torch.float64), b.detach().to(torch.float64)
+    both_nan = torch.isnan(a) & torch.isnan(b)
+    diff = (a - b).abs()
+    diff = torch.where(both_nan, torch.zeros_like(diff), diff)
+    diff = torch.nan_to_num(diff, nan=math.inf)
+    return diff, diff > 1e-6 * (1.0 + a.abs().nan_to_num(nan=0.0, posinf=0.0, neginf=0.0))
+
+
+def _tokens(T: int) -> list[int]:
+    return list(range(T)) if T <= 16 else sorted({0, 1, T // 2, T - 1})
+
+
+def _check(name, status, detail, path=None):
+    return {"name": name, "ok": status != "fail", "status": status, "path": path, "detail": detail}
+
+
+def probe_causality(model, x, blocks, seed=0) -> dict:
+    """Token t of batch 0 changed: no earlier position, no other batch element may change."""
+    B, T = x.shape[0], x.shape[1]
+    outs: list[torch.Tensor | None] = []
+    hooks = [b.register_forward_hook(lambda m, a, o: outs.append(_first_tensor(o))) for b in blocks]
+    try:
+        def run(inp):
+            outs.clear()
+            y = _first_tensor(model(inp.clone()))
+            return list(outs) + [y]
+        with torch.no_grad():
+            base = run(x)
+            names = [f"block{n}" for n in range(1, len(blocks) + 1)] + ["output"]
+            if len(base) != len(names):  # a block called more or less than once
+                base, names = base[-1:], ["output"]
+            gen = torch.Generator().manual_seed(seed)
+            tokens = _tokens(T)
+            for t in tokens:
+                x2 = x.clone()
+                x2[0, t] += torch.randn(x.shape[2:], generator=gen, dtype=torch.float64).to(x.dtype)
+                got = run(x2)[-len(base):]
+                for name, a, b in zip(names, base, got):
+                    if a is None or b is None or a.dim() < 2 or tuple(a.shape[:2]) != (B, T) or a.shape != b.shape:
+                        continue
+                    diff, ch = _changed(a, b)
+                    ch = ch.reshape(B, T, -1).any(-1)
+                    d = diff.reshape(B, T, -1).amax(-1)
+                    bad = torch.zeros(B, T, dtype=torch.bool)
+                    bad[0, :t] = True
+                    bad[1:] = True
+                    hit = ch & bad
+                    if hit.any():
+                        most = float(d[hit].max())
+                        early = hit[0].nonzero().flatten()
+                        where = (f"earlier position {int(early[0])}" if early.numel()
+                                 else f"batch element {int(hit.any(-1).nonzero().flatten()[0])}")
+                        return _check("causality", "fail",
+                                      f"changing token {t} of batch 0 changed {where} at {name} (|Δ| up to {most:.1e})",
+                                      name)
+    except Exception as e:  # noqa: BLE001 - a probe that cannot run is not judged
+        return _check("causality", "skip", f"the probe's forward raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+    finally:
+        for h in hooks:
+            h.remove()
+    return _check("causality", "pass",
+                  f"changing a token changed no earlier position and no other batch element ({len(tokens)} tokens tried)")
+
+
+def _positionwise_targets(model, blocks, names) -> list[tuple[str, nn.Module]]:
+    out, seen = [], set()
+    for mod in model.modules():
+        if mod is not model and _is_norm(mod) and id(mod) not in seen:
+            seen.add(id(mod))
+            out.append((names[id(mod)][0], mod))
+    for b in blocks:
+        for cname, child in b.named_children():
+            if MLP_NAME.search(cname) and id(child) not in seen:
+                seen.add(id(child))
+                out.append((names[id(child)][0], child))
+    return out
+
+
+def probe_positionwise(model, x, blocks, names, seed=0) -> dict:
+    """Each norm and MLP, called alone, changes only the row of the token that changed."""
+    B, T = x.shape[0], x.shape[1]
+    targets = _positionwise_targets(model, blocks, names)
+    captured: dict[int, tuple] = {}
+
+    def capture(mod, args, kwargs):
+        if id(mod) not in captured:
+            captured[id(mod)] = (tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args), dict(kwargs))
+
+    hooks = [m.register_forward_pre_hook(capture, with_kwargs=True) for _, m in targets]
+    try:
+        with torch.no_grad():
+            model(x.clone())
+    except Exception as e:  # noqa: BLE001
+        return _check("positionwise", "skip", f"the probe's forward raised {type(e).__name__}")
+    finally:
+        for h in hooks:
+            h.remove()
+    gen = torch.Generator().manual_seed(seed + 1)
+    tokens = _tokens(T)
+    tried = 0
+    with torch.no_grad():
+        for path, mod in targets:
+            if id(mod) not in captured:
+                continue
+            args, kwargs = captured[id(mod)]
+            if not args or not isinstance(args[0], torch.Tensor) or args[0].dim() < 2 or tuple(args[0].shape[:2]) != (B, T):
+                continue
+            try:
+                base = _first_tensor(mod(*args, **kwargs))
+            except Exception:  # noqa: BLE001
+                continue
+            if base is None or base.dim() < 2 or tuple(base.shape[:2]) != (B, T):
+                continue
+            tried += 1
+            for t in tokens:
+                a0 = args[0].clone()
+                a0[0, t] += torch.randn(a0.shape[2:], generator=gen, dtype=torch.float64).to(a0.dtype)
+                got = _first_tensor(mod(a0, *args[1:], **kwargs))
+                diff, ch = _changed(base, got)
+                ch = ch.reshape(B, T, -1).any(-1)
+                ch[0, t] = False
+                if ch.any():
+                    b, s = (int(i) for i in ch.nonzero()[0])
+                    most = float(diff.reshape(B, T, -1).amax(-1)[ch].max())
+                    return _check("positionwise", "fail",
+                                  f"changing token {t} of batch 0 in the input of {path} changed its output at token {s} of batch {b} (|Δ| up to {most:.1e})",
+                                  path)
+    if tried == 0:
+        return _check("positionwise", "skip", "no norm or MLP with a (B,T,…) input to probe")
+    return _check("positionwise", "pass",
+                  f"every norm and MLP of {len(blocks)} blocks changed only the token that changed ({len(tokens)} tokens tried)")
+
+
+# -- the trace ---------------------------------------------------------------
+
+@dataclasses.dataclass
+class TraceResult:
+    """What `trace` wrote: ok is true when the forward ran and no probe failed."""
+
+    ok: bool
+    path: str
+    events: int
+    departures: int
+    residual_adds: int
+    failure: dict | None
+    checks: list[dict]
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def line(self) -> str:
+        verdicts = ", ".join(f"{c['name']} {c['status']}" for c in self.checks)
+        head = f"{self.path}: {self.events} events, {self.departures} departures, {self.residual_adds} residual adds"
+        if self.failure:
+            return f"{head}; the forward stops at {self.failure['path']} ({self.failure['check']}): {self.failure['detail']}"
+        return f"{head}; {verdicts}"
+
+
+def _model_name(model) -> str:
+    cls = type(model)
+    try:
+        src = Path(inspect.getsourcefile(cls) or "").name
+    except TypeError:
+        src = ""
+    return f"{src or cls.__module__}:{cls.__name__}"
+
+
+def _write(path: str, lines: list[dict]) -> None:
+    """The whole log at once: a temporary file in the same folder, renamed over `path`."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            for line in lines:
+                f.write(json.dumps(line, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
+                f.write("\n")
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def trace(model: nn.Module, x: torch.Tensor, out: str, blocks: str | None = None,
+          placement: str = "pre", seed: int = 0, model_name: str | None = None) -> TraceResult:
+    """Trace `model` on `x` (B, T, d), run the probes, write the log to `out`."""
+    if placement not in PLACEMENTS:
+        raise ValueError(f"placement {placement!r} is not allowed; allowed: pre, post")
+    if not isinstance(x, torch.Tensor) or x.dim() != 3 or _dtype(x) not in MODEL_DTYPES:
+        raise ValueError("x must be a (B, T, d) tensor of f32, f64, bf16 or f16")
+    container, block_list = find_blocks(model, blocks)
+    names = _display_names(model, container, block_list)
+    was_training = model.training
+    model.eval()
+    header = {
+        "kind": "header", "schema": SCHEMA, "producer": _producer(), "mode": "numeric",
+        "stream_shape": _shape(x), "batch": int(x.shape[0]), "seq": int(x.shape[1]),
+        "d_model": int(x.shape[2]), "layers": len(block_list), "placement": placement,
+        "dtype": _dtype(x), "model": model_name or _model_name(model),
+    }
+    x_in = x.clone()  # the forward may write into its input (x += …)
+    rec = _Recorder(model, x_in, container, block_list, names)
+    hooks = []
+    for mod in model.modules():
+        hooks.append(mod.register_forward_pre_hook(rec.pre_hook))
+        hooks.append(mod.register_forward_hook(rec.post_hook, always_call=True))
+    failure = None
+    try:
+        with torch.no_grad(), rec:
+            model(x_in)
+    except Exception as e:  # noqa: BLE001 - the failure line says what stopped it
+        failure = rec.failure if rec.failure and rec.failure["step"] == len(rec.events) else None
+        if failure is None:
+            tb = traceback.extract_tb(e.__traceback__)
+            where = f" ({Path(tb[-1].filename).name} line {tb[-1].lineno})" if tb else ""
+            msg = (str(e).strip().splitlines() or [""])[0]
+            failure = {"kind": "failure", "step": len(rec.events), "path": "forward", "op": "raise",
+                       "check": "op-shapes",
+                       "detail": f"the forward raised {type(e).__name__}: {msg}{where}", "operands": []}
+    finally:
+        for h in hooks:
+            h.remove()
+    try:
+        if failure is None:
+            checks = [probe_causality(model, x, block_list, seed),
+                      probe_positionwise(model, x, block_list, names, seed)]
+        else:
+            stop = f"the forward stops at {failure['path']}"
+            checks = [_check("causality", "skip", stop), _check("positionwise", "skip", stop)]
+    finally:
+        model.train(was_training)
+    events = rec.events
+    summary = {
+        "kind": "summary",
+        "events": len(events),
+        "departures": sum(e["departs"] for e in events),
+        "residual_adds": sum("check" in e for e in events),
+        "checks": checks,
+    }
+    _write(out, [header, *events, *([failure] if failure else []), summary])
+    ok = failure is None and all(c["status"] != "fail" for c in checks)
+    return TraceResult(ok, str(out), summary["events"], summary["departures"], summary["residual_adds"], failure, checks)
+
+
+# -- the command line --------------------------------------------------------
+
+class _Usage(Exception):
+    pass
+
+
+def _load(spec: str):
+    file, sep, attr = spec.rpartition(":")
+    if not sep or not file or not attr:
+        raise _Usage(f"model {spec!r} is not FILE.py:NAME; allowed: e.g. student.py:Model or student.py:make_model")
+    path = Path(file)
+    if not path.is_file():
+        raise _Usage(f"model file {file!r} does not exist; allowed: a Python file")
+    name = re.sub(r"\W", "_", path.stem)
+    loader = importlib.util.spec_from_file_location(f"shapetrace_student_{name}", path)
+    if loader is None or loader.loader is None:
+        raise _Usage(f"model file {file!r} cannot be imported; allowed: a Python file")
+    module = importlib.util.module_from_spec(loader)
+    sys.path.insert(0, str(path.resolve().parent))
+    try:
+        loader.loader.exec_module(module)
+    except Exception as e:  # noqa: BLE001
+        raise _Usage(f"importing {file!r} raised {type(e).__name__}: {(str(e).splitlines() or [''])[0]}") from None
+    finally:
+        sys.path.pop(0)
+    factory = getattr(module, attr, None)
+    if factory is None or not callable(factory):
+        raise _Usage(f"{file!r} has no class or function {attr!r}; allowed: a class or factory taking no arguments")
+    try:
+        model = factory()
+    except Exception as e:  # noqa: BLE001
+        raise _Usage(f"{spec}() raised {type(e).__name__}: {(str(e).splitlines() or [''])[0]}") from None
+    if not isinstance(model, nn.Module):
+        raise _Usage(f"{spec}() returned {type(model).__name__}; allowed: an nn.Module")
+    return model, f"{path.name}:{attr}"
+
+
+def _input_shape(text: str) -> tuple[int, int, int]:
+    parts = text.split(",")
+    try:
+        dims = tuple(int(p) for p in parts)
+    except ValueError:
+        dims = ()
+    if len(dims) != 3 or any(d < 1 for d in dims):
+        raise _Usage(f"--input {text!r} is not B,T,d; allowed: three positive integers, e.g. 2,4,64")
+    return dims  # type: ignore[return-value]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise _Usage(message)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = _Parser(prog="shapetrace_export.py", description="Trace a PyTorch module into a shapetrace log (schema 3).")
+    p.add_argument("model", help="FILE.py:Class or FILE.py:factory, called with no arguments")
+    p.add_argument("--input", required=True, help="B,T,d of the input x ~ N(0,1), e.g. 2,4,64")
+    p.add_argument("--out", required=True, help="the log to write (JSON Lines)")
+    p.add_argument("--blocks", default=None, help="the attribute holding the blocks (default: the first ModuleList/Sequential of same-class modules)")
+    p.add_argument("--placement", default="pre", help="the block the model means to be: pre or post (default pre)")
+    p.add_argument("--seed", default="0", help="seed of the input and the probes' noise (default 0)")
+    p.add_argument("--dtype", default="f32", help="f32, f64, bf16 or f16 (default f32)")
+    try:
+        a = p.parse_args(argv)
+        shape = _input_shape(a.input)
+        if a.placement not in PLACEMENTS:
+            raise _Usage(f"--placement {a.placement!r} is not allowed; allowed: pre, post")
+        if a.dtype not in MODEL_DTYPES:
+            raise _Usage(f"--dtype {a.dtype!r} is not allowed; allowed: f32, f64, bf16, f16")
+        try:
+            seed = int(a.seed)
+            if seed < 0:
+                raise ValueError
+        except ValueError:
+            raise _Usage(f"--seed {a.seed!r} is not allowed; allowed: a non-negative integer") from None
+        out_dir = Path(a.out).parent
+        if str(out_dir) and not out_dir.is_dir():
+            raise _Usage(f"--out {a.out!r}: folder {str(out_dir)!r} does not exist; allowed: a file in an existing folder")
+        torch.manual_seed(seed)
+        model, name = _load(a.model)
+        dtype = MODEL_DTYPES[a.dtype]
+        model = model.to(dtype)
+        x = torch.randn(shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float32).to(dtype)
+        try:
+            result = trace(model, x, a.out, blocks=a.blocks, placement=a.placement, seed=seed, model_name=name)
+        except ValueError as e:
+            raise _Usage(str(e)) from None
+    except _Usage as e:
+        print(f"shapetrace_export: {e}", file=sys.stderr)
+        return 2
+    print(result.line())
+    return 0 if result.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

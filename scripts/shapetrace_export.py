@@ -141,12 +141,21 @@ def _tensors(obj) -> list[torch.Tensor]:
     return []
 
 
-def _stats(t: torch.Tensor) -> dict:
-    """Min, max, mean, population std of the finite values as float64; finite: no NaN or ±inf."""
+# Ops that write −inf on purpose: a causal mask before the softmax.
+MASKING = {"masked_fill", "masked_fill_", "where"}
+
+
+def _stats(t: torch.Tensor, op: str = "") -> dict:
+    """Min, max, mean, population std of the finite values as float64.
+
+    finite: no NaN and no ±inf, except the −inf a mask writes on purpose
+    (masked_fill, where), which the softmax turns into weight 0.
+    """
     v = t.detach().to(torch.float64).reshape(-1)
     ok = torch.isfinite(v)
-    finite = bool(ok.all()) if v.numel() else True
-    if not finite:
+    masked = (v == float("-inf")) if op in MASKING else torch.zeros_like(ok)
+    finite = bool((ok | masked).all()) if v.numel() else True
+    if not bool(ok.all()):
         v = v[ok]
     if v.numel() == 0:
         return {"min": 0.0, "max": 0.0, "mean": 0.0, "std": 0.0, "finite": finite}
@@ -318,7 +327,7 @@ class _Recorder(TorchFunctionMode):
             "returns": (not departs) and prev,
             "inputs": inputs,
             "formula": formula,
-            "stats": _stats(t),
+            "stats": _stats(t, op),
         }
         if check is not None:
             event["check"] = check

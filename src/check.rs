@@ -51,7 +51,10 @@ pub fn of_log(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
     ] {
         let logged = replay.checks.iter().flatten().find(|c| c.name == name);
         out.push(logged.cloned().unwrap_or_else(|| {
-            CheckResult::skip(name, "not in the log: it needs the model, which the log does not hold")
+            CheckResult::skip(
+                name,
+                "not in the log: it needs the model, which the log does not hold",
+            )
         }));
     }
     out

@@ -239,7 +239,11 @@ fn check_log(args: &cli::CheckArgs) -> Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// 0 when the user quit; 128 + the signal's number when a signal ended it.
@@ -258,7 +262,13 @@ fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
     let shown = shapetrace::text::lossless(args.file.as_os_str());
     match args.format {
         Some(f) => {
-            let checks = replay.checks.as_deref().unwrap_or_default();
+            // The contract re-judged from the events; the rest as logged.
+            let judged = replay
+                .checks
+                .is_some()
+                .then(|| shapetrace::check::of_log(&replay))
+                .unwrap_or_default();
+            let checks = judged.as_slice();
             let mut text = replay.note().map_or_else(String::new, |n| match f {
                 cli::ViewFormat::Table => format!("{n}\n\n"),
                 cli::ViewFormat::Markdown => format!("> **{n}**\n\n"),

@@ -60,12 +60,34 @@ fn a_line_that_breaks_the_schema_is_refused_by_it() {
     let event = out.lines().nth(1).unwrap();
     for (what, from, to) in [
         ("an unknown dtype", "\"dtype\":\"f32\"", "\"dtype\":\"f8\""),
-        ("a shape of text", "\"shape\":[2,4,64]", "\"shape\":\"(2,4,64)\""),
+        (
+            "a shape of text",
+            "\"shape\":[2,4,64]",
+            "\"shape\":\"(2,4,64)\"",
+        ),
         ("no shape", "\"shape\":[2,4,64],", ""),
         ("an unknown kind", "\"kind\":\"event\"", "\"kind\":\"evnt\""),
     ] {
         let broken = event.replacen(from, to, 1);
         assert_ne!(broken, event, "{what}");
-        assert!(!nonconforming(&v, &broken).is_empty(), "{what} passed: {broken}");
+        assert!(
+            !nonconforming(&v, &broken).is_empty(),
+            "{what} passed: {broken}"
+        );
     }
+}
+
+#[test]
+fn the_students_exported_logs_conform() {
+    let v = validator();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/students");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let bad = nonconforming(&v, &text);
+        assert!(bad.is_empty(), "{}: {bad:?}", path.display());
+        n += 1;
+    }
+    assert_eq!(n, 6, "six student logs");
 }

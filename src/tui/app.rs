@@ -127,6 +127,10 @@ pub struct App {
     pub status: Option<String>,
     /// The trace log being replayed, if the trace came from a file.
     pub source: Option<String>,
+    /// The program that wrote the replayed log, when it is not shapetrace
+    /// (a student's module exported from PyTorch): no model of ours stands
+    /// behind it, so nothing re-traces it.
+    pub foreign: Option<String>,
     /// The replay a switch left for a live run, and its file: `v` goes
     /// back to it.
     pub left_replay: Option<Box<(Run, String)>>,
@@ -158,6 +162,16 @@ impl App {
     #[must_use]
     pub fn replay(replay: crate::trace::log::Replay, source: &str, theme: Theme) -> Self {
         let note = replay.note();
+        // The contract re-judged from the events; the rest as logged.
+        let checks = if replay.checks.is_some() {
+            crate::check::of_log(&replay)
+        } else {
+            Vec::new()
+        };
+        let foreign = replay
+            .producer
+            .clone()
+            .filter(|p| !p.starts_with("shapetrace "));
         let trace = replay.trace;
         let plan = crate::Plan {
             mode: trace.mode,
@@ -168,7 +182,7 @@ impl App {
         let mut app = Self::with_run(
             Run {
                 trace,
-                checks: replay.checks.unwrap_or_default(),
+                checks,
                 plan,
             },
             theme,
@@ -179,6 +193,7 @@ impl App {
             None => format!("replaying {name}"),
         });
         app.source = Some(source.to_string());
+        app.foreign = foreign;
         app
     }
 
@@ -201,6 +216,7 @@ impl App {
             status: None,
             source: None,
             left_replay: None,
+            foreign: None,
             wanted: Vec::new(),
             tracing: None,
             tickets: 0,

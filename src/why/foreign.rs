@@ -17,7 +17,9 @@ use crate::shape::fmt_shape;
 #[must_use]
 pub fn foreign(op: &str, ins: &[&[usize]], out: &[usize], stream: &[usize]) -> Why {
     let shape = fmt_shape(out);
-    let from = ins.first().map_or_else(|| "?".to_string(), |s| fmt_shape(s));
+    let from = ins
+        .first()
+        .map_or_else(|| "?".to_string(), |s| fmt_shape(s));
     let last = |s: &[usize]| s.last().copied().unwrap_or(0);
     let all: Vec<String> = ins.iter().map(|s| fmt_shape(s)).collect();
     let at = |i: usize| out.get(i).copied().unwrap_or(0);
@@ -53,7 +55,14 @@ pub fn foreign(op: &str, ins: &[&[usize]], out: &[usize], stream: &[usize]) -> W
             .arg("n", last(out))
             .arg("shape", shape),
         "layernorm" | "rmsnorm" => Why::new("why-norm")
-            .arg("norm", if op == "layernorm" { "LayerNorm" } else { "RMSNorm" })
+            .arg(
+                "norm",
+                if op == "layernorm" {
+                    "LayerNorm"
+                } else {
+                    "RMSNorm"
+                },
+            )
             .arg("d", last(out))
             .arg("T", at(1))
             .arg("B", at(0))
@@ -69,7 +78,14 @@ pub fn foreign(op: &str, ins: &[&[usize]], out: &[usize], stream: &[usize]) -> W
             .arg("d", stream.last().copied().unwrap_or(0)),
         _ => Why::new("why-foreign-other")
             .arg("op", op)
-            .arg("ins", if all.is_empty() { "no recorded inputs".into() } else { all.join(", ") })
+            .arg(
+                "ins",
+                if all.is_empty() {
+                    "no recorded inputs".into()
+                } else {
+                    all.join(", ")
+                },
+            )
             .arg("shape", shape),
     }
 }

@@ -165,7 +165,10 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
     }
     let h = header.ok_or_else(|| bad(1, "empty log: no header line".into()))?;
     // Another program's log: each step's why from its kind and shapes.
-    if h.producer.as_deref().is_some_and(|p| !p.starts_with("shapetrace ")) {
+    if h.producer
+        .as_deref()
+        .is_some_and(|p| !p.starts_with("shapetrace "))
+    {
         let mut shapes: std::collections::HashMap<String, Vec<usize>> = Default::default();
         for e in &mut events {
             if e.why_text.is_empty() {

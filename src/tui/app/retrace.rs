@@ -117,6 +117,13 @@ impl App {
     /// Asks the event loop to re-trace with `cfg`; the shown trace stays
     /// until the new one is done.
     pub(super) fn rerun(&mut self, cfg: ModelConfig, switch: Switch) {
+        if let Some(producer) = &self.foreign {
+            self.status = Some(format!(
+                "a log of {}: its model is not shapetrace's, so a switch cannot re-trace it",
+                crate::text::shown(producer)
+            ));
+            return;
+        }
         let what = Retrace::Switch(switch);
         self.status = Some(format!("{what}: tracing…"));
         self.ask_trace(cfg, what);

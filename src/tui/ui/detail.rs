@@ -19,14 +19,20 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let mut legend = None;
     match app.row(app.cursor) {
         Some(Row::Event(e)) if app.hidden(app.cursor) => {
-            lines.push(Line::styled(format!("{} · {}", e.path, e.op_label()), t.title));
+            lines.push(Line::styled(
+                format!("{} · {}", e.path, e.op_label()),
+                t.title,
+            ));
             lines.push(Line::styled(
                 "shape hidden: the quiz asks for it first",
                 t.dim,
             ));
         }
         Some(Row::Event(e)) => {
-            lines.push(Line::styled(format!("{} · {}", e.path, e.op_label()), t.title));
+            lines.push(Line::styled(
+                format!("{} · {}", e.path, e.op_label()),
+                t.title,
+            ));
             lines.push(Line::raw(e.formula.clone()));
             if let Some(c) = app.failed_at(&e.path) {
                 lines.push(Line::styled(format!("✗ {}: {}", c.name, c.detail), t.fail));

@@ -32,7 +32,10 @@ fn question(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|i| format!("{} {}", i.path, fmt_shape(&i.shape)))
         .collect();
     let mut lines = vec![
-        Line::styled(format!("step {}: {} = {}", e.step, e.path, e.op_label()), t.title),
+        Line::styled(
+            format!("step {}: {} = {}", e.step, e.path, e.op_label()),
+            t.title,
+        ),
         Line::raw(format!("of {}", from.join(", "))),
     ];
     if let Some(also) = &q.also {

@@ -225,7 +225,7 @@ fn check_log(args: &cli::CheckArgs) -> Result<ExitCode> {
     match args.format {
         CheckFormat::Text => {
             let head = shapetrace::report::headline(&checks);
-            let who = replay.producer.as_deref().unwrap_or("shapetrace");
+            let who = shapetrace::text::shown(replay.producer.as_deref().unwrap_or("shapetrace"));
             let name = shapetrace::text::lossless(file.as_os_str());
             writeln!(out, "{} ({who}): {head}", shapetrace::text::shown(&name))?;
             if let Some(note) = replay.note() {
@@ -263,11 +263,11 @@ fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
     match args.format {
         Some(f) => {
             // The contract re-judged from the events; the rest as logged.
-            let judged = replay
-                .checks
-                .is_some()
-                .then(|| shapetrace::check::of_log(&replay))
-                .unwrap_or_default();
+            let judged = if replay.checks.is_some() {
+                shapetrace::check::of_log(&replay)
+            } else {
+                Vec::new()
+            };
             let checks = judged.as_slice();
             let mut text = replay.note().map_or_else(String::new, |n| match f {
                 cli::ViewFormat::Table => format!("{n}\n\n"),

@@ -125,6 +125,7 @@ fn the_steppers_header_and_status_show_a_log_name_escaped() {
     let replay = shapetrace::trace::log::Replay {
         trace: run.trace,
         checks: Some(run.checks),
+        producer: None,
     };
     let app =
         shapetrace::tui::app::App::replay(replay, "a\u{1b}[2Jb", shapetrace::tui::theme::MONO);

@@ -129,6 +129,7 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
                 if let Some(a) = &h.anatomy {
                     a.fits(h.config.layers).map_err(|msg| bad(n, msg))?;
                 }
+                printable(h.producer.as_deref()).map_err(|msg| bad(n, msg))?;
                 if h.stream_shape != h.config.stream_shape() {
                     return Err(bad(
                         n,

@@ -60,6 +60,27 @@ pub fn of_log(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
     out
 }
 
+/// The verdicts a replay shows: each as the log's summary gave it (a
+/// replay never re-judges what its writer judged), and those it did not
+/// give (another program's log holds only its probes) as [`of_log`]
+/// gives them. Empty for a log without its summary.
+#[must_use]
+pub fn as_logged(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
+    let Some(logged) = &replay.checks else {
+        return Vec::new();
+    };
+    of_log(replay)
+        .into_iter()
+        .map(|judged| {
+            logged
+                .iter()
+                .find(|c| c.name == judged.name)
+                .cloned()
+                .unwrap_or(judged)
+        })
+        .collect()
+}
+
 /// The checks that catch `fault` on a model where it shows, in the order
 /// [`all`] runs them.
 ///

@@ -262,12 +262,8 @@ fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
     let shown = shapetrace::text::lossless(args.file.as_os_str());
     match args.format {
         Some(f) => {
-            // The contract re-judged from the events; the rest as logged.
-            let judged = if replay.checks.is_some() {
-                shapetrace::check::of_log(&replay)
-            } else {
-                Vec::new()
-            };
+            // As logged; what the log does not hold, judged from its events.
+            let judged = shapetrace::check::as_logged(&replay);
             let checks = judged.as_slice();
             let mut text = replay.note().map_or_else(String::new, |n| match f {
                 cli::ViewFormat::Table => format!("{n}\n\n"),

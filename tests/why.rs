@@ -123,6 +123,12 @@ fn every_run() -> Vec<(String, Trace)> {
     let rope = cfg("pos_emb = \"rope\"");
     assert!(rope.pos_emb == shapetrace::config::PosEmb::Rope);
     out.push(("rope".to_string(), shapes_only(&rope)));
+    // Students' own modules, exported from PyTorch: whys from op names.
+    for entry in std::fs::read_dir("tests/fixtures/students").unwrap() {
+        let path = entry.unwrap().path();
+        let replay = shapetrace::trace::log::read_file(&path).unwrap();
+        out.push((path.display().to_string(), replay.trace));
+    }
     // An untied LM head, which no preset has.
     let untied = cfg("vocab = 50\ntied = false");
     out.push(("untied".to_string(), shapes_only(&untied)));

@@ -162,12 +162,8 @@ impl App {
     #[must_use]
     pub fn replay(replay: crate::trace::log::Replay, source: &str, theme: Theme) -> Self {
         let note = replay.note();
-        // The contract re-judged from the events; the rest as logged.
-        let checks = if replay.checks.is_some() {
-            crate::check::of_log(&replay)
-        } else {
-            Vec::new()
-        };
+        // As logged; what the log does not hold, judged from its events.
+        let checks = crate::check::as_logged(&replay);
         let foreign = replay
             .producer
             .clone()

@@ -182,7 +182,27 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
                 e.why_text = why.text();
                 e.why = Some(why);
             }
+            if e.sources.is_empty() {
+                e.sources = (0..e.shape.len())
+                    .map(|i| crate::why::AxisSource {
+                        axis: e.axes.get(i).cloned().unwrap_or_else(|| "?".into()),
+                        size: e.shape[i],
+                        from: "as the log recorded it".into(),
+                    })
+                    .collect();
+            }
             shapes.insert(e.path.clone(), e.shape.clone());
+        }
+        if let Some(f) = failure.as_mut().filter(|f| f.why_text.is_empty()) {
+            let named: Vec<(&str, &[usize], crate::config::DType)> = f
+                .operands
+                .iter()
+                .map(|o| (o.path.as_str(), o.shape.as_slice(), o.dtype))
+                .collect();
+            let stream = (h.stream_shape.as_slice(), h.config.dtype);
+            let why = crate::why::failure(f.check.as_str(), f.op, &f.path, &named, stream);
+            f.why_text = why.text();
+            f.why = Some(why);
         }
     }
     // A log from before the anatomy was recorded: its config's.

@@ -272,7 +272,7 @@ fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
             text.push_str(&match f {
                 cli::ViewFormat::Table => table::text(&replay.trace, checks),
                 cli::ViewFormat::Markdown => {
-                    shapetrace::report::handout::markdown(&replay.trace, checks)
+                    shapetrace::report::handout::markdown_of_log(&replay, checks)
                 }
             });
             out::print(&text)?;

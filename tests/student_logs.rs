@@ -110,6 +110,18 @@ fn the_stepper_steps_through_a_students_log_and_will_not_retrace_it() {
     let screen = common::screen_of(&app, 120, 36);
     assert!(screen.contains("block1.attn"), "{screen}");
     assert!(screen.contains("why:"), "{screen}");
+    // The header names the exporter, not fields of a model of ours; the
+    // Budget and Probes tabs say what the log holds, and nothing runs.
+    assert!(screen.contains("from shapetrace_export"), "{screen}");
+    for _ in 0..4 {
+        app.update(Action::NextTab);
+    }
+    let budget = common::screen_of(&app, 120, 36);
+    assert!(budget.contains("not the model's weights"), "{budget}");
+    app.update(Action::NextTab);
+    let probes = common::screen_of(&app, 120, 36);
+    assert!(probes.contains("the probes ran on that module"), "{probes}");
+    assert!(app.wanted.is_empty(), "no probe re-runs a model of ours");
     // A live switch would trace a model of ours, not the student's.
     app.update(Action::CycleAct);
     let status = app.status.clone().unwrap_or_default();

@@ -86,10 +86,26 @@ pub fn residual(trace: &Trace) -> CheckResult {
     let want = trace.expected_residual_adds();
     if trace.failure.is_none() && n != want {
         let per = trace.anatomy.sublayers.len();
+        // The first block whose adds are not one per sublayer, if any.
+        let odd = (1..=trace.config.layers)
+            .map(|b| {
+                (
+                    b,
+                    trace
+                        .residual_adds()
+                        .filter(|e| e.block() == Some(b))
+                        .count(),
+                )
+            })
+            .find(|&(_, adds)| adds != per);
+        let (path, at) = match odd {
+            Some((b, adds)) => (format!("block{b}"), format!("; block{b} makes {adds}")),
+            None => (String::new(), String::new()),
+        };
         return CheckResult::fail(
             name,
-            "",
-            format!("{n} residual adds, expected {want} ({per} per block)"),
+            &path,
+            format!("{n} residual adds, expected {want} ({per} per block){at}"),
         );
     }
     if n == 0 {
@@ -122,11 +138,10 @@ pub fn stream(trace: &Trace) -> CheckResult {
     }
     CheckResult::pass(
         name,
-        format!(
-            "{} stream tensors are {} {dtype}",
-            on.len(),
-            fmt_shape(want)
-        ),
+        match on.len() {
+            1 => format!("1 stream tensor is {} {dtype}", fmt_shape(want)),
+            n => format!("{n} stream tensors are {} {dtype}", fmt_shape(want)),
+        },
     )
 }
 
@@ -162,11 +177,13 @@ pub fn returns(trace: &Trace) -> CheckResult {
                     name,
                     &e.path,
                     format!(
-                        "{}: {} left {} as {} and never came back",
+                        "{}: {} left {} {} as {} {} and never came back",
                         e.path,
                         d.path,
                         fmt_shape(want),
-                        fmt_shape(&d.shape)
+                        trace.config.dtype,
+                        fmt_shape(&d.shape),
+                        d.dtype
                     ),
                 );
             }

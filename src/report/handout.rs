@@ -49,9 +49,41 @@ fn settings(trace: &Trace) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// The settings a log of another program holds: the stream, the blocks,
+/// the declared placement, the dtype and who wrote it.
+fn settings_of_log(trace: &Trace, producer: &str) -> Vec<(&'static str, String)> {
+    let c = &trace.config;
+    vec![
+        ("written by", shown(producer).to_string()),
+        ("B (batch)", c.batch.to_string()),
+        ("T (seq)", c.seq.to_string()),
+        ("d_model", c.d_model.to_string()),
+        ("blocks", c.layers.to_string()),
+        ("declared", format!("{}-LN", c.placement)),
+        ("dtype", c.dtype.to_string()),
+    ]
+}
+
+/// The handout of a replayed log: as [`markdown`], with only the settings
+/// the log holds when another program wrote it.
+#[must_use]
+pub fn markdown_of_log(replay: &crate::trace::log::Replay, checks: &[CheckResult]) -> String {
+    match replay.producer.as_deref() {
+        Some(p) if !p.starts_with("shapetrace ") => {
+            page(&replay.trace, &settings_of_log(&replay.trace, p), checks)
+        }
+        _ => markdown(&replay.trace, checks),
+    }
+}
+
 /// The handout: title, settings, the steps, the checks.
 #[must_use]
 pub fn markdown(trace: &Trace, checks: &[CheckResult]) -> String {
+    page(trace, &settings(trace), checks)
+}
+
+/// The handout with these settings rows.
+fn page(trace: &Trace, settings: &[(&'static str, String)], checks: &[CheckResult]) -> String {
     let c = &trace.config;
     let name = if c.preset.is_empty() {
         "custom model".to_string()
@@ -60,8 +92,8 @@ pub fn markdown(trace: &Trace, checks: &[CheckResult]) -> String {
     };
     let mut s = format!("# shapetrace: {}, {} blocks\n\n", cell(&name), c.layers);
     s.push_str("| setting | value |\n|---|---|\n");
-    for (k, v) in settings(trace) {
-        let _ = writeln!(s, "| {k} | {} |", cell(&v));
+    for (k, v) in settings {
+        let _ = writeln!(s, "| {k} | {} |", cell(v));
     }
     let head = ["step", "path", "op", "shape", "formula", "why", "marker"];
     let _ = write!(

@@ -101,6 +101,10 @@ impl App {
     /// lab's closed form is counted here; the Probes lab re-runs the shown
     /// model with the session's weights and input, so it is a job.
     pub(super) fn refresh_labs(&mut self) {
+        // Another program's log: no model of ours to count or re-run.
+        if self.foreign.is_some() {
+            return;
+        }
         let cfg = &self.run.trace.config;
         if let Some(w) = self.labs.refresh(self.tab, self.generation, cfg) {
             self.wanted.push(w);

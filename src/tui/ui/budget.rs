@@ -48,6 +48,17 @@ fn rows(b: &Budget) -> Vec<(&'static str, String)> {
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
+    if let Some(producer) = &app.foreign {
+        let text = format!(
+            "A log of {}: it holds the steps' shapes, not the model's weights, so there is nothing to count.",
+            crate::text::shown(producer)
+        );
+        Paragraph::new(text)
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .block(Block::bordered().title(" Budget "))
+            .render(area, buf);
+        return;
+    }
     let Some(lab) = &app.labs.budget else {
         Paragraph::new("The budget of this model cannot be counted.")
             .block(Block::bordered().title(" Budget "))

@@ -53,7 +53,19 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         ["B", "T", "d_model", "heads", "kv_heads", "d_ff", "layers"],
         "  ",
     );
-    let model = if long.chars().count() <= usize::from(area.width) {
+    let model = if let Some(producer) = &app.foreign {
+        // Another program's log holds the stream's shape, not our fields.
+        format!(
+            " B={} T={} d_model={}  blocks={}  {}-LN declared  {}  from {}",
+            c.batch,
+            c.seq,
+            c.d_model,
+            c.layers,
+            c.placement,
+            c.dtype,
+            escaped(producer)
+        )
+    } else if long.chars().count() <= usize::from(area.width) {
         long
     } else {
         line(["B", "T", "d", "h", "kv", "ff", "L"], " ")

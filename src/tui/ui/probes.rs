@@ -14,6 +14,30 @@ const PATH_W: usize = 22;
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
+    if let Some(producer) = &app.foreign {
+        // The probes ran on the student's module when it was exported.
+        let mut lines = vec![Line::styled(
+            format!(
+                "A log of {}: the probes ran on that module when it was exported; their verdicts:",
+                crate::text::shown(producer)
+            ),
+            t.dim,
+        )];
+        for c in app.run.checks.iter().filter(|c| {
+            matches!(
+                c.name,
+                crate::trace::CheckName::Causality | crate::trace::CheckName::Positionwise
+            )
+        }) {
+            let glyph = crate::report::table::verdict(c.status);
+            lines.push(Line::raw(format!("{glyph} {} {}", c.name, c.detail)));
+        }
+        Paragraph::new(lines)
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .block(Block::bordered().title(" Probes "))
+            .render(area, buf);
+        return;
+    }
     let p = &app.labs.probes;
     let name = p.kind.name();
     let rule = match p.kind {

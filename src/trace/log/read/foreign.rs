@@ -59,6 +59,12 @@ pub(super) fn fill_header(line: &mut Value) {
     let Ok(Value::Object(defaults)) = serde_json::to_value(filled) else {
         return;
     };
+    // The module's name (`student.py:Model`) names the trace.
+    if let Some(model) = obj.get("model").cloned()
+        && !obj.contains_key("preset")
+    {
+        obj.insert("preset".into(), model);
+    }
     for (key, value) in defaults {
         obj.entry(key).or_insert(value);
     }

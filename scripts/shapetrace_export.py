@@ -9,19 +9,44 @@ in eval mode and without gradients. Every tensor operation the forward runs
 seen through ``torch.overrides.TorchFunctionMode`` and written as one event
 with its path, op, shape, dtype, the events it read and summary statistics.
 Module hooks name each step after the module that ran it: ``block1.attn.c_attn
-.linear``, ``block1.attn.softmax``, ``ln_f.layernorm``. The blocks are the
-children of the first ``nn.ModuleList`` / ``nn.Sequential`` of same-class
-modules (or the attribute given with ``--blocks``). An add onto a block's
-stream (the block input, or the block's previous residual sum) is a residual
-add, ``block{N}.resid_{k}``, judged for two (B, T, d) operands of one dtype.
+.linear``, ``block1.attn.softmax``, ``ln_f.layernorm``.
+
+The blocks are the children of the attribute given with ``--blocks``, or else
+of the first ``nn.ModuleList`` / ``nn.Sequential`` of same-class modules whose
+every child, in a first unrecorded forward, takes a (B, T, d) tensor as its
+first argument and returns a (B, T, d) tensor (a ModuleList of attention
+heads inside one block is passed over). With no such container the model
+itself is one block (layers 1, paths ``block1.…``). A plain Python list of
+modules is refused: PyTorch does not register what it holds. An add onto a
+block's stream (the block input, or the block's previous residual sum) is a
+residual add, ``block{N}.resid_{k}`` with inputs [stream, update], judged for
+two (B, T, d) operands of one dtype; every such add is recorded, also past
+one per sublayer.
+
+The input is x of floats: a model whose first module is an ``nn.Embedding``
+(or whose forward indexes with x) takes token ids and is refused (exit 2, no
+log); pass it a module that takes x (B, T, d_model), e.g. its block stack.
+
+Markers: ``inputs`` lists the activations an event read (events computed
+from the input), not constants. An event computed from no activation (a
+mask or constant from ``torch.full``, ``ones``, ``triu``, ``arange``, a
+parameter ...) has ``inputs: []``, never departs and labels no axes; an
+activation departs when its shape or dtype differs from the stream's, and
+``returns`` is true on an activation back at the stream's shape and dtype
+whose previous activation departed. ``finite`` is false when a value is NaN
+or +inf; −inf is allowed anywhere (a causal mask writes it on purpose, and a
+−inf that reaches a product or a norm turns into NaN there).
 
 After a forward that ran, two probes run on the module itself:
 
 * causality: changing token t of batch element 0 must change no earlier
   position and no other batch element, at any block output or the output;
-* positionwise: every norm, and every block child named like mlp / ffn /
-  feed_forward, called alone, must change only the row of the token that
-  changed in its input.
+* positionwise: every norm, and every direct child of a block that is not
+  attention (its attribute or class name holds none of attn, attention,
+  heads, mha, sa, self: the MLP whatever its name, ffwd, ff, mlp ...), called
+  alone on the input it got, must change only the row of the token that
+  changed in its input. Children whose input or output does not start with
+  (B, T) are not probed.
 
 The format (schema 3, JSON Lines)
 ---------------------------------
@@ -47,8 +72,12 @@ How to run it
         [--dtype f32|f64|bf16|f16]
 
 ``student.py:make_model`` names a factory function instead of a class; either
-is called with no arguments. Exit status: 0 the forward ran and no probe
-failed, 1 the forward stopped or a probe failed, 2 bad arguments.
+is called with no arguments. Exit status: 0 the forward ran, every value is
+finite and no probe failed; 1 the forward stopped, a value is NaN or +inf
+(the line says ``finite fail at PATH``) or a probe failed; 2 bad arguments
+(one line on stderr, no log): ``--out`` a folder or in a missing folder,
+``--seed`` outside 0 ≤ seed < 2**63, a model file that raises or exits at
+import, a model that takes token ids, a plain list of blocks.
 
 From Python::
 
@@ -83,9 +112,15 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-import torch
-from torch import nn
-from torch.overrides import TorchFunctionMode
+try:
+    import torch
+    from torch import nn
+    from torch.overrides import TorchFunctionMode
+except ImportError:
+    if __name__ == "__main__":
+        print("shapetrace_export needs torch: pip install torch", file=sys.stderr)
+        sys.exit(2)
+    raise
 
 SCHEMA = 3
 VERSION = 1
@@ -109,7 +144,12 @@ OP_ALIASES = {
 BINARY = {"add", "sub", "mul", "truediv", "floordiv", "div", "matmul", "pow", "mod", "and", "or", "xor", "lshift", "rshift"}
 # Tensor-valued attributes that only read what a tensor already is.
 METADATA = {"data", "grad", "_base", "device", "dtype", "shape", "layout", "names"}
-MLP_NAME = re.compile(r"mlp|ffn|feed_?forward", re.IGNORECASE)
+# A block child whose attribute or class name (lower-cased) holds one of these
+# is attention: it mixes tokens on purpose and the positionwise probe skips it.
+ATTENTION_WORDS = ("attn", "attention", "heads", "mha", "sa", "self")
+# Ops that raise when x (floats) is used as token ids.
+INDEX_OPS = {"embedding", "getitem", "index_select", "gather", "take", "one_hot"}
+SEED_LIMIT = 2**63
 
 
 def _producer() -> str:
@@ -141,20 +181,17 @@ def _tensors(obj) -> list[torch.Tensor]:
     return []
 
 
-# Ops that write −inf on purpose: a causal mask before the softmax.
-MASKING = {"masked_fill", "masked_fill_", "where"}
-
-
-def _stats(t: torch.Tensor, op: str = "") -> dict:
+def _stats(t: torch.Tensor) -> dict:
     """Min, max, mean, population std of the finite values as float64.
 
-    finite: no NaN and no ±inf, except the −inf a mask writes on purpose
-    (masked_fill, where), which the softmax turns into weight 0.
+    finite: no NaN and no +inf. −inf is allowed anywhere: a causal mask
+    writes it on purpose (masked_fill, where, an additive ``torch.full(…,
+    -inf).triu(1)``), the softmax turns it into weight 0, and a −inf that
+    reaches a product or a norm turns into NaN there, which is caught.
     """
     v = t.detach().to(torch.float64).reshape(-1)
     ok = torch.isfinite(v)
-    masked = (v == float("-inf")) if op in MASKING else torch.zeros_like(ok)
-    finite = bool((ok | masked).all()) if v.numel() else True
+    finite = not bool((torch.isnan(v) | (v == float("inf"))).any()) if v.numel() else True
     if not bool(ok.all()):
         v = v[ok]
     if v.numel() == 0:
@@ -193,33 +230,168 @@ def _is_norm(m: nn.Module) -> bool:
     return isinstance(m, kinds) or "Norm" in type(m).__name__
 
 
-def find_blocks(model: nn.Module, blocks: str | None = None) -> tuple[str, list[nn.Module]]:
+@dataclasses.dataclass
+class _Survey:
+    """What a first, unrecorded forward saw: per module, the (B, T, …) shape of
+    its first argument and of its first output at each call (None: not a
+    tensor, or the call raised); whether the forward completed; and a token-id
+    reason when x was used as token ids."""
+
+    calls: dict
+    completed: bool
+    token_ids: str | None
+
+
+class _RaisingOp(TorchFunctionMode):
+    """Notes the first op that raised and its message."""
+
+    def __init__(self):
+        super().__init__()
+        self.op: str | None = None
+        self.message = ""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        try:
+            return func(*args, **(kwargs or {}))
+        except Exception as e:
+            if self.op is None:
+                self.op = _op_name(func)[0]
+                self.message = str(e)
+            raise
+
+
+def survey(model: nn.Module, x: torch.Tensor) -> _Survey:
+    """Run the forward once, unrecorded (RNG state kept), and note each module's calls."""
+    calls: dict[int, list[list]] = {}
+    stack: list[list] = []
+    token_ids: list[str] = []
+
+    def pre(mod, args):
+        first = args[0] if args else None
+        call = [tuple(first.shape) if isinstance(first, torch.Tensor) else None, None]
+        calls.setdefault(id(mod), []).append(call)
+        stack.append(call)
+        if (isinstance(mod, nn.Embedding) and isinstance(first, torch.Tensor)
+                and first.is_floating_point() and not token_ids):
+            token_ids.append("its first module is nn.Embedding")
+
+    def post(mod, args, output):
+        call = stack.pop() if stack else [None, None]
+        out = _first_tensor(output)
+        call[1] = tuple(out.shape) if out is not None else None
+
+    hooks = []
+    for mod in model.modules():
+        hooks.append(mod.register_forward_pre_hook(pre))
+        hooks.append(mod.register_forward_hook(post, always_call=True))
+    rng = torch.get_rng_state()
+    raising = _RaisingOp()
+    completed = True
+    try:
+        with torch.no_grad(), raising:
+            model(x.clone())
+    except Exception:  # noqa: BLE001 - the recorded forward reports it
+        completed = False
+    finally:
+        for h in hooks:
+            h.remove()
+        torch.set_rng_state(rng)
+    reason = token_ids[0] if token_ids else None
+    if reason is None and not completed:
+        # The forward stopped before its embedding ran (e.g. `B, T = idx.shape`):
+        # the first module the model holds is an nn.Embedding it never reached.
+        first = next((m for m in model.modules() if m is not model and not any(True for _ in m.children())), None)
+        if isinstance(first, nn.Embedding) and id(first) not in calls:
+            reason = "its first module is nn.Embedding"
+    if (reason is None and not completed and raising.op in INDEX_OPS
+            and re.search(r"ind", raising.message, re.IGNORECASE)
+            and re.search(r"long|int", raising.message, re.IGNORECASE)):
+        reason = f"its forward uses x as indices: {raising.op} refused the float input"
+    return _Survey(calls, completed, reason)
+
+
+def _takes_stream(children: list[nn.Module], seen: _Survey, want: tuple) -> bool:
+    """Every child took a `want`-shaped tensor first and returned one (of a forward
+    that stopped: every child that ran, at least one)."""
+    ran = False
+    for c in children:
+        calls = seen.calls.get(id(c), [])
+        if not calls and seen.completed:
+            return False
+        for arg, out in calls:
+            if arg != want or (out is None and seen.completed) or (out is not None and out != want):
+                return False
+            ran = True
+    return ran
+
+
+def _plain_lists(model: nn.Module) -> list[tuple[str, str, int]]:
+    """(Model.attr, list|tuple, how many modules) for every list or tuple attribute holding modules."""
+    found = []
+    for name, mod in model.named_modules():
+        for attr, value in vars(mod).items():
+            if attr.startswith("_") or not isinstance(value, (list, tuple)):
+                continue
+            n = sum(isinstance(v, nn.Module) for v in value)
+            if n:
+                where = ".".join(p for p in (type(model).__name__, name, attr) if p)
+                found.append((where, type(value).__name__, n))
+    return found
+
+
+def _plain_list_message(where: str, kind: str, n: int) -> str:
+    return (f"{where} is a plain Python {kind} of {n} module{'s' if n != 1 else ''}: wrap it in nn.ModuleList "
+            "so PyTorch registers them (their weights are otherwise invisible to .to(), .parameters() "
+            "and optimizers); allowed: nn.ModuleList or nn.Sequential")
+
+
+def find_blocks(model: nn.Module, blocks: str | None = None,
+                seen: _Survey | None = None, stream_shape=None) -> tuple[str, list[nn.Module]]:
     """The blocks: the children of `blocks` (a dotted attribute), or of the shallowest
     nn.ModuleList / nn.Sequential whose one or more children share one class
-    (children that hold modules of their own first, any children after)."""
+    (children that hold modules of their own first, any children after) and,
+    when a survey is given, every one of which took and returned a
+    `stream_shape` tensor; else the model itself as one block ("", [model])."""
     if blocks is not None:
+        if not blocks.strip():
+            raise ValueError("--blocks '' names no attribute; allowed: the attribute holding the blocks, e.g. h or transformer.h")
         try:
             container = model.get_submodule(blocks)
         except AttributeError:
+            owner, _, attr = blocks.rpartition(".")
+            try:
+                value = getattr(model.get_submodule(owner) if owner else model, attr, None)
+            except AttributeError:
+                value = None
+            n = sum(isinstance(v, nn.Module) for v in value) if isinstance(value, (list, tuple)) else 0
+            if n:
+                raise ValueError(_plain_list_message(f"{type(model).__name__}.{blocks}", type(value).__name__, n)) from None
             raise ValueError(f"--blocks {blocks!r} names no submodule of the model; allowed: the attribute holding the blocks, e.g. h or transformer.h") from None
         children = list(container.children())
         if not children:
             raise ValueError(f"--blocks {blocks!r} has no children; allowed: a ModuleList or Sequential of blocks")
         return blocks, children
+    want = tuple(stream_shape) if stream_shape is not None else None
+    tried: set[int] = set()
     # Blocks are built of modules of their own: a Sequential of one Linear is
     # passed over while a container of composite modules is left to find.
     for composite in (True, False):
         queue = [("", model)]
         while queue:
             name, mod = queue.pop(0)
-            if isinstance(mod, (nn.ModuleList, nn.Sequential)) and mod is not model:
+            if isinstance(mod, (nn.ModuleList, nn.Sequential)) and mod is not model and id(mod) not in tried:
                 children = list(mod.children())
                 if (children and len({type(c) for c in children}) == 1
                         and (not composite or any(True for _ in children[0].children()))):
-                    return name, children
+                    tried.add(id(mod))
+                    if seen is None or want is None or _takes_stream(children, seen, want):
+                        return name, children
             for cname, child in mod.named_children():
                 queue.append((f"{name}.{cname}" if name else cname, child))
-    raise ValueError("no nn.ModuleList or nn.Sequential of same-class blocks found; name them with --blocks NAME")
+    lists = _plain_lists(model)
+    if lists:
+        raise ValueError(_plain_list_message(*lists[0]))
+    return "", [model]
 
 
 def _display_names(model: nn.Module, container: str, blocks: list[nn.Module]) -> dict[int, tuple[str, int | None]]:
@@ -263,6 +435,7 @@ class _Recorder(TorchFunctionMode):
         self.dtype = _dtype(x)
         self.events: list[dict] = []
         self.by_tensor: dict[int, tuple[torch.Tensor, int, str]] = {}
+        self.active: set[str] = set()  # events computed from the input (activations)
         self.counts: dict[str, int] = {}
         self.used: set[str] = set()
         self.frames: list[tuple[str, int | None]] = []
@@ -310,33 +483,55 @@ class _Recorder(TorchFunctionMode):
                 return n
         return None
 
-    def _push(self, path, op, t, inputs, formula, check=None, on_stream=False):
+    def _push(self, path, op, t, inputs, formula, check=None, on_stream=False, active=None):
+        """One event. An activation (computed from the input: `inputs` non-empty,
+        or the input itself) departs when its shape or dtype is not the stream's
+        and returns when it is back and the previous activation departed; an
+        event computed from no activation (a mask, a constant) does neither and
+        labels no axes."""
         shape, dtype = _shape(t), _dtype(t)
-        departs = shape != self.stream_shape or dtype != self.dtype
-        prev = self.events[-1]["departs"] if self.events else False
+        active = bool(inputs) if active is None else active
+        home = shape == self.stream_shape and dtype == self.dtype
+        departs = active and not home
+        prev = next((e["departs"] for e in reversed(self.events) if e["inputs"]), False)
         event = {
             "kind": "event",
             "step": len(self.events),
             "path": path,
             "op": op,
             "shape": shape,
-            "axes": ["B", "T", "d"] if shape == self.stream_shape else ["?"] * len(shape),
+            "axes": ["B", "T", "d"] if active and shape == self.stream_shape else ["?"] * len(shape),
             "dtype": dtype,
             "on_stream": on_stream,
             "departs": departs,
-            "returns": (not departs) and prev,
+            "returns": active and (not departs) and prev,
             "inputs": inputs,
             "formula": formula,
-            "stats": _stats(t, op),
+            "stats": _stats(t),
         }
         if check is not None:
             event["check"] = check
         self.used.add(path)
         self.events.append(event)
         self.by_tensor[id(t)] = (t, t._version, path)
+        if active:
+            self.active.add(path)
+        else:
+            self.active.discard(path)
 
     def _record_input(self, x):
-        self._push("input", "input", x, [], f"x0 : {_fmt(x.shape)}", on_stream=True)
+        self._push("input", "input", x, [], f"x0 : {_fmt(x.shape)}", on_stream=True, active=True)
+
+    def _operand_event(self, t: torch.Tensor) -> str:
+        """The event of a residual add's operand; one `constant` event (inputs [])
+        for an operand no op recorded (a parameter, a buffer)."""
+        path = self._event_of(t)
+        if path is not None:
+            return path
+        base = self.params.get(id(t)) or self._base("constant")
+        path = self._unique(base)
+        self._push(path, "constant", t, [], f"constant : → {_fmt(t.shape)}")
+        return path
 
     # -- module hooks ------------------------------------------------------
     def pre_hook(self, module, args):
@@ -406,19 +601,22 @@ class _Recorder(TorchFunctionMode):
         return out
 
     def _inputs(self, operands) -> list[str]:
+        """The activations among the operands (constants and masks are left out)."""
         seen = []
         for t in operands:
             p = self._event_of(t)
-            if p is not None and p not in seen:
+            if p is not None and p in self.active and p not in seen:
                 seen.append(p)
         return seen
 
     def _record(self, op, operands, residual, results, out):
         if residual is not None:
             stream, update = residual
+            can_log = _dtype(stream) is not None and _dtype(update) is not None
+            inputs = ([self._operand_event(stream), self._operand_event(update)] if can_log
+                      else [p for p in (self._event_of(stream), self._event_of(update)) if p is not None])
             self.resid += 1
             path = self._unique(f"block{self.block}.resid_{self.resid}")
-            inputs = [p for p in (self._event_of(stream), self._event_of(update)) if p is not None]
             check = {
                 "stream": _shape(stream),
                 "update": _shape(update),
@@ -433,7 +631,7 @@ class _Recorder(TorchFunctionMode):
             self._mark(update)
             result = results[0]
             formula = f"add : {_fmt(stream.shape)},{_fmt(update.shape)} → {_fmt(result.shape)}"
-            self._push(path, "add", result, inputs, formula, check=check, on_stream=True)
+            self._push(path, "add", result, inputs, formula, check=check, on_stream=True, active=True)
             self.stream = [result]
             return
         if op == "add":
@@ -565,12 +763,23 @@ def _positionwise_targets(model, blocks, names) -> list[tuple[str, nn.Module]]:
         if mod is not model and _is_norm(mod) and id(mod) not in seen:
             seen.add(id(mod))
             out.append((names[id(mod)][0], mod))
+    # Every direct child of a block that is not attention: the MLP whatever its
+    # name (mlp, ffwd, ff, feed ...), a Linear; parameterless ones (dropout, an
+    # activation) are left out.
     for b in blocks:
         for cname, child in b.named_children():
-            if MLP_NAME.search(cname) and id(child) not in seen:
-                seen.add(id(child))
-                out.append((names[id(child)][0], child))
+            if id(child) in seen or _is_attention(cname, child):
+                continue
+            if not _is_norm(child) and not any(True for _ in child.parameters()):
+                continue
+            seen.add(id(child))
+            out.append((names[id(child)][0], child))
     return out
+
+
+def _is_attention(name: str, mod: nn.Module) -> bool:
+    words = (name.lower(), type(mod).__name__.lower())
+    return any(w in n for w in ATTENTION_WORDS for n in words)
 
 
 def probe_positionwise(model, x, blocks, names, seed=0) -> dict:
@@ -623,9 +832,11 @@ def probe_positionwise(model, x, blocks, names, seed=0) -> dict:
                                   f"changing token {t} of batch 0 in the input of {path} changed its output at token {s} of batch {b} (|Δ| up to {most:.1e})",
                                   path)
     if tried == 0:
-        return _check("positionwise", "skip", "no norm or MLP with a (B,T,…) input to probe")
+        return _check("positionwise", "skip", "no norm or MLP found to probe")
+    nb = len(blocks)
     return _check("positionwise", "pass",
-                  f"every norm and MLP of {len(blocks)} blocks changed only the token that changed ({len(tokens)} tokens tried)")
+                  f"every norm and MLP of {nb} block{'s' if nb != 1 else ''} ({tried} module{'s' if tried != 1 else ''}) "
+                  f"changed only the token that changed ({len(tokens)} tokens tried)")
 
 
 # -- the trace ---------------------------------------------------------------
@@ -641,6 +852,8 @@ class TraceResult:
     residual_adds: int
     failure: dict | None
     checks: list[dict]
+    nonfinite: str | None = None  # the first event with a NaN or +inf
+
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -648,6 +861,8 @@ class TraceResult:
     def line(self) -> str:
         verdicts = ", ".join(f"{c['name']} {c['status']}" for c in self.checks)
         head = f"{self.path}: {self.events} events, {self.departures} departures, {self.residual_adds} residual adds"
+        if self.nonfinite is not None:
+            head += f"; finite fail at {self.nonfinite}"
         if self.failure:
             return f"{head}; the forward stops at {self.failure['path']} ({self.failure['check']}): {self.failure['detail']}"
         return f"{head}; {verdicts}"
@@ -691,10 +906,19 @@ def trace(model: nn.Module, x: torch.Tensor, out: str, blocks: str | None = None
         raise ValueError(f"placement {placement!r} is not allowed; allowed: pre, post")
     if not isinstance(x, torch.Tensor) or x.dim() != 3 or _dtype(x) not in MODEL_DTYPES:
         raise ValueError("x must be a (B, T, d) tensor of f32, f64, bf16 or f16")
-    container, block_list = find_blocks(model, blocks)
-    names = _display_names(model, container, block_list)
     was_training = model.training
     model.eval()
+    try:
+        seen = survey(model, x)
+        if seen.token_ids is not None:
+            raise ValueError(
+                f"{type(model).__name__} takes token ids ({seen.token_ids}): the exporter feeds x (B, T, d) floats; "
+                "allowed: a module whose forward takes x (B, T, d_model), e.g. pass its block stack with --blocks NAME")
+        container, block_list = find_blocks(model, blocks, seen, _shape(x))
+    except BaseException:
+        model.train(was_training)
+        raise
+    names = _display_names(model, container, block_list)
     header = {
         "kind": "header", "schema": SCHEMA, "producer": _producer(), "mode": "numeric",
         "stream_shape": _shape(x), "batch": int(x.shape[0]), "seq": int(x.shape[1]),
@@ -741,8 +965,10 @@ def trace(model: nn.Module, x: torch.Tensor, out: str, blocks: str | None = None
         "checks": checks,
     }
     _write(out, [header, *events, *([failure] if failure else []), summary])
-    ok = failure is None and all(c["status"] != "fail" for c in checks)
-    return TraceResult(ok, str(out), summary["events"], summary["departures"], summary["residual_adds"], failure, checks)
+    nonfinite = next((e["path"] for e in events if not e["stats"]["finite"]), None)
+    ok = failure is None and nonfinite is None and all(c["status"] != "fail" for c in checks)
+    return TraceResult(ok, str(out), summary["events"], summary["departures"], summary["residual_adds"], failure, checks,
+                       nonfinite)
 
 
 # -- the command line --------------------------------------------------------
@@ -766,6 +992,8 @@ def _load(spec: str):
     sys.path.insert(0, str(path.resolve().parent))
     try:
         loader.loader.exec_module(module)
+    except SystemExit as e:
+        raise _Usage(f"importing {file!r} called sys.exit({e.code!r}); allowed: a file that defines the model without exiting") from None
     except Exception as e:  # noqa: BLE001
         raise _Usage(f"importing {file!r} raised {type(e).__name__}: {(str(e).splitlines() or [''])[0]}") from None
     finally:
@@ -775,6 +1003,8 @@ def _load(spec: str):
         raise _Usage(f"{file!r} has no class or function {attr!r}; allowed: a class or factory taking no arguments")
     try:
         model = factory()
+    except SystemExit as e:
+        raise _Usage(f"{spec}() called sys.exit({e.code!r}); allowed: a class or factory that returns the model") from None
     except Exception as e:  # noqa: BLE001
         raise _Usage(f"{spec}() raised {type(e).__name__}: {(str(e).splitlines() or [''])[0]}") from None
     if not isinstance(model, nn.Module):
@@ -816,10 +1046,14 @@ def main(argv: list[str] | None = None) -> int:
             raise _Usage(f"--dtype {a.dtype!r} is not allowed; allowed: f32, f64, bf16, f16")
         try:
             seed = int(a.seed)
-            if seed < 0:
+            if not 0 <= seed < SEED_LIMIT:
                 raise ValueError
         except ValueError:
-            raise _Usage(f"--seed {a.seed!r} is not allowed; allowed: a non-negative integer") from None
+            raise _Usage(f"--seed {a.seed!r} is not allowed; allowed: an integer with 0 <= seed < 2**63") from None
+        if a.blocks is not None and not a.blocks.strip():
+            raise _Usage("--blocks '' names no attribute; allowed: the attribute holding the blocks, e.g. h or transformer.h")
+        if not a.out or a.out.endswith(("/", os.sep)) or Path(a.out).is_dir():
+            raise _Usage(f"--out {a.out!r} is a folder; allowed: a file to write, e.g. mine.jsonl")
         out_dir = Path(a.out).parent
         if str(out_dir) and not out_dir.is_dir():
             raise _Usage(f"--out {a.out!r}: folder {str(out_dir)!r} does not exist; allowed: a file in an existing folder")
@@ -832,6 +1066,8 @@ def main(argv: list[str] | None = None) -> int:
             result = trace(model, x, a.out, blocks=a.blocks, placement=a.placement, seed=seed, model_name=name)
         except ValueError as e:
             raise _Usage(str(e)) from None
+        except OSError as e:
+            raise _Usage(f"--out {a.out!r} cannot be written: {e.strerror or e}") from None
     except _Usage as e:
         print(f"shapetrace_export: {e}", file=sys.stderr)
         return 2

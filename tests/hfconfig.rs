@@ -1,6 +1,7 @@
 //! Hugging Face config.json files: the published parameter counts, and a
 //! one-line error for each kind of bad file.
 
+mod common;
 use shapetrace::config::{Act, NormKind, PosEmb};
 use shapetrace::{Budget, ModelConfig, Overlay};
 use std::path::Path;
@@ -137,6 +138,29 @@ fn bad_files_name_the_problem_on_one_line() {
             &["heads 5", "allowed heads"],
         ),
         (r#"{"model_type": "gpt2", "#, &["not valid JSON"]),
+        // Fields that change what is computed are refused, never ignored.
+        (
+            r#"{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 1, "vocab_size": 10, "n_positions": 8, "scale_attn_weights": false}"#,
+            &["'scale_attn_weights' is false", "allowed: true"],
+        ),
+        (
+            r#"{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 1, "vocab_size": 10, "n_positions": 8, "scale_attn_by_inverse_layer_idx": true}"#,
+            &[
+                "'scale_attn_by_inverse_layer_idx' is true",
+                "allowed: false",
+            ],
+        ),
+        (
+            r#"{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 1, "vocab_size": 10, "n_positions": 8, "activation_function": "silu"}"#,
+            &[
+                "'activation_function' is \"silu\"",
+                "non-gated silu is not supported",
+            ],
+        ),
+        (
+            r#"{"model_type": "mistral", "hidden_size": 5120, "num_attention_heads": 32, "head_dim": 128, "intermediate_size": 14336, "num_hidden_layers": 40, "vocab_size": 131072, "max_position_embeddings": 8}"#,
+            &["'head_dim' is 128", "5120 / 32 = 160"],
+        ),
         (
             r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "rope_theta": -1}"#,
             &["'rope_theta' is -1", "a number > 0"],
@@ -195,4 +219,49 @@ fn config_errors_name_the_model_file_only_when_it_is_at_fault() {
         "{by_flag}"
     );
     assert_eq!(error(&bad, Some(4)), None, "the flag mends the file");
+}
+
+#[test]
+fn theta_is_read_where_transformers_5_writes_it_and_a_matching_head_dim_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let llama3 = write(
+        "llama3.json",
+        r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "head_dim": 16, "intermediate_size": 96, "num_hidden_layers": 1, "vocab_size": 50, "max_position_embeddings": 8, "rope_parameters": {"rope_type": "default", "rope_theta": 500000.0}}"#,
+    );
+    let c = shapetrace::Overlay::from_file(&llama3)
+        .unwrap()
+        .resolve()
+        .unwrap();
+    assert_eq!((c.rope_theta, c.head_dim()), (500_000.0, 16));
+    // The header of its trace says so.
+    let (code, out, err) = common::cli(&[
+        "trace",
+        "--config",
+        llama3.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains("\"rope_theta\":500000.0"),
+        "{out}"
+    );
+    // The top-level field, as older transformers write it, still counts.
+    let old = write(
+        "old.json",
+        r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 96, "num_hidden_layers": 1, "vocab_size": 50, "max_position_embeddings": 8, "rope_theta": 250000.0}"#,
+    );
+    let c = shapetrace::Overlay::from_file(&old)
+        .unwrap()
+        .resolve()
+        .unwrap();
+    assert_eq!(c.rope_theta, 250_000.0);
 }

@@ -8,9 +8,15 @@
 //!                  num_key_value_heads (default: heads), intermediate_size, vocab_size,
 //!                  max_position_embeddings, hidden_act (silu → swiglu), rms_norm_eps,
 //!                  tie_word_embeddings (default false), attention_bias (default false),
-//!                  rope_theta (default 10000):
-//!                  RMSNorm, final norm, rotary positions (no parameters)
+//!                  rope_parameters.rope_theta (transformers ≥ 5), else rope_theta
+//!                  (default 10000): RMSNorm, final norm, rotary positions (no parameters)
 //! ```
+//!
+//! A field that would change what is computed but is not applied is
+//! refused by name, never ignored: GPT-2's `scale_attn_weights: false`
+//! and `scale_attn_by_inverse_layer_idx: true`, a non-gated GPT-2
+//! activation taken for a gated one (`silu`), and a llama/mistral
+//! `head_dim` other than hidden_size / num_attention_heads.
 //!
 //! The traced model is B = 1 at T = the context. Rotary positions add no
 //! parameter; attention rotates q and k as its own steps (θ = 10000).
@@ -158,6 +164,32 @@ impl Fields<'_> {
             _ => Err(self.bad(field, ALLOWED)),
         }
     }
+
+    /// Refuses `field` when it is present with a value other than `fine`
+    /// (which is what shapetrace computes).
+    fn only(&self, field: &'static str, fine: &Value, allowed: &str) -> Result<(), HfError> {
+        match self.map.get(field) {
+            Some(v) if v != fine && !v.is_null() => Err(self.bad(field, allowed)),
+            _ => Ok(()),
+        }
+    }
+
+    /// θ of the rotary embedding: `rope_parameters.rope_theta`, where
+    /// transformers ≥ 5 writes it, else the top-level `rope_theta`.
+    fn rope_theta(&self) -> Result<f64, HfError> {
+        let nested = self
+            .map
+            .get("rope_parameters")
+            .and_then(|p| p.get("rope_theta"))
+            .filter(|v| !v.is_null());
+        match nested {
+            Some(v) => v
+                .as_f64()
+                .filter(|t| *t > 0.0)
+                .ok_or_else(|| self.bad("rope_parameters", "rope_theta a number > 0")),
+            None => self.positive("rope_theta", 10_000.0),
+        }
+    }
 }
 
 /// `text` without a leading UTF-8 byte-order mark, which some editors
@@ -237,13 +269,35 @@ fn gpt2(f: &Fields) -> Result<Overlay, HfError> {
         Some(n) => n,
         None => f.dim("n_ctx")?,
     };
+    // Applied as GPT-2 computes them by default; the other settings are
+    // refused, not ignored.
+    f.only(
+        "scale_attn_weights",
+        &Value::Bool(true),
+        "true (scores scaled by 1/√hd, as shapetrace computes them)",
+    )?;
+    f.only(
+        "scale_attn_by_inverse_layer_idx",
+        &Value::Bool(false),
+        "false (no extra 1/layer scaling, as shapetrace computes it)",
+    )?;
+    let act = match f.act("activation_function", "gelu_new")? {
+        // A gated MLP is another architecture, not GPT-2's silu.
+        Act::Swiglu => {
+            return Err(f.bad(
+                "activation_function",
+                "gelu_new, gelu_pytorch_tanh, gelu_fast, gelu, relu (a non-gated silu is not supported)",
+            ));
+        }
+        act => act,
+    };
     Ok(Overlay {
         d_model: Some(d),
         heads: Some(heads),
         kv_heads: Some(heads),
         d_ff: Some(f.opt_dim("n_inner")?.unwrap_or(d.saturating_mul(4))),
         layers: Some(f.dim("n_layer")?),
-        act: Some(f.act("activation_function", "gelu_new")?),
+        act: Some(act),
         norm: Some(NormKind::LayerNorm),
         bias: Some(true),
         vocab: Some(f.dim("vocab_size")?),
@@ -257,12 +311,27 @@ fn gpt2(f: &Fields) -> Result<Overlay, HfError> {
 
 fn llama(f: &Fields) -> Result<Overlay, HfError> {
     let heads = f.dim("num_attention_heads")?;
+    let d = f.dim("hidden_size")?;
+    // A head width other than d / heads changes every attention shape
+    // and count (Mistral-NeMo: 32 × 128 = 4096 against 5120): refused
+    // until applied, never ignored.
+    if let Some(hd) = f.opt_dim("head_dim")?
+        && hd.checked_mul(heads) != Some(d)
+    {
+        return Err(f.bad(
+            "head_dim",
+            &format!(
+                "hidden_size / num_attention_heads = {d} / {heads} = {} (a separate head_dim is not supported yet)",
+                d as f64 / heads as f64
+            ),
+        ));
+    }
     let attention_bias = f.flag("attention_bias", false)?;
     if f.flag("mlp_bias", attention_bias)? != attention_bias {
         return Err(f.bad("mlp_bias", "the same as attention_bias"));
     }
     Ok(Overlay {
-        d_model: Some(f.dim("hidden_size")?),
+        d_model: Some(d),
         heads: Some(heads),
         kv_heads: Some(f.opt_dim("num_key_value_heads")?.unwrap_or(heads)),
         d_ff: Some(f.dim("intermediate_size")?),
@@ -278,7 +347,7 @@ fn llama(f: &Fields) -> Result<Overlay, HfError> {
         tied: Some(f.flag("tie_word_embeddings", false)?),
         eps: Some(f.positive("rms_norm_eps", 1e-6)?),
         pos_emb: Some(PosEmb::Rope),
-        rope_theta: Some(f.positive("rope_theta", 10_000.0)?),
+        rope_theta: Some(f.rope_theta()?),
         ..Overlay::default()
     })
 }

@@ -132,18 +132,6 @@ pub struct Bytes {
     pub activations: u64,
 }
 
-impl Bytes {
-    /// `weights` and `activations` elements in bytes of `dtype`.
-    #[must_use]
-    pub fn of(weights: u64, activations: u64, dtype: Precision) -> Self {
-        Self {
-            dtype,
-            weights: weights * dtype.size(),
-            activations: activations * dtype.size(),
-        }
-    }
-}
-
 /// Everything `shapetrace params` prints.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Budget {
@@ -258,8 +246,12 @@ impl Budget {
             bytes: Bytes {
                 dtype,
                 weights: total * dtype.size(),
-                activations: activation_bytes(cfg, dtype)
-                    .unwrap_or(activation_elements * dtype.size()),
+                // The trace at hand is in the model's dtype; another is traced.
+                activations: if model_dtype(dtype) == cfg.dtype {
+                    tensor_bytes(&trace)
+                } else {
+                    activation_bytes(cfg, dtype).unwrap_or(activation_elements * dtype.size())
+                },
             },
             groups: groups
                 .into_iter()
@@ -295,26 +287,33 @@ impl Budget {
 /// casts a 16-bit model makes and an f32 one does not). `None` when `cfg`
 /// cannot run in `dtype` (a fault that needs another).
 fn activation_bytes(cfg: &ModelConfig, dtype: Precision) -> Option<u64> {
-    let dtype = match dtype {
-        Precision::F32 => DType::F32,
-        Precision::F16 => DType::F16,
-        Precision::Bf16 => DType::BF16,
-        Precision::F64 => DType::F64,
-    };
     let cfg = ModelConfig {
-        dtype,
+        dtype: model_dtype(dtype),
         ..cfg.clone()
     };
     let trace = crate::run::trace_request(&cfg, &Request::shapes())
         .ok()?
         .trace;
-    Some(
-        trace
-            .events
-            .iter()
-            .map(|e| e.shape.iter().map(|&n| n as u64).product::<u64>() * e.dtype.size() as u64)
-            .sum(),
-    )
+    Some(tensor_bytes(&trace))
+}
+
+/// The model dtype whose run a precision's bytes describe.
+fn model_dtype(p: Precision) -> DType {
+    match p {
+        Precision::F32 => DType::F32,
+        Precision::F16 => DType::F16,
+        Precision::Bf16 => DType::BF16,
+        Precision::F64 => DType::F64,
+    }
+}
+
+/// Every traced tensor's bytes, each in its own dtype.
+fn tensor_bytes(trace: &crate::trace::Trace) -> u64 {
+    trace
+        .events
+        .iter()
+        .map(|e| e.shape.iter().map(|&n| n as u64).product::<u64>() * e.dtype.size() as u64)
+        .sum()
 }
 
 /// One block's parameters, all blocks, then the rest; a tied head as 0.

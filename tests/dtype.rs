@@ -243,3 +243,15 @@ fn the_budget_counts_two_bytes_an_element_in_bf16() {
     };
     assert!(lm("bf16") < lm("f32"));
 }
+
+#[test]
+fn a_log_without_leaves_dtype_still_marks_a_dtype_departure() {
+    // Another program's writer may leave the derived field out.
+    let (code, out, err) = cli(&["trace", "--preset", "lesson-bf16", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let stripped = out.replace(",\"leaves_dtype\":\"bf16\"", "");
+    assert_ne!(stripped, out, "the log had the field");
+    let replay = shapetrace::trace::log::read(stripped.as_bytes(), "t.jsonl").unwrap();
+    let up = replay.trace.get("block1.ln_1.to_f32").unwrap();
+    assert_eq!(shapetrace::report::table::marker(up), "◆ leaves bf16");
+}

@@ -114,12 +114,6 @@ impl<'b, B: Backend> Recorder<'b, B> {
         self
     }
 
-    /// The stream's dtype: the model's.
-    #[must_use]
-    pub fn dtype(&self) -> DType {
-        self.dtype
-    }
-
     /// Ends the recording.
     #[must_use]
     pub fn finish(self) -> Recording {
@@ -171,7 +165,12 @@ impl<'b, B: Backend> Recorder<'b, B> {
             formula,
             on_stream: true,
         };
-        let t = self.backend.cast(t, self.dtype);
+        // A 16-bit model's input is stored in 16 bits, as its steps are.
+        let t = if self.dtype.is_half() {
+            self.backend.cast(t, self.dtype)
+        } else {
+            t
+        };
         self.push(event, t, None, None)
     }
 

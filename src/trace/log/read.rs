@@ -165,6 +165,12 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         }
     }
     let h = header.ok_or_else(|| bad(1, "empty log: no header line".into()))?;
+    // Derived where the writer left it out (another program's log): the
+    // stream's dtype, for a step that keeps (B,T,d) but leaves that dtype.
+    for e in events.iter_mut().filter(|e| e.leaves_dtype.is_none()) {
+        e.leaves_dtype =
+            (e.shape == h.stream_shape && e.dtype != h.config.dtype).then_some(h.config.dtype);
+    }
     // Another program's log: each step's why from its kind and shapes.
     if h.producer
         .as_deref()

@@ -305,3 +305,21 @@ fn a_checkpoints_own_head_runs_and_is_never_replaced_by_wte() {
         "{err}"
     );
 }
+
+#[test]
+fn the_steppers_diagram_draws_the_two_ends() {
+    use shapetrace::tui::action::Action;
+    let (_, log, _) = cli(&["trace", "--preset", "lesson-lm", "--format", "json"]);
+    let replay = shapetrace::trace::log::read(log.as_bytes(), "lm.jsonl").unwrap();
+    let mut app =
+        shapetrace::tui::app::App::replay(replay, "lm.jsonl", shapetrace::tui::theme::MONO);
+    // On the ids: the embeddings' line, the ids lit, before block 1.
+    let screen = common::screen_of(&app, 120, 40);
+    assert!(screen.contains("[ids]─▶ wte[ids] + wpe ─▶ x0"), "{screen}");
+    assert!(screen.contains("Embeddings, before block 1"), "{screen}");
+    // On the logits: the head lit, after the last block.
+    app.update(Action::Last);
+    let screen = common::screen_of(&app, 120, 40);
+    assert!(screen.contains("[lm_head]─▶ (B,T,V)"), "{screen}");
+    assert!(screen.contains("After block 2"), "{screen}");
+}

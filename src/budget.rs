@@ -99,6 +99,9 @@ pub struct NonEmbedding {
     pub minus_position: u64,
     /// Minus wte and wpe, as in the scaling-law papers (an untied head stays).
     pub minus_all: u64,
+    /// Minus wte, wpe and an untied LM head: the blocks and the final norm
+    /// alone, what a model's depth and width decide.
+    pub minus_all_and_head: u64,
 }
 
 /// One block's parameters.
@@ -212,10 +215,11 @@ impl Budget {
         };
         let named = |name: &str| sum(params.iter().filter(|p| p.name == name));
         let total = sum(&params);
-        let (wte, wpe) = (named("wte"), named("wpe"));
+        let (wte, wpe, head) = (named("wte"), named("wpe"), named("lm_head.weight"));
         let non_embedding = NonEmbedding {
             minus_position: total - wpe,
             minus_all: total - wpe - wte,
+            minus_all_and_head: total - wpe - wte - head,
         };
         let flops = flops::flops(&flops::Inputs {
             attn_weights: aw,

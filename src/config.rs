@@ -31,6 +31,8 @@ named_enum! {
         GeluTanh = "gelu-tanh",
         /// `(silu(x·Wg) ⊙ x·Wu)·Wd`.
         Swiglu = "swiglu",
+        /// `x·σ(x)`, not gated: GPT-2's `activation_function = "silu"`.
+        Silu = "silu",
     }
 }
 
@@ -138,6 +140,124 @@ impl DType {
     }
 }
 
+/// How rotary frequencies are rescaled for a context longer than the
+/// model was trained on, as Hugging Face's `rope_scaling` (or
+/// `rope_parameters`) with `rope_type` `linear` or `llama3`.
+///
+/// With ω_i = θ^(−2i/hd), the frequency of pair i of a head:
+/// ```text
+/// linear   ω_i / factor                     (positions divided by factor)
+/// llama3   λ_i = 2π/ω_i, λ_lo = ctx/low, λ_hi = ctx/high
+///          λ_i > λ_lo:  ω_i / factor          (long waves stretched)
+///          λ_i < λ_hi:  ω_i                   (short waves kept)
+///          between:     (1 − s)·ω_i/factor + s·ω_i,  s = (ctx/λ_i − low)/(high − low)
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum RopeScaling {
+    /// Every frequency divided by `factor`.
+    Linear {
+        /// How much longer the context is.
+        factor: f64,
+    },
+    /// Llama 3's: low frequencies divided by `factor`, high ones kept, a
+    /// smooth blend between.
+    Llama3 {
+        /// How much longer the context is.
+        factor: f64,
+        /// Wavelengths longer than ctx / low_freq_factor are stretched.
+        low_freq_factor: f64,
+        /// Wavelengths shorter than ctx / high_freq_factor are kept.
+        high_freq_factor: f64,
+        /// ctx: the context the model was trained on.
+        original_max_position_embeddings: usize,
+    },
+}
+
+impl RopeScaling {
+    /// The frequency of pair `i` of a head of width `hd`, rescaled.
+    #[must_use]
+    pub fn frequency(scaling: Option<RopeScaling>, theta: f64, i: usize, hd: usize) -> f64 {
+        let w = theta.powf(-2.0 * i as f64 / hd as f64);
+        match scaling {
+            None => w,
+            Some(RopeScaling::Linear { factor }) => w / factor,
+            Some(RopeScaling::Llama3 {
+                factor,
+                low_freq_factor: low,
+                high_freq_factor: high,
+                original_max_position_embeddings: ctx,
+            }) => {
+                let (ctx, wavelen) = (ctx as f64, 2.0 * std::f64::consts::PI / w);
+                if wavelen > ctx / low {
+                    w / factor
+                } else if wavelen < ctx / high {
+                    w
+                } else {
+                    let s = (ctx / wavelen - low) / (high - low);
+                    (1.0 - s) * w / factor + s * w
+                }
+            }
+        }
+    }
+
+    /// Checks the factors: finite, factor ≥ 1, high > low > 0, ctx ≥ 1.
+    ///
+    /// # Errors
+    /// [`ConfigError::RopeScaling`] naming the bad factor.
+    pub fn validate(self) -> Result<(), ConfigError> {
+        let bad = |field: &'static str, got: f64, allowed: &'static str| {
+            Err(ConfigError::RopeScaling {
+                kind: self.kind(),
+                field,
+                got,
+                allowed,
+            })
+        };
+        let factor = match self {
+            RopeScaling::Linear { factor } | RopeScaling::Llama3 { factor, .. } => factor,
+        };
+        if !(factor.is_finite() && factor >= 1.0) {
+            return bad("factor", factor, "a finite number ≥ 1");
+        }
+        if let RopeScaling::Llama3 {
+            low_freq_factor: low,
+            high_freq_factor: high,
+            original_max_position_embeddings: ctx,
+            ..
+        } = self
+        {
+            if !(low.is_finite() && low > 0.0) {
+                return bad("low_freq_factor", low, "a finite number > 0");
+            }
+            if !(high.is_finite() && high > low) {
+                return bad(
+                    "high_freq_factor",
+                    high,
+                    "a finite number > low_freq_factor",
+                );
+            }
+            if ctx == 0 {
+                return bad(
+                    "original_max_position_embeddings",
+                    0.0,
+                    "a whole number ≥ 1",
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Its name, as `rope_type` spells it.
+    #[must_use]
+    pub fn kind(self) -> &'static str {
+        match self {
+            RopeScaling::Linear { .. } => "linear",
+            RopeScaling::Llama3 { .. } => "llama3",
+        }
+    }
+}
+
 /// Everything that decides the traced model and its input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelConfig {
@@ -151,8 +271,15 @@ pub struct ModelConfig {
     /// The width of the residual stream: every sublayer maps
     /// (B, T, d_model) → (B, T, d_model).
     pub d_model: usize,
-    /// Query heads; each attends in its own d_model / heads wide slice.
+    /// Query heads; each attends in its own head_dim wide slice.
     pub heads: usize,
+    /// The width of one head, hd, when given apart from d_model / heads
+    /// (Mistral-NeMo: 128 with d_model 5120 and 32 heads); 0 means
+    /// d_model / heads. Read it through [`ModelConfig::head_dim`]. With
+    /// heads·hd ≠ d_model the merged heads leave (B, T, d_model) and the
+    /// output projection brings them back.
+    #[serde(default)]
+    pub head_dim: usize,
     /// Key/value heads: equal to `heads` for multi-head attention, fewer
     /// for grouped-query attention (each K/V head serves heads / kv_heads
     /// query heads), 1 for multi-query attention.
@@ -169,6 +296,11 @@ pub struct ModelConfig {
     pub placement: Placement,
     /// Whether the linear layers (and LayerNorm's β) have biases.
     pub bias: bool,
+    /// Whether the MLP's projections have biases when that differs from
+    /// `bias` (Hugging Face's `mlp_bias` beside `attention_bias`); `None`
+    /// follows `bias`. Read it through [`ModelConfig::mlp_bias`].
+    #[serde(default)]
+    pub mlp_bias: Option<bool>,
     /// Whether a final norm (`ln_f`) follows the last block.
     pub final_norm: bool,
     /// V, the vocabulary size; `None` models the blocks alone, with no
@@ -189,6 +321,15 @@ pub struct ModelConfig {
     /// θ of the rotary embedding (rotary positions only).
     #[serde(default = "rope_theta_by_default")]
     pub rope_theta: f64,
+    /// How the rotary frequencies are stretched for a longer context
+    /// (Llama 3's and linear scaling); `None` keeps θ^(−2i/hd).
+    #[serde(default)]
+    pub rope_scaling: Option<RopeScaling>,
+    /// A sliding window, as Mistral's: query t reads keys t − window + 1
+    /// ..= t, itself and the window − 1 before it; 0 for none (every
+    /// earlier key).
+    #[serde(default)]
+    pub window: usize,
     /// The element type of every tensor of a numeric run.
     pub dtype: DType,
     /// The run seed: every seeded tensor draws from its own stream derived
@@ -273,6 +414,18 @@ pub enum ConfigError {
     /// The rotary θ (the value given) is not a finite number above 1.
     #[error("rope_theta {0} must be a finite number > 1")]
     RopeTheta(f64),
+    /// A rope scaling factor out of range.
+    #[error("rope_scaling {kind}: {field} {got} is out of range; allowed: {allowed}")]
+    RopeScaling {
+        /// `linear` or `llama3`.
+        kind: &'static str,
+        /// The factor, e.g. `high_freq_factor`.
+        field: &'static str,
+        /// Its value.
+        got: f64,
+        /// What it may be.
+        allowed: &'static str,
+    },
     /// The fault would not show on this model (e.g. `bias-w1-64` when
     /// d_ff = d_model).
     #[error("fault {fault} {needs}")]
@@ -343,10 +496,28 @@ pub fn divisors(n: usize) -> String {
 }
 
 impl ModelConfig {
-    /// Size of one attention head.
+    /// Size of one attention head, hd: the `head_dim` given, else
+    /// d_model / heads.
     #[must_use]
     pub fn head_dim(&self) -> usize {
-        self.d_model / self.heads.max(1)
+        if self.head_dim > 0 {
+            self.head_dim
+        } else {
+            self.d_model / self.heads.max(1)
+        }
+    }
+
+    /// The width of the merged heads, h·hd: q's width, and the output
+    /// projection's input. d_model unless `head_dim` says otherwise.
+    #[must_use]
+    pub fn attn_width(&self) -> usize {
+        self.heads * self.head_dim()
+    }
+
+    /// Whether the MLP's projections have biases.
+    #[must_use]
+    pub fn mlp_bias(&self) -> bool {
+        self.mlp_bias.unwrap_or(self.bias)
     }
 
     /// The shape every stream tensor keeps: (B, T, d_model).

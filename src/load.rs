@@ -115,6 +115,7 @@ pub fn resolve(
         dims.seq = Some(t);
     }
     let model = base.then(&file).then(&dims);
+    req.notes.extend(model.notes.iter().flatten().cloned());
     let cfg = match model.clone().then(flags).resolve() {
         Ok(cfg) => cfg,
         // Named with the model file when that file is at fault: when it is

@@ -85,6 +85,10 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         _ => (false, false),
     };
     let (cfg, req) = cli.model.resolve(values, output)?;
+    // What a config.json or a checkpoint left unsaid, one line each.
+    for note in &req.notes {
+        out::say(format_args!("note: {note}"));
+    }
     match &cli.command {
         None => {
             let launch = tui::Launch {
@@ -96,7 +100,10 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
             // required (--weights, --input, --numeric) but over the limit.
             shapetrace::plan::plan(&cfg, &req)?;
             let given = tui::app::Given::new(&req, cli.model.given_label());
-            let app = tui::app(cfg, launch, given, tui::theme::Theme::from_env())?;
+            let mut app = tui::app(cfg, launch, given, tui::theme::Theme::from_env())?;
+            if !req.notes.is_empty() && app.status.is_none() {
+                app.status = Some(format!("note: {}", req.notes.join(" · ")));
+            }
             Ok(ended(tui::run(app)?))
         }
         Some(Command::Trace(args)) => trace(&cfg, req, args),

@@ -52,6 +52,8 @@ named_enum! {
         Gelu = "gelu",
         /// GELU's tanh approximation (GPT-2's), element-wise.
         GeluTanh = "gelu_tanh",
+        /// x·σ(x), element-wise, not gated.
+        Silu = "silu",
         /// silu(x·Wg) ⊙ x·Wu, both (B, T, d_ff).
         SwiGlu = "swiglu",
         /// The residual add.
@@ -95,6 +97,57 @@ pub enum Unary {
     Gelu,
     /// GELU's tanh approximation, as GPT-2.
     GeluTanh,
+    /// x·σ(x), not gated (GPT-2's `silu`).
+    Silu,
+}
+
+/// Which keys each query of attention reads; the others get weight 0 and
+/// show as `╳`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Masking {
+    /// Every key: the `no-causal-mask` fault (and an encoder).
+    Full,
+    /// Keys 0..=t for query t: a decoder's causal mask.
+    Causal,
+    /// Keys t − w + 1 ..= t: a causal mask within a sliding window of w
+    /// (Mistral's `sliding_window`).
+    Window(usize),
+}
+
+impl Masking {
+    /// A causal mask (or none, when not `causal`), within a sliding window
+    /// of `window` keys when that is not 0.
+    #[must_use]
+    pub fn of(causal: bool, window: usize) -> Self {
+        match (causal, window) {
+            (false, _) => Masking::Full,
+            (true, 0) => Masking::Causal,
+            (true, w) => Masking::Window(w),
+        }
+    }
+
+    /// The keys query `t` reads, of `keys` in all: a range.
+    #[must_use]
+    pub fn keys(self, t: usize, keys: usize) -> std::ops::Range<usize> {
+        let end = (t + 1).min(keys);
+        match self {
+            Masking::Full => 0..keys,
+            Masking::Causal => 0..end,
+            Masking::Window(w) => end.saturating_sub(w.max(1))..end,
+        }
+    }
+
+    /// Whether query `t` reads key `j`.
+    #[must_use]
+    pub fn reads(self, t: usize, j: usize, keys: usize) -> bool {
+        self.keys(t, keys).contains(&j)
+    }
+
+    /// Whether any key is masked: causal or windowed.
+    #[must_use]
+    pub fn masks(self) -> bool {
+        self != Masking::Full
+    }
 }
 
 /// How the heads are merged back into (B, T, d).
@@ -133,27 +186,29 @@ pub enum Op {
         rep: usize,
     },
     /// Rotary position embedding, (B, h, T, hd) → (B, h, T, hd): at token t
-    /// the pair (i, i + hd/2) turns by the angle t·θ^(−2i/hd), as LLaMA's
-    /// `rotate_half`.
+    /// the pair (i, i + hd/2) turns by the angle t·ω_i, ω_i = θ^(−2i/hd)
+    /// (rescaled under `scaling`), as LLaMA's `rotate_half`.
     Rope {
-        /// The base θ of the angles, e.g. 10000.
+        /// θ, the base of the frequencies.
         theta: f64,
+        /// Rescaled frequencies for a longer context (Llama 3's, linear).
+        scaling: Option<crate::config::RopeScaling>,
     },
     /// q (B,h,T,hd) · kᵀ (B,h,hd,S) / √hd → (B,h,T,S).
     Scores {
         /// hd, whose √ divides the dot products.
         head_dim: usize,
     },
-    /// Row softmax over the last axis, with the causal mask when `causal`.
+    /// Row softmax over the last axis, masked keys given weight 0 (`╳`).
     Softmax {
-        /// Whether key positions after the query get weight 0 (`╳`).
-        causal: bool,
+        /// Which keys each query reads.
+        mask: Masking,
     },
     /// As [`Op::Softmax`] without subtracting the row's maximum first:
     /// `e^s / Σ e^s`, which overflows on large scores (`softmax-no-max`).
     SoftmaxNoMax {
         /// As [`Op::Softmax`]'s.
-        causal: bool,
+        mask: Masking,
     },
     /// weights (B,h,T,S) · v (B,h,S,hd) → (B,h,T,hd).
     WeightedSum,
@@ -196,8 +251,8 @@ pub enum Fusion {
     Attention {
         /// hd, whose √ divides the dot products.
         head_dim: usize,
-        /// Whether the causal mask applies.
-        causal: bool,
+        /// Which keys each query reads.
+        mask: Masking,
     },
     /// `u = x·W + b`, then `act(u)`, on x (…, k), W (k, n), b (n): no
     /// pre-activation tensor is built.
@@ -210,14 +265,14 @@ impl Fusion {
     #[must_use]
     pub fn accepts(&self, ins: &[&[usize]]) -> bool {
         match *self {
-            Fusion::Attention { head_dim, causal } => {
+            Fusion::Attention { head_dim, mask } => {
                 let (q, k, v) = match ins {
                     [q, k, v] => (*q, *k, *v),
                     _ => return false,
                 };
                 Op::Scores { head_dim }
                     .infer(&[q, k])
-                    .and_then(|s| Op::Softmax { causal }.infer(&[&s]))
+                    .and_then(|s| Op::Softmax { mask }.infer(&[&s]))
                     .and_then(|w| Op::WeightedSum.infer(&[&w, v]))
                     .is_ok()
             }

@@ -60,6 +60,10 @@ pub struct Request {
     pub keep_output: bool,
     /// Progress reports and a cancel flag for the run.
     pub hooks: Hooks,
+    /// What the model's sources left to a guess or did not know (a
+    /// config.json's unknown fields, a checkpoint's inferred settings),
+    /// one line each, for the run to say.
+    pub notes: Vec<String>,
 }
 
 impl Request {

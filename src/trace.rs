@@ -234,6 +234,13 @@ impl Trace {
         self.events.iter().find(|e| e.path == path)
     }
 
+    /// Which keys each query of the attention read: the anatomy's causal
+    /// mask, within the config's sliding window if it has one.
+    #[must_use]
+    pub fn masking(&self) -> crate::ops::Masking {
+        crate::ops::Masking::of(self.anatomy.causal(), self.config.window)
+    }
+
     /// How many residual adds a complete run makes: one per sublayer.
     #[must_use]
     pub fn expected_residual_adds(&self) -> usize {

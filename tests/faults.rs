@@ -12,7 +12,7 @@ use shapetrace::CheckName::{
 };
 use shapetrace::config::Fault;
 use shapetrace::ops::numeric::Numeric;
-use shapetrace::ops::{Backend, Op};
+use shapetrace::ops::{Backend, Masking, Op};
 use shapetrace::{ModelConfig, Request, Status};
 use std::collections::BTreeSet;
 
@@ -194,13 +194,25 @@ fn the_stable_softmax_does_not_overflow_on_the_scores_the_fault_overflows_on() {
         .collect();
     let scores = ndarray::ArrayD::from_shape_vec(s.shape.clone(), values).unwrap();
     let b = Numeric::<f32>::new();
-    let stable = b.apply(&Op::Softmax { causal: true }, &[&scores]).unwrap();
+    let stable = b
+        .apply(
+            &Op::Softmax {
+                mask: Masking::Causal,
+            },
+            &[&scores],
+        )
+        .unwrap();
     assert!(stable.iter().all(|v| v.is_finite()));
     for row in stable.lanes(ndarray::Axis(3)) {
         assert!((row.sum() - 1.0).abs() < 1e-5);
     }
     let naive = b
-        .apply(&Op::SoftmaxNoMax { causal: true }, &[&scores])
+        .apply(
+            &Op::SoftmaxNoMax {
+                mask: Masking::Causal,
+            },
+            &[&scores],
+        )
         .unwrap();
     assert!(naive.iter().any(|v| !v.is_finite()));
 }

@@ -31,6 +31,9 @@ fn parameter_counts_equal_the_published_ones() {
         ("llama-2-7b.json", 6_738_415_616),
         ("mistral-7b-v0.1.json", 7_241_732_096),
         ("tinyllama-1.1b.json", 1_100_048_384),
+        ("llama-3-8b.json", 8_030_261_248),
+        ("llama-3.2-1b.json", 1_235_814_400),
+        ("mistral-nemo-12b.json", 12_247_782_400),
     ] {
         let b = Budget::of(&load(file)).unwrap();
         assert_eq!(b.total, total, "{file}");
@@ -119,7 +122,7 @@ fn bad_files_name_the_problem_on_one_line() {
         ),
         (
             r#"{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 10}"#,
-            &["missing field 'n_ctx'"],
+            &["missing field 'n_positions'"],
         ),
         (
             r#"{"model_type": "gpt2", "n_embd": -64, "n_head": 4}"#,
@@ -151,15 +154,32 @@ fn bad_files_name_the_problem_on_one_line() {
             ],
         ),
         (
-            r#"{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 1, "vocab_size": 10, "n_positions": 8, "activation_function": "silu"}"#,
-            &[
-                "'activation_function' is \"silu\"",
-                "non-gated silu is not supported",
-            ],
+            r#"{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 1, "vocab_size": 10, "n_positions": 8, "add_cross_attention": true}"#,
+            &["'add_cross_attention' is true", "allowed: false"],
         ),
         (
-            r#"{"model_type": "mistral", "hidden_size": 5120, "num_attention_heads": 32, "head_dim": 128, "intermediate_size": 14336, "num_hidden_layers": 40, "vocab_size": 131072, "max_position_embeddings": 8}"#,
-            &["'head_dim' is 128", "5120 / 32 = 160"],
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "rope_scaling": {"rope_type": "yarn", "factor": 4.0}}"#,
+            &["'rope_scaling'", "yarn", "default, linear or llama3"],
+        ),
+        (
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "rope_parameters": {"rope_type": "dynamic", "factor": 2.0, "rope_theta": 10000.0}}"#,
+            &["'rope_parameters'", "dynamic", "not supported"],
+        ),
+        (
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "rope_scaling": {"type": "llama3", "factor": 8.0, "low_freq_factor": 4.0, "high_freq_factor": 1.0, "original_max_position_embeddings": 8}}"#,
+            &["'rope_scaling'", "high_freq_factor 1 is out of range"],
+        ),
+        (
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "rope_scaling": {"type": "linear"}}"#,
+            &["'rope_scaling'", "linear or llama3 with their factors"],
+        ),
+        (
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "quantization_config": {"bits": 4}}"#,
+            &["'quantization_config'", "quantized weights"],
+        ),
+        (
+            r#"{"model_type": "mistral", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "sliding_window": 0}"#,
+            &["'sliding_window' is 0", "a whole number ≥ 1"],
         ),
         (
             r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "rope_theta": -1}"#,
@@ -264,4 +284,273 @@ fn theta_is_read_where_transformers_5_writes_it_and_a_matching_head_dim_is_accep
         .resolve()
         .unwrap();
     assert_eq!(c.rope_theta, 250_000.0);
+}
+
+/// `path` of `dir`, written with `text`.
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let p = dir.path().join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// Mistral-NeMo's head_dim 128 with 32 heads in a stream of 5120: the
+/// merged heads are (B,T,4096), the merge leaves (B,T,d) and the output
+/// projection brings the shape back. Ignoring head_dim counted 524,288,000
+/// more (q and out at 5120 × 5120).
+#[test]
+fn a_head_dim_apart_from_d_over_heads_is_applied_and_the_merge_leaves_the_stream() {
+    let mut c = load("mistral-nemo-12b.json");
+    assert_eq!((c.head_dim(), c.attn_width(), c.d_model), (128, 4096, 5120));
+    let published = Budget::of(&c).unwrap().total;
+    c.head_dim = 0;
+    assert_eq!(
+        Budget::of(&c).unwrap().total - published,
+        524_288_000,
+        "without head_dim"
+    );
+    let (code, out, err) = common::cli(&[
+        "trace",
+        "--config",
+        "tests/fixtures/hf/mistral-nemo-12b.json",
+        "--seq",
+        "8",
+        "--layers",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let event = |path: &str| -> serde_json::Value {
+        out.lines()
+            .skip(1)
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .find(|e| e["path"] == path)
+            .unwrap_or_else(|| panic!("no {path}"))
+    };
+    let merge = event("block1.attn.merge");
+    assert_eq!(merge["shape"], serde_json::json!([1, 8, 4096]));
+    assert_eq!(merge["departs"], true);
+    assert_eq!(merge["axes"], serde_json::json!(["B", "T", "h·hd"]));
+    assert!(
+        merge["why_text"]
+            .as_str()
+            .unwrap()
+            .contains("not d_model 5120"),
+        "{merge}"
+    );
+    let out_proj = event("block1.attn.out");
+    assert_eq!(out_proj["shape"], serde_json::json!([1, 8, 5120]));
+    assert_eq!(out_proj["departs"], false);
+    assert!(
+        out_proj["why_text"]
+            .as_str()
+            .unwrap()
+            .contains("where the shape returns"),
+        "{out_proj}"
+    );
+    assert_eq!(
+        event("block1.attn.q")["shape"],
+        serde_json::json!([1, 32, 8, 128])
+    );
+}
+
+/// GPT-2's activations as transformers' ACT2FN names them: the three tanh
+/// spellings are one function, and `silu` is x·σ(x) on the one hidden
+/// layer (two matrices: 107,520 parameters, where a gated SwiGLU would
+/// have 140,800).
+#[test]
+fn gpt2_activations_are_applied_as_transformers_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = |act: &str| {
+        format!(
+            r#"{{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 10, "n_positions": 8, "activation_function": "{act}"}}"#
+        )
+    };
+    for (act, want) in [
+        ("gelu_new", Act::GeluTanh),
+        ("gelu_fast", Act::GeluTanh),
+        ("gelu_pytorch_tanh", Act::GeluTanh),
+        ("gelu", Act::Gelu),
+        ("relu", Act::Relu),
+        ("silu", Act::Silu),
+    ] {
+        let p = write(&dir, &format!("{act}.json"), &cfg(act));
+        let c = Overlay::from_file(Path::new(&p))
+            .unwrap()
+            .resolve()
+            .unwrap();
+        assert_eq!(c.act, want, "{act}");
+        let blocks: u64 = Budget::of(&c).unwrap().total - 10 * 64 - 8 * 64;
+        // Per block: attention 4·d² + 4·d, MLP 2·d·4d + 4d + d, 2 norms 4·d.
+        assert_eq!(blocks, 2 * 49_984 + 128, "{act}: two matrices a block");
+    }
+    let p = write(&dir, "silu.json", &cfg("silu"));
+    let (code, out, err) = common::cli(&["trace", "--config", &p, "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains(r#""path":"block1.mlp.act","op":"silu""#),
+        "{out}"
+    );
+    assert!(!out.contains("mlp.gate"), "a non-gated MLP has no gate");
+}
+
+/// The written policy: fields known to change nothing pass silently, an
+/// unknown field passes with one note naming it, on stderr and exit 0.
+#[test]
+fn unknown_fields_are_named_in_one_note_and_known_ones_pass_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = r#""model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8"#;
+    let quiet = write(
+        &dir,
+        "quiet.json",
+        &format!(
+            r#"{{{base}, "torch_dtype": "bfloat16", "pretraining_tp": 1, "use_cache": true, "bos_token_id": 1, "architectures": ["LlamaForCausalLM"], "attention_dropout": 0.0}}"#
+        ),
+    );
+    let (code, _, err) = common::cli(&["params", "--config", &quiet]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("note"), "{err}");
+    let noisy = write(
+        &dir,
+        "noisy.json",
+        &format!(
+            r#"{{{base}, "future_knob": 3, "sliding_window": 2, "rope_parameters": {{"rope_type": "default", "rope_theta": 10000.0, "mystery": 1}}}}"#
+        ),
+    );
+    let (code, _, err) = common::cli(&["params", "--config", &noisy]);
+    assert_eq!(code, Some(0), "{err}");
+    let notes: Vec<&str> = err.lines().filter(|l| l.contains("note:")).collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    for name in [
+        "future_knob",
+        "sliding_window",
+        "rope_parameters.mystery",
+        "llama",
+    ] {
+        assert!(notes[0].contains(name), "{name} not in {err}");
+    }
+}
+
+/// Llama 3's and linear rope scaling give the frequencies transformers
+/// computes (tests/fixtures/rope-scaling.json, written by
+/// scripts/make_rope_fixture.py), to f32 rounding; unscaled would not.
+#[test]
+fn rope_scaling_gives_the_frequencies_transformers_computes() {
+    let text = std::fs::read_to_string("tests/fixtures/rope-scaling.json").unwrap();
+    let fixture: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for case in fixture["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let hd = case["head_dim"].as_u64().unwrap() as usize;
+        let cfg = serde_json::json!({
+            "model_type": "llama", "hidden_size": 2 * hd, "num_attention_heads": 2,
+            "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9,
+            "max_position_embeddings": 16, "rope_parameters": case["config"],
+        });
+        let p = write(&dir, "c.json", &cfg.to_string());
+        let c = Overlay::from_file(Path::new(&p))
+            .unwrap()
+            .resolve()
+            .unwrap();
+        let want: Vec<f64> = case["inv_freq"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let mut moved = false;
+        for (i, w) in want.iter().enumerate() {
+            let got =
+                shapetrace::config::RopeScaling::frequency(c.rope_scaling, c.rope_theta, i, hd);
+            assert!(
+                (got - w).abs() <= 1e-6 * w.abs(),
+                "{name} pair {i}: {got} against {w}"
+            );
+            let plain = shapetrace::config::RopeScaling::frequency(None, c.rope_theta, i, hd);
+            moved |= (plain - w).abs() > 1e-6 * w.abs();
+        }
+        assert_eq!(
+            moved,
+            name != "default",
+            "{name}: scaling changes some frequency"
+        );
+    }
+}
+
+/// Mistral's sliding window: at T 4 with a window of 2, query 3 reads keys
+/// 2 and 3 only (╳ elsewhere); the causality probe still passes, and the
+/// scores' FLOPs are counted over the band.
+#[test]
+fn a_sliding_window_masks_outside_the_band_and_still_passes_causality() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"{"model_type": "mistral", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 96, "num_hidden_layers": 2, "vocab_size": 50, "max_position_embeddings": 8, "sliding_window": 2}"#;
+    let p = write(&dir, "mistral.json", text);
+    let c = Overlay::from_file(Path::new(&p))
+        .unwrap()
+        .resolve()
+        .unwrap();
+    assert_eq!(c.window, 2);
+    let (code, out, err) = common::cli(&[
+        "trace", "--config", &p, "--seq", "4", "--format", "json", "--values",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let weights: serde_json::Value = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["path"] == "block1.attn.weights")
+        .unwrap();
+    let v: Vec<f64> = weights["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    // Head 0, batch 0: a (4, 4) grid; row t keeps keys t−1 and t.
+    for t in 0..4 {
+        for j in 0..4 {
+            let kept = j <= t && j + 2 > t;
+            assert_eq!(v[t * 4 + j] != 0.0, kept, "row {t} key {j}: {:?}", &v[..16]);
+        }
+    }
+    let (code, out, err) = common::cli(&["check", "--config", &p, "--seq", "4"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("causality"), "{out}");
+    // The band's pairs: 1 + 2 + 2 + 2 = 7 of T·T = 16 (causal: 10).
+    let mut banded = c.clone();
+    banded.seq = 4;
+    let full = Budget::of(&banded).unwrap().flops.per_token_per_block;
+    banded.window = 0;
+    let causal = Budget::of(&banded).unwrap().flops.per_token_per_block;
+    assert_eq!(full.attention_full, causal.attention_full);
+    assert_eq!(
+        full.attention_causal * 10,
+        causal.attention_causal * 7,
+        "band 7 pairs against causal 10"
+    );
+}
+
+/// `params --format json` gives the count without the embeddings and the
+/// untied LM head: Llama-3-8B's blocks and final norm, 6,979,588,096 of
+/// its 8,030,261,248 (wte and the head are 128,256 × 4,096 each).
+#[test]
+fn params_json_counts_without_embeddings_and_the_untied_head() {
+    let (code, out, err) = common::cli(&[
+        "params",
+        "--config",
+        "tests/fixtures/hf/llama-3-8b.json",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let b: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(b["total"], 8_030_261_248_u64);
+    let ne = &b["non_embedding"];
+    assert_eq!(ne["minus_all"], 8_030_261_248_u64 - 525_336_576);
+    assert_eq!(ne["minus_all_and_head"], 6_979_588_096_u64);
+    // Tied, the head is wte: nothing more to take away.
+    let tied = Budget::of(&load("llama-3.2-1b.json")).unwrap();
+    assert_eq!(
+        tied.non_embedding.minus_all_and_head,
+        tied.non_embedding.minus_all
+    );
 }

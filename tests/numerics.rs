@@ -3,7 +3,7 @@
 use ndarray::{ArrayD, IxDyn};
 use shapetrace::config::NormKind;
 use shapetrace::ops::numeric::Numeric;
-use shapetrace::ops::{Backend, Fusion, NormAxis, Op, OpKind, Unary};
+use shapetrace::ops::{Backend, Fusion, Masking, NormAxis, Op, OpKind, Unary};
 mod common;
 
 fn arr(shape: &[usize], v: &[f64]) -> ArrayD<f64> {
@@ -164,7 +164,12 @@ fn stats_taken_inside_the_kernels_equal_stats_read_afterwards() {
         (Op::Act(Unary::GeluTanh), vec![&x]),
         (Op::Add, vec![&x, &x]),
         (Op::Scores { head_dim: 32 }, vec![&q, &q]),
-        (Op::Softmax { causal: true }, vec![&q]),
+        (
+            Op::Softmax {
+                mask: Masking::Causal,
+            },
+            vec![&q],
+        ),
         (
             Op::SplitHeads {
                 heads: 3,
@@ -192,7 +197,15 @@ fn rope_turns_each_pair_by_position_times_frequency() {
     let b = Numeric::<f64>::new();
     let (t, hd) = (5, 8);
     let x = b.normal(&[1, 2, t, hd], 9);
-    let y = b.apply(&Op::Rope { theta: 10_000.0 }, &[&x]).unwrap();
+    let y = b
+        .apply(
+            &Op::Rope {
+                theta: 10_000.0,
+                scaling: None,
+            },
+            &[&x],
+        )
+        .unwrap();
     for h in 0..2 {
         for pos in 0..t {
             for i in 0..hd / 2 {
@@ -210,7 +223,16 @@ fn rope_turns_each_pair_by_position_times_frequency() {
         x.slice(ndarray::s![.., .., 0, ..])
     );
     let odd = b.normal(&[1, 1, 2, 3], 1);
-    assert!(b.apply(&Op::Rope { theta: 10_000.0 }, &[&odd]).is_err());
+    assert!(
+        b.apply(
+            &Op::Rope {
+                theta: 10_000.0,
+                scaling: None,
+            },
+            &[&odd],
+        )
+        .is_err()
+    );
 }
 
 #[test]
@@ -313,7 +335,7 @@ fn fused_passes_record_what_the_ops_one_at_a_time_record() {
             b.fused(
                 &Fusion::Attention {
                     head_dim: 16,
-                    causal: true,
+                    mask: Masking::Causal,
                 },
                 &[&q, &q, &q],
             )
@@ -324,7 +346,7 @@ fn fused_passes_record_what_the_ops_one_at_a_time_record() {
             b.fused(
                 &Fusion::Attention {
                     head_dim: 16,
-                    causal: true
+                    mask: Masking::Causal
                 },
                 &[&small, &small, &small]
             )
@@ -349,34 +371,31 @@ fn fused_passes_record_what_the_ops_one_at_a_time_record() {
 /// The fused core against scores, softmax and weighted sum one at a time,
 /// where the trace's own runs never reach: one head (its products on every
 /// core), several row tiles with a short last one, keys fewer or more than
-/// the queries, with and without the causal mask.
+/// the queries, with and without the causal mask, and within sliding
+/// windows (shorter than a tile, and longer).
 #[test]
 fn fused_attention_is_the_three_ops_across_tiles_heads_and_lengths() {
     let b = Numeric::<f32>::new();
-    for (heads, t, s, causal) in [
-        (1, 300, 300, true),
-        (3, 520, 520, true),
-        (2, 300, 333, false),
-        (2, 270, 900, true),
+    for (heads, t, s, mask) in [
+        (1, 300, 300, Masking::Causal),
+        (3, 520, 520, Masking::Causal),
+        (2, 300, 333, Masking::Full),
+        (2, 270, 900, Masking::Causal),
+        (2, 300, 300, Masking::Window(5)),
+        (1, 520, 520, Masking::Window(200)),
     ] {
-        let what = format!("{heads} heads, T {t}, S {s}, causal {causal}");
+        let what = format!("{heads} heads, T {t}, S {s}, {mask:?}");
         let q = b.normal(&[1, heads, t, 16], 1);
         let (k, v) = (
             b.normal(&[1, heads, s, 16], 2),
             b.normal(&[1, heads, s, 8], 3),
         );
         let (stats, context) = b
-            .fused(
-                &Fusion::Attention {
-                    head_dim: 16,
-                    causal,
-                },
-                &[&q, &k, &v],
-            )
+            .fused(&Fusion::Attention { head_dim: 16, mask }, &[&q, &k, &v])
             .expect(&what);
         let (scores, weights) = (stats[0], stats[1]);
         let sc = b.apply(&Op::Scores { head_dim: 16 }, &[&q, &k]).unwrap();
-        let w = b.apply(&Op::Softmax { causal }, &[&sc]).unwrap();
+        let w = b.apply(&Op::Softmax { mask }, &[&sc]).unwrap();
         let cx = b.apply(&Op::WeightedSum, &[&w, &v]).unwrap();
         let stats = |t: &ArrayD<f32>| b.summary(t).unwrap().0;
         stats_close(scores, stats(&sc), 1e-6, &format!("{what}: scores"));
@@ -398,7 +417,7 @@ fn fused_attention_still_stops_at_non_finite_scores() {
         .fused(
             &Fusion::Attention {
                 head_dim: 8,
-                causal: true,
+                mask: Masking::Causal,
             },
             &[&q, &q, &q],
         )

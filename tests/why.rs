@@ -129,6 +129,9 @@ fn every_run() -> Vec<(String, Trace)> {
         let replay = shapetrace::trace::log::read_file(&path).unwrap();
         out.push((path.display().to_string(), replay.trace));
     }
+    // A sliding window and a head width apart from d / h, which no preset has.
+    let window = cfg("window = 2\nhead_dim = 8\nact = \"silu\"");
+    out.push(("window".to_string(), shapes_only(&window)));
     // An untied LM head, which no preset has.
     let untied = cfg("vocab = 50\ntied = false");
     out.push(("untied".to_string(), shapes_only(&untied)));

@@ -15,14 +15,20 @@ why-norm-seq = This norm averages over the { $T } positions (T) instead of the {
 
 why-norm-batch = This norm averages over the { $B } batch elements (B), as BatchNorm does, instead of each token's { $d } features (d): the shape stays { $shape }, so no shape check sees it, but each sequence now reads the other sequences in the batch.
 
-why-linear-q = x·Wq with Wq ({ $rows },{ $cols }): each token's { $rows } features become { $cols } query features, later split into heads. The shape stays { $shape }.
+why-linear-q = x·Wq with Wq ({ $rows },{ $cols }): { $wide ->
+    [yes] each token's { $rows } features become { $cols } query features, h·hd rather than d_model { $rows }, because the config gives each head its own width (head_dim); they are split into heads next. The output is { $shape }.
+   *[no] each token's { $rows } features become { $cols } query features, later split into heads. The shape stays { $shape }.
+}
 
 why-linear-kv = { $w } is ({ $rows },{ $cols }): { $gqa ->
     [yes] under grouped-query attention k and v are narrower than d_model: each token's { $rows } features become { $cols } { $role } features instead of { $rows }, for fewer heads than q. The output is { $shape }.
    *[no] each token's { $rows } features become { $cols } { $role } features, split into heads next. The shape stays { $shape }.
 }
 
-why-linear-out = The output projection Wo ({ $rows },{ $cols }) mixes the merged heads' { $rows } features; it maps d_model to d_model, so its output { $shape } can be added onto the residual stream.
+why-linear-out = The output projection Wo ({ $rows },{ $cols }) mixes the merged heads' { $rows } features; { $wide ->
+    [yes] it maps h·hd { $rows } back to d_model { $cols }: this is where the shape returns to (B,T,d), so its output { $shape } can be added onto the residual stream.
+   *[no] it maps d_model to d_model, so its output { $shape } can be added onto the residual stream.
+}
 
 why-linear-up = W1 is ({ $rows },{ $cols }): each token widens from d_model { $rows } to d_ff { $cols } hidden units, giving { $shape }.{ $bias ->
     [0] {""}
@@ -47,13 +53,18 @@ why-scores = Each of the { $h } heads compares each of its { $Tq } queries (Tq) 
 
 why-softmax-causal = The causal mask hides the keys after each query (a key later than the query gets −∞), then softmax turns each row of { $Tk } scores into weights that sum to 1. The shape stays { $shape }.
 
+why-softmax-window = The sliding window hides every key outside the last { $w } positions up to each query (a later key, or one more than { $w } back, gets −∞), then softmax turns each row of { $Tk } scores into weights over at most { $w } keys that sum to 1. The shape stays { $shape }: the window changes which cells are ╳, not the axes.
+
 why-softmax = No mask: softmax turns each row of { $Tk } scores into weights that sum to 1, spread over every key, later tokens too. The shape stays { $shape }, so no shape check sees the leak; the causality probe does.
 
 why-softmax-no-max = Softmax without subtracting each row's maximum first: exp of a large score overflows to ∞ and ∞/∞ is NaN, so the { $Tk } weights of a row no longer sum to 1. Subtracting the maximum changes no weight (it cancels in the ratio) and keeps every exp at most 1. The shape stays { $shape }.
 
 why-weighted-sum = Each query takes the weighted sum of the { $Tk } value vectors: ({ $Tq }×{ $Tk })·({ $Tk }×{ $hd }) gives { $Tq }×{ $hd } per head; the key axis Tk is summed away, and the query positions are T again: { $shape }.
 
-why-merge = The { $h } heads of { $hd } go back side by side: transpose to (B,T,h,hd), then reshape to d_model { $d } = { $h } × { $hd }. The shape { $shape } is (B,T,d) again.
+why-merge = The { $h } heads of { $hd } go back side by side: transpose to (B,T,h,hd), then reshape to { $wide ->
+    [yes] h·hd = { $h } × { $hd } = { $d }, which is not d_model { $dm }: the config gives head_dim apart from d_model / h, so the merged heads { $shape } leave (B,T,d) here, and the output projection brings them back.
+   *[no] d_model { $d } = { $h } × { $hd }. The shape { $shape } is (B,T,d) again.
+}
 
 why-reshape = A bare reshape of (B,h,T,hd) to { $shape }, without the transpose: the shape is right, so every shape check passes, but each row of { $d } now mixes the heads of different tokens. The causality probe sees it.
 

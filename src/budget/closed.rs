@@ -3,9 +3,11 @@
 //! of the built weights (the `params` check); a fault that builds a wrong
 //! variant makes the two differ.
 //!
-//! Per block, with kv·hd the width of K and V:
+//! Per block, with kv·hd the width of K and V and h·hd that of Q (d
+//! unless the config gives head_dim apart from it):
 //! ```text
 //! attention  2·d² + 2·d·kv·hd            (+ 2·d + 2·kv·hd biases)
+//!            2·d·h·hd + 2·d·kv·hd        when h·hd ≠ d (+ h·hd + d + 2·kv·hd)
 //! MLP        2·d·d_ff, SwiGLU 3·d·d_ff   (+ d_ff + d, SwiGLU 2·d_ff + d)
 //! norm       d γ                          (+ d β for LayerNorm with biases)
 //! block      attention + MLP + 2·norm
@@ -29,20 +31,22 @@ pub struct Component {
 #[must_use]
 pub fn components(cfg: &ModelConfig) -> Vec<Component> {
     let n = |x: usize| x as u64;
-    let (d, f, kv) = (
+    let (d, f, kv, hq) = (
         n(cfg.d_model),
         n(cfg.d_ff),
         n(cfg.kv_heads * cfg.head_dim()),
+        n(cfg.attn_width()),
     );
     let bias = u64::from(cfg.bias);
+    let mlp_bias = cfg.mlp_bias();
     let gated = cfg.act == Act::Swiglu;
     let c = |path: String, count, formula| Component {
         path,
         count,
         formula,
     };
-    let attention = 2 * d * d + 2 * d * kv + bias * (2 * d + 2 * kv);
-    let (mlp, mlp_formula) = match (gated, cfg.bias) {
+    let attention = 2 * d * hq + 2 * d * kv + bias * (hq + d + 2 * kv);
+    let (mlp, mlp_formula) = match (gated, mlp_bias) {
         (false, false) => (2 * d * f, "2·d·d_ff"),
         (false, true) => (2 * d * f + f + d, "2·d·d_ff + d_ff + d"),
         (true, false) => (3 * d * f, "3·d·d_ff"),
@@ -50,10 +54,11 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
     };
     let norm_bias = cfg.bias && cfg.norm == NormKind::LayerNorm;
     let (norm, norm_formula) = if norm_bias { (2 * d, "2·d") } else { (d, "d") };
-    let attn_formula = if cfg.bias {
-        "2·d² + 2·d·kv·hd + 2·d + 2·kv·hd"
-    } else {
-        "2·d² + 2·d·kv·hd"
+    let attn_formula = match (cfg.bias, hq == d) {
+        (true, true) => "2·d² + 2·d·kv·hd + 2·d + 2·kv·hd",
+        (false, true) => "2·d² + 2·d·kv·hd",
+        (true, false) => "2·d·h·hd + 2·d·kv·hd + h·hd + d + 2·kv·hd",
+        (false, false) => "2·d·h·hd + 2·d·kv·hd",
     };
     let mut out = Vec::new();
     for i in 1..=cfg.layers {

@@ -58,7 +58,7 @@ impl Counted {
 
     /// Its factors as (symbol, size), in a fixed order: V, ctx, d, kv·hd, d_ff.
     fn factors(&self) -> Vec<(String, usize)> {
-        const ORDER: [&str; 5] = ["V", "ctx", "d", "kv·hd", "d_ff"];
+        const ORDER: [&str; 6] = ["V", "ctx", "d", "h·hd", "kv·hd", "d_ff"];
         let mut f: Vec<(String, usize)> = self
             .axes
             .iter()

@@ -5,11 +5,12 @@
 //! - The scores q·kᵀ (B,h,T,hd)·(B,h,hd,T) and the weighted sum w·v
 //!   (B,h,T,T)·(B,h,T,hd) each cost 2·h·hd·T per token at full T, together
 //!   `4·T·d`. With the causal mask exploited, query t reads t+1 keys: on
-//!   average (T+1)/2, so `2·d·(T+1)` per token.
+//!   average (T+1)/2, so `2·d·(T+1)` per token; within a sliding window
+//!   of w it reads min(t+1, w) keys, the band.
 //! - Training: nanoGPT's estimate_mfu counts `6·N + 12·L·H·Q·T` per token,
 //!   with N the parameters minus the position embedding and Q = hd.
 
-use crate::ops::OpKind;
+use crate::ops::{Masking, OpKind};
 use crate::trace::Trace;
 use serde::Serialize;
 
@@ -20,7 +21,8 @@ pub struct BlockFlops {
     pub matmul: u64,
     /// Scores and weighted sum over all T keys: 4·T·d.
     pub attention_full: u64,
-    /// The same with the causal mask exploited: 2·d·(T+1).
+    /// The same with the mask exploited: 2·d·(T+1) when causal, over the
+    /// band within a sliding window.
     pub attention_causal: u64,
     /// `matmul + attention_full`.
     pub total: u64,
@@ -86,10 +88,11 @@ impl Flops {
     }
 }
 
-/// Scores and weighted-sum FLOPs of block 1 per token: (full, causal).
+/// Scores and weighted-sum FLOPs of block 1 per token: (full, masked).
 ///
 /// Each op pairs T queries with S keys over hd: `2·B·h·hd·pairs`, where
-/// pairs is T·S in full, or `Σ_t min(t+1, S)` under the causal mask.
+/// pairs is T·S in full, or `Σ_t min(t+1, S)` under the causal mask, or
+/// `Σ_t min(t+1, S, w)` within a sliding window of w: the band.
 #[must_use]
 pub fn attention_per_token(trace: &Trace) -> (u64, u64) {
     let shape = |path: &str| trace.get(path).map(|e| e.shape.clone()).unwrap_or_default();
@@ -106,10 +109,10 @@ pub fn attention_per_token(trace: &Trace) -> (u64, u64) {
             continue;
         };
         let [b, h, t, s, hd] = [*b, *h, *t, *s, hd].map(|n| n as u64);
-        let pairs_causal = if s >= t {
-            t * (t + 1) / 2
-        } else {
-            s * (s + 1) / 2 + (t - s) * s
+        let pairs_causal = match trace.masking() {
+            Masking::Window(w) => (0..t).map(|q| (q + 1).min(s).min(w as u64)).sum(),
+            _ if s >= t => t * (t + 1) / 2,
+            _ => s * (s + 1) / 2 + (t - s) * s,
         };
         full += 2 * b * h * hd * t * s;
         causal += 2 * b * h * hd * pairs_causal;

@@ -115,6 +115,13 @@ pub fn text(b: &Budget) -> String {
         &minus_all,
         "minus wte and wpe (scaling laws)",
     ]));
+    if ne.minus_all_and_head != ne.minus_all {
+        lines.push(line([
+            "non-embedding",
+            &thousands(ne.minus_all_and_head),
+            "minus wte, wpe and the untied LM head",
+        ]));
+    }
     out.push_str(&columns(&lines, &[1]));
 
     out.push_str("\nOne block\n");
@@ -158,8 +165,14 @@ fn flops(out: &mut String, b: &Budget) {
     let _ = writeln!(out, "\nForward FLOPs per token, one block (T = {t})");
     let c = &b.config;
     let weights = b.block.attention_weights + b.block.mlp_weights;
+    // The exact count exploits the mask: causal, or the sliding window's band.
+    let exact = if c.window > 0 {
+        format!("window {} exact", c.window)
+    } else {
+        "causal exact".to_string()
+    };
     let scores = format!(
-        "4·T·d = 4·{}·{}; causal exact {}",
+        "4·T·d = 4·{}·{}; {exact} {}",
         thousands(t as u64),
         thousands(c.d_model as u64),
         thousands(k.attention_causal)
@@ -197,12 +210,12 @@ fn flops(out: &mut String, b: &Budget) {
     let lines = vec![
         line(["per token", &thousands(f.forward_per_token), &per_token]),
         line([
-            "per token, causal exact",
+            &format!("per token, {exact}"),
             &thousands(f.forward_per_token_causal()),
         ]),
         line([&format!("per sequence of {t}"), &thousands(seq_full)]),
         line([
-            &format!("per sequence of {t}, causal exact"),
+            &format!("per sequence of {t}, {exact}"),
             &thousands(seq_causal),
         ]),
     ];

@@ -124,6 +124,42 @@ pub struct Influence {
     pub token: usize,
     /// Every captured tensor's changed rows, in execution order.
     pub rows: Vec<RowChange>,
+    /// The sliding window the first attention's weights must keep to, for
+    /// causality under a window; `None` otherwise.
+    pub band: Option<Band>,
+}
+
+/// The influence pattern a sliding window allows in the first attention's
+/// weights: moving token t changes rows t ..= t + w − 1 only, the queries
+/// whose window holds t. Later blocks widen it by w − 1 each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Band {
+    /// The first attention's weights, e.g. `block1.attn.weights`.
+    pub path: String,
+    /// The window w.
+    pub window: usize,
+}
+
+impl Band {
+    /// The band of `trace`'s first attention weights, if it has a window.
+    #[must_use]
+    pub fn of(trace: &crate::trace::Trace) -> Option<Band> {
+        let crate::ops::Masking::Window(window) = trace.masking() else {
+            return None;
+        };
+        let first = trace.events.iter().find(|e| e.op == OpKind::Softmax)?;
+        Some(Band {
+            path: first.path.clone(),
+            window,
+        })
+    }
+
+    /// Whether a change at (`b`, `t`) of tensor `path` leaves the band
+    /// when token `token` of batch 0 moved.
+    #[must_use]
+    pub fn forbids(&self, path: &str, token: usize, b: usize, t: usize) -> bool {
+        path == self.path && b == 0 && t >= token + self.window
+    }
 }
 
 impl Kind {
@@ -219,9 +255,13 @@ impl Influence {
             .iter()
             .filter(|r| self.kind.judges(r))
             .find_map(|r| {
-                let (batch, pos, delta) = r
-                    .changed()
-                    .find(|&(b, t, _)| self.kind.forbids(self.token, b, t))?;
+                let (batch, pos, delta) = r.changed().find(|&(b, t, _)| {
+                    self.kind.forbids(self.token, b, t)
+                        || self
+                            .band
+                            .as_ref()
+                            .is_some_and(|w| w.forbids(&r.path, self.token, b, t))
+                })?;
                 Some(Leak {
                     path: r.path.clone(),
                     token: self.token,
@@ -325,9 +365,10 @@ fn causal<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence
         None => model::input(cfg, &Numeric::<F>::new()),
     };
     let (trace, base) = crate::run::captured::<F>(cfg, source, x0.clone());
-    if let Some(f) = trace.failure {
+    if let Some(f) = &trace.failure {
         return Err(format!("the forward stops at {}", f.path));
     }
+    let band = Band::of(&trace);
     tokens
         .iter()
         .map(|&t| {
@@ -340,6 +381,7 @@ fn causal<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence
                 kind: Kind::Causality,
                 token: t,
                 rows,
+                band: band.clone(),
             })
         })
         .collect()
@@ -440,6 +482,7 @@ fn positionwise<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Inf
                 kind: Kind::Positionwise,
                 token: t,
                 rows: out,
+                band: None,
             })
         })
         .collect()

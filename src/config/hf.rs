@@ -1,29 +1,23 @@
 //! Hugging Face `config.json` files for model_type gpt2, llama and mistral.
 //!
-//! ```text
-//! gpt2             n_embd, n_layer, n_head, n_inner (null: 4·d), vocab_size, n_positions,
-//!                  activation_function (gelu_new → gelu-tanh), layer_norm_epsilon,
-//!                  tie_word_embeddings (default true): LayerNorm, biases, final norm
-//! llama, mistral   hidden_size, num_hidden_layers, num_attention_heads,
-//!                  num_key_value_heads (default: heads), intermediate_size, vocab_size,
-//!                  max_position_embeddings, hidden_act (silu → swiglu), rms_norm_eps,
-//!                  tie_word_embeddings (default false), attention_bias (default false),
-//!                  rope_parameters.rope_theta (transformers ≥ 5), else rope_theta
-//!                  (default 10000): RMSNorm, final norm, rotary positions (no parameters)
-//! ```
-//!
-//! A field that would change what is computed but is not applied is
-//! refused by name, never ignored: GPT-2's `scale_attn_weights: false`
-//! and `scale_attn_by_inverse_layer_idx: true`, a non-gated GPT-2
-//! activation taken for a gated one (`silu`), and a llama/mistral
-//! `head_dim` other than hidden_size / num_attention_heads.
+//! Every field follows one policy ([`policy`]): applied, refused by name,
+//! silently accepted when it changes nothing computed, or accepted with a
+//! note naming it when unknown. What each family applies and refuses is
+//! listed in its reader (`gpt2.rs`, `llama.rs`; the rotary settings in
+//! `rope.rs`).
 //!
 //! The traced model is B = 1 at T = the context. Rotary positions add no
-//! parameter; attention rotates q and k as its own steps (θ = 10000).
+//! parameter; attention rotates q and k as its own steps.
 
+mod fields;
+mod gpt2;
+mod llama;
+pub mod policy;
+mod rope;
+
+use super::Placement;
 use super::overlay::Overlay;
-use super::{Act, NormKind, Placement, PosEmb};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The model types a config.json may declare.
 pub const SUPPORTED: &str = "gpt2, llama, mistral";
@@ -93,105 +87,6 @@ pub enum HfError {
     },
 }
 
-struct Fields<'a> {
-    map: &'a Map<String, Value>,
-    path: &'a str,
-    model_type: &'a str,
-}
-
-impl Fields<'_> {
-    fn bad(&self, field: &'static str, allowed: &str) -> HfError {
-        HfError::Bad {
-            path: self.path.into(),
-            field,
-            got: self
-                .map
-                .get(field)
-                .map_or("absent".into(), ToString::to_string),
-            allowed: allowed.into(),
-        }
-    }
-
-    /// A whole number ≥ 1, `None` when absent or null.
-    fn opt_dim(&self, field: &'static str) -> Result<Option<usize>, HfError> {
-        match self.map.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => v
-                .as_u64()
-                .filter(|&n| n >= 1)
-                .and_then(|n| usize::try_from(n).ok())
-                .map(Some)
-                .ok_or_else(|| self.bad(field, "a whole number ≥ 1")),
-        }
-    }
-
-    fn dim(&self, field: &'static str) -> Result<usize, HfError> {
-        self.opt_dim(field)?.ok_or_else(|| HfError::Missing {
-            path: self.path.into(),
-            field,
-            model_type: self.model_type.into(),
-        })
-    }
-
-    fn flag(&self, field: &'static str, default: bool) -> Result<bool, HfError> {
-        match self.map.get(field) {
-            None | Some(Value::Null) => Ok(default),
-            Some(v) => v.as_bool().ok_or_else(|| self.bad(field, "true or false")),
-        }
-    }
-
-    fn positive(&self, field: &'static str, default: f64) -> Result<f64, HfError> {
-        match self.map.get(field) {
-            None | Some(Value::Null) => Ok(default),
-            Some(v) => v
-                .as_f64()
-                .filter(|e| *e > 0.0)
-                .ok_or_else(|| self.bad(field, "a number > 0")),
-        }
-    }
-
-    fn act(&self, field: &'static str, default: &str) -> Result<Act, HfError> {
-        const ALLOWED: &str = "gelu_new, gelu_pytorch_tanh, gelu, relu, silu";
-        let name = match self.map.get(field) {
-            None | Some(Value::Null) => default,
-            Some(v) => v.as_str().ok_or_else(|| self.bad(field, ALLOWED))?,
-        };
-        match name {
-            "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Ok(Act::GeluTanh),
-            "gelu" => Ok(Act::Gelu),
-            "relu" => Ok(Act::Relu),
-            "silu" | "swish" => Ok(Act::Swiglu),
-            _ => Err(self.bad(field, ALLOWED)),
-        }
-    }
-
-    /// Refuses `field` when it is present with a value other than `fine`
-    /// (which is what shapetrace computes).
-    fn only(&self, field: &'static str, fine: &Value, allowed: &str) -> Result<(), HfError> {
-        match self.map.get(field) {
-            Some(v) if v != fine && !v.is_null() => Err(self.bad(field, allowed)),
-            _ => Ok(()),
-        }
-    }
-
-    /// θ of the rotary embedding: `rope_parameters.rope_theta`, where
-    /// transformers ≥ 5 writes it, else the top-level `rope_theta`.
-    fn rope_theta(&self) -> Result<f64, HfError> {
-        let nested = self
-            .map
-            .get("rope_parameters")
-            .and_then(|p| p.get("rope_theta"))
-            .filter(|v| !v.is_null());
-        match nested {
-            Some(v) => v
-                .as_f64()
-                .filter(|t| *t > 0.0)
-                .ok_or_else(|| self.bad("rope_parameters", "rope_theta a number > 0")),
-            None => self.positive("rope_theta", 10_000.0),
-        }
-    }
-}
-
 /// `text` without a leading UTF-8 byte-order mark, which some editors
 /// write and neither JSON nor TOML allows.
 #[must_use]
@@ -239,14 +134,10 @@ pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
             got: crate::text::one_line(&v.to_string()),
         })?,
     };
-    let f = Fields {
-        map,
-        path,
-        model_type,
-    };
-    let mut o = match model_type {
-        "gpt2" => gpt2(&f)?,
-        "llama" | "mistral" => llama(&f)?,
+    let f = fields::Fields::new(map, path, model_type);
+    let (mut o, inner) = match model_type {
+        "gpt2" => (gpt2::read(&f)?, Vec::new()),
+        "llama" | "mistral" => llama::read(&f)?,
         other => {
             return Err(HfError::ModelType {
                 path: path.into(),
@@ -254,102 +145,13 @@ pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
             });
         }
     };
+    o.notes = policy::note(&f, inner).map(|n| vec![n]);
     o.name = Some(model_type.to_string());
     o.batch = Some(1);
     o.seq = o.context;
     o.placement = Some(Placement::Pre);
     o.final_norm = Some(true);
     Ok(o)
-}
-
-fn gpt2(f: &Fields) -> Result<Overlay, HfError> {
-    let d = f.dim("n_embd")?;
-    let heads = f.dim("n_head")?;
-    let context = match f.opt_dim("n_positions")? {
-        Some(n) => n,
-        None => f.dim("n_ctx")?,
-    };
-    // Applied as GPT-2 computes them by default; the other settings are
-    // refused, not ignored.
-    f.only(
-        "scale_attn_weights",
-        &Value::Bool(true),
-        "true (scores scaled by 1/√hd, as shapetrace computes them)",
-    )?;
-    f.only(
-        "scale_attn_by_inverse_layer_idx",
-        &Value::Bool(false),
-        "false (no extra 1/layer scaling, as shapetrace computes it)",
-    )?;
-    let act = match f.act("activation_function", "gelu_new")? {
-        // A gated MLP is another architecture, not GPT-2's silu.
-        Act::Swiglu => {
-            return Err(f.bad(
-                "activation_function",
-                "gelu_new, gelu_pytorch_tanh, gelu_fast, gelu, relu (a non-gated silu is not supported)",
-            ));
-        }
-        act => act,
-    };
-    Ok(Overlay {
-        d_model: Some(d),
-        heads: Some(heads),
-        kv_heads: Some(heads),
-        d_ff: Some(f.opt_dim("n_inner")?.unwrap_or(d.saturating_mul(4))),
-        layers: Some(f.dim("n_layer")?),
-        act: Some(act),
-        norm: Some(NormKind::LayerNorm),
-        bias: Some(true),
-        vocab: Some(f.dim("vocab_size")?),
-        context: Some(context),
-        tied: Some(f.flag("tie_word_embeddings", true)?),
-        eps: Some(f.positive("layer_norm_epsilon", 1e-5)?),
-        pos_emb: Some(PosEmb::Learned),
-        ..Overlay::default()
-    })
-}
-
-fn llama(f: &Fields) -> Result<Overlay, HfError> {
-    let heads = f.dim("num_attention_heads")?;
-    let d = f.dim("hidden_size")?;
-    // A head width other than d / heads changes every attention shape
-    // and count (Mistral-NeMo: 32 × 128 = 4096 against 5120): refused
-    // until applied, never ignored.
-    if let Some(hd) = f.opt_dim("head_dim")?
-        && hd.checked_mul(heads) != Some(d)
-    {
-        return Err(f.bad(
-            "head_dim",
-            &format!(
-                "hidden_size / num_attention_heads = {d} / {heads} = {} (a separate head_dim is not supported yet)",
-                d as f64 / heads as f64
-            ),
-        ));
-    }
-    let attention_bias = f.flag("attention_bias", false)?;
-    if f.flag("mlp_bias", attention_bias)? != attention_bias {
-        return Err(f.bad("mlp_bias", "the same as attention_bias"));
-    }
-    Ok(Overlay {
-        d_model: Some(d),
-        heads: Some(heads),
-        kv_heads: Some(f.opt_dim("num_key_value_heads")?.unwrap_or(heads)),
-        d_ff: Some(f.dim("intermediate_size")?),
-        layers: Some(f.dim("num_hidden_layers")?),
-        act: Some(match f.act("hidden_act", "silu")? {
-            Act::Swiglu => Act::Swiglu,
-            _ => return Err(f.bad("hidden_act", "silu (a gated MLP)")),
-        }),
-        norm: Some(NormKind::RmsNorm),
-        bias: Some(attention_bias),
-        vocab: Some(f.dim("vocab_size")?),
-        context: Some(f.dim("max_position_embeddings")?),
-        tied: Some(f.flag("tie_word_embeddings", false)?),
-        eps: Some(f.positive("rms_norm_eps", 1e-6)?),
-        pos_emb: Some(PosEmb::Rope),
-        rope_theta: Some(f.rope_theta()?),
-        ..Overlay::default()
-    })
 }
 
 #[cfg(test)]

@@ -11,7 +11,9 @@
 //! A new config field is one entry here beside its field of [`ModelConfig`]
 //! (and its rule in `validate.rs`); the tests fail until the two agree.
 
-use super::{Act, DType, Fault, MAX_DIM, MAX_LAYERS, ModelConfig, NormKind, Placement, PosEmb};
+use super::{
+    Act, DType, Fault, MAX_DIM, MAX_LAYERS, ModelConfig, NormKind, Placement, PosEmb, RopeScaling,
+};
 use serde::Deserialize;
 
 /// Declares [`Overlay`] from its list of fields, each an `Option`.
@@ -61,6 +63,12 @@ overlay! {
         /// the CLI's own, listed beside `--config`.
         #[arg(skip)]
         preset: String => |_, _| {},
+        /// What a config.json or a checkpoint's shapes left to a guess or
+        /// did not know, one line each, for the run to say; never read
+        /// from a file and not laid on the config.
+        #[serde(skip)]
+        #[arg(skip)]
+        notes: Vec<String> => |_, _| {},
         /// The name the resolved config carries instead of its base preset's,
         /// e.g. `llama (config.json)`; never read from a file.
         #[serde(skip)]
@@ -78,6 +86,9 @@ overlay! {
         /// Attention heads (must divide --d-model).
         #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
         heads: usize,
+        /// The width of one head when not d_model / heads (0: d_model / heads).
+        #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
+        head_dim: usize,
         /// K/V heads for grouped-query attention (must divide --heads).
         #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
         kv_heads: usize,
@@ -87,7 +98,7 @@ overlay! {
         /// Number of blocks (at most 4096).
         #[arg(long, global = true, value_parser = layers, allow_negative_numbers = true)]
         layers: usize,
-        /// relu, gelu (exact erf), gelu-tanh or swiglu.
+        /// relu, gelu (exact erf), gelu-tanh, silu (not gated) or swiglu.
         #[arg(long, global = true)]
         act: Act,
         /// layernorm or rmsnorm.
@@ -100,6 +111,10 @@ overlay! {
         /// Give linear layers and LayerNorms biases.
         #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
         bias: bool,
+        /// Biases on the MLP's projections alone, when not as --bias
+        /// (Hugging Face's mlp_bias beside attention_bias).
+        #[arg(skip)]
+        mlp_bias: bool => |c, v| c.mlp_bias = Some(v),
         /// Add a final norm ln_f after the last block.
         #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
         final_norm: bool,
@@ -119,6 +134,13 @@ overlay! {
         /// θ of the rotary embedding.
         #[arg(skip)]
         rope_theta: f64,
+        /// Rescaled rotary frequencies (linear or llama3).
+        #[arg(skip)]
+        rope_scaling: RopeScaling => |c, v| c.rope_scaling = Some(v),
+        /// Sliding-window attention: each query reads the last N positions,
+        /// itself included (0: every earlier position).
+        #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
+        window: usize,
         /// The dtype the model runs in: f32, f64, or bf16 / f16 as
         /// frameworks run them (norms and softmax in f32, cast back).
         #[arg(long, global = true, value_parser = DType::parse_model)]

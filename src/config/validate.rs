@@ -23,6 +23,7 @@ impl ModelConfig {
             ("d_model", self.d_model),
             ("heads", self.heads),
             ("kv_heads", self.kv_heads),
+            ("head_dim", self.head_dim()),
             ("d_ff", self.d_ff),
             ("layers", self.layers),
         ];
@@ -53,7 +54,17 @@ impl ModelConfig {
                 context: self.context,
             });
         }
-        if !self.d_model.is_multiple_of(self.heads) {
+        for (name, got) in [("head_dim", self.head_dim), ("window", self.window)] {
+            if got > MAX_DIM {
+                return Err(ConfigError::TooLarge {
+                    name,
+                    got,
+                    max: MAX_DIM,
+                });
+            }
+        }
+        // A head width given apart from d_model need not divide it.
+        if self.head_dim == 0 && !self.d_model.is_multiple_of(self.heads) {
             return Err(ConfigError::HeadsDontDivide {
                 d_model: self.d_model,
                 heads: self.heads,
@@ -68,13 +79,14 @@ impl ModelConfig {
             });
         }
         // Every count the tool makes must fit u64 with room for FLOPs and bytes.
-        let (b, t, d, f, l, h) = [
+        let (b, t, d, f, l, h, a) = [
             self.batch,
             self.seq,
             self.d_model,
             self.d_ff,
             self.layers,
             self.heads,
+            self.attn_width().max(self.kv_heads * self.head_dim()),
         ]
         .map(|v| v as u128)
         .into();
@@ -82,9 +94,10 @@ impl ModelConfig {
             ("the stream (B·T·d_model)", b * t * d),
             ("the MLP hidden layer (B·T·d_ff)", b * t * f),
             ("the scores (B·heads·T·T)", b * h * t * t),
+            ("the merged heads (B·T·heads·head_dim)", b * t * a),
             (
-                "the weights (layers·d_model·(4·d_model + 3·d_ff))",
-                l * d * (4 * d + 3 * f),
+                "the weights (layers·d_model·(4·heads·head_dim + 3·d_ff))",
+                l * d * (4 * a + 3 * f),
             ),
             (
                 "the embeddings (vocab·d_model)",
@@ -99,6 +112,9 @@ impl ModelConfig {
         }
         if !(self.rope_theta.is_finite() && self.rope_theta > 1.0) {
             return Err(ConfigError::RopeTheta(self.rope_theta));
+        }
+        if let Some(s) = self.rope_scaling {
+            s.validate()?;
         }
         if let Some(fault) = self.fault
             && let Some(needs) = self.fault_needs(fault)
@@ -125,9 +141,9 @@ impl ModelConfig {
                 Some("needs seq at least 2")
             }
             Fault::NormOverBatch if self.batch < 2 => Some("needs batch at least 2"),
-            Fault::ActAfterDown if self.act == Act::Swiglu => {
-                Some("needs an element-wise activation (relu, gelu, gelu-tanh); drop --act swiglu")
-            }
+            Fault::ActAfterDown if self.act == Act::Swiglu => Some(
+                "needs an element-wise activation (relu, gelu, gelu-tanh, silu); drop --act swiglu",
+            ),
             Fault::LnAfterAdd if self.placement == Placement::Post => {
                 Some("needs a Pre-LN model; drop --placement post")
             }
@@ -158,9 +174,15 @@ impl ModelConfig {
             self.layers as u128,
         );
         let h = self.heads as u128;
+        let (a, kv) = (
+            self.attn_width() as u128,
+            (self.kv_heads * self.head_dim()) as u128,
+        );
         // Saturating: a replayed log's header is not validated.
         let m = |xs: &[u128]| xs.iter().fold(1u128, |a, x| a.saturating_mul(*x));
-        let mut weights = m(&[l, m(&[4, d, d]).saturating_add(m(&[3, d, f]))]);
+        // Per block: q and out (d, h·hd), k and v (d, kv·hd), three (d, d_ff).
+        let attn = m(&[2, d, a]).saturating_add(m(&[2, d, kv]));
+        let mut weights = m(&[l, attn.saturating_add(m(&[3, d, f]))]);
         let mut widest = m(&[b, t, f]).max(m(&[b, h, t, t])).max(m(&[b, t, d]));
         // From token ids: wte, wpe and an untied head, and the logits (B, T, V).
         if let Some(v) = self.vocab {

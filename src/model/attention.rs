@@ -5,7 +5,11 @@
 //! - x: (B, T, d)
 //! - q: (B, h, T, hd); k, v: (B, kv, T, hd), repeated to (B, h, T, hd)
 //! - scores, weights: (B, h, T, T)
-//! - context: (B, h, T, hd); merge, out: (B, T, d)
+//! - context: (B, h, T, hd); merge: (B, T, h·hd); out: (B, T, d)
+//!
+//! hd is d / h unless the config gives `head_dim` (Mistral-NeMo: 32 heads
+//! of 128 in a stream of 5120): then the merged heads are h·hd wide, not
+//! d, and the output projection (h·hd, d) is where the shape returns.
 //!
 //! The softmax subtracts each row's maximum first, `e^(s − max) / Σ`, so
 //! no exp overflows; the `softmax-no-max` fault leaves that out. In a bf16
@@ -14,12 +18,13 @@
 use super::Builder;
 use super::linear::Linear;
 use crate::config::{DType, PosEmb};
-use crate::ops::{Backend, Fusion, Merge, Op};
+use crate::ops::{Backend, Fusion, Masking, Merge, Op};
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// Separate Q, K and V projections, and the output projection.
 pub struct Attention<T> {
-    /// Query projection W_q: (d, d); its output (B, T, d) splits into h heads.
+    /// Query projection W_q: (d, h·hd); its output (B, T, h·hd) splits
+    /// into h heads. h·hd = d unless the config gives `head_dim`.
     pub q: Linear<T>,
     /// Key projection W_k: (d, kv·hd); (d, d) unless K/V heads are grouped.
     pub k: Linear<T>,
@@ -31,14 +36,16 @@ pub struct Attention<T> {
     pub heads: usize,
     /// Key and value heads kv, dividing h; equal to h unless grouped (GQA).
     pub kv_heads: usize,
-    /// Width of each head, hd = d / h.
+    /// Width of each head, hd: d / h, or the config's `head_dim`.
     pub head_dim: usize,
     /// `None` under the attn-no-merge fault.
     pub merge: Option<Merge>,
-    /// Whether position t reads only positions ≤ t (the anatomy's mask).
-    pub causal: bool,
-    /// θ of the rotary position embedding, for rotary positions.
-    pub rope: Option<f64>,
+    /// Which keys query t reads: 0..=t (causal), the last `window` of
+    /// those (a sliding window), or all (the `no-causal-mask` fault).
+    pub mask: Masking,
+    /// The rotary position embedding, `Op::Rope`, for rotary positions
+    /// (boxed: an `Op` is large beside the rest).
+    pub rope: Option<Box<Op>>,
     /// The softmax: stable, or without the max under `softmax-no-max`.
     pub softmax: Op,
     /// A 16-bit model's dtype: the softmax casts its scores up to f32 and
@@ -52,34 +59,41 @@ impl<T: Clone> Attention<T> {
     /// The projections `q_proj`, `k_proj`, `v_proj` and `out`, in `b`'s scope.
     pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>) -> Self {
         let c = b.cfg;
-        let (d, kv) = (c.d_model, c.kv_heads * c.head_dim());
+        let (d, hq, kv) = (c.d_model, c.attn_width(), c.kv_heads * c.head_dim());
         let bias = |n| c.bias.then_some(n);
         let std = Builder::<B>::STD;
         // The softmax-no-max fault draws q and k N(0, 1), as torch.randn.
         let qk_std = if b.arch.qk_randn { 1.0 } else { std };
-        let causal = b.arch.anatomy.causal();
-        // K and V are narrower than d only under grouped-query attention.
+        let mask = Masking::of(b.arch.anatomy.causal(), c.window);
+        // Q is d wide unless the head width is given apart from d; K and
+        // V are narrower than Q only under grouped-query attention.
+        let q_axis = if hq == d { "d" } else { "h·hd" };
         let kv_axis = if kv == d { "d" } else { "kv·hd" };
         let lin = |name: &str, shape, axes, std, bias_len| {
             Linear::new(&b.pp(name), shape, axes, std, bias_len)
         };
         Self {
-            q: lin("q_proj", (d, d), ["d", "d"], qk_std, bias(d)),
+            q: lin("q_proj", (d, hq), ["d", q_axis], qk_std, bias(hq)),
             k: lin("k_proj", (d, kv), ["d", kv_axis], qk_std, bias(kv)),
             v: lin("v_proj", (d, kv), ["d", kv_axis], std, bias(kv)),
             o: b.arch
                 .attn_out
-                .then(|| lin("out", (d, d), ["d", "d"], b.out_std(), bias(d))),
+                .then(|| lin("out", (hq, d), [q_axis, "d"], b.out_std(), bias(d))),
             heads: c.heads,
             kv_heads: c.kv_heads,
             head_dim: c.head_dim(),
             merge: b.arch.merge,
-            causal,
-            rope: (c.pos_emb == PosEmb::Rope).then_some(c.rope_theta),
+            mask,
+            rope: (c.pos_emb == PosEmb::Rope).then(|| {
+                Box::new(Op::Rope {
+                    theta: c.rope_theta,
+                    scaling: c.rope_scaling,
+                })
+            }),
             softmax: if b.arch.softmax_max {
-                Op::Softmax { causal }
+                Op::Softmax { mask }
             } else {
-                Op::SoftmaxNoMax { causal }
+                Op::SoftmaxNoMax { mask }
             },
             half: c.dtype.is_half().then_some(c.dtype),
             softmax_cast_back: b.arch.softmax_cast_back,
@@ -96,11 +110,11 @@ impl<T: Clone> Attention<T> {
         rec: &mut Recorder<B>,
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
-        let (h, kv, hd, causal) = (self.heads, self.kv_heads, self.head_dim, self.causal);
+        let (h, kv, hd, mask) = (self.heads, self.kv_heads, self.head_dim, self.mask);
         let kv_axis = if kv == h { "h" } else { "kv" };
 
         // Project every token to a query, a key and a value.
-        let q = self.q.forward(rec, "q_proj", x)?; // x·Wq + bq: (B, T, d)
+        let q = self.q.forward(rec, "q_proj", x)?; // x·Wq + bq: (B, T, h·hd)
         let k = self.k.forward(rec, "k_proj", x)?; // x·Wk + bk: (B, T, kv·hd)
         let v = self.v.forward(rec, "v_proj", x)?; // x·Wv + bv: (B, T, kv·hd)
 
@@ -112,10 +126,10 @@ impl<T: Clone> Attention<T> {
         let v = rec.op_owned("v", &split(kv, kv_axis), v, &[])?; // (B, kv, T, hd)
 
         // Rotary positions turn q and k by each token's position.
-        let (q, k) = match self.rope {
-            Some(theta) => (
-                rec.op_owned("q_rot", &Op::Rope { theta }, q, &[])?, // (B, h, T, hd)
-                rec.op_owned("k_rot", &Op::Rope { theta }, k, &[])?, // (B, kv, T, hd)
+        let (q, k) = match &self.rope {
+            Some(rope) => (
+                rec.op_owned("q_rot", rope, q, &[])?, // (B, h, T, hd)
+                rec.op_owned("k_rot", rope, k, &[])?, // (B, kv, T, hd)
             ),
             None => (q, k),
         };
@@ -149,11 +163,8 @@ impl<T: Clone> Attention<T> {
             rec.op("context", &Op::WeightedSum, &[In::Act(&att), v]) // (B, h, T, hd)
         };
         // A fused pass computes the stable softmax only.
-        let y = if self.softmax == (Op::Softmax { causal }) {
-            let core = Fusion::Attention {
-                head_dim: hd,
-                causal,
-            };
+        let y = if self.softmax == (Op::Softmax { mask }) {
+            let core = Fusion::Attention { head_dim: hd, mask };
             rec.fusable(core, &[q, k, v], steps)?
         } else {
             steps(rec)?
@@ -165,7 +176,7 @@ impl<T: Clone> Attention<T> {
         let Some(merge) = self.merge else {
             return Ok(y); // (B, h, T, hd)
         };
-        let y = rec.op_owned("merge", &Op::MergeHeads(merge), y, &[])?; // (B, T, d)
+        let y = rec.op_owned("merge", &Op::MergeHeads(merge), y, &[])?; // (B, T, h·hd)
 
         // Output projection; the no-out-proj fault returns the merge as it is.
         match &self.o {

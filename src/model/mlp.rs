@@ -1,6 +1,6 @@
 //! The position-wise MLP: up, activation, down.
 //!
-//! - relu / gelu / gelu-tanh: `act(x·W1 + b1)·W2 + b2`
+//! - relu / gelu / gelu-tanh / silu: `act(x·W1 + b1)·W2 + b2`
 //! - swiglu: `(silu(x·Wg) ⊙ x·Wu)·Wd`
 //!
 //! The wrong forms a fault builds ([`MlpForm`]): no down projection
@@ -45,13 +45,14 @@ impl<T: Clone> Mlp<T> {
     pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>) -> Self {
         let c = b.cfg;
         let (d, f) = (c.d_model, c.d_ff);
-        let bias = |n| c.bias.then_some(n);
+        let bias = |n| c.mlp_bias().then_some(n);
         let std = Builder::<B>::STD;
         let up_bias = bias(b.arch.up_bias_len.unwrap_or(f));
         let act = match c.act {
             Act::Relu => Activation::Unary(Unary::Relu),
             Act::Gelu => Activation::Unary(Unary::Gelu),
             Act::GeluTanh => Activation::Unary(Unary::GeluTanh),
+            Act::Silu => Activation::Unary(Unary::Silu),
             Act::Swiglu => Activation::Gated(Linear::new(
                 &b.pp("gate"),
                 (d, f),

@@ -1,6 +1,6 @@
 //! Each op's formula with its shape arithmetic, as the trace shows it.
 
-use super::{Merge, NormAxis, Op, Unary, fmt_shape};
+use super::{Masking, Merge, NormAxis, Op, Unary, fmt_shape};
 use crate::config::NormKind;
 
 impl Op {
@@ -27,7 +27,10 @@ impl Op {
             }
             Op::SplitHeads { heads, .. } => format!("split into {heads} heads : {} → {o}", s(0)),
             Op::RepeatKv { rep } => format!("repeat kv ×{rep} : {} → {o}", s(0)),
-            Op::Rope { theta } => format!("rotate by position (θ {theta}) : {} → {o}", s(0)),
+            Op::Rope { theta, scaling } => {
+                let scaled = scaling.map_or(String::new(), |s| format!(", {} scaling", s.kind()));
+                format!("rotate by position (θ {theta}{scaled}) : {} → {o}", s(0))
+            }
             Op::Scores { head_dim } => {
                 let k = ins.get(1).map_or_else(Vec::new, |k| {
                     let mut t = k.to_vec();
@@ -38,10 +41,15 @@ impl Op {
                 });
                 format!("q·kᵀ/√{head_dim} : {}·{} → {o}", s(0), fmt_shape(&k))
             }
-            Op::Softmax { causal: true } => format!("softmax(mask(s)) : {} → {o}", s(0)),
-            Op::Softmax { causal: false } => format!("softmax(s) : {} → {o}", s(0)),
-            Op::SoftmaxNoMax { causal } => {
-                let m = if *causal { "mask(s)" } else { "s" };
+            Op::Softmax {
+                mask: Masking::Full,
+            } => format!("softmax(s) : {} → {o}", s(0)),
+            Op::Softmax {
+                mask: Masking::Window(w),
+            } => format!("softmax(mask_{w}(s)) : {} → {o}", s(0)),
+            Op::Softmax { .. } => format!("softmax(mask(s)) : {} → {o}", s(0)),
+            Op::SoftmaxNoMax { mask } => {
+                let m = if mask.masks() { "mask(s)" } else { "s" };
                 format!("e^{m}/Σe^{m}, no max subtracted : {} → {o}", s(0))
             }
             Op::WeightedSum => format!("w·v : {}·{} → {o}", s(0), s(1)),
@@ -54,6 +62,7 @@ impl Op {
                     Unary::Relu => "relu",
                     Unary::Gelu => "gelu",
                     Unary::GeluTanh => "gelu_tanh",
+                    Unary::Silu => "silu",
                 };
                 format!("{name}(x) : {} → {o}", s(0))
             }

@@ -44,6 +44,7 @@ impl Op {
             Op::Act(Unary::Relu) => OpKind::Relu,
             Op::Act(Unary::Gelu) => OpKind::Gelu,
             Op::Act(Unary::GeluTanh) => OpKind::GeluTanh,
+            Op::Act(Unary::Silu) => OpKind::Silu,
             Op::SwiGlu => OpKind::SwiGlu,
             Op::Add => OpKind::Add,
             Op::Gather => OpKind::Embedding,

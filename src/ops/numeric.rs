@@ -258,7 +258,7 @@ impl<F: Scalar> Backend for Numeric<F> {
 
     fn fused(&self, fusion: &Fusion, ins: &[&ArrayD<F>]) -> Option<(Vec<Stats>, ArrayD<F>)> {
         match *fusion {
-            Fusion::Attention { head_dim, causal } => {
+            Fusion::Attention { head_dim, mask } => {
                 let (q, k, v) = (ins[0], ins[1], ins[2]);
                 // (B, h, T, S): small ones are built whole, to keep their values.
                 let scores = q.len() / q.shape()[3].max(1) * k.shape()[2];
@@ -266,7 +266,7 @@ impl<F: Scalar> Backend for Numeric<F> {
                     return None;
                 }
                 let scale = F::of(1.0 / (head_dim as f64).sqrt());
-                let core = fused::attention(q, k, v, scale, causal);
+                let core = fused::attention(q, k, v, scale, mask);
                 self.remember(&core.context, Some(core.context_stats));
                 Some((vec![core.scores, core.weights], core.context))
             }

@@ -307,12 +307,23 @@ impl<'b, B: Backend> Recorder<'b, B> {
         };
         drop(all);
         let stream = self.stream.clone();
-        let (event, operands) = about.event(
+        let (mut event, operands) = about.event(
             (path, name),
             op,
             (shape, dtype),
             (on_stream, &stream, self.dtype),
         );
+        // Heads merged to a width other than d_model (a head_dim given
+        // apart from it) are h·hd wide, not d.
+        if matches!(op, Op::MergeHeads(_)) && event.shape.last() != stream.last() {
+            let wide = "h·hd".to_string();
+            if let Some(last) = event.axes.last_mut() {
+                last.clone_from(&wide);
+            }
+            if let Some(last) = event.sources.last_mut() {
+                last.axis = wide;
+            }
+        }
         // Inside a fused group the pass has computed this step already.
         if let Some(f) = &mut self.fused {
             return match f.stats.pop_front() {

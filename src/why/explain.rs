@@ -8,7 +8,7 @@
 
 use super::{AxisSource, Why};
 use crate::config::{DType, NormKind};
-use crate::ops::{Merge, NormAxis, Op, Unary};
+use crate::ops::{Masking, Merge, NormAxis, Op, Unary};
 use crate::shape::fmt_shape;
 
 /// One operand of a step: its path (or parameter name), shape and axes.
@@ -222,11 +222,18 @@ fn message(s: &Step) -> Why {
             .arg("hd", *head_dim)
             .arg("shape", shape)
             .arg("wrong", fmt_shape(&[s.out(0), s.out(2), d])),
-        Op::Softmax { causal } => Why::new(if *causal {
-            "why-softmax-causal"
-        } else {
-            "why-softmax"
+        Op::Softmax { mask } => Why::new(match mask {
+            Masking::Causal => "why-softmax-causal",
+            Masking::Window(_) => "why-softmax-window",
+            Masking::Full => "why-softmax",
         })
+        .arg(
+            "w",
+            match mask {
+                Masking::Window(w) => *w,
+                _ => s.out(3),
+            },
+        )
         .arg("Tk", s.out(3))
         .arg("shape", shape),
         Op::SoftmaxNoMax { .. } => Why::new("why-softmax-no-max")
@@ -244,6 +251,8 @@ fn message(s: &Step) -> Why {
         .arg("h", s.dim(0, 1))
         .arg("hd", s.dim(0, 3))
         .arg("d", s.out(2))
+        .arg("dm", s.stream.last().copied().unwrap_or(0))
+        .arg("wide", yes_no(s.stream.last() != s.out.last()))
         .arg("T", t)
         .arg("shape", shape),
         // After the down projection (the act-after-down fault) it acts on
@@ -259,6 +268,7 @@ fn message(s: &Step) -> Why {
                 Unary::Relu => "ReLU",
                 Unary::Gelu => "GELU",
                 Unary::GeluTanh => "GELU (tanh)",
+                Unary::Silu => "SiLU",
             },
         )
         .arg("ff", s.last(0))
@@ -378,6 +388,11 @@ fn leaf(path: &str) -> &str {
 }
 
 /// A linear layer's message, by the role its step name gives it.
+/// A selector's `yes` or `no`.
+fn yes_no(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
 fn linear(s: &Step) -> Why {
     let (rows, cols) = (s.dim(1, 0), s.dim(1, 1));
     let key = match s.name {
@@ -400,5 +415,6 @@ fn linear(s: &Step) -> Why {
         .arg("bias", bias)
         .arg("gqa", if cols == rows { "no" } else { "yes" })
         .arg("role", if s.name == "k_proj" { "key" } else { "value" })
+        .arg("wide", yes_no(cols != rows))
         .arg("shape", s.shape())
 }

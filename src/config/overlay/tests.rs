@@ -4,7 +4,7 @@
 
 use super::Overlay;
 use crate::config::preset::lesson;
-use crate::config::{Act, DType, Fault, ModelConfig, NormKind, Placement, PosEmb};
+use crate::config::{Act, DType, Fault, ModelConfig, NormKind, Placement, PosEmb, RopeScaling};
 use clap::{Args, FromArgMatches};
 
 /// A config whose every field differs from the lesson's. The literal names
@@ -16,6 +16,7 @@ fn every_field_changed() -> ModelConfig {
         seq: 5,
         d_model: 48,
         heads: 6,
+        head_dim: 12,
         kv_heads: 2,
         d_ff: 96,
         layers: 3,
@@ -23,12 +24,15 @@ fn every_field_changed() -> ModelConfig {
         norm: NormKind::RmsNorm,
         placement: Placement::Post,
         bias: false,
+        mlp_bias: Some(true),
         final_norm: true,
         vocab: Some(11),
         context: 8,
         tied: false,
         pos_emb: PosEmb::Rope,
         rope_theta: 500.0,
+        rope_scaling: Some(RopeScaling::Linear { factor: 2.0 }),
+        window: 3,
         dtype: DType::F64,
         seed: 9,
         eps: 1e-6,

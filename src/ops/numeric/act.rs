@@ -10,6 +10,7 @@ pub(super) fn unary<F: Scalar>(u: Unary, out: &mut [F]) -> Stats {
         Unary::Relu => kernels::map_mut(out, relu),
         Unary::Gelu => kernels::map_mut(out, gelu),
         Unary::GeluTanh => kernels::map_mut(out, gelu_tanh),
+        Unary::Silu => kernels::map_mut(out, silu),
     }
 }
 

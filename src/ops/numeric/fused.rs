@@ -8,7 +8,7 @@
 use super::moments::{Moments, stats};
 use super::softmax::softmax_parts;
 use super::{CHECKED, Scalar, matmul::matmul};
-use crate::ops::Stats;
+use crate::ops::{Masking, Stats};
 use ndarray::{Array4, ArrayD, ArrayView2, ArrayViewMut2, ArrayViewMut3, s};
 use rayon::prelude::*;
 
@@ -43,7 +43,7 @@ pub fn attention<F: Scalar>(
     k: &ArrayD<F>,
     v: &ArrayD<F>,
     scale: F,
-    causal: bool,
+    mask: Masking,
 ) -> Core<F> {
     let (b, h, t) = (q.shape()[0], q.shape()[1], q.shape()[2]);
     let (len, hv) = (k.shape()[2], v.shape()[3]);
@@ -70,10 +70,14 @@ pub fn attention<F: Scalar>(
                 threads,
             );
             // The tile holds each row's exps; the weights are exps · inv.
-            let soft = softmax_parts(buf, t, len, causal, r0, false, false);
+            let soft = softmax_parts(buf, t, len, mask, r0, false, false);
             // Row r0 + j weighs keys 0..=r0 + j; past the tile's last row
             // every weight is an exact 0, so those keys are skipped.
-            let live = if causal { (r0 + rows).min(len) } else { len };
+            let live = if mask.masks() {
+                (r0 + rows).min(len)
+            } else {
+                len
+            };
             let w = ArrayView2::from_shape((rows, len), &*buf).expect(CHECKED);
             let mut ct = out.slice_mut(s![r0..r0 + rows, ..]); // (rows, hv), rows h·hv apart
             matmul(

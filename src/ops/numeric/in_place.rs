@@ -11,18 +11,20 @@ pub(super) fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>
     let shape = y.shape().to_vec();
     let out = slice_mut(y);
     match op {
-        Op::Softmax { causal } => {
+        Op::Softmax { mask } => {
             let nd = shape.len();
-            softmax::softmax_rows(out, shape[nd - 2], shape[nd - 1], *causal)
+            softmax::softmax_rows(out, shape[nd - 2], shape[nd - 1], *mask)
         }
-        Op::SoftmaxNoMax { causal } => {
+        Op::SoftmaxNoMax { mask } => {
             let nd = shape.len();
-            softmax::naive_rows(out, shape[nd - 2], shape[nd - 1], *causal)
+            softmax::naive_rows(out, shape[nd - 2], shape[nd - 1], *mask)
         }
         Op::Act(u) => unary(*u, out),
-        Op::Rope { theta } => {
+        Op::Rope { theta, scaling } => {
             let nd = shape.len();
-            kernels::rope_rows(out, shape[nd - 2], shape[nd - 1], *theta)
+            let hd = shape[nd - 1];
+            let freq = |i| crate::config::RopeScaling::frequency(*scaling, *theta, i, hd);
+            kernels::rope_rows(out, shape[nd - 2], hd, freq)
         }
         Op::SwiGlu => kernels::zip_mut(out, &flat(rest[0]), |g, u| silu(g) * u),
         Op::Add => kernels::zip_mut(out, &flat(rest[0]), |a, b| a + b),

@@ -168,11 +168,18 @@ vectorised! {
 }
 
 /// Rotary position embedding of each hd-long row of a (…, T, hd) tensor,
-/// in place: row t turns its pairs (i, i + hd/2) by t·θ^(−2i/hd).
-pub fn rope_rows<F: Scalar>(out: &mut [F], t_len: usize, hd: usize, theta: f64) -> Stats {
+/// in place: row t turns its pairs (i, i + hd/2) by t·ω_i, with ω_i =
+/// `freq(i)` (θ^(−2i/hd), unless rescaled).
+pub fn rope_rows<F: Scalar>(
+    out: &mut [F],
+    t_len: usize,
+    hd: usize,
+    freq: impl Fn(usize) -> f64,
+) -> Stats {
     let half = hd / 2;
     // (T, hd/2) tables of cos and sin, in f64 then rounded once.
-    let angle = |t: usize, i: usize| t as f64 * theta.powf(-2.0 * i as f64 / hd as f64);
+    let freqs: Vec<f64> = (0..half).map(freq).collect();
+    let angle = |t: usize, i: usize| t as f64 * freqs[i];
     let cos: Vec<F> = (0..t_len * half)
         .map(|k| F::of(angle(k / half, k % half).cos()))
         .collect();

@@ -1,12 +1,12 @@
-//! Softmax over the last axis of a (…, T, S) tensor, with an optional
-//! causal mask, and the stats of its input (the scores) and its output
+//! Softmax over the last axis of a (…, T, S) tensor, masked as a
+//! [`Masking`] says (row t reads `mask.keys(t, S)`), and the stats of its input (the scores) and its output
 //! (the weights), taken in the passes that compute each row.
 
 use super::Scalar;
 use super::kernels::map_rows;
 use super::moments::Moments;
 use super::simd::{LANES, blocks_mut, fold_lanes, vectorised};
-use crate::ops::Stats;
+use crate::ops::{Masking, Stats};
 
 /// One row of a softmax: the moments of its scores and of its weights, and
 /// `inv`, one over the sum of its exps, which turns the exps into weights.
@@ -17,10 +17,10 @@ pub struct Row<F> {
     pub inv: F,
 }
 
-/// Softmax of each row of a (…, T, S) tensor, in place; with `causal`,
-/// row t keeps keys 0..=t and the rest are 0. Returns the weights' stats.
-pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal: bool) -> Stats {
-    let rows = softmax_parts(out, t_len, s_len, causal, 0, true, true);
+/// Softmax of each row of a (…, T, S) tensor, in place; row t keeps the
+/// keys `mask.keys(t, S)` and the rest are 0. Returns the weights' stats.
+pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, mask: Masking) -> Stats {
+    let rows = softmax_parts(out, t_len, s_len, mask, 0, true, true);
     Moments::total(rows.into_iter().map(|r| r.weights))
 }
 
@@ -29,14 +29,12 @@ pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal
 /// 0. In f32 e^s is +∞ past s ≈ 88.7, and then ∞/∞ is NaN; the stable
 /// [`softmax_rows`] takes e^(s − max) ≤ 1 and gives the same weights
 /// wherever this one does not overflow. Returns the weights' stats.
-pub fn naive_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, causal: bool) -> Stats {
+pub fn naive_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, mask: Masking) -> Stats {
     for (i, r) in out.chunks_mut(s_len.max(1)).enumerate() {
-        let keep = if causal {
-            (i % t_len.max(1) + 1).min(r.len())
-        } else {
-            r.len()
-        };
-        let (live, masked) = r.split_at_mut(keep);
+        let keys = mask.keys(i % t_len.max(1), r.len());
+        let (before, rest) = r.split_at_mut(keys.start);
+        let (live, masked) = rest.split_at_mut(keys.len());
+        before.fill(F::zero());
         let mut sum = F::zero();
         for v in live.iter_mut() {
             *v = v.exp(); // no max subtracted: +∞ past ≈ 88.7 in f32
@@ -61,18 +59,24 @@ pub fn softmax_parts<F: Scalar>(
     out: &mut [F],
     t_len: usize,
     s_len: usize,
-    causal: bool,
+    mask: Masking,
     first: usize,
     parallel: bool,
     normalise: bool,
 ) -> Vec<Row<F>> {
     map_rows(out, s_len, parallel, |i, r| {
-        let keep = if causal {
-            ((first + i) % t_len.max(1) + 1).min(r.len())
-        } else {
-            r.len()
-        };
-        exp_row(r, keep, normalise)
+        let keys = mask.keys((first + i) % t_len.max(1), r.len());
+        // Keys before the window are masked as those after the query are.
+        let (before, rest) = r.split_at_mut(keys.start);
+        let row = exp_row(rest, keys.len(), normalise);
+        let masked = Moments::zeros(before.len());
+        let scores = Moments::merge(Moments::of_inline(before), row.scores);
+        before.fill(F::zero());
+        Row {
+            scores,
+            weights: Moments::merge(masked, row.weights),
+            inv: row.inv,
+        }
     })
 }
 
@@ -137,7 +141,7 @@ vectorised! {
 #[cfg(test)]
 mod tests {
     use super::{Moments, exp_row, naive_rows, softmax_rows};
-    use crate::ops::Stats;
+    use crate::ops::{Masking, Stats};
 
     /// Within f32 rounding of the values' range.
     fn close(a: Stats, b: Stats) -> bool {
@@ -231,9 +235,30 @@ mod tests {
         assert!(!Moments::total([nan.scores]).finite);
         // Causal rows over a whole tensor: row t keeps t + 1 keys.
         let mut x: Vec<f32> = (0..12).map(|i| i as f32 * 0.1).collect();
-        softmax_rows(&mut x, 3, 4, true);
+        softmax_rows(&mut x, 3, 4, Masking::Causal);
         assert_eq!(x[..4], [1.0, 0.0, 0.0, 0.0]);
         assert!(x[4..8][2..].iter().all(|&v| v == 0.0) && x[4] < x[5]);
+    }
+
+    /// A window of 2 keeps keys t−1 and t: row 0 keeps 1 key, rows 1..
+    /// keep 2; the keys before the window are 0 as those after the query,
+    /// and each row sums to 1. Causal rows would keep t + 1 keys.
+    #[test]
+    fn a_sliding_window_keeps_the_last_w_keys_of_each_row() {
+        let x: Vec<f32> = (0..16).map(|i| (i % 5) as f32 * 0.3).collect();
+        for f in [softmax_rows::<f32>, naive_rows::<f32>] {
+            let mut w = x.clone();
+            f(&mut w, 4, 4, Masking::Window(2));
+            for (t, row) in w.chunks(4).enumerate() {
+                let live: Vec<usize> = (0..4).filter(|&j| row[j] != 0.0).collect();
+                let want: Vec<usize> = (t.saturating_sub(1)..=t).collect();
+                assert_eq!(live, want, "row {t}: {row:?}");
+                assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+            }
+            let mut c = x.clone();
+            f(&mut c, 4, 4, Masking::Causal);
+            assert_ne!(c, w, "the window changes rows 2 and 3");
+        }
     }
 
     /// On scores past 88.7 the softmax without the max overflows f32 to
@@ -242,14 +267,14 @@ mod tests {
     fn the_softmax_without_the_max_overflows_where_the_stable_one_does_not() {
         let big: Vec<f32> = vec![120.0, 90.0, 100.0, 30.0];
         let (mut naive, mut stable) = (big.clone(), big.clone());
-        assert!(!naive_rows(&mut naive, 2, 2, false).finite);
+        assert!(!naive_rows(&mut naive, 2, 2, Masking::Full).finite);
         assert!(naive.iter().any(|v| v.is_nan()));
-        assert!(softmax_rows(&mut stable, 2, 2, false).finite);
+        assert!(softmax_rows(&mut stable, 2, 2, Masking::Full).finite);
         assert!(stable.iter().all(|v| v.is_finite()));
         let small: Vec<f32> = vec![0.5, -1.0, 2.0, 0.25, 0.0, 1.0];
         let (mut naive, mut stable) = (small.clone(), small.clone());
-        assert!(naive_rows(&mut naive, 2, 3, true).finite);
-        softmax_rows(&mut stable, 2, 3, true);
+        assert!(naive_rows(&mut naive, 2, 3, Masking::Causal).finite);
+        softmax_rows(&mut stable, 2, 3, Masking::Causal);
         for (a, b) in naive.iter().zip(&stable) {
             assert!((a - b).abs() < 1e-6, "{naive:?} against {stable:?}");
         }

@@ -66,7 +66,7 @@ fn mlp(b: &Budget) -> CountQuestion {
             format!("{} is {says}", thousands(o.block.mlp_weights)),
         ));
     }
-    if c.bias {
+    if c.mlp_bias() {
         mistakes.push((
             Value::Count(b.block.mlp),
             format!(

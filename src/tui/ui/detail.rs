@@ -82,7 +82,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let w = usize::from(inner.width).max(1);
             let used: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
             let room = usize::from(inner.height).saturating_sub(used);
-            let causal = app.run.trace.anatomy.causal();
+            let mask = app.run.trace.masking();
             // The why comes first: a line of it is kept from the heatmap,
             // which takes what it needs of the rest; the why then takes
             // what the heatmap leaves, wrapped at words (the presenter and
@@ -100,7 +100,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let map = heatmap::lines(
                 e,
                 (app.head, app.col),
-                causal,
+                mask,
                 (
                     usize::from(inner.width),
                     room.saturating_sub(why_full.min(1)),
@@ -109,7 +109,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             );
             if !map.is_empty() {
                 let w = usize::from(inner.width.saturating_sub(2));
-                legend = heatmap::legend(e, app.head, causal, w);
+                legend = heatmap::legend(e, app.head, mask, w);
             }
             lines.extend(why_lines(why, w, room.saturating_sub(map.len()), t));
             lines.extend(map);

@@ -13,6 +13,7 @@ mod compact;
 
 pub use compact::{legend, lines};
 
+use crate::ops::Masking;
 use crate::trace::{Event, OpKind};
 
 /// The shades, lowest first.
@@ -40,7 +41,8 @@ pub struct Grid<'a> {
     pub attention: bool,
     /// Softmax weights: each row sums to 1, so the sums are shown.
     pub sums: bool,
-    masked_upper: bool,
+    /// The mask of a softmax's weights, whose masked cells show `╳`.
+    mask: Option<Masking>,
     row_axis: String,
     col_axis: String,
     pub lo: f64,
@@ -51,7 +53,7 @@ impl<'a> Grid<'a> {
     /// The slice of `e` for `head`, or `None` without values or for a
     /// tensor that is not 3-D or 4-D.
     #[must_use]
-    pub fn of(e: &'a Event, head: usize, causal: bool) -> Option<Self> {
+    pub fn of(e: &'a Event, head: usize, mask: Masking) -> Option<Self> {
         let values = e.values.as_ref()?;
         let (h, rows, cols) = match e.shape.as_slice() {
             [_, r, c] => (None, *r, *c),
@@ -72,7 +74,9 @@ impl<'a> Grid<'a> {
             head: h,
             attention,
             sums: e.op == OpKind::Softmax,
-            masked_upper: causal && e.op == OpKind::Softmax,
+            mask: (e.op == OpKind::Softmax)
+                .then_some(mask)
+                .filter(|m| m.masks()),
             row_axis: axis(2).unwrap_or_else(|| "T".into()),
             col_axis: axis(1).unwrap_or_else(|| "d".into()),
             lo: 0.0,
@@ -88,7 +92,7 @@ impl<'a> Grid<'a> {
     }
 
     fn masked(&self, i: usize, j: usize) -> bool {
-        self.masked_upper && j > i
+        self.mask.is_some_and(|m| !m.reads(i, j, self.cols))
     }
 
     /// The cell at query/row `i`, key/column `j`.
@@ -167,7 +171,11 @@ impl<'a> Grid<'a> {
     /// The legend: each shade with the value it stands for, and `╳`.
     #[must_use]
     pub fn legend(&self, width: usize) -> String {
-        let mask = if self.masked_upper { " ╳ masked" } else { "" };
+        let mask = if self.mask.is_some() {
+            " ╳ masked"
+        } else {
+            ""
+        };
         let step = (self.hi - self.lo) / 4.0;
         #[allow(clippy::cast_precision_loss)]
         let full: Vec<String> = SHADES

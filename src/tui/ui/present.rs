@@ -147,7 +147,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     .render(mark_area, buf);
     let grid = match app.row(app.cursor) {
         Some(Row::Event(e)) if !app.hidden(app.cursor) => {
-            Grid::of(e, app.head, app.run.trace.anatomy.causal())
+            Grid::of(e, app.head, app.run.trace.masking())
         }
         _ => None,
     };

@@ -11,8 +11,8 @@ use ratatui::text::{Line, Span};
 
 /// The legend of `e`'s heatmap in `width` columns, if it has one.
 #[must_use]
-pub fn legend(e: &Event, head: usize, causal: bool, width: usize) -> Option<String> {
-    Grid::of(e, head, causal).map(|g| g.legend(width))
+pub fn legend(e: &Event, head: usize, mask: crate::ops::Masking, width: usize) -> Option<String> {
+    Grid::of(e, head, mask).map(|g| g.legend(width))
 }
 
 /// Heatmap lines for `e` in at most `width` × `height` cells, scrolled to
@@ -21,12 +21,12 @@ pub fn legend(e: &Event, head: usize, causal: bool, width: usize) -> Option<Stri
 pub fn lines(
     e: &Event,
     view: (usize, usize),
-    causal: bool,
+    mask: crate::ops::Masking,
     (width, height): (usize, usize),
     t: Theme,
 ) -> Vec<Line<'static>> {
     let (head, col) = view;
-    let Some(g) = Grid::of(e, head, causal) else {
+    let Some(g) = Grid::of(e, head, mask) else {
         return Vec::new();
     };
     if height < 2 || width < 12 {

@@ -287,9 +287,16 @@ impl Checkpoint {
                 String::new()
             } else {
                 let d = d.map_or_else(|| "?".to_string(), |d| d.to_string());
+                let from = match self.config_beside() {
+                    Some(p) => format!(
+                        "from {} beside it",
+                        crate::text::shown(&crate::text::lossless(p.as_os_str()))
+                    ),
+                    None => "off the file".to_string(),
+                };
                 format!(
                     " (the file holds {layers} blocks of d_model {d}, the model {} of d_model {}; \
-                     without --config and --preset the model is read off the file)",
+                     without --config and --preset the model is read {from})",
                     cfg.layers, cfg.d_model
                 )
             };

@@ -3,7 +3,9 @@
 //!
 //! The layers, last wins: the config inferred from the checkpoint (only
 //! without `--config` and `--preset`), the model file, B and T of the input,
-//! then the flags. Sizes are checked before anything large is read: a
+//! then the flags. With `--weights` and neither `--config` nor `--preset`,
+//! a `config.json` beside the checkpoint (or its index) is the model file,
+//! and nothing is inferred. Sizes are checked before anything large is read: a
 //! checkpoint is refused when its numeric run would exceed the limit, and
 //! its tensors are read only once the config is known to fit them.
 //!
@@ -36,7 +38,9 @@ use std::sync::Arc;
 pub struct Sources {
     /// `--config`: TOML or a Hugging Face config.json.
     pub config: Option<PathBuf>,
-    /// `--weights`: a nanoGPT or Hugging Face GPT-2 `.safetensors`.
+    /// `--weights`: a nanoGPT, Hugging Face GPT-2 or Llama/Mistral
+    /// `.safetensors`, a `model.safetensors.index.json` naming shards beside
+    /// it, or a folder holding either.
     pub weights: Option<PathBuf>,
     /// `--input`: x0 as an f32 `.npy` of shape (B, T, d_model).
     pub input: Option<PathBuf>,
@@ -60,9 +64,20 @@ pub fn resolve(
         None => Overlay::default(),
     };
     let ckpt = src.weights.as_deref().map(Checkpoint::open).transpose()?;
+    // With --weights alone, the config.json beside it is the model file.
+    let beside = ckpt
+        .as_ref()
+        .filter(|_| src.config.is_none() && flags.preset.is_none())
+        .and_then(Checkpoint::config_beside)
+        .map(std::path::Path::to_path_buf);
+    let file = match &beside {
+        Some(p) => Overlay::from_file(p)?,
+        None => file,
+    };
+    let model_file = src.config.as_ref().or(beside.as_ref());
     let mut base = Overlay::default();
     if let Some(c) = &ckpt
-        && src.config.is_none()
+        && model_file.is_none()
         && flags.preset.is_none()
     {
         base = c.infer(flags.heads)?;
@@ -121,7 +136,7 @@ pub fn resolve(
         // Named with the model file when that file is at fault: when it is
         // invalid without the flags too.
         Err(e) => {
-            return Err(match &src.config {
+            return Err(match model_file {
                 Some(p) if model.resolve().is_err() => Error::InModelFile {
                     path: crate::text::lossless(p.as_os_str()),
                     inner: Box::new(e.into()),

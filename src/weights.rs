@@ -1,7 +1,9 @@
 //! Checkpoints: block weights from a `.safetensors` file, named as in
-//! nanoGPT's state_dict or as in Hugging Face's GPT-2.
+//! nanoGPT's state_dict, as in Hugging Face's GPT-2, or as in Hugging
+//! Face's Llama and Mistral ([`llama`]); one file, or the shards of a
+//! `model.safetensors.index.json` ([`shards`]).
 //!
-//! [`Checkpoint::open`] reads and checks the header alone (bounded, before
+//! [`Checkpoint::open`] reads and checks the headers alone (bounded, before
 //! any tensor is read). [`Checkpoint::infer`] derives a config from the
 //! tensor shapes. [`Checkpoint::load`] checks every tensor against a config
 //! — all missing, unknown and mis-shaped tensors in one message — then reads
@@ -17,11 +19,14 @@
 //! transformer.h.{i}.mlp.c_proj.weight   [d, d_ff]      → block{i+1}.mlp.down.weight
 //! transformer.h.{i}.ln_{1,2}.{weight,bias}, transformer.ln_f.*  (optional _orig_mod. prefix)
 //! Hugging Face GPT-2: h.{i}.… (or transformer.h.{i}.…), Conv1D [in, out]: no transpose
+//! Hugging Face Llama/Mistral: model.layers.{i}.…, nn.Linear [out, in]: see [`llama`]
 //! ```
 
 pub mod file;
 pub mod infer;
+pub mod llama;
 pub mod names;
+pub mod shards;
 
 use crate::config::ModelConfig;
 use names::Target;
@@ -71,9 +76,9 @@ pub enum WeightsError {
         /// Every missing, unknown or mis-shaped tensor, joined by `; `.
         list: String,
     },
-    /// No tensor is named as a GPT-2 block's.
+    /// No tensor is named as a GPT-2 or Llama block's.
     #[error(
-        "{} has no GPT-2 block tensors; allowed names: transformer.h.{{i}}.… (nanoGPT, optionally _orig_mod.) or h.{{i}}.… (Hugging Face GPT-2)",
+        "{} has no GPT-2 or Llama block tensors; allowed names: transformer.h.{{i}}.… (nanoGPT, optionally _orig_mod.), h.{{i}}.… (Hugging Face GPT-2) or model.layers.{{i}}.… (Hugging Face Llama, Mistral)",
         crate::text::shown(.path)
     )]
     NotGpt {
@@ -90,16 +95,89 @@ pub enum WeightsError {
         /// The divisors of d_model, listed for the message.
         allowed: String,
     },
-    /// The config's blocks are ones a GPT-2 checkpoint cannot fill (e.g.
-    /// SwiGLU's gate projection).
-    #[error("{}: {what}; a checkpoint holds GPT-2-style blocks ({allowed})", crate::text::shown(.path))]
+    /// The config's blocks are ones the checkpoint cannot fill: SwiGLU's
+    /// gate projection from a GPT-2 file, or a Llama file's blocks run as
+    /// something else (LayerNorm, learned positions, no gate).
+    #[error("{}: {what}; {allowed}", crate::text::shown(.path))]
     Unsupported {
         /// The checkpoint.
         path: String,
         /// What the config has that the checkpoint lacks.
         what: String,
-        /// The settings allowed, e.g. `act relu, gelu or gelu-tanh`.
+        /// What the file holds and the settings allowed, e.g. `a GPT-2
+        /// checkpoint holds GPT-2-style blocks (act relu, gelu or gelu-tanh)`.
         allowed: &'static str,
+    },
+    /// Llama names without a config: the heads are not in the file, and
+    /// none that fit were given.
+    #[error(
+        "{} holds Llama tensors and no config.json beside it; allowed: --config config.json, or --heads with the K/V width {kv_width} and d_model {d_model} allowing {allowed}{}",
+        crate::text::shown(.path),
+        .given.map_or_else(String::new, |h| format!(" (--heads {h} does not fit)"))
+    )]
+    LlamaHeads {
+        /// The checkpoint.
+        path: String,
+        /// The `--heads` given, if any.
+        given: Option<usize>,
+        /// The width read from the checkpoint.
+        d_model: usize,
+        /// Rows of block 0's k_proj: kv_heads · head_dim.
+        kv_width: usize,
+        /// The heads that fit both, listed for the message.
+        allowed: String,
+    },
+    /// `--weights` names a folder without a checkpoint in it.
+    #[error(
+        "{} is a folder without model.safetensors or model.safetensors.index.json; allowed: a .safetensors file, a model.safetensors.index.json, or a folder holding one",
+        crate::text::shown(.dir)
+    )]
+    NoCheckpoint {
+        /// The folder.
+        dir: String,
+    },
+    /// A `model.safetensors.index.json` that cannot be used.
+    #[error(
+        "{} is not a usable safetensors index: {reason}; allowed: a JSON object whose weight_map maps each tensor to a shard file beside it",
+        crate::text::shown(.path)
+    )]
+    Index {
+        /// The index.
+        path: String,
+        /// What is wrong, naming the bad value.
+        reason: String,
+    },
+    /// A shard the index names cannot be read.
+    #[error(
+        "{} names shard {}, which cannot be read: {reason}; allowed: shards that sit beside the index",
+        crate::text::shown(.index),
+        crate::text::shown(.shard)
+    )]
+    Shard {
+        /// The index.
+        index: String,
+        /// The shard's file name, as the index gives it.
+        shard: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// The index maps a tensor to a shard that does not hold it.
+    #[error(
+        "{} maps tensor {} to shard {}, which does not hold it{}; allowed: an index mapping each tensor to the shard that holds it",
+        crate::text::shown(.index),
+        crate::text::shown(.tensor),
+        crate::text::shown(.shard),
+        if *.more == 0 { String::new() } else { format!(" ({} more tensors so mapped)", .more) }
+    )]
+    ShardLacks {
+        /// The index.
+        index: String,
+        /// The first tensor missing from its shard.
+        tensor: String,
+        /// The shard the index names for it.
+        shard: String,
+        /// How many other tensors are missing from theirs.
+        more: usize,
     },
     /// A tied model on a file whose own LM head differs from its wte: the
     /// file's head would be silently replaced by wte.
@@ -118,31 +196,39 @@ fn problems(n: usize) -> String {
     format!("{n} tensor problem{}", if n == 1 { "" } else { "s" })
 }
 
-/// A checkpoint's header, checked; its tensors are read by [`Checkpoint::load`].
+/// A checkpoint's headers, checked; its tensors are read by [`Checkpoint::load`].
 #[derive(Debug)]
 pub struct Checkpoint {
-    /// The checked safetensors header and the open file.
-    pub file: file::Header,
+    /// The checked safetensors headers and the open files: one, or shards.
+    pub file: shards::Tensors,
     /// The prefixes and layout its tensor names use.
     pub naming: names::Naming,
 }
 
 impl Checkpoint {
-    /// Opens `path` and reads its header, refusing a corrupt or truncated
-    /// file before any tensor is read.
+    /// Opens `path` (a `.safetensors` file, a `model.safetensors.index.json`
+    /// or a folder holding one) and reads every header, refusing a corrupt
+    /// or truncated file, a bad index or a missing shard before any tensor
+    /// is read.
     ///
     /// # Errors
-    /// [`WeightsError`] for an unreadable, corrupt or non-GPT file.
+    /// [`WeightsError`] for an unreadable, corrupt or non-GPT, non-Llama file.
     pub fn open(path: &Path) -> Result<Self, WeightsError> {
-        let file = file::Header::open(path)?;
+        let file = shards::Tensors::open(path)?;
         let naming = names::Naming::detect(&file)?;
         Ok(Self { file, naming })
     }
 
-    /// The file's label in messages.
+    /// The file's label in messages (the index, for shards).
     #[must_use]
     pub fn path(&self) -> &str {
         &self.file.path
+    }
+
+    /// The `config.json` beside the file or the index, if there is one.
+    #[must_use]
+    pub fn config_beside(&self) -> Option<&Path> {
+        self.file.config.as_deref()
     }
 }
 
@@ -185,13 +271,13 @@ impl Checkpoint {
     /// [`WeightsError::Mismatch`] listing every missing, unknown or
     /// mis-shaped tensor; [`WeightsError::Dtype`] for a dtype other than
     /// F32, F16 or BF16; [`WeightsError::Unsupported`] for a config whose
-    /// blocks a GPT-2 checkpoint cannot fill.
+    /// blocks the checkpoint cannot fill.
     pub fn load(&self, cfg: &ModelConfig) -> Result<Weights, WeightsError> {
-        if let Some(what) = names::unsupported(cfg) {
+        if let Some((what, allowed)) = names::unsupported(self.naming.layout, cfg) {
             return Err(WeightsError::Unsupported {
                 path: self.path().to_string(),
                 what,
-                allowed: "act relu, gelu or gelu-tanh",
+                allowed,
             });
         }
         let problems = self.naming.problems(&self.file, cfg);
@@ -201,9 +287,16 @@ impl Checkpoint {
                 String::new()
             } else {
                 let d = d.map_or_else(|| "?".to_string(), |d| d.to_string());
+                let from = match self.config_beside() {
+                    Some(p) => format!(
+                        "from {} beside it",
+                        crate::text::shown(&crate::text::lossless(p.as_os_str()))
+                    ),
+                    None => "off the file".to_string(),
+                };
                 format!(
                     " (the file holds {layers} blocks of d_model {d}, the model {} of d_model {}; \
-                     without --config and --preset the model is read off the file)",
+                     without --config and --preset the model is read {from})",
                     cfg.layers, cfg.d_model
                 )
             };

@@ -7,6 +7,8 @@
 //! - vocab and context: `wte.weight` and `wpe.weight`, when present
 //! - activation: exact GELU for nanoGPT, tanh GELU for Hugging Face GPT-2
 //! - heads: not in the file; the caller gives them (`--heads`)
+//!
+//! Llama/Mistral names are read in [`super::llama`].
 
 use super::names::Layout;
 use super::{Checkpoint, WeightsError};
@@ -18,6 +20,9 @@ impl Checkpoint {
     /// their width d_model (block 0's `ln_1.weight`), if it has one.
     #[must_use]
     pub fn blocks(&self) -> (usize, Option<usize>) {
+        if self.naming.layout == Layout::Llama {
+            return self.llama_blocks();
+        }
         let (r, h) = (&self.naming.root, &self.file);
         let layers = (0..)
             .take_while(|i| h.shape(&format!("{r}h.{i}.ln_1.weight")).is_some())
@@ -29,9 +34,13 @@ impl Checkpoint {
     /// The model these tensors describe, with `heads` attention heads.
     ///
     /// # Errors
-    /// [`WeightsError::NeedHeads`] when `heads` is `None`, and
+    /// [`WeightsError::NeedHeads`] when `heads` is `None` (for Llama
+    /// names [`WeightsError::LlamaHeads`], also when they do not fit), and
     /// [`WeightsError::Mismatch`] when block 0 is incomplete.
     pub fn infer(&self, heads: Option<usize>) -> Result<Overlay, WeightsError> {
+        if self.naming.layout == Layout::Llama {
+            return self.infer_llama(heads);
+        }
         let r = &self.naming.root;
         let h = &self.file;
         let dim = |name: String, axis: usize| h.shape(&name).and_then(|s| s.get(axis).copied());
@@ -64,8 +73,8 @@ impl Checkpoint {
             d_ff: Some(d_ff),
             layers: Some(layers),
             act: Some(match self.naming.layout {
-                Layout::NanoGpt => Act::Gelu,
                 Layout::HfConv1d => Act::GeluTanh,
+                Layout::NanoGpt | Layout::Llama => Act::Gelu,
             }),
             norm: Some(NormKind::LayerNorm),
             placement: Some(Placement::Pre),

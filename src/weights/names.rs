@@ -1,4 +1,6 @@
 //! The file's names and layout, and what a config expects the file to hold.
+//! GPT-2 names are listed here; Hugging Face Llama/Mistral names in
+//! [`super::llama`].
 //!
 //! # Shapes (file side, nanoGPT layout; Hugging Face Conv1D swaps each matrix)
 //! - `h.{i}.ln_{1,2}.weight`, `.bias`: (d)
@@ -8,8 +10,8 @@
 //! - optional `wte.weight` (V, d), `wpe.weight` (ctx, d), `lm_head.weight` (V, d)
 
 use super::WeightsError;
-use super::file::Header;
-use crate::config::{Act, ModelConfig, NormKind};
+use super::shards::Tensors;
+use crate::config::{Act, ModelConfig, NormKind, Placement, PosEmb};
 use crate::ops::fmt_shape;
 
 /// How the file stores a linear layer's matrix.
@@ -19,6 +21,9 @@ pub enum Layout {
     NanoGpt,
     /// Hugging Face GPT-2's `Conv1D`: [in, out], as ours.
     HfConv1d,
+    /// Hugging Face Llama/Mistral: `model.layers.{i}.…`, `nn.Linear`
+    /// [out, in] (transposed on load), q, k, v apart, a gated MLP.
+    Llama,
 }
 
 /// Where a file tensor goes in the model.
@@ -69,7 +74,8 @@ pub struct Expect {
 /// The prefixes before `h.{i}.` and before `lm_head.`, and the layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Naming {
-    /// `transformer.`, `_orig_mod.transformer.` or empty.
+    /// `transformer.`, `_orig_mod.transformer.` or empty (GPT-2);
+    /// `model.` or empty (Llama).
     pub root: String,
     /// `_orig_mod.` or empty.
     pub outer: String,
@@ -78,21 +84,32 @@ pub struct Naming {
 }
 
 impl Naming {
-    /// Finds block 0 and its c_attn to tell the prefix and layout.
+    /// Finds block 0 (GPT-2's c_attn, else Llama's q_proj) to tell the
+    /// prefix and layout.
     ///
     /// # Errors
     /// [`WeightsError::NotGpt`] when no block 0 is found.
-    pub fn detect(h: &Header) -> Result<Self, WeightsError> {
-        let not_gpt = || WeightsError::NotGpt {
-            path: h.path.clone(),
-        };
+    pub fn detect(h: &Tensors) -> Result<Self, WeightsError> {
         let tensors = h.tensors();
-        let root = tensors
-            .iter()
-            .find_map(|(n, _)| n.strip_suffix("h.0.attn.c_attn.weight"))
-            .filter(|r| r.is_empty() || r.ends_with('.'))
-            .ok_or_else(not_gpt)?
-            .to_string();
+        let root_of = |suffix: &str| {
+            tensors
+                .iter()
+                .find_map(|(n, _)| n.strip_suffix(suffix))
+                .filter(|r| r.is_empty() || r.ends_with('.'))
+                .map(str::to_string)
+        };
+        let Some(root) = root_of("h.0.attn.c_attn.weight") else {
+            return match root_of(super::llama::BLOCK0) {
+                Some(root) => Ok(Self {
+                    root,
+                    outer: String::new(),
+                    layout: Layout::Llama,
+                }),
+                None => Err(WeightsError::NotGpt {
+                    path: h.path.clone(),
+                }),
+            };
+        };
         let outer = if root.starts_with("_orig_mod.") {
             "_orig_mod.".to_string()
         } else {
@@ -118,6 +135,9 @@ impl Naming {
     /// Every tensor a checkpoint of `cfg` holds, with its target.
     #[must_use]
     pub fn expected(&self, cfg: &ModelConfig) -> Vec<Expect> {
+        if self.layout == Layout::Llama {
+            return super::llama::expected(&self.root, cfg);
+        }
         let (d, f) = (cfg.d_model, cfg.d_ff);
         let kv = cfg.kv_heads * cfg.head_dim();
         let nano = self.layout == Layout::NanoGpt;
@@ -224,7 +244,7 @@ impl Naming {
 
     /// Every problem of `h` against `cfg`, one entry per tensor.
     #[must_use]
-    pub fn problems(&self, h: &Header, cfg: &ModelConfig) -> Vec<String> {
+    pub fn problems(&self, h: &Tensors, cfg: &ModelConfig) -> Vec<String> {
         let expected = self.expected(cfg);
         let mut out = Vec::new();
         for e in &expected {
@@ -244,8 +264,13 @@ impl Naming {
             }
         }
         for (name, shape) in h.tensors() {
-            let buffer = name.starts_with(&format!("{}h.", self.root))
-                && (name.ends_with(".attn.bias") || name.ends_with(".attn.masked_bias"));
+            let buffer = match self.layout {
+                Layout::Llama => super::llama::is_buffer(&self.root, &name),
+                _ => {
+                    name.starts_with(&format!("{}h.", self.root))
+                        && (name.ends_with(".attn.bias") || name.ends_with(".attn.masked_bias"))
+                }
+            };
             if !buffer && !expected.iter().any(|e| e.name == name) {
                 out.push(format!(
                     "unknown {} {}",
@@ -258,8 +283,32 @@ impl Naming {
     }
 }
 
-/// Why `cfg` cannot take GPT-2-style blocks, if it cannot.
+/// Why `cfg` cannot take the blocks a file of `layout` holds, if it
+/// cannot, and what such a file holds (for the message).
 #[must_use]
-pub fn unsupported(cfg: &ModelConfig) -> Option<String> {
-    (cfg.act == Act::Swiglu).then(|| "act swiglu has a gate projection".to_string())
+pub fn unsupported(layout: Layout, cfg: &ModelConfig) -> Option<(String, &'static str)> {
+    if layout != Layout::Llama {
+        let what = (cfg.act == Act::Swiglu).then(|| "act swiglu has a gate projection".to_string());
+        return what.map(|w| {
+            (
+                w,
+                "a GPT-2 checkpoint holds GPT-2-style blocks (act relu, gelu or gelu-tanh)",
+            )
+        });
+    }
+    let what = if cfg.act != Act::Swiglu {
+        format!("act {} has no gate projection", cfg.act)
+    } else if cfg.norm != NormKind::RmsNorm {
+        format!("norm {} is not the file's RMSNorm", cfg.norm)
+    } else if cfg.pos_emb != PosEmb::Rope {
+        format!("positions {} are not the file's rotary ones", cfg.pos_emb)
+    } else if cfg.placement != Placement::Pre {
+        format!("placement {} is not the file's pre-norm", cfg.placement)
+    } else {
+        return None;
+    };
+    Some((
+        what,
+        "a Llama checkpoint holds Llama blocks (act swiglu, norm rmsnorm, rotary positions, placement pre)",
+    ))
 }

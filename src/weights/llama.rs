@@ -1,0 +1,199 @@
+//! Hugging Face Llama and Mistral names, and the model read off their shapes.
+//!
+//! ```text
+//! file (nn.Linear [out, in])                          ours ((in, out)), blocks from 1
+//! model.layers.{i}.input_layernorm.weight    (d)      → block{i+1}.ln_1.weight
+//! model.layers.{i}.self_attn.q_proj.weight   (d, d)   → block{i+1}.attn.q_proj.weight
+//! model.layers.{i}.self_attn.{k,v}_proj.weight (kv·hd, d) → block{i+1}.attn.{k,v}_proj.weight
+//! model.layers.{i}.self_attn.o_proj.weight   (d, d)   → block{i+1}.attn.out.weight
+//!   (.bias of each, (out), when the config has attention_bias)
+//! model.layers.{i}.post_attention_layernorm.weight (d) → block{i+1}.ln_2.weight
+//! model.layers.{i}.mlp.{gate,up}_proj.weight (d_ff, d) → block{i+1}.mlp.{gate,up}.weight
+//! model.layers.{i}.mlp.down_proj.weight      (d, d_ff) → block{i+1}.mlp.down.weight
+//! model.norm.weight (d) → ln_f.weight;  model.embed_tokens.weight (V, d) → wte
+//! lm_head.weight (V, d) → lm_head.weight (d, V); absent when tied
+//! ```
+//!
+//! The `model.` prefix is optional (a bare `LlamaModel`'s state dict). q and
+//! k need no permutation: the rotary step turns the two halves of each head
+//! (`rotate_half`), as Hugging Face's Llama does. Older files hold each
+//! layer's `self_attn.rotary_emb.inv_freq` buffer, which is skipped.
+
+use super::names::{Expect, Target};
+use super::{Checkpoint, WeightsError};
+use crate::config::file::Overlay;
+use crate::config::{Act, ModelConfig, NormKind, Placement, PosEmb};
+
+/// The name of block 0's query projection, after the prefix.
+pub const BLOCK0: &str = "layers.0.self_attn.q_proj.weight";
+
+/// ε of the norms and θ of the rotary embedding of a model read off a
+/// file without a config.json: Llama 2's and Mistral 7B's.
+pub const EPS: f64 = 1e-5;
+/// See [`EPS`].
+pub const THETA: f64 = 10_000.0;
+
+/// Every tensor a Llama checkpoint of `cfg` holds, under prefix `r`.
+#[must_use]
+pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
+    let (d, f) = (cfg.d_model, cfg.d_ff);
+    let kv = cfg.kv_heads * cfg.head_dim();
+    let mut out = Vec::new();
+    let mut push = |name: String, shape: Vec<usize>, target| {
+        out.push(Expect {
+            name,
+            shape,
+            target,
+            required: true,
+        });
+    };
+    for i in 0..cfg.layers {
+        let (fp, op) = (format!("{r}layers.{i}"), format!("block{}", i + 1));
+        let norm = |file: &str, ours: &str| {
+            (
+                format!("{fp}.{file}.weight"),
+                vec![d],
+                Target::Same(format!("{op}.{ours}.weight")),
+            )
+        };
+        let (n, s, t) = norm("input_layernorm", "ln_1");
+        push(n, s, t);
+        // (file name, our name, our (in, out))
+        let linears = [
+            ("self_attn.q_proj", "attn.q_proj", (d, d)),
+            ("self_attn.k_proj", "attn.k_proj", (d, kv)),
+            ("self_attn.v_proj", "attn.v_proj", (d, kv)),
+            ("self_attn.o_proj", "attn.out", (d, d)),
+            ("mlp.gate_proj", "mlp.gate", (d, f)),
+            ("mlp.up_proj", "mlp.up", (d, f)),
+            ("mlp.down_proj", "mlp.down", (f, d)),
+        ];
+        for (file, ours, (fan_in, fan_out)) in linears {
+            push(
+                format!("{fp}.{file}.weight"),
+                vec![fan_out, fan_in],
+                Target::Transposed(format!("{op}.{ours}.weight")),
+            );
+            if cfg.bias {
+                push(
+                    format!("{fp}.{file}.bias"),
+                    vec![fan_out],
+                    Target::Same(format!("{op}.{ours}.bias")),
+                );
+            }
+            if file == "self_attn.o_proj" {
+                let (n, s, t) = norm("post_attention_layernorm", "ln_2");
+                push(n, s, t);
+            }
+        }
+    }
+    if cfg.final_norm {
+        push(
+            format!("{r}norm.weight"),
+            vec![d],
+            Target::Same("ln_f.weight".into()),
+        );
+    }
+    let v = cfg.vocab.unwrap_or(0);
+    for (name, to, transposed) in [
+        (format!("{r}embed_tokens.weight"), "wte", false),
+        ("lm_head.weight".to_string(), "lm_head.weight", true),
+    ] {
+        out.push(Expect {
+            name,
+            shape: vec![v, d],
+            target: Target::Embedding { to, transposed },
+            required: false,
+        });
+    }
+    out
+}
+
+/// Whether `name` is a buffer older files save beside the weights (each
+/// layer's rotary `inv_freq`), which the model does not need.
+#[must_use]
+pub fn is_buffer(r: &str, name: &str) -> bool {
+    name.starts_with(&format!("{r}layers.")) && name.ends_with(".self_attn.rotary_emb.inv_freq")
+}
+
+impl Checkpoint {
+    /// How many Llama layers the file holds (`layers.{i}.input_layernorm`
+    /// from 0 on), and their width d_model, if it has one.
+    pub(super) fn llama_blocks(&self) -> (usize, Option<usize>) {
+        let (r, h) = (&self.naming.root, &self.file);
+        let norm = |i: usize| h.shape(&format!("{r}layers.{i}.input_layernorm.weight"));
+        let layers = (0..).take_while(|&i| norm(i).is_some()).count();
+        (layers, norm(0).and_then(|s| s.first().copied()))
+    }
+
+    /// The Llama model these tensors describe, with `heads` attention
+    /// heads; ε and θ, which no tensor holds, are [`EPS`] and [`THETA`].
+    ///
+    /// # Errors
+    /// [`WeightsError::LlamaHeads`] when `heads` is `None` or does not fit
+    /// the K/V width, [`WeightsError::Mismatch`] when block 0 is incomplete.
+    pub(super) fn infer_llama(&self, heads: Option<usize>) -> Result<Overlay, WeightsError> {
+        let (r, h) = (&self.naming.root, &self.file);
+        let rows = |name: &str| {
+            h.shape(&format!("{r}{name}"))
+                .and_then(|s| s.first().copied())
+        };
+        let missing = |what: &str| WeightsError::Mismatch {
+            path: self.path().to_string(),
+            why: String::new(),
+            count: 1,
+            list: format!("missing {r}layers.0.{what}, needed to infer the model"),
+        };
+        let (layers, d) = self.llama_blocks();
+        let d = d.ok_or_else(|| missing("input_layernorm.weight"))?;
+        let d_ff =
+            rows("layers.0.mlp.up_proj.weight").ok_or_else(|| missing("mlp.up_proj.weight"))?;
+        let kv_width = rows("layers.0.self_attn.k_proj.weight")
+            .ok_or_else(|| missing("self_attn.k_proj.weight"))?;
+        // Heads h fit when hd = d/h divides the K/V width and its K/V
+        // heads divide h.
+        let fits = |h: usize| {
+            h > 0
+                && d.is_multiple_of(h)
+                && kv_width.is_multiple_of(d / h)
+                && kv_width / (d / h) > 0
+                && h.is_multiple_of(kv_width / (d / h))
+        };
+        let heads = heads
+            .filter(|&h| fits(h))
+            .ok_or_else(|| WeightsError::LlamaHeads {
+                path: self.path().to_string(),
+                given: heads,
+                d_model: d,
+                kv_width,
+                allowed: (1..=d)
+                    .filter(|&h| fits(h))
+                    .map(|h| h.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        Ok(Overlay {
+            d_model: Some(d),
+            heads: Some(heads),
+            kv_heads: Some(kv_width / (d / heads)),
+            d_ff: Some(d_ff),
+            layers: Some(layers),
+            act: Some(Act::Swiglu),
+            norm: Some(NormKind::RmsNorm),
+            placement: Some(Placement::Pre),
+            bias: Some(
+                h.shape(&format!("{r}layers.0.self_attn.q_proj.bias"))
+                    .is_some(),
+            ),
+            final_norm: Some(h.shape(&format!("{r}norm.weight")).is_some()),
+            vocab: Some(rows("embed_tokens.weight").unwrap_or(0)),
+            // No position table: the context follows T.
+            context: Some(0),
+            tied: Some(h.shape("lm_head.weight").is_none()),
+            pos_emb: Some(PosEmb::Rope),
+            rope_theta: Some(THETA),
+            eps: Some(EPS),
+            ..Overlay::default()
+        })
+    }
+}

@@ -48,6 +48,39 @@ pub struct Sources {
     pub tokens: Option<String>,
 }
 
+/// The note of what a config read off `c`'s shapes (`base`) took on
+/// trust rather than from the file: what no tensor shape says and no flag
+/// set.
+fn guessed(c: &Checkpoint, base: &Overlay, flags: &Overlay) -> String {
+    use crate::weights::names::Layout;
+    let mut took = Vec::new();
+    if flags.act.is_none() {
+        took.push(match c.naming.layout {
+            Layout::NanoGpt => "act gelu (nanoGPT's exact erf; --act gelu-tanh for GPT-2's)".into(),
+            Layout::HfConv1d => "act gelu-tanh (Hugging Face GPT-2's gelu_new)".into(),
+            Layout::Llama => "act swiglu".to_string(),
+        });
+    }
+    if c.naming.layout == Layout::Llama {
+        took.push(format!(
+            "RMSNorm ε {:e}, rope θ {} unscaled, no sliding window",
+            base.eps.unwrap_or_default(),
+            base.rope_theta.unwrap_or_default()
+        ));
+    } else {
+        took.push(format!("LayerNorm ε {:e}", base.eps.unwrap_or_default()));
+    }
+    if flags.placement.is_none() {
+        took.push("Pre-LN".into());
+    }
+    let heads = base.heads.unwrap_or_default();
+    format!(
+        "{}: no config.json beside it, so the model is read off its shapes; taken on trust: {}; heads {heads} from --heads (--config config.json sets them all)",
+        c.path(),
+        took.join(", ")
+    )
+}
+
 /// Resolves the config from `flags` and `src`, and fills `req` with the
 /// loaded weights and input.
 ///
@@ -86,6 +119,7 @@ pub fn resolve(
             .as_ref()
             .and_then(|p| p.file_name())
             .map(|f| f.to_string_lossy().into_owned());
+        base.notes = Some(vec![guessed(c, &base, flags)]);
     }
     // The input's header first: its values are read once the run it
     // needs is known to fit the memory limit.

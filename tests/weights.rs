@@ -417,3 +417,39 @@ fn probes_move_the_loaded_model_not_the_seeded_one() {
     let weights_only = Subject::new(&cfg, req.weights.as_deref(), None);
     assert_ne!(deltas(weights_only), loaded);
 }
+
+/// A model read off a checkpoint's shapes says what it took on trust: the
+/// GELU form its naming suggests, ε and Pre-LN, and the heads given; a
+/// flag that sets one takes it off the list, and a config says nothing.
+#[test]
+fn a_model_read_off_shapes_notes_every_guess_and_a_config_none() {
+    let notes = |weights: &str, flags: &Overlay| {
+        let src = sources(&fix(weights), None);
+        let (_, req) = resolve(flags, &src, Request::default()).unwrap();
+        req.notes
+    };
+    let nano = notes("nanogpt-tiny.safetensors", &heads(4));
+    assert_eq!(nano.len(), 1, "{nano:?}");
+    for part in [
+        "read off its shapes",
+        "act gelu (nanoGPT",
+        "ε 1e-5",
+        "Pre-LN",
+        "heads 4",
+    ] {
+        assert!(nano[0].contains(part), "{part}: {}", nano[0]);
+    }
+    let hf = notes("hf-gpt2-tiny.safetensors", &heads(4));
+    assert!(hf[0].contains("act gelu-tanh (Hugging Face"), "{}", hf[0]);
+    let set = Overlay {
+        act: Some(shapetrace::config::Act::GeluTanh),
+        ..heads(4)
+    };
+    assert!(!notes("nanogpt-tiny.safetensors", &set)[0].contains("act "));
+    let with_config = Sources {
+        config: Some(fix("hf-llama-tiny/config.json")),
+        ..sources(&fix("hf-llama-tiny/model.safetensors"), None)
+    };
+    let (_, req) = resolve(&Overlay::default(), &with_config, Request::default()).unwrap();
+    assert!(req.notes.is_empty(), "{:?}", req.notes);
+}

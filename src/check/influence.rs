@@ -505,3 +505,41 @@ pub fn rerunnable(cfg: &ModelConfig) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod band_tests {
+    use super::{Band, Influence, Kind, OpKind, RowChange};
+
+    /// Moving token 0 under a window of 2 may change rows 0 and 1 of the
+    /// first attention's weights; row 3 changing is a leak, which the
+    /// plain causal rule (no earlier position) would let pass.
+    #[test]
+    fn a_change_outside_the_window_leaks_and_inside_it_does_not() {
+        let weights = |changed: &[usize]| RowChange {
+            path: "block1.attn.weights".into(),
+            op: OpKind::Softmax,
+            batch: 1,
+            seq: 4,
+            delta: (0..4)
+                .map(|t| if changed.contains(&t) { 0.5 } else { 0.0 })
+                .collect(),
+        };
+        let run = |changed: &[usize], window: Option<usize>| Influence {
+            kind: Kind::Causality,
+            token: 0,
+            rows: vec![weights(changed)],
+            band: window.map(|window| Band {
+                path: "block1.attn.weights".into(),
+                window,
+            }),
+        };
+        assert!(run(&[0, 1], Some(2)).first_leak().is_none());
+        let leak = run(&[0, 1, 3], Some(2)).first_leak().expect("row 3 leaks");
+        assert_eq!((leak.pos, leak.token), (3, 0));
+        assert!(run(&[0, 1, 3], None).first_leak().is_none(), "causal alone");
+        assert!(
+            run(&[0, 1, 3], Some(4)).first_leak().is_none(),
+            "wider window"
+        );
+    }
+}

@@ -71,10 +71,16 @@ fn probe(trace: &Trace, subject: Subject, kind: Kind) -> CheckResult {
             ),
         ),
         (Err(l), Kind::Causality) => {
-            let whom = if l.batch == 0 {
-                format!("earlier position {}", l.pos)
-            } else {
-                format!("batch element {}", l.batch)
+            let window = runs.iter().find_map(|r| r.band.as_ref()).map(|b| b.window);
+            let whom = match window {
+                _ if l.batch != 0 => format!("batch element {}", l.batch),
+                Some(w) if l.pos > l.token => format!(
+                    "position {}, outside the sliding window of {w} (rows {}..={} may change)",
+                    l.pos,
+                    l.token,
+                    l.token + w - 1
+                ),
+                _ => format!("earlier position {}", l.pos),
             };
             CheckResult::fail(
                 name,
@@ -93,12 +99,20 @@ fn probe(trace: &Trace, subject: Subject, kind: Kind) -> CheckResult {
                 ts.len()
             ),
         ),
-        (Ok(()), Kind::Causality) => CheckResult::pass(
-            name,
-            format!(
-                "changing a token changed no earlier position and no other batch element ({} tokens tried)",
-                ts.len()
-            ),
-        ),
+        (Ok(()), Kind::Causality) => {
+            let band = runs
+                .iter()
+                .find_map(|r| r.band.as_ref())
+                .map_or_else(String::new, |b| {
+                    format!(", and {} only inside the window of {}", b.path, b.window)
+                });
+            CheckResult::pass(
+                name,
+                format!(
+                    "changing a token changed no earlier position and no other batch element{band} ({} tokens tried)",
+                    ts.len()
+                ),
+            )
+        }
     }
 }

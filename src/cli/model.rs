@@ -23,9 +23,11 @@ pub struct ModelArgs {
     /// (gpt2, llama, mistral), told apart by content. Flags still override it.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Block weights from a nanoGPT or Hugging Face GPT-2 .safetensors
-    /// checkpoint; without --config or --preset the model is read off its
-    /// shapes (give --heads). Needs a numeric run.
+    /// Block weights from a nanoGPT, Hugging Face GPT-2 or Llama/Mistral
+    /// .safetensors, a model.safetensors.index.json (sharded), or a folder
+    /// holding one; a config.json beside it is the model unless --config or
+    /// --preset is given, else the model is read off its shapes (give
+    /// --heads). Needs a numeric run.
     #[arg(long, global = true, value_name = "FILE.safetensors")]
     pub weights: Option<PathBuf>,
     /// The input x0 from an f32 .npy of shape (B, T, d_model); B and T come

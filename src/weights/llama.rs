@@ -3,10 +3,11 @@
 //! ```text
 //! file (nn.Linear [out, in])                          ours ((in, out)), blocks from 1
 //! model.layers.{i}.input_layernorm.weight    (d)      → block{i+1}.ln_1.weight
-//! model.layers.{i}.self_attn.q_proj.weight   (d, d)   → block{i+1}.attn.q_proj.weight
+//! model.layers.{i}.self_attn.q_proj.weight   (h·hd, d) → block{i+1}.attn.q_proj.weight
 //! model.layers.{i}.self_attn.{k,v}_proj.weight (kv·hd, d) → block{i+1}.attn.{k,v}_proj.weight
-//! model.layers.{i}.self_attn.o_proj.weight   (d, d)   → block{i+1}.attn.out.weight
-//!   (.bias of each, (out), when the config has attention_bias)
+//! model.layers.{i}.self_attn.o_proj.weight   (d, h·hd) → block{i+1}.attn.out.weight
+//!   (.bias of each, (out), when the config has attention_bias; of the MLP's, mlp_bias)
+//!   h·hd = d unless the config gives head_dim apart from d / h
 //! model.layers.{i}.post_attention_layernorm.weight (d) → block{i+1}.ln_2.weight
 //! model.layers.{i}.mlp.{gate,up}_proj.weight (d_ff, d) → block{i+1}.mlp.{gate,up}.weight
 //! model.layers.{i}.mlp.down_proj.weight      (d, d_ff) → block{i+1}.mlp.down.weight
@@ -36,7 +37,7 @@ pub const THETA: f64 = 10_000.0;
 /// Every tensor a Llama checkpoint of `cfg` holds, under prefix `r`.
 #[must_use]
 pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
-    let (d, f) = (cfg.d_model, cfg.d_ff);
+    let (d, f, hq) = (cfg.d_model, cfg.d_ff, cfg.attn_width());
     let kv = cfg.kv_heads * cfg.head_dim();
     let mut out = Vec::new();
     let mut push = |name: String, shape: Vec<usize>, target| {
@@ -60,10 +61,10 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
         push(n, s, t);
         // (file name, our name, our (in, out))
         let linears = [
-            ("self_attn.q_proj", "attn.q_proj", (d, d)),
+            ("self_attn.q_proj", "attn.q_proj", (d, hq)),
             ("self_attn.k_proj", "attn.k_proj", (d, kv)),
             ("self_attn.v_proj", "attn.v_proj", (d, kv)),
-            ("self_attn.o_proj", "attn.out", (d, d)),
+            ("self_attn.o_proj", "attn.out", (hq, d)),
             ("mlp.gate_proj", "mlp.gate", (d, f)),
             ("mlp.up_proj", "mlp.up", (d, f)),
             ("mlp.down_proj", "mlp.down", (f, d)),
@@ -74,7 +75,13 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
                 vec![fan_out, fan_in],
                 Target::Transposed(format!("{op}.{ours}.weight")),
             );
-            if cfg.bias {
+            // attention_bias gives q, k, v, o theirs; mlp_bias gate, up, down.
+            let biased = if file.starts_with("mlp.") {
+                cfg.mlp_bias()
+            } else {
+                cfg.bias
+            };
+            if biased {
                 push(
                     format!("{fp}.{file}.bias"),
                     vec![fan_out],
@@ -150,14 +157,16 @@ impl Checkpoint {
             rows("layers.0.mlp.up_proj.weight").ok_or_else(|| missing("mlp.up_proj.weight"))?;
         let kv_width = rows("layers.0.self_attn.k_proj.weight")
             .ok_or_else(|| missing("self_attn.k_proj.weight"))?;
-        // Heads h fit when hd = d/h divides the K/V width and its K/V
-        // heads divide h.
+        // q's width h·hd: d unless each head has its own width (head_dim).
+        let q_width = rows("layers.0.self_attn.q_proj.weight").unwrap_or(d);
+        // Heads h fit when hd = q_width/h divides the K/V width and its
+        // K/V heads divide h.
         let fits = |h: usize| {
             h > 0
-                && d.is_multiple_of(h)
-                && kv_width.is_multiple_of(d / h)
-                && kv_width / (d / h) > 0
-                && h.is_multiple_of(kv_width / (d / h))
+                && q_width.is_multiple_of(h)
+                && kv_width.is_multiple_of(q_width / h)
+                && kv_width / (q_width / h) > 0
+                && h.is_multiple_of(kv_width / (q_width / h))
         };
         let heads = heads
             .filter(|&h| fits(h))
@@ -175,7 +184,8 @@ impl Checkpoint {
         Ok(Overlay {
             d_model: Some(d),
             heads: Some(heads),
-            kv_heads: Some(kv_width / (d / heads)),
+            kv_heads: Some(kv_width / (q_width / heads)),
+            head_dim: Some(if q_width == d { 0 } else { q_width / heads }),
             d_ff: Some(d_ff),
             layers: Some(layers),
             act: Some(Act::Swiglu),

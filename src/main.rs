@@ -85,11 +85,10 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         _ => (false, false),
     };
     let (cfg, req) = cli.model.resolve(values, output)?;
-    // What a config.json or a checkpoint left unsaid, one line each.
-    for note in &req.notes {
-        out::say(format_args!("note: {note}"));
-    }
-    match &cli.command {
+    // What a config.json or a checkpoint left unsaid, one line each, said
+    // once the command has done its work (a refusal stays one line).
+    let notes = req.notes.clone();
+    let code = match &cli.command {
         None => {
             let launch = tui::Launch {
                 quiz: cli.quiz,
@@ -119,7 +118,13 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         Some(Command::Norms(args)) => labs::norms(&args.x),
         Some(Command::Probes(args)) => labs::probes(&cfg, &req, args),
         Some(Command::View(args)) => view(args),
+    }?;
+    if cli.command.is_some() {
+        for note in &notes {
+            out::say(format_args!("note: {note}"));
+        }
     }
+    Ok(code)
 }
 
 /// Traces and checks `cfg` under `req`, with a progress bar on a terminal

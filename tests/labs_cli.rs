@@ -76,7 +76,7 @@ fn params_json_has_exactly_the_contract_keys() {
     );
     assert_eq!(
         keys(&v["non_embedding"]),
-        sorted(&["minus_position", "minus_all"])
+        sorted(&["minus_position", "minus_all", "minus_all_and_head"])
     );
     assert_eq!(
         keys(&v["block"]),

@@ -45,6 +45,13 @@ const NO_WRITER: [&str; 3] = [
     "allowed: a regular file, a pipe, or - for standard input",
 ];
 const FOLDER: [&str; 3] = ["cannot read d", "it is a folder", "allowed: a regular file"];
+/// A checkpoint folder holds its model.safetensors or index: an empty one
+/// names both and what `--weights` takes.
+const EMPTY_CHECKPOINT: [&str; 3] = [
+    "d is a folder without model.safetensors",
+    "model.safetensors.index.json",
+    "allowed: a .safetensors file",
+];
 const CFG: &str = "d_model = 8\nheads = 2\n";
 
 pub fn cases() -> Vec<Case> {
@@ -109,7 +116,11 @@ pub fn cases() -> Vec<Case> {
         with_setup(case("view fifo stepper", &["view", "f"], &NO_WRITER), fifo),
         // A folder is named, not read as bytes.
         with_setup(
-            case("weights folder", &["check", "--weights", "d"], &FOLDER),
+            case(
+                "weights folder",
+                &["check", "--weights", "d"],
+                &EMPTY_CHECKPOINT,
+            ),
             folder,
         ),
         with_setup(

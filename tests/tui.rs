@@ -957,3 +957,32 @@ fn the_diagram_draws_the_recorded_anatomy() {
         "{screen}"
     );
 }
+
+/// A sliding window of 2 on the lesson model: the weights' heatmap shows
+/// `╳` before the window as after the query (query 2 reads keys 1 and 2
+/// only), the header names the window, and the why explains it.
+#[test]
+fn snapshot_sliding_window_heatmap() {
+    let cfg = ModelConfig {
+        window: 2,
+        ..ModelConfig::default()
+    };
+    let mut a = Stepper(common::stepper(cfg, Given::default()));
+    for _ in 0..5 {
+        a.act(Action::NextDeparture);
+    }
+    assert_eq!(a.path(a.cursor), Some("block1.attn.weights"));
+    let f = a.frame();
+    let q2 = f
+        .lines()
+        .find(|l| l.contains("q2 "))
+        .unwrap_or_else(|| panic!("no row q2:\n{f}"));
+    let cells = q2.split("q2").nth(1).unwrap();
+    assert_eq!(cells.matches('╳').count(), 2, "{q2}");
+    assert!(cells.trim_start().starts_with('╳'), "{q2}");
+    assert!(
+        f.contains("window=2") && f.contains("sliding window"),
+        "{f}"
+    );
+    insta::assert_snapshot!(f);
+}

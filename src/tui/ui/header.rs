@@ -23,11 +23,18 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     };
     // Full names when they fit, short ones otherwise: [B, T, d_model, heads, kv, d_ff, layers].
     let line = |names: [&str; 7], gap: &str| {
-        let kv = if c.kv_heads == c.heads {
+        let mut kv = if c.kv_heads == c.heads {
             String::new()
         } else {
             format!(" {}={}", names[4], c.kv_heads)
         };
+        // A head width apart from d / h and a sliding window, when set.
+        if c.head_dim > 0 {
+            kv.push_str(&format!(" hd={}", c.head_dim));
+        }
+        if c.window > 0 {
+            kv.push_str(&format!(" window={}", c.window));
+        }
         format!(
             " {}={} {}={} {}={} {}={}{kv} {}={} {}={}{gap}{} {} {}-LN{gap}{} {}",
             names[0],

@@ -45,6 +45,9 @@ named_enum! {
         Causal = "causal",
         /// Every position reads every position: the `no-causal-mask` fault.
         None = "none",
+        /// Every position reads every position by design: an encoder's
+        /// attention (BERT), before and after each token.
+        TwoWay = "two-way",
     }
 }
 
@@ -130,6 +133,20 @@ impl Anatomy {
         self.mask == Mask::Causal
     }
 
+    /// Which keys each query reads: the causal mask within a sliding
+    /// `window` (0: none), every key by design (an encoder), or every key
+    /// by mistake (the `no-causal-mask` fault).
+    #[must_use]
+    pub fn masking(&self, window: usize) -> crate::ops::Masking {
+        use crate::ops::Masking;
+        match (self.mask, window) {
+            (Mask::TwoWay, _) => Masking::TwoWay,
+            (Mask::None, _) => Masking::Full,
+            (Mask::Causal, 0) => Masking::Causal,
+            (Mask::Causal, w) => Masking::Window(w),
+        }
+    }
+
     /// Whether block `n` (from 1) reads the model's input x0 rather than
     /// the previous block's output.
     #[must_use]
@@ -186,8 +203,13 @@ impl Arch {
     /// The variant `cfg` asks for: correct, or the one its fault names.
     #[must_use]
     pub fn of(cfg: &ModelConfig) -> Self {
+        // An encoder's attention reads both ways; a decoder's is causal.
+        let mut anatomy = Anatomy::block(cfg.placement);
+        if cfg.encoder {
+            anatomy.mask = Mask::TwoWay;
+        }
         let ok = Self {
-            anatomy: Anatomy::block(cfg.placement),
+            anatomy,
             merge: Some(Merge::Transpose),
             mlp: MlpForm::UpActDown,
             down_width: None,

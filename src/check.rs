@@ -110,6 +110,20 @@ pub fn catches(fault: Fault) -> &'static [CheckName] {
     }
 }
 
+/// The checks that catch `fault` on `cfg`'s model: [`catches`], less
+/// `causality` where the fault mixes tokens only within a sequence and the
+/// model is an encoder, whose influence may spread both ways (mixing the
+/// heads of different tokens, a norm over T): `reference` still sees them.
+#[must_use]
+pub fn catches_on(fault: Fault, cfg: &crate::ModelConfig) -> Vec<CheckName> {
+    let within_sequence = matches!(fault, Fault::MergeNoTranspose | Fault::NormOverSeq);
+    catches(fault)
+        .iter()
+        .copied()
+        .filter(|&c| !(cfg.encoder && within_sequence && c == CheckName::Causality))
+        .collect()
+}
+
 /// The skip of check `name` on a trace whose forward stopped: the check
 /// that stopped it has judged that model already. `None` when it ran on.
 pub(crate) fn stopped(name: CheckName, trace: &Trace) -> Option<CheckResult> {

@@ -301,6 +301,10 @@ pub struct ModelConfig {
     /// follows `bias`. Read it through [`ModelConfig::mlp_bias`].
     #[serde(default)]
     pub mlp_bias: Option<bool>,
+    /// An encoder (as BERT): attention reads every position, before and
+    /// after; a decoder's (the default) reads the past only.
+    #[serde(default)]
+    pub encoder: bool,
     /// Whether a final norm (`ln_f`) follows the last block.
     pub final_norm: bool,
     /// V, the vocabulary size; `None` models the blocks alone, with no
@@ -426,6 +430,11 @@ pub enum ConfigError {
         /// What it may be.
         allowed: &'static str,
     },
+    /// A sliding window asked of an encoder, whose attention reads both ways.
+    #[error(
+        "window {0} needs a decoder: an encoder's attention reads every position; allowed: window 0 with encoder"
+    )]
+    WindowInEncoder(usize),
     /// The fault would not show on this model (e.g. `bias-w1-64` when
     /// d_ff = d_model).
     #[error("fault {fault} {needs}")]

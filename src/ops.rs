@@ -105,8 +105,10 @@ pub enum Unary {
 /// show as `╳`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Masking {
-    /// Every key: the `no-causal-mask` fault (and an encoder).
+    /// Every key, by mistake: the `no-causal-mask` fault.
     Full,
+    /// Every key, by design: an encoder's two-way attention (BERT).
+    TwoWay,
     /// Keys 0..=t for query t: a decoder's causal mask.
     Causal,
     /// Keys t − w + 1 ..= t: a causal mask within a sliding window of w
@@ -115,23 +117,12 @@ pub enum Masking {
 }
 
 impl Masking {
-    /// A causal mask (or none, when not `causal`), within a sliding window
-    /// of `window` keys when that is not 0.
-    #[must_use]
-    pub fn of(causal: bool, window: usize) -> Self {
-        match (causal, window) {
-            (false, _) => Masking::Full,
-            (true, 0) => Masking::Causal,
-            (true, w) => Masking::Window(w),
-        }
-    }
-
     /// The keys query `t` reads, of `keys` in all: a range.
     #[must_use]
     pub fn keys(self, t: usize, keys: usize) -> std::ops::Range<usize> {
         let end = (t + 1).min(keys);
         match self {
-            Masking::Full => 0..keys,
+            Masking::Full | Masking::TwoWay => 0..keys,
             Masking::Causal => 0..end,
             Masking::Window(w) => end.saturating_sub(w.max(1))..end,
         }
@@ -146,7 +137,7 @@ impl Masking {
     /// Whether any key is masked: causal or windowed.
     #[must_use]
     pub fn masks(self) -> bool {
-        self != Masking::Full
+        matches!(self, Masking::Causal | Masking::Window(_))
     }
 }
 

@@ -238,7 +238,7 @@ impl Trace {
     /// mask, within the config's sliding window if it has one.
     #[must_use]
     pub fn masking(&self) -> crate::ops::Masking {
-        crate::ops::Masking::of(self.anatomy.causal(), self.config.window)
+        self.anatomy.masking(self.config.window)
     }
 
     /// How many residual adds a complete run makes: one per sublayer.

@@ -6,7 +6,7 @@
 
 use assert_cmd::Command;
 use serde_json::Value;
-use shapetrace::check::catches;
+use shapetrace::check::catches_on;
 use shapetrace::check::influence::PROBE_MAX_BYTES;
 use shapetrace::config::Fault;
 use shapetrace::config::preset::{PRESETS, by_name};
@@ -124,12 +124,12 @@ fn judged(cfg: &shapetrace::ModelConfig) -> (Vec<CheckName>, Vec<CheckName>) {
 /// skipped, never passed.
 fn caught_as_named(cfg: &shapetrace::ModelConfig, fault: Fault, what: &str) {
     let (failing, skipped) = judged(cfg);
-    let named = catches(fault);
+    let named = catches_on(fault, cfg);
     assert!(
         failing.iter().all(|c| named.contains(c)),
         "{what} {fault}: {failing:?} fail, the table names {named:?}"
     );
-    for c in named {
+    for c in &named {
         assert!(
             failing.contains(c) || skipped.contains(c),
             "{what} {fault}: {c} neither fails nor is skipped"

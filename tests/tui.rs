@@ -986,3 +986,18 @@ fn snapshot_sliding_window_heatmap() {
     );
     insta::assert_snapshot!(f);
 }
+
+/// The encoder preset: the block's title says encoder, and the weights'
+/// heatmap has no `╳`, since every query reads every key.
+#[test]
+fn snapshot_encoder_block() {
+    let cfg = shapetrace::config::preset::by_name("lesson-encoder").unwrap();
+    let mut a = Stepper(common::stepper(cfg, Given::default()));
+    while a.path(a.cursor) != Some("block1.attn.weights") {
+        a.act(Action::Next);
+    }
+    let f = a.frame();
+    assert!(f.contains("post-LN, encoder"), "{f}");
+    assert!(!f.contains('╳'), "{f}");
+    insta::assert_snapshot!(f);
+}

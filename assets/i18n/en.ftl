@@ -55,6 +55,8 @@ why-softmax-causal = The causal mask hides the keys after each query (a key late
 
 why-softmax-window = The sliding window hides every key outside the last { $w } positions up to each query (a later key, or one more than { $w } back, gets −∞), then softmax turns each row of { $Tk } scores into weights over at most { $w } keys that sum to 1. The shape stays { $shape }: the window changes which cells are ╳, not the axes.
 
+why-softmax-two-way = An encoder's attention has no mask, by design: each query reads all { $Tk } keys, before and after it, and softmax turns each row into weights that sum to 1. The shape stays { $shape }; the causality probe expects the influence to spread both ways.
+
 why-softmax = No mask: softmax turns each row of { $Tk } scores into weights that sum to 1, spread over every key, later tokens too. The shape stays { $shape }, so no shape check sees the leak; the causality probe does.
 
 why-softmax-no-max = Softmax without subtracting each row's maximum first: exp of a large score overflows to ∞ and ∞/∞ is NaN, so the { $Tk } weights of a row no longer sum to 1. Subtracting the maximum changes no weight (it cancels in the ratio) and keeps every exp at most 1. The shape stays { $shape }.

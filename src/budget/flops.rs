@@ -111,6 +111,8 @@ pub fn attention_per_token(trace: &Trace) -> (u64, u64) {
         let [b, h, t, s, hd] = [*b, *h, *t, *s, hd].map(|n| n as u64);
         let pairs_causal = match trace.masking() {
             Masking::Window(w) => (0..t).map(|q| (q + 1).min(s).min(w as u64)).sum(),
+            // An encoder reads every key: nothing to exploit.
+            Masking::TwoWay => t * s,
             _ if s >= t => t * (t + 1) / 2,
             _ => s * (s + 1) / 2 + (t - s) * s,
         };

@@ -11,6 +11,7 @@ use crate::config::{DType, ModelConfig};
 use crate::model::block::Layer;
 use crate::model::{self, Model, Source};
 use crate::ops::Backend;
+use crate::ops::Masking;
 use crate::ops::OpKind;
 use crate::ops::numeric::{Numeric, Scalar};
 use crate::plan::Request;
@@ -124,41 +125,72 @@ pub struct Influence {
     pub token: usize,
     /// Every captured tensor's changed rows, in execution order.
     pub rows: Vec<RowChange>,
-    /// The sliding window the first attention's weights must keep to, for
-    /// causality under a window; `None` otherwise.
-    pub band: Option<Band>,
+    /// For causality: the influence the declared attention allows in the
+    /// first attention's weights; `None` for positionwise.
+    pub pattern: Option<Pattern>,
 }
 
-/// The influence pattern a sliding window allows in the first attention's
-/// weights: moving token t changes rows t ..= t + w − 1 only, the queries
-/// whose window holds t. Later blocks widen it by w − 1 each.
+/// The influence pattern the declared mask allows: moving token t changes
+/// the first attention's weights exactly at the queries whose mask reads
+/// key t: rows t.. under the causal mask, t ..= t + w − 1 within a
+/// sliding window of w, every row in an encoder. Later blocks spread it
+/// further, but never before t in a decoder.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Band {
+pub struct Pattern {
     /// The first attention's weights, e.g. `block1.attn.weights`.
     pub path: String,
-    /// The window w.
-    pub window: usize,
+    /// The mask the architecture declares (not the one a fault built).
+    pub mask: Masking,
 }
 
-impl Band {
-    /// The band of `trace`'s first attention weights, if it has a window.
+impl Pattern {
+    /// The pattern of `trace`'s first attention weights under the mask
+    /// `cfg` declares: the architecture's without its fault.
     #[must_use]
-    pub fn of(trace: &crate::trace::Trace) -> Option<Band> {
-        let crate::ops::Masking::Window(window) = trace.masking() else {
-            return None;
+    pub fn of(trace: &crate::trace::Trace, cfg: &ModelConfig) -> Option<Pattern> {
+        let declared = ModelConfig {
+            fault: None,
+            ..cfg.clone()
         };
+        let mask = crate::arch::Arch::of(&declared).anatomy.masking(cfg.window);
         let first = trace.events.iter().find(|e| e.op == OpKind::Softmax)?;
-        Some(Band {
+        Some(Pattern {
             path: first.path.clone(),
-            window,
+            mask,
         })
     }
+}
 
-    /// Whether a change at (`b`, `t`) of tensor `path` leaves the band
-    /// when token `token` of batch 0 moved.
+impl Influence {
+    /// Whether a change of row (`b`, `t`) of `r` breaks the probe: for
+    /// causality, any change in another batch element, before the moved
+    /// token where the declared mask is causal, or in the first attention's
+    /// weights at a query whose mask does not read the moved token.
     #[must_use]
-    pub fn forbids(&self, path: &str, token: usize, b: usize, t: usize) -> bool {
-        path == self.path && b == 0 && t >= token + self.window
+    pub fn forbids(&self, r: &RowChange, b: usize, t: usize) -> bool {
+        match (self.kind, &self.pattern) {
+            (Kind::Causality, Some(p)) => {
+                b != 0
+                    || (p.mask.masks() && t < self.token)
+                    || (r.path == p.path && !p.mask.reads(t, self.token, r.seq))
+            }
+            _ => self.kind.forbids(self.token, b, t),
+        }
+    }
+
+    /// Whether row (`b`, `t`) of `r` should have changed and did not: a
+    /// query of the first attention whose mask reads the moved token among
+    /// at least two keys (a row of one key weighs it 1, moved or not).
+    #[must_use]
+    pub fn misses(&self, r: &RowChange, b: usize, t: usize) -> bool {
+        self.kind == Kind::Causality
+            && self.pattern.as_ref().is_some_and(|p| {
+                r.path == p.path
+                    && b == 0
+                    && p.mask.reads(t, self.token, r.seq)
+                    && p.mask.keys(t, r.seq).len() >= 2
+                    && !r.at(b, t)
+            })
     }
 }
 
@@ -241,8 +273,12 @@ pub struct Leak {
     pub batch: usize,
     /// The position of the changed row.
     pub pos: usize,
-    /// The largest |Δ| in that row (∞ when a value became NaN).
+    /// The largest |Δ| in that row (∞ when a value became NaN); 0 when
+    /// it is `missing`.
     pub delta: f64,
+    /// The row did not change though the declared mask lets its query read
+    /// the moved token: attention masked more than it declares.
+    pub missing: bool,
 }
 
 impl Influence {
@@ -255,19 +291,23 @@ impl Influence {
             .iter()
             .filter(|r| self.kind.judges(r))
             .find_map(|r| {
-                let (batch, pos, delta) = r.changed().find(|&(b, t, _)| {
-                    self.kind.forbids(self.token, b, t)
-                        || self
-                            .band
-                            .as_ref()
-                            .is_some_and(|w| w.forbids(&r.path, self.token, b, t))
-                })?;
+                let changed = r.changed().find(|&(b, t, _)| self.forbids(r, b, t));
+                let missed = || {
+                    (0..r.seq)
+                        .find(|&t| self.misses(r, 0, t))
+                        .map(|t| (0, t, 0.0))
+                };
+                let ((batch, pos, delta), missing) = match changed {
+                    Some(c) => (c, false),
+                    None => (missed()?, true),
+                };
                 Some(Leak {
                     path: r.path.clone(),
                     token: self.token,
                     batch,
                     pos,
                     delta,
+                    missing,
                 })
             })
     }
@@ -368,7 +408,7 @@ fn causal<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence
     if let Some(f) = &trace.failure {
         return Err(format!("the forward stops at {}", f.path));
     }
-    let band = Band::of(&trace);
+    let pattern = Pattern::of(&trace, cfg);
     tokens
         .iter()
         .map(|&t| {
@@ -381,7 +421,7 @@ fn causal<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence
                 kind: Kind::Causality,
                 token: t,
                 rows,
-                band: band.clone(),
+                pattern: pattern.clone(),
             })
         })
         .collect()
@@ -482,7 +522,7 @@ fn positionwise<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Inf
                 kind: Kind::Positionwise,
                 token: t,
                 rows: out,
-                band: None,
+                pattern: None,
             })
         })
         .collect()
@@ -507,39 +547,54 @@ pub fn rerunnable(cfg: &ModelConfig) -> Result<(), String> {
 }
 
 #[cfg(test)]
-mod band_tests {
-    use super::{Band, Influence, Kind, OpKind, RowChange};
+mod pattern_tests {
+    use super::{Influence, Kind, Masking, OpKind, Pattern, RowChange};
 
-    /// Moving token 0 under a window of 2 may change rows 0 and 1 of the
-    /// first attention's weights; row 3 changing is a leak, which the
-    /// plain causal rule (no earlier position) would let pass.
-    #[test]
-    fn a_change_outside_the_window_leaks_and_inside_it_does_not() {
-        let weights = |changed: &[usize]| RowChange {
-            path: "block1.attn.weights".into(),
-            op: OpKind::Softmax,
-            batch: 1,
-            seq: 4,
-            delta: (0..4)
-                .map(|t| if changed.contains(&t) { 0.5 } else { 0.0 })
-                .collect(),
-        };
-        let run = |changed: &[usize], window: Option<usize>| Influence {
+    fn run(changed: &[usize], mask: Masking) -> Influence {
+        Influence {
             kind: Kind::Causality,
-            token: 0,
-            rows: vec![weights(changed)],
-            band: window.map(|window| Band {
+            token: 1,
+            rows: vec![RowChange {
                 path: "block1.attn.weights".into(),
-                window,
+                op: OpKind::Softmax,
+                batch: 1,
+                seq: 4,
+                delta: (0..4)
+                    .map(|t| if changed.contains(&t) { 0.5 } else { 0.0 })
+                    .collect(),
+            }],
+            pattern: Some(Pattern {
+                path: "block1.attn.weights".into(),
+                mask,
             }),
-        };
-        assert!(run(&[0, 1], Some(2)).first_leak().is_none());
-        let leak = run(&[0, 1, 3], Some(2)).first_leak().expect("row 3 leaks");
-        assert_eq!((leak.pos, leak.token), (3, 0));
-        assert!(run(&[0, 1, 3], None).first_leak().is_none(), "causal alone");
-        assert!(
-            run(&[0, 1, 3], Some(4)).first_leak().is_none(),
-            "wider window"
+        }
+    }
+
+    /// Moving token 1 changes the first attention's weights exactly where
+    /// the declared mask reads it: rows 1.. (causal), 1 and 2 (a window of
+    /// 2), every row (two-way). A change outside is a leak; a row inside
+    /// left unchanged is missing.
+    #[test]
+    fn the_first_attention_changes_exactly_where_the_mask_reads_the_token() {
+        assert!(run(&[1, 2, 3], Masking::Causal).first_leak().is_none());
+        assert!(run(&[1, 2], Masking::Window(2)).first_leak().is_none());
+        assert!(run(&[0, 1, 2, 3], Masking::TwoWay).first_leak().is_none());
+        let leak = run(&[1, 2, 3], Masking::Window(2)).first_leak().unwrap();
+        assert_eq!((leak.pos, leak.missing), (3, false));
+        let early = run(&[0, 1, 2, 3], Masking::Causal).first_leak().unwrap();
+        assert_eq!((early.pos, early.missing), (0, false));
+        let missing = run(&[1, 2], Masking::Causal).first_leak().unwrap();
+        assert_eq!((missing.pos, missing.missing), (3, true));
+        let one_way = run(&[1, 2, 3], Masking::TwoWay).first_leak().unwrap();
+        assert_eq!((one_way.pos, one_way.missing), (0, true));
+        // Query 1 under a window of 1 reads key 1 alone: its weight is 1
+        // whatever moved, so it need not change.
+        assert!(run(&[], Masking::Window(1)).first_leak().is_none());
+        let kept = run(&[2], Masking::Window(2)).first_leak().unwrap();
+        assert_eq!(
+            (kept.pos, kept.missing),
+            (1, true),
+            "row 1 reads keys 0 and 1"
         );
     }
 }

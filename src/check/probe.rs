@@ -11,6 +11,7 @@
 
 use super::CheckResult;
 use super::influence::{Influence, Kind, Leak, Subject, influence, tokens};
+use crate::ops::Masking;
 use crate::trace::{Mode, Trace};
 
 /// Both probes on the model of `trace`, re-run as `subject` (whose config
@@ -71,22 +72,28 @@ fn probe(trace: &Trace, subject: Subject, kind: Kind) -> CheckResult {
             ),
         ),
         (Err(l), Kind::Causality) => {
-            let window = runs.iter().find_map(|r| r.band.as_ref()).map(|b| b.window);
-            let whom = match window {
-                _ if l.batch != 0 => format!("batch element {}", l.batch),
-                Some(w) if l.pos > l.token => format!(
-                    "position {}, outside the sliding window of {w} (rows {}..={} may change)",
+            let mask = runs.iter().find_map(|r| r.pattern.as_ref()).map(|p| p.mask);
+            let what = match mask {
+                _ if l.missing => format!(
+                    "left query {} unchanged, though the declared {} lets it read token {}",
+                    l.pos,
+                    mask_name(mask),
+                    l.token
+                ),
+                _ if l.batch != 0 => format!("changed batch element {}", l.batch),
+                Some(Masking::Window(w)) if l.pos > l.token => format!(
+                    "changed position {}, outside the sliding window of {w} (rows {}..={} may change)",
                     l.pos,
                     l.token,
                     l.token + w - 1
                 ),
-                _ => format!("earlier position {}", l.pos),
+                _ => format!("changed earlier position {}", l.pos),
             };
             CheckResult::fail(
                 name,
                 &l.path,
                 format!(
-                    "{}: changing token {} of batch 0 changed {whom} (|Δ| up to {:.2e})",
+                    "{}: changing token {} of batch 0 {what} (|Δ| up to {:.2e})",
                     l.path, l.token, l.delta
                 ),
             )
@@ -100,19 +107,30 @@ fn probe(trace: &Trace, subject: Subject, kind: Kind) -> CheckResult {
             ),
         ),
         (Ok(()), Kind::Causality) => {
-            let band = runs
-                .iter()
-                .find_map(|r| r.band.as_ref())
-                .map_or_else(String::new, |b| {
-                    format!(", and {} only inside the window of {}", b.path, b.window)
-                });
-            CheckResult::pass(
-                name,
+            let p = runs.iter().find_map(|r| r.pattern.as_ref());
+            let spread = match p.map(|p| p.mask) {
+                Some(Masking::TwoWay | Masking::Full) => {
+                    "two-way attention: changing a token reached every position of its sequence and no other batch element".to_string()
+                }
+                _ => "changing a token changed no earlier position and no other batch element".to_string(),
+            };
+            let exact = p.map_or_else(String::new, |p| {
                 format!(
-                    "changing a token changed no earlier position and no other batch element{band} ({} tokens tried)",
-                    ts.len()
-                ),
-            )
+                    ", and {} exactly where the {} reads it",
+                    p.path,
+                    mask_name(Some(p.mask))
+                )
+            });
+            CheckResult::pass(name, format!("{spread}{exact} ({} tokens tried)", ts.len()))
         }
+    }
+}
+
+/// The declared mask in words.
+fn mask_name(mask: Option<Masking>) -> String {
+    match mask {
+        Some(Masking::Window(w)) => format!("sliding window of {w}"),
+        Some(Masking::TwoWay | Masking::Full) => "two-way attention".into(),
+        _ => "causal mask".into(),
     }
 }

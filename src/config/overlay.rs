@@ -115,6 +115,9 @@ overlay! {
         /// (Hugging Face's mlp_bias beside attention_bias).
         #[arg(skip)]
         mlp_bias: bool => |c, v| c.mlp_bias = Some(v),
+        /// An encoder (as BERT): attention reads every position, before and after.
+        #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
+        encoder: bool,
         /// Add a final norm ln_f after the last block.
         #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
         final_norm: bool,

@@ -27,6 +27,10 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../assets/presets/lesson-lm.toml"),
     ),
     (
+        "lesson-encoder",
+        include_str!("../../assets/presets/lesson-encoder.toml"),
+    ),
+    (
         "lesson-bf16",
         include_str!("../../assets/presets/lesson-bf16.toml"),
     ),

@@ -113,6 +113,9 @@ impl ModelConfig {
         if !(self.rope_theta.is_finite() && self.rope_theta > 1.0) {
             return Err(ConfigError::RopeTheta(self.rope_theta));
         }
+        if self.encoder && self.window > 0 {
+            return Err(ConfigError::WindowInEncoder(self.window));
+        }
         if let Some(s) = self.rope_scaling {
             s.validate()?;
         }
@@ -136,6 +139,9 @@ impl ModelConfig {
             Fault::SkipBlock1 if self.layers < 2 => Some("needs at least 2 layers"),
             Fault::MergeNoTranspose if self.heads < 2 || self.seq < 2 => {
                 Some("needs at least 2 heads and seq at least 2")
+            }
+            Fault::NoCausalMask if self.encoder => {
+                Some("needs a decoder: an encoder has no causal mask to leave out; drop encoder")
             }
             Fault::NoCausalMask | Fault::NormOverSeq if self.seq < 2 => {
                 Some("needs seq at least 2")

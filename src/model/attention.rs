@@ -64,7 +64,7 @@ impl<T: Clone> Attention<T> {
         let std = Builder::<B>::STD;
         // The softmax-no-max fault draws q and k N(0, 1), as torch.randn.
         let qk_std = if b.arch.qk_randn { 1.0 } else { std };
-        let mask = Masking::of(b.arch.anatomy.causal(), c.window);
+        let mask = b.arch.anatomy.masking(c.window);
         // Q is d wide unless the head width is given apart from d; K and
         // V are narrower than Q only under grouped-query attention.
         let q_axis = if hq == d { "d" } else { "h·hd" };

@@ -47,6 +47,9 @@ impl Op {
             Op::Softmax {
                 mask: Masking::Window(w),
             } => format!("softmax(mask_{w}(s)) : {} → {o}", s(0)),
+            Op::Softmax {
+                mask: Masking::TwoWay,
+            } => format!("softmax(s), two-way : {} → {o}", s(0)),
             Op::Softmax { .. } => format!("softmax(mask(s)) : {} → {o}", s(0)),
             Op::SoftmaxNoMax { mask } => {
                 let m = if mask.masks() { "mask(s)" } else { "s" };

@@ -226,6 +226,7 @@ fn message(s: &Step) -> Why {
             Masking::Causal => "why-softmax-causal",
             Masking::Window(_) => "why-softmax-window",
             Masking::Full => "why-softmax",
+            Masking::TwoWay => "why-softmax-two-way",
         })
         .arg(
             "w",

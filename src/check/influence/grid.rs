@@ -12,16 +12,19 @@ pub enum Cell {
     Changed,
     /// Changed where the probe forbids it.
     Leak,
+    /// Unchanged where the declared mask lets the moved token reach it.
+    Missing,
 }
 
 impl Cell {
-    /// `·`, `●` or `✗`.
+    /// `·`, `●`, `✗` or `○`.
     #[must_use]
     pub fn glyph(self) -> &'static str {
         match self {
             Cell::Same => "·",
             Cell::Changed => "●",
             Cell::Leak => "✗",
+            Cell::Missing => "○",
         }
     }
 }
@@ -45,13 +48,12 @@ impl Influence {
                 let cells = (0..r.batch.min(max_b))
                     .map(|b| {
                         (0..r.seq.min(max_t))
-                            .map(
-                                |t| match (r.at(b, t), self.kind.forbids(self.token, b, t)) {
-                                    (false, _) => Cell::Same,
-                                    (true, false) => Cell::Changed,
-                                    (true, true) => Cell::Leak,
-                                },
-                            )
+                            .map(|t| match (r.at(b, t), self.forbids(r, b, t)) {
+                                (false, _) if self.misses(r, b, t) => Cell::Missing,
+                                (false, _) => Cell::Same,
+                                (true, false) => Cell::Changed,
+                                (true, true) => Cell::Leak,
+                            })
                             .collect()
                     })
                     .collect();
@@ -67,7 +69,7 @@ impl Influence {
         let grid = self.grid(usize::MAX, usize::MAX);
         let w = grid.iter().map(|(p, _)| p.len()).max().unwrap_or(6).max(6) + 2;
         let mut out = format!(
-            "{}: token {} of batch 0 moved; ● changed, ✗ changed where it must not, · unchanged\n",
+            "{}: token {} of batch 0 moved; ● changed, ✗ changed where it must not, ○ unchanged where the mask lets it reach, · unchanged\n",
             self.kind.name(),
             self.token
         );
@@ -76,9 +78,8 @@ impl Influence {
             .iter()
             .filter(|r| self.kind.judges(r))
             .map(|r| {
-                r.changed()
-                    .filter(|&(b, t, _)| self.kind.forbids(self.token, b, t))
-                    .count()
+                let changed = r.changed().filter(|&(b, t, _)| self.forbids(r, b, t));
+                changed.count() + (0..r.seq).filter(|&t| self.misses(r, 0, t)).count()
             })
             .sum::<usize>();
         for (path, batches) in &grid {
@@ -97,7 +98,7 @@ impl Influence {
                 format!("✓ {} holds for token {}", self.kind.name(), self.token)
             } else {
                 format!(
-                    "✗ {} fails: {leaks} row(s) changed that must not",
+                    "✗ {} fails: {leaks} row(s) changed that must not, or did not that must",
                     self.kind.name()
                 )
             }
@@ -111,10 +112,11 @@ impl Influence {
         self.first_leak().is_some()
     }
 
-    /// Whether judged row `r` changed where the probe forbids it.
+    /// Whether judged row `r` changed where the probe forbids it, or did
+    /// not where the declared mask lets the moved token reach.
     fn leaks_in(&self, r: &RowChange) -> bool {
         self.kind.judges(r)
-            && r.changed()
-                .any(|(b, t, _)| self.kind.forbids(self.token, b, t))
+            && (r.changed().any(|(b, t, _)| self.forbids(r, b, t))
+                || (0..r.seq).any(|t| self.misses(r, 0, t)))
     }
 }

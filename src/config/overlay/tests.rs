@@ -25,6 +25,7 @@ fn every_field_changed() -> ModelConfig {
         placement: Placement::Post,
         bias: false,
         mlp_bias: Some(true),
+        encoder: true,
         final_norm: true,
         vocab: Some(11),
         context: 8,

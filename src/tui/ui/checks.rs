@@ -1,6 +1,6 @@
 //! The Checks tab: every check with its verdict, where it failed and why.
 
-use crate::check::{Status, catches};
+use crate::check::{Status, catches_on};
 use crate::report::table::verdict;
 use crate::tui::app::App;
 use ratatui::buffer::Buffer;
@@ -12,7 +12,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
     let mut lines = Vec::new();
     if let Some(f) = app.cfg().fault {
-        let names: Vec<&str> = catches(f).iter().map(|c| c.as_str()).collect();
+        let names: Vec<&str> = catches_on(f, app.cfg())
+            .iter()
+            .map(|c| c.as_str())
+            .collect();
         lines.push(Line::styled(
             format!(
                 "fault {f}: {} — caught by {}",

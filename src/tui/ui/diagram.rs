@@ -71,7 +71,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     });
     let trace = &app.run.trace;
     let (layers, anatomy) = (trace.config.layers, &trace.anatomy);
-    let form = placement(anatomy);
+    // An encoder says so beside its norms: its attention reads both ways.
+    let form = if anatomy.mask == crate::arch::Mask::TwoWay {
+        format!("{}, encoder", placement(anatomy))
+    } else {
+        placement(anatomy).to_string()
+    };
     // Before block 1: x0, or the ids and embeddings that make it.
     let first = trace.events.iter().position(|e| e.block().is_some());
     let before = matches!(app.row(app.cursor), Some(Row::Event(e))

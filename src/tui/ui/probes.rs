@@ -88,7 +88,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                         let style = match c {
                             Cell::Same => t.dim,
                             Cell::Changed => t.departs,
-                            Cell::Leak => t.fail,
+                            Cell::Leak | Cell::Missing => t.fail,
                         };
                         spans.push(Span::styled(format!("{:<3}", c.glyph()), style));
                     }
@@ -98,7 +98,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             }
             lines.push(if view.leaks() {
                 Line::styled(
-                    format!("✗ {name} fails: rows marked ✗ changed that must not"),
+                    format!(
+                        "✗ {name} fails: rows marked ✗ changed that must not, ○ did not that must"
+                    ),
                     t.fail,
                 )
             } else {

@@ -35,6 +35,9 @@ named_enum! {
         Before = "before",
         /// On the residual sum: `LN(x + f(x))` (Post-LN).
         After = "after",
+        /// On the input and on the output before the add:
+        /// `x + LN_out(f(LN(x)))` (sandwich norms, as Gemma 2).
+        Sandwich = "sandwich",
     }
 }
 
@@ -70,6 +73,11 @@ pub struct Anatomy {
     pub sublayers: Vec<Sublayer>,
     /// Which scores the attention's softmax may read.
     pub mask: Mask,
+    /// Parallel residuals: every sublayer reads the block's input through
+    /// its own norm, and their updates are summed (`update`) and added onto
+    /// the stream once (`resid_1`): one add per block, not one per sublayer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub parallel: bool,
     /// The block that reads the model's input x0 instead of the previous
     /// block's output: block 2 under the `skip-block1` fault.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -83,6 +91,7 @@ impl Anatomy {
         let norm = match placement {
             Placement::Pre => NormAt::Before,
             Placement::Post => NormAt::After,
+            Placement::Sandwich => NormAt::Sandwich,
         };
         let sublayers = [SublayerKind::Attention, SublayerKind::Mlp]
             .map(|kind| Sublayer { kind, norm })
@@ -90,7 +99,19 @@ impl Anatomy {
         Self {
             sublayers,
             mask: Mask::Causal,
+            parallel: false,
             reads_input: None,
+        }
+    }
+
+    /// The residual adds one block makes: one per sublayer, or one in all
+    /// for parallel residuals.
+    #[must_use]
+    pub fn adds_per_block(&self) -> usize {
+        if self.parallel {
+            1
+        } else {
+            self.sublayers.len()
         }
     }
 
@@ -110,6 +131,11 @@ impl Anatomy {
                 "the anatomy lists {n} sublayers; allowed: 1 to {}",
                 Self::MAX_SUBLAYERS
             ));
+        }
+        if self.parallel && self.sublayers.iter().any(|s| s.norm != NormAt::Before) {
+            return Err(
+                "the anatomy is parallel with a norm not before its sublayer; allowed: parallel with every norm before".into(),
+            );
         }
         for (i, s) in self.sublayers.iter().enumerate() {
             if self.sublayers[..i].iter().any(|t| t.kind == s.kind) {
@@ -208,6 +234,7 @@ impl Arch {
         if cfg.encoder {
             anatomy.mask = Mask::TwoWay;
         }
+        anatomy.parallel = cfg.parallel;
         let ok = Self {
             anatomy,
             merge: Some(Merge::Transpose),

@@ -14,6 +14,7 @@ pub mod probe;
 pub mod reference;
 
 use crate::config::Fault;
+use crate::config::Placement;
 use crate::trace::Trace;
 pub use crate::trace::verdict::{CheckName, CheckResult, Status};
 
@@ -114,12 +115,20 @@ pub fn catches(fault: Fault) -> &'static [CheckName] {
 /// `causality` where the fault mixes tokens only within a sequence and the
 /// model is an encoder, whose influence may spread both ways (mixing the
 /// heads of different tokens, a norm over T): `reference` still sees them.
+/// With parallel residuals an update off (B,T,d) meets the other update
+/// first, at `update`, and with sandwich norms its output norm, whose γ
+/// (d): `op-shapes` refuses either before any residual add.
 #[must_use]
 pub fn catches_on(fault: Fault, cfg: &crate::ModelConfig) -> Vec<CheckName> {
     let within_sequence = matches!(fault, Fault::MergeNoTranspose | Fault::NormOverSeq);
     catches(fault)
         .iter()
-        .copied()
+        .map(|&c| match c {
+            CheckName::Residual if cfg.parallel || cfg.placement == Placement::Sandwich => {
+                CheckName::OpShapes
+            }
+            c => c,
+        })
         .filter(|&c| !(cfg.encoder && within_sequence && c == CheckName::Causality))
         .collect()
 }

@@ -53,6 +53,9 @@ named_enum! {
         Pre = "pre",
         /// `x = LN(x + f(x))`, as the original Transformer.
         Post = "post",
+        /// `x = x + LN_out(f(LN(x)))`: a norm on each sublayer's input and
+        /// another on its output before the add, as Gemma 2.
+        Sandwich = "sandwich",
     }
 }
 
@@ -301,6 +304,12 @@ pub struct ModelConfig {
     /// follows `bias`. Read it through [`ModelConfig::mlp_bias`].
     #[serde(default)]
     pub mlp_bias: Option<bool>,
+    /// Parallel residuals, as GPT-NeoX: attention and the MLP both read
+    /// the block's input (each through its own norm) and their updates are
+    /// summed into one residual add, `x + attn(LN1(x)) + mlp(LN2(x))`.
+    /// Pre-LN only.
+    #[serde(default)]
+    pub parallel: bool,
     /// An encoder (as BERT): attention reads every position, before and
     /// after; a decoder's (the default) reads the past only.
     #[serde(default)]
@@ -430,6 +439,12 @@ pub enum ConfigError {
         /// What it may be.
         allowed: &'static str,
     },
+    /// Parallel residuals asked of a block whose norms are not all before
+    /// their sublayers.
+    #[error(
+        "parallel residuals need placement pre (got {0}); allowed: placement pre with parallel"
+    )]
+    ParallelPlacement(Placement),
     /// A sliding window asked of an encoder, whose attention reads both ways.
     #[error(
         "window {0} needs a decoder: an encoder's attention reads every position; allowed: window 0 with encoder"

@@ -241,13 +241,13 @@ impl Trace {
         self.anatomy.masking(self.config.window)
     }
 
-    /// How many residual adds a complete run makes: one per sublayer.
+    /// How many residual adds a complete run makes: one per sublayer, or
+    /// one per block for parallel residuals (the anatomy declares which).
     #[must_use]
     pub fn expected_residual_adds(&self) -> usize {
         // A replayed log's header is not validated: no overflow.
         self.anatomy
-            .sublayers
-            .len()
+            .adds_per_block()
             .saturating_mul(self.config.layers)
     }
 }

@@ -1001,3 +1001,42 @@ fn snapshot_encoder_block() {
     assert!(!f.contains('╳'), "{f}");
     insta::assert_snapshot!(f);
 }
+
+/// Parallel residuals (GPT-NeoX): both sublayers fork from x, their
+/// updates meet at `⊕ update`, and one add `resid_1` closes the block.
+#[test]
+fn snapshot_parallel_block() {
+    let cfg = shapetrace::config::preset::by_name("lesson-parallel").unwrap();
+    let mut a = Stepper(common::stepper(cfg, Given::default()));
+    while a.path(a.cursor) != Some("block1.update") {
+        a.act(Action::Next);
+    }
+    let f = a.frame();
+    for part in [
+        "pre-LN, parallel",
+        "├─▶ ln_2",
+        "⊕ update◀",
+        "⊕ resid_1 ✓",
+        "2/2",
+    ] {
+        assert!(f.contains(part), "{part}:\n{f}");
+    }
+    assert!(!f.contains("resid_2"), "one add a block:\n{f}");
+    insta::assert_snapshot!(f);
+}
+
+/// Sandwich norms (Gemma 2): each update goes down through its own norm
+/// `post_ln_i` before the add.
+#[test]
+fn snapshot_sandwich_block() {
+    let cfg = shapetrace::config::preset::by_name("lesson-sandwich").unwrap();
+    let mut a = Stepper(common::stepper(cfg, Given::default()));
+    while a.path(a.cursor) != Some("block1.post_ln_1") {
+        a.act(Action::Next);
+    }
+    let f = a.frame();
+    for part in ["sandwich norms", "▼[post_ln_1]", "▼ post_ln_2", "resid_2"] {
+        assert!(f.contains(part), "{part}:\n{f}");
+    }
+    insta::assert_snapshot!(f);
+}

@@ -78,6 +78,8 @@ why-swiglu = silu(gate) ⊙ up: both are d_ff { $ff } wide and are multiplied el
 
 why-add = The residual add { $stream } + { $update }: element by element, so both must be (B,T,d) { $shape }. That is why every sublayer gives back d_model { $d }.
 
+why-add-updates = Parallel residuals: attention and the MLP both read the block's input, each through its own norm, and their updates { $a } + { $b } are summed here, before the stream: both are (B,T,d), so the sum is { $shape }. One residual add then puts it on x: one add a block, of two updates.
+
 why-tokens = The token ids: { $B } sequences of { $T } tokens, one integer per token (int64), { $shape }. They are not vectors yet, and not (B,T,d): the token embedding turns each id into a row of d_model numbers.
 
 why-embedding = Each id picks its row of wte ({ $V },{ $d }): a lookup, not a product, so the { $B }×{ $T } ids become { $B }×{ $T } vectors of { $d }, { $shape }. Row i is token i's vector; an id ≥ { $V } has no row.

@@ -10,11 +10,11 @@
 //!            2·d·h·hd + 2·d·kv·hd        when h·hd ≠ d (+ h·hd + d + 2·kv·hd)
 //! MLP        2·d·d_ff, SwiGLU 3·d·d_ff   (+ d_ff + d, SwiGLU 2·d_ff + d)
 //! norm       d γ                          (+ d β for LayerNorm with biases)
-//! block      attention + MLP + 2·norm
+//! block      attention + MLP + 2·norm (4·norm with sandwich norms)
 //! model      L·block + ln_f + V·d (wte) + ctx·d (wpe, learned positions) + V·d (untied head)
 //! ```
 
-use crate::config::{Act, ModelConfig, NormKind, PosEmb};
+use crate::config::{Act, ModelConfig, NormKind, Placement, PosEmb};
 
 /// One layer's closed-form count, under the path its built parameters share.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +66,11 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
         out.push(c(format!("block{i}.attn"), attention, attn_formula));
         out.push(c(format!("block{i}.ln_2"), norm, norm_formula));
         out.push(c(format!("block{i}.mlp"), mlp, mlp_formula));
+        // Sandwich norms: a second norm on each sublayer's output.
+        if cfg.placement == Placement::Sandwich {
+            out.push(c(format!("block{i}.post_ln_1"), norm, norm_formula));
+            out.push(c(format!("block{i}.post_ln_2"), norm, norm_formula));
+        }
     }
     if cfg.final_norm {
         out.push(c("ln_f".into(), norm, norm_formula));

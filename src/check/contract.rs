@@ -85,7 +85,7 @@ pub fn residual(trace: &Trace) -> CheckResult {
     }
     let want = trace.expected_residual_adds();
     if trace.failure.is_none() && n != want {
-        let per = trace.anatomy.sublayers.len();
+        let per = trace.anatomy.adds_per_block();
         // The first block whose adds are not one per sublayer, if any.
         let odd = (1..=trace.config.layers)
             .map(|b| {
@@ -112,9 +112,18 @@ pub fn residual(trace: &Trace) -> CheckResult {
         return CheckResult::skip(name, nothing(trace));
     }
     let s = fmt_shape(expect.0);
+    // Parallel residuals declare one add a block, of two summed updates.
+    let per = if trace.anatomy.parallel {
+        format!(
+            " (parallel: 1 a block, of {} summed updates)",
+            trace.anatomy.sublayers.len()
+        )
+    } else {
+        String::new()
+    };
     CheckResult::pass(
         name,
-        format!("{n}/{n} residual adds are {s} + {s}, {}", expect.1),
+        format!("{n}/{n} residual adds are {s} + {s}, {}{per}", expect.1),
     )
 }
 
@@ -157,35 +166,59 @@ pub fn returns(trace: &Trace) -> CheckResult {
     let mut start = 0;
     let (mut departures, mut sublayers) = (0, 0);
     for (i, e) in trace.events.iter().enumerate() {
-        if !e.is_residual() {
+        // Parallel residuals sum the sublayers' updates (`update`) before
+        // their one add: each operand of the sum ends a sublayer of its own.
+        let summed = trace.anatomy.parallel && e.path.ends_with(".update");
+        if !e.is_residual() && !summed {
             continue;
         }
-        sublayers += 1;
         let inside = &trace.events[start..i];
-        departures += inside.iter().filter(|x| x.departs).count();
-        // The sublayer's output: the add's second operand.
-        let update = e
+        // (the sublayer's events, its output): the add's second operand,
+        // or each operand of the sum, split where the first one was made.
+        let split = e
             .inputs
-            .get(1)
-            .and_then(|p| inside.iter().rev().find(|x| &x.path == p));
-        if let Some(last_departure) = inside.iter().rposition(|x| x.departs) {
-            let back = inside[last_departure..].iter().any(&home);
-            let update_back = update.is_some_and(&home);
-            if !(back && update_back) {
-                let d = &inside[last_departure];
-                return CheckResult::fail(
-                    name,
-                    &e.path,
-                    format!(
-                        "{}: {} left {} {} as {} {} and never came back",
-                        e.path,
-                        d.path,
-                        fmt_shape(want),
-                        trace.config.dtype,
-                        fmt_shape(&d.shape),
-                        d.dtype
-                    ),
-                );
+            .first()
+            .and_then(|p| inside.iter().position(|x| &x.path == p))
+            .filter(|_| summed)
+            .map_or(0, |k| k + 1);
+        let parts = if summed {
+            vec![
+                (&inside[..split], e.inputs.first()),
+                (&inside[split..], e.inputs.get(1)),
+            ]
+        } else {
+            vec![(inside, e.inputs.get(1))]
+        };
+        for (inside, output) in parts {
+            sublayers += 1;
+            departures += inside.iter().filter(|x| x.departs).count();
+            let at = |p: &String| inside.iter().rposition(|x| &x.path == p);
+            let mut update = output.and_then(at);
+            // Sandwich norms: the sublayer's own output is what its norm
+            // on the output read (through its casts in a 16-bit model).
+            while let Some(k) = update.filter(|&k| inside[k].path.contains(".post_ln_")) {
+                update = inside[k].inputs.first().and_then(at);
+            }
+            if let Some(last_departure) = inside.iter().rposition(|x| x.departs) {
+                let back = inside[last_departure..].iter().any(&home);
+                // The output comes after the last departure, on (B,T,d).
+                let update_back = update.is_some_and(|k| k > last_departure && home(&inside[k]));
+                if !(back && update_back) {
+                    let d = &inside[last_departure];
+                    return CheckResult::fail(
+                        name,
+                        &e.path,
+                        format!(
+                            "{}: {} left {} {} as {} {} and never came back",
+                            e.path,
+                            d.path,
+                            fmt_shape(want),
+                            trace.config.dtype,
+                            fmt_shape(&d.shape),
+                            d.dtype
+                        ),
+                    );
+                }
             }
         }
         start = i + 1;
@@ -258,7 +291,7 @@ pub fn wiring(trace: &Trace) -> CheckResult {
             );
         }
     }
-    if trace.config.placement == Placement::Pre
+    if matches!(trace.config.placement, Placement::Pre | Placement::Sandwich)
         && let Some(r) = normed_stream(trace)
     {
         return r;

@@ -452,7 +452,9 @@ fn parts<T>(model: &Model<T>) -> Vec<Part> {
                 norm: false,
             });
             match s.anatomy.norm {
-                NormAt::Before => out.extend([Some(norm), layer].into_iter().flatten()),
+                NormAt::Before | NormAt::Sandwich => {
+                    out.extend([Some(norm), layer].into_iter().flatten());
+                }
                 NormAt::After => out.extend([layer, Some(norm)].into_iter().flatten()),
             }
         }

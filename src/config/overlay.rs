@@ -104,7 +104,7 @@ overlay! {
         /// layernorm or rmsnorm.
         #[arg(long, global = true)]
         norm: NormKind,
-        /// pre (x + f(LN(x))) or post (LN(x + f(x))).
+        /// pre (x + f(LN(x))), post (LN(x + f(x))) or sandwich (x + LN(f(LN(x)))).
         #[arg(long, global = true)]
         placement: Placement,
         // A switch: `--bias` sets it; the CLI's own `--no-bias` clears it.
@@ -115,6 +115,9 @@ overlay! {
         /// (Hugging Face's mlp_bias beside attention_bias).
         #[arg(skip)]
         mlp_bias: bool => |c, v| c.mlp_bias = Some(v),
+        /// Parallel residuals, as GPT-NeoX: x + attn(LN1(x)) + mlp(LN2(x)), one add.
+        #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
+        parallel: bool,
         /// An encoder (as BERT): attention reads every position, before and after.
         #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
         encoder: bool,

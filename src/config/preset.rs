@@ -27,6 +27,14 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../assets/presets/lesson-lm.toml"),
     ),
     (
+        "lesson-parallel",
+        include_str!("../../assets/presets/lesson-parallel.toml"),
+    ),
+    (
+        "lesson-sandwich",
+        include_str!("../../assets/presets/lesson-sandwich.toml"),
+    ),
+    (
         "lesson-encoder",
         include_str!("../../assets/presets/lesson-encoder.toml"),
     ),

@@ -113,6 +113,9 @@ impl ModelConfig {
         if !(self.rope_theta.is_finite() && self.rope_theta > 1.0) {
             return Err(ConfigError::RopeTheta(self.rope_theta));
         }
+        if self.parallel && self.placement != Placement::Pre {
+            return Err(ConfigError::ParallelPlacement(self.placement));
+        }
         if self.encoder && self.window > 0 {
             return Err(ConfigError::WindowInEncoder(self.window));
         }
@@ -150,8 +153,11 @@ impl ModelConfig {
             Fault::ActAfterDown if self.act == Act::Swiglu => Some(
                 "needs an element-wise activation (relu, gelu, gelu-tanh, silu); drop --act swiglu",
             ),
-            Fault::LnAfterAdd if self.placement == Placement::Post => {
-                Some("needs a Pre-LN model; drop --placement post")
+            Fault::LnAfterAdd if self.placement != Placement::Pre => {
+                Some("needs a Pre-LN model; use --placement pre")
+            }
+            Fault::LnAfterAdd if self.parallel => {
+                Some("needs sequential sublayers, each with its own add; drop --parallel")
             }
             // exp overflows past 88.7 in f32 but only past 709.8 in f64,
             // far beyond these scores.

@@ -3,8 +3,10 @@
 //! onto the residual stream.
 //!
 //! ```text
-//! norm Before (Pre-LN):   x = x + f(LN(x))
-//! norm After  (Post-LN):  x = LN(x + f(x))
+//! norm Before (Pre-LN):     x = x + f(LN(x))
+//! norm After  (Post-LN):    x = LN(x + f(x))
+//! norm Sandwich (Gemma 2):  x = x + LN_out(f(LN(x)))
+//! parallel (GPT-NeoX):      x = x + (attn(LN1(x)) + mlp(LN2(x)))   one add
 //! ```
 //!
 //! # Shapes
@@ -15,8 +17,8 @@ use super::attention::Attention;
 use super::mlp::Mlp;
 use super::norm::Norm;
 use crate::arch::{NormAt, Sublayer, SublayerKind};
-use crate::ops::Backend;
-use crate::trace::recorder::{Param, Recorder, Stop, Val};
+use crate::ops::{Backend, Op};
+use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// What a sublayer computes.
 pub enum Layer<T> {
@@ -33,6 +35,9 @@ pub struct Sub<T> {
     pub anatomy: Sublayer,
     /// The sublayer's norm `ln_i`, over (B, T, d).
     pub norm: Norm<T>,
+    /// Sandwich norms' second norm `post_ln_i`, on the sublayer's output
+    /// before the add; `None` otherwise.
+    pub post: Option<Norm<T>>,
     /// Its attention or MLP.
     pub layer: Layer<T>,
 }
@@ -42,6 +47,9 @@ pub struct Block<T> {
     /// One per sublayer of the anatomy: attention, then the MLP, in GPT-2's
     /// block.
     pub sublayers: Vec<Sub<T>>,
+    /// Whether the sublayers run side by side on the block's input, their
+    /// updates summed into one residual add (parallel residuals).
+    pub parallel: bool,
 }
 
 impl<T: Clone> Block<T> {
@@ -51,6 +59,8 @@ impl<T: Clone> Block<T> {
         let sublayers = sublayers
             .map(|(i, &anatomy)| {
                 let norm = Norm::new(&b.pp(&format!("ln_{}", i + 1)));
+                let post = (anatomy.norm == NormAt::Sandwich)
+                    .then(|| Norm::new(&b.pp(&format!("post_ln_{}", i + 1))));
                 let inner = b.pp(anatomy.kind.as_str());
                 let layer = match anatomy.kind {
                     SublayerKind::Attention => Layer::Attention(Attention::new(&inner)),
@@ -59,11 +69,15 @@ impl<T: Clone> Block<T> {
                 Sub {
                     anatomy,
                     norm,
+                    post,
                     layer,
                 }
             })
             .collect();
-        Self { sublayers }
+        Self {
+            sublayers,
+            parallel: b.arch.anatomy.parallel,
+        }
     }
 
     /// Records the block on x (B, T, d), in `rec`'s scope (`blockN`).
@@ -75,12 +89,41 @@ impl<T: Clone> Block<T> {
         rec: &mut Recorder<B>,
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
+        if self.parallel {
+            return self.parallel_forward(rec, x);
+        }
         let mut out: Option<Val<T>> = None;
         for (i, sub) in self.sublayers.iter().enumerate() {
             let x = out.as_ref().unwrap_or(x); // (B, T, d)
             out = Some(sub.forward(rec, i + 1, x)?); // (B, T, d)
         }
         Ok(out.unwrap_or_else(|| x.clone()))
+    }
+
+    /// Parallel residuals: every sublayer reads x through its own norm,
+    /// the updates are summed, and the sum is added onto x once.
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    fn parallel_forward<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
+        let mut update: Option<Val<T>> = None;
+        for (i, sub) in self.sublayers.iter().enumerate() {
+            let h = sub.norm.forward(rec, &format!("ln_{}", i + 1), x)?; // LN_i(x): (B, T, d)
+            let u = sub.layer(rec, &h)?; // f_i(LN_i(x)): (B, T, d)
+            update = Some(match update {
+                None => u,
+                // attn(LN1(x)) + mlp(LN2(x)): (B, T, d)
+                Some(sum) => rec.op("update", &Op::Add, &[In::Act(&sum), In::Act(&u)])?,
+            });
+        }
+        match update {
+            Some(u) => rec.residual("resid_1", x, u), // x + Σ f_i(LN_i(x)): (B, T, d)
+            None => Ok(x.clone()),
+        }
     }
 
     /// Every parameter of the block: each sublayer's norm, then its layer.
@@ -113,6 +156,15 @@ impl<T: Clone> Sub<T> {
                 let s = rec.residual(&resid, x, u)?; // x + f(x): (B, T, d)
                 self.norm.forward(rec, &ln, &s) // LN(x + f(x)): (B, T, d)
             }
+            NormAt::Sandwich => {
+                let h = self.norm.forward(rec, &ln, x)?; // LN(x): (B, T, d)
+                let u = self.layer(rec, &h)?; // f(LN(x)): (B, T, d)
+                let u = match &self.post {
+                    Some(post) => post.forward(rec, &format!("post_{ln}"), &u)?, // LN_out(f(LN(x)))
+                    None => u,
+                };
+                rec.residual(&resid, x, u) // x + LN_out(f(LN(x))): (B, T, d)
+            }
         }
     }
 
@@ -138,6 +190,10 @@ impl<T: Clone> Sub<T> {
             Layer::Attention(a) => Box::new(a.params()),
             Layer::Mlp(m) => Box::new(m.params()),
         };
-        Box::new(self.norm.params().chain(layer))
+        let post: Box<dyn Iterator<Item = &Param<T>>> = match &self.post {
+            Some(p) => Box::new(p.params()),
+            None => Box::new(std::iter::empty()),
+        };
+        Box::new(self.norm.params().chain(layer).chain(post))
     }
 }

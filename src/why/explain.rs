@@ -298,6 +298,11 @@ fn message(s: &Step) -> Why {
             .arg("stream", s.path(0))
             .arg("update", s.path(1))
             .arg("shape", shape),
+        // Parallel residuals: the sublayers' updates summed, not yet added.
+        Op::Add if s.name == "update" => Why::new("why-add-updates")
+            .arg("a", s.path(0))
+            .arg("b", s.path(1))
+            .arg("shape", shape),
         Op::Add => Why::new("why-add")
             .arg("stream", s.path(0))
             .arg("update", s.path(1))

@@ -26,6 +26,7 @@ fn every_field_changed() -> ModelConfig {
         bias: false,
         mlp_bias: Some(true),
         encoder: true,
+        parallel: true,
         final_norm: true,
         vocab: Some(11),
         context: 8,

@@ -2,7 +2,7 @@
 
 use super::push::Pending;
 use crate::config::DType;
-use crate::ops::Op;
+use crate::ops::{Op, fmt_shape};
 use crate::trace::Operand;
 use crate::why::{self, Step, explain::Part};
 
@@ -55,7 +55,17 @@ impl About {
             why,
             path,
             op: op.kind(),
-            formula: op.formula(&shapes, &shape),
+            // Parallel residuals sum the updates before their one add.
+            formula: if name == "update" && *op == Op::Add {
+                format!(
+                    "attn + mlp : {}+{} → {}",
+                    fmt_shape(shapes[0]),
+                    fmt_shape(shapes.get(1).copied().unwrap_or(&[])),
+                    fmt_shape(&shape)
+                )
+            } else {
+                op.formula(&shapes, &shape)
+            },
             shape,
             dtype,
             axes: self.axes,

@@ -24,7 +24,21 @@ fn node(path: &str) -> Option<&str> {
             .is_some_and(|n| n.parse::<usize>().is_ok())
     };
     let sublayer = first.parse::<SublayerKind>().is_ok();
-    (numbered("ln_") || numbered("resid_") || sublayer).then_some(first)
+    let node = numbered("ln_") || numbered("post_ln_") || numbered("resid_");
+    (node || sublayer || first == "update").then_some(first)
+}
+
+/// Parallel residuals, sandwich norms or Post-LN beside the norms, when
+/// the anatomy is not a plain Pre-LN block.
+fn form(anatomy: &Anatomy) -> String {
+    let mut form = placement(anatomy).to_string();
+    if anatomy.parallel {
+        form.push_str(", parallel");
+    }
+    if anatomy.mask == crate::arch::Mask::TwoWay {
+        form.push_str(", encoder");
+    }
+    form
 }
 
 /// A residual add's verdict glyph, if it has run.
@@ -51,6 +65,8 @@ fn placement(anatomy: &Anatomy) -> &'static str {
         "pre-LN"
     } else if all(NormAt::After) {
         "post-LN"
+    } else if all(NormAt::Sandwich) {
+        "sandwich norms"
     } else {
         "mixed norms"
     }
@@ -71,12 +87,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     });
     let trace = &app.run.trace;
     let (layers, anatomy) = (trace.config.layers, &trace.anatomy);
-    // An encoder says so beside its norms: its attention reads both ways.
-    let form = if anatomy.mask == crate::arch::Mask::TwoWay {
-        format!("{}, encoder", placement(anatomy))
-    } else {
-        placement(anatomy).to_string()
-    };
+    let form = form(anatomy);
     // Before block 1: x0, or the ids and embeddings that make it.
     let first = trace.events.iter().position(|e| e.block().is_some());
     let before = matches!(app.row(app.cursor), Some(Row::Event(e))
@@ -155,6 +166,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         top.extend([raw("─▶".into()), e("x0")]);
         lines.push(Line::from(top));
     }
+    // Parallel residuals: every sublayer reads x, their updates meet at
+    // `update`, and one add puts the sum on the stream.
+    //  x ─┬─▶ ln_1 ─▶ attn ──┐
+    //     ├─▶ ln_2 ─▶ mlp ───⊕ update
+    //     └──────────────────⊕ resid_1 ✓
+    let last = anatomy.sublayers.len().saturating_sub(1);
     for (i, sub) in anatomy.sublayers.iter().enumerate() {
         let (kind, ln, resid) = (
             sub.kind.as_str(),
@@ -168,8 +185,35 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         };
         // Sublayer names padded alike, so the adds line up.
         let tail = format!("{}┐", "─".repeat(6 - kind.len()));
+        let pad = "─".repeat(6 - kind.len());
+        if anatomy.parallel {
+            let fork = if i == 0 { "─┬─▶" } else { "├─▶" };
+            let lead = if i == 0 { x } else { raw("    ".into()) };
+            let mut line = vec![lead, raw(fork.into()), n(&ln), raw("─▶".into()), n(kind)];
+            if i == 0 {
+                line.push(raw(tail));
+            } else {
+                line.push(raw(pad));
+                line.push(if lit == Some("update") {
+                    Span::styled("⊕ update◀", t.lit)
+                } else {
+                    Span::raw("⊕ update")
+                });
+            }
+            lines.push(Line::from(line));
+            if i == last {
+                lines.push(Line::from(
+                    [
+                        vec![raw(format!("    └{}", "─".repeat(18)))],
+                        add("resid_1"),
+                    ]
+                    .concat(),
+                ));
+            }
+            continue;
+        }
         lines.extend(match sub.norm {
-            NormAt::Before => [
+            NormAt::Before => vec![
                 Line::from(vec![
                     x,
                     raw("─┬─▶".into()),
@@ -180,7 +224,23 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 ]),
                 Line::from([vec![raw(format!("    └{}", "─".repeat(18)))], add(&resid)].concat()),
             ],
-            NormAt::After => [
+            // The update flows down through its own norm to the add.
+            NormAt::Sandwich => vec![
+                Line::from(vec![
+                    x,
+                    raw("─┬─▶".into()),
+                    n(&ln),
+                    raw("─▶".into()),
+                    n(kind),
+                    raw(tail),
+                ]),
+                Line::from(vec![
+                    raw(format!("    │{}▼", " ".repeat(18))),
+                    n(&format!("post_{ln}")),
+                ]),
+                Line::from([vec![raw(format!("    └{}", "─".repeat(18)))], add(&resid)].concat()),
+            ],
+            NormAt::After => vec![
                 Line::from(vec![x, raw("─┬─▶".into()), n(kind), raw(tail)]),
                 Line::from(
                     [

@@ -119,7 +119,7 @@ pub fn catches(fault: Fault) -> &'static [CheckName] {
 /// first, at `update`, and with sandwich norms its output norm, whose γ
 /// (d): `op-shapes` refuses either before any residual add.
 #[must_use]
-pub fn catches_on(fault: Fault, cfg: &crate::ModelConfig) -> Vec<CheckName> {
+pub fn catches_on(fault: Fault, cfg: &crate::config::ModelConfig) -> Vec<CheckName> {
     let within_sequence = matches!(fault, Fault::MergeNoTranspose | Fault::NormOverSeq);
     catches(fault)
         .iter()

@@ -299,6 +299,10 @@ pub struct ModelConfig {
     pub placement: Placement,
     /// Whether the linear layers (and LayerNorm's β) have biases.
     pub bias: bool,
+    /// Whether q, k and v have biases even without `bias` (Qwen2's: the
+    /// output projection and the MLP have none).
+    #[serde(default)]
+    pub qkv_bias: bool,
     /// Whether the MLP's projections have biases when that differs from
     /// `bias` (Hugging Face's `mlp_bias` beside `attention_bias`); `None`
     /// follows `bias`. Read it through [`ModelConfig::mlp_bias`].

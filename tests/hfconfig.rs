@@ -34,6 +34,7 @@ fn parameter_counts_equal_the_published_ones() {
         ("llama-3-8b.json", 8_030_261_248),
         ("llama-3.2-1b.json", 1_235_814_400),
         ("mistral-nemo-12b.json", 12_247_782_400),
+        ("qwen2-0.5b.json", 494_032_768),
     ] {
         let b = Budget::of(&load(file)).unwrap();
         assert_eq!(b.total, total, "{file}");
@@ -106,15 +107,15 @@ fn bad_files_name_the_problem_on_one_line() {
     let cases = [
         (
             r#"{"model_type": "bert", "hidden_size": 768}"#,
-            &["'bert'", "gpt2, llama, mistral"][..],
+            &["'bert'", "gpt2, llama, mistral, qwen2"][..],
         ),
         (
             r#"{"hidden_size": 768}"#,
-            &["missing field 'model_type'; allowed: gpt2, llama, mistral"],
+            &["missing field 'model_type'; allowed: gpt2, llama, mistral, qwen2"],
         ),
         (
             r#"{"model_type": 2, "hidden_size": 768}"#,
-            &["model_type '2' is not supported; allowed: gpt2, llama, mistral"],
+            &["model_type '2' is not supported; allowed: gpt2, llama, mistral, qwen2"],
         ),
         (
             r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4}"#,
@@ -152,6 +153,14 @@ fn bad_files_name_the_problem_on_one_line() {
                 "'scale_attn_by_inverse_layer_idx' is true",
                 "allowed: false",
             ],
+        ),
+        (
+            r#"{"model_type": "qwen2", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "use_sliding_window": true, "sliding_window": 4}"#,
+            &["'use_sliding_window' is true", "some layers only"],
+        ),
+        (
+            r#"{"model_type": "qwen2", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 2, "vocab_size": 9, "max_position_embeddings": 8, "layer_types": ["full_attention", "sliding_attention"]}"#,
+            &["'layer_types'", "full_attention for every layer"],
         ),
         (
             r#"{"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 1, "vocab_size": 10, "n_positions": 8, "add_cross_attention": true}"#,
@@ -553,4 +562,25 @@ fn params_json_counts_without_embeddings_and_the_untied_head() {
         tied.non_embedding.minus_all_and_head,
         tied.non_embedding.minus_all
     );
+}
+
+/// Config files as transformers 5 writes them (`save_pretrained` of each
+/// family's config, committed under tests/fixtures/hf/transformers5):
+/// every field is applied or known, so none is noted, and Qwen2's q, k, v
+/// biases are counted (o has none).
+#[test]
+fn transformers_5_config_files_load_without_a_note() {
+    for family in ["gpt2", "llama", "mistral", "qwen2"] {
+        let path = format!("tests/fixtures/hf/transformers5/{family}.json");
+        let (code, out, err) = common::cli(&["params", "--config", &path]);
+        assert_eq!(code, Some(0), "{family}: {err}");
+        assert!(err.is_empty(), "{family}: {err}");
+        assert!(out.contains(&format!("{family} (")), "{out}");
+    }
+    let q = load("transformers5/qwen2.json");
+    assert!(q.qkv_bias && !q.bias && !q.mlp_bias());
+    let with = Budget::of(&q).unwrap();
+    let biases = with.total - with.total_no_bias;
+    // Per block: q 64 + k 32 + v 32 (2 K/V heads of 16); 2 blocks.
+    assert_eq!(biases, 2 * (64 + 32 + 32), "q, k and v only");
 }

@@ -8,6 +8,7 @@
 //! ```text
 //! attention  2·d² + 2·d·kv·hd            (+ 2·d + 2·kv·hd biases)
 //!            2·d·h·hd + 2·d·kv·hd        when h·hd ≠ d (+ h·hd + d + 2·kv·hd)
+//!            Qwen2's q, k, v biases alone (qkv_bias): + h·hd + 2·kv·hd
 //! MLP        2·d·d_ff, SwiGLU 3·d·d_ff   (+ d_ff + d, SwiGLU 2·d_ff + d)
 //! norm       d γ                          (+ d β for LayerNorm with biases)
 //! block      attention + MLP + 2·norm (4·norm with sandwich norms)
@@ -45,7 +46,8 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
         count,
         formula,
     };
-    let attention = 2 * d * hq + 2 * d * kv + bias * (hq + d + 2 * kv);
+    let qkv_bias = u64::from(cfg.bias || cfg.qkv_bias);
+    let attention = 2 * d * hq + 2 * d * kv + qkv_bias * (hq + 2 * kv) + bias * d;
     let (mlp, mlp_formula) = match (gated, mlp_bias) {
         (false, false) => (2 * d * f, "2·d·d_ff"),
         (false, true) => (2 * d * f + f + d, "2·d·d_ff + d_ff + d"),
@@ -54,11 +56,13 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
     };
     let norm_bias = cfg.bias && cfg.norm == NormKind::LayerNorm;
     let (norm, norm_formula) = if norm_bias { (2 * d, "2·d") } else { (d, "d") };
-    let attn_formula = match (cfg.bias, hq == d) {
-        (true, true) => "2·d² + 2·d·kv·hd + 2·d + 2·kv·hd",
-        (false, true) => "2·d² + 2·d·kv·hd",
-        (true, false) => "2·d·h·hd + 2·d·kv·hd + h·hd + d + 2·kv·hd",
-        (false, false) => "2·d·h·hd + 2·d·kv·hd",
+    let attn_formula = match (cfg.bias, cfg.qkv_bias, hq == d) {
+        (true, _, true) => "2·d² + 2·d·kv·hd + 2·d + 2·kv·hd",
+        (false, true, true) => "2·d² + 2·d·kv·hd + d + 2·kv·hd",
+        (false, false, true) => "2·d² + 2·d·kv·hd",
+        (true, _, false) => "2·d·h·hd + 2·d·kv·hd + h·hd + d + 2·kv·hd",
+        (false, true, false) => "2·d·h·hd + 2·d·kv·hd + h·hd + 2·kv·hd",
+        (false, false, false) => "2·d·h·hd + 2·d·kv·hd",
     };
     let mut out = Vec::new();
     for i in 1..=cfg.layers {

@@ -111,6 +111,9 @@ overlay! {
         /// Give linear layers and LayerNorms biases.
         #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
         bias: bool,
+        /// Biases on q, k and v even without --bias (Qwen2's).
+        #[arg(skip)]
+        qkv_bias: bool,
         /// Biases on the MLP's projections alone, when not as --bias
         /// (Hugging Face's mlp_bias beside attention_bias).
         #[arg(skip)]

@@ -61,6 +61,8 @@ impl<T: Clone> Attention<T> {
         let c = b.cfg;
         let (d, hq, kv) = (c.d_model, c.attn_width(), c.kv_heads * c.head_dim());
         let bias = |n| c.bias.then_some(n);
+        // Qwen2 gives q, k and v biases and the output projection none.
+        let qkv_bias = |n| (c.bias || c.qkv_bias).then_some(n);
         let std = Builder::<B>::STD;
         // The softmax-no-max fault draws q and k N(0, 1), as torch.randn.
         let qk_std = if b.arch.qk_randn { 1.0 } else { std };
@@ -73,9 +75,9 @@ impl<T: Clone> Attention<T> {
             Linear::new(&b.pp(name), shape, axes, std, bias_len)
         };
         Self {
-            q: lin("q_proj", (d, hq), ["d", q_axis], qk_std, bias(hq)),
-            k: lin("k_proj", (d, kv), ["d", kv_axis], qk_std, bias(kv)),
-            v: lin("v_proj", (d, kv), ["d", kv_axis], std, bias(kv)),
+            q: lin("q_proj", (d, hq), ["d", q_axis], qk_std, qkv_bias(hq)),
+            k: lin("k_proj", (d, kv), ["d", kv_axis], qk_std, qkv_bias(kv)),
+            v: lin("v_proj", (d, kv), ["d", kv_axis], std, qkv_bias(kv)),
             o: b.arch
                 .attn_out
                 .then(|| lin("out", (hq, d), [q_axis, "d"], b.out_std(), bias(d))),

@@ -1,5 +1,6 @@
-//! model_type llama and mistral: RMSNorm, SwiGLU, rotary positions, a
-//! final norm, no biases unless asked.
+//! model_type llama, mistral and qwen2: RMSNorm, SwiGLU, rotary
+//! positions, a final norm, no biases unless asked (Qwen2's q, k and v
+//! always have theirs).
 //!
 //! ```text
 //! applied   hidden_size, num_hidden_layers, num_attention_heads,
@@ -11,6 +12,10 @@
 //!           rope_parameters / rope_theta / rope_scaling (rope.rs),
 //!           sliding_window (mistral only; null: none)
 //! refused   hidden_act other than silu, quantization_config
+//! qwen2     q, k, v biases (o and the MLP none); sliding_window and
+//!           max_window_layers apply only with use_sliding_window, which is
+//!           refused when true (a window on some layers only), as is a
+//!           layer_types entry other than full_attention
 //! ```
 
 use super::HfError;
@@ -27,10 +32,10 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     let head_dim = f.opt_dim("head_dim")?;
     let (rope_theta, rope_scaling, unknown) = super::rope::read(f)?;
     // Mistral's window; llama has none, and its field there is unknown.
-    let window = if f.model_type == "mistral" {
-        f.opt_dim("sliding_window")?
-    } else {
-        None
+    let window = match f.model_type {
+        "mistral" => f.opt_dim("sliding_window")?,
+        "qwen2" => qwen2_window(f)?,
+        _ => None,
     };
     if f.get("quantization_config").is_some() {
         return Err(f.bad(
@@ -38,7 +43,13 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
             "absent (quantized weights are not what shapetrace computes with)",
         ));
     }
-    let attention_bias = f.flag("attention_bias", false)?;
+    // Qwen2's q, k and v projections always have biases; it has no field.
+    let qwen2 = f.model_type == "qwen2";
+    let attention_bias = if qwen2 {
+        false
+    } else {
+        f.flag("attention_bias", false)?
+    };
     let overlay = Overlay {
         d_model: Some(d),
         heads: Some(heads),
@@ -52,6 +63,7 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
         }),
         norm: Some(NormKind::RmsNorm),
         bias: Some(attention_bias),
+        qkv_bias: Some(qwen2),
         mlp_bias: Some(f.flag("mlp_bias", false)?),
         vocab: Some(f.dim("vocab_size")?),
         context: Some(f.dim("max_position_embeddings")?),
@@ -64,4 +76,31 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
         ..Overlay::default()
     };
     Ok((overlay, unknown))
+}
+
+/// Qwen2's window: none unless `use_sliding_window`, which puts one on
+/// the layers from `max_window_layers` on: not one window for every layer,
+/// so refused. Both fields are read either way; `layer_types` (transformers
+/// ≥ 5) must say full attention for every layer.
+fn qwen2_window(f: &Fields) -> Result<Option<usize>, HfError> {
+    f.opt_dim("sliding_window")?;
+    f.opt_dim("max_window_layers")?;
+    if f.flag("use_sliding_window", false)? {
+        return Err(f.bad(
+            "use_sliding_window",
+            "false (a sliding window on some layers only is not supported)",
+        ));
+    }
+    if let Some(types) = f.get("layer_types") {
+        let all_full = types
+            .as_array()
+            .is_some_and(|t| t.iter().all(|x| x == "full_attention"));
+        if !all_full {
+            return Err(f.bad(
+                "layer_types",
+                "full_attention for every layer (per-layer attention kinds are not supported)",
+            ));
+        }
+    }
+    Ok(None)
 }

@@ -24,6 +24,7 @@ fn every_field_changed() -> ModelConfig {
         norm: NormKind::RmsNorm,
         placement: Placement::Post,
         bias: false,
+        qkv_bias: true,
         mlp_bias: Some(true),
         encoder: true,
         parallel: true,

@@ -14,6 +14,11 @@
 # Loading it is outside both timings. A round takes about four minutes on
 # the README's 2-core machine.
 #
+# THREADS=N runs both on N threads (RAYON_NUM_THREADS for shapetrace,
+# --threads for the script); by default both take every core. One thread
+# each is the fairer view when other jobs share the cores: OpenMP's
+# barriers wait for a thread the scheduler put aside, rayon steals its work.
+#
 # Needs a Python with torch and transformers (PYTHON=/path/to/python).
 #
 # Run from anywhere:  scripts/bench_tinyllama_pairs.sh [DIR]
@@ -25,6 +30,8 @@ DIR=${1:-/work/tinyllama}
 ROUNDS=${ROUNDS:-3}
 PYTHON=${PYTHON:-python3}
 export SHAPETRACE_TINYLLAMA=$DIR
+THREADS=${THREADS:-$(nproc)}
+export RAYON_NUM_THREADS=$THREADS
 
 # Seconds from criterion's "time: [low mean high]" line on stdin: the mean.
 mean() {
@@ -38,7 +45,7 @@ bench() { cargo bench --quiet --bench tinyllama -- "$1" 2>/dev/null | mean; }
 
 # torch ARGS...: seconds from the script's "N ms (median" line.
 torch_s() {
-    "$PYTHON" scripts/bench_tinyllama_torch.py "$DIR" "$@" 2>/dev/null |
+    "$PYTHON" scripts/bench_tinyllama_torch.py "$DIR" --threads "$THREADS" "$@" 2>/dev/null |
         awk '/ms \(median/ { for (i = 1; i <= NF; i++) if ($i == "ms") { printf "%.3f", $(i - 1) / 1e3; exit } }'
 }
 
@@ -50,7 +57,7 @@ for r in $(seq "$ROUNDS"); do
     tfwd=$(torch_s)
     lin=$(bench "linear products")
     tlin=$(torch_s --linear --runs 20 --warmup 3)
-    echo "round $r ($(date +%T), load $(cut -d' ' -f1 /proc/loadavg))"
+    echo "round $r ($(date +%T), load $(cut -d' ' -f1 /proc/loadavg), $THREADS threads)"
     echo "  forward: shapetrace ${fwd} s, transformers ${tfwd} s, ratio $(ratio "$fwd" "$tfwd");" \
         "one block's linear products: gemm ${lin} s, PyTorch ${tlin} s, ratio $(ratio "$lin" "$tlin")"
 done

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The README's TinyLlama rows, shapetrace and transformers back to back,
+# ROUNDS times (default 3), so that each round's ratio comes from the same
+# minutes of a shared, noisy machine. Each round runs, in this order:
+#
+#   cargo bench --bench tinyllama -- "forward"            shapetrace's traced forward, ids to logits
+#   scripts/bench_tinyllama_torch.py DIR                  transformers' eager forward, the same
+#   cargo bench --bench tinyllama -- "linear products"    one block's linear products, gemm
+#   scripts/bench_tinyllama_torch.py DIR --linear         the same products, PyTorch
+#
+# and prints criterion's means and the script's medians (seconds) and the
+# ratios shapetrace / transformers. The checkpoint is DIR (default
+# /work/tinyllama; scripts/make_tinyllama_checkpoint.py DIR writes it).
+# Loading it is outside both timings. A round takes about four minutes on
+# the README's 2-core machine.
+#
+# THREADS=N runs both on N threads (RAYON_NUM_THREADS for shapetrace,
+# --threads for the script); by default both take every core. One thread
+# each is the fairer view when other jobs share the cores: OpenMP's
+# barriers wait for a thread the scheduler put aside, rayon steals its work.
+#
+# Needs a Python with torch and transformers (PYTHON=/path/to/python).
+#
+# Run from anywhere:  scripts/bench_tinyllama_pairs.sh [DIR]
+
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DIR=${1:-/work/tinyllama}
+ROUNDS=${ROUNDS:-3}
+PYTHON=${PYTHON:-python3}
+export SHAPETRACE_TINYLLAMA=$DIR
+THREADS=${THREADS:-$(nproc)}
+export RAYON_NUM_THREADS=$THREADS
+
+# Seconds from criterion's "time: [low mean high]" line on stdin: the mean.
+mean() {
+    awk '/time:/ {
+        sub(/.*\[/, ""); v = $3; u = $4
+        if (u == "ms") v /= 1e3; else if (u == "µs" || u == "us") v /= 1e6
+        printf "%.3f", v; exit }'
+}
+
+bench() { cargo bench --quiet --bench tinyllama -- "$1" 2>/dev/null | mean; }
+
+# torch ARGS...: seconds from the script's "N ms (median" line.
+torch_s() {
+    "$PYTHON" scripts/bench_tinyllama_torch.py "$DIR" --threads "$THREADS" "$@" 2>/dev/null |
+        awk '/ms \(median/ { for (i = 1; i <= NF; i++) if ($i == "ms") { printf "%.3f", $(i - 1) / 1e3; exit } }'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+cargo bench --no-run --quiet --bench tinyllama 2>/dev/null
+for r in $(seq "$ROUNDS"); do
+    fwd=$(bench "forward")
+    tfwd=$(torch_s)
+    lin=$(bench "linear products")
+    tlin=$(torch_s --linear --runs 20 --warmup 3)
+    echo "round $r ($(date +%T), load $(cut -d' ' -f1 /proc/loadavg), $THREADS threads)"
+    echo "  forward: shapetrace ${fwd} s, transformers ${tfwd} s, ratio $(ratio "$fwd" "$tfwd");" \
+        "one block's linear products: gemm ${lin} s, PyTorch ${tlin} s, ratio $(ratio "$lin" "$tlin")"
+done

@@ -333,6 +333,15 @@ pub enum ConfigError {
         "parallel residuals need placement pre (got {0}); allowed: placement pre with parallel"
     )]
     ParallelPlacement(Placement),
+    /// A setting of rotary positions on a model with learned ones.
+    #[error("{0} needs rotary positions (pos_emb = \"rope\"); this model learns its positions")]
+    NeedsRotary(&'static str),
+    /// Rotary positions turn pairs of features: an odd head width has none
+    /// for its last.
+    #[error(
+        "head_dim {0} is odd; rotary positions turn pairs of features, so allowed: an even head_dim"
+    )]
+    OddRotary(usize),
     /// A sliding window asked of an encoder, whose attention reads both ways.
     #[error(
         "window {0} needs a decoder: an encoder's attention reads every position; allowed: window 0 with encoder"

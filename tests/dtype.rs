@@ -255,3 +255,16 @@ fn a_log_without_leaves_dtype_still_marks_a_dtype_departure() {
     let up = replay.trace.get("block1.ln_1.to_f32").unwrap();
     assert_eq!(shapetrace::report::table::marker(up), "◆ leaves bf16");
 }
+
+/// Each anatomy holds every check in 16 bits: sandwich norms' output
+/// norms cast up and back like any norm, and `returns` judges the
+/// sublayer's own output, not those casts.
+#[test]
+fn every_anatomy_holds_its_checks_in_bf16_and_f16() {
+    for preset in ["lesson-sandwich", "lesson-parallel", "lesson-encoder"] {
+        for dtype in ["bf16", "f16"] {
+            let (code, out, err) = common::cli(&["check", "--preset", preset, "--dtype", dtype]);
+            assert_eq!(code, Some(0), "{preset} {dtype}:\n{out}{err}");
+        }
+    }
+}

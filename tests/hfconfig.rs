@@ -155,6 +155,22 @@ fn bad_files_name_the_problem_on_one_line() {
             ],
         ),
         (
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "partial_rotary_factor": 0.5}"#,
+            &["'partial_rotary_factor' is 0.5", "not applied"],
+        ),
+        (
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "rope_parameters": {"rope_type": 7, "factor": 2.0}}"#,
+            &["'rope_parameters'", "rope_type a name"],
+        ),
+        (
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}}"#,
+            &["'rope_parameters'", "per-layer-kind"],
+        ),
+        (
+            r#"{"model_type": "llama", "hidden_size": 28, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8}"#,
+            &["head_dim 7 is odd", "even head_dim"],
+        ),
+        (
             r#"{"model_type": "qwen2", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "use_sliding_window": true, "sliding_window": 4}"#,
             &["'use_sliding_window' is true", "some layers only"],
         ),
@@ -180,7 +196,7 @@ fn bad_files_name_the_problem_on_one_line() {
         ),
         (
             r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "rope_scaling": {"type": "linear"}}"#,
-            &["'rope_scaling'", "linear or llama3 with their factors"],
+            &["'rope_scaling'", "rope_type linear with factor a number"],
         ),
         (
             r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "quantization_config": {"bits": 4}}"#,
@@ -583,4 +599,97 @@ fn transformers_5_config_files_load_without_a_note() {
     let biases = with.total - with.total_no_bias;
     // Per block: q 64 + k 32 + v 32 (2 K/V heads of 16); 2 blocks.
     assert_eq!(biases, 2 * (64 + 32 + 32), "q, k and v only");
+}
+
+/// Rotary settings as transformers reads them: `rope_scaling` wins over
+/// `rope_parameters`, θ comes from the object it takes (else the top
+/// level), a null `rope_type` falls back to `type`, and llama3 without
+/// `original_max_position_embeddings` takes the model's context.
+#[test]
+fn rope_settings_are_read_as_transformers_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = r#""model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 64"#;
+    let cfg = |extra: &str| {
+        let p = write(&dir, "c.json", &format!("{{{base}, {extra}}}"));
+        Overlay::from_file(Path::new(&p))
+            .unwrap()
+            .resolve()
+            .unwrap()
+    };
+    use shapetrace::config::RopeScaling;
+    let c =
+        cfg(r#""rope_scaling": {"rope_type": "linear", "factor": 2.0, "rope_theta": 500000.0}"#);
+    assert_eq!(c.rope_theta, 500_000.0);
+    assert_eq!(c.rope_scaling, Some(RopeScaling::Linear { factor: 2.0 }));
+    let both = cfg(
+        r#""rope_scaling": {"type": "linear", "factor": 4.0}, "rope_parameters": {"rope_type": "default", "rope_theta": 99.0}, "rope_theta": 250000.0"#,
+    );
+    assert_eq!(both.rope_scaling, Some(RopeScaling::Linear { factor: 4.0 }));
+    assert_eq!(
+        both.rope_theta, 250_000.0,
+        "rope_scaling's object has none: the top level's"
+    );
+    let null_type = cfg(r#""rope_scaling": {"rope_type": null, "type": "linear", "factor": 3.0}"#);
+    assert_eq!(
+        null_type.rope_scaling,
+        Some(RopeScaling::Linear { factor: 3.0 })
+    );
+    let fallback = cfg(
+        r#""rope_parameters": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "rope_theta": 10000.0}"#,
+    );
+    assert!(matches!(
+        fallback.rope_scaling,
+        Some(RopeScaling::Llama3 {
+            original_max_position_embeddings: 64,
+            ..
+        })
+    ));
+}
+
+/// Biases as each family's code builds them: Mistral's projections have
+/// none whatever the file says (the field is noted), and `--no-bias`
+/// takes away the MLP's biases that a llama config.json asked for.
+#[test]
+fn bias_fields_follow_the_family_and_the_no_bias_flag_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let mistral = write(
+        &dir,
+        "m.json",
+        r#"{"model_type": "mistral", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "attention_bias": true}"#,
+    );
+    let c = Overlay::from_file(Path::new(&mistral))
+        .unwrap()
+        .resolve()
+        .unwrap();
+    assert!(!c.bias && !c.mlp_bias());
+    let (code, _, err) = common::cli(&["params", "--config", &mistral]);
+    assert_eq!(code, Some(0));
+    assert!(
+        err.contains("note") && err.contains("attention_bias"),
+        "{err}"
+    );
+    let llama = write(
+        &dir,
+        "l.json",
+        r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "mlp_bias": true}"#,
+    );
+    let (_, with, _) = common::cli(&["params", "--config", &llama, "--format", "json"]);
+    let (_, without, _) = common::cli(&[
+        "params",
+        "--config",
+        &llama,
+        "--no-bias",
+        "--format",
+        "json",
+    ]);
+    let v = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap();
+    let (with, without) = (v(&with), v(&without));
+    assert_ne!(
+        with["total"], with["total_no_bias"],
+        "the config's MLP biases"
+    );
+    assert_eq!(
+        without["total"], without["total_no_bias"],
+        "--no-bias: none"
+    );
 }

@@ -41,7 +41,10 @@ why-linear-down = W2 is ({ $rows },{ $cols }), not ({ $cols },{ $rows }): the { 
 
 why-linear = x·W with W ({ $rows },{ $cols }): the last axis becomes W's { $cols } columns, giving { $shape }.
 
-why-split = d_model { $d } = { $heads } heads × { $hd }: each head attends in its own { $hd }-wide slice; heads move in front of T, (B,h,T,hd) = { $shape } and not (B,T,h,hd), so that each head makes its own { $T }×{ $T } table of scores.
+why-split = { $wide ->
+    [yes] h·hd { $d }
+   *[no] d_model { $d }
+} = { $heads } heads × { $hd }: each head attends in its own { $hd }-wide slice; heads move in front of T, (B,h,T,hd) = { $shape } and not (B,T,h,hd), so that each head makes its own { $T }×{ $T } table of scores.
 
 why-split-kv = k and v have { $heads } heads of { $hd } ({ $d } = { $heads } × { $hd }): under grouped-query attention fewer K/V heads than query heads are kept, each shared by a group of query heads. The heads move in front of T: { $shape }.
 

@@ -171,10 +171,17 @@ fn flops(out: &mut String, b: &Budget) {
     } else {
         "causal exact".to_string()
     };
+    // q·kᵀ and weights·v run over the heads' width h·hd: d unless head_dim
+    // is given apart from it.
+    let width = if c.attn_width() == c.d_model {
+        "d"
+    } else {
+        "h·hd"
+    };
     let scores = format!(
-        "4·T·d = 4·{}·{}; {exact} {}",
+        "4·T·{width} = 4·{}·{}; {exact} {}",
         thousands(t as u64),
-        thousands(c.d_model as u64),
+        thousands(c.attn_width() as u64),
         thousands(k.attention_causal)
     );
     let sum = format!("{} + {}", thousands(k.matmul), thousands(k.attention_full));

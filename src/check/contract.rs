@@ -199,7 +199,12 @@ pub fn returns(trace: &Trace) -> CheckResult {
             while let Some(k) = update.filter(|&k| inside[k].path.contains(".post_ln_")) {
                 update = inside[k].inputs.first().and_then(at);
             }
-            if let Some(last_departure) = inside.iter().rposition(|x| x.departs) {
+            // The output norm's own casts (a 16-bit model) come after the
+            // sublayer's output: they are the norm's, not the sublayer's.
+            let last = inside
+                .iter()
+                .rposition(|x| x.departs && !x.path.contains(".post_ln_"));
+            if let Some(last_departure) = last {
                 let back = inside[last_departure..].iter().any(&home);
                 // The output comes after the last departure, on (B,T,d).
                 let update_back = update.is_some_and(|k| k > last_departure && home(&inside[k]));

@@ -15,8 +15,9 @@ fn size(s: &str) -> Result<u128, String> {
 #[command(next_help_heading = "Model options")]
 pub struct ModelArgs {
     /// Start from a preset: lesson, lesson-swiglu, lesson-gqa, lesson-post-ln,
-    /// lesson-lm (token ids to logits), lesson-bf16, gpt2-small, gpt2-medium,
-    /// gpt2-large, gpt2-xl, shakespeare-char.
+    /// lesson-parallel, lesson-sandwich, lesson-encoder, lesson-lm (token ids
+    /// to logits), lesson-bf16, gpt2-small, gpt2-medium, gpt2-large, gpt2-xl,
+    /// shakespeare-char.
     #[arg(long, global = true)]
     pub preset: Option<String>,
     /// Start from a model file: native TOML, or a Hugging Face config.json
@@ -76,6 +77,12 @@ impl ModelArgs {
             preset: self.preset.clone(),
             ..self.set.clone()
         };
+        // --bias and --no-bias say biases everywhere or nowhere: the MLP's
+        // and Qwen2's q, k, v biases, that a config.json sets apart, too.
+        if let Some(b) = o.bias.or(self.no_bias.then_some(false)) {
+            o.mlp_bias = Some(b);
+            o.qkv_bias = Some(b);
+        }
         for (field, off) in [
             (&mut o.bias, self.no_bias),
             (&mut o.final_norm, self.no_final_norm),

@@ -5,7 +5,7 @@
 //! computes values would hold; [`crate::plan`] compares it with the limit.
 
 use super::{
-    Act, ConfigError, DType, Fault, MAX_DIM, MAX_LAYERS, ModelConfig, Placement, divisors,
+    Act, ConfigError, DType, Fault, MAX_DIM, MAX_LAYERS, ModelConfig, Placement, PosEmb, divisors,
 };
 
 impl ModelConfig {
@@ -112,6 +112,12 @@ impl ModelConfig {
         }
         if !(self.rope_theta.is_finite() && self.rope_theta > 1.0) {
             return Err(ConfigError::RopeTheta(self.rope_theta));
+        }
+        if self.pos_emb == PosEmb::Rope && !self.head_dim().is_multiple_of(2) {
+            return Err(ConfigError::OddRotary(self.head_dim()));
+        }
+        if self.rope_scaling.is_some() && self.pos_emb != PosEmb::Rope {
+            return Err(ConfigError::NeedsRotary("rope_scaling"));
         }
         if self.parallel && self.placement != Placement::Pre {
             return Err(ConfigError::ParallelPlacement(self.placement));

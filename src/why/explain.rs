@@ -201,6 +201,7 @@ fn message(s: &Step) -> Why {
             };
             Why::new(key)
                 .arg("d", s.last(0))
+                .arg("wide", yes_no(s.stream.last() != Some(&s.last(0))))
                 .arg("heads", *heads)
                 .arg("hd", s.out(3))
                 .arg("T", s.out(2))
@@ -393,12 +394,12 @@ fn leaf(path: &str) -> &str {
     path.rsplit('.').next().unwrap_or(path)
 }
 
-/// A linear layer's message, by the role its step name gives it.
 /// A selector's `yes` or `no`.
 fn yes_no(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
 }
 
+/// A linear layer's message, by the role its step name gives it.
 fn linear(s: &Step) -> Why {
     let (rows, cols) = (s.dim(1, 0), s.dim(1, 1));
     let key = match s.name {
@@ -419,7 +420,9 @@ fn linear(s: &Step) -> Why {
         .arg("rows", rows)
         .arg("cols", cols)
         .arg("bias", bias)
-        .arg("gqa", if cols == rows { "no" } else { "yes" })
+        // Narrower than d_model: fewer K/V heads than query heads (a width
+        // given apart from d / h can make k wider, which is no GQA).
+        .arg("gqa", if cols < rows { "yes" } else { "no" })
         .arg("role", if s.name == "k_proj" { "key" } else { "value" })
         .arg("wide", yes_no(cols != rows))
         .arg("shape", s.shape())

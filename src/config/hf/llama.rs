@@ -7,8 +7,9 @@
 //!           num_key_value_heads (default: heads), head_dim (default:
 //!           hidden / heads), intermediate_size, vocab_size,
 //!           max_position_embeddings, hidden_act (silu), rms_norm_eps,
-//!           tie_word_embeddings (default false), attention_bias (q, k, v, o;
-//!           default false), mlp_bias (gate, up, down; default false),
+//!           tie_word_embeddings (default false), llama's attention_bias
+//!           (q, k, v, o; default false) and mlp_bias (gate, up, down;
+//!           default false; Mistral has no biases whatever the file says),
 //!           rope_parameters / rope_theta / rope_scaling (rope.rs),
 //!           sliding_window (mistral only; null: none)
 //! refused   hidden_act other than silu, quantization_config
@@ -43,12 +44,14 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
             "absent (quantized weights are not what shapetrace computes with)",
         ));
     }
-    // Qwen2's q, k and v projections always have biases; it has no field.
+    // Qwen2's q, k and v projections always have biases, Mistral's
+    // projections never: neither reads a bias field (transformers' code
+    // fixes them), so one in the file is noted as changing nothing.
     let qwen2 = f.model_type == "qwen2";
-    let attention_bias = if qwen2 {
-        false
+    let (attention_bias, mlp_bias) = if f.model_type == "llama" {
+        (f.flag("attention_bias", false)?, f.flag("mlp_bias", false)?)
     } else {
-        f.flag("attention_bias", false)?
+        (false, false)
     };
     let overlay = Overlay {
         d_model: Some(d),
@@ -64,7 +67,7 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
         norm: Some(NormKind::RmsNorm),
         bias: Some(attention_bias),
         qkv_bias: Some(qwen2),
-        mlp_bias: Some(f.flag("mlp_bias", false)?),
+        mlp_bias: Some(mlp_bias),
         vocab: Some(f.dim("vocab_size")?),
         context: Some(f.dim("max_position_embeddings")?),
         tied: Some(f.flag("tie_word_embeddings", false)?),

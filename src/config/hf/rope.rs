@@ -3,7 +3,8 @@
 //! transformers ≥ 5 writes both inside `rope_parameters`
 //! (`{"rope_type": "llama3", "rope_theta": 500000.0, "factor": 32.0, …}`);
 //! older files write a top-level `rope_theta` and a `rope_scaling` object
-//! (`{"type" | "rope_type": "linear", "factor": 2.0}`) or null. Applied:
+//! (`{"type" | "rope_type": "linear", "factor": 2.0}`) or null; given
+//! both, transformers takes `rope_scaling`, and so does this. Applied:
 //! `default`, `linear` and `llama3`; every other kind (dynamic, yarn,
 //! longrope, …) is refused by name.
 
@@ -26,6 +27,10 @@ const KNOWN: [&str; 8] = [
 
 /// θ and the scaling, and any key of the scaling object that is not known
 /// (for the run's note, as `rope_parameters.key`).
+///
+/// As transformers reads them: the object is `rope_scaling` when it is
+/// given, else `rope_parameters`; θ is that object's `rope_theta`, else
+/// the top-level `rope_theta`, else 10000.
 pub fn read(f: &Fields) -> Result<(f64, Option<RopeScaling>, Vec<String>), HfError> {
     let object = |field: &'static str| -> Result<Option<&Map<String, Value>>, HfError> {
         match f.get(field) {
@@ -38,46 +43,61 @@ pub fn read(f: &Fields) -> Result<(f64, Option<RopeScaling>, Vec<String>), HfErr
     };
     let params = object("rope_parameters")?;
     let old = object("rope_scaling")?;
-    let theta = match params
-        .and_then(|p| p.get("rope_theta"))
-        .filter(|v| !v.is_null())
+    let top_theta = f.positive("rope_theta", 10_000.0)?;
+    // A factor of the rotary width at the top level, as older files put it.
+    if let Some(p) = f.get("partial_rotary_factor")
+        && p.as_f64() != Some(1.0)
     {
+        return Err(f.bad(
+            "partial_rotary_factor",
+            "1 (a partial rotary embedding is not applied)",
+        ));
+    }
+    let Some((field, o)) = old
+        .map(|o| ("rope_scaling", o))
+        .or(params.map(|o| ("rope_parameters", o)))
+    else {
+        return Ok((top_theta, None, Vec::new()));
+    };
+    // transformers ≥ 5 may key the parameters by layer kind: not applied.
+    if o.values().any(Value::is_object) {
+        return Err(f.bad(
+            field,
+            "one set of rope parameters for every layer (per-layer-kind parameters are not supported)",
+        ));
+    }
+    let unknown = o
+        .keys()
+        .filter(|k| !KNOWN.contains(&k.as_str()))
+        .map(|k| format!("{field}.{k}"))
+        .collect();
+    if let Some(p) = o.get("partial_rotary_factor").filter(|v| !v.is_null())
+        && p.as_f64() != Some(1.0)
+    {
+        return Err(f.bad(
+            field,
+            "partial_rotary_factor 1 (a partial rotary embedding is not applied)",
+        ));
+    }
+    let theta = match o.get("rope_theta").filter(|v| !v.is_null()) {
         Some(v) => v
             .as_f64()
             .filter(|t| *t > 0.0)
-            .ok_or_else(|| f.bad("rope_parameters", "rope_theta a number > 0"))?,
-        None => f.positive("rope_theta", 10_000.0)?,
+            .ok_or_else(|| f.bad(field, "rope_theta a number > 0"))?,
+        None => top_theta,
     };
-    let kind_of = |o: &Map<String, Value>| {
-        o.get("rope_type")
-            .or_else(|| o.get("type"))
-            .and_then(Value::as_str)
-            .unwrap_or("default")
-            .to_string()
+    // `rope_type`, else the older `type`; a name, or absent for default.
+    let kind = match o
+        .get("rope_type")
+        .filter(|v| !v.is_null())
+        .or_else(|| o.get("type").filter(|v| !v.is_null()))
+    {
+        None => "default",
+        Some(v) => v
+            .as_str()
+            .ok_or_else(|| f.bad(field, "rope_type a name: default, linear or llama3"))?,
     };
-    // The object that names a kind other than default, new place first.
-    let mut unknown = Vec::new();
-    let mut scaling = None;
-    for (field, o) in [("rope_parameters", params), ("rope_scaling", old)] {
-        let Some(o) = o else { continue };
-        unknown.extend(
-            o.keys()
-                .filter(|k| !KNOWN.contains(&k.as_str()))
-                .map(|k| format!("{field}.{k}")),
-        );
-        if let Some(p) = o.get("partial_rotary_factor").filter(|v| !v.is_null())
-            && p.as_f64() != Some(1.0)
-        {
-            return Err(f.bad(
-                field,
-                "partial_rotary_factor 1 (a partial rotary embedding is not applied)",
-            ));
-        }
-        if scaling.is_none() {
-            scaling = scaling_of(f, field, o, &kind_of(o))?;
-        }
-    }
-    Ok((theta, scaling, unknown))
+    Ok((theta, scaling_of(f, field, o, kind)?, unknown))
 }
 
 /// The scaling `o` declares, if any.
@@ -87,11 +107,13 @@ fn scaling_of(
     o: &Map<String, Value>,
     kind: &str,
 ) -> Result<Option<RopeScaling>, HfError> {
-    const ALLOWED: &str = "rope_type default, linear or llama3 with their factors (dynamic, yarn, longrope and the others are not supported)";
     let num = |key: &str| {
-        o.get(key)
-            .and_then(Value::as_f64)
-            .ok_or_else(|| f.bad(field, ALLOWED))
+        o.get(key).and_then(Value::as_f64).ok_or_else(|| {
+            f.bad(
+                field,
+                &format!("rope_type {kind} with {key} a number (it is missing or not a number)"),
+            )
+        })
     };
     let scaling = match kind {
         "default" => return Ok(None),
@@ -102,17 +124,27 @@ fn scaling_of(
             factor: num("factor")?,
             low_freq_factor: num("low_freq_factor")?,
             high_freq_factor: num("high_freq_factor")?,
-            original_max_position_embeddings: o
-                .get("original_max_position_embeddings")
-                .and_then(Value::as_u64)
-                .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| f.bad(field, ALLOWED))?,
+            // transformers falls back to the model's context.
+            original_max_position_embeddings: match o.get("original_max_position_embeddings") {
+                None | Some(Value::Null) => f.dim("max_position_embeddings")?,
+                Some(v) => v
+                    .as_u64()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .ok_or_else(|| {
+                        f.bad(field, "original_max_position_embeddings a whole number ≥ 1")
+                    })?,
+            },
         },
-        _ => return Err(f.bad(field, ALLOWED)),
+        _ => {
+            return Err(f.bad(
+                field,
+                "rope_type default, linear or llama3 (dynamic, yarn, longrope and the others are not supported)",
+            ));
+        }
     };
     // The factors' ranges, named as the config error names them.
     scaling
         .validate()
-        .map_err(|e| f.bad(field, &format!("{ALLOWED}; {e}")))?;
+        .map_err(|e| f.bad(field, &e.to_string()))?;
     Ok(Some(scaling))
 }

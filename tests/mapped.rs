@@ -45,7 +45,11 @@ fn an_f32_checkpoint_is_read_in_place_transposed_and_split_by_strides() {
         };
         let view = p.t.read();
         let at = view.as_ptr() as usize;
-        assert!(m.mapping_range().contains(&at), "{} lies outside the mapping", p.name);
+        assert!(
+            m.mapping_range().contains(&at),
+            "{} lies outside the mapping",
+            p.name
+        );
         assert_eq!(m.widened(), 0, "{}", p.name);
         seen += 1;
     }
@@ -54,11 +58,19 @@ fn an_f32_checkpoint_is_read_in_place_transposed_and_split_by_strides() {
     assert_eq!(seen, 2 * 16 + 2);
     // nanoGPT stores c_attn [3d, d]: q is its first d rows, read as (d, d)
     // columns of the transpose: strides, not a copy.
-    let q = model.params().into_iter().find(|p| p.name == "block1.attn.q_proj.weight");
+    let q = model
+        .params()
+        .into_iter()
+        .find(|p| p.name == "block1.attn.q_proj.weight");
     let view = q.unwrap().t.read();
     assert_eq!(view.strides(), [1, 64]);
     forward(&cfg, &b, &model);
-    assert!(model.params().iter().all(|p| p.t.mapped().unwrap().widened() == 0));
+    assert!(
+        model
+            .params()
+            .iter()
+            .all(|p| p.t.mapped().unwrap().widened() == 0)
+    );
 }
 
 #[test]
@@ -71,7 +83,9 @@ fn bf16_weights_are_widened_by_each_op_that_reads_them_once_per_forward() {
             .params()
             .iter()
             .map(|p| {
-                let m = p.t.mapped().unwrap_or_else(|| panic!("{} is not mapped", p.name));
+                let m =
+                    p.t.mapped()
+                        .unwrap_or_else(|| panic!("{} is not mapped", p.name));
                 (p.name.clone(), m.widened())
             })
             .collect()
@@ -93,8 +107,14 @@ fn a_misaligned_f32_tensor_alone_is_copied() {
     // bytes off the 4-byte grid, whatever the header's length.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("odd.safetensors");
-    let a: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0].iter().flat_map(|v| v.to_le_bytes()).collect();
-    let h: Vec<u8> = [half::f16::from_f32(1.0); 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let a: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let h: Vec<u8> = [half::f16::from_f32(1.0); 3]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
     let header = r#"{"h":{"dtype":"F16","shape":[3],"data_offsets":[0,6]},"a":{"dtype":"F32","shape":[2,2],"data_offsets":[6,22]}}"#;
     let mut header = header.as_bytes().to_vec();
     while (8 + header.len()) % 8 != 0 {
@@ -110,10 +130,50 @@ fn a_misaligned_f32_tensor_alone_is_copied() {
     assert!(!a.in_place() && !h.in_place());
     // Read all the same, transposed too.
     assert_eq!(a.widen().as_slice().unwrap(), [1.0, 2.0, 3.0, 4.0]);
-    assert_eq!(a.transposed().widen().as_slice().unwrap(), [1.0, 3.0, 2.0, 4.0]);
+    assert_eq!(
+        a.transposed().widen().as_slice().unwrap(),
+        [1.0, 3.0, 2.0, 4.0]
+    );
     // The numeric backend copies it once, when the model is built.
     let b = Numeric::<f32>::new();
     let a = file.mapped("a").unwrap();
     let t = shapetrace::ops::Backend::load(&b, &a);
     assert!(matches!(t, Tensor::Owned(_)) && a.widened() == 1);
+}
+
+#[test]
+fn the_memory_estimate_counts_a_mapped_file_once_and_a_bf16_block_widened() {
+    let estimate = |weights: &str, heads: Option<usize>| {
+        let src = Sources {
+            weights: Some(Path::new(weights).to_path_buf()),
+            ..Sources::default()
+        };
+        let flags = Overlay {
+            heads,
+            ..Overlay::default()
+        };
+        let (cfg, req) = resolve(&flags, &src, Request::default()).unwrap();
+        (cfg, req.weights_held.unwrap())
+    };
+    // F32: the tensors as stored, once (the file less its header and the
+    // mask buffers nothing reads); no more than the seeded f32 weights
+    // count (which assume three d_ff matrices, as SwiGLU's).
+    let path = "tests/fixtures/nanogpt-tiny.safetensors";
+    let (cfg, held) = estimate(path, Some(4));
+    let file = u128::from(std::fs::metadata(path).unwrap().len());
+    assert!(held < file && held > file * 9 / 10, "{held} of {file}");
+    assert!(cfg.numeric_bytes_with(Some(held)) <= cfg.numeric_bytes());
+    // BF16: the file's 2 bytes a value, and one block's 4 (or the tied
+    // embedding's, if wider): under the f32 weights' count.
+    let (cfg, held) = estimate("tests/fixtures/hf-llama-tiny-bf16", None);
+    let file = u128::from(
+        std::fs::metadata("tests/fixtures/hf-llama-tiny-bf16/model.safetensors")
+            .unwrap()
+            .len(),
+    );
+    assert!(
+        held > file && held < 2 * file,
+        "{held} against a {file}-byte file"
+    );
+    assert!(cfg.numeric_bytes_with(Some(held)) < cfg.numeric_bytes());
 }

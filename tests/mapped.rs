@@ -117,7 +117,7 @@ fn a_misaligned_f32_tensor_alone_is_copied() {
         .collect();
     let header = r#"{"h":{"dtype":"F16","shape":[3],"data_offsets":[0,6]},"a":{"dtype":"F32","shape":[2,2],"data_offsets":[6,22]}}"#;
     let mut header = header.as_bytes().to_vec();
-    while (8 + header.len()) % 8 != 0 {
+    while !(8 + header.len()).is_multiple_of(8) {
         header.push(b' ');
     }
     let mut bytes = (header.len() as u64).to_le_bytes().to_vec();

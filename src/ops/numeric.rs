@@ -108,9 +108,9 @@ impl<F: Scalar> Numeric<F> {
         out: &[usize],
     ) -> (ArrayD<F>, Option<Stats>) {
         match op {
-            Op::SplitHeads { .. } => (split_heads(owned(x), &out), None),
+            Op::SplitHeads { .. } => (split_heads(owned(x), out), None),
             Op::RepeatKv { rep } => {
-                let mut y = ArrayD::zeros(IxDyn(&out));
+                let mut y = ArrayD::zeros(IxDyn(out));
                 for h in 0..out[1] {
                     y.slice_mut(s![.., h, .., ..])
                         .assign(&x.slice(s![.., h / rep, .., ..]));
@@ -119,21 +119,21 @@ impl<F: Scalar> Numeric<F> {
             }
             Op::Scores { head_dim } => {
                 let scale = F::of(1.0 / (*head_dim as f64).sqrt());
-                let (y, stats) = per_head(ArrayD::zeros(IxDyn(&out)), x, rest[0], true, scale);
+                let (y, stats) = per_head(ArrayD::zeros(IxDyn(out)), x, rest[0], true, scale);
                 (y, Some(stats))
             }
             Op::WeightedSum => {
-                let (y, stats) = per_head(ArrayD::zeros(IxDyn(&out)), x, rest[0], false, F::one());
+                let (y, stats) = per_head(ArrayD::zeros(IxDyn(out)), x, rest[0], false, F::one());
                 (y, Some(stats))
             }
             Op::MergeHeads(Merge::Transpose) => {
                 // (B,h,T,hd) → (B,T,h,hd) → (B,T,h·hd)
                 let s = x.shape();
-                let (y, stats) = swap_middle(x, [s[0], s[1], s[2], s[3]], &out);
+                let (y, stats) = swap_middle(x, [s[0], s[1], s[2], s[3]], out);
                 (y, Some(stats))
             }
             Op::MergeHeads(Merge::BareReshape) => {
-                let y = owned(x).into_shape_with_order(IxDyn(&out)).expect(CHECKED);
+                let y = owned(x).into_shape_with_order(IxDyn(out)).expect(CHECKED);
                 (y, None)
             }
             Op::AddPositions => (ends::add_positions(x, rest[0]), None),

@@ -275,40 +275,43 @@ impl Weights {
 }
 
 impl Checkpoint {
-    /// Bytes the tensors `cfg` reads hold during a numeric run, for the
-    /// memory estimate. The file is mapped: its tensors count once, as
-    /// stored (a page read is resident, but never copied). An F32 tensor is
-    /// read in place; a 16-bit one is widened to f32 by each op that reads
-    /// it, so add the widest block's weights in f32, or the widest single
-    /// tensor (a tied head's wte), whichever is more. An f64 run converts
-    /// every tensor: 8 bytes a value.
+    /// Bytes the weights of `cfg` hold during a numeric run from this
+    /// file, for the memory estimate. Each tensor the model expects counts
+    /// in the shape the model wants (so a file too small for the model
+    /// does not shrink the estimate). The file is mapped: a tensor it holds
+    /// counts once, as stored (a page read is resident, but never copied);
+    /// one it lacks is seeded, 4 bytes a value. An F32 tensor is read in
+    /// place; a 16-bit one is widened to f32 by each op that reads it, so
+    /// add the widest block's weights in f32, or the widest single tensor
+    /// (a tied head's wte), whichever is more. An f64 run converts every
+    /// tensor: 8 bytes a value.
     #[must_use]
     pub fn held_bytes(&self, cfg: &ModelConfig) -> u128 {
-        let mut stored = 0u128;
+        let mut held = 0u128;
         let mut widened: HashMap<String, u128> = HashMap::new();
         let mut widest = 0u128;
         for e in self.naming.expected(cfg) {
-            let embedding = matches!(e.target, Target::Embedding { .. });
-            let Ok(t) = self.file.mapped(&e.name) else {
-                continue;
-            };
-            if embedding && cfg.vocab.is_none() {
+            if matches!(e.target, Target::Embedding { .. }) && cfg.vocab.is_none() {
                 continue;
             }
-            let values = t.stored_bytes() as u128 / t.dtype().width() as u128;
+            let values = e.shape.iter().map(|&n| n as u128).product::<u128>();
+            let stored = self
+                .file
+                .mapped(&e.name)
+                .map_or(mapped::Stored::F32, |t| t.dtype());
             if cfg.dtype == crate::config::DType::F64 {
-                stored += 8 * values;
+                held += 8 * values;
                 continue;
             }
-            stored += t.stored_bytes() as u128;
-            if t.dtype() != mapped::Stored::F32 {
+            held += stored.width() as u128 * values;
+            if stored != mapped::Stored::F32 {
                 let block = e.name.split('.').find_map(|s| s.parse::<usize>().ok());
                 let key = block.map_or_else(|| e.name.clone(), |b| b.to_string());
                 *widened.entry(key).or_default() += 4 * values;
                 widest = widest.max(4 * values);
             }
         }
-        stored + widened.values().copied().max().unwrap_or(0).max(widest)
+        held + widened.values().copied().max().unwrap_or(0).max(widest)
     }
 
     /// Checks every tensor against `cfg` and reads the block weights.

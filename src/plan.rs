@@ -52,9 +52,10 @@ pub struct Request {
     pub max_memory: Option<u128>,
     /// Loaded weights in place of the seeded ones (requires numbers).
     pub weights: Option<Arc<Weights>>,
-    /// Bytes the checkpoint's weights hold during a numeric run, when one
-    /// is given (`Checkpoint::held_bytes`): the estimate counts these in
-    /// place of the seeded weights.
+    /// Bytes a 16-bit checkpoint's weights hold during a numeric run
+    /// (`Checkpoint::held_bytes`): the estimate counts these in place of
+    /// the seeded weights. `None` otherwise (an F32 checkpoint's mapped
+    /// tensors count as the seeded f32 weights do, once).
     pub weights_held: Option<u128>,
     /// The input x0 (B, T, d_model) in place of the seeded one (requires numbers).
     pub input: Option<Arc<ArrayD<f32>>>,

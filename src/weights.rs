@@ -276,7 +276,10 @@ impl Weights {
 
 impl Checkpoint {
     /// Bytes the weights of `cfg` hold during a numeric run from this
-    /// file, for the memory estimate. Each tensor the model expects counts
+    /// file, for the memory estimate, when the file holds 16-bit tensors;
+    /// `None` for an F32 file, whose mapped tensors hold what seeded f32
+    /// weights would, counted once ([`ModelConfig::numeric_bytes`]: the
+    /// pages are the file's, never copied). Each tensor the model expects counts
     /// in the shape the model wants (so a file too small for the model
     /// does not shrink the estimate). The file is mapped: a tensor it holds
     /// counts once, as stored (a page read is resident, but never copied);
@@ -286,7 +289,7 @@ impl Checkpoint {
     /// (a tied head's wte), whichever is more. An f64 run converts every
     /// tensor: 8 bytes a value.
     #[must_use]
-    pub fn held_bytes(&self, cfg: &ModelConfig) -> u128 {
+    pub fn held_bytes(&self, cfg: &ModelConfig) -> Option<u128> {
         let mut held = 0u128;
         let mut widened: HashMap<String, u128> = HashMap::new();
         let mut widest = 0u128;
@@ -311,7 +314,8 @@ impl Checkpoint {
                 widest = widest.max(4 * values);
             }
         }
-        held + widened.values().copied().max().unwrap_or(0).max(widest)
+        let block = widened.values().copied().max()?;
+        Some(held + block.max(widest))
     }
 
     /// Checks every tensor against `cfg` and reads the block weights.

@@ -170,9 +170,9 @@ impl ModelConfig {
     }
 
     /// [`ModelConfig::numeric_bytes`] with the weights' bytes given, for a
-    /// mapped checkpoint (`Checkpoint::held_bytes`: its tensors counted
-    /// once, file-backed; a 16-bit one's plus one block widened); `None`
-    /// counts the seeded weights.
+    /// mapped 16-bit checkpoint (`Checkpoint::held_bytes`: the file's
+    /// tensors as stored, plus one block widened to f32); `None` counts the
+    /// weights as f32 once, seeded or mapped from an F32 file.
     #[must_use]
     pub fn numeric_bytes_with(&self, weights_held: Option<u128>) -> u128 {
         let (b, t, d, f, l) = (

@@ -83,7 +83,7 @@ impl Products {
     fn new(t: usize) -> Self {
         let b = Numeric::<f32>::new();
         let m = |r: usize, c: usize, seed: u64| {
-            let a: ArrayD<f32> = b.normal(&[r, c], seed);
+            let a: ArrayD<f32> = b.normal(&[r, c], seed).into_array();
             a.into_dimensionality().unwrap()
         };
         let d = 768;

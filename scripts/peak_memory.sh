@@ -8,6 +8,9 @@
 #      (498 MB of f32, written by scripts/make_gpt2_small_checkpoint.py to
 #      a temporary directory, removed at the end):
 #        shapetrace trace --preset gpt2-small --seq 1024 --weights FILE
+#   3. the same checkpoint's blocks alone, from a seeded x0 (1, 1024, 768)
+#      written beside it (the embeddings and the LM head never read):
+#        shapetrace trace --preset gpt2-small --seq 1024 --weights FILE --input x0.npy
 #
 # Each is run RUNS times (default 3); the trace goes to /dev/null. The peak
 # is GNU time's "Maximum resident set size" (KiB), printed in MB (10^6
@@ -69,3 +72,9 @@ size=$(stat -c %s "$ckpt")
 echo "\$ $bin trace --preset gpt2-small --seq 1024 --weights $ckpt"
 peak "checkpoint ($(awk -v s="$size" 'BEGIN {printf "%.0f", s / 1e6}') MB file)" \
     "$bin" trace --preset gpt2-small --seq 1024 --weights "$ckpt"
+
+x0="$tmp/x0.npy"
+"$PYTHON" -c 'import sys, numpy as np; np.save(sys.argv[1], np.random.default_rng(0).standard_normal((1, 1024, 768), dtype=np.float32))' "$x0"
+echo "\$ $bin trace --preset gpt2-small --seq 1024 --weights $ckpt --input $x0"
+peak "checkpoint, blocks from x0" \
+    "$bin" trace --preset gpt2-small --seq 1024 --weights "$ckpt" --input "$x0"

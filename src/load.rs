@@ -189,6 +189,7 @@ pub fn resolve(
         req.input = Some(Arc::new(x.read()?));
     }
     if let Some(c) = ckpt {
+        req.weights_held = c.held_bytes(&cfg);
         crate::plan::require_numbers(&cfg, &req, "--weights")?;
         let w = c.load(&cfg)?;
         // From token ids every embedding the model uses must be the file's.

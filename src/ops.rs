@@ -319,8 +319,9 @@ pub trait Backend {
     /// A parameter tensor, drawn from `seed`.
     fn param(&self, shape: &[usize], init: Init, seed: u64) -> Self::Tensor;
 
-    /// A tensor holding loaded f32 values (only their shape, shape-only).
-    fn load(&self, values: &ndarray::ArrayD<f32>) -> Self::Tensor;
+    /// A tensor holding a checkpoint's values, mapped (only their shape,
+    /// shape-only); the backend decides whether to read them in place.
+    fn load(&self, values: &crate::weights::mapped::Mapped) -> Self::Tensor;
 
     /// The token ids (B, T) as a tensor of whole numbers (exact: ids are
     /// below 2²⁴), for [`Op::Gather`] to index with.

@@ -2,7 +2,8 @@
 //! numbers or shapes only, under a memory limit.
 //!
 //! A numeric run whose estimate (weights plus live activations, see
-//! [`ModelConfig::numeric_bytes`]) exceeds the limit traces shapes only and
+//! [`ModelConfig::numeric_bytes`]; a mapped checkpoint's weights as
+//! [`crate::weights::Checkpoint::held_bytes`] counts them) exceeds the limit traces shapes only and
 //! says so in [`Plan::note`]. When numbers are required — [`ModeChoice::Numeric`],
 //! loaded weights or a given input — the run is refused instead, naming the
 //! estimate and the limit. Asking for the output values
@@ -51,6 +52,11 @@ pub struct Request {
     pub max_memory: Option<u128>,
     /// Loaded weights in place of the seeded ones (requires numbers).
     pub weights: Option<Arc<Weights>>,
+    /// Bytes a 16-bit checkpoint's weights hold during a numeric run
+    /// (`Checkpoint::held_bytes`): the estimate counts these in place of
+    /// the seeded weights. `None` otherwise (an F32 checkpoint's mapped
+    /// tensors count as the seeded f32 weights do, once).
+    pub weights_held: Option<u128>,
     /// The input x0 (B, T, d_model) in place of the seeded one (requires numbers).
     pub input: Option<Arc<ArrayD<f32>>>,
     /// The token ids (B, T) in place of the seeded ones, for a model with a
@@ -150,7 +156,7 @@ pub fn plan(cfg: &ModelConfig, req: &Request) -> Result<Plan, ConfigError> {
     if let Some(why) = req.needs_numbers() {
         require_numbers(cfg, req, why)?;
     }
-    let estimate = cfg.numeric_bytes();
+    let estimate = cfg.numeric_bytes_with(req.weights_held);
     let limit = req.limit();
     let over = estimate > limit;
     let shape_only = req.mode == ModeChoice::ShapeOnly || over;
@@ -182,7 +188,7 @@ pub fn require_numbers(
             b: why,
         });
     }
-    let need = cfg.numeric_bytes();
+    let need = cfg.numeric_bytes_with(req.weights_held);
     if need > req.limit() {
         return Err(ConfigError::TooBig {
             need: human_bytes(need),

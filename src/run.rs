@@ -8,7 +8,7 @@
 use crate::config::{self, ModelConfig};
 use crate::error::Error;
 use crate::model::{self, Model, Source};
-use crate::ops::numeric::{Numeric, Scalar};
+use crate::ops::numeric::{Numeric, Scalar, Tensor};
 use crate::ops::shape::ShapeOnly;
 use crate::ops::{self, Backend};
 use crate::plan::{self, Plan, Request};
@@ -86,31 +86,36 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
     let x0 = req.input.as_deref().map(|x| x.mapv(f64::from));
     // f32 runs bf16 and f16 too: their steps round each output.
     let (trace, output) = match cfg.dtype {
-        config::DType::F64 => numeric::<f64>(cfg, source, (x0, ids), &watch),
-        _ => numeric::<f32>(cfg, source, (x0, ids), &watch),
+        config::DType::F64 => numeric::<f64>(cfg, source, (x0, ids), &watch, req.keep_output),
+        _ => numeric::<f32>(cfg, source, (x0, ids), &watch, req.keep_output),
     }?;
     Ok(Traced {
         trace,
         plan,
-        output: output.filter(|_| req.keep_output),
+        output,
     })
 }
 
 /// A numeric trace in `F` on x0 or the token ids (or the seeded ones), and
-/// its output as f32.
+/// its output as f32 when `keep` (converted only then: the logits of a
+/// large vocabulary are hundreds of MB).
 fn numeric<F: Scalar>(
     cfg: &ModelConfig,
     source: Source,
     (x0, ids): (Option<ArrayD<f64>>, Option<&Array2<i64>>),
     watch: &Watch,
+    keep: bool,
 ) -> Result<(Trace, Option<ArrayD<f32>>), Error> {
-    let x0 = x0.map(|x| x.mapv(F::of));
+    let x0 = x0.map(|x| Tensor::from(x.mapv(F::of)));
     let r = record(cfg, &Numeric::<F>::new(), source, (x0, ids), watch);
     if r.cancelled {
         return Err(Error::Cancelled);
     }
     #[allow(clippy::cast_possible_truncation)]
-    let out = r.output.map(|o| o.mapv(|v| v.f64() as f32));
+    let out = r
+        .output
+        .filter(|_| keep)
+        .map(|o| o.read().mapv(|v| v.f64() as f32));
     Ok((r.trace, out))
 }
 
@@ -125,7 +130,13 @@ pub(crate) fn captured<F: Scalar>(
         capture: true,
         ..Watch::default()
     };
-    let r = record(cfg, &Numeric::<F>::new(), source, (Some(x0), None), &watch);
+    let r = record(
+        cfg,
+        &Numeric::<F>::new(),
+        source,
+        (Some(x0.into()), None),
+        &watch,
+    );
     (r.trace, r.captures)
 }
 

@@ -6,10 +6,13 @@
 //! [`Checkpoint::open`] reads and checks the headers alone (bounded, before
 //! any tensor is read). [`Checkpoint::infer`] derives a config from the
 //! tensor shapes. [`Checkpoint::load`] checks every tensor against a config
-//! — all missing, unknown and mis-shaped tensors in one message — then reads
-//! them as f32 into [`Weights`] under the model's own parameter names, in
-//! its `x·W` (in, out) layout. The model builder takes its parameters from
-//! there (`model::Source::Loaded`).
+//! — all missing, unknown and mis-shaped tensors in one message — then
+//! takes each as a [`mapped::Mapped`] view of the file's mapping into
+//! [`Weights`], under the model's own parameter names and in its `x·W`
+//! (in, out) layout: transposes and q/k/v splits are strides and offsets,
+//! not copies. The model builder takes its parameters from there
+//! (`model::Source::Loaded`); the numeric backend reads F32 tensors in
+//! place and widens F16/BF16 ones as each op reads them ([`mapped`]).
 //!
 //! ```text
 //! nanoGPT (nn.Linear, [out, in])        ours ((in, out))
@@ -25,12 +28,13 @@
 pub mod file;
 pub mod infer;
 pub mod llama;
+pub mod mapped;
 pub mod names;
 pub mod shards;
 
 use crate::config::ModelConfig;
+use mapped::Mapped;
 use names::Target;
-use ndarray::{ArrayD, Axis};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -232,10 +236,11 @@ impl Checkpoint {
     }
 }
 
-/// Loaded parameters under the model's names, each in the model's layout.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Loaded parameters under the model's names, each a view of the mapped
+/// file in the model's layout.
+#[derive(Debug, Clone, Default)]
 pub struct Weights {
-    tensors: HashMap<String, ArrayD<f32>>,
+    tensors: HashMap<String, Mapped>,
 }
 
 impl Weights {
@@ -247,7 +252,7 @@ impl Weights {
 
     /// The parameter `name`, if loaded with exactly `shape`.
     #[must_use]
-    pub fn get(&self, name: &str, shape: &[usize]) -> Option<&ArrayD<f32>> {
+    pub fn get(&self, name: &str, shape: &[usize]) -> Option<&Mapped> {
         self.tensors.get(name).filter(|t| t.shape() == shape)
     }
 
@@ -262,9 +267,57 @@ impl Weights {
     pub fn is_empty(&self) -> bool {
         self.tensors.is_empty()
     }
+
+    /// Every loaded parameter's name and tensor, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Mapped)> {
+        self.tensors.iter().map(|(k, v)| (k.as_str(), v))
+    }
 }
 
 impl Checkpoint {
+    /// Bytes the weights of `cfg` hold during a numeric run from this
+    /// file, for the memory estimate, when the file holds 16-bit tensors;
+    /// `None` for an F32 file, whose mapped tensors hold what seeded f32
+    /// weights would, counted once ([`ModelConfig::numeric_bytes`]: the
+    /// pages are the file's, never copied). Each tensor the model expects counts
+    /// in the shape the model wants (so a file too small for the model
+    /// does not shrink the estimate). The file is mapped: a tensor it holds
+    /// counts once, as stored (a page read is resident, but never copied);
+    /// one it lacks is seeded, 4 bytes a value. An F32 tensor is read in
+    /// place; a 16-bit one is widened to f32 by each op that reads it, so
+    /// add the widest block's weights in f32, or the widest single tensor
+    /// (a tied head's wte), whichever is more. An f64 run converts every
+    /// tensor: 8 bytes a value.
+    #[must_use]
+    pub fn held_bytes(&self, cfg: &ModelConfig) -> Option<u128> {
+        let mut held = 0u128;
+        let mut widened: HashMap<String, u128> = HashMap::new();
+        let mut widest = 0u128;
+        for e in self.naming.expected(cfg) {
+            if matches!(e.target, Target::Embedding { .. }) && cfg.vocab.is_none() {
+                continue;
+            }
+            let values = e.shape.iter().map(|&n| n as u128).product::<u128>();
+            let stored = self
+                .file
+                .mapped(&e.name)
+                .map_or(mapped::Stored::F32, |t| t.dtype());
+            if cfg.dtype == crate::config::DType::F64 {
+                held += 8 * values;
+                continue;
+            }
+            held += stored.width() as u128 * values;
+            if stored != mapped::Stored::F32 {
+                let block = e.name.split('.').find_map(|s| s.parse::<usize>().ok());
+                let key = block.map_or_else(|| e.name.clone(), |b| b.to_string());
+                *widened.entry(key).or_default() += 4 * values;
+                widest = widest.max(4 * values);
+            }
+        }
+        let block = widened.values().copied().max()?;
+        Some(held + block.max(widest))
+    }
+
     /// Checks every tensor against `cfg` and reads the block weights.
     ///
     /// # Errors
@@ -308,18 +361,25 @@ impl Checkpoint {
             });
         }
         let mut tensors = HashMap::new();
+        let outside = |name: &str| WeightsError::Corrupt {
+            path: self.path().to_string(),
+            reason: format!(
+                "{}: a slice outside the tensor",
+                crate::text::one_line(name)
+            ),
+        };
         for e in self.naming.expected(cfg) {
             let embedding = matches!(e.target, Target::Embedding { .. });
             if (embedding && cfg.vocab.is_none()) || self.file.shape(&e.name).is_none() {
                 continue;
             }
-            let t = self.file.read(&e.name)?;
+            let t = self.file.mapped(&e.name)?;
             match e.target {
                 Target::Same(to) => {
                     tensors.insert(to, t);
                 }
                 Target::Transposed(to) => {
-                    tensors.insert(to, t.t().as_standard_layout().into_owned());
+                    tensors.insert(to, t.transposed());
                 }
                 Target::Qkv {
                     prefix,
@@ -328,25 +388,15 @@ impl Checkpoint {
                     kv,
                     transposed,
                 } => {
-                    let t = if transposed {
-                        t.t().as_standard_layout().into_owned()
-                    } else {
-                        t
-                    };
-                    let last = Axis(t.ndim() - 1);
+                    let t = if transposed { t.transposed() } else { t };
                     for (name, lo, hi) in [("q", 0, d), ("k", d, d + kv), ("v", d + kv, d + 2 * kv)]
                     {
-                        let piece = t.slice_axis(last, (lo..hi).into());
-                        let piece = piece.as_standard_layout().into_owned();
+                        let piece = t.columns(lo, hi).ok_or_else(|| outside(&e.name))?;
                         tensors.insert(format!("{prefix}.{name}_proj.{part}"), piece);
                     }
                 }
                 Target::Embedding { to, transposed } => {
-                    let t = if transposed {
-                        t.t().as_standard_layout().into_owned()
-                    } else {
-                        t
-                    };
+                    let t = if transposed { t.transposed() } else { t };
                     tensors.insert(to.to_string(), t);
                 }
             }
@@ -355,7 +405,9 @@ impl Checkpoint {
         // is refused, an equal one (nanoGPT saves both) dropped.
         if cfg.tied
             && let Some(head) = tensors.remove("lm_head.weight")
-            && tensors.get("wte").is_some_and(|wte| head.t() != wte)
+            && tensors
+                .get("wte")
+                .is_some_and(|wte| !head.clone().transposed().same_values(wte))
         {
             return Err(WeightsError::TiedHead {
                 path: self.path().to_string(),

@@ -2,12 +2,14 @@
 
 use ndarray::{ArrayD, IxDyn};
 use shapetrace::config::NormKind;
-use shapetrace::ops::numeric::Numeric;
+use shapetrace::ops::numeric::{Numeric, Tensor};
 use shapetrace::ops::{Backend, Fusion, Masking, NormAxis, Op, OpKind, Unary};
 mod common;
 
-fn arr(shape: &[usize], v: &[f64]) -> ArrayD<f64> {
-    ArrayD::from_shape_vec(IxDyn(shape), v.to_vec()).unwrap()
+fn arr(shape: &[usize], v: &[f64]) -> Tensor<f64> {
+    ArrayD::from_shape_vec(IxDyn(shape), v.to_vec())
+        .unwrap()
+        .into()
 }
 
 fn norm(kind: NormKind, x: &[f64]) -> Vec<f64> {
@@ -20,6 +22,7 @@ fn norm(kind: NormKind, x: &[f64]) -> Vec<f64> {
     let ones = arr(&[x.len()], &vec![1.0; x.len()]);
     b.apply(&op, &[&arr(&[1, 1, x.len()], x), &ones])
         .unwrap()
+        .array()
         .iter()
         .copied()
         .collect()
@@ -66,6 +69,7 @@ fn gelu_is_the_exact_erf_form_and_gelu_tanh_the_approximation() {
     let exact: Vec<f64> = b
         .apply(&Op::Act(Unary::Gelu), &[&x])
         .unwrap()
+        .array()
         .iter()
         .copied()
         .collect();
@@ -77,6 +81,7 @@ fn gelu_is_the_exact_erf_form_and_gelu_tanh_the_approximation() {
     let tanh: Vec<f64> = b
         .apply(&Op::Act(Unary::GeluTanh), &[&x])
         .unwrap()
+        .array()
         .iter()
         .copied()
         .collect();
@@ -119,12 +124,14 @@ fn a_bare_reshape_is_not_a_merge() {
     let merged: Vec<f64> = b
         .apply(&Op::MergeHeads(shapetrace::ops::Merge::Transpose), &[&x])
         .unwrap()
+        .array()
         .iter()
         .copied()
         .collect();
     let reshaped: Vec<f64> = b
         .apply(&Op::MergeHeads(shapetrace::ops::Merge::BareReshape), &[&x])
         .unwrap()
+        .array()
         .iter()
         .copied()
         .collect();
@@ -158,7 +165,7 @@ fn stats_taken_inside_the_kernels_equal_stats_read_afterwards() {
         axis: NormAxis::Feature,
         eps: 1e-5,
     };
-    let cases: Vec<(Op, Vec<&ArrayD<f32>>)> = vec![
+    let cases: Vec<(Op, Vec<&Tensor<f32>>)> = vec![
         (Op::Linear, vec![&x, &w, &g]),
         (norm, vec![&x, &g, &g]),
         (Op::Act(Unary::GeluTanh), vec![&x]),
@@ -183,7 +190,7 @@ fn stats_taken_inside_the_kernels_equal_stats_read_afterwards() {
         let y = b.apply(&op, &ins).unwrap();
         if let Op::SplitHeads { .. } = op {
             // (2,40,96) → (2,3,40,32): head 1 of token 5 is x[.., 5, 32..64].
-            assert_eq!(y[[1, 1, 5, 7]], x[[1, 5, 32 + 7]]);
+            assert_eq!(y.array()[[1, 1, 5, 7]], x.array()[[1, 5, 32 + 7]]);
         }
         let (fused, _) = b.summary(&y).unwrap();
         let (read, _) = b.summary(&y.clone()).unwrap(); // another address: read afresh
@@ -206,6 +213,7 @@ fn rope_turns_each_pair_by_position_times_frequency() {
             &[&x],
         )
         .unwrap();
+    let (x, y) = (x.into_array(), y.into_array());
     for h in 0..2 {
         for pos in 0..t {
             for i in 0..hd / 2 {
@@ -280,7 +288,8 @@ fn heads_split_in_place_equal_heads_split_from_a_borrow() {
         assert_eq!((s1, p1), (s2, p2));
         // Head 3 of token 1 is x[.., 1, 3·hd..4·hd].
         let hd = shape[2] / 4;
-        assert_eq!(owned[[0, 3, 1, 2]], x[[0, 1, 3 * hd + 2]]);
+        let (o, x) = (owned.array(), x.array());
+        assert_eq!(o[[0, 3, 1, 2]], x[[0, 1, 3 * hd + 2]]);
         assert_eq!(b.values(&owned).unwrap()[hd], f64::from(x[[0, 1, 0]]));
     }
 }
@@ -326,7 +335,7 @@ fn fused_passes_record_what_the_ops_one_at_a_time_record() {
             );
             stats_close(f.stats.unwrap(), w.stats.unwrap(), 1e-5, &f.path);
         }
-        let d = common::max_diff(&y1, &y2);
+        let d = common::max_diff(y1.array().iter(), y2.array().iter());
         assert!(d < 1e-5, "{preset}: outputs differ by {d}");
         // The backend does fuse these (2, 4, 48, 48) scores, and keeps
         // tensors small enough to preview whole.
@@ -397,11 +406,11 @@ fn fused_attention_is_the_three_ops_across_tiles_heads_and_lengths() {
         let sc = b.apply(&Op::Scores { head_dim: 16 }, &[&q, &k]).unwrap();
         let w = b.apply(&Op::Softmax { mask }, &[&sc]).unwrap();
         let cx = b.apply(&Op::WeightedSum, &[&w, &v]).unwrap();
-        let stats = |t: &ArrayD<f32>| b.summary(t).unwrap().0;
+        let stats = |t: &Tensor<f32>| b.summary(t).unwrap().0;
         stats_close(scores, stats(&sc), 1e-6, &format!("{what}: scores"));
         stats_close(weights, stats(&w), 1e-6, &format!("{what}: weights"));
         assert_eq!(context.shape(), cx.shape(), "{what}");
-        let d = common::max_diff(&context, &cx);
+        let d = common::max_diff(context.array().iter(), cx.array().iter());
         assert!(d < 1e-5, "{what}: contexts differ by {d}");
     }
 }
@@ -411,8 +420,9 @@ fn fused_attention_is_the_three_ops_across_tiles_heads_and_lengths() {
 #[test]
 fn fused_attention_still_stops_at_non_finite_scores() {
     let b = Numeric::<f32>::new();
-    let mut q = b.normal(&[1, 2, 80, 8], 1);
+    let mut q = b.normal(&[1, 2, 80, 8], 1).into_array();
     q[[0, 1, 3, 2]] = f32::INFINITY;
+    let q = Tensor::from(q);
     let (sw, _) = b
         .fused(
             &Fusion::Attention {
@@ -425,8 +435,9 @@ fn fused_attention_still_stops_at_non_finite_scores() {
     assert!(!sw[0].finite && !sw[1].finite);
     // And the fused MLP reports a non-finite pre-activation, so the
     // forward stops at `mlp.up`, where it arose.
-    let mut x = b.normal(&[1, 80, 8], 2);
+    let mut x = b.normal(&[1, 80, 8], 2).into_array();
     x[[0, 5, 1]] = f32::NAN;
+    let x = Tensor::from(x);
     let w = b.normal(&[8, 64], 3);
     let (pre, _) = b.fused(&Fusion::LinearAct(Unary::Relu), &[&x, &w]).unwrap();
     assert!(!pre[0].finite);
@@ -463,7 +474,7 @@ fn recorded_stats_are_the_stats_of_the_recorded_values() {
     let stats_of = |path: &str| {
         let c = done.captures.iter().find(|c| c.path == path).unwrap();
         let t = ArrayD::from_shape_vec(IxDyn(&c.shape), c.values.clone()).unwrap();
-        f64s.summary(&t).unwrap().0
+        f64s.summary(&Tensor::from(t)).unwrap().0
     };
     let mut carried = 0;
     for e in &done.events {

@@ -390,9 +390,12 @@ fn bf16_and_f16_tensors_read_as_f32() {
         });
         let (_, req) = resolve(&heads(4), &sources(&path, None), Request::default()).unwrap();
         let w = req.weights.unwrap();
-        let ln = w.get("block1.ln_1.weight", &[64]).unwrap();
+        let ln = w.get("block1.ln_1.weight", &[64]).unwrap().widen();
         assert!(ln.iter().all(|&v| v == 1.5), "{dtype}");
-        let q = w.get("block1.attn.q_proj.weight", &[64, 64]).unwrap();
+        let q = w
+            .get("block1.attn.q_proj.weight", &[64, 64])
+            .unwrap()
+            .widen();
         assert!(q.iter().all(|&v| v == -2.0), "{dtype}");
     }
 }

@@ -13,7 +13,7 @@ use crate::model::{self, Model, Source};
 use crate::ops::Backend;
 use crate::ops::Masking;
 use crate::ops::OpKind;
-use crate::ops::numeric::{Numeric, Scalar};
+use crate::ops::numeric::{Numeric, Scalar, Tensor};
 use crate::plan::Request;
 use crate::seed::seed_for;
 use crate::trace::CheckName;
@@ -357,10 +357,12 @@ pub fn influence(subject: Subject, kind: Kind, tokens: &[usize]) -> Result<Vec<I
 
 /// x with token `t` of batch element 0 moved by N(0, 1) noise.
 fn perturb<F: Scalar>(cfg: &ModelConfig, x: &ArrayD<F>, t: usize) -> ArrayD<F> {
-    let noise = Numeric::<F>::new().normal(
-        &[cfg.d_model],
-        seed_for(cfg.seed, &format!("probe.token{t}")),
-    );
+    let noise = Numeric::<F>::new()
+        .normal(
+            &[cfg.d_model],
+            seed_for(cfg.seed, &format!("probe.token{t}")),
+        )
+        .into_array();
     let mut y = x.clone();
     let mut row = y.slice_mut(s![0, t, ..]);
     row += &noise;
@@ -402,7 +404,7 @@ fn causal<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence
     let (cfg, source) = (subject.cfg, subject.source);
     let x0 = match subject.input {
         Some(x) => x.mapv(|v| F::of(f64::from(v))),
-        None => model::input(cfg, &Numeric::<F>::new()),
+        None => model::input(cfg, &Numeric::<F>::new()).into_array(),
     };
     let (trace, base) = crate::run::captured::<F>(cfg, source, x0.clone());
     if let Some(f) = &trace.failure {
@@ -463,7 +465,7 @@ fn parts<T>(model: &Model<T>) -> Vec<Part> {
 }
 
 fn run_part<F: Scalar>(
-    model: &Model<ArrayD<F>>,
+    model: &Model<Tensor<F>>,
     part: Part,
     cfg: &ModelConfig,
     x: &ArrayD<F>,
@@ -479,7 +481,7 @@ fn run_part<F: Scalar>(
         cfg.stream_shape(),
         ["B", "T", "d"].map(String::from).to_vec(),
         cfg.dtype,
-        x.clone(),
+        x.clone().into(),
     );
     let p = format!("block{}", part.block + 1);
     let sub = &model.blocks[part.block].sublayers[part.sub];
@@ -501,10 +503,12 @@ fn positionwise<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Inf
     let cfg = subject.cfg;
     let backend = Numeric::<F>::new();
     let model = Model::build_from(cfg, &backend, subject.source);
-    let x = backend.normal(
-        &cfg.stream_shape(),
-        seed_for(cfg.seed, "probe.positionwise"),
-    );
+    let x = backend
+        .normal(
+            &cfg.stream_shape(),
+            seed_for(cfg.seed, "probe.positionwise"),
+        )
+        .into_array();
     let parts = parts(&model);
     let run = |part: Part, x: &ArrayD<F>| run_part(&model, part, cfg, x);
     let base: Vec<Vec<Capture>> = parts

@@ -108,7 +108,7 @@ fn compare_as<F: Scalar>(
     let cfg = subject.cfg;
     let x0 = match subject.input {
         Some(x) => x.mapv(|v| F::of(f64::from(v))),
-        None => model::input(cfg, &Numeric::<F>::new()),
+        None => model::input(cfg, &Numeric::<F>::new()).into_array(),
     };
     let (built_trace, built) = crate::run::captured::<F>(cfg, subject.source, x0.clone());
     let (declared_trace, want) = crate::run::captured::<F>(declared, subject.source, x0);

@@ -184,6 +184,15 @@ impl ModelConfig {
     /// (f32 for a 16-bit model).
     #[must_use]
     pub fn numeric_bytes(&self) -> u128 {
+        self.numeric_bytes_with(None)
+    }
+
+    /// [`ModelConfig::numeric_bytes`] with the weights' bytes given, for a
+    /// mapped 16-bit checkpoint (`Checkpoint::held_bytes`: the file's
+    /// tensors as stored, plus one block widened to f32); `None` counts the
+    /// weights as f32 once, seeded or mapped from an F32 file.
+    #[must_use]
+    pub fn numeric_bytes_with(&self, weights_held: Option<u128>) -> u128 {
         let (b, t, d, f, l) = (
             self.batch as u128,
             self.seq as u128,
@@ -213,6 +222,9 @@ impl ModelConfig {
         }
         // bf16 and f16 are run on f32 values, rounded after each step.
         let held = if self.dtype == DType::F64 { 8 } else { 4 };
-        m(&[weights.saturating_add(m(&[6, widest])), held])
+        match weights_held {
+            Some(w) => w.saturating_add(m(&[6, widest, held])),
+            None => m(&[weights.saturating_add(m(&[6, widest])), held]),
+        }
     }
 }

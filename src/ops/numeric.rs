@@ -2,6 +2,12 @@
 //!
 //! Shapes are checked by [`Op::infer`] before any array is touched, so the
 //! array code below never meets shapes it cannot handle.
+//!
+//! A tensor is an owned array or a checkpoint's weight left in the file's
+//! mapping ([`Tensor`]): the weight operands of the linear layers, the
+//! norms and the embeddings are read as views, so a mapped F32 weight is
+//! multiplied where it lies (transposed by its strides) and a 16-bit one is
+//! widened for the op that reads it.
 
 mod act;
 mod chunks;
@@ -16,8 +22,10 @@ mod moments;
 mod scalar;
 mod simd;
 mod softmax;
+mod tensor;
 
 pub use scalar::Scalar;
+pub use tensor::Tensor;
 
 use heads::{merge_in_place, per_head, split_heads, swap_middle};
 use in_place::{in_place, keeps_shape};
@@ -25,10 +33,12 @@ use layers::{linear, linear_act, norm};
 
 use super::{Backend, Fusion, Init, Merge, Op, OpError, PREVIEW_MAX, Stats};
 use crate::config::DType;
-use ndarray::{ArrayD, IxDyn, s};
+use crate::weights::mapped::{Mapped, Stored};
+use ndarray::{ArrayBase, ArrayD, Data, IxDyn, s};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
+use std::borrow::Cow;
 use std::sync::Mutex;
 
 /// Runs ops on `ArrayD<F>`.
@@ -63,6 +73,81 @@ impl<F: Scalar> Numeric<F> {
     }
 }
 
+/// A parameter of `shape` drawn from `seed` as `init` says.
+fn init_param<F: Scalar>(shape: &[usize], init: Init, seed: u64) -> ArrayD<F> {
+    match init {
+        Init::Const(c) => ArrayD::from_elem(IxDyn(shape), F::of(c)),
+        // Blocks of DRAW_BLOCK values each draw from their own stream
+        // (the first from `seed` itself), so large tensors fill on
+        // every core and small ones are drawn as before.
+        Init::Normal(std) => {
+            let mut y = ArrayD::zeros(IxDyn(shape));
+            kernels::rows_mut(slice_mut(&mut y), DRAW_BLOCK, |i, block| {
+                let s = if i == 0 {
+                    seed
+                } else {
+                    crate::seed::seed_for(seed, &i.to_string())
+                };
+                let mut rng = ChaCha8Rng::seed_from_u64(s);
+                for v in block {
+                    let z: f64 = StandardNormal.sample(&mut rng);
+                    *v = F::of(z * std);
+                }
+            });
+            y
+        }
+    }
+}
+
+impl<F: Scalar> Numeric<F> {
+    /// The ops whose operands are all activations: x and `rest`.
+    fn activations(
+        op: &Op,
+        x: &ArrayD<F>,
+        rest: &[&ArrayD<F>],
+        out: &[usize],
+    ) -> (ArrayD<F>, Option<Stats>) {
+        match op {
+            Op::SplitHeads { .. } => (split_heads(owned(x), out), None),
+            Op::RepeatKv { rep } => {
+                let mut y = ArrayD::zeros(IxDyn(out));
+                for h in 0..out[1] {
+                    y.slice_mut(s![.., h, .., ..])
+                        .assign(&x.slice(s![.., h / rep, .., ..]));
+                }
+                (y, None)
+            }
+            Op::Scores { head_dim } => {
+                let scale = F::of(1.0 / (*head_dim as f64).sqrt());
+                let (y, stats) = per_head(ArrayD::zeros(IxDyn(out)), x, rest[0], true, scale);
+                (y, Some(stats))
+            }
+            Op::WeightedSum => {
+                let (y, stats) = per_head(ArrayD::zeros(IxDyn(out)), x, rest[0], false, F::one());
+                (y, Some(stats))
+            }
+            Op::MergeHeads(Merge::Transpose) => {
+                // (B,h,T,hd) → (B,T,h,hd) → (B,T,h·hd)
+                let s = x.shape();
+                let (y, stats) = swap_middle(x, [s[0], s[1], s[2], s[3]], out);
+                (y, Some(stats))
+            }
+            Op::MergeHeads(Merge::BareReshape) => {
+                let y = owned(x).into_shape_with_order(IxDyn(out)).expect(CHECKED);
+                (y, None)
+            }
+            Op::AddPositions => (ends::add_positions(x, rest[0]), None),
+            Op::Cast { to } => (ends::cast(owned(x), *to), None),
+            // Softmax, activations, SwiGLU and the add keep x's shape.
+            op => {
+                let mut y = owned(x);
+                let stats = in_place(op, &mut y, rest);
+                (y, Some(stats))
+            }
+        }
+    }
+}
+
 // Shapes reaching the helpers below were accepted by `Op::infer`, so the
 // reshapes cannot fail; `expect` states that invariant.
 const CHECKED: &str = "shape checked by Op::infer";
@@ -77,7 +162,7 @@ fn owned<F: Scalar>(x: &ArrayD<F>) -> ArrayD<F> {
 
 /// The row-major values of `x`: in place when it is standard, a copy when
 /// it is a strided view (a split's heads).
-fn flat<F: Scalar>(x: &ArrayD<F>) -> std::borrow::Cow<'_, [F]> {
+fn flat<F: Scalar, S: Data<Elem = F>>(x: &ArrayBase<S, IxDyn>) -> Cow<'_, [F]> {
     match x.as_slice() {
         Some(s) => std::borrow::Cow::Borrowed(s),
         None => std::borrow::Cow::Owned(x.iter().copied().collect()),
@@ -111,139 +196,132 @@ fn fingerprint<F: Scalar>(t: &ArrayD<F>) -> u64 {
 
 impl<F: Scalar> Backend for Numeric<F> {
     const NUMERIC: bool = true;
-    type Tensor = ArrayD<F>;
+    type Tensor = Tensor<F>;
 
     fn dtype(&self) -> DType {
         F::DTYPE
     }
 
-    fn shape(t: &ArrayD<F>) -> &[usize] {
+    fn shape(t: &Tensor<F>) -> &[usize] {
         t.shape()
     }
 
-    fn param(&self, shape: &[usize], init: Init, seed: u64) -> ArrayD<F> {
-        match init {
-            Init::Const(c) => ArrayD::from_elem(IxDyn(shape), F::of(c)),
-            // Blocks of DRAW_BLOCK values each draw from their own stream
-            // (the first from `seed` itself), so large tensors fill on
-            // every core and small ones are drawn as before.
-            Init::Normal(std) => {
-                let mut y = ArrayD::zeros(IxDyn(shape));
-                kernels::rows_mut(slice_mut(&mut y), DRAW_BLOCK, |i, block| {
-                    let s = if i == 0 {
-                        seed
-                    } else {
-                        crate::seed::seed_for(seed, &i.to_string())
-                    };
-                    let mut rng = ChaCha8Rng::seed_from_u64(s);
-                    for v in block {
-                        let z: f64 = StandardNormal.sample(&mut rng);
-                        *v = F::of(z * std);
-                    }
-                });
-                y
-            }
+    fn param(&self, shape: &[usize], init: Init, seed: u64) -> Tensor<F> {
+        init_param(shape, init, seed).into()
+    }
+
+    fn load(&self, values: &Mapped) -> Tensor<F> {
+        // An f32 run keeps the mapping: F32 read in place, F16/BF16 widened
+        // by each op. Misaligned F32, or an f64 run, converts once here.
+        let keep = F::DTYPE == DType::F32 && (values.in_place() || values.dtype() != Stored::F32);
+        if keep {
+            Tensor::Mapped(values.clone())
+        } else {
+            Tensor::Owned(F::from_f32s(values.widen()))
         }
     }
 
-    fn load(&self, values: &ArrayD<f32>) -> ArrayD<F> {
-        values.mapv(|v| F::of(f64::from(v)))
-    }
-
-    fn ids(&self, ids: &ndarray::Array2<i64>) -> ArrayD<F> {
+    fn ids(&self, ids: &ndarray::Array2<i64>) -> Tensor<F> {
         #[allow(clippy::cast_precision_loss)]
-        ids.mapv(|i| F::of(i as f64)).into_dyn()
+        Tensor::Owned(ids.mapv(|i| F::of(i as f64)).into_dyn())
     }
 
-    fn cast(&self, t: ArrayD<F>, to: DType) -> ArrayD<F> {
-        let y = ends::cast(t, to);
+    fn cast(&self, t: Tensor<F>, to: DType) -> Tensor<F> {
+        // A 16-bit checkpoint run in its own dtype holds exactly its values.
+        let same = |m: &Mapped| {
+            matches!(
+                (m.dtype(), to),
+                (Stored::BF16, DType::BF16) | (Stored::F16, DType::F16)
+            )
+        };
+        if t.mapped().is_some_and(same) {
+            return t;
+        }
+        let y = ends::cast(t.into_array(), to);
         self.remember(&y, None);
-        y
+        y.into()
     }
 
-    fn normal(&self, shape: &[usize], seed: u64) -> ArrayD<F> {
+    fn normal(&self, shape: &[usize], seed: u64) -> Tensor<F> {
         self.param(shape, Init::Normal(1.0), seed)
     }
 
-    fn apply(&self, op: &Op, ins: &[&ArrayD<F>]) -> Result<ArrayD<F>, OpError> {
+    fn apply(&self, op: &Op, ins: &[&Tensor<F>]) -> Result<Tensor<F>, OpError> {
         let shapes: Vec<&[usize]> = ins.iter().map(|t| t.shape()).collect();
         let out = op.infer(&shapes)?;
-        let x = ins[0];
+        // Weights are read as views; wpe is the one weight in first place.
+        let read = |i: usize| ins.get(i).map(|t| t.read());
+        if let Op::Positions = op {
+            let wpe = ins[0].read();
+            let y = ends::positions(&wpe.view(), out[0]);
+            self.remember(&y, None);
+            return Ok(y.into());
+        }
+        let x = ins[0].array();
+        let x: &ArrayD<F> = &x;
         let (y, stats) = match op {
-            Op::Linear => linear(x, ins[1], ins.get(2).copied(), &out),
+            Op::Linear | Op::LmHead { tied: false } => {
+                let (w, b) = (read(1), read(2));
+                let (w, b) = (w.as_ref().map(|w| w.view()), b.as_ref().map(|b| b.view()));
+                linear(x, &w.expect(CHECKED), b.as_ref(), &out)
+            }
             Op::Norm { kind, axis, eps } => {
-                norm(x, *kind, *axis, *eps, ins[1], ins.get(2).copied())
+                let (g, b) = (read(1), read(2));
+                let (g, b) = (g.as_ref().map(|g| g.view()), b.as_ref().map(|b| b.view()));
+                norm(x, *kind, *axis, *eps, &g.expect(CHECKED), b.as_ref())
             }
-            Op::SplitHeads { .. } => (split_heads(owned(x), &out), None),
-            Op::RepeatKv { rep } => {
-                let mut y = ArrayD::zeros(IxDyn(&out));
-                for h in 0..out[1] {
-                    y.slice_mut(s![.., h, .., ..])
-                        .assign(&x.slice(s![.., h / rep, .., ..]));
-                }
-                (y, None)
+            Op::Gather => {
+                let table = ins[1].read();
+                (ends::gather(x, &table.view(), &out), None)
             }
-            Op::Scores { head_dim } => {
-                let scale = F::of(1.0 / (*head_dim as f64).sqrt());
-                let (y, stats) = per_head(ArrayD::zeros(IxDyn(&out)), x, ins[1], true, scale);
-                (y, Some(stats))
+            Op::LmHead { tied: true } => {
+                let wte = ins[1].read();
+                (ends::lm_head_tied(x, &wte.view(), &out), None)
             }
-            Op::WeightedSum => {
-                let (y, stats) = per_head(ArrayD::zeros(IxDyn(&out)), x, ins[1], false, F::one());
-                (y, Some(stats))
-            }
-            Op::MergeHeads(Merge::Transpose) => {
-                // (B,h,T,hd) → (B,T,h,hd) → (B,T,h·hd)
-                let s = x.shape();
-                let (y, stats) = swap_middle(x, [s[0], s[1], s[2], s[3]], &out);
-                (y, Some(stats))
-            }
-            Op::MergeHeads(Merge::BareReshape) => {
-                let y = owned(x).into_shape_with_order(IxDyn(&out)).expect(CHECKED);
-                (y, None)
-            }
-            Op::Gather => (ends::gather(x, ins[1], &out), None),
-            Op::Positions => (ends::positions(x, out[0]), None),
-            Op::AddPositions => (ends::add_positions(x, ins[1]), None),
-            Op::LmHead { tied: true } => (ends::lm_head_tied(x, ins[1], &out), None),
-            Op::LmHead { tied: false } => linear(x, ins[1], None, &out),
-            Op::Cast { to } => (ends::cast(owned(x), *to), None),
-            // Softmax, activations, SwiGLU and the add keep x's shape.
             op => {
-                let mut y = owned(x);
-                let stats = in_place(op, &mut y, &ins[1..]);
-                (y, Some(stats))
+                let rest: Vec<Cow<ArrayD<F>>> = ins[1..].iter().map(|t| t.array()).collect();
+                let rest: Vec<&ArrayD<F>> = rest.iter().map(|r| &**r).collect();
+                Self::activations(op, x, &rest, &out)
             }
         };
         self.remember(&y, stats);
-        Ok(y)
+        Ok(y.into())
     }
 
     fn apply_owned(
         &self,
         op: &Op,
-        mut x: ArrayD<F>,
-        rest: &[&ArrayD<F>],
-    ) -> Result<ArrayD<F>, OpError> {
+        x: Tensor<F>,
+        rest: &[&Tensor<F>],
+    ) -> Result<Tensor<F>, OpError> {
+        let mut x = match x {
+            Tensor::Owned(x) => x,
+            mapped => {
+                let mut ins = vec![&mapped];
+                ins.extend_from_slice(rest);
+                return self.apply(op, &ins);
+            }
+        };
         if let Op::SplitHeads { .. } = op
             && x.is_standard_layout()
         {
             let out = op.infer(&[x.shape()])?;
             let y = split_heads(x, &out);
             self.remember(&y, None);
-            return Ok(y);
+            return Ok(y.into());
         }
         if let Op::MergeHeads(Merge::Transpose) = op {
             let out = op.infer(&[x.shape()])?;
             match merge_in_place(x, &out) {
                 Ok(y) => {
                     self.remember(&y, None);
-                    return Ok(y);
+                    return Ok(y.into());
                 }
                 Err(back) => x = back,
             }
         }
         if !(keeps_shape(op) && x.is_standard_layout()) {
+            let x = Tensor::Owned(x);
             let mut ins = vec![&x];
             ins.extend_from_slice(rest);
             return self.apply(op, &ins);
@@ -251,41 +329,46 @@ impl<F: Scalar> Backend for Numeric<F> {
         let mut shapes = vec![x.shape()];
         shapes.extend(rest.iter().map(|t| t.shape()));
         op.infer(&shapes)?;
-        let stats = in_place(op, &mut x, rest);
+        let rest: Vec<Cow<ArrayD<F>>> = rest.iter().map(|t| t.array()).collect();
+        let rest: Vec<&ArrayD<F>> = rest.iter().map(|r| &**r).collect();
+        let stats = in_place(op, &mut x, &rest);
         self.remember(&x, Some(stats));
-        Ok(x)
+        Ok(x.into())
     }
 
-    fn fused(&self, fusion: &Fusion, ins: &[&ArrayD<F>]) -> Option<(Vec<Stats>, ArrayD<F>)> {
+    fn fused(&self, fusion: &Fusion, ins: &[&Tensor<F>]) -> Option<(Vec<Stats>, Tensor<F>)> {
         match *fusion {
             Fusion::Attention { head_dim, mask } => {
-                let (q, k, v) = (ins[0], ins[1], ins[2]);
+                let (q, k, v) = (ins[0].array(), ins[1].array(), ins[2].array());
                 // (B, h, T, S): small ones are built whole, to keep their values.
                 let scores = q.len() / q.shape()[3].max(1) * k.shape()[2];
                 if scores <= PREVIEW_MAX {
                     return None;
                 }
                 let scale = F::of(1.0 / (head_dim as f64).sqrt());
-                let core = fused::attention(q, k, v, scale, mask);
+                let core = fused::attention(&q, &k, &v, scale, mask);
                 self.remember(&core.context, Some(core.context_stats));
-                Some((vec![core.scores, core.weights], core.context))
+                Some((vec![core.scores, core.weights], core.context.into()))
             }
             Fusion::LinearAct(act) => {
-                let (x, w, b) = (ins[0], ins[1], ins.get(2).copied());
+                let (x, w, b) = (ins[0].array(), ins[1].read(), ins.get(2).map(|b| b.read()));
                 // Small ones are built op by op, to keep the pre-activation's values.
                 let mut out = x.shape().to_vec();
                 *out.last_mut()? = w.shape()[1];
                 if out.iter().product::<usize>() <= PREVIEW_MAX {
                     return None;
                 }
-                let (y, pre, post) = linear_act(x, w, b, &out, act);
+                let b = b.as_ref().map(|b| b.view());
+                let (y, pre, post) = linear_act(&x, &w.view(), b.as_ref(), &out, act);
                 self.remember(&y, Some(post));
-                Some((vec![pre], y))
+                Some((vec![pre], y.into()))
             }
         }
     }
 
-    fn summary(&self, t: &ArrayD<F>) -> Option<(Stats, Option<Vec<f64>>)> {
+    fn summary(&self, t: &Tensor<F>) -> Option<(Stats, Option<Vec<f64>>)> {
+        let t = t.array();
+        let t: &ArrayD<F> = &t;
         // In logical order: a split's heads are a strided view.
         let preview = (t.len() <= PREVIEW_MAX).then(|| t.iter().map(|v| v.f64()).collect());
         let known = self.known.lock().ok().and_then(|mut k| k.take());
@@ -300,7 +383,7 @@ impl<F: Scalar> Backend for Numeric<F> {
         Some((stats, preview))
     }
 
-    fn values(&self, t: &ArrayD<F>) -> Option<Vec<f64>> {
-        Some(t.iter().map(|v| v.f64()).collect())
+    fn values(&self, t: &Tensor<F>) -> Option<Vec<f64>> {
+        Some(t.read().iter().map(|v| v.f64()).collect())
     }
 }

@@ -5,26 +5,28 @@
 //! before the header is read; a tensor named twice is refused; the header
 //! is parsed and its offsets checked by the `safetensors` crate's
 //! [`Metadata`]; the data must end exactly at
-//! the end of the file. Each tensor is then read on its own, so memory
-//! never exceeds what the header declares and the file holds.
+//! the end of the file. Only then is the file mapped (read-only, private;
+//! see [`super::mapped`] for the stance on files changed under a run), and
+//! each tensor is read where it lies.
 
 use super::WeightsError;
-use half::{bf16, f16};
-use ndarray::{ArrayD, IxDyn};
+use super::mapped::{Mapped, Stored};
+use memmap2::{Mmap, MmapOptions};
 use safetensors::Dtype;
 use safetensors::tensor::Metadata;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Largest header accepted, as the safetensors format itself limits it.
 pub const MAX_HEADER: u64 = 100_000_000;
 
-/// A checked header and the open file.
+/// A checked header and the file, mapped.
 #[derive(Debug)]
 pub struct Header {
     /// The path, for messages.
     pub path: String,
-    file: std::fs::File,
+    map: Arc<Mmap>,
     data_start: u64,
     /// Every tensor's dtype, shape and byte range, as the header declares.
     pub meta: Metadata,
@@ -86,9 +88,16 @@ impl Header {
                 size.saturating_sub(data_start)
             )));
         }
+        let map = map(&file).map_err(read_err)?;
+        if map.len() as u64 != size {
+            return Err(corrupt(format!(
+                "it changed while being opened ({size} bytes, then {})",
+                map.len()
+            )));
+        }
         Ok(Self {
             path: label,
-            file,
+            map: Arc::new(map),
             data_start,
             meta,
         })
@@ -113,11 +122,12 @@ impl Header {
             .collect()
     }
 
-    /// Reads tensor `name` as f32 (from F32, F16 or BF16).
+    /// Tensor `name` where it lies in the mapping, as stored.
     ///
     /// # Errors
-    /// [`WeightsError`] when it is absent, of another dtype, or unreadable.
-    pub fn read(&self, name: &str) -> Result<ArrayD<f32>, WeightsError> {
+    /// [`WeightsError`] when it is absent or of a dtype other than F32,
+    /// F16 or BF16.
+    pub fn mapped(&self, name: &str) -> Result<Mapped, WeightsError> {
         let corrupt = |reason: String| WeightsError::Corrupt {
             path: self.path.clone(),
             reason,
@@ -125,11 +135,11 @@ impl Header {
         let info = self
             .meta
             .info(name)
-            .ok_or_else(|| corrupt(format!("no tensor {name}")))?;
-        let convert: fn(&[u8]) -> f32 = match info.dtype {
-            Dtype::F32 => |b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-            Dtype::F16 => |b| f16::from_le_bytes([b[0], b[1]]).to_f32(),
-            Dtype::BF16 => |b| bf16::from_le_bytes([b[0], b[1]]).to_f32(),
+            .ok_or_else(|| corrupt(format!("no tensor {}", crate::text::one_line(name))))?;
+        let dtype = match info.dtype {
+            Dtype::F32 => Stored::F32,
+            Dtype::F16 => Stored::F16,
+            Dtype::BF16 => Stored::BF16,
             other => {
                 return Err(WeightsError::Dtype {
                     path: self.path.clone(),
@@ -138,15 +148,32 @@ impl Header {
                 });
             }
         };
-        let (start, end) = info.data_offsets;
-        let mut bytes = vec![0u8; end - start];
-        let mut f = &self.file;
-        f.seek(SeekFrom::Start(self.data_start + start as u64))
-            .and_then(|_| f.read_exact(&mut bytes))
-            .map_err(|e| corrupt(format!("cannot read {name}: {e}")))?;
-        let width = info.dtype.bitsize() / 8;
-        let values: Vec<f32> = bytes.chunks_exact(width).map(convert).collect();
-        ArrayD::from_shape_vec(IxDyn(&info.shape), values)
-            .map_err(|e| corrupt(format!("{name}: {e}")))
+        // The header's offsets were checked against the file's length.
+        let start = usize::try_from(self.data_start)
+            .ok()
+            .and_then(|d| d.checked_add(info.data_offsets.0));
+        start
+            .and_then(|s| Mapped::new(Arc::clone(&self.map), s, dtype, &info.shape))
+            .ok_or_else(|| {
+                corrupt(format!(
+                    "{}: data outside the file",
+                    crate::text::one_line(name)
+                ))
+            })
+    }
+}
+
+/// Maps `file` read-only and private.
+fn map(file: &std::fs::File) -> std::io::Result<Mmap> {
+    #[allow(unsafe_code)]
+    // SAFETY: memmap2 cannot promise that the bytes behind a mapping stay
+    // put: that is up to whoever else may write the file. This process
+    // never writes it, maps it read-only and private, and reads it only
+    // through shared slices, so it is sound as long as the checkpoint is
+    // not rewritten or truncated during the run: the stance every mapped
+    // reader takes (PyTorch's `mmap=True`, safetensors' `safe_open`,
+    // llama.cpp), stated in `super::mapped` and the README.
+    unsafe {
+        MmapOptions::new().map_copy_read_only(file)
     }
 }

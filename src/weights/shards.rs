@@ -14,7 +14,7 @@
 
 use super::WeightsError;
 use super::file::Header;
-use ndarray::ArrayD;
+use super::mapped::Mapped;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -158,13 +158,13 @@ impl Tensors {
         }
     }
 
-    /// Reads tensor `name` as f32 (from F32, F16 or BF16).
+    /// Tensor `name` where it lies in its file's mapping (F32, F16 or BF16).
     ///
     /// # Errors
-    /// [`WeightsError`] when it is absent, of another dtype, or unreadable.
-    pub fn read(&self, name: &str) -> Result<ArrayD<f32>, WeightsError> {
+    /// [`WeightsError`] when it is absent or of another dtype.
+    pub fn mapped(&self, name: &str) -> Result<Mapped, WeightsError> {
         match self.holder(name) {
-            Some(h) => h.read(name),
+            Some(h) => h.mapped(name),
             None => Err(WeightsError::Corrupt {
                 path: self.path.clone(),
                 reason: format!("no tensor {}", crate::text::one_line(name)),

@@ -4,13 +4,17 @@
 
 use super::{CHECKED, Scalar, matmul};
 use crate::config::DType;
-use ndarray::{ArrayD, Axis, Ix2, IxDyn, s};
+use ndarray::{ArrayD, ArrayViewD, Axis, Ix2, IxDyn, s};
 
 /// `wte[ids]`: row `ids[b, t]` of the table for every token.
 ///
 /// # Shapes
 /// - ids: (B, T), whole numbers in 0..V; table: (V, d) → (B, T, d)
-pub(super) fn gather<F: Scalar>(ids: &ArrayD<F>, table: &ArrayD<F>, out: &[usize]) -> ArrayD<F> {
+pub(super) fn gather<F: Scalar>(
+    ids: &ArrayD<F>,
+    table: &ArrayViewD<F>,
+    out: &[usize],
+) -> ArrayD<F> {
     let table = table.view().into_dimensionality::<Ix2>().expect(CHECKED);
     let (v, d) = table.dim();
     let mut y = Vec::with_capacity(ids.len() * d);
@@ -32,7 +36,7 @@ pub(super) fn gather<F: Scalar>(ids: &ArrayD<F>, table: &ArrayD<F>, out: &[usize
 ///
 /// # Shapes
 /// - wpe: (context, d) → (t, d)
-pub(super) fn positions<F: Scalar>(wpe: &ArrayD<F>, t: usize) -> ArrayD<F> {
+pub(super) fn positions<F: Scalar>(wpe: &ArrayViewD<F>, t: usize) -> ArrayD<F> {
     wpe.slice(s![..t, ..]).to_owned().into_dyn()
 }
 
@@ -53,7 +57,11 @@ pub(super) fn add_positions<F: Scalar>(tok: &ArrayD<F>, pos: &ArrayD<F>) -> Arra
 ///
 /// # Shapes
 /// - x: (B, T, d), wte: (V, d) → (B, T, V)
-pub(super) fn lm_head_tied<F: Scalar>(x: &ArrayD<F>, wte: &ArrayD<F>, out: &[usize]) -> ArrayD<F> {
+pub(super) fn lm_head_tied<F: Scalar>(
+    x: &ArrayD<F>,
+    wte: &ArrayViewD<F>,
+    out: &[usize],
+) -> ArrayD<F> {
     let d = wte.shape()[1];
     let x = x.as_standard_layout();
     let x2 = x
@@ -88,13 +96,13 @@ mod tests {
     fn gather_takes_each_ids_row() {
         let wte = array![[0.0f32, 1.0], [10.0, 11.0], [20.0, 21.0]].into_dyn();
         let ids = array![[2.0f32, 0.0]].into_dyn();
-        let y = gather(&ids, &wte, &[1, 2, 2]);
+        let y = gather(&ids, &wte.view(), &[1, 2, 2]);
         assert_eq!(
             y.iter().copied().collect::<Vec<_>>(),
             [20.0, 21.0, 0.0, 1.0]
         );
         // An id past V gives NaN, never a panic.
-        let y = gather(&array![[3.0f32]].into_dyn(), &wte, &[1, 1, 2]);
+        let y = gather(&array![[3.0f32]].into_dyn(), &wte.view(), &[1, 1, 2]);
         assert!(y.iter().all(|v| v.is_nan()));
     }
 
@@ -102,7 +110,7 @@ mod tests {
     fn the_tied_head_reads_wte_transposed() {
         let wte = array![[1.0f32, 0.0], [0.0, 1.0], [1.0, 1.0]].into_dyn();
         let x = array![[[2.0f32, 3.0]]].into_dyn();
-        let y = lm_head_tied(&x, &wte, &[1, 1, 3]);
+        let y = lm_head_tied(&x, &wte.view(), &[1, 1, 3]);
         assert_eq!(y.iter().copied().collect::<Vec<_>>(), [2.0, 3.0, 5.0]);
     }
 

@@ -6,13 +6,13 @@ use super::heads::relayout;
 use super::{CHECKED, Scalar, flat, kernels, matmul, slice_mut};
 use crate::config::NormKind;
 use crate::ops::{NormAxis, Stats, Unary};
-use ndarray::{ArrayD, Ix2, IxDyn};
+use ndarray::{ArrayD, ArrayViewD, Ix2, IxDyn};
 
 /// x (…, k) · W (k, n) + b (n) → (…, n), as one (rows, k) · (k, n) product.
 pub(super) fn linear<F: Scalar>(
     x: &ArrayD<F>,
-    w: &ArrayD<F>,
-    b: Option<&ArrayD<F>>,
+    w: &ArrayViewD<F>,
+    b: Option<&ArrayViewD<F>>,
     out: &[usize],
 ) -> (ArrayD<F>, Option<Stats>) {
     let mut y = product(x, w, out);
@@ -24,7 +24,7 @@ pub(super) fn linear<F: Scalar>(
 }
 
 /// x (…, k) · W (k, n) → (…, n), as one (rows, k) · (k, n) product.
-pub(super) fn product<F: Scalar>(x: &ArrayD<F>, w: &ArrayD<F>, out: &[usize]) -> ArrayD<F> {
+pub(super) fn product<F: Scalar>(x: &ArrayD<F>, w: &ArrayViewD<F>, out: &[usize]) -> ArrayD<F> {
     let k = w.shape()[0];
     let x2 = x.to_shape((x.len() / k.max(1), k)).expect(CHECKED);
     let w2 = w.view().into_dimensionality::<Ix2>().expect(CHECKED);
@@ -42,8 +42,8 @@ pub(super) fn add_to<F: Scalar>(r: &mut [F], b: &[F]) {
 /// activation and both stats in one pass over each row of the product.
 pub(super) fn linear_act<F: Scalar>(
     x: &ArrayD<F>,
-    w: &ArrayD<F>,
-    b: Option<&ArrayD<F>>,
+    w: &ArrayViewD<F>,
+    b: Option<&ArrayViewD<F>>,
     out: &[usize],
     u: Unary,
 ) -> (ArrayD<F>, Stats, Stats) {
@@ -69,8 +69,8 @@ pub(super) fn norm<F: Scalar>(
     kind: NormKind,
     axis: NormAxis,
     eps: f64,
-    g: &ArrayD<F>,
-    b: Option<&ArrayD<F>>,
+    g: &ArrayViewD<F>,
+    b: Option<&ArrayViewD<F>>,
 ) -> (ArrayD<F>, Option<Stats>) {
     let (g, b) = (flat(g), b.map(flat));
     match axis {

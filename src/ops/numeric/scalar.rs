@@ -34,10 +34,29 @@ pub trait Scalar:
     fn exp_fast(self) -> Self {
         self.exp()
     }
+    /// A mapped checkpoint's f32 values read as this type in place: only
+    /// f32 can; others get `None` and convert (see `tensor.rs`).
+    #[inline]
+    fn in_place(_values: ndarray::ArrayViewD<'_, f32>) -> Option<ndarray::ArrayViewD<'_, Self>> {
+        None
+    }
+    /// f32 values as this type: handed over as they are for f32.
+    #[inline]
+    fn from_f32s(values: ndarray::ArrayD<f32>) -> ndarray::ArrayD<Self> {
+        values.mapv(|v| Self::of(f64::from(v)))
+    }
 }
 
 impl Scalar for f32 {
     const DTYPE: DType = DType::F32;
+    #[inline]
+    fn in_place(values: ndarray::ArrayViewD<'_, f32>) -> Option<ndarray::ArrayViewD<'_, Self>> {
+        Some(values)
+    }
+    #[inline]
+    fn from_f32s(values: ndarray::ArrayD<f32>) -> ndarray::ArrayD<Self> {
+        values
+    }
     #[inline]
     fn erf(self) -> Self {
         libm::erff(self)

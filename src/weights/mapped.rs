@@ -1,0 +1,231 @@
+//! A checkpoint tensor where it lies: a window on the read-only mapping of
+//! its file, and how the model reads it.
+//!
+//! Loading decides the layout, never the model: a [`Mapped`] is the file's
+//! stored tensor (its bytes, dtype and shape) plus the view the model wants
+//! of it, as an element offset, a shape and strides over the stored
+//! elements. A transpose swaps the strides; q, k or v of a fused matrix is
+//! a range of its last axis. Neither copies anything.
+//!
+//! How it is read:
+//!
+//! ```text
+//! F32, 4-byte aligned, little-endian host   in place: a strided view of the mapping
+//! F32 misaligned (or a big-endian host)     copied to f32 once, when the model is built
+//! F16, BF16                                 widened to f32 by each op that reads it,
+//!                                           and dropped when the op is done
+//! ```
+//!
+//! safetensors pads nothing, so an F32 tensor after an odd-sized F16 one
+//! (or a header whose length is not a multiple of 4) starts off the 4-byte
+//! grid; such a tensor alone is copied.
+//!
+//! The mapping is private and read-only. Changing the file while a run
+//! maps it is a hazard of every mapped reader (PyTorch's, llama.cpp's):
+//! the run may see new bytes, and a file cut short faults (SIGBUS) on the
+//! missing pages. The header and the data length are checked before the
+//! file is mapped ([`super::file::Header::open`]); do not write a
+//! checkpoint while a trace reads it.
+
+use half::{bf16, f16};
+use memmap2::Mmap;
+use ndarray::{ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The element types a checkpoint tensor may be stored in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    /// 4-byte IEEE floats.
+    F32,
+    /// IEEE half precision.
+    F16,
+    /// bfloat16.
+    BF16,
+}
+
+impl Stored {
+    /// Bytes per element.
+    #[must_use]
+    pub fn width(self) -> usize {
+        match self {
+            Stored::F32 => 4,
+            Stored::F16 | Stored::BF16 => 2,
+        }
+    }
+}
+
+/// One tensor of a mapped checkpoint, as the model reads it.
+#[derive(Debug, Clone)]
+pub struct Mapped {
+    /// The whole file, mapped; shared by every tensor of the file.
+    map: Arc<Mmap>,
+    /// Where the stored tensor's bytes start in the file.
+    start: usize,
+    /// How many elements it stores.
+    len: usize,
+    /// Their type.
+    dtype: Stored,
+    /// The model's view: first element (in elements from `start`), shape
+    /// and strides (in elements).
+    offset: usize,
+    shape: Vec<usize>,
+    strides: Vec<usize>,
+    /// How many times its values were converted to owned f32 (widened or
+    /// copied): shared by its clones, for tests and the curious.
+    widened: Arc<AtomicUsize>,
+}
+
+impl Mapped {
+    /// The stored tensor of `shape` and `dtype` whose bytes start at
+    /// `start` in `map`, read as stored (row-major). `None` when the bytes
+    /// are not all inside the mapping.
+    #[must_use]
+    pub fn new(map: Arc<Mmap>, start: usize, dtype: Stored, shape: &[usize]) -> Option<Self> {
+        let len = shape.iter().try_fold(1usize, |a, &n| a.checked_mul(n))?;
+        let end = len.checked_mul(dtype.width())?.checked_add(start)?;
+        (end <= map.len()).then(|| Self {
+            map,
+            start,
+            len,
+            dtype,
+            offset: 0,
+            strides: c_strides(shape),
+            shape: shape.to_vec(),
+            widened: Arc::new(AtomicUsize::new(0)),
+        })
+    }
+
+    /// The same bytes read transposed (a matrix [out, in] as (in, out)).
+    #[must_use]
+    pub fn transposed(mut self) -> Self {
+        self.shape.reverse();
+        self.strides.reverse();
+        self.widened = Arc::new(AtomicUsize::new(0));
+        self
+    }
+
+    /// Columns `lo..hi` of the last axis (q, k or v of a fused matrix);
+    /// `None` when out of range.
+    #[must_use]
+    pub fn columns(&self, lo: usize, hi: usize) -> Option<Self> {
+        let last = self.shape.len().checked_sub(1)?;
+        (lo <= hi && hi <= self.shape[last]).then(|| {
+            let mut m = self.clone();
+            m.offset += lo * m.strides[last];
+            m.shape[last] = hi - lo;
+            m.widened = Arc::new(AtomicUsize::new(0));
+            m
+        })
+    }
+
+    /// The shape the model reads.
+    #[must_use]
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The stored element type.
+    #[must_use]
+    pub fn dtype(&self) -> Stored {
+        self.dtype
+    }
+
+    /// The stored tensor's bytes (all of it, whatever part is viewed).
+    fn bytes(&self) -> &[u8] {
+        &self.map[self.start..self.start + self.len * self.dtype.width()]
+    }
+
+    /// The address range of the whole mapping, for tests that check a
+    /// tensor is read in place.
+    #[must_use]
+    pub fn mapping_range(&self) -> std::ops::Range<usize> {
+        let p = self.map.as_ptr() as usize;
+        p..p + self.map.len()
+    }
+
+    /// The values in place, as a strided view of the mapping: `Some` for
+    /// an F32 tensor whose bytes are 4-byte aligned, on a little-endian
+    /// host; `None` otherwise (see [`Mapped::widen`]).
+    #[must_use]
+    pub fn view(&self) -> Option<ArrayViewD<'_, f32>> {
+        if self.dtype != Stored::F32 || cfg!(target_endian = "big") {
+            return None;
+        }
+        let values: &[f32] = bytemuck::try_cast_slice(self.bytes()).ok()?;
+        self.window(values)
+    }
+
+    /// The model's view over `values`, the stored elements.
+    fn window<'a, T>(&self, values: &'a [T]) -> Option<ArrayViewD<'a, T>> {
+        let shape = IxDyn(&self.shape).strides(IxDyn(&self.strides));
+        ArrayViewD::from_shape(shape, values.get(self.offset..)?).ok()
+    }
+
+    /// Whether [`Mapped::view`] reads it in place.
+    #[must_use]
+    pub fn in_place(&self) -> bool {
+        self.view().is_some()
+    }
+
+    /// The values as an owned f32 array in the model's shape (row-major),
+    /// converted from the stored type; counted in [`Mapped::widened`].
+    #[must_use]
+    pub fn widen(&self) -> ArrayD<f32> {
+        self.widened.fetch_add(1, Ordering::Relaxed);
+        self.decode()
+    }
+
+    /// [`Mapped::widen`] without counting.
+    fn decode(&self) -> ArrayD<f32> {
+        if let Some(v) = self.view() {
+            return v.as_standard_layout().into_owned();
+        }
+        let convert: fn(&[u8]) -> f32 = match self.dtype {
+            Stored::F32 => |b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            Stored::F16 => |b| f16::from_le_bytes([b[0], b[1]]).to_f32(),
+            Stored::BF16 => |b| bf16::from_le_bytes([b[0], b[1]]).to_f32(),
+        };
+        let all: Vec<f32> = self
+            .bytes()
+            .chunks_exact(self.dtype.width())
+            .map(convert)
+            .collect();
+        // `new`, `transposed` and `columns` keep the view inside the
+        // stored elements, so the window always fits.
+        self.window(&all)
+            .map(|v| v.as_standard_layout().into_owned())
+            .unwrap_or_else(|| ArrayD::zeros(IxDyn(&self.shape)))
+    }
+
+    /// How many times the values were widened or copied to f32.
+    #[must_use]
+    pub fn widened(&self) -> usize {
+        self.widened.load(Ordering::Relaxed)
+    }
+
+    /// Whether both hold the same values in the same shape (read in place
+    /// when both can be; otherwise each converted once, uncounted).
+    #[must_use]
+    pub fn same_values(&self, other: &Mapped) -> bool {
+        match (self.view(), other.view()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.decode() == other.decode(),
+        }
+    }
+
+    /// Bytes of the stored tensor.
+    #[must_use]
+    pub fn stored_bytes(&self) -> usize {
+        self.len * self.dtype.width()
+    }
+}
+
+/// Row-major strides of `shape`, in elements.
+fn c_strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for i in (1..shape.len()).rev() {
+        s[i - 1] = s[i] * shape[i];
+    }
+    s
+}

@@ -1,0 +1,175 @@
+//! Checkpoints are mapped, not copied: an F32 checkpoint's weights are read
+//! where they lie in the file's mapping (transposed and split by strides),
+//! and a BF16 checkpoint's weights are widened to f32 only when an op reads
+//! them, each once per forward.
+
+use shapetrace::load::{Sources, resolve};
+use shapetrace::model::{Model, Source};
+use shapetrace::ops::numeric::{Numeric, Tensor};
+use shapetrace::trace::recorder::{Recorder, Watch};
+use shapetrace::{ModelConfig, Overlay, Request};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The config and the loaded weights of `weights`, with `heads` when the
+/// file has no config.json beside it.
+fn load(weights: &str, heads: Option<usize>) -> (ModelConfig, Arc<shapetrace::weights::Weights>) {
+    let src = Sources {
+        weights: Some(Path::new(weights).to_path_buf()),
+        ..Sources::default()
+    };
+    let flags = Overlay {
+        heads,
+        ..Overlay::default()
+    };
+    let (cfg, req) = resolve(&flags, &src, Request::default()).unwrap();
+    (cfg, req.weights.unwrap())
+}
+
+/// Runs the blocks of `model` on the seeded x0.
+fn forward(cfg: &ModelConfig, b: &Numeric<f32>, model: &Model<Tensor<f32>>) {
+    let mut rec = Recorder::new(b, cfg.stream_shape(), Watch::default());
+    let x0 = shapetrace::model::input(cfg, b);
+    model.forward(&mut rec, x0).unwrap();
+}
+
+#[test]
+fn an_f32_checkpoint_is_read_in_place_transposed_and_split_by_strides() {
+    let (cfg, w) = load("tests/fixtures/nanogpt-tiny.safetensors", Some(4));
+    let b = Numeric::<f32>::new();
+    let model = Model::build_from(&cfg, &b, Source::Loaded(&w));
+    let mut seen = 0;
+    for p in model.params() {
+        let Tensor::Mapped(m) = &p.t else {
+            panic!("{} was copied into an array", p.name);
+        };
+        let view = p.t.read();
+        let at = view.as_ptr() as usize;
+        assert!(
+            m.mapping_range().contains(&at),
+            "{} lies outside the mapping",
+            p.name
+        );
+        assert_eq!(m.widened(), 0, "{}", p.name);
+        seen += 1;
+    }
+    // 2 blocks of ln_1, q, k, v, out, ln_2, up, down (weights and biases)
+    // and ln_f: every one in place.
+    assert_eq!(seen, 2 * 16 + 2);
+    // nanoGPT stores c_attn [3d, d]: q is its first d rows, read as (d, d)
+    // columns of the transpose: strides, not a copy.
+    let q = model
+        .params()
+        .into_iter()
+        .find(|p| p.name == "block1.attn.q_proj.weight");
+    let view = q.unwrap().t.read();
+    assert_eq!(view.strides(), [1, 64]);
+    forward(&cfg, &b, &model);
+    assert!(
+        model
+            .params()
+            .iter()
+            .all(|p| p.t.mapped().unwrap().widened() == 0)
+    );
+}
+
+#[test]
+fn bf16_weights_are_widened_by_each_op_that_reads_them_once_per_forward() {
+    let (cfg, w) = load("tests/fixtures/hf-llama-tiny-bf16", None);
+    let b = Numeric::<f32>::new();
+    let model = Model::build_from(&cfg, &b, Source::Loaded(&w));
+    let widened = || -> Vec<(String, usize)> {
+        model
+            .params()
+            .iter()
+            .map(|p| {
+                let m =
+                    p.t.mapped()
+                        .unwrap_or_else(|| panic!("{} is not mapped", p.name));
+                (p.name.clone(), m.widened())
+            })
+            .collect()
+    };
+    // Built: nothing widened.
+    assert!(widened().iter().all(|(_, n)| *n == 0), "{:?}", widened());
+    forward(&cfg, &b, &model);
+    // Run: each block's weights once, as its ops reached them.
+    let after = widened();
+    assert!(after.iter().all(|(_, n)| *n == 1), "{after:?}");
+    assert!(after.len() > cfg.layers * 4, "{}", after.len());
+    forward(&cfg, &b, &model);
+    assert!(widened().iter().all(|(_, n)| *n == 2));
+}
+
+#[test]
+fn a_misaligned_f32_tensor_alone_is_copied() {
+    // An F16 tensor of 3 values (6 bytes) before an F32 one puts the F32
+    // bytes off the 4-byte grid, whatever the header's length.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("odd.safetensors");
+    let a: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let h: Vec<u8> = [half::f16::from_f32(1.0); 3]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let header = r#"{"h":{"dtype":"F16","shape":[3],"data_offsets":[0,6]},"a":{"dtype":"F32","shape":[2,2],"data_offsets":[6,22]}}"#;
+    let mut header = header.as_bytes().to_vec();
+    while !(8 + header.len()).is_multiple_of(8) {
+        header.push(b' ');
+    }
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend(&header);
+    bytes.extend(&h);
+    bytes.extend(&a);
+    std::fs::write(&path, bytes).unwrap();
+    let file = shapetrace::weights::shards::Tensors::open(&path).unwrap();
+    let (h, a) = (file.mapped("h").unwrap(), file.mapped("a").unwrap());
+    assert!(!a.in_place() && !h.in_place());
+    // Read all the same, transposed too.
+    assert_eq!(a.widen().as_slice().unwrap(), [1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(
+        a.transposed().widen().as_slice().unwrap(),
+        [1.0, 3.0, 2.0, 4.0]
+    );
+    // The numeric backend copies it once, when the model is built.
+    let b = Numeric::<f32>::new();
+    let a = file.mapped("a").unwrap();
+    let t = shapetrace::ops::Backend::load(&b, &a);
+    assert!(matches!(t, Tensor::Owned(_)) && a.widened() == 1);
+}
+
+#[test]
+fn the_memory_estimate_counts_a_mapped_file_once_and_a_bf16_block_widened() {
+    let estimate = |weights: &str, heads: Option<usize>| {
+        let src = Sources {
+            weights: Some(Path::new(weights).to_path_buf()),
+            ..Sources::default()
+        };
+        let flags = Overlay {
+            heads,
+            ..Overlay::default()
+        };
+        let (cfg, req) = resolve(&flags, &src, Request::default()).unwrap();
+        (cfg, req.weights_held)
+    };
+    // F32: the mapped tensors count as seeded f32 weights do, once.
+    let (_, held) = estimate("tests/fixtures/nanogpt-tiny.safetensors", Some(4));
+    assert_eq!(held, None);
+    // BF16: the file's 2 bytes a value, and one block's 4 (or the tied
+    // embedding's, if wider): under the f32 weights' count.
+    let (cfg, held) = estimate("tests/fixtures/hf-llama-tiny-bf16", None);
+    let held = held.unwrap();
+    let file = u128::from(
+        std::fs::metadata("tests/fixtures/hf-llama-tiny-bf16/model.safetensors")
+            .unwrap()
+            .len(),
+    );
+    assert!(
+        held > file && held < 2 * file,
+        "{held} against a {file}-byte file"
+    );
+    assert!(cfg.numeric_bytes_with(Some(held)) < cfg.numeric_bytes());
+}

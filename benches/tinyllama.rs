@@ -105,7 +105,7 @@ fn tinyllama(c: &mut Criterion) {
 fn linear_products(c: &mut Criterion) {
     let b = Numeric::<f32>::new();
     let m = |r: usize, c: usize, seed: u64| -> Array2<f32> {
-        let a: ArrayD<f32> = b.normal(&[r, c], seed);
+        let a: ArrayD<f32> = b.normal(&[r, c], seed).into_array();
         a.into_dimensionality().unwrap()
     };
     let (d, kv, ff) = (2048, 256, 5632);

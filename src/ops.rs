@@ -8,6 +8,7 @@
 
 mod formula;
 mod infer;
+pub mod mapped;
 pub mod numeric;
 pub mod shape;
 
@@ -321,7 +322,7 @@ pub trait Backend {
 
     /// A tensor holding a checkpoint's values, mapped (only their shape,
     /// shape-only); the backend decides whether to read them in place.
-    fn load(&self, values: &crate::weights::mapped::Mapped) -> Self::Tensor;
+    fn load(&self, values: &crate::ops::mapped::Mapped) -> Self::Tensor;
 
     /// The token ids (B, T) as a tensor of whole numbers (exact: ids are
     /// below 2²⁴), for [`Op::Gather`] to index with.

@@ -25,15 +25,15 @@
 //! Hugging Face Llama/Mistral: model.layers.{i}.…, nn.Linear [out, in]: see [`llama`]
 //! ```
 
+pub mod expect;
 pub mod file;
 pub mod infer;
 pub mod llama;
-pub mod mapped;
 pub mod names;
 pub mod shards;
 
 use crate::config::ModelConfig;
-use mapped::Mapped;
+use crate::ops::mapped::{self, Mapped};
 use names::Target;
 use std::collections::HashMap;
 use std::path::Path;

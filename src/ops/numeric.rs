@@ -33,7 +33,7 @@ use layers::{linear, linear_act, norm};
 
 use super::{Backend, Fusion, Init, Merge, Op, OpError, PREVIEW_MAX, Stats};
 use crate::config::DType;
-use crate::weights::mapped::{Mapped, Stored};
+use crate::ops::mapped::{Mapped, Stored};
 use ndarray::{ArrayBase, ArrayD, Data, IxDyn, s};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

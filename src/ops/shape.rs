@@ -24,7 +24,7 @@ impl Backend for ShapeOnly {
         shape.to_vec()
     }
 
-    fn load(&self, values: &crate::weights::mapped::Mapped) -> Shape {
+    fn load(&self, values: &crate::ops::mapped::Mapped) -> Shape {
         values.shape().to_vec()
     }
 

@@ -10,7 +10,7 @@
 //! each tensor is read where it lies.
 
 use super::WeightsError;
-use super::mapped::{Mapped, Stored};
+use crate::ops::mapped::{Mapped, Stored};
 use memmap2::{Mmap, MmapOptions};
 use safetensors::Dtype;
 use safetensors::tensor::Metadata;

@@ -20,7 +20,7 @@
 //! (`rotate_half`), as Hugging Face's Llama does. Older files hold each
 //! layer's `self_attn.rotary_emb.inv_freq` buffer, which is skipped.
 
-use super::names::{Expect, Target};
+use super::expect::{Expect, Target};
 use super::{Checkpoint, WeightsError};
 use crate::config::file::Overlay;
 use crate::config::{Act, ModelConfig, NormKind, Placement, PosEmb};
@@ -76,10 +76,13 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
                 Target::Transposed(format!("{op}.{ours}.weight")),
             );
             // attention_bias gives q, k, v, o theirs; mlp_bias gate, up, down.
+            // Qwen2's q, k and v have biases where o has none.
             let biased = if file.starts_with("mlp.") {
                 cfg.mlp_bias()
-            } else {
+            } else if file == "self_attn.o_proj" {
                 cfg.bias
+            } else {
+                cfg.bias || cfg.qkv_bias
             };
             if biased {
                 push(

@@ -14,7 +14,7 @@
 
 use super::WeightsError;
 use super::file::Header;
-use super::mapped::Mapped;
+use crate::ops::mapped::Mapped;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -10,7 +10,7 @@
 //! values at a time, not the model's.
 
 use super::Scalar;
-use crate::weights::mapped::Mapped;
+use crate::ops::mapped::Mapped;
 use ndarray::{ArrayD, CowArray, IxDyn};
 use std::borrow::Cow;
 

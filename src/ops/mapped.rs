@@ -24,7 +24,7 @@
 //! maps it is a hazard of every mapped reader (PyTorch's, llama.cpp's):
 //! the run may see new bytes, and a file cut short faults (SIGBUS) on the
 //! missing pages. The header and the data length are checked before the
-//! file is mapped ([`super::file::Header::open`]); do not write a
+//! file is mapped ([`crate::weights::file::Header::open`]); do not write a
 //! checkpoint while a trace reads it.
 
 use half::{bf16, f16};

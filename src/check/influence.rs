@@ -141,6 +141,10 @@ pub struct Pattern {
     pub path: String,
     /// The mask the architecture declares (not the one a fault built).
     pub mask: Masking,
+    /// The first attention's scores, before the mask: a query must change
+    /// only if its scores did, clearly (else a masked key is no more
+    /// visible than a key that barely moved).
+    pub scores: Option<String>,
 }
 
 impl Pattern {
@@ -154,12 +158,18 @@ impl Pattern {
         };
         let mask = crate::arch::Arch::of(&declared).anatomy.masking(cfg.window);
         let first = trace.events.iter().find(|e| e.op == OpKind::Softmax)?;
+        let scores = trace.events.iter().find(|e| e.op == OpKind::Scores);
         Some(Pattern {
             path: first.path.clone(),
             mask,
+            scores: scores.map(|e| e.path.clone()),
         })
     }
 }
+
+/// How far a query's scores must move (largest |Δ| of its row) for its
+/// weights to be expected to change.
+const KEY_MOVED: f64 = 1e-4;
 
 impl Influence {
     /// Whether a change of row (`b`, `t`) of `r` breaks the probe: for
@@ -180,13 +190,24 @@ impl Influence {
 
     /// Whether row (`b`, `t`) of `r` should have changed and did not: a
     /// query of the first attention whose mask reads the moved token among
-    /// at least two keys (a row of one key weighs it 1, moved or not).
+    /// at least two keys (a row of one key weighs it 1, moved or not),
+    /// when that query's scores changed clearly (a model may map both
+    /// inputs to nearly one key: a LayerNorm over d 2 gives ±1 either way).
     #[must_use]
     pub fn misses(&self, r: &RowChange, b: usize, t: usize) -> bool {
         self.kind == Kind::Causality
             && self.pattern.as_ref().is_some_and(|p| {
+                // Its scores moved clearly: scores that moved by rounding
+                // alone move the weights by less than the probe can tell.
+                let key_moved = p.scores.as_ref().is_none_or(|k| {
+                    self.rows
+                        .iter()
+                        .find(|x| &x.path == k)
+                        .is_none_or(|x| x.delta.get(t).is_some_and(|d| *d > KEY_MOVED))
+                });
                 r.path == p.path
                     && b == 0
+                    && key_moved
                     && p.mask.reads(t, self.token, r.seq)
                     && p.mask.keys(t, r.seq).len() >= 2
                     && !r.at(b, t)
@@ -572,6 +593,7 @@ mod pattern_tests {
             pattern: Some(Pattern {
                 path: "block1.attn.weights".into(),
                 mask,
+                scores: None,
             }),
         }
     }
@@ -596,6 +618,27 @@ mod pattern_tests {
         // Query 1 under a window of 1 reads key 1 alone: its weight is 1
         // whatever moved, so it need not change.
         assert!(run(&[], Masking::Window(1)).first_leak().is_none());
+        // Scores that stayed the same (a LayerNorm over d 2 maps many rows
+        // to one) move no weight: nothing is missing.
+        let mut same_key = run(&[], Masking::Causal);
+        if let Some(p) = same_key.pattern.as_mut() {
+            p.scores = Some("block1.attn.scores".into());
+        }
+        same_key.rows.insert(
+            0,
+            RowChange {
+                path: "block1.attn.scores".into(),
+                op: OpKind::Scores,
+                batch: 1,
+                seq: 4,
+                delta: vec![0.0; 4],
+            },
+        );
+        assert!(same_key.first_leak().is_none());
+        same_key.rows[0].delta[1] = 1e-5;
+        assert!(same_key.first_leak().is_none(), "moved by rounding only");
+        same_key.rows[0].delta[1] = 0.5;
+        assert!(same_key.first_leak().unwrap().missing, "the key moved");
         let kept = run(&[2], Masking::Window(2)).first_leak().unwrap();
         assert_eq!(
             (kept.pos, kept.missing),

@@ -211,3 +211,34 @@ fn shape_only_runs_skip_value_checks_but_judge_shapes() {
     assert_eq!(failing(&bad.checks), [CheckName::Residual]);
     assert_eq!(check::all(&bad.trace), bad.checks);
 }
+
+/// A log whose output norm (sandwich norms) names itself as its input
+/// gets a verdict, not a loop: `returns` steps back only to earlier events.
+#[test]
+fn a_log_whose_norm_reads_itself_is_judged_not_looped_on() {
+    let (code, out, err) =
+        common::cli(&["trace", "--preset", "lesson-sandwich", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let looped: Vec<String> = out
+        .lines()
+        .map(|l| {
+            let mut e: serde_json::Value = serde_json::from_str(l).unwrap();
+            if e["path"] == "block1.post_ln_1" {
+                e["inputs"] = serde_json::json!(["block1.post_ln_1"]);
+            }
+            e.to_string()
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("looped.jsonl");
+    std::fs::write(&log, looped.join("\n") + "\n").unwrap();
+    let o = assert_cmd::Command::cargo_bin("shapetrace")
+        .unwrap()
+        .args(["check", "--log", log.to_str().unwrap()])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("✗ returns"), "{text}");
+}

@@ -196,8 +196,10 @@ pub fn returns(trace: &Trace) -> CheckResult {
             let mut update = output.and_then(at);
             // Sandwich norms: the sublayer's own output is what its norm
             // on the output read (through its casts in a 16-bit model).
+            // Each step back is to an earlier event, so a log whose norm
+            // reads itself cannot loop.
             while let Some(k) = update.filter(|&k| inside[k].path.contains(".post_ln_")) {
-                update = inside[k].inputs.first().and_then(at);
+                update = inside[k].inputs.first().and_then(at).filter(|&j| j < k);
             }
             // The output norm's own casts (a 16-bit model) come after the
             // sublayer's output: they are the norm's, not the sublayer's.

@@ -77,7 +77,7 @@ fn tinyllama(c: &mut Criterion) {
         .as_deref()
         .map_or(Source::Seeded, Source::Loaded);
     let model = Model::build_lm(&cfg, &backend, source);
-    drop(req.weights); // the model holds its own f32 copy
+    drop(req.weights); // the model holds its own views of the mapping
     let ends = model.ends.as_ref().expect("a vocabulary");
     let ids = backend.ids(req.tokens.as_deref().expect("the ids"));
     let weights = if dir.is_some() {

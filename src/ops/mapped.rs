@@ -20,6 +20,11 @@
 //! (or a header whose length is not a multiple of 4) starts off the 4-byte
 //! grid; such a tensor alone is copied.
 //!
+//! Once an op has read a weight, its pages are given back
+//! ([`Mapped::release`]): they leave the process's resident set and stay
+//! in the page cache, so a forward holds the weights of the op it runs,
+//! not every weight it has passed.
+//!
 //! The mapping is private and read-only. Changing the file while a run
 //! maps it is a hazard of every mapped reader (PyTorch's, llama.cpp's):
 //! the run may see new bytes, and a file cut short faults (SIGBUS) on the
@@ -27,8 +32,9 @@
 //! file is mapped ([`crate::weights::file::Header::open`]); do not write a
 //! checkpoint while a trace reads it.
 
-use half::{bf16, f16};
-use memmap2::Mmap;
+use half::f16;
+use half::slice::HalfFloatSliceExt;
+use memmap2::{Mmap, UncheckedAdvice};
 use ndarray::{ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -176,21 +182,72 @@ impl Mapped {
         self.decode()
     }
 
+    /// The values widened to f32 in the order they are stored, strided as
+    /// the model views them (a transpose stays a transpose): only the
+    /// stored elements the view reaches are converted, and nothing is
+    /// moved. What an op that takes strided operands (a matrix product)
+    /// reads; counted in [`Mapped::widened`].
+    #[must_use]
+    pub fn widen_strided(&self) -> ArrayD<f32> {
+        self.widened.fetch_add(1, Ordering::Relaxed);
+        if let Some(v) = self.view() {
+            return v.as_standard_layout().into_owned();
+        }
+        let reach = self.reach();
+        let values = self.convert(self.offset..self.offset + reach);
+        let shape = IxDyn(&self.shape).strides(IxDyn(&self.strides));
+        // The strides reach exactly `reach` elements from the first.
+        ArrayD::from_shape_vec(shape, values).unwrap_or_else(|_| self.decode())
+    }
+
+    /// How many stored elements the view spans, from its first to its last.
+    fn reach(&self) -> usize {
+        if self.shape.contains(&0) {
+            return 0;
+        }
+        1 + self
+            .shape
+            .iter()
+            .zip(&self.strides)
+            .map(|(n, s)| (n - 1) * s)
+            .sum::<usize>()
+    }
+
+    /// The stored elements `range` converted to f32, in stored order.
+    fn convert(&self, range: std::ops::Range<usize>) -> Vec<f32> {
+        let w = self.dtype.width();
+        let bytes = &self.bytes()[range.start * w..range.end * w];
+        match self.dtype {
+            Stored::F32 => bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+            // bf16 is the top half of an f32.
+            Stored::BF16 => bytes
+                .chunks_exact(2)
+                .map(|b| f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16))
+                .collect(),
+            Stored::F16 => match bytemuck::try_cast_slice::<u8, f16>(bytes) {
+                // half's slice conversion uses the CPU's F16C where it has it.
+                Ok(h) if cfg!(target_endian = "little") => {
+                    let mut out = vec![0.0; h.len()];
+                    h.convert_to_f32_slice(&mut out);
+                    out
+                }
+                _ => bytes
+                    .chunks_exact(2)
+                    .map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32())
+                    .collect(),
+            },
+        }
+    }
+
     /// [`Mapped::widen`] without counting.
     fn decode(&self) -> ArrayD<f32> {
         if let Some(v) = self.view() {
             return v.as_standard_layout().into_owned();
         }
-        let convert: fn(&[u8]) -> f32 = match self.dtype {
-            Stored::F32 => |b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-            Stored::F16 => |b| f16::from_le_bytes([b[0], b[1]]).to_f32(),
-            Stored::BF16 => |b| bf16::from_le_bytes([b[0], b[1]]).to_f32(),
-        };
-        let all: Vec<f32> = self
-            .bytes()
-            .chunks_exact(self.dtype.width())
-            .map(convert)
-            .collect();
+        let all = self.convert(0..self.len);
         // `new`, `transposed` and `columns` keep the view inside the
         // stored elements, so the window always fits.
         self.window(&all)
@@ -218,6 +275,34 @@ impl Mapped {
     #[must_use]
     pub fn stored_bytes(&self) -> usize {
         self.len * self.dtype.width()
+    }
+
+    /// Gives this process's pages of the stored tensor back once an op has
+    /// read it: they leave the resident set but stay in the kernel's page
+    /// cache, so the next read (the next forward's) maps them again
+    /// without touching the disk. A forward therefore holds the weights of
+    /// the op it runs, not every weight it has passed. Returns whether the
+    /// kernel took the advice (it may refuse, and nothing changes then).
+    pub fn release(&self) -> bool {
+        let len = self.stored_bytes();
+        if len == 0 {
+            return true;
+        }
+        #[allow(unsafe_code)]
+        // SAFETY: MADV_DONTNEED discards a private mapping's own copies of
+        // its pages, and the next access reads the file again. This mapping
+        // is private and read-only (`map_copy_read_only`): it is never
+        // written, so it has no copies of its own, and every page reads
+        // back the file's bytes, the same bytes any live borrow saw. No
+        // value a reader can observe changes (the file not being rewritten
+        // during the run is the mapping's own premise, stated above).
+        // memmap2 widens the range to whole pages, so a page shared with a
+        // neighbouring tensor is given back too, and read again as well.
+        unsafe {
+            self.map
+                .unchecked_advise_range(UncheckedAdvice::DontNeed, self.start, len)
+                .is_ok()
+        }
     }
 }
 

@@ -156,6 +156,14 @@ const CHECKED: &str = "shape checked by Op::infer";
 const DRAW_BLOCK: usize = 1 << 16;
 
 /// An owned row-major copy of `x`, to compute into in place.
+/// Gives back the pages of every checkpoint tensor an op has just read
+/// ([`Mapped::release`]): the forward holds one op's weights at a time.
+fn release<F: Scalar>(ins: &[&Tensor<F>]) {
+    for m in ins.iter().filter_map(|t| t.mapped()) {
+        m.release();
+    }
+}
+
 fn owned<F: Scalar>(x: &ArrayD<F>) -> ArrayD<F> {
     x.as_standard_layout().into_owned()
 }
@@ -254,6 +262,8 @@ impl<F: Scalar> Backend for Numeric<F> {
         if let Op::Positions = op {
             let wpe = ins[0].read();
             let y = ends::positions(&wpe.view(), out[0]);
+            drop(wpe);
+            release(ins);
             self.remember(&y, None);
             return Ok(y.into());
         }
@@ -284,6 +294,7 @@ impl<F: Scalar> Backend for Numeric<F> {
                 Self::activations(op, x, &rest, &out)
             }
         };
+        release(ins);
         self.remember(&y, stats);
         Ok(y.into())
     }
@@ -360,6 +371,8 @@ impl<F: Scalar> Backend for Numeric<F> {
                 }
                 let b = b.as_ref().map(|b| b.view());
                 let (y, pre, post) = linear_act(&x, &w.view(), b.as_ref(), &out, act);
+                drop((x, w, b));
+                release(ins);
                 self.remember(&y, Some(post));
                 Some((vec![pre], y.into()))
             }

@@ -51,14 +51,15 @@ impl<F: Scalar> Tensor<F> {
     }
 
     /// The values as a view: of the array, of the mapping (F32 in place),
-    /// or of the values widened to `F` for as long as it is held.
+    /// or of the values widened to `F` for as long as it is held (strided
+    /// as the mapping is: a transposed weight is not copied into rows).
     #[must_use]
     pub fn read(&self) -> CowArray<'_, F, IxDyn> {
         match self {
             Tensor::Owned(a) => CowArray::from(a.view()),
             Tensor::Mapped(m) => match m.view().and_then(F::in_place) {
                 Some(v) => CowArray::from(v),
-                None => CowArray::from(F::from_f32s(m.widen())),
+                None => CowArray::from(F::from_f32s(m.widen_strided())),
             },
         }
     }

@@ -11,6 +11,7 @@
 //! ```text
 //! Pre-LN   (norm: Before):  x = x + Attn(LN1(x));   x = x + MLP(LN2(x))
 //! Post-LN  (norm: After):   x = LN1(x + Attn(x));   x = LN2(x + MLP(x))
+//! MoE      (kind: Moe):     x = x + Σ_top-k w_e·MLP_e(LN2(x)), in the MLP's place
 //! ```
 
 use crate::config::names::named_enum;
@@ -25,6 +26,9 @@ named_enum! {
         Attention = "attn",
         /// The position-wise MLP.
         Mlp = "mlp",
+        /// A mixture of experts: a router sends each token to k of E
+        /// expert MLPs and mixes their outputs (Mixtral's sparse MoE).
+        Moe = "moe",
     }
 }
 
@@ -223,6 +227,9 @@ pub struct Arch {
     /// Whether, in a 16-bit model, the f32 softmax's weights are cast back
     /// before weights·v (`softmax-no-cast-back` does not).
     pub softmax_cast_back: bool,
+    /// The most tokens each expert of a mixture takes (`moe-capacity`:
+    /// ⌈B·T·k/E⌉, later tokens dropped); `None` takes every routed token.
+    pub capacity: Option<usize>,
 }
 
 impl Arch {
@@ -235,6 +242,14 @@ impl Arch {
             anatomy.mask = Mask::TwoWay;
         }
         anatomy.parallel = cfg.parallel;
+        // A mixture of experts in the MLP's place.
+        if cfg.experts > 0 {
+            for s in &mut anatomy.sublayers {
+                if s.kind == SublayerKind::Mlp {
+                    s.kind = SublayerKind::Moe;
+                }
+            }
+        }
         let ok = Self {
             anatomy,
             merge: Some(Merge::Transpose),
@@ -247,6 +262,7 @@ impl Arch {
             qk_randn: false,
             norm_cast_back: true,
             softmax_cast_back: true,
+            capacity: None,
         };
         match cfg.fault {
             None => ok,
@@ -324,6 +340,11 @@ impl Arch {
             },
             Some(Fault::SoftmaxNoCastBack) => Self {
                 softmax_cast_back: false,
+                ..ok
+            },
+            // Capacity factor 1: an even share of the B·T·k routes each.
+            Some(Fault::MoeCapacity) => Self {
+                capacity: Some((cfg.batch * cfg.seq * cfg.top_k).div_ceil(cfg.experts.max(1))),
                 ..ok
             },
         }

@@ -12,6 +12,7 @@ pub mod influence;
 pub mod params;
 pub mod probe;
 pub mod reference;
+pub mod routing;
 
 use crate::config::Fault;
 use crate::config::Placement;
@@ -92,8 +93,8 @@ pub fn as_logged(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
 #[must_use]
 pub fn catches(fault: Fault) -> &'static [CheckName] {
     use CheckName::{
-        Causality, Finite, OpShapes, Params, Positionwise, Reference, Residual, Returns, Stream,
-        Wiring,
+        Causality, Finite, OpShapes, Params, Positionwise, Reference, Residual, Returns, Routing,
+        Stream, Wiring,
     };
     match fault {
         Fault::FfnNoDown | Fault::AttnNoMerge => &[Residual],
@@ -108,6 +109,10 @@ pub fn catches(fault: Fault) -> &'static [CheckName] {
         Fault::ActAfterDown => &[Reference],
         Fault::NormNoCastBack => &[Stream],
         Fault::SoftmaxNoCastBack => &[OpShapes],
+        // Whether a token keeps its expert depends on the tokens before
+        // it, in its own sequence and the other batch elements: the MoE is
+        // no longer position-wise, and a token moves other sequences' outputs.
+        Fault::MoeCapacity => &[Routing, Positionwise, Causality, Reference],
     }
 }
 

@@ -231,6 +231,15 @@ pub struct ModelConfig {
     /// earlier key).
     #[serde(default)]
     pub window: usize,
+    /// Experts of a mixture-of-experts MLP, as Mixtral's
+    /// `num_local_experts`: a router sends each token to `top_k` of
+    /// `experts` MLPs and mixes their outputs; 0 for one dense MLP.
+    #[serde(default)]
+    pub experts: usize,
+    /// How many experts each token is sent to (Mixtral's
+    /// `num_experts_per_tok`); read only with `experts`.
+    #[serde(default = "top_k_by_default")]
+    pub top_k: usize,
     /// The element type of every tensor of a numeric run.
     pub dtype: DType,
     /// The run seed: every seeded tensor draws from its own stream derived
@@ -251,6 +260,14 @@ fn tied_by_default() -> bool {
 fn rope_theta_by_default() -> f64 {
     10_000.0
 }
+
+fn top_k_by_default() -> usize {
+    2
+}
+
+/// Most experts a mixture-of-experts MLP may have (DeepSeek-V3 routes
+/// among 256).
+pub const MAX_EXPERTS: usize = 256;
 
 /// Largest value allowed for any one dimension.
 pub const MAX_DIM: usize = 1 << 20;
@@ -347,6 +364,16 @@ pub enum ConfigError {
         "window {0} needs a decoder: an encoder's attention reads every position; allowed: window 0 with encoder"
     )]
     WindowInEncoder(usize),
+    /// `experts` or `top_k` out of range.
+    #[error("{what} {got}; allowed: {allowed}")]
+    Experts {
+        /// `experts` or `top_k`.
+        what: &'static str,
+        /// The value given.
+        got: usize,
+        /// What is allowed, in words.
+        allowed: String,
+    },
     /// The fault would not show on this model (e.g. `bias-w1-64` when
     /// d_ff = d_model).
     #[error("fault {fault} {needs}")]

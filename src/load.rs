@@ -189,9 +189,17 @@ pub fn resolve(
         req.input = Some(Arc::new(x.read()?));
     }
     if let Some(c) = ckpt {
+        // A 16-bit file is widened op by op, unless the limit also holds
+        // every weight in f32: then each is widened once and kept, and the
+        // estimate counts the f32 weights (as seeded ones), not the file.
         req.weights_held = c.held_bytes(&cfg);
+        let keep = req.weights_held.is_some() && cfg.numeric_bytes() <= req.limit();
+        if keep {
+            req.weights_held = None;
+        }
         crate::plan::require_numbers(&cfg, &req, "--weights")?;
         let w = c.load(&cfg)?;
+        let w = if keep { w.keep_widened() } else { w };
         // From token ids every embedding the model uses must be the file's.
         if cfg.vocab.is_some() && req.input.is_none() {
             let needed = [

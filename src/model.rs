@@ -21,6 +21,7 @@ pub mod block;
 pub mod embed;
 pub mod linear;
 pub mod mlp;
+pub mod moe;
 pub mod norm;
 
 pub use crate::arch::Arch;

@@ -72,6 +72,20 @@ named_enum! {
         /// A change of dtype, the shape kept: up to f32 for a norm or a
         /// softmax, back down after it.
         Cast = "cast",
+        /// A mixture of experts' router softmax: (B, T, E), one probability
+        /// per expert for every token, each token's row summing to 1.
+        RouterSoftmax = "router_softmax",
+        /// The k experts a token is sent to, best first: (B, T, E) → (B, T, k).
+        TopK = "top_k",
+        /// The chosen experts' probabilities over their sum: (B, T, k),
+        /// each token's k weights summing to 1.
+        RouteWeights = "route_weights",
+        /// The tokens routed to one expert, gathered as rows: (B, T, d) →
+        /// (n_e, d), n_e known only from the data.
+        Dispatch = "dispatch",
+        /// Every expert's rows, weighted and added back onto their tokens:
+        /// → (B, T, d).
+        Combine = "combine",
         /// An op another program recorded that shapetrace has no name for;
         /// the event's `op_name` holds the recorder's own (`einsum`).
         Other = "other",
@@ -228,6 +242,37 @@ pub enum Op {
     Cast {
         /// The dtype cast to.
         to: DType,
+    },
+    /// Softmax over the last axis, the experts, with no mask:
+    /// router logits (B, T, E) → probabilities (B, T, E).
+    RouterSoftmax,
+    /// The indices of the `k` largest entries of the last axis, largest
+    /// first (ties to the lower index): (B, T, E) → (B, T, k) expert ids.
+    TopK {
+        /// How many experts each token is sent to.
+        k: usize,
+    },
+    /// probs (B, T, E), ids (B, T, k) → the k chosen probabilities, each
+    /// over their sum: (B, T, k).
+    RouteWeights,
+    /// x (B, T, d), ids (B, T, k) → the rows of x whose tokens chose
+    /// `expert`, in token order: (n_e, d). n_e is the data's; a shape-only
+    /// run gives its bound, B·T (each token picks an expert at most once),
+    /// or the capacity when one is set.
+    Dispatch {
+        /// The expert, from 0.
+        expert: usize,
+        /// At most this many rows: later tokens are dropped (a capacity,
+        /// as Switch Transformer's; the `moe-capacity` fault). `None`
+        /// keeps every routed token.
+        capacity: Option<usize>,
+    },
+    /// ids (B, T, k), weights (B, T, k), then expert e's output (n_e, d)
+    /// for every e → y (B, T, d): each row added onto its token, times the
+    /// token's weight for that expert.
+    Combine {
+        /// As the dispatches' capacity: the rows each expert kept.
+        capacity: Option<usize>,
     },
 }
 

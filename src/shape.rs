@@ -21,7 +21,14 @@ pub fn named(shape: &[usize], axes: &[String]) -> String {
     let parts: Vec<String> = axes
         .iter()
         .zip(shape)
-        .map(|(a, n)| format!("{a}={n}"))
+        // An axis known only by its bound (`n_e≤`) reads `n_e≤8`.
+        .map(|(a, n)| {
+            if a.ends_with('≤') {
+                format!("{a}{n}")
+            } else {
+                format!("{a}={n}")
+            }
+        })
         .collect();
     format!("({})", parts.join(","))
 }

@@ -244,6 +244,19 @@ pub struct Weights {
 }
 
 impl Weights {
+    /// Every 16-bit tensor keeps its f32 values once widened
+    /// ([`Mapped::keep_widened`]): for a run whose memory limit holds the
+    /// whole model in f32.
+    #[must_use]
+    pub fn keep_widened(self) -> Self {
+        let tensors = self
+            .tensors
+            .into_iter()
+            .map(|(k, v)| (k, v.keep_widened()))
+            .collect();
+        Self { tensors }
+    }
+
     /// Whether the parameter `name` (e.g. `wte`) was loaded.
     #[must_use]
     pub fn has(&self, name: &str) -> bool {

@@ -12,8 +12,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The config and the loaded weights of `weights`, with `heads` when the
-/// file has no config.json beside it.
+/// file has no config.json beside it, under the default memory limit.
 fn load(weights: &str, heads: Option<usize>) -> (ModelConfig, Arc<shapetrace::weights::Weights>) {
+    let (cfg, req) = resolved(weights, heads, Request::default());
+    (cfg, req.weights.unwrap())
+}
+
+/// The config and request `resolve` makes of `weights` under `req`.
+fn resolved(weights: &str, heads: Option<usize>, req: Request) -> (ModelConfig, Request) {
     let src = Sources {
         weights: Some(Path::new(weights).to_path_buf()),
         ..Sources::default()
@@ -22,7 +28,19 @@ fn load(weights: &str, heads: Option<usize>) -> (ModelConfig, Arc<shapetrace::we
         heads,
         ..Overlay::default()
     };
-    let (cfg, req) = resolve(&flags, &src, Request::default()).unwrap();
+    resolve(&flags, &src, req).unwrap()
+}
+
+/// The tiny BF16 Llama under a limit just too small for its weights in
+/// f32: they are widened op by op.
+fn streamed_bf16() -> (ModelConfig, Arc<shapetrace::weights::Weights>) {
+    let dir = "tests/fixtures/hf-llama-tiny-bf16";
+    let (cfg, _) = resolved(dir, None, Request::default());
+    let limit = Request {
+        max_memory: Some(cfg.numeric_bytes() - 1),
+        ..Request::default()
+    };
+    let (cfg, req) = resolved(dir, None, limit);
     (cfg, req.weights.unwrap())
 }
 
@@ -75,7 +93,7 @@ fn an_f32_checkpoint_is_read_in_place_transposed_and_split_by_strides() {
 
 #[test]
 fn bf16_weights_are_widened_by_each_op_that_reads_them_once_per_forward() {
-    let (cfg, w) = load("tests/fixtures/hf-llama-tiny-bf16", None);
+    let (cfg, w) = streamed_bf16();
     let b = Numeric::<f32>::new();
     let model = Model::build_from(&cfg, &b, Source::Loaded(&w));
     let widened = || -> Vec<(String, usize)> {
@@ -99,6 +117,33 @@ fn bf16_weights_are_widened_by_each_op_that_reads_them_once_per_forward() {
     assert!(after.len() > cfg.layers * 4, "{}", after.len());
     forward(&cfg, &b, &model);
     assert!(widened().iter().all(|(_, n)| *n == 2));
+}
+
+#[test]
+fn bf16_weights_are_widened_once_and_kept_when_the_limit_holds_them_in_f32() {
+    // The default limit (4 GiB) holds the tiny model's f32 weights.
+    let (cfg, w) = load("tests/fixtures/hf-llama-tiny-bf16", None);
+    let b = Numeric::<f32>::new();
+    let model = Model::build_from(&cfg, &b, Source::Loaded(&w));
+    let counts = || -> Vec<usize> {
+        let ps = model.params();
+        ps.iter().map(|p| p.t.mapped().unwrap().widened()).collect()
+    };
+    forward(&cfg, &b, &model);
+    forward(&cfg, &b, &model);
+    // Two forwards, each weight widened once: at its first read.
+    assert!(counts().iter().all(|n| *n == 1), "{:?}", counts());
+    // Kept row-major, as seeded weights are (the fast layout for gemm).
+    for p in model.params() {
+        let v = p.t.read();
+        assert!(v.is_standard_layout(), "{} is read strided", p.name);
+    }
+    // The same numbers as the weights widened op by op.
+    let (_, streamed) = streamed_bf16();
+    let other = Model::build_from(&cfg, &b, Source::Loaded(&streamed));
+    for (a, o) in model.params().iter().zip(other.params()) {
+        assert_eq!(a.t, o.t, "{}", a.name);
+    }
 }
 
 #[test]
@@ -158,10 +203,19 @@ fn the_memory_estimate_counts_a_mapped_file_once_and_a_bf16_block_widened() {
     // F32: the mapped tensors count as seeded f32 weights do, once.
     let (_, held) = estimate("tests/fixtures/nanogpt-tiny.safetensors", Some(4));
     assert_eq!(held, None);
-    // BF16: the file's 2 bytes a value, and one block's 4 (or the tied
-    // embedding's, if wider): under the f32 weights' count.
+    // BF16 under the default limit, which holds the model in f32: the
+    // weights are widened once and kept, and count as f32.
     let (cfg, held) = estimate("tests/fixtures/hf-llama-tiny-bf16", None);
-    let held = held.unwrap();
+    assert_eq!(held, None);
+    // Under a limit just too small for that: the file's 2 bytes a value,
+    // and one block's 4 (or the tied embedding's, if wider), under the f32
+    // weights' count.
+    let limit = Request {
+        max_memory: Some(cfg.numeric_bytes() - 1),
+        ..Request::default()
+    };
+    let (_, req) = resolved("tests/fixtures/hf-llama-tiny-bf16", None, limit);
+    let held = req.weights_held.unwrap();
     let file = u128::from(
         std::fs::metadata("tests/fixtures/hf-llama-tiny-bf16/model.safetensors")
             .unwrap()
@@ -181,12 +235,12 @@ fn resident(at: usize) -> usize {
     let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
     let mut inside = false;
     for line in smaps.lines() {
-        let range = line.split_whitespace().next().and_then(|r| r.split_once('-'));
+        let range = line
+            .split_whitespace()
+            .next()
+            .and_then(|r| r.split_once('-'));
         if let Some((lo, hi)) = range
-            && let (Ok(lo), Ok(hi)) = (
-                usize::from_str_radix(lo, 16),
-                usize::from_str_radix(hi, 16),
-            )
+            && let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
         {
             inside = (lo..hi).contains(&at);
         } else if inside && let Some(kb) = line.strip_prefix("Rss:") {
@@ -234,7 +288,10 @@ fn wide_checkpoint(dir: &Path) -> std::path::PathBuf {
         })
         .collect();
     let views = shapes.iter().zip(&bytes).map(|((name, shape, _), b)| {
-        (name.clone(), TensorView::new(Dtype::F32, shape.clone(), b).unwrap())
+        (
+            name.clone(),
+            TensorView::new(Dtype::F32, shape.clone(), b).unwrap(),
+        )
     });
     let path = dir.join("wide.safetensors");
     std::fs::write(&path, safetensors::serialize(views, None).unwrap()).unwrap();
@@ -256,7 +313,10 @@ fn a_forward_gives_back_the_pages_of_every_weight_it_has_read() {
     let sum: f32 = params.iter().map(|p| p.t.read().sum()).sum();
     assert!(sum.is_finite());
     let read = resident(at);
-    assert!(read > file * 9 / 10, "{read} resident of a {file}-byte file");
+    assert!(
+        read > file * 9 / 10,
+        "{read} resident of a {file}-byte file"
+    );
     // A forward reads them all again and gives each back after its op:
     // what stays is the last ops' pages and the kernel's read-around.
     forward(&cfg, &b, &model);

@@ -95,6 +95,21 @@ why-lm-head-tied = The LM head scores every token of the vocabulary at every pos
 
 why-lm-head = The LM head scores every token of the vocabulary at every position: x·W with { $w } (d_model { $d }, V { $V }) gives the logits { $shape }. They are the model's output, not a sublayer's: they never return to (B,T,d).
 
+why-linear-router = The router scores every expert for every token: x·W_r with { $w } (d_model { $rows }, E { $cols }) gives one logit per expert, { $shape }. It is a linear layer like the others, only narrow: E experts, not d_ff units.
+
+why-router-softmax = Softmax over the { $E } experts of each token on its own: the router's logits become probabilities that sum to 1 per token. Nothing is masked, and the shape stays { $shape }.
+
+why-top-k = Each token keeps its { $k } most probable of { $E } experts, best first: { $shape } holds expert ids, not features. Which experts a token gets is data, decided here.
+
+why-route-weights = The { $k } chosen probabilities of each token over their sum: the weights its experts' outputs are mixed with, summing to 1 per token, so the combine adds one token's worth of update. { $shape }.
+
+why-dispatch = Expert { $e }'s batch: the rows of the tokens that chose it, gathered out of (B,T,d) into { $shape }. { $n } of the { $tokens } tokens chose it; that count is the data's, so the shape leaves (B,T,d) for (n_e,d) and no config can say n_e in advance{ $capacity ->
+    [0] .
+   *[other] . At most { $capacity } are kept: a token past the capacity is dropped and gets no update from this expert.
+}
+
+why-combine = Each expert's rows go back to their tokens, times the token's weight for that expert, and the { $E } experts' shares are summed: { $shape }, (B,T,d) again. Every token chose { $k } experts, so { $slots } rows should come back; { $routed } did.
+
 why-cast-up = The { $what } runs in f32: its sums over many values (a mean and a variance, or the exps of a row) need f32's 24 significant bits, and { $from } keeps { $bits }. The shape stays { $shape }; only the dtype leaves the stream's { $from }.
 
 why-cast-back = Cast back to { $to }, the stream's dtype, after the { $what }: the next matrix product needs one dtype, and the residual stream stays { $to }. The shape stays { $shape }; the dtype returns.

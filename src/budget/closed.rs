@@ -69,7 +69,19 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
         out.push(c(format!("block{i}.ln_1"), norm, norm_formula));
         out.push(c(format!("block{i}.attn"), attention, attn_formula));
         out.push(c(format!("block{i}.ln_2"), norm, norm_formula));
-        out.push(c(format!("block{i}.mlp"), mlp, mlp_formula));
+        // A mixture: E expert MLPs and the router W_r (d, E).
+        if cfg.experts > 0 {
+            let e = n(cfg.experts);
+            let moe_formula = match (gated, mlp_bias) {
+                (false, false) => "E·2·d·d_ff + d·E",
+                (false, true) => "E·(2·d·d_ff + d_ff + d) + d·E",
+                (true, false) => "E·3·d·d_ff + d·E",
+                (true, true) => "E·(3·d·d_ff + 2·d_ff + d) + d·E",
+            };
+            out.push(c(format!("block{i}.moe"), e * mlp + d * e, moe_formula));
+        } else {
+            out.push(c(format!("block{i}.mlp"), mlp, mlp_formula));
+        }
         // Sandwich norms: a second norm on each sublayer's output.
         if cfg.placement == Placement::Sandwich {
             out.push(c(format!("block{i}.post_ln_1"), norm, norm_formula));

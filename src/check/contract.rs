@@ -6,22 +6,33 @@
 //! (no add reached, a forward stopped at its input) is `skip`, not `pass`.
 
 use super::CheckResult;
+use crate::arch::SublayerKind;
 use crate::config::Placement;
 use crate::shape::fmt_shape;
 use crate::trace::OpKind;
 use crate::trace::{CheckName, Mode, Trace, judge};
 
-/// The six contract checks, in a fixed order.
+/// The six contract checks, in a fixed order, and `routing` after
+/// `wiring` when the anatomy has a mixture of experts.
 #[must_use]
 pub fn all(trace: &Trace) -> Vec<CheckResult> {
-    vec![
+    let mut out = vec![
         op_shapes(trace),
         residual(trace),
         stream(trace),
         returns(trace),
         wiring(trace),
-        finite(trace),
-    ]
+    ];
+    if trace
+        .anatomy
+        .sublayers
+        .iter()
+        .any(|s| s.kind == SublayerKind::Moe)
+    {
+        out.push(super::routing::routing(trace));
+    }
+    out.push(finite(trace));
+    out
 }
 
 /// The failure, as this check's verdict, if this check stopped the forward.

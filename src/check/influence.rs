@@ -390,6 +390,20 @@ fn perturb<F: Scalar>(cfg: &ModelConfig, x: &ArrayD<F>, t: usize) -> ArrayD<F> {
     y
 }
 
+/// The row changes of every tensor the two runs share with a (batch,
+/// position) row per token. An expert's batch (n_e, …) has none: its rows
+/// are the tokens that chose it, as many as the data says, so it is
+/// judged where it comes back onto the tokens, at the combine.
+fn token_rows<'a>(
+    base: &'a [Capture],
+    moved: &'a [Capture],
+) -> impl Iterator<Item = RowChange> + 'a {
+    base.iter()
+        .zip(moved)
+        .filter(|(a, b)| a.shape == b.shape && a.axes.first().is_none_or(|x| !x.starts_with("n_e")))
+        .map(|(a, b)| rows(a, b))
+}
+
 /// The largest change per (batch, position) row between two captures of
 /// one tensor; a change counts when it exceeds 1e-6 relative.
 fn rows(a: &Capture, b: &Capture) -> RowChange {
@@ -439,7 +453,7 @@ fn causal<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence
             if let Some(f) = moved_trace.failure {
                 return Err(format!("the perturbed run stops at {}", f.path));
             }
-            let rows = base.iter().zip(&moved).map(|(a, b)| rows(a, b)).collect();
+            let rows = token_rows(&base, &moved).collect();
             Ok(Influence {
                 kind: Kind::Causality,
                 token: t,
@@ -469,7 +483,7 @@ fn parts<T>(model: &Model<T>) -> Vec<Part> {
                 sub,
                 norm: true,
             };
-            let layer = matches!(s.layer, Layer::Mlp(_)).then_some(Part {
+            let layer = matches!(s.layer, Layer::Mlp(_) | Layer::Moe(_)).then_some(Part {
                 block,
                 sub,
                 norm: false,
@@ -543,7 +557,7 @@ fn positionwise<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Inf
             let mut out = Vec::new();
             for (&p, before) in parts.iter().zip(&base) {
                 let after = run(p, &moved_x)?;
-                out.extend(before.iter().zip(&after).map(|(a, b)| rows(a, b)));
+                out.extend(token_rows(before, &after));
             }
             Ok(Influence {
                 kind: Kind::Positionwise,

@@ -15,8 +15,8 @@ fn size(s: &str) -> Result<u128, String> {
 #[command(next_help_heading = "Model options")]
 pub struct ModelArgs {
     /// Start from a preset: lesson, lesson-swiglu, lesson-gqa, lesson-post-ln,
-    /// lesson-parallel, lesson-sandwich, lesson-encoder, lesson-lm (token ids
-    /// to logits), lesson-bf16, gpt2-small, gpt2-medium, gpt2-large, gpt2-xl,
+    /// lesson-parallel, lesson-sandwich, lesson-encoder, lesson-moe, lesson-lm
+    /// (token ids to logits), lesson-bf16, gpt2-small, gpt2-medium, gpt2-large, gpt2-xl,
     /// shakespeare-char.
     #[arg(long, global = true)]
     pub preset: Option<String>,

@@ -39,6 +39,8 @@ named_enum! {
         NormNoCastBack = "norm-no-cast-back",
         /// In bf16/f16, the softmax computes in f32 and its weights stay f32.
         SoftmaxNoCastBack = "softmax-no-cast-back",
+        /// Each expert takes at most ⌈B·T·k/E⌉ tokens: the rest are dropped.
+        MoeCapacity = "moe-capacity",
     }
 }
 
@@ -78,6 +80,9 @@ impl Fault {
             }
             Fault::SoftmaxNoCastBack => {
                 "the softmax runs in f32 and its weights are never cast back, so weights·v mixes f32 with the model's dtype"
+            }
+            Fault::MoeCapacity => {
+                "each expert takes at most ⌈B·T·k/E⌉ tokens (a capacity, as Switch Transformer's): a token past it is dropped and its update never returns"
             }
         }
     }

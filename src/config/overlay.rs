@@ -150,6 +150,13 @@ overlay! {
         /// itself included (0: every earlier position).
         #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
         window: usize,
+        /// A mixture of experts: the MLP becomes N expert MLPs and a router
+        /// (0: one dense MLP).
+        #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
+        experts: usize,
+        /// Experts each token is sent to (with --experts).
+        #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
+        top_k: usize,
         /// The dtype the model runs in: f32, f64, or bf16 / f16 as
         /// frameworks run them (norms and softmax in f32, cast back).
         #[arg(long, global = true, value_parser = DType::parse_model)]
@@ -163,8 +170,9 @@ overlay! {
         /// Build a known mistake: ffn-no-down, attn-no-merge, bias-w1-64,
         /// merge-no-transpose, no-causal-mask, skip-block1, norm-over-seq, no-out-proj,
         /// act-after-down, ln-after-add, mlp-returns-input, norm-over-batch,
-        /// softmax-no-max, down-to-ff, and with --dtype bf16 or f16
-        /// norm-no-cast-back, softmax-no-cast-back.
+        /// softmax-no-max, down-to-ff, with --dtype bf16 or f16
+        /// norm-no-cast-back, softmax-no-cast-back, and with --experts
+        /// moe-capacity.
         #[arg(long, global = true)]
         fault: Fault => |c, v| c.fault = Some(v),
     }

@@ -39,6 +39,10 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../assets/presets/lesson-encoder.toml"),
     ),
     (
+        "lesson-moe",
+        include_str!("../../assets/presets/lesson-moe.toml"),
+    ),
+    (
         "lesson-bf16",
         include_str!("../../assets/presets/lesson-bf16.toml"),
     ),

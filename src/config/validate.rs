@@ -5,7 +5,8 @@
 //! computes values would hold; [`crate::plan`] compares it with the limit.
 
 use super::{
-    Act, ConfigError, DType, Fault, MAX_DIM, MAX_LAYERS, ModelConfig, Placement, PosEmb, divisors,
+    Act, ConfigError, DType, Fault, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, ModelConfig, Placement,
+    PosEmb, divisors,
 };
 
 impl ModelConfig {
@@ -128,6 +129,7 @@ impl ModelConfig {
         if let Some(s) = self.rope_scaling {
             s.validate()?;
         }
+        self.validate_experts()?;
         if let Some(fault) = self.fault
             && let Some(needs) = self.fault_needs(fault)
         {
@@ -136,9 +138,56 @@ impl ModelConfig {
         Ok(())
     }
 
+    /// The mixture of experts' rules: at most [`MAX_EXPERTS`] experts,
+    /// 1 ≤ top_k ≤ experts, and values in f32 or f64 (routing in 16 bits
+    /// is not modelled).
+    fn validate_experts(&self) -> Result<(), ConfigError> {
+        let (e, k) = (self.experts, self.top_k);
+        if e == 0 {
+            return Ok(());
+        }
+        if e > MAX_EXPERTS {
+            return Err(ConfigError::Experts {
+                what: "experts",
+                got: e,
+                allowed: format!("0 (a dense MLP) to {MAX_EXPERTS}"),
+            });
+        }
+        if !(1..=e).contains(&k) {
+            return Err(ConfigError::Experts {
+                what: "top_k",
+                got: k,
+                allowed: format!("1 to experts ({e})"),
+            });
+        }
+        if self.dtype.is_half() {
+            return Err(ConfigError::Experts {
+                what: "experts",
+                got: e,
+                allowed: format!(
+                    "experts with dtype f32 or f64 (routing in {} is not modelled), or experts 0",
+                    self.dtype
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Why a fault would not show on this model, if it would not.
     fn fault_needs(&self, fault: Fault) -> Option<&'static str> {
         match fault {
+            Fault::MoeCapacity if self.experts < 2 => {
+                Some("needs a mixture of experts; add --experts 4 (or use --preset lesson-moe)")
+            }
+            Fault::BiasW164
+            | Fault::FfnNoDown
+            | Fault::MlpReturnsInput
+            | Fault::DownToFf
+            | Fault::ActAfterDown
+                if self.experts > 0 =>
+            {
+                Some("needs a dense MLP: in a mixture each expert is one; drop --experts")
+            }
             Fault::BiasW164 if !self.bias => Some("needs biases; drop --no-bias"),
             Fault::BiasW164 | Fault::FfnNoDown | Fault::MlpReturnsInput | Fault::DownToFf
                 if self.d_ff == self.d_model =>

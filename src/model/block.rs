@@ -15,6 +15,7 @@
 use super::Builder;
 use super::attention::Attention;
 use super::mlp::Mlp;
+use super::moe::Moe;
 use super::norm::Norm;
 use crate::arch::{NormAt, Sublayer, SublayerKind};
 use crate::ops::{Backend, Op};
@@ -26,6 +27,9 @@ pub enum Layer<T> {
     Attention(Attention<T>),
     /// The position-wise MLP: each token on its own.
     Mlp(Mlp<T>),
+    /// A mixture of experts: each token through the k expert MLPs its
+    /// router picks.
+    Moe(Moe<T>),
 }
 
 /// Sublayer i (from 1) of a block: its norm `ln_i`, its layer, and where
@@ -65,6 +69,7 @@ impl<T: Clone> Block<T> {
                 let layer = match anatomy.kind {
                     SublayerKind::Attention => Layer::Attention(Attention::new(&inner)),
                     SublayerKind::Mlp => Layer::Mlp(Mlp::new(&inner)),
+                    SublayerKind::Moe => Layer::Moe(Moe::new(&inner)),
                 };
                 Sub {
                     anatomy,
@@ -168,7 +173,8 @@ impl<T: Clone> Sub<T> {
         }
     }
 
-    /// The layer alone on x (B, T, d), in its own scope (`attn`, `mlp`).
+    /// The layer alone on x (B, T, d), in its own scope (`attn`, `mlp`,
+    /// `moe`).
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
@@ -181,6 +187,7 @@ impl<T: Clone> Sub<T> {
         match &self.layer {
             Layer::Attention(a) => a.forward(rec, x),
             Layer::Mlp(m) => m.forward(rec, x),
+            Layer::Moe(m) => m.forward(rec, x),
         }
     }
 
@@ -189,6 +196,7 @@ impl<T: Clone> Sub<T> {
         let layer: Box<dyn Iterator<Item = &Param<T>>> = match &self.layer {
             Layer::Attention(a) => Box::new(a.params()),
             Layer::Mlp(m) => Box::new(m.params()),
+            Layer::Moe(m) => Box::new(m.params()),
         };
         let post: Box<dyn Iterator<Item = &Param<T>>> = match &self.post {
             Some(p) => Box::new(p.params()),

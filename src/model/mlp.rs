@@ -111,6 +111,24 @@ impl<T: Clone> Mlp<T> {
         }
     }
 
+    /// Records the MLP as one expert of a mixture on its batch of tokens
+    /// x (n_e, d): the hidden layer and the down projection, whose output
+    /// (n_e, d) is not yet the sublayer's (the combine is).
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    pub fn rows<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
+        let h = self.hidden(rec, x)?; // (n_e, ff)
+        match &self.down {
+            Some(down) => down.forward(rec, "down", &h), // h·W2 + b2: (n_e, d)
+            None => Ok(h),
+        }
+    }
+
     /// The hidden layer `act(x·W1 + b1)` or `silu(x·Wg) ⊙ x·Wu` on x
     /// (B, T, d): (B, T, ff).
     fn hidden<B: Backend<Tensor = T>>(

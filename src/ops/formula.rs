@@ -85,6 +85,28 @@ impl Op {
             }
             Op::LmHead { tied: false } => format!("x·W_head : {}·{} → {o}", s(0), s(1)),
             Op::Cast { to } => format!("x.to({to}) : {} → {o}", s(0)),
+            Op::RouterSoftmax => format!("softmax over experts : {} → {o}", s(0)),
+            Op::TopK { k } => {
+                let e = ins.first().and_then(|x| x.last()).copied().unwrap_or(0);
+                format!("top-{k} of {e} experts : {} → {o}", s(0))
+            }
+            Op::RouteWeights => format!("p[top]/Σp[top] : {}[{}] → {o}", s(0), s(1)),
+            Op::Dispatch {
+                expert,
+                capacity: None,
+            } => format!("x[tokens → expert {}] : {} → {o}", expert + 1, s(0)),
+            Op::Dispatch {
+                expert,
+                capacity: Some(c),
+            } => format!(
+                "x[first {c} tokens → expert {}] : {} → {o}",
+                expert + 1,
+                s(0)
+            ),
+            Op::Combine { .. } => {
+                let ys: Vec<String> = ins.iter().skip(2).map(|y| fmt_shape(y)).collect();
+                format!("Σ_e w_e·y_e onto tokens : {} → {o}", ys.join("+"))
+            }
         }
     }
 }

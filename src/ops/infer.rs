@@ -52,6 +52,11 @@ impl Op {
             Op::AddPositions => OpKind::AddPositions,
             Op::LmHead { .. } => OpKind::LmHead,
             Op::Cast { .. } => OpKind::Cast,
+            Op::RouterSoftmax => OpKind::RouterSoftmax,
+            Op::TopK { .. } => OpKind::TopK,
+            Op::RouteWeights => OpKind::RouteWeights,
+            Op::Dispatch { .. } => OpKind::Dispatch,
+            Op::Combine { .. } => OpKind::Combine,
         }
     }
 
@@ -193,6 +198,70 @@ impl Op {
                 })?;
                 Ok(x.to_vec())
             }
+            Op::RouterSoftmax => {
+                rank(x, 3, "router logits")?;
+                Ok(x.to_vec())
+            }
+            Op::TopK { k } => {
+                rank(x, 3, "router probabilities")?;
+                need(*k >= 1 && *k <= x[2], || {
+                    format!("top-{k} of {} experts: k must be 1 to {}", x[2], x[2])
+                })?;
+                Ok(vec![x[0], x[1], *k])
+            }
+            Op::RouteWeights => {
+                let ids = ins.get(1).copied().unwrap_or(&[]);
+                rank(x, 3, "router probabilities")?;
+                rank(ids, 3, "expert ids")?;
+                need(ids[..2] == x[..2] && ids[2] <= x[2], || {
+                    format!(
+                        "expert ids {} do not index probabilities {}",
+                        fmt_shape(ids),
+                        fmt_shape(x)
+                    )
+                })?;
+                Ok(ids.to_vec())
+            }
+            Op::Dispatch { capacity, .. } => {
+                let ids = ins.get(1).copied().unwrap_or(&[]);
+                rank(x, 3, "dispatch input")?;
+                rank(ids, 3, "expert ids")?;
+                need(ids[..2] == x[..2], || {
+                    format!(
+                        "expert ids {} are not one row per token of {}",
+                        fmt_shape(ids),
+                        fmt_shape(x)
+                    )
+                })?;
+                let tokens = x[0] * x[1];
+                Ok(vec![capacity.map_or(tokens, |c| c.min(tokens)), x[2]])
+            }
+            Op::Combine { .. } => {
+                let w = ins.get(1).copied().unwrap_or(&[]);
+                rank(x, 3, "expert ids")?;
+                need(w == x, || {
+                    format!(
+                        "route weights {} and expert ids {} differ",
+                        fmt_shape(w),
+                        fmt_shape(x)
+                    )
+                })?;
+                let ys = ins.get(2..).unwrap_or(&[]);
+                need(!ys.is_empty(), || {
+                    "combine needs one output per expert".into()
+                })?;
+                let d = ys[0].last().copied().unwrap_or(0);
+                for y in ys {
+                    need(y.len() == 2 && y[1] == d && y[0] <= x[0] * x[1], || {
+                        format!(
+                            "an expert's output {} is not (n_e ≤ {}, d = {d})",
+                            fmt_shape(y),
+                            x[0] * x[1]
+                        )
+                    })?;
+                }
+                Ok(vec![x[0], x[1], d])
+            }
         }
     }
 
@@ -246,6 +315,13 @@ impl Op {
                     *last = at(w, usize::from(!*tied));
                 }
                 out
+            }
+            Op::TopK { .. } => owned(&[&at(x, 0), &at(x, 1), "k"]),
+            Op::RouteWeights => ins.get(1).map_or_else(Vec::new, |ids| ids.to_vec()),
+            Op::Dispatch { .. } => owned(&["n_e", &at(x, 2)]),
+            Op::Combine { .. } => {
+                let y = ins.get(2).copied().unwrap_or(&[]);
+                owned(&[&at(x, 0), &at(x, 1), &at(y, 1)])
             }
             _ => x.to_vec(),
         }

@@ -13,7 +13,9 @@
 //! F32, 4-byte aligned, little-endian host   in place: a strided view of the mapping
 //! F32 misaligned (or a big-endian host)     copied to f32 once, when the model is built
 //! F16, BF16                                 widened to f32 by each op that reads it,
-//!                                           and dropped when the op is done
+//!                                           and dropped when the op is done; or, when
+//!                                           the memory limit holds the model in f32,
+//!                                           widened once and kept (`keep_widened`)
 //! ```
 //!
 //! safetensors pads nothing, so an F32 tensor after an odd-sized F16 one
@@ -36,8 +38,8 @@ use half::f16;
 use half::slice::HalfFloatSliceExt;
 use memmap2::{Mmap, UncheckedAdvice};
 use ndarray::{ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// The element types a checkpoint tensor may be stored in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +82,10 @@ pub struct Mapped {
     /// How many times its values were converted to owned f32 (widened or
     /// copied): shared by its clones, for tests and the curious.
     widened: Arc<AtomicUsize>,
+    /// A 16-bit tensor's f32 values, widened at the first read and kept
+    /// for every later one, when the memory limit holds the whole model in
+    /// f32 ([`Mapped::keep_widened`]); `None` widens at every read.
+    kept: Option<Arc<OnceLock<ArrayD<f32>>>>,
 }
 
 impl Mapped {
@@ -99,6 +105,7 @@ impl Mapped {
             strides: c_strides(shape),
             shape: shape.to_vec(),
             widened: Arc::new(AtomicUsize::new(0)),
+            kept: None,
         })
     }
 
@@ -108,6 +115,7 @@ impl Mapped {
         self.shape.reverse();
         self.strides.reverse();
         self.widened = Arc::new(AtomicUsize::new(0));
+        self.kept = self.kept.map(|_| Arc::default());
         self
     }
 
@@ -121,6 +129,7 @@ impl Mapped {
             m.offset += lo * m.strides[last];
             m.shape[last] = hi - lo;
             m.widened = Arc::new(AtomicUsize::new(0));
+            m.kept = m.kept.map(|_| Arc::default());
             m
         })
     }
@@ -182,62 +191,95 @@ impl Mapped {
         self.decode()
     }
 
+    /// Keeps the f32 values once widened, for every later read: what a run
+    /// does when the memory limit holds every weight in f32 (as frameworks
+    /// load a 16-bit checkpoint into f32), so each forward after the first
+    /// multiplies row-major f32 weights and converts nothing. An F32 tensor
+    /// read in place is unchanged.
+    #[must_use]
+    pub fn keep_widened(mut self) -> Self {
+        if self.kept.is_none() {
+            self.kept = Some(Arc::default());
+        }
+        self
+    }
+
+    /// The kept f32 values (row-major), widened now if this is the first
+    /// read; `None` unless [`Mapped::keep_widened`] asked for them, or for
+    /// a tensor read in place. Counted in [`Mapped::widened`] once.
+    #[must_use]
+    pub fn kept(&self) -> Option<&ArrayD<f32>> {
+        if self.in_place() {
+            return None;
+        }
+        Some(self.kept.as_ref()?.get_or_init(|| self.widen()))
+    }
+
     /// The values widened to f32 in the order they are stored, strided as
-    /// the model views them (a transpose stays a transpose): only the
-    /// stored elements the view reaches are converted, and nothing is
-    /// moved. What an op that takes strided operands (a matrix product)
-    /// reads; counted in [`Mapped::widened`].
+    /// the model views them: a transposed weight stays a transposed view
+    /// (the matrix product reads it as it is), a range of columns converts
+    /// only the stored elements it spans. Nothing is moved. Counted in
+    /// [`Mapped::widened`].
     #[must_use]
     pub fn widen_strided(&self) -> ArrayD<f32> {
         self.widened.fetch_add(1, Ordering::Relaxed);
         if let Some(v) = self.view() {
             return v.as_standard_layout().into_owned();
         }
-        let reach = self.reach();
-        let values = self.convert(self.offset..self.offset + reach);
+        let span = if self.shape.contains(&0) {
+            0
+        } else {
+            let last: usize = self
+                .shape
+                .iter()
+                .zip(&self.strides)
+                .map(|(n, s)| (n - 1) * s)
+                .sum();
+            last + 1
+        };
+        let values = self.convert(self.offset..self.offset + span);
         let shape = IxDyn(&self.shape).strides(IxDyn(&self.strides));
-        // The strides reach exactly `reach` elements from the first.
+        // The strides reach exactly the `span` elements converted.
         ArrayD::from_shape_vec(shape, values).unwrap_or_else(|_| self.decode())
     }
 
-    /// How many stored elements the view spans, from its first to its last.
-    fn reach(&self) -> usize {
-        if self.shape.contains(&0) {
-            return 0;
-        }
-        1 + self
-            .shape
-            .iter()
-            .zip(&self.strides)
-            .map(|(n, s)| (n - 1) * s)
-            .sum::<usize>()
+    /// The stored elements `range` converted to f32, in stored order, on
+    /// every core for a large tensor.
+    fn convert(&self, range: std::ops::Range<usize>) -> Vec<f32> {
+        use rayon::prelude::*;
+        const CHUNK: usize = 1 << 16;
+        let mut out = vec![0.0; range.len()];
+        out.par_chunks_mut(CHUNK).enumerate().for_each(|(i, part)| {
+            let at = range.start + i * CHUNK;
+            self.convert_into(at..at + part.len(), part);
+        });
+        out
     }
 
-    /// The stored elements `range` converted to f32, in stored order.
-    fn convert(&self, range: std::ops::Range<usize>) -> Vec<f32> {
+    /// The stored elements `range` converted to f32 into `out` (as long).
+    fn convert_into(&self, range: std::ops::Range<usize>, out: &mut [f32]) {
         let w = self.dtype.width();
         let bytes = &self.bytes()[range.start * w..range.end * w];
         match self.dtype {
-            Stored::F32 => bytes
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect(),
+            Stored::F32 => {
+                for (o, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+                    *o = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                }
+            }
             // bf16 is the top half of an f32.
-            Stored::BF16 => bytes
-                .chunks_exact(2)
-                .map(|b| f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16))
-                .collect(),
+            Stored::BF16 => {
+                for (o, b) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+                    *o = f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16);
+                }
+            }
             Stored::F16 => match bytemuck::try_cast_slice::<u8, f16>(bytes) {
                 // half's slice conversion uses the CPU's F16C where it has it.
-                Ok(h) if cfg!(target_endian = "little") => {
-                    let mut out = vec![0.0; h.len()];
-                    h.convert_to_f32_slice(&mut out);
-                    out
+                Ok(h) if cfg!(target_endian = "little") => h.convert_to_f32_slice(out),
+                _ => {
+                    for (o, b) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+                        *o = f16::from_le_bytes([b[0], b[1]]).to_f32();
+                    }
                 }
-                _ => bytes
-                    .chunks_exact(2)
-                    .map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32())
-                    .collect(),
             },
         }
     }
@@ -253,6 +295,28 @@ impl Mapped {
         self.window(&all)
             .map(|v| v.as_standard_layout().into_owned())
             .unwrap_or_else(|| ArrayD::zeros(IxDyn(&self.shape)))
+    }
+
+    /// Rows `ids` of a table read as stored, (V, d), widened to f32 into
+    /// `out` (ids.len(), d): only the rows named are read. An id outside
+    /// 0..V gives a row of NaN. Counted in [`Mapped::widened`]. `None` for
+    /// a view that is not a whole row-major matrix.
+    #[must_use]
+    pub fn gather(&self, ids: &[f64], out: &[usize]) -> Option<ArrayD<f32>> {
+        let (&[v, d], &[s, 1]) = (&self.shape[..], &self.strides[..]) else {
+            return None;
+        };
+        self.widened.fetch_add(1, Ordering::Relaxed);
+        let mut y = vec![f32::NAN; ids.len() * d];
+        for (id, row) in ids.iter().zip(y.chunks_exact_mut(d.max(1))) {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let i = *id as usize;
+            if *id >= 0.0 && i < v {
+                let at = self.offset + i * s;
+                self.convert_into(at..at + d, row);
+            }
+        }
+        ArrayD::from_shape_vec(IxDyn(out), y).ok()
     }
 
     /// How many times the values were widened or copied to f32.

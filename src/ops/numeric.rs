@@ -18,6 +18,7 @@ mod in_place;
 mod kernels;
 mod layers;
 pub mod matmul;
+mod moe;
 mod moments;
 mod scalar;
 mod simd;
@@ -137,6 +138,14 @@ impl<F: Scalar> Numeric<F> {
                 (y, None)
             }
             Op::AddPositions => (ends::add_positions(x, rest[0]), None),
+            Op::TopK { k } => (moe::top_k(x, *k, out), None),
+            Op::RouteWeights => (moe::route_weights(x, rest[0]), None),
+            Op::Dispatch { expert, capacity } => {
+                (moe::dispatch(x, rest[0], *expert, *capacity), None)
+            }
+            Op::Combine { capacity } => {
+                (moe::combine(x, rest[0], &rest[1..], *capacity, out), None)
+            }
             Op::Cast { to } => (ends::cast(owned(x), *to), None),
             // Softmax, activations, SwiGLU and the add keep x's shape.
             op => {
@@ -155,7 +164,6 @@ const CHECKED: &str = "shape checked by Op::infer";
 /// Values drawn from one random stream when a parameter is initialised.
 const DRAW_BLOCK: usize = 1 << 16;
 
-/// An owned row-major copy of `x`, to compute into in place.
 /// Gives back the pages of every checkpoint tensor an op has just read
 /// ([`Mapped::release`]): the forward holds one op's weights at a time.
 fn release<F: Scalar>(ins: &[&Tensor<F>]) {
@@ -164,6 +172,7 @@ fn release<F: Scalar>(ins: &[&Tensor<F>]) {
     }
 }
 
+/// An owned row-major copy of `x`, to compute into in place.
 fn owned<F: Scalar>(x: &ArrayD<F>) -> ArrayD<F> {
     x.as_standard_layout().into_owned()
 }
@@ -280,10 +289,17 @@ impl<F: Scalar> Backend for Numeric<F> {
                 let (g, b) = (g.as_ref().map(|g| g.view()), b.as_ref().map(|b| b.view()));
                 norm(x, *kind, *axis, *eps, &g.expect(CHECKED), b.as_ref())
             }
-            Op::Gather => {
-                let table = ins[1].read();
-                (ends::gather(x, &table.view(), &out), None)
-            }
+            // A 16-bit table widens only the rows the ids name.
+            Op::Gather => match ins[1].mapped().filter(|m| !m.in_place()).and_then(|m| {
+                let ids: Vec<f64> = x.iter().map(|v| v.f64()).collect();
+                m.gather(&ids, &out)
+            }) {
+                Some(rows) => (F::from_f32s(rows), None),
+                None => {
+                    let table = ins[1].read();
+                    (ends::gather(x, &table.view(), &out), None)
+                }
+            },
             Op::LmHead { tied: true } => {
                 let wte = ins[1].read();
                 (ends::lm_head_tied(x, &wte.view(), &out), None)

@@ -307,12 +307,19 @@ impl<'b, B: Backend> Recorder<'b, B> {
         };
         drop(all);
         let stream = self.stream.clone();
+        // A dispatch's rows are the data's: the event is made again from
+        // the backend's output, and a shape-only run marks its bound.
+        let data_dependent =
+            matches!(op, Op::Dispatch { .. }).then(|| (about.clone(), path.clone()));
         let (mut event, operands) = about.event(
             (path, name),
             op,
             (shape, dtype),
             (on_stream, &stream, self.dtype),
         );
+        if data_dependent.is_some() && !B::NUMERIC {
+            mark_bound(&mut event);
+        }
         // Heads merged to a width other than d_model (a head_dim given
         // apart from it) are h·hd wide, not d.
         if matches!(op, Op::MergeHeads(_)) && event.shape.last() != stream.last() {
@@ -356,6 +363,15 @@ impl<'b, B: Backend> Recorder<'b, B> {
             self.backend.cast(t, dtype)
         } else {
             t
+        };
+        let (event, operands) = match data_dependent {
+            Some((about, path)) if B::shape(&t) != event.shape.as_slice() => about.event(
+                (path, name),
+                op,
+                (B::shape(&t).to_vec(), dtype),
+                (on_stream, &stream, self.dtype),
+            ),
+            _ => (event, operands),
         };
         // Split or merged heads hold their input's values: the same stats.
         let same = match op {
@@ -425,5 +441,16 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 dtype: self.dtype_of(i),
             })
             .collect()
+    }
+}
+
+/// A shape-only dispatch records the bound of its rows, not their count:
+/// its first axis reads `n_e≤8`, not `n_e=8`.
+fn mark_bound(event: &mut Pending) {
+    if let Some(a) = event.axes.first_mut() {
+        a.push('≤');
+    }
+    if let Some(s) = event.sources.first_mut() {
+        s.axis.push('≤');
     }
 }

@@ -18,6 +18,9 @@ named_enum! {
         Returns = "returns",
         /// Each block reads the previous block's output.
         Wiring = "wiring",
+        /// In a mixture of experts, every token's k routes reach an expert
+        /// and come back, weighted by weights that sum to 1.
+        Routing = "routing",
         /// Every value is finite.
         Finite = "finite",
         /// The built model has the parameter count of the closed-form

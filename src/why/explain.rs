@@ -147,6 +147,27 @@ fn made(s: &Step, i: usize) -> Option<String> {
         Op::Positions if i == 0 => Some(format!("T of {}", s.path(1))),
         Op::LmHead { tied: true } if i + 1 == n => Some(format!("rows of {} (V)", s.path(1))),
         Op::LmHead { tied: false } if i + 1 == n => Some(format!("columns of {} (V)", s.path(1))),
+        Op::TopK { k } if i == 2 => Some(format!("top_k = {k}")),
+        // How many tokens chose the expert: the data's, not the config's.
+        Op::Dispatch { capacity, .. } if i == 0 => Some(match capacity {
+            None => format!(
+                "data: the tokens of {} that chose this expert, ≤ B·T = {}",
+                s.path(1),
+                s.dim(0, 0) * s.dim(0, 1)
+            ),
+            Some(c) => format!(
+                "data: the tokens of {} that chose this expert, the first {c} kept",
+                s.path(1)
+            ),
+        }),
+        Op::Combine { .. } if i < 2 => Some(format!(
+            "{} of {}",
+            s.ins
+                .first()
+                .and_then(|p| p.axes.get(i))
+                .map_or("?", String::as_str),
+            s.path(0)
+        )),
         _ => None,
     }
 }
@@ -334,6 +355,36 @@ fn message(s: &Step) -> Why {
         .arg("V", s.out.last().copied().unwrap_or(0))
         .arg("w", s.path(1))
         .arg("shape", shape),
+        Op::RouterSoftmax => Why::new("why-router-softmax")
+            .arg("E", s.last(0))
+            .arg("shape", shape),
+        Op::TopK { k } => Why::new("why-top-k")
+            .arg("k", *k)
+            .arg("E", s.last(0))
+            .arg("shape", shape),
+        Op::RouteWeights => Why::new("why-route-weights")
+            .arg("k", s.last(1))
+            .arg("shape", shape),
+        Op::Dispatch { expert, capacity } => Why::new("why-dispatch")
+            .arg("e", expert + 1)
+            .arg("n", s.out(0))
+            .arg("tokens", s.dim(0, 0) * s.dim(0, 1))
+            .arg("capacity", capacity.map_or(0, |c| c))
+            .arg("d", s.last(0))
+            .arg("shape", shape),
+        Op::Combine { .. } => Why::new("why-combine")
+            .arg("E", s.ins.len().saturating_sub(2))
+            .arg("k", s.last(0))
+            .arg(
+                "routed",
+                s.ins
+                    .iter()
+                    .skip(2)
+                    .map(|p| p.shape.first().copied().unwrap_or(0))
+                    .sum::<usize>(),
+            )
+            .arg("slots", s.dim(0, 0) * s.dim(0, 1) * s.last(0))
+            .arg("shape", shape),
         // Up to f32 before a norm or softmax; back to the stream's dtype after.
         Op::Cast { to } => {
             let from = s.ins.first().map_or(s.stream_dtype, |p| p.dtype);
@@ -409,6 +460,7 @@ fn linear(s: &Step) -> Why {
         "up" => "why-linear-up",
         "gate" => "why-linear-gate",
         "down" => "why-linear-down",
+        "router" => "why-linear-router",
         _ => "why-linear",
     };
     let bias = s

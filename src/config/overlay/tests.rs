@@ -36,6 +36,8 @@ fn every_field_changed() -> ModelConfig {
         rope_theta: 500.0,
         rope_scaling: Some(RopeScaling::Linear { factor: 2.0 }),
         window: 3,
+        experts: 5,
+        top_k: 3,
         dtype: DType::F64,
         seed: 9,
         eps: 1e-6,

@@ -1,9 +1,10 @@
 //! The ops that keep their first operand's shape, computed into its
-//! buffer: softmax, activations, rotary positions, SwiGLU and the add.
+//! buffer: softmax (attention's and a router's), activations, rotary
+//! positions, SwiGLU and the add.
 
 use super::act::{silu, unary};
 use super::{Scalar, flat, kernels, slice_mut, softmax};
-use crate::ops::{Op, Stats};
+use crate::ops::{Masking, Op, Stats};
 use ndarray::ArrayD;
 
 /// Ops that keep their first operand's shape, computed into its buffer.
@@ -14,6 +15,11 @@ pub(super) fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>
         Op::Softmax { mask } => {
             let nd = shape.len();
             softmax::softmax_rows(out, shape[nd - 2], shape[nd - 1], *mask)
+        }
+        // Each token's row of E router logits: nothing is masked.
+        Op::RouterSoftmax => {
+            let nd = shape.len();
+            softmax::softmax_rows(out, shape[nd - 2], shape[nd - 1], Masking::TwoWay)
         }
         Op::SoftmaxNoMax { mask } => {
             let nd = shape.len();
@@ -37,6 +43,7 @@ pub(super) fn keeps_shape(op: &Op) -> bool {
     matches!(
         op,
         Op::Softmax { .. }
+            | Op::RouterSoftmax
             | Op::SoftmaxNoMax { .. }
             | Op::Act(_)
             | Op::SwiGlu

@@ -5,9 +5,11 @@
 //! An op reads its operands through [`Tensor::array`] (activations: the
 //! array itself; a mapped tensor in an activation's place is converted for
 //! that op) or [`Tensor::read`] (weights: a view of the mapping for F32, or
-//! the values widened to f32 for that op alone, dropped after it). So an
-//! F32 checkpoint is never copied, and a 16-bit one costs one weight's f32
-//! values at a time, not the model's.
+//! the values widened to f32 for that op alone, dropped after it; or kept
+//! from the first read on, when the memory limit holds the model in f32).
+//! So an F32 checkpoint is never copied, and a 16-bit one costs one
+//! weight's f32 values at a time, not the model's, unless the limit
+//! affords the model's.
 
 use super::Scalar;
 use crate::ops::mapped::Mapped;
@@ -51,15 +53,19 @@ impl<F: Scalar> Tensor<F> {
     }
 
     /// The values as a view: of the array, of the mapping (F32 in place),
-    /// or of the values widened to `F` for as long as it is held (strided
-    /// as the mapping is: a transposed weight is not copied into rows).
+    /// or of the values widened to `F` for as long as it is held (in the
+    /// stored order, strided as the mapping is: a transposed weight is
+    /// multiplied as it lies, never copied into rows).
     #[must_use]
     pub fn read(&self) -> CowArray<'_, F, IxDyn> {
         match self {
             Tensor::Owned(a) => CowArray::from(a.view()),
             Tensor::Mapped(m) => match m.view().and_then(F::in_place) {
                 Some(v) => CowArray::from(v),
-                None => CowArray::from(F::from_f32s(m.widen_strided())),
+                None => match m.kept().and_then(|k| F::in_place(k.view())) {
+                    Some(v) => CowArray::from(v),
+                    None => CowArray::from(F::from_f32s(m.widen_strided())),
+                },
             },
         }
     }

@@ -9,6 +9,7 @@ use crate::why::{self, Step, explain::Part};
 /// What an event says of its operands: its output's axes, the paths of
 /// the activations it reads, every operand's path, shape and dtype, and
 /// every operand's axes.
+#[derive(Clone)]
 pub(super) struct About {
     pub axes: Vec<String>,
     pub inputs: Vec<String>,

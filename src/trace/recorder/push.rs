@@ -111,7 +111,8 @@ impl<B: Backend> Recorder<'_, B> {
             formula: e.formula,
             stats,
             check: None,
-            values: preview.filter(|_| self.watch.values),
+            // A router's weights are kept always: `routing` judges their sums.
+            values: preview.filter(|_| self.watch.values || e.op == OpKind::RouteWeights),
             sources: e.sources,
             why_text: e.why.text(),
             why: Some(e.why),

@@ -1,0 +1,143 @@
+//! `routing`: in a mixture of experts, every token's update comes back.
+//!
+//! Each token is sent to k experts, so a block's experts together take
+//! B·T·k rows: Σ_e n_e = B·T·k. Fewer means some token's route reached no
+//! expert, and its share of the update never returns (a capacity that
+//! drops tokens, the `moe-capacity` fault). And each token's k weights sum
+//! to 1, so the combine adds one token's worth of update, neither more nor
+//! less.
+//!
+//! Both are read from the trace's events alone (a replayed log is judged
+//! the same way): the dispatches' shapes (n_e, d) and the route weights'
+//! values. A shape-only run records each n_e's bound, not its count, so it
+//! is skipped there.
+//!
+//! # Shapes
+//! - `blockN.moe.top_k`, `.weights`: (B, T, k)
+//! - `blockN.moe.expertE.dispatch`: (n_e, d)
+
+use super::CheckResult;
+use crate::trace::{CheckName, Event, Mode, OpKind, Trace};
+
+/// How far each token's weights may sum from 1: f32's rounding of k
+/// divisions.
+const SUM_TOLERANCE: f64 = 1e-4;
+
+/// Every mixture's routes all come back, each token's weights summing to 1.
+#[must_use]
+pub fn routing(trace: &Trace) -> CheckResult {
+    let name = CheckName::Routing;
+    if let Some(f) = trace.failure.as_ref().filter(|f| f.check == name) {
+        return CheckResult::fail(name, &f.path, format!("{}: {}", f.path, f.detail));
+    }
+    let mixtures = mixtures(&trace.events);
+    if mixtures.is_empty() {
+        return CheckResult::skip(name, "nothing to judge: no mixture of experts was reached");
+    }
+    if trace.mode != Mode::Numeric {
+        return CheckResult::skip(
+            name,
+            "n_e is the data's: a shape-only run records each expert's bound (≤ B·T), not how many tokens it took",
+        );
+    }
+    let mut unchecked_sums = 0;
+    for m in &mixtures {
+        let routes = m.top_k.shape.iter().product::<usize>();
+        let taken: usize = m.dispatches.iter().filter_map(|e| e.shape.first()).sum();
+        if taken != routes {
+            let [b, t, k] = m.top_k.shape[..] else {
+                continue;
+            };
+            return CheckResult::fail(
+                name,
+                &m.combine_path(),
+                format!(
+                    "{}: its experts took {taken} rows of the {routes} routes (B·T·k = {b}·{t}·{k}): {} route(s) reached no expert, and those tokens' updates never come back",
+                    m.combine_path(),
+                    routes.abs_diff(taken)
+                ),
+            );
+        }
+        match m.weights.and_then(|w| w.values.as_ref().map(|v| (w, v))) {
+            Some((w, values)) => {
+                let k = w.shape.last().copied().unwrap_or(1).max(1);
+                let off = values
+                    .chunks(k)
+                    .enumerate()
+                    .map(|(t, row)| (t, row.iter().sum::<f64>()))
+                    .find(|(_, s)| (s - 1.0).abs() > SUM_TOLERANCE);
+                if let Some((t, sum)) = off {
+                    return CheckResult::fail(
+                        name,
+                        &w.path,
+                        format!(
+                            "{}: token {t}'s {k} weights sum to {sum:.4}; each token's must sum to 1",
+                            w.path
+                        ),
+                    );
+                }
+            }
+            None => unchecked_sums += 1,
+        }
+    }
+    let first = &mixtures[0];
+    let routes = first.top_k.shape.iter().product::<usize>();
+    let k = first.top_k.shape.last().copied().unwrap_or(0);
+    let sums = if unchecked_sums == 0 {
+        "each token's weights summing to 1".to_string()
+    } else {
+        format!(
+            "weights summing to 1 where kept ({unchecked_sums} of {} hold over 4096 weights, whose values a trace does not keep)",
+            mixtures.len()
+        )
+    };
+    CheckResult::pass(
+        name,
+        format!(
+            "every token's {k} routes reached an expert and came back ({routes} of {routes} in each of {} mixture(s)), {sums}",
+            mixtures.len()
+        ),
+    )
+}
+
+/// One mixture's events: its top-k choice, its weights and its dispatches.
+struct Mixture<'a> {
+    top_k: &'a Event,
+    weights: Option<&'a Event>,
+    dispatches: Vec<&'a Event>,
+}
+
+impl Mixture<'_> {
+    /// The combine's path: `blockN.moe.combine`.
+    fn combine_path(&self) -> String {
+        let scope = self.top_k.path.rsplit_once('.').map_or("", |(s, _)| s);
+        format!("{scope}.combine")
+    }
+}
+
+/// Every mixture of a trace, from its top-k event on: the weights and the
+/// dispatches recorded in the same scope before the next top-k.
+fn mixtures(events: &[Event]) -> Vec<Mixture<'_>> {
+    let mut out: Vec<Mixture> = Vec::new();
+    for e in events {
+        let scope = |e: &Event| e.path.split('.').take(2).collect::<Vec<_>>().join(".");
+        match e.op {
+            OpKind::TopK => out.push(Mixture {
+                top_k: e,
+                weights: None,
+                dispatches: Vec::new(),
+            }),
+            OpKind::RouteWeights | OpKind::Dispatch => {
+                if let Some(m) = out.last_mut().filter(|m| scope(m.top_k) == scope(e)) {
+                    if e.op == OpKind::Dispatch {
+                        m.dispatches.push(e);
+                    } else {
+                        m.weights = Some(e);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}

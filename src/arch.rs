@@ -242,14 +242,20 @@ impl Arch {
             anatomy.mask = Mask::TwoWay;
         }
         anatomy.parallel = cfg.parallel;
-        // A mixture of experts in the MLP's place.
+        let mut arch = Self::variant(cfg, anatomy);
+        // A mixture of experts in the MLP's place, whatever the fault.
         if cfg.experts > 0 {
-            for s in &mut anatomy.sublayers {
+            for s in &mut arch.anatomy.sublayers {
                 if s.kind == SublayerKind::Mlp {
                     s.kind = SublayerKind::Moe;
                 }
             }
         }
+        arch
+    }
+
+    /// The variant of `cfg`'s fault on the correct block `anatomy`.
+    fn variant(cfg: &ModelConfig, anatomy: Anatomy) -> Self {
         let ok = Self {
             anatomy,
             merge: Some(Merge::Transpose),

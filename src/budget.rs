@@ -109,8 +109,12 @@ pub struct NonEmbedding {
 pub struct BlockCount {
     /// The q, k, v and o matrices.
     pub attention_weights: u64,
-    /// The MLP's matrices (up, down, and gate for SwiGLU).
+    /// The MLP's matrices (up, down, and gate for SwiGLU); in a mixture of
+    /// experts every expert's and the router's.
     pub mlp_weights: u64,
+    /// The MLP matrices one token is multiplied by: `mlp_weights`, or in a
+    /// mixture the router's and k experts' (of E).
+    pub mlp_active_weights: u64,
     /// Attention with its biases.
     pub attention: u64,
     /// MLP with its biases.
@@ -145,6 +149,9 @@ pub struct Budget {
     pub total_no_bias: u64,
     /// The total minus the embeddings, both ways.
     pub non_embedding: NonEmbedding,
+    /// The parameters one token's forward uses: the total, less in a
+    /// mixture of experts the E − k experts of every block it skips.
+    pub active_per_token: u64,
     /// One row per parameter tensor of one block, then `blocks`, then the
     /// tensors outside the blocks (final norm, embeddings, LM head); see
     /// the module docs for what adds up to what.
@@ -195,18 +202,32 @@ impl Budget {
             one.iter().filter(keep).copied().collect()
         };
         let no_bias = |ps: &[&Counted]| sum(ps.iter().copied().filter(|p| !p.is_bias()));
+        // The MLP, or the mixture of experts in its place.
+        let mlp = if cfg.experts > 0 { "moe." } else { "mlp." };
         let groups: Vec<(&str, Vec<&Counted>)> = vec![
             ("attention weights", pick("attn.", true)),
-            ("MLP weights", pick("mlp.", true)),
+            ("MLP weights", pick(mlp, true)),
             ("attention", pick("attn.", false)),
-            ("MLP", pick("mlp.", false)),
+            ("MLP", pick(mlp, false)),
             ("norms", pick("ln_", false)),
             ("block", one.clone()),
         ];
         let [aw, mw, a, m, n, b] = [0, 1, 2, 3, 4, 5].map(|i| sum(groups[i].1.iter().copied()));
+        // A token runs the router and k of the E experts.
+        let (expert, expert_w) = (
+            sum(pick("moe.expert1.", false)),
+            sum(pick("moe.expert1.", true)),
+        );
+        let skipped = cfg.experts.saturating_sub(cfg.top_k) as u64;
+        let active_w = if cfg.experts > 0 {
+            mw - skipped * expert_w
+        } else {
+            mw
+        };
         let block = BlockCount {
             attention_weights: aw,
             mlp_weights: mw,
+            mlp_active_weights: active_w,
             attention: a,
             mlp: m,
             norms: n,
@@ -221,16 +242,19 @@ impl Budget {
             minus_all: total - wpe - wte,
             minus_all_and_head: total - wpe - wte - head,
         };
+        let active_per_token =
+            total - cfg.layers as u64 * skipped * expert * u64::from(cfg.experts > 0);
         let flops = flops::flops(&flops::Inputs {
             attn_weights: aw,
-            mlp_weights: mw,
+            mlp_weights: active_w,
             attention: flops::attention_per_token(&trace),
             layers: cfg.layers,
             heads: cfg.heads,
             head_dim: cfg.head_dim(),
             seq: cfg.seq,
             vocab_d: cfg.vocab.map_or(0, |v| (v * cfg.d_model) as u64),
-            n: non_embedding.minus_position,
+            // 6·N counts the parameters a token uses: a mixture's active ones.
+            n: active_per_token - wpe,
         });
         let activation_elements = trace
             .events
@@ -243,6 +267,7 @@ impl Budget {
             total,
             total_no_bias: no_bias(&params.iter().collect::<Vec<_>>()),
             non_embedding,
+            active_per_token,
             by_component: rows(cfg, &params, &one),
             block,
             ffn_attention_ratio: ratio,

@@ -7,8 +7,8 @@
 mod common;
 use common::cfg;
 use shapetrace::CheckName::{
-    self, Causality, Finite, OpShapes, Params, Positionwise, Reference, Residual, Returns, Stream,
-    Wiring,
+    self, Causality, Finite, OpShapes, Params, Positionwise, Reference, Residual, Returns, Routing,
+    Stream, Wiring,
 };
 use shapetrace::config::Fault;
 use shapetrace::ops::numeric::Numeric;
@@ -51,6 +51,11 @@ const TABLE: &[(&str, &[CheckName], &str)] = &[
     ("act-after-down", &[Reference], "block1.resid_2"),
     ("norm-no-cast-back", &[Stream], "block1.ln_1"),
     ("softmax-no-cast-back", &[OpShapes], "block1.attn.context"),
+    (
+        "moe-capacity",
+        &[Routing, Positionwise, Causality, Reference],
+        "block1.moe.combine",
+    ),
 ];
 
 /// The dtype a fault needs to show: the cast faults need a 16-bit model.
@@ -78,9 +83,18 @@ fn failing(run: &shapetrace::Run) -> BTreeSet<&'static str> {
         .collect()
 }
 
+/// The preset a fault shows on: `moe-capacity` needs experts.
+fn preset_for(fault: Fault) -> &'static str {
+    match fault {
+        Fault::MoeCapacity => "lesson-moe",
+        _ => "lesson",
+    }
+}
+
 fn lesson(fault: Fault) -> ModelConfig {
     cfg(&format!(
-        "fault = '{fault}'\ndtype = '{}'",
+        "preset = '{}'\nfault = '{fault}'\ndtype = '{}'",
+        preset_for(fault),
         dtype_for(fault)
     ))
 }
@@ -129,6 +143,8 @@ fn check_exits_1_on_every_fault_naming_each_failing_check() {
             fault.as_str(),
             "--dtype",
             dtype_for(fault),
+            "--preset",
+            preset_for(fault),
         ];
         let (code, out) = shapetrace_cli(&args);
         assert_eq!(code, Some(1), "{fault}: {out}");

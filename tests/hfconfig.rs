@@ -35,6 +35,7 @@ fn parameter_counts_equal_the_published_ones() {
         ("llama-3.2-1b.json", 1_235_814_400),
         ("mistral-nemo-12b.json", 12_247_782_400),
         ("qwen2-0.5b.json", 494_032_768),
+        ("mixtral-8x7b-v0.1.json", 46_702_792_704),
     ] {
         let b = Budget::of(&load(file)).unwrap();
         assert_eq!(b.total, total, "{file}");
@@ -107,15 +108,15 @@ fn bad_files_name_the_problem_on_one_line() {
     let cases = [
         (
             r#"{"model_type": "bert", "hidden_size": 768}"#,
-            &["'bert'", "gpt2, llama, mistral, qwen2"][..],
+            &["'bert'", "gpt2, llama, mistral, qwen2, mixtral"][..],
         ),
         (
             r#"{"hidden_size": 768}"#,
-            &["missing field 'model_type'; allowed: gpt2, llama, mistral, qwen2"],
+            &["missing field 'model_type'; allowed: gpt2, llama, mistral, qwen2, mixtral"],
         ),
         (
             r#"{"model_type": 2, "hidden_size": 768}"#,
-            &["model_type '2' is not supported; allowed: gpt2, llama, mistral, qwen2"],
+            &["model_type '2' is not supported; allowed: gpt2, llama, mistral, qwen2, mixtral"],
         ),
         (
             r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4}"#,
@@ -692,4 +693,31 @@ fn bias_fields_follow_the_family_and_the_no_bias_flag_wins() {
         without["total"], without["total_no_bias"],
         "--no-bias: none"
     );
+}
+
+/// Mixtral reads its experts: 8 SwiGLU experts of 14336, each token sent
+/// to 2; the router's training terms change nothing and draw no note; a
+/// token uses 12,879,925,248 of the 46,702,792,704 parameters.
+#[test]
+fn mixtral_reads_its_experts_and_counts_the_active_parameters() {
+    let c = load("mixtral-8x7b-v0.1.json");
+    assert_eq!((c.experts, c.top_k, c.d_ff, c.window), (8, 2, 14336, 0));
+    let b = Budget::of(&c).unwrap();
+    assert_eq!(b.active_per_token, 12_879_925_248);
+    let (code, out, err) = common::cli(&[
+        "check",
+        "--config",
+        "tests/fixtures/hf/mixtral-8x7b-v0.1.json",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(!err.contains("unknown to shapetrace"), "{err}");
+    assert!(
+        out.contains("– routing"),
+        "shape-only: n_e is a bound\n{out}"
+    );
+    // A field Mixtral defines that would change the count is not ignored.
+    let e = error(
+        r#"{"model_type": "mixtral", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "num_local_experts": 4, "num_experts_per_tok": 5}"#,
+    );
+    assert!(e.contains("top_k 5; allowed: 1 to experts (4)"), "{e}");
 }

@@ -67,6 +67,7 @@ fn params_json_has_exactly_the_contract_keys() {
             "total",
             "total_no_bias",
             "non_embedding",
+            "active_per_token",
             "by_component",
             "block",
             "ffn_attention_ratio",
@@ -83,6 +84,7 @@ fn params_json_has_exactly_the_contract_keys() {
         sorted(&[
             "attention_weights",
             "mlp_weights",
+            "mlp_active_weights",
             "attention",
             "mlp",
             "norms",

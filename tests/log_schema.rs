@@ -42,6 +42,9 @@ fn every_log_shapetrace_writes_conforms() {
         &["--dtype", "bf16", "--fault", "norm-no-cast-back"],
         &["--preset", "gpt2-small", "--shape-only"],
         &["--preset", "lesson-gqa", "--act", "swiglu", "--d-ff", "171"],
+        &["--preset", "lesson-moe"],
+        &["--preset", "lesson-moe", "--shape-only"],
+        &["--preset", "lesson-moe", "--fault", "moe-capacity"],
     ];
     for args in runs {
         let mut all = vec!["trace", "--format", "json"];

@@ -1040,3 +1040,27 @@ fn snapshot_sandwich_block() {
     }
     insta::assert_snapshot!(f);
 }
+
+/// A mixture of experts (Mixtral): the block draws `moe` in the MLP's
+/// place, the header says top 2 of 4 experts, and an expert's batch shows
+/// how many tokens chose it, (n_e=5,d=64), leaving (B,T,d).
+#[test]
+fn snapshot_moe_dispatch() {
+    let cfg = shapetrace::config::preset::by_name("lesson-moe").unwrap();
+    let mut a = Stepper(common::stepper(cfg, Given::default()));
+    while a.path(a.cursor) != Some("block1.moe.expert1.dispatch") {
+        a.act(Action::Next);
+    }
+    let f = a.frame();
+    for part in [
+        "top 2 of 4 experts",
+        "[moe]",
+        "(n_e=5,d=64)",
+        "◆ leaves (B,T,d)",
+        "5 of the 8 tokens",
+        "all 11 checks hold",
+    ] {
+        assert!(f.contains(part), "{part}:\n{f}");
+    }
+    insta::assert_snapshot!(f);
+}

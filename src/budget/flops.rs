@@ -127,7 +127,8 @@ pub fn attention_per_token(trace: &Trace) -> (u64, u64) {
 pub struct Inputs {
     /// Weights in one block's attention matrices (q, k, v, o).
     pub attn_weights: u64,
-    /// Weights in one block's MLP matrices.
+    /// Weights in one block's MLP matrices that one token is multiplied by
+    /// (a mixture's router and k experts).
     pub mlp_weights: u64,
     /// (full, causal) attention FLOPs per token, from [`attention_per_token`].
     pub attention: (u64, u64),

@@ -122,6 +122,18 @@ pub fn text(b: &Budget) -> String {
             "minus wte, wpe and the untied LM head",
         ]));
     }
+    // A mixture of experts: all of them are stored, k of E run per token.
+    if c.experts > 0 {
+        lines.push(line([
+            "active per token",
+            &thousands(b.active_per_token),
+            &format!(
+                "total minus {} of {} experts a block, which a token skips",
+                c.experts - c.top_k,
+                c.experts
+            ),
+        ]));
+    }
     out.push_str(&columns(&lines, &[1]));
 
     out.push_str("\nOne block\n");
@@ -164,7 +176,8 @@ fn flops(out: &mut String, b: &Budget) {
     let t = f.seq;
     let _ = writeln!(out, "\nForward FLOPs per token, one block (T = {t})");
     let c = &b.config;
-    let weights = b.block.attention_weights + b.block.mlp_weights;
+    // The weights one token is multiplied by: a mixture's router and k experts.
+    let weights = b.block.attention_weights + b.block.mlp_active_weights;
     // The exact count exploits the mask: causal, or the sliding window's band.
     let exact = if c.window > 0 {
         format!("window {} exact", c.window)

@@ -45,16 +45,13 @@ pub fn routing(trace: &Trace) -> CheckResult {
         let routes = m.top_k.shape.iter().product::<usize>();
         let taken: usize = m.dispatches.iter().filter_map(|e| e.shape.first()).sum();
         if taken != routes {
-            let [b, t, k] = m.top_k.shape[..] else {
-                continue;
-            };
+            // Short enough for one line of the Checks tab at 80 columns.
             return CheckResult::fail(
                 name,
                 &m.combine_path(),
                 format!(
-                    "{}: its experts took {taken} rows of the {routes} routes (B·T·k = {b}·{t}·{k}): {} route(s) reached no expert, and those tokens' updates never come back",
+                    "{}: {taken} of {routes} routes (B·T·k) came back",
                     m.combine_path(),
-                    routes.abs_diff(taken)
                 ),
             );
         }

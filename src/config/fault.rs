@@ -82,7 +82,7 @@ impl Fault {
                 "the softmax runs in f32 and its weights are never cast back, so weights·v mixes f32 with the model's dtype"
             }
             Fault::MoeCapacity => {
-                "each expert takes at most ⌈B·T·k/E⌉ tokens (a capacity, as Switch Transformer's): a token past it is dropped and its update never returns"
+                "each expert takes at most ⌈B·T·k/E⌉ tokens: later ones are dropped"
             }
         }
     }

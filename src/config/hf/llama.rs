@@ -1,4 +1,4 @@
-//! model_type llama, mistral and qwen2: RMSNorm, SwiGLU, rotary
+//! model_type llama, mistral, qwen2 and mixtral: RMSNorm, SwiGLU, rotary
 //! positions, a final norm, no biases unless asked (Qwen2's q, k and v
 //! always have theirs).
 //!
@@ -17,6 +17,11 @@
 //!           max_window_layers apply only with use_sliding_window, which is
 //!           refused when true (a window on some layers only), as is a
 //!           layer_types entry other than full_attention
+//! mixtral   as mistral, with a mixture of experts in the MLP's place:
+//!           num_local_experts (E), num_experts_per_tok (k); the router's
+//!           training terms (router_aux_loss_coef, output_router_logits,
+//!           router_jitter_noise, applied only while training) change
+//!           nothing a forward computes
 //! ```
 
 use super::HfError;
@@ -34,7 +39,7 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     let (rope_theta, rope_scaling, unknown) = super::rope::read(f)?;
     // Mistral's window; llama has none, and its field there is unknown.
     let window = match f.model_type {
-        "mistral" => f.opt_dim("sliding_window")?,
+        "mistral" | "mixtral" => f.opt_dim("sliding_window")?,
         "qwen2" => qwen2_window(f)?,
         _ => None,
     };
@@ -53,8 +58,19 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     } else {
         (false, false)
     };
+    // Mixtral's experts, each a SwiGLU MLP of intermediate_size.
+    let (experts, top_k) = if f.model_type == "mixtral" {
+        (
+            Some(f.dim("num_local_experts")?),
+            Some(f.dim("num_experts_per_tok")?),
+        )
+    } else {
+        (None, None)
+    };
     let overlay = Overlay {
         d_model: Some(d),
+        experts,
+        top_k,
         heads: Some(heads),
         head_dim: Some(head_dim.unwrap_or(0)),
         kv_heads: Some(f.opt_dim("num_key_value_heads")?.unwrap_or(heads)),

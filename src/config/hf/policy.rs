@@ -43,6 +43,12 @@ pub const SILENT: &[&str] = &[
     "summary_first_dropout",
     // Llama's tensor-parallel split of its matmuls: the same sums.
     "pretraining_tp",
+    // A mixture of experts' training terms: the load-balancing loss, the
+    // router logits it reads, and noise on the router applied only while
+    // training (transformers' Mixtral checks `self.training`).
+    "router_aux_loss_coef",
+    "output_router_logits",
+    "router_jitter_noise",
     // GPT-2's upcast of the softmax to f32, which shapetrace's 16-bit
     // runs always do, and its double-heads classifier, not traced.
     "reorder_and_upcast_attn",

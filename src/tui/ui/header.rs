@@ -35,8 +35,13 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         if c.window > 0 {
             kv.push_str(&format!(" window={}", c.window));
         }
+        // A mixture of experts: each token's MLP is k of E.
+        let mut ff = String::new();
+        if c.experts > 0 {
+            ff = format!(" top {} of {} experts", c.top_k, c.experts);
+        }
         format!(
-            " {}={} {}={} {}={} {}={}{kv} {}={} {}={}{gap}{} {} {}-LN{gap}{} {}",
+            " {}={} {}={} {}={} {}={}{kv} {}={}{ff} {}={}{gap}{} {} {}-LN{gap}{} {}",
             names[0],
             c.batch,
             names[1],

@@ -3,7 +3,11 @@
 # ROUNDS times (default 3), so that each round's ratio comes from the same
 # minutes of a shared, noisy machine. Each round runs, in this order:
 #
-#   cargo bench --bench tinyllama -- "forward"            shapetrace's traced forward, ids to logits
+#   cargo bench --bench tinyllama -- "widened once"       shapetrace's traced forward, ids to logits,
+#                                                         the BF16 weights widened at the first forward
+#                                                         and kept (a limit that holds them in f32)
+#   cargo bench --bench tinyllama -- "widened per op"     the same, each weight widened by the op that
+#                                                         reads it, every forward (the 4 GiB default)
 #   scripts/bench_tinyllama_torch.py DIR                  transformers' eager forward, the same
 #   cargo bench --bench tinyllama -- "linear products"    one block's linear products, gemm
 #   scripts/bench_tinyllama_torch.py DIR --linear         the same products, PyTorch
@@ -53,11 +57,13 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 cargo bench --no-run --quiet --bench tinyllama 2>/dev/null
 for r in $(seq "$ROUNDS"); do
-    fwd=$(bench "forward")
+    fwd=$(bench "widened once")
     tfwd=$(torch_s)
+    per_op=$(bench "widened per op")
     lin=$(bench "linear products")
     tlin=$(torch_s --linear --runs 20 --warmup 3)
     echo "round $r ($(date +%T), load $(cut -d' ' -f1 /proc/loadavg), $THREADS threads)"
-    echo "  forward: shapetrace ${fwd} s, transformers ${tfwd} s, ratio $(ratio "$fwd" "$tfwd");" \
+    echo "  forward: shapetrace ${fwd} s (widened once), transformers ${tfwd} s, ratio $(ratio "$fwd" "$tfwd");" \
+        "widened per op ${per_op} s, ratio $(ratio "$per_op" "$tfwd");" \
         "one block's linear products: gemm ${lin} s, PyTorch ${tlin} s, ratio $(ratio "$lin" "$tlin")"
 done

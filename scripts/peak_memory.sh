@@ -12,6 +12,11 @@
 #      written beside it (the embeddings and the LM head never read):
 #        shapetrace trace --preset gpt2-small --seq 1024 --weights FILE --input x0.npy
 #
+#   4. with TINYLLAMA=DIR (a checkpoint scripts/make_tinyllama_checkpoint.py
+#      wrote: 2.2 GB of BF16), the whole model from B 1, T 256 token ids at
+#      the default limit, each weight widened to f32 by the op that reads it:
+#        shapetrace trace --weights DIR --tokens IDS --numeric
+#
 # Each is run RUNS times (default 3); the trace goes to /dev/null. The peak
 # is GNU time's "Maximum resident set size" (KiB), printed in MB (10^6
 # bytes), the unit of the README.
@@ -78,3 +83,11 @@ x0="$tmp/x0.npy"
 echo "\$ $bin trace --preset gpt2-small --seq 1024 --weights $ckpt --input $x0"
 peak "checkpoint, blocks from x0" \
     "$bin" trace --preset gpt2-small --seq 1024 --weights "$ckpt" --input "$x0"
+
+if [ -n "${TINYLLAMA:-}" ]; then
+    ids=$("$PYTHON" -c 'print(",".join(str((7919 * t + 1) % 32000) for t in range(256)))')
+    size=$(stat -c %s "$TINYLLAMA/model.safetensors")
+    echo "\$ $bin trace --weights $TINYLLAMA --tokens IDS --numeric"
+    peak "TinyLlama BF16 ($(awk -v s="$size" 'BEGIN {printf "%.0f", s / 1e6}') MB file), ids to logits" \
+        "$bin" trace --weights "$TINYLLAMA" --tokens "$ids" --numeric
+fi

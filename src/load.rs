@@ -190,10 +190,12 @@ pub fn resolve(
     }
     if let Some(c) = ckpt {
         // A 16-bit file is widened op by op, unless the limit also holds
-        // every weight in f32: then each is widened once and kept, and the
-        // estimate counts the f32 weights (as seeded ones), not the file.
+        // every weight in f32 and the run makes more than one forward: then
+        // each is widened once and kept, and the estimate counts the f32
+        // weights (as seeded ones), not the file.
         req.weights_held = c.held_bytes(&cfg);
-        let keep = req.weights_held.is_some() && cfg.numeric_bytes() <= req.limit();
+        let keep =
+            !req.one_forward && req.weights_held.is_some() && cfg.numeric_bytes() <= req.limit();
         if keep {
             req.weights_held = None;
         }

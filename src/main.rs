@@ -84,7 +84,8 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         Some(Command::Trace(a)) => (a.values, a.output.is_some()),
         _ => (false, false),
     };
-    let (cfg, req) = cli.model.resolve(values, output)?;
+    let one_forward = matches!(cli.command, Some(Command::Trace(_)));
+    let (cfg, req) = cli.model.resolve(values, output, one_forward)?;
     // What a config.json or a checkpoint left unsaid, one line each, said
     // once the command has done its work (a refusal stays one line).
     let notes = req.notes.clone();

@@ -64,6 +64,10 @@ pub struct Request {
     pub tokens: Option<Arc<ndarray::Array2<i64>>>,
     /// Return the model's final output values (requires numbers).
     pub keep_output: bool,
+    /// The run makes one forward (`trace`): a 16-bit checkpoint is widened
+    /// op by op whatever the limit, since keeping its weights in f32 pays
+    /// only from a second forward on (the probes, the stepper's re-traces).
+    pub one_forward: bool,
     /// Progress reports and a cancel flag for the run.
     pub hooks: Hooks,
     /// What the model's sources left to a guess or did not know (a

@@ -110,7 +110,8 @@ impl ModelArgs {
     }
 
     /// The config (preset, model file, checkpoint and input, then flags,
-    /// validated) and the request with the loaded weights and input.
+    /// validated) and the request with the loaded weights and input, for a
+    /// run of one forward (`trace`) or of many.
     ///
     /// # Errors
     /// An unknown preset, a bad file, an invalid config, or a numeric run
@@ -119,6 +120,7 @@ impl ModelArgs {
         &self,
         values: bool,
         keep_output: bool,
+        one_forward: bool,
     ) -> Result<(ModelConfig, Request), shapetrace::Error> {
         let mode = if self.shape_only {
             ModeChoice::ShapeOnly
@@ -131,6 +133,7 @@ impl ModelArgs {
             mode,
             values,
             keep_output,
+            one_forward,
             max_memory: self.max_memory,
             ..Request::default()
         };

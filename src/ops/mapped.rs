@@ -290,11 +290,49 @@ impl Mapped {
             return v.as_standard_layout().into_owned();
         }
         let all = self.convert(0..self.len);
+        if let Some(rows) = self.transposed_rows(&all) {
+            return rows;
+        }
         // `new`, `transposed` and `columns` keep the view inside the
         // stored elements, so the window always fits.
         self.window(&all)
             .map(|v| v.as_standard_layout().into_owned())
             .unwrap_or_else(|| ArrayD::zeros(IxDyn(&self.shape)))
+    }
+
+    /// A matrix read transposed (a stored [out, in] viewed as (in, out),
+    /// whole or a range of its columns) copied row-major from `all`, its
+    /// stored elements: in square tiles, each read down its stored rows
+    /// and written along the output's, so neither side strides across the
+    /// whole matrix; row blocks on every core. `None` for any other view.
+    fn transposed_rows(&self, all: &[f32]) -> Option<ArrayD<f32>> {
+        use rayon::prelude::*;
+        const TILE: usize = 32;
+        let (&[rows, cols], &[1, stride]) = (&self.shape[..], &self.strides[..]) else {
+            return None;
+        };
+        // The last element the view reads must be stored.
+        let last = self.offset + rows.checked_sub(1)? + cols.checked_sub(1)? * stride;
+        if last >= all.len() {
+            return None;
+        }
+        let mut out = vec![0.0f32; rows * cols];
+        out.par_chunks_mut(TILE * cols)
+            .enumerate()
+            .for_each(|(b, block)| {
+                let r0 = b * TILE;
+                let n = block.len() / cols;
+                for c0 in (0..cols).step_by(TILE) {
+                    for c in c0..(c0 + TILE).min(cols) {
+                        // Output column c is stored row c, elements r0.. of it.
+                        let at = self.offset + c * stride + r0;
+                        for (r, v) in all[at..at + n].iter().enumerate() {
+                            block[r * cols + c] = *v;
+                        }
+                    }
+                }
+            });
+        ArrayD::from_shape_vec(IxDyn(&[rows, cols]), out).ok()
     }
 
     /// Rows `ids` of a table read as stored, (V, d), widened to f32 into

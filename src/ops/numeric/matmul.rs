@@ -105,39 +105,7 @@ unsafe fn gemm_into<F: Scalar>(
     } else {
         gemm::Parallelism::None
     };
-    // A weight read transposed by its strides (a checkpoint's [out, in]
-    // viewed as (in, out)) is column-major: gemm packs it about 1.5× slower
-    // than a row-major one. The same product written as cᵀ = bᵀ·aᵀ reads
-    // it row-major, as the left operand, and stores c through transposed
-    // strides: the same dot products, nothing copied.
-    if b_rs.unsigned_abs() < b_cs.unsigned_abs() && a_rs.unsigned_abs() > a_cs.unsigned_abs() {
-        // SAFETY: as below, with every view's two axes swapped: bᵀ is
-        // (n, k), aᵀ (k, m) and cᵀ (n, m), the same memory.
-        unsafe {
-            gemm::gemm(
-                n,
-                m,
-                k,
-                c,
-                c_rs,
-                c_cs,
-                false,
-                b.as_ptr(),
-                b_rs,
-                b_cs,
-                a.as_ptr(),
-                a_rs,
-                a_cs,
-                F::zero(),
-                alpha,
-                false,
-                false,
-                false,
-                parallelism,
-            );
-        }
-        return;
-    }
+
     // SAFETY: the pointers and strides of `a` and `b` come from live
     // ndarray views of the stated dimensions, and the caller vouches for
     // `c`; F is f32 or f64 (`Scalar`), both of which gemm supports; with
@@ -202,7 +170,7 @@ mod tests {
                 "({m},{k})·({k},{n})"
             );
             // b read transposed by its strides, as a checkpoint's [out,
-            // in] weight: computed as cᵀ = bᵀ·aᵀ, the same numbers.
+            // in] weight: the same numbers.
             let stored = b.t().as_standard_layout().into_owned();
             let mut ct = Array2::from_elem((m, n), f32::NAN);
             matmul(1.0, &a.view(), &stored.t(), &mut ct.view_mut(), true);

@@ -254,7 +254,8 @@ impl Arch {
         arch
     }
 
-    /// The variant of `cfg`'s fault on the correct block `anatomy`.
+    /// The variant of `cfg`'s fault on the correct block `anatomy` (whose
+    /// MLP [`Arch::of`] then makes a mixture, if `cfg` has experts).
     fn variant(cfg: &ModelConfig, anatomy: Anatomy) -> Self {
         let ok = Self {
             anatomy,

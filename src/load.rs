@@ -194,8 +194,11 @@ pub fn resolve(
         // each is widened once and kept, and the estimate counts the f32
         // weights (as seeded ones), not the file.
         req.weights_held = c.held_bytes(&cfg);
-        let keep =
-            !req.one_forward && req.weights_held.is_some() && cfg.numeric_bytes() <= req.limit();
+        // (An f64 run converts every weight anyway: `held_bytes` counts it.)
+        let keep = !req.one_forward
+            && cfg.dtype != crate::config::DType::F64
+            && req.weights_held.is_some()
+            && cfg.numeric_bytes() <= req.limit();
         if keep {
             req.weights_held = None;
         }

@@ -419,7 +419,8 @@ pub trait Backend {
     }
 
     /// Summary stats and, for a tensor of at most [`PREVIEW_MAX`] values,
-    /// the values in row-major order. `None` in shape-only mode.
+    /// the values in row-major order. `None` in shape-only mode, and for a
+    /// tensor with no values (an expert no token chose).
     fn summary(&self, t: &Self::Tensor) -> Option<(Stats, Option<Vec<f64>>)>;
 
     /// The values of `t` as f64, row-major; `None` in shape-only mode.

@@ -139,12 +139,24 @@ fn a_shape_only_run_records_the_bound_of_n_e_and_skips_routing() {
         "{:?}",
         d.sources[0]
     );
+    // The why speaks of the bound, not of 8 tokens that chose it.
+    assert!(
+        d.why_text().contains("records its bound, 8"),
+        "{}",
+        d.why_text()
+    );
+    assert!(!d.why_text().contains("8 of the 8"), "{}", d.why_text());
     let combine = t
         .events
         .iter()
         .find(|e| e.path == "block1.moe.combine")
         .unwrap();
     assert!(combine.returns, "the combine brings every token back");
+    assert!(
+        combine.why_text().contains("B·T·k = 16"),
+        "{}",
+        combine.why_text()
+    );
     let run = shapetrace::run_request(&cfg, &req).unwrap();
     let routing = run
         .checks
@@ -201,6 +213,10 @@ fn a_capacity_drops_tokens_and_routing_counts_the_routes_that_never_came_back() 
             &["--experts", "4", "--dtype", "bf16"][..],
             "experts with dtype f32 or f64",
         ),
+        (
+            &["--experts", "2", "--top-k", "2", "--fault", "moe-capacity"][..],
+            "needs top_k below experts",
+        ),
     ] {
         let mut all = vec!["check"];
         all.extend_from_slice(args);
@@ -211,4 +227,44 @@ fn a_capacity_drops_tokens_and_routing_counts_the_routes_that_never_came_back() 
             "{args:?}: {err}"
         );
     }
+}
+
+/// An expert that no token chose holds (0, d): no values, so no stats,
+/// and its log replays (a min of no values is not a number to write).
+#[test]
+fn an_expert_no_token_chose_has_no_stats_and_its_log_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("empty.jsonl");
+    let log = log.to_str().unwrap();
+    let model = [
+        "--preset",
+        "lesson-moe",
+        "--experts",
+        "8",
+        "--top-k",
+        "1",
+        "--batch",
+        "1",
+        "--seq",
+        "2",
+    ];
+    let mut args = vec!["trace", "--numeric", "--format", "json", "--out", log];
+    args.extend_from_slice(&model);
+    let (code, _, err) = common::cli(&args);
+    assert_eq!(code, Some(0), "{err}");
+    let text = std::fs::read_to_string(log).unwrap();
+    let empty: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| {
+            v["path"].as_str().is_some_and(|p| p.ends_with(".dispatch"))
+        })
+        .filter(|v| v["shape"][0] == 0)
+        .collect();
+    // 2 tokens, 1 expert each, 8 experts: at least 6 chose by no token.
+    assert!(empty.len() >= 6, "{}", empty.len());
+    assert!(empty.iter().all(|v| v["stats"].is_null()), "{empty:?}");
+    let (code, out, err) = common::cli(&["view", log, "--format", "table"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("(n_e=0,d=64)"), "{out}");
 }

@@ -162,6 +162,13 @@ fn every_run() -> Vec<(String, Trace)> {
             out.push((format!("lesson numeric, fault {f}"), t));
         }
     }
+    // A mixture of experts with values: each expert's batch is its count,
+    // not its bound; with a capacity, the why names it.
+    for fault in ["", "\nfault = \"moe-capacity\""] {
+        let c = cfg(&format!("preset = \"lesson-moe\"{fault}"));
+        let t = shapetrace::trace(&c).expect("the lesson-moe model runs");
+        out.push((format!("lesson-moe numeric{fault}"), t));
+    }
     out
 }
 

@@ -108,6 +108,10 @@ why-dispatch = Expert { $e }'s batch: the rows of the tokens that chose it, gath
    *[other] . At most { $capacity } are kept: a token past the capacity is dropped and gets no update from this expert.
 }
 
+why-dispatch-bound = Expert { $e }'s batch: the rows of the tokens that choose it, gathered out of (B,T,d). How many choose it is the data's, known only once there are values: a shape-only run records its bound, { $bound } (B·T, since each token picks an expert at most once), so the shape leaves (B,T,d) for (n_e ≤ { $bound }, { $d }).
+
+why-combine-bound = Each expert's rows go back to their tokens, times the token's weight for that expert, and the { $E } experts' shares are summed: { $shape }, (B,T,d) again. A shape-only run knows each expert's rows by their bound only; with values they add up to B·T·k = { $slots }, the routing check's count.
+
 why-combine = Each expert's rows go back to their tokens, times the token's weight for that expert, and the { $E } experts' shares are summed: { $shape }, (B,T,d) again. Every token chose { $k } experts, so { $slots } rows should come back; { $routed } did.
 
 why-cast-up = The { $what } runs in f32: its sums over many values (a mean and a variance, or the exps of a row) need f32's 24 significant bits, and { $from } keeps { $bits }. The shape stays { $shape }; only the dtype leaves the stream's { $from }.

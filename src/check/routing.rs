@@ -27,8 +27,10 @@ const SUM_TOLERANCE: f64 = 1e-4;
 #[must_use]
 pub fn routing(trace: &Trace) -> CheckResult {
     let name = CheckName::Routing;
-    if let Some(f) = trace.failure.as_ref().filter(|f| f.check == name) {
-        return CheckResult::fail(name, &f.path, format!("{}: {}", f.path, f.detail));
+    // A forward that stopped (inside a mixture, say) left routes uncounted:
+    // the check that stopped it judges that model.
+    if let Some(skip) = super::stopped(name, trace) {
+        return skip;
     }
     let mixtures = mixtures(&trace.events);
     if mixtures.is_empty() {
@@ -91,7 +93,8 @@ pub fn routing(trace: &Trace) -> CheckResult {
     CheckResult::pass(
         name,
         format!(
-            "every token's {k} routes reached an expert and came back ({routes} of {routes} in each of {} mixture(s)), {sums}",
+            "every token's {k} {} reached an expert and came back ({routes} of {routes} in each of {} mixture(s)), {sums}",
+            if k == 1 { "route" } else { "routes" },
             mixtures.len()
         ),
     )

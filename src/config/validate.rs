@@ -179,6 +179,11 @@ impl ModelConfig {
             Fault::MoeCapacity if self.experts < 2 => {
                 Some("needs a mixture of experts; add --experts 4 (or use --preset lesson-moe)")
             }
+            // With k = E every token takes every expert: ⌈B·T·k/E⌉ = B·T
+            // rows, and nothing is ever dropped.
+            Fault::MoeCapacity if self.top_k >= self.experts => {
+                Some("needs top_k below experts, or no expert is ever over capacity")
+            }
             Fault::BiasW164
             | Fault::FfnNoDown
             | Fault::MlpReturnsInput

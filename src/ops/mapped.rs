@@ -91,9 +91,16 @@ pub struct Mapped {
 impl Mapped {
     /// The stored tensor of `shape` and `dtype` whose bytes start at
     /// `start` in `map`, read as stored (row-major). `None` when the bytes
-    /// are not all inside the mapping.
+    /// are not all inside the mapping. Crate-private: `map` must be a
+    /// file's private read-only mapping, never written, which is what makes
+    /// [`Mapped::release`] sound; only the checkpoint reader makes one.
     #[must_use]
-    pub fn new(map: Arc<Mmap>, start: usize, dtype: Stored, shape: &[usize]) -> Option<Self> {
+    pub(crate) fn new(
+        map: Arc<Mmap>,
+        start: usize,
+        dtype: Stored,
+        shape: &[usize],
+    ) -> Option<Self> {
         let len = shape.iter().try_fold(1usize, |a, &n| a.checked_mul(n))?;
         let end = len.checked_mul(dtype.width())?.checked_add(start)?;
         (end <= map.len()).then(|| Self {
@@ -338,7 +345,7 @@ impl Mapped {
     /// Rows `ids` of a table read as stored, (V, d), widened to f32 into
     /// `out` (ids.len(), d): only the rows named are read. An id outside
     /// 0..V gives a row of NaN. Counted in [`Mapped::widened`]. `None` for
-    /// a view that is not a whole row-major matrix.
+    /// a view whose rows are not contiguous (a transposed one).
     #[must_use]
     pub fn gather(&self, ids: &[f64], out: &[usize]) -> Option<ArrayD<f32>> {
         let (&[v, d], &[s, 1]) = (&self.shape[..], &self.strides[..]) else {
@@ -385,6 +392,7 @@ impl Mapped {
     /// without touching the disk. A forward therefore holds the weights of
     /// the op it runs, not every weight it has passed. Returns whether the
     /// kernel took the advice (it may refuse, and nothing changes then).
+    #[cfg(unix)]
     pub fn release(&self) -> bool {
         let len = self.stored_bytes();
         if len == 0 {
@@ -395,7 +403,9 @@ impl Mapped {
         // its pages, and the next access reads the file again. This mapping
         // is private and read-only (`map_copy_read_only`): it is never
         // written, so it has no copies of its own, and every page reads
-        // back the file's bytes, the same bytes any live borrow saw. No
+        // back the file's bytes, the same bytes any live borrow saw (only
+        // the checkpoint reader makes a `Mapped`, `new` being crate-private,
+        // and it maps nothing else). No
         // value a reader can observe changes (the file not being rewritten
         // during the run is the mapping's own premise, stated above).
         // memmap2 widens the range to whole pages, so a page shared with a
@@ -405,6 +415,12 @@ impl Mapped {
                 .unchecked_advise_range(UncheckedAdvice::DontNeed, self.start, len)
                 .is_ok()
         }
+    }
+
+    /// Elsewhere the pages stay: nothing is given back.
+    #[cfg(not(unix))]
+    pub fn release(&self) -> bool {
+        false
     }
 }
 

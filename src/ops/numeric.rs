@@ -396,6 +396,10 @@ impl<F: Scalar> Backend for Numeric<F> {
     }
 
     fn summary(&self, t: &Tensor<F>) -> Option<(Stats, Option<Vec<f64>>)> {
+        // No values, no stats: an expert no token chose, (0, d).
+        if t.shape().contains(&0) {
+            return None;
+        }
         let t = t.array();
         let t: &ArrayD<F> = &t;
         // In logical order: a split's heads are a strided view.

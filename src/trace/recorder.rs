@@ -445,7 +445,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
 }
 
 /// A shape-only dispatch records the bound of its rows, not their count:
-/// its first axis reads `n_e≤8`, not `n_e=8`.
+/// its first axis reads `n_e≤8`, not `n_e=8`, and its why says so.
 fn mark_bound(event: &mut Pending) {
     if let Some(a) = event.axes.first_mut() {
         a.push('≤');
@@ -453,4 +453,15 @@ fn mark_bound(event: &mut Pending) {
     if let Some(s) = event.sources.first_mut() {
         s.axis.push('≤');
     }
+    let expert = event
+        .path
+        .rsplit('.')
+        .find_map(|p| p.strip_prefix("expert"))
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(0);
+    let at = |i: usize| event.shape.get(i).copied().unwrap_or(0);
+    event.why = crate::why::Why::new("why-dispatch-bound")
+        .arg("e", expert)
+        .arg("bound", at(0))
+        .arg("d", at(1));
 }

@@ -369,9 +369,21 @@ fn message(s: &Step) -> Why {
             .arg("e", expert + 1)
             .arg("n", s.out(0))
             .arg("tokens", s.dim(0, 0) * s.dim(0, 1))
-            .arg("capacity", capacity.map_or(0, |c| c))
+            .arg("capacity", capacity.unwrap_or(0))
             .arg("d", s.last(0))
             .arg("shape", shape),
+        // Shape-only: each expert's rows are known by their bound alone.
+        Op::Combine { .. }
+            if s.ins
+                .iter()
+                .skip(2)
+                .any(|p| p.axes.first().is_some_and(|a| a.ends_with('≤'))) =>
+        {
+            Why::new("why-combine-bound")
+                .arg("E", s.ins.len().saturating_sub(2))
+                .arg("slots", s.dim(0, 0) * s.dim(0, 1) * s.last(0))
+                .arg("shape", shape)
+        }
         Op::Combine { .. } => Why::new("why-combine")
             .arg("E", s.ins.len().saturating_sub(2))
             .arg("k", s.last(0))

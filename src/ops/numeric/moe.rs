@@ -39,7 +39,11 @@ pub(super) fn route_weights<F: Scalar>(probs: &ArrayD<F>, ids: &ArrayD<F>) -> Ar
     let (p, i) = (p.as_slice().unwrap_or(&[]), i.as_slice().unwrap_or(&[]));
     let mut w = Vec::with_capacity(i.len());
     for (row, chosen) in p.chunks_exact(e).zip(i.chunks_exact(k)) {
-        let picked: Vec<f64> = chosen.iter().map(|&j| row[expert(j)].f64()).collect();
+        // An id outside 0..E (never from top_k) picks NaN, caught by `finite`.
+        let picked: Vec<f64> = chosen
+            .iter()
+            .map(|&j| row.get(expert(j)).map_or(f64::NAN, |p| p.f64()))
+            .collect();
         let sum: f64 = picked.iter().sum();
         w.extend(picked.iter().map(|v| F::of(v / sum)));
     }
@@ -98,9 +102,11 @@ pub(super) fn combine<F: Scalar>(
         for (r, t) in routed(ids, k, e, capacity).into_iter().enumerate() {
             let slot = ids[t * k..(t + 1) * k].iter().position(|&j| expert(j) == e);
             let weight = slot.map_or(0.0, |s| w[t * k + s].f64());
-            let (dst, src) = (&mut y[t * d..(t + 1) * d], &rows[r * d..(r + 1) * d]);
-            for (o, v) in dst.iter_mut().zip(src) {
-                *o += weight * v.f64();
+            // An expert that gave fewer rows than were routed to it (never
+            // from dispatch) leaves those tokens NaN, caught by `finite`.
+            let src = rows.get(r * d..(r + 1) * d);
+            for (i, o) in y[t * d..(t + 1) * d].iter_mut().enumerate() {
+                *o += src.map_or(f64::NAN, |src| weight * src[i].f64());
             }
         }
     }
@@ -108,9 +114,14 @@ pub(super) fn combine<F: Scalar>(
     ArrayD::from_shape_vec(IxDyn(out), y).unwrap_or_else(|_| ArrayD::zeros(IxDyn(out)))
 }
 
-/// An expert id held as a float (exact: E is far below 2²⁴).
+/// An expert id held as a float (exact: E is far below 2²⁴); a NaN or
+/// negative id is no expert's (`usize::MAX`).
 fn expert<F: Scalar>(j: F) -> usize {
+    let v = j.f64();
+    if v.is_nan() || v < 0.0 {
+        return usize::MAX;
+    }
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let e = j.f64().max(0.0) as usize;
+    let e = v as usize;
     e
 }

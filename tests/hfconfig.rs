@@ -36,6 +36,7 @@ fn parameter_counts_equal_the_published_ones() {
         ("mistral-nemo-12b.json", 12_247_782_400),
         ("qwen2-0.5b.json", 494_032_768),
         ("mixtral-8x7b-v0.1.json", 46_702_792_704),
+        ("phi-3-mini-4k.json", 3_821_079_552),
     ] {
         let b = Budget::of(&load(file)).unwrap();
         assert_eq!(b.total, total, "{file}");
@@ -108,15 +109,17 @@ fn bad_files_name_the_problem_on_one_line() {
     let cases = [
         (
             r#"{"model_type": "bert", "hidden_size": 768}"#,
-            &["'bert'", "gpt2, llama, mistral, qwen2, mixtral"][..],
+            &["'bert'", "gpt2, llama, mistral, qwen2, mixtral, phi3"][..],
         ),
         (
             r#"{"hidden_size": 768}"#,
-            &["missing field 'model_type'; allowed: gpt2, llama, mistral, qwen2, mixtral"],
+            &["missing field 'model_type'; allowed: gpt2, llama, mistral, qwen2, mixtral, phi3"],
         ),
         (
             r#"{"model_type": 2, "hidden_size": 768}"#,
-            &["model_type '2' is not supported; allowed: gpt2, llama, mistral, qwen2, mixtral"],
+            &[
+                "model_type '2' is not supported; allowed: gpt2, llama, mistral, qwen2, mixtral, phi3",
+            ],
         ),
         (
             r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4}"#,
@@ -720,4 +723,25 @@ fn mixtral_reads_its_experts_and_counts_the_active_parameters() {
         r#"{"model_type": "mixtral", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "num_local_experts": 4, "num_experts_per_tok": 5}"#,
     );
     assert!(e.contains("top_k 5; allowed: 1 to experts (4)"), "{e}");
+}
+
+/// Phi-3-mini reads as Mistral with its window of 2047 and no note: every
+/// field it writes is applied or known to change nothing.
+#[test]
+fn phi3_applies_its_window_and_notes_nothing() {
+    let c = load("phi-3-mini-4k.json");
+    assert_eq!(
+        (c.d_model, c.d_ff, c.layers, c.window),
+        (3072, 8192, 32, 2047)
+    );
+    assert!(!c.bias && !c.tied);
+    let (code, out, err) =
+        common::cli(&["check", "--config", "tests/fixtures/hf/phi-3-mini-4k.json"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(!err.contains("unknown to shapetrace"), "{err}");
+    // A longrope scaling, which its 128k sibling uses, is refused by name.
+    let e = error(
+        r#"{"model_type": "phi3", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "rope_scaling": {"type": "longrope", "short_factor": [1.0], "long_factor": [1.0]}}"#,
+    );
+    assert!(e.contains("rope_scaling"), "{e}");
 }

@@ -20,7 +20,7 @@ use super::overlay::Overlay;
 use serde_json::Value;
 
 /// The model types a config.json may declare.
-pub const SUPPORTED: &str = "gpt2, llama, mistral, qwen2, mixtral";
+pub const SUPPORTED: &str = "gpt2, llama, mistral, qwen2, mixtral, phi3";
 
 /// A config.json that could not be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -137,7 +137,7 @@ pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
     let f = fields::Fields::new(map, path, model_type);
     let (mut o, inner) = match model_type {
         "gpt2" => (gpt2::read(&f)?, Vec::new()),
-        "llama" | "mistral" | "qwen2" | "mixtral" => llama::read(&f)?,
+        "llama" | "mistral" | "qwen2" | "mixtral" | "phi3" => llama::read(&f)?,
         other => {
             return Err(HfError::ModelType {
                 path: path.into(),

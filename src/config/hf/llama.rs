@@ -1,4 +1,4 @@
-//! model_type llama, mistral, qwen2 and mixtral: RMSNorm, SwiGLU, rotary
+//! model_type llama, mistral, qwen2, mixtral and phi3: RMSNorm, SwiGLU, rotary
 //! positions, a final norm, no biases unless asked (Qwen2's q, k and v
 //! always have theirs).
 //!
@@ -22,6 +22,11 @@
 //!           training terms (router_aux_loss_coef, output_router_logits,
 //!           router_jitter_noise, applied only while training) change
 //!           nothing a forward computes
+//! phi3      as mistral (sliding_window applied; null: none), no biases;
+//!           its fused qkv_proj and gate_up_proj compute what q, k, v and
+//!           gate, up compute apart, and are traced apart (not yet as one
+//!           step and its split); original_max_position_embeddings matters
+//!           only to a longrope rope_scaling, which is refused
 //! ```
 
 use super::HfError;
@@ -39,10 +44,14 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     let (rope_theta, rope_scaling, unknown) = super::rope::read(f)?;
     // Mistral's window; llama has none, and its field there is unknown.
     let window = match f.model_type {
-        "mistral" | "mixtral" => f.opt_dim("sliding_window")?,
+        "mistral" | "mixtral" | "phi3" => f.opt_dim("sliding_window")?,
         "qwen2" => qwen2_window(f)?,
         _ => None,
     };
+    // Phi-3's pre-extension context: read by longrope scaling alone.
+    if f.model_type == "phi3" {
+        f.opt_dim("original_max_position_embeddings")?;
+    }
     if f.get("quantization_config").is_some() {
         return Err(f.bad(
             "quantization_config",

@@ -218,12 +218,9 @@ impl Budget {
             sum(pick("moe.expert1.", false)),
             sum(pick("moe.expert1.", true)),
         );
+        // E − k experts a token skips (none in a dense model: `expert` is 0).
         let skipped = cfg.experts.saturating_sub(cfg.top_k) as u64;
-        let active_w = if cfg.experts > 0 {
-            mw - skipped * expert_w
-        } else {
-            mw
-        };
+        let active_w = mw - skipped * expert_w;
         let block = BlockCount {
             attention_weights: aw,
             mlp_weights: mw,
@@ -242,8 +239,7 @@ impl Budget {
             minus_all: total - wpe - wte,
             minus_all_and_head: total - wpe - wte - head,
         };
-        let active_per_token =
-            total - cfg.layers as u64 * skipped * expert * u64::from(cfg.experts > 0);
+        let active_per_token = total - cfg.layers as u64 * skipped * expert;
         let flops = flops::flops(&flops::Inputs {
             attn_weights: aw,
             mlp_weights: active_w,

@@ -118,9 +118,10 @@ impl Mixture<'_> {
 /// Every mixture of a trace, from its top-k event on: the weights and the
 /// dispatches recorded in the same scope before the next top-k.
 fn mixtures(events: &[Event]) -> Vec<Mixture<'_>> {
+    // `blockN.moe`: a mixture's steps share the path's first two parts.
+    let scope = |e: &Event| e.path.split('.').take(2).collect::<Vec<_>>().join(".");
     let mut out: Vec<Mixture> = Vec::new();
     for e in events {
-        let scope = |e: &Event| e.path.split('.').take(2).collect::<Vec<_>>().join(".");
         match e.op {
             OpKind::TopK => out.push(Mixture {
                 top_k: e,

@@ -12,6 +12,8 @@
 //! Pre-LN   (norm: Before):  x = x + Attn(LN1(x));   x = x + MLP(LN2(x))
 //! Post-LN  (norm: After):   x = LN1(x + Attn(x));   x = LN2(x + MLP(x))
 //! MoE      (kind: Moe):     x = x + Σ_top-k w_e·MLP_e(LN2(x)), in the MLP's place
+//! parallel:                 x = x + Attn(LN1(x)) + MLP(LN2(x)), one add
+//! parallel, shared_norm:    x = x + Attn(LN1(x)) + MLP(LN1(x)), one norm
 //! ```
 
 use crate::config::names::named_enum;
@@ -82,6 +84,10 @@ pub struct Anatomy {
     /// the stream once (`resid_1`): one add per block, not one per sublayer.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub parallel: bool,
+    /// Parallel sublayers read one norm, `ln_1`, computed once (Falcon-7B,
+    /// GPT-J), instead of each its own.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shared_norm: bool,
     /// The block that reads the model's input x0 instead of the previous
     /// block's output: block 2 under the `skip-block1` fault.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -104,6 +110,7 @@ impl Anatomy {
             sublayers,
             mask: Mask::Causal,
             parallel: false,
+            shared_norm: false,
             reads_input: None,
         }
     }
@@ -139,6 +146,11 @@ impl Anatomy {
         if self.parallel && self.sublayers.iter().any(|s| s.norm != NormAt::Before) {
             return Err(
                 "the anatomy is parallel with a norm not before its sublayer; allowed: parallel with every norm before".into(),
+            );
+        }
+        if self.shared_norm && !self.parallel {
+            return Err(
+                "the anatomy shares one norm without parallel sublayers; allowed: shared_norm with parallel".into(),
             );
         }
         for (i, s) in self.sublayers.iter().enumerate() {
@@ -242,6 +254,7 @@ impl Arch {
             anatomy.mask = Mask::TwoWay;
         }
         anatomy.parallel = cfg.parallel;
+        anatomy.shared_norm = cfg.shared_norm;
         let mut arch = Self::variant(cfg, anatomy);
         // A mixture of experts in the MLP's place, whatever the fault.
         if cfg.experts > 0 {

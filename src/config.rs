@@ -35,6 +35,8 @@ named_enum! {
         Swiglu = "swiglu",
         /// `x·σ(x)`, not gated: GPT-2's `activation_function = "silu"`.
         Silu = "silu",
+        /// `(gelu_tanh(x·Wg) ⊙ x·Wu)·Wd`: Gemma's gated GELU.
+        Geglu = "geglu",
     }
 }
 
@@ -45,6 +47,9 @@ named_enum! {
         LayerNorm = "layernorm",
         /// `γ·x/√(mean(x²) + eps)`: no centring and no β, as LLaMA.
         RmsNorm = "rmsnorm",
+        /// `(1 + w)·x/√(mean(x²) + eps)`: RMSNorm whose stored weight w is
+        /// the offset from 1 (initialised to 0), as Gemma's.
+        RmsNormPlusOne = "rmsnorm-plus-one",
     }
 }
 
@@ -91,6 +96,14 @@ named_enum! {
         F16 = "f16",
         /// 64-bit integer: the token ids, never a model's dtype.
         I64 = "i64",
+    }
+}
+
+impl Act {
+    /// Whether the MLP has a gate projection: SwiGLU and GeGLU.
+    #[must_use]
+    pub fn is_gated(self) -> bool {
+        matches!(self, Act::Swiglu | Act::Geglu)
     }
 }
 
@@ -202,6 +215,16 @@ pub struct ModelConfig {
     /// after; a decoder's (the default) reads the past only.
     #[serde(default)]
     pub encoder: bool,
+    /// Parallel residuals read through one norm `ln_1` shared by every
+    /// sublayer, `x + attn(LN(x)) + mlp(LN(x))`, as Falcon-7B; parallel
+    /// only.
+    #[serde(default)]
+    pub shared_norm: bool,
+    /// Whether LayerNorm has β when that differs from `bias` (Falcon's
+    /// LayerNorms have β and its linears no bias); `None` follows `bias`.
+    /// Read it through [`ModelConfig::norm_bias`].
+    #[serde(default)]
+    pub norm_bias: Option<bool>,
     /// Whether a final norm (`ln_f`) follows the last block.
     pub final_norm: bool,
     /// V, the vocabulary size; `None` models the blocks alone, with no
@@ -219,6 +242,18 @@ pub struct ModelConfig {
     /// Learned positions (wpe) or rotary ones (no parameters).
     #[serde(default)]
     pub pos_emb: PosEmb,
+    /// Rows of wpe before position 0 (OPT's 2): position t reads row
+    /// t + pos_offset, and wpe holds context + pos_offset rows.
+    #[serde(default)]
+    pub pos_offset: usize,
+    /// Whether x0 is `wte[ids]·√d_model` (Gemma's scaled embeddings).
+    #[serde(default)]
+    pub embed_scale: bool,
+    /// Features of each head the rotary embedding turns, the first
+    /// `rotary_dims` (GPT-NeoX's `rotary_pct`·hd); the rest pass as they
+    /// are. 0 turns them all.
+    #[serde(default)]
+    pub rotary_dims: usize,
     /// θ of the rotary embedding (rotary positions only).
     #[serde(default = "rope_theta_by_default")]
     pub rope_theta: f64,
@@ -231,6 +266,23 @@ pub struct ModelConfig {
     /// earlier key).
     #[serde(default)]
     pub window: usize,
+    /// Every n-th block (n, 2n, …) attends to every earlier position and
+    /// the others within `window` (Gemma 2's alternating layers: 2); 0
+    /// puts the window on every block. Read through
+    /// [`ModelConfig::window_at`].
+    #[serde(default)]
+    pub full_every: usize,
+    /// The number whose √ divides the scores when it is not hd (Gemma 2's
+    /// `query_pre_attn_scalar`); 0: hd.
+    #[serde(default)]
+    pub query_scale: usize,
+    /// Attention scores soft-capped before the mask, `c·tanh(s/c)` (Gemma
+    /// 2's 50); 0: none.
+    #[serde(default)]
+    pub attn_softcap: f64,
+    /// Logits soft-capped, `c·tanh(z/c)` (Gemma 2's 30); 0: none.
+    #[serde(default)]
+    pub logit_softcap: f64,
     /// Experts of a mixture-of-experts MLP, as Mixtral's
     /// `num_local_experts`: a router sends each token to `top_k` of
     /// `experts` MLPs and mixes their outputs; 0 for one dense MLP.
@@ -415,6 +467,16 @@ pub enum ConfigError {
     /// A name outside its set, e.g. `dtype = "i64"` for a model.
     #[error(transparent)]
     Name(UnknownName),
+    /// A field with a value it may not take on this model.
+    #[error("{field} {got}; allowed: {allowed}")]
+    Field {
+        /// The field, e.g. `rotary_dims`.
+        field: &'static str,
+        /// Its value, as written.
+        got: String,
+        /// What it may be here, in words.
+        allowed: String,
+    },
 }
 
 /// Why an overlay gave no config: its base preset is unknown, or the
@@ -468,19 +530,58 @@ impl ModelConfig {
         self.mlp_bias.unwrap_or(self.bias)
     }
 
+    /// Whether the norms have β: LayerNorm only, as `norm_bias` or `bias`.
+    #[must_use]
+    pub fn norm_bias(&self) -> bool {
+        self.norm == NormKind::LayerNorm && self.norm_bias.unwrap_or(self.bias)
+    }
+
+    /// The sliding window of block `n` (from 1): `window`, or 0 (none) on
+    /// every `full_every`-th block.
+    #[must_use]
+    pub fn window_at(&self, n: usize) -> usize {
+        if self.full_every > 0 && n.is_multiple_of(self.full_every) {
+            0
+        } else {
+            self.window
+        }
+    }
+
+    /// The features of each head rotary positions turn: `rotary_dims`, or hd.
+    #[must_use]
+    pub fn rotary_dims(&self) -> usize {
+        if self.rotary_dims == 0 {
+            self.head_dim()
+        } else {
+            self.rotary_dims
+        }
+    }
+
+    /// The number whose √ divides attention's scores: `query_scale`, or hd.
+    #[must_use]
+    pub fn score_scale(&self) -> usize {
+        if self.query_scale == 0 {
+            self.head_dim()
+        } else {
+            self.query_scale
+        }
+    }
+
     /// The shape every stream tensor keeps: (B, T, d_model).
     #[must_use]
     pub fn stream_shape(&self) -> Vec<usize> {
         vec![self.batch, self.seq, self.d_model]
     }
 
-    /// Rows of the position embedding: `context`, or `seq` when it is 0.
+    /// Rows of the position embedding: `context` (or `seq` when it is 0),
+    /// and the `pos_offset` rows before position 0.
     #[must_use]
     pub fn positions(&self) -> usize {
-        if self.context == 0 {
+        let ctx = if self.context == 0 {
             self.seq
         } else {
             self.context
-        }
+        };
+        ctx.saturating_add(self.pos_offset)
     }
 }

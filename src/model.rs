@@ -161,7 +161,7 @@ impl<T: Clone> Model<T> {
         let arch = Arch::of(cfg);
         let b = Builder::new(backend, cfg, &arch, source);
         let blocks = (1..=cfg.layers)
-            .map(|i| Block::new(&b.pp(&format!("block{i}"))))
+            .map(|i| Block::new(&b.pp(&format!("block{i}")), i))
             .collect();
         let ln_f = cfg.final_norm.then(|| Norm::new(&b.pp("ln_f")));
         Self {

@@ -57,6 +57,12 @@ named_enum! {
         Silu = "silu",
         /// silu(x·Wg) ⊙ x·Wu, both (B, T, d_ff).
         SwiGlu = "swiglu",
+        /// gelu_tanh(x·Wg) ⊙ x·Wu, both (B, T, d_ff): Gemma's GeGLU.
+        GeGlu = "geglu",
+        /// c·tanh(x/c), element-wise: a soft cap on scores or logits.
+        SoftCap = "softcap",
+        /// x·s, element-wise, by a constant: Gemma's √d on the embeddings.
+        Scale = "scale",
         /// The residual add.
         Add = "add",
         /// The token ids (B, T), int64: the language model's input.
@@ -199,11 +205,27 @@ pub enum Op {
         theta: f64,
         /// Rescaled frequencies for a longer context (Llama 3's, linear).
         scaling: Option<crate::config::RopeScaling>,
+        /// The features of each head turned, the first `dims` (partial
+        /// rotary, as GPT-NeoX's); the pairs are (i, i + dims/2), and the
+        /// features past `dims` pass as they are. hd turns them all.
+        dims: usize,
     },
     /// q (B,h,T,hd) · kᵀ (B,h,hd,S) / √hd → (B,h,T,S).
     Scores {
-        /// hd, whose √ divides the dot products.
+        /// hd, whose √ divides the dot products (or the number given in
+        /// its place: Gemma 2's `query_pre_attn_scalar`).
         head_dim: usize,
+    },
+    /// `c·tanh(x/c)`, element-wise, the shape kept: values stay inside
+    /// (−c, c) and small ones barely move (Gemma 2's soft caps).
+    SoftCap {
+        /// c, the cap.
+        cap: f64,
+    },
+    /// `x·by`, element-wise, the shape kept.
+    Scale {
+        /// The constant, e.g. √d.
+        by: f64,
     },
     /// Row softmax over the last axis, masked keys given weight 0 (`╳`).
     Softmax {
@@ -224,12 +246,18 @@ pub enum Op {
     Act(Unary),
     /// silu(gate) ⊙ up, both (…, f).
     SwiGlu,
+    /// gelu_tanh(gate) ⊙ up, both (…, f).
+    GeGlu,
     /// The residual add: stream + update, same shapes.
     Add,
     /// `wte[ids]`: ids (B, T) of whole numbers, wte (V, d) → (B, T, d).
     Gather,
-    /// `wpe[0..T]`: wpe (context, d), ids (B, T) → (T, d).
-    Positions,
+    /// `wpe[offset..offset + T]`: wpe (context + offset, d), ids (B, T) →
+    /// (T, d). The offset is OPT's 2; 0 elsewhere.
+    Positions {
+        /// Rows of wpe before position 0.
+        offset: usize,
+    },
     /// `tok_emb + pos_emb`: (B, T, d) + (T, d) → (B, T, d), broadcast over B.
     AddPositions,
     /// The LM head on x (B, T, d): `x·wteᵀ` with wte (V, d) when `tied`,

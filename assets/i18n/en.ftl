@@ -52,6 +52,14 @@ why-rope = Rotary positions turn each of the { $pairs } feature pairs of every h
 
 why-repeat-kv = Grouped-query attention: the { $kv } K/V heads, each repeated { $rep } times, give { $h } heads, one for each query head, so q meets its k, and its weights their v, head for head: { $shape }.
 
+why-rope-partial = Partial rotary: only the first { $dims } of the { $hd } features of each head turn, { $pairs } pairs by an angle that grows with the token's position; the other { $rest } pass as they are. The shape { $shape } does not change.
+
+why-softcap = A soft cap, { $cap }·tanh(s/{ $cap }), on each score before the mask: large scores level off below { $cap }, small ones barely move. Element by element, so the scores keep their shape { $shape }.
+
+why-softcap-logits = A soft cap, { $cap }·tanh(z/{ $cap }), on each logit: no score of the vocabulary passes { $cap }. Element by element, so the logits keep their shape { $shape }.
+
+why-scale-embed = Each token's vector is multiplied by √d_model = √{ $d } ≈ { $by }, so the embeddings enter the stream at the scale the blocks expect: one number for every element, so the shape stays { $shape }.
+
 why-scores = Each of the { $h } heads compares each of its { $Tq } queries (Tq) with each of its { $Tk } keys (Tk): a { $Tq }×{ $Tk } table per head, scaled by 1/√{ $hd }. The scores are { $shape }, not { $wrong }: one table per head, not one vector per token.
 
 why-softmax-causal = The causal mask hides the keys after each query (a key later than the query gets −∞), then softmax turns each row of { $Tk } scores into weights that sum to 1. The shape stays { $shape }.
@@ -79,9 +87,11 @@ why-act-after-down = { $act } after the down projection: it acts on the { $ff } 
 
 why-swiglu = silu(gate) ⊙ up: both are d_ff { $ff } wide and are multiplied element by element, so the shape stays { $shape }.
 
+why-geglu = gelu_tanh(gate) ⊙ up: both are d_ff { $ff } wide and are multiplied element by element, so the shape stays { $shape }.
+
 why-add = The residual add { $stream } + { $update }: element by element, so both must be (B,T,d) { $shape }. That is why every sublayer gives back d_model { $d }.
 
-why-add-updates = Parallel residuals: attention and the MLP both read the block's input, each through its own norm, and their updates { $a } + { $b } are summed here, before the stream: both are (B,T,d), so the sum is { $shape }. One residual add then puts it on x: one add a block, of two updates.
+why-add-updates = Parallel residuals: attention and the MLP both read the block's input, through their norms (or the one norm they share), and their updates { $a } + { $b } are summed here, before the stream: both are (B,T,d), so the sum is { $shape }. One residual add then puts it on x: one add a block, of two updates.
 
 why-tokens = The token ids: { $B } sequences of { $T } tokens, one integer per token (int64), { $shape }. They are not vectors yet, and not (B,T,d): the token embedding turns each id into a row of d_model numbers.
 
@@ -90,6 +100,8 @@ why-embedding = Each id picks its row of wte ({ $V },{ $d }): a lookup, not a pr
 why-positions = Position t reads row t of wpe ({ $ctx },{ $d }); only the first T = { $T } rows are used, so pos_emb is { $shape }: one vector per position, the same for every sequence, with no B axis.
 
 why-add-positions = x0 = tok_emb + pos_emb: { $tok } + { $pos } broadcasts the positions over the { $B } sequences, so each token's vector carries where it stands. { $shape } is the residual stream every block reads and gives back.
+
+why-positions-offset = Position t reads row t + { $offset } of wpe ({ $ctx },{ $d }): the first { $offset } rows come before position 0, so rows { $offset } to { $end } are used and pos_emb is { $shape }: one vector per position, the same for every sequence, with no B axis.
 
 why-lm-head-tied = The LM head scores every token of the vocabulary at every position: x·wteᵀ maps d_model { $d } to V { $V }, giving the logits { $shape }. Tied: it reuses { $w } transposed, so it adds no parameters. The logits are the model's output, not a sublayer's: they never return to (B,T,d).
 

@@ -15,7 +15,7 @@
 //! model      L·block + ln_f + V·d (wte) + ctx·d (wpe, learned positions) + V·d (untied head)
 //! ```
 
-use crate::config::{Act, ModelConfig, NormKind, Placement, PosEmb};
+use crate::config::{ModelConfig, Placement, PosEmb};
 
 /// One layer's closed-form count, under the path its built parameters share.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
     );
     let bias = u64::from(cfg.bias);
     let mlp_bias = cfg.mlp_bias();
-    let gated = cfg.act == Act::Swiglu;
+    let gated = cfg.act.is_gated();
     let c = |path: String, count, formula| Component {
         path,
         count,
@@ -54,7 +54,7 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
         (true, false) => (3 * d * f, "3·d·d_ff"),
         (true, true) => (3 * d * f + 2 * f + d, "3·d·d_ff + 2·d_ff + d"),
     };
-    let norm_bias = cfg.bias && cfg.norm == NormKind::LayerNorm;
+    let norm_bias = cfg.norm_bias();
     let (norm, norm_formula) = if norm_bias { (2 * d, "2·d") } else { (d, "d") };
     let attn_formula = match (cfg.bias, cfg.qkv_bias, hq == d) {
         (true, _, true) => "2·d² + 2·d·kv·hd + 2·d + 2·kv·hd",
@@ -68,7 +68,10 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
     for i in 1..=cfg.layers {
         out.push(c(format!("block{i}.ln_1"), norm, norm_formula));
         out.push(c(format!("block{i}.attn"), attention, attn_formula));
-        out.push(c(format!("block{i}.ln_2"), norm, norm_formula));
+        // One norm shared by parallel sublayers: no ln_2.
+        if !cfg.shared_norm {
+            out.push(c(format!("block{i}.ln_2"), norm, norm_formula));
+        }
         // A mixture: E expert MLPs and the router W_r (d, E).
         if cfg.experts > 0 {
             let e = n(cfg.experts);
@@ -95,7 +98,8 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
         let v = n(v);
         out.push(c("wte".into(), v * d, "V·d"));
         if cfg.pos_emb == PosEmb::Learned {
-            out.push(c("wpe".into(), n(cfg.positions()) * d, "ctx·d"));
+            let rows = if cfg.pos_offset > 0 { "(ctx+offset)·d" } else { "ctx·d" };
+            out.push(c("wpe".into(), n(cfg.positions()) * d, rows));
         }
         if !cfg.tied {
             out.push(c("lm_head".into(), v * d, "V·d"));

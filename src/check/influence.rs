@@ -276,10 +276,12 @@ impl Kind {
     }
 }
 
-/// The scores before the mask: `scores`, and in a 16-bit model their cast
+/// The scores before the mask: `scores`, their soft cap (Gemma 2), and in a 16-bit model their cast
 /// to f32 (`scores.to_f32`), which the softmax masks.
 fn pre_mask(r: &RowChange) -> bool {
-    r.op == OpKind::Scores || (r.op == OpKind::Cast && r.path.ends_with(".scores.to_f32"))
+    r.op == OpKind::Scores
+        || (r.op == OpKind::SoftCap && r.path.ends_with(".scores.capped"))
+        || (r.op == OpKind::Cast && r.path.ends_with(".scores.to_f32"))
 }
 
 /// A change where the probe forbids one: in tensor `path`, row (`batch`,
@@ -478,11 +480,12 @@ fn parts<T>(model: &Model<T>) -> Vec<Part> {
     let mut out = Vec::new();
     for (block, b) in model.blocks.iter().enumerate() {
         for (sub, s) in b.sublayers.iter().enumerate() {
-            let norm = Part {
+            // A shared norm is the first sublayer's ln_1, run once.
+            let norm = (s.norm.is_some() || sub == 0).then_some(Part {
                 block,
                 sub,
                 norm: true,
-            };
+            });
             let layer = matches!(s.layer, Layer::Mlp(_) | Layer::Moe(_)).then_some(Part {
                 block,
                 sub,
@@ -490,9 +493,9 @@ fn parts<T>(model: &Model<T>) -> Vec<Part> {
             });
             match s.anatomy.norm {
                 NormAt::Before | NormAt::Sandwich => {
-                    out.extend([Some(norm), layer].into_iter().flatten());
+                    out.extend([norm, layer].into_iter().flatten());
                 }
-                NormAt::After => out.extend([layer, Some(norm)].into_iter().flatten()),
+                NormAt::After => out.extend([layer, norm].into_iter().flatten()),
             }
         }
     }
@@ -519,10 +522,14 @@ fn run_part<F: Scalar>(
         x.clone().into(),
     );
     let p = format!("block{}", part.block + 1);
-    let sub = &model.blocks[part.block].sublayers[part.sub];
-    let r: Result<_, Stop> = if part.norm {
-        sub.norm
-            .forward(&mut rec.pp(&p), &format!("ln_{}", part.sub + 1), &xv)
+    let block = &model.blocks[part.block];
+    let sub = &block.sublayers[part.sub];
+    // The sublayer's own norm, or the block's shared one.
+    let norm = sub.norm.as_ref().or(block.shared.as_ref());
+    let r: Result<_, Stop> = if let (true, Some(norm)) = (part.norm, norm) {
+        norm.forward(&mut rec.pp(&p), &format!("ln_{}", part.sub + 1), &xv)
+    } else if part.norm {
+        Ok(xv.clone())
     } else {
         sub.layer(&mut rec.pp(&p), &xv)
     };

@@ -1,4 +1,6 @@
-//! Hugging Face `config.json` files for model_type gpt2, llama and mistral.
+//! Hugging Face `config.json` files, one reader per family: gpt2, the
+//! Llama-like (llama, mistral, qwen2, mixtral, phi3), gpt_neox, falcon, opt
+//! and gemma / gemma2.
 //!
 //! Every field follows one policy ([`policy`]): applied, refused by name,
 //! silently accepted when it changes nothing computed, or accepted with a
@@ -9,9 +11,13 @@
 //! The traced model is B = 1 at T = the context. Rotary positions add no
 //! parameter; attention rotates q and k as its own steps.
 
+mod falcon;
 mod fields;
+mod gemma;
 mod gpt2;
+mod gpt_neox;
 mod llama;
+mod opt;
 pub mod policy;
 mod rope;
 
@@ -20,7 +26,8 @@ use super::overlay::Overlay;
 use serde_json::Value;
 
 /// The model types a config.json may declare.
-pub const SUPPORTED: &str = "gpt2, llama, mistral, qwen2, mixtral, phi3";
+pub const SUPPORTED: &str =
+    "gpt2, llama, mistral, qwen2, mixtral, phi3, gpt_neox, falcon, opt, gemma, gemma2";
 
 /// A config.json that could not be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -138,6 +145,10 @@ pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
     let (mut o, inner) = match model_type {
         "gpt2" => (gpt2::read(&f)?, Vec::new()),
         "llama" | "mistral" | "qwen2" | "mixtral" | "phi3" => llama::read(&f)?,
+        "gpt_neox" => gpt_neox::read(&f)?,
+        "falcon" => falcon::read(&f)?,
+        "opt" => (opt::read(&f)?, Vec::new()),
+        "gemma" | "gemma2" => gemma::read(&f)?,
         other => {
             return Err(HfError::ModelType {
                 path: path.into(),
@@ -149,8 +160,9 @@ pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
     o.name = Some(model_type.to_string());
     o.batch = Some(1);
     o.seq = o.context;
-    o.placement = Some(Placement::Pre);
-    o.final_norm = Some(true);
+    // Pre-LN with a final norm unless the family's reader says otherwise.
+    o.placement = o.placement.or(Some(Placement::Pre));
+    o.final_norm = o.final_norm.or(Some(true));
     Ok(o)
 }
 

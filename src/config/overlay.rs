@@ -98,10 +98,10 @@ overlay! {
         /// Number of blocks (at most 4096).
         #[arg(long, global = true, value_parser = layers, allow_negative_numbers = true)]
         layers: usize,
-        /// relu, gelu (exact erf), gelu-tanh, silu (not gated) or swiglu.
+        /// relu, gelu (exact erf), gelu-tanh, silu (not gated), swiglu or geglu.
         #[arg(long, global = true)]
         act: Act,
-        /// layernorm or rmsnorm.
+        /// layernorm, rmsnorm or rmsnorm-plus-one (Gemma's (1 + w)).
         #[arg(long, global = true)]
         norm: NormKind,
         /// pre (x + f(LN(x))), post (LN(x + f(x))) or sandwich (x + LN(f(LN(x)))).
@@ -121,6 +121,14 @@ overlay! {
         /// Parallel residuals, as GPT-NeoX: x + attn(LN1(x)) + mlp(LN2(x)), one add.
         #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
         parallel: bool,
+        /// Parallel residuals through one shared norm, as Falcon-7B:
+        /// x + attn(LN(x)) + mlp(LN(x)).
+        #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
+        shared_norm: bool,
+        /// LayerNorm's β when not as --bias (Falcon's LayerNorms have it,
+        /// its linears no bias).
+        #[arg(skip)]
+        norm_bias: bool => |c, v| c.norm_bias = Some(v),
         /// An encoder (as BERT): attention reads every position, before and after.
         #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
         encoder: bool,
@@ -140,6 +148,15 @@ overlay! {
         /// Learned positions (wpe) or rotary ones (no parameters).
         #[arg(skip)]
         pos_emb: PosEmb,
+        /// Rows of wpe before position 0 (OPT's 2).
+        #[arg(skip)]
+        pos_offset: usize,
+        /// x0 = wte[ids]·√d_model, as Gemma.
+        #[arg(skip)]
+        embed_scale: bool,
+        /// Features of each head that rotary positions turn (0: all).
+        #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
+        rotary_dims: usize,
         /// θ of the rotary embedding.
         #[arg(skip)]
         rope_theta: f64,
@@ -150,6 +167,19 @@ overlay! {
         /// itself included (0: every earlier position).
         #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
         window: usize,
+        /// Every N-th block attends to every earlier position, the others
+        /// within --window (0: the window on every block).
+        #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
+        full_every: usize,
+        /// Scores divided by √N instead of √head_dim (0: head_dim).
+        #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
+        query_scale: usize,
+        /// Attention scores soft-capped to c·tanh(s/c) (0: none).
+        #[arg(long, global = true, value_parser = cap, allow_negative_numbers = true)]
+        attn_softcap: f64,
+        /// Logits soft-capped to c·tanh(z/c) (0: none).
+        #[arg(long, global = true, value_parser = cap, allow_negative_numbers = true)]
+        logit_softcap: f64,
         /// A mixture of experts: the MLP becomes N expert MLPs and a router
         /// (0: one dense MLP).
         #[arg(long, global = true, value_parser = dim_or_zero, allow_negative_numbers = true)]
@@ -206,6 +236,12 @@ fn dim_or_zero(s: &str) -> Result<usize, String> {
 
 fn layers(s: &str) -> Result<usize, String> {
     whole(s, 1, MAX_LAYERS)
+}
+
+/// A soft cap: any number; validation names a negative or infinite one.
+fn cap(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .map_err(|_| "expected a number ≥ 0 (0: none)".to_string())
 }
 
 fn seed(s: &str) -> Result<u64, String> {

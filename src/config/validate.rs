@@ -5,7 +5,7 @@
 //! computes values would hold; [`crate::plan`] compares it with the limit.
 
 use super::{
-    Act, ConfigError, DType, Fault, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, ModelConfig, Placement,
+    ConfigError, DType, Fault, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, ModelConfig, Placement,
     PosEmb, divisors,
 };
 
@@ -130,6 +130,7 @@ impl ModelConfig {
             s.validate()?;
         }
         self.validate_experts()?;
+        self.validate_variants()?;
         if let Some(fault) = self.fault
             && let Some(needs) = self.fault_needs(fault)
         {
@@ -173,6 +174,78 @@ impl ModelConfig {
         Ok(())
     }
 
+    /// The settings of the block anatomies real families use: partial
+    /// rotary, a shared norm, the position offset, alternating windows,
+    /// query scaling and soft caps.
+    fn validate_variants(&self) -> Result<(), ConfigError> {
+        let field = |field, got: String, allowed: String| {
+            Err(ConfigError::Field {
+                field,
+                got,
+                allowed,
+            })
+        };
+        let hd = self.head_dim();
+        if self.rotary_dims > 0 {
+            if self.pos_emb != PosEmb::Rope {
+                return Err(ConfigError::NeedsRotary("rotary_dims"));
+            }
+            if self.rotary_dims > hd || !self.rotary_dims.is_multiple_of(2) {
+                return field(
+                    "rotary_dims",
+                    self.rotary_dims.to_string(),
+                    format!("an even number from 2 to head_dim ({hd}), or 0 for all"),
+                );
+            }
+        }
+        if self.shared_norm && !self.parallel {
+            return field(
+                "shared_norm",
+                "true".into(),
+                "shared_norm with parallel (a sequential block's sublayers each read their own norm)".into(),
+            );
+        }
+        if self.pos_offset > MAX_DIM {
+            return Err(ConfigError::TooLarge {
+                name: "pos_offset",
+                got: self.pos_offset,
+                max: MAX_DIM,
+            });
+        }
+        if self.pos_offset > 0 && self.pos_emb != PosEmb::Learned {
+            return field(
+                "pos_offset",
+                self.pos_offset.to_string(),
+                "0 with rotary positions (an offset shifts the rows of a learned wpe)".into(),
+            );
+        }
+        if self.full_every > 0 && self.window == 0 {
+            return field(
+                "full_every",
+                self.full_every.to_string(),
+                "0 without a window (every block attends fully already)".into(),
+            );
+        }
+        for (name, got) in [("full_every", self.full_every), ("query_scale", self.query_scale)] {
+            if got > MAX_DIM {
+                return Err(ConfigError::TooLarge {
+                    name,
+                    got,
+                    max: MAX_DIM,
+                });
+            }
+        }
+        for (name, cap) in [
+            ("attn_softcap", self.attn_softcap),
+            ("logit_softcap", self.logit_softcap),
+        ] {
+            if !(cap.is_finite() && cap >= 0.0) {
+                return field(name, cap.to_string(), "a finite number ≥ 0 (0: none)".into());
+            }
+        }
+        Ok(())
+    }
+
     /// Why a fault would not show on this model, if it would not.
     fn fault_needs(&self, fault: Fault) -> Option<&'static str> {
         match fault {
@@ -210,7 +283,7 @@ impl ModelConfig {
                 Some("needs seq at least 2")
             }
             Fault::NormOverBatch if self.batch < 2 => Some("needs batch at least 2"),
-            Fault::ActAfterDown if self.act == Act::Swiglu => Some(
+            Fault::ActAfterDown if self.act.is_gated() => Some(
                 "needs an element-wise activation (relu, gelu, gelu-tanh, silu); drop --act swiglu",
             ),
             Fault::LnAfterAdd if self.placement != Placement::Pre => {

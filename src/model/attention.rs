@@ -1,5 +1,7 @@
 //! Causal multi-head self-attention, with grouped-query K/V heads:
 //! `softmax(mask(q·kᵀ/√hd))·v`, heads merged, then the output projection.
+//! Gemma 2 soft-caps the scores before the mask, `c·tanh(s/c)`, and may
+//! divide by √query_pre_attn_scalar instead of √hd.
 //!
 //! # Shapes
 //! - x: (B, T, d)
@@ -46,6 +48,12 @@ pub struct Attention<T> {
     /// The rotary position embedding, `Op::Rope`, for rotary positions
     /// (boxed: an `Op` is large beside the rest).
     pub rope: Option<Box<Op>>,
+    /// The number whose √ divides the scores: hd, or the config's
+    /// `query_scale`.
+    pub scale: usize,
+    /// The soft cap on the scores, `Op::SoftCap` (Gemma 2's 50); `None`
+    /// for none.
+    pub cap: Option<Op>,
     /// The softmax: stable, or without the max under `softmax-no-max`.
     pub softmax: Op,
     /// A 16-bit model's dtype: the softmax casts its scores up to f32 and
@@ -56,8 +64,9 @@ pub struct Attention<T> {
 }
 
 impl<T: Clone> Attention<T> {
-    /// The projections `q_proj`, `k_proj`, `v_proj` and `out`, in `b`'s scope.
-    pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>) -> Self {
+    /// The projections `q_proj`, `k_proj`, `v_proj` and `out`, in `b`'s
+    /// scope, reading keys within `window` (0: every earlier key).
+    pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>, window: usize) -> Self {
         let c = b.cfg;
         let (d, hq, kv) = (c.d_model, c.attn_width(), c.kv_heads * c.head_dim());
         let bias = |n| c.bias.then_some(n);
@@ -66,7 +75,7 @@ impl<T: Clone> Attention<T> {
         let std = Builder::<B>::STD;
         // The softmax-no-max fault draws q and k N(0, 1), as torch.randn.
         let qk_std = if b.arch.qk_randn { 1.0 } else { std };
-        let mask = b.arch.anatomy.masking(c.window);
+        let mask = b.arch.anatomy.masking(window);
         // Q is d wide unless the head width is given apart from d; K and
         // V are narrower than Q only under grouped-query attention.
         let q_axis = if hq == d { "d" } else { "h·hd" };
@@ -90,7 +99,12 @@ impl<T: Clone> Attention<T> {
                 Box::new(Op::Rope {
                     theta: c.rope_theta,
                     scaling: c.rope_scaling,
+                    dims: c.rotary_dims(),
                 })
+            }),
+            scale: c.score_scale(),
+            cap: (c.attn_softcap > 0.0).then_some(Op::SoftCap {
+                cap: c.attn_softcap,
             }),
             softmax: if b.arch.softmax_max {
                 Op::Softmax { mask }
@@ -112,7 +126,7 @@ impl<T: Clone> Attention<T> {
         rec: &mut Recorder<B>,
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
-        let (h, kv, hd, mask) = (self.heads, self.kv_heads, self.head_dim, self.mask);
+        let (h, kv, mask) = (self.heads, self.kv_heads, self.mask);
         let kv_axis = if kv == h { "h" } else { "kv" };
 
         // Project every token to a query, a key and a value.
@@ -153,10 +167,16 @@ impl<T: Clone> Attention<T> {
         //   context = weights·v               (B, h, T, hd)
         // A backend may run the three in one pass that never builds the
         // (B, h, T, T) tensors; each step is recorded all the same.
-        let (scores, softmax) = (Op::Scores { head_dim: hd }, &self.softmax);
+        let scale = self.scale;
+        let (scores, softmax) = (Op::Scores { head_dim: scale }, &self.softmax);
         let (q, k, v) = (In::Act(&q), In::Act(&k), In::Act(&v));
         let steps = |rec: &mut Recorder<B>| {
             let att = rec.op("scores", &scores, &[q, k])?; // (B, h, T, T)
+            // Gemma 2: c·tanh(scores/c), before the mask.
+            let att = match &self.cap {
+                Some(cap) => rec.op_owned("scores.capped", cap, att, &[])?, // (B, h, T, T)
+                None => att,
+            };
             let att = match self.half {
                 None => rec.op_owned("weights", softmax, att, &[])?, // (B, h, T, T)
                 // 16-bit: the softmax runs in f32, its weights cast back.
@@ -164,9 +184,12 @@ impl<T: Clone> Attention<T> {
             };
             rec.op("context", &Op::WeightedSum, &[In::Act(&att), v]) // (B, h, T, hd)
         };
-        // A fused pass computes the stable softmax only.
-        let y = if self.softmax == (Op::Softmax { mask }) {
-            let core = Fusion::Attention { head_dim: hd, mask };
+        // A fused pass computes the stable softmax of uncapped scores only.
+        let y = if self.softmax == (Op::Softmax { mask }) && self.cap.is_none() {
+            let core = Fusion::Attention {
+                head_dim: scale,
+                mask,
+            };
             rec.fusable(core, &[q, k, v], steps)?
         } else {
             steps(rec)?

@@ -7,6 +7,7 @@
 //! norm After  (Post-LN):    x = LN(x + f(x))
 //! norm Sandwich (Gemma 2):  x = x + LN_out(f(LN(x)))
 //! parallel (GPT-NeoX):      x = x + (attn(LN1(x)) + mlp(LN2(x)))   one add
+//! parallel, one norm:       x = x + (attn(LN1(x)) + mlp(LN1(x)))   (Falcon-7B)
 //! ```
 //!
 //! # Shapes
@@ -37,8 +38,9 @@ pub enum Layer<T> {
 pub struct Sub<T> {
     /// Which sublayer and where its norm sits (before or after the add).
     pub anatomy: Sublayer,
-    /// The sublayer's norm `ln_i`, over (B, T, d).
-    pub norm: Norm<T>,
+    /// The sublayer's norm `ln_i`, over (B, T, d); `None` when the
+    /// block's one shared norm serves every sublayer.
+    pub norm: Option<Norm<T>>,
     /// Sandwich norms' second norm `post_ln_i`, on the sublayer's output
     /// before the add; `None` otherwise.
     pub post: Option<Norm<T>>,
@@ -54,20 +56,26 @@ pub struct Block<T> {
     /// Whether the sublayers run side by side on the block's input, their
     /// updates summed into one residual add (parallel residuals).
     pub parallel: bool,
+    /// The one norm `ln_1` every parallel sublayer reads (Falcon-7B);
+    /// `None` when each has its own.
+    pub shared: Option<Norm<T>>,
 }
 
 impl<T: Clone> Block<T> {
-    /// The block the anatomy describes, in `b`'s scope (`blockN`).
-    pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>) -> Self {
+    /// Block `n` (from 1) as the anatomy describes it, in `b`'s scope
+    /// (`blockN`).
+    pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>, n: usize) -> Self {
+        let shared_norm = b.arch.anatomy.shared_norm;
+        let window = b.cfg.window_at(n);
         let sublayers = b.arch.anatomy.sublayers.iter().enumerate();
         let sublayers = sublayers
             .map(|(i, &anatomy)| {
-                let norm = Norm::new(&b.pp(&format!("ln_{}", i + 1)));
+                let norm = (!shared_norm).then(|| Norm::new(&b.pp(&format!("ln_{}", i + 1))));
                 let post = (anatomy.norm == NormAt::Sandwich)
                     .then(|| Norm::new(&b.pp(&format!("post_ln_{}", i + 1))));
                 let inner = b.pp(anatomy.kind.as_str());
                 let layer = match anatomy.kind {
-                    SublayerKind::Attention => Layer::Attention(Attention::new(&inner)),
+                    SublayerKind::Attention => Layer::Attention(Attention::new(&inner, window)),
                     SublayerKind::Mlp => Layer::Mlp(Mlp::new(&inner)),
                     SublayerKind::Moe => Layer::Moe(Moe::new(&inner)),
                 };
@@ -82,6 +90,7 @@ impl<T: Clone> Block<T> {
         Self {
             sublayers,
             parallel: b.arch.anatomy.parallel,
+            shared: shared_norm.then(|| Norm::new(&b.pp("ln_1"))),
         }
     }
 
@@ -115,9 +124,17 @@ impl<T: Clone> Block<T> {
         rec: &mut Recorder<B>,
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
+        // One shared norm is computed once and read by every sublayer.
+        let shared = match &self.shared {
+            Some(norm) => Some(norm.forward(rec, "ln_1", x)?), // LN(x): (B, T, d)
+            None => None,
+        };
         let mut update: Option<Val<T>> = None;
         for (i, sub) in self.sublayers.iter().enumerate() {
-            let h = sub.norm.forward(rec, &format!("ln_{}", i + 1), x)?; // LN_i(x): (B, T, d)
+            let h = match &shared {
+                Some(h) => h.clone(), // LN(x): (B, T, d)
+                None => sub.norm(rec, &format!("ln_{}", i + 1), x)?, // LN_i(x): (B, T, d)
+            };
             let u = sub.layer(rec, &h)?; // f_i(LN_i(x)): (B, T, d)
             update = Some(match update {
                 None => u,
@@ -131,9 +148,11 @@ impl<T: Clone> Block<T> {
         }
     }
 
-    /// Every parameter of the block: each sublayer's norm, then its layer.
+    /// Every parameter of the block: the shared norm if any, then each
+    /// sublayer's norm and its layer.
     pub fn params(&self) -> impl Iterator<Item = &Param<T>> {
-        self.sublayers.iter().flat_map(Sub::params)
+        let shared = self.shared.iter().flat_map(Norm::params);
+        shared.chain(self.sublayers.iter().flat_map(Sub::params))
     }
 }
 
@@ -152,17 +171,17 @@ impl<T: Clone> Sub<T> {
         let (ln, resid) = (format!("ln_{n}"), format!("resid_{n}"));
         match self.anatomy.norm {
             NormAt::Before => {
-                let h = self.norm.forward(rec, &ln, x)?; // LN(x): (B, T, d)
+                let h = self.norm(rec, &ln, x)?; // LN(x): (B, T, d)
                 let u = self.layer(rec, &h)?; // f(LN(x)): (B, T, d)
                 rec.residual(&resid, x, u) // x + f(LN(x)): (B, T, d)
             }
             NormAt::After => {
                 let u = self.layer(rec, x)?; // f(x): (B, T, d)
                 let s = rec.residual(&resid, x, u)?; // x + f(x): (B, T, d)
-                self.norm.forward(rec, &ln, &s) // LN(x + f(x)): (B, T, d)
+                self.norm(rec, &ln, &s) // LN(x + f(x)): (B, T, d)
             }
             NormAt::Sandwich => {
-                let h = self.norm.forward(rec, &ln, x)?; // LN(x): (B, T, d)
+                let h = self.norm(rec, &ln, x)?; // LN(x): (B, T, d)
                 let u = self.layer(rec, &h)?; // f(LN(x)): (B, T, d)
                 let u = match &self.post {
                     Some(post) => post.forward(rec, &format!("post_{ln}"), &u)?, // LN_out(f(LN(x)))
@@ -170,6 +189,24 @@ impl<T: Clone> Sub<T> {
                 };
                 rec.residual(&resid, x, u) // x + LN_out(f(LN(x))): (B, T, d)
             }
+        }
+    }
+
+    /// Records `name` = the sublayer's norm of x (B, T, d); x itself when
+    /// the block's shared norm stands in for it (parallel blocks only,
+    /// which read the shared one).
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    fn norm<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        name: &str,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
+        match &self.norm {
+            Some(norm) => norm.forward(rec, name, x), // LN(x): (B, T, d)
+            None => Ok(x.clone()),
         }
     }
 
@@ -202,6 +239,7 @@ impl<T: Clone> Sub<T> {
             Some(p) => Box::new(p.params()),
             None => Box::new(std::iter::empty()),
         };
-        Box::new(self.norm.params().chain(layer).chain(post))
+        let norm = self.norm.iter().flat_map(Norm::params);
+        Box::new(norm.chain(layer).chain(post))
     }
 }

@@ -2,6 +2,7 @@
 //!
 //! - relu / gelu / gelu-tanh / silu: `act(x·W1 + b1)·W2 + b2`
 //! - swiglu: `(silu(x·Wg) ⊙ x·Wu)·Wd`
+//! - geglu: `(gelu_tanh(x·Wg) ⊙ x·Wu)·Wd` (Gemma)
 //!
 //! The wrong forms a fault builds ([`MlpForm`]): no down projection
 //! (`act(x·W1 + b1)`), the input returned (`x`, the hidden layer computed
@@ -24,8 +25,9 @@ use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 pub enum Activation<T> {
     /// An element-wise function of the up projection.
     Unary(Unary),
-    /// SwiGLU: `silu(x·Wg) ⊙ x·Wu`, with its gate projection.
-    Gated(Linear<T>),
+    /// SwiGLU or GeGLU: `silu(x·Wg) ⊙ x·Wu` (`Op::SwiGlu`) or
+    /// `gelu_tanh(x·Wg) ⊙ x·Wu` (`Op::GeGlu`), with its gate projection.
+    Gated(Linear<T>, Op),
 }
 
 /// The up projection, the activation and the down projection.
@@ -53,13 +55,14 @@ impl<T: Clone> Mlp<T> {
             Act::Gelu => Activation::Unary(Unary::Gelu),
             Act::GeluTanh => Activation::Unary(Unary::GeluTanh),
             Act::Silu => Activation::Unary(Unary::Silu),
-            Act::Swiglu => Activation::Gated(Linear::new(
-                &b.pp("gate"),
-                (d, f),
-                ["d", "ff"],
-                std,
-                bias(f),
-            )),
+            Act::Swiglu | Act::Geglu => Activation::Gated(
+                Linear::new(&b.pp("gate"), (d, f), ["d", "ff"], std, bias(f)),
+                if c.act == Act::Geglu {
+                    Op::GeGlu
+                } else {
+                    Op::SwiGlu
+                },
+            ),
         };
         Self {
             up: Linear::new(&b.pp("up"), (d, f), ["d", "ff"], std, up_bias),
@@ -146,11 +149,11 @@ impl<T: Clone> Mlp<T> {
                     rec.op_owned("act", &Op::Act(*act), u, &[]) // act(u): (B, T, ff)
                 })
             }
-            // SwiGLU: a gate and an up projection, multiplied.
-            Activation::Gated(gate) => {
+            // SwiGLU or GeGLU: a gate and an up projection, multiplied.
+            Activation::Gated(gate, glu) => {
                 let g = gate.forward(rec, "gate", x)?; // x·Wg: (B, T, ff)
                 let u = self.up.forward(rec, "up", x)?; // x·Wu: (B, T, ff)
-                rec.op_owned("act", &Op::SwiGlu, g, &[In::Act(&u)]) // silu(g) ⊙ u: (B, T, ff)
+                rec.op_owned("act", glu, g, &[In::Act(&u)]) // act(g) ⊙ u: (B, T, ff)
             }
         }
     }
@@ -158,7 +161,7 @@ impl<T: Clone> Mlp<T> {
     /// Gate, up and down parameters.
     pub fn params(&self) -> impl Iterator<Item = &Param<T>> {
         let gate = match &self.act {
-            Activation::Gated(g) => Some(g),
+            Activation::Gated(g, _) => Some(g),
             Activation::Unary(_) => None,
         };
         gate.into_iter()

@@ -2,6 +2,8 @@
 //!
 //! - LayerNorm: `(x − mean) / √(var + eps) · γ + β`
 //! - RMSNorm: `x / √(mean(x²) + eps) · γ`
+//! - Gemma's RMSNorm: `x / √(mean(x²) + eps) · (1 + w)`, w stored (and
+//!   initialised to 0) as the offset from 1
 //!
 //! In a bf16 or f16 model the norm runs in f32, as frameworks run it:
 //! `y = norm(x.to(f32)).to(bf16)`, each cast a step of its own.
@@ -34,14 +36,20 @@ impl<T: Clone> Norm<T> {
     /// `weight` = 1 and, for LayerNorm with biases, `bias` = 0, in `b`'s scope.
     pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>) -> Self {
         let d = b.cfg.d_model;
-        let has_bias = b.cfg.bias && b.cfg.norm == NormKind::LayerNorm;
+        let has_bias = b.cfg.norm_bias();
+        // Gemma's weight is the offset from 1: 0 scales by 1.
+        let one = if b.cfg.norm == NormKind::RmsNormPlusOne {
+            0.0
+        } else {
+            1.0
+        };
         Self {
             op: Op::Norm {
                 kind: b.cfg.norm,
                 axis: b.arch.norm_axis,
                 eps: b.cfg.eps,
             },
-            weight: b.param("weight", &[d], &["d"], Init::Const(1.0)),
+            weight: b.param("weight", &[d], &["d"], Init::Const(one)),
             bias: has_bias.then(|| b.param("bias", &[d], &["d"], Init::Const(0.0))),
             half: b.cfg.dtype.is_half().then_some(b.cfg.dtype),
             cast_back: b.arch.norm_cast_back,

@@ -17,6 +17,7 @@ impl Op {
                 let name = match kind {
                     NormKind::LayerNorm => "LayerNorm",
                     NormKind::RmsNorm => "RMSNorm",
+                    NormKind::RmsNormPlusOne => "RMSNorm·(1+w)",
                 };
                 let over = match axis {
                     NormAxis::Feature => "d",
@@ -27,9 +28,19 @@ impl Op {
             }
             Op::SplitHeads { heads, .. } => format!("split into {heads} heads : {} → {o}", s(0)),
             Op::RepeatKv { rep } => format!("repeat kv ×{rep} : {} → {o}", s(0)),
-            Op::Rope { theta, scaling } => {
+            Op::Rope {
+                theta,
+                scaling,
+                dims,
+            } => {
                 let scaled = scaling.map_or(String::new(), |s| format!(", {} scaling", s.kind()));
-                format!("rotate by position (θ {theta}{scaled}) : {} → {o}", s(0))
+                let hd = ins.first().and_then(|x| x.last()).copied().unwrap_or(*dims);
+                let part = if *dims < hd {
+                    format!(", first {dims} of {hd}")
+                } else {
+                    String::new()
+                };
+                format!("rotate by position (θ {theta}{scaled}{part}) : {} → {o}", s(0))
             }
             Op::Scores { head_dim } => {
                 let k = ins.get(1).map_or_else(Vec::new, |k| {
@@ -70,11 +81,14 @@ impl Op {
                 format!("{name}(x) : {} → {o}", s(0))
             }
             Op::SwiGlu => format!("silu(g)⊙u : {}⊙{} → {o}", s(0), s(1)),
+            Op::GeGlu => format!("gelu_tanh(g)⊙u : {}⊙{} → {o}", s(0), s(1)),
+            Op::SoftCap { cap } => format!("{cap}·tanh(x/{cap}) : {} → {o}", s(0)),
+            Op::Scale { by } => format!("x·{by:.4} : {} → {o}", s(0)),
             Op::Add => format!("x + f(x) : {}+{} → {o}", s(0), s(1)),
             Op::Gather => format!("wte[ids] : {}[{}] → {o}", s(1), s(0)),
-            Op::Positions => {
+            Op::Positions { offset } => {
                 let t = ins.get(1).and_then(|i| i.get(1)).copied().unwrap_or(0);
-                format!("wpe[0..{t}] : {} → {o}", s(0))
+                format!("wpe[{offset}..{}] : {} → {o}", t + offset, s(0))
             }
             Op::AddPositions => format!("tok_emb + pos_emb : {}+{} → {o}", s(0), s(1)),
             Op::LmHead { tied: true } => {

@@ -30,7 +30,7 @@ impl Op {
                 ..
             } => OpKind::LayerNorm,
             Op::Norm {
-                kind: NormKind::RmsNorm,
+                kind: NormKind::RmsNorm | NormKind::RmsNormPlusOne,
                 ..
             } => OpKind::RmsNorm,
             Op::SplitHeads { .. } => OpKind::SplitHeads,
@@ -46,9 +46,12 @@ impl Op {
             Op::Act(Unary::GeluTanh) => OpKind::GeluTanh,
             Op::Act(Unary::Silu) => OpKind::Silu,
             Op::SwiGlu => OpKind::SwiGlu,
+            Op::GeGlu => OpKind::GeGlu,
+            Op::SoftCap { .. } => OpKind::SoftCap,
+            Op::Scale { .. } => OpKind::Scale,
             Op::Add => OpKind::Add,
             Op::Gather => OpKind::Embedding,
-            Op::Positions => OpKind::Positions,
+            Op::Positions { .. } => OpKind::Positions,
             Op::AddPositions => OpKind::AddPositions,
             Op::LmHead { .. } => OpKind::LmHead,
             Op::Cast { .. } => OpKind::Cast,
@@ -106,10 +109,13 @@ impl Op {
                 })?;
                 Ok(vec![x[0], *heads, x[1], x[2] / heads])
             }
-            Op::Rope { .. } => {
+            Op::Rope { dims, .. } => {
                 rank(x, 4, "rope input")?;
                 need(x[3] % 2 == 0, || {
                     format!("rope needs an even head size, got {}", x[3])
+                })?;
+                need(*dims <= x[3] && dims % 2 == 0, || {
+                    format!("rope turns {dims} features of a head of {}", x[3])
                 })?;
                 Ok(x.to_vec())
             }
@@ -126,21 +132,27 @@ impl Op {
                 })?;
                 Ok(vec![x[0], x[1], x[2], k[2]])
             }
-            Op::Softmax { .. } | Op::SoftmaxNoMax { .. } | Op::Act(_) | Op::Cast { .. } => {
-                Ok(x.to_vec())
-            }
+            Op::Softmax { .. }
+            | Op::SoftmaxNoMax { .. }
+            | Op::Act(_)
+            | Op::Cast { .. }
+            | Op::SoftCap { .. }
+            | Op::Scale { .. } => Ok(x.to_vec()),
             Op::Gather => {
                 let table = ins.get(1).copied().unwrap_or(&[]);
                 rank(x, 2, "token ids")?;
                 rank(table, 2, "wte")?;
                 Ok(vec![x[0], x[1], table[1]])
             }
-            Op::Positions => {
+            Op::Positions { offset } => {
                 let ids = ins.get(1).copied().unwrap_or(&[]);
                 rank(x, 2, "wpe")?;
                 rank(ids, 2, "token ids")?;
-                need(ids[1] <= x[0], || {
-                    format!("T={} positions need T ≤ wpe's {} rows", ids[1], x[0])
+                need(ids[1].saturating_add(*offset) <= x[0], || {
+                    format!(
+                        "T={} positions after offset {offset} need T + {offset} ≤ wpe's {} rows",
+                        ids[1], x[0]
+                    )
                 })?;
                 Ok(vec![ids[1], x[1]])
             }
@@ -191,7 +203,7 @@ impl Op {
                 rank(x, 4, "merge input")?;
                 Ok(vec![x[0], x[2], x[1] * x[3]])
             }
-            Op::SwiGlu | Op::Add => {
+            Op::SwiGlu | Op::GeGlu | Op::Add => {
                 let y = ins.get(1).copied().unwrap_or(&[]);
                 need(x == y, || {
                     format!("{} and {} differ", fmt_shape(x), fmt_shape(y))
@@ -304,7 +316,7 @@ impl Op {
                 let w = ins.get(1).copied().unwrap_or(&[]);
                 owned(&[&at(x, 0), &at(x, 1), &at(w, 1)])
             }
-            Op::Positions => {
+            Op::Positions { .. } => {
                 let ids = ins.get(1).copied().unwrap_or(&[]);
                 owned(&[&at(ids, 1), &at(x, 1)])
             }

@@ -268,9 +268,9 @@ impl<F: Scalar> Backend for Numeric<F> {
         let out = op.infer(&shapes)?;
         // Weights are read as views; wpe is the one weight in first place.
         let read = |i: usize| ins.get(i).map(|t| t.read());
-        if let Op::Positions = op {
+        if let Op::Positions { offset } = op {
             let wpe = ins[0].read();
-            let y = ends::positions(&wpe.view(), out[0]);
+            let y = ends::positions(&wpe.view(), *offset, out[0]);
             drop(wpe);
             release(ins);
             self.remember(&y, None);

@@ -116,7 +116,7 @@ impl Naming {
                 (vec![i, o], Target::Same(to))
             }
         };
-        let norm_bias = cfg.bias && cfg.norm == NormKind::LayerNorm;
+        let norm_bias = cfg.norm_bias();
         let norm =
             |push: &mut dyn FnMut(String, Vec<usize>, Target, bool), file: String, ours: String| {
                 push(

@@ -144,7 +144,7 @@ fn made(s: &Step, i: usize) -> Option<String> {
         Op::MergeHeads(_) if i == 1 => Some(format!("T of {}", s.path(0))),
         Op::MergeHeads(_) if i == 2 => Some(format!("h × hd = {} × {}", s.dim(0, 1), s.dim(0, 3))),
         Op::Gather if i == 2 => Some(format!("columns of {}", s.path(1))),
-        Op::Positions if i == 0 => Some(format!("T of {}", s.path(1))),
+        Op::Positions { .. } if i == 0 => Some(format!("T of {}", s.path(1))),
         Op::LmHead { tied: true } if i + 1 == n => Some(format!("rows of {} (V)", s.path(1))),
         Op::LmHead { tied: false } if i + 1 == n => Some(format!("columns of {} (V)", s.path(1))),
         Op::TopK { k } if i == 2 => Some(format!("top_k = {k}")),
@@ -200,7 +200,7 @@ fn message(s: &Step) -> Why {
         Op::Norm { kind, axis, .. } => {
             let name = match kind {
                 NormKind::LayerNorm => "LayerNorm",
-                NormKind::RmsNorm => "RMSNorm",
+                NormKind::RmsNorm | NormKind::RmsNormPlusOne => "RMSNorm",
             };
             let key = match axis {
                 NormAxis::Feature => "why-norm",
@@ -228,9 +228,25 @@ fn message(s: &Step) -> Why {
                 .arg("T", s.out(2))
                 .arg("shape", shape)
         }
+        Op::Rope { dims, .. } if *dims < s.out(3) => Why::new("why-rope-partial")
+            .arg("hd", s.out(3))
+            .arg("dims", *dims)
+            .arg("pairs", dims / 2)
+            .arg("rest", s.out(3) - dims)
+            .arg("shape", shape),
         Op::Rope { .. } => Why::new("why-rope")
             .arg("hd", s.out(3))
             .arg("pairs", s.out(3) / 2)
+            .arg("shape", shape),
+        Op::SoftCap { cap } if s.name.starts_with("logits") => Why::new("why-softcap-logits")
+            .arg("cap", cap.to_string())
+            .arg("shape", shape),
+        Op::SoftCap { cap } => Why::new("why-softcap")
+            .arg("cap", cap.to_string())
+            .arg("shape", shape),
+        Op::Scale { by } => Why::new("why-scale-embed")
+            .arg("d", s.last(0))
+            .arg("by", format!("{by:.2}"))
             .arg("shape", shape),
         Op::RepeatKv { rep } => Why::new("why-repeat-kv")
             .arg("kv", s.dim(0, 1))
@@ -299,6 +315,9 @@ fn message(s: &Step) -> Why {
         Op::SwiGlu => Why::new("why-swiglu")
             .arg("ff", s.last(0))
             .arg("shape", shape),
+        Op::GeGlu => Why::new("why-geglu")
+            .arg("ff", s.last(0))
+            .arg("shape", shape),
         // A later block's add onto x0: the block before it was skipped
         // (the skip-block1 fault).
         Op::Add if s.path(0) == "input" && block_of(s.path).is_some_and(|b| b > 1) => {
@@ -336,7 +355,14 @@ fn message(s: &Step) -> Why {
             .arg("B", s.out(0))
             .arg("T", s.out(1))
             .arg("shape", shape),
-        Op::Positions => Why::new("why-positions")
+        Op::Positions { offset } if *offset > 0 => Why::new("why-positions-offset")
+            .arg("ctx", s.dim(0, 0))
+            .arg("d", s.dim(0, 1))
+            .arg("T", s.out(0))
+            .arg("offset", *offset)
+            .arg("end", s.out(0) + offset)
+            .arg("shape", shape),
+        Op::Positions { .. } => Why::new("why-positions")
             .arg("ctx", s.dim(0, 0))
             .arg("d", s.dim(0, 1))
             .arg("T", s.out(0))

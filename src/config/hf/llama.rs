@@ -41,7 +41,8 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     // A head width apart from d / heads (Mistral-NeMo: 32 × 128 = 4096 in
     // a stream of 5120) is applied: q is (d, h·hd) and out (h·hd, d).
     let head_dim = f.opt_dim("head_dim")?;
-    let (rope_theta, rope_scaling, unknown) = super::rope::read(f)?;
+    let rotary = super::rope::read(f, None)?;
+    let rotary_dims = rotary.dims(f, head_dim.unwrap_or(d / heads.max(1)))?;
     // Mistral's window; llama has none, and its field there is unknown.
     let window = match f.model_type {
         "mistral" | "mixtral" | "phi3" => f.opt_dim("sliding_window")?,
@@ -98,12 +99,13 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
         tied: Some(f.flag("tie_word_embeddings", false)?),
         eps: Some(f.positive("rms_norm_eps", 1e-6)?),
         pos_emb: Some(PosEmb::Rope),
-        rope_theta: Some(rope_theta),
-        rope_scaling,
+        rope_theta: Some(rotary.theta),
+        rope_scaling: rotary.scaling,
+        rotary_dims: Some(rotary_dims),
         window: Some(window.unwrap_or(0)),
         ..Overlay::default()
     };
-    Ok((overlay, unknown))
+    Ok((overlay, rotary.unknown))
 }
 
 /// Qwen2's window: none unless `use_sliding_window`, which puts one on

@@ -60,6 +60,8 @@ pub const SILENT: &[&str] = &[
     "use_cache",
     "attn_implementation",
     "_attn_implementation",
+    "cache_implementation",
+    "cache_implementation",
     "return_dict",
     "output_attentions",
     "output_hidden_states",

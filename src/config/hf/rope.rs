@@ -7,6 +7,10 @@
 //! both, transformers takes `rope_scaling`, and so does this. Applied:
 //! `default`, `linear` and `llama3`; every other kind (dynamic, yarn,
 //! longrope, …) is refused by name.
+//!
+//! A partial rotary embedding (`partial_rotary_factor`, at the top level
+//! or inside the object, or GPT-NeoX's older `rotary_pct`) turns the first
+//! ⌊hd·factor⌋ features of each head, as transformers computes it.
 
 use super::HfError;
 use super::fields::Fields;
@@ -25,13 +29,53 @@ const KNOWN: [&str; 8] = [
     "partial_rotary_factor",
 ];
 
-/// θ and the scaling, and any key of the scaling object that is not known
-/// (for the run's note, as `rope_parameters.key`).
+/// The rotary settings of a config.json.
+pub struct Rotary {
+    /// θ, the base of the frequencies.
+    pub theta: f64,
+    /// The frequencies' rescaling, if any.
+    pub scaling: Option<RopeScaling>,
+    /// The share of each head's features turned (1: all).
+    pub partial: f64,
+    /// Keys of the scaling object that are not known (for the run's note,
+    /// as `rope_parameters.key`).
+    pub unknown: Vec<String>,
+}
+
+impl Rotary {
+    /// The features of a head of `hd` turned: ⌊hd·partial⌋, as
+    /// transformers' `int(head_size * partial_rotary_factor)`; 0 (all)
+    /// when that is hd.
+    ///
+    /// # Errors
+    /// When that is odd or 0: rotary positions turn pairs.
+    pub fn dims(&self, f: &Fields, hd: usize) -> Result<usize, HfError> {
+        #[allow(
+            clippy::cast_precision_loss,
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss
+        )]
+        let dims = (hd as f64 * self.partial) as usize;
+        if dims == hd {
+            return Ok(0);
+        }
+        if dims == 0 || !dims.is_multiple_of(2) {
+            return Err(f.bad(
+                "partial_rotary_factor",
+                &format!("a share of head_dim {hd} that is an even number of features ({dims} is not)"),
+            ));
+        }
+        Ok(dims)
+    }
+}
+
+/// The rotary settings, `rotary_pct` being the family's older name of the
+/// partial factor (GPT-NeoX's; `None` elsewhere).
 ///
 /// As transformers reads them: the object is `rope_scaling` when it is
 /// given, else `rope_parameters`; θ is that object's `rope_theta`, else
 /// the top-level `rope_theta`, else 10000.
-pub fn read(f: &Fields) -> Result<(f64, Option<RopeScaling>, Vec<String>), HfError> {
+pub fn read(f: &Fields, rotary_pct: Option<&'static str>) -> Result<Rotary, HfError> {
     let object = |field: &'static str| -> Result<Option<&Map<String, Value>>, HfError> {
         match f.get(field) {
             None => Ok(None),
@@ -43,21 +87,36 @@ pub fn read(f: &Fields) -> Result<(f64, Option<RopeScaling>, Vec<String>), HfErr
     };
     let params = object("rope_parameters")?;
     let old = object("rope_scaling")?;
-    let top_theta = f.positive("rope_theta", 10_000.0)?;
+    // GPT-NeoX's older names of θ and of the partial factor.
+    let base = match rotary_pct {
+        Some(_) => f.positive("rotary_emb_base", 10_000.0)?,
+        None => 10_000.0,
+    };
+    let top_theta = f.positive("rope_theta", base)?;
     // A factor of the rotary width at the top level, as older files put it.
-    if let Some(p) = f.get("partial_rotary_factor")
-        && p.as_f64() != Some(1.0)
-    {
-        return Err(f.bad(
-            "partial_rotary_factor",
-            "1 (a partial rotary embedding is not applied)",
-        ));
+    let share = |field: &'static str, default: f64| -> Result<f64, HfError> {
+        match f.get(field) {
+            None => Ok(default),
+            Some(v) => v
+                .as_f64()
+                .filter(|p| *p > 0.0 && *p <= 1.0)
+                .ok_or_else(|| f.bad(field, "a number > 0 and ≤ 1")),
+        }
+    };
+    let mut partial = share("partial_rotary_factor", 1.0)?;
+    if let Some(pct) = rotary_pct {
+        partial = share(pct, partial)?;
     }
     let Some((field, o)) = old
         .map(|o| ("rope_scaling", o))
         .or(params.map(|o| ("rope_parameters", o)))
     else {
-        return Ok((top_theta, None, Vec::new()));
+        return Ok(Rotary {
+            theta: top_theta,
+            scaling: None,
+            partial,
+            unknown: Vec::new(),
+        });
     };
     // transformers ≥ 5 may key the parameters by layer kind: not applied.
     if o.values().any(Value::is_object) {
@@ -71,13 +130,11 @@ pub fn read(f: &Fields) -> Result<(f64, Option<RopeScaling>, Vec<String>), HfErr
         .filter(|k| !KNOWN.contains(&k.as_str()))
         .map(|k| format!("{field}.{k}"))
         .collect();
-    if let Some(p) = o.get("partial_rotary_factor").filter(|v| !v.is_null())
-        && p.as_f64() != Some(1.0)
-    {
-        return Err(f.bad(
-            field,
-            "partial_rotary_factor 1 (a partial rotary embedding is not applied)",
-        ));
+    if let Some(p) = o.get("partial_rotary_factor").filter(|v| !v.is_null()) {
+        partial = p
+            .as_f64()
+            .filter(|p| *p > 0.0 && *p <= 1.0)
+            .ok_or_else(|| f.bad(field, "partial_rotary_factor a number > 0 and ≤ 1"))?;
     }
     let theta = match o.get("rope_theta").filter(|v| !v.is_null()) {
         Some(v) => v
@@ -97,7 +154,12 @@ pub fn read(f: &Fields) -> Result<(f64, Option<RopeScaling>, Vec<String>), HfErr
             .as_str()
             .ok_or_else(|| f.bad(field, "rope_type a name: default, linear or llama3"))?,
     };
-    Ok((theta, scaling_of(f, field, o, kind)?, unknown))
+    Ok(Rotary {
+        theta,
+        scaling: scaling_of(f, field, o, kind)?,
+        partial,
+        unknown,
+    })
 }
 
 /// The scaling `o` declares, if any.

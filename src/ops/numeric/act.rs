@@ -34,6 +34,13 @@ pub(super) fn gelu_tanh<F: Scalar>(v: F) -> F {
     v / (F::one() + (c * (v + k * v * v * v)).exp_fast())
 }
 
+/// c·tanh(x/c), in f64 (a soft cap is one op on scores or logits: no
+/// fast form is needed).
+#[inline]
+pub(super) fn soft_cap<F: Scalar>(v: F, cap: f64) -> F {
+    F::of(cap * (v.f64() / cap).tanh())
+}
+
 pub(super) fn silu<F: Scalar>(v: F) -> F {
     v / (F::one() + (-v).exp_fast())
 }

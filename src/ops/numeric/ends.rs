@@ -32,12 +32,13 @@ pub(super) fn gather<F: Scalar>(
     ArrayD::from_shape_vec(IxDyn(out), y).expect(CHECKED)
 }
 
-/// `wpe[0..t]`: the first `t` rows, one per position.
+/// `wpe[offset..offset + t]`: `t` rows, one per position, after the
+/// `offset` rows before position 0 (OPT's 2).
 ///
 /// # Shapes
-/// - wpe: (context, d) → (t, d)
-pub(super) fn positions<F: Scalar>(wpe: &ArrayViewD<F>, t: usize) -> ArrayD<F> {
-    wpe.slice(s![..t, ..]).to_owned().into_dyn()
+/// - wpe: (context + offset, d) → (t, d)
+pub(super) fn positions<F: Scalar>(wpe: &ArrayViewD<F>, offset: usize, t: usize) -> ArrayD<F> {
+    wpe.slice(s![offset..offset + t, ..]).to_owned().into_dyn()
 }
 
 /// `tok_emb + pos_emb`, the positions broadcast over the batch.

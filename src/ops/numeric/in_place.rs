@@ -2,7 +2,7 @@
 //! buffer: softmax (attention's and a router's), activations, rotary
 //! positions, SwiGLU and the add.
 
-use super::act::{silu, unary};
+use super::act::{gelu_tanh, silu, soft_cap, unary};
 use super::{Scalar, flat, kernels, slice_mut, softmax};
 use crate::ops::{Masking, Op, Stats};
 use ndarray::ArrayD;
@@ -26,13 +26,24 @@ pub(super) fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>
             softmax::naive_rows(out, shape[nd - 2], shape[nd - 1], *mask)
         }
         Op::Act(u) => unary(*u, out),
-        Op::Rope { theta, scaling } => {
+        Op::Rope {
+            theta,
+            scaling,
+            dims,
+        } => {
             let nd = shape.len();
-            let hd = shape[nd - 1];
-            let freq = |i| crate::config::RopeScaling::frequency(*scaling, *theta, i, hd);
-            kernels::rope_rows(out, shape[nd - 2], hd, freq)
+            // The first `dims` features turn, with frequencies over `dims`
+            // (GPT-NeoX's partial rotary); the rest pass as they are.
+            let freq = |i| crate::config::RopeScaling::frequency(*scaling, *theta, i, *dims);
+            kernels::rope_rows(out, shape[nd - 2], shape[nd - 1], *dims, freq)
         }
         Op::SwiGlu => kernels::zip_mut(out, &flat(rest[0]), |g, u| silu(g) * u),
+        Op::GeGlu => kernels::zip_mut(out, &flat(rest[0]), |g, u| gelu_tanh(g) * u),
+        Op::SoftCap { cap } => kernels::map_mut(out, |v| soft_cap(v, *cap)),
+        Op::Scale { by } => {
+            let by = F::of(*by);
+            kernels::map_mut(out, |v| v * by)
+        }
         Op::Add => kernels::zip_mut(out, &flat(rest[0]), |a, b| a + b),
         _ => unreachable!("in_place computes only the ops keeps_shape names"),
     }
@@ -47,6 +58,9 @@ pub(super) fn keeps_shape(op: &Op) -> bool {
             | Op::SoftmaxNoMax { .. }
             | Op::Act(_)
             | Op::SwiGlu
+            | Op::GeGlu
+            | Op::SoftCap { .. }
+            | Op::Scale { .. }
             | Op::Add
             | Op::Rope { .. }
     )

@@ -144,7 +144,7 @@ vectorised! {
         let n = F::of(x.len() as f64);
         let mean = match kind {
             NormKind::LayerNorm => lane_sum(x) / n,
-            NormKind::RmsNorm => F::zero(),
+            NormKind::RmsNorm | NormKind::RmsNormPlusOne => F::zero(),
         };
         let var = fold_lanes(
             lanes(x, F::zero(), |a, v| a + (v - mean) * (v - mean)),
@@ -168,15 +168,17 @@ vectorised! {
 }
 
 /// Rotary position embedding of each hd-long row of a (…, T, hd) tensor,
-/// in place: row t turns its pairs (i, i + hd/2) by t·ω_i, with ω_i =
-/// `freq(i)` (θ^(−2i/hd), unless rescaled).
+/// in place: row t turns its pairs (i, i + dims/2) of its first `dims`
+/// features by t·ω_i, with ω_i = `freq(i)` (θ^(−2i/dims), unless
+/// rescaled); features from `dims` on are left as they are.
 pub fn rope_rows<F: Scalar>(
     out: &mut [F],
     t_len: usize,
     hd: usize,
+    dims: usize,
     freq: impl Fn(usize) -> f64,
 ) -> Stats {
-    let half = hd / 2;
+    let half = dims.min(hd) / 2;
     // (T, hd/2) tables of cos and sin, in f64 then rounded once.
     let freqs: Vec<f64> = (0..half).map(freq).collect();
     let angle = |t: usize, i: usize| t as f64 * freqs[i];
@@ -188,7 +190,7 @@ pub fn rope_rows<F: Scalar>(
         .collect();
     rows_stats(out, hd, |r, row| {
         let at = r % t_len.max(1) * half;
-        let (x1, x2) = row.split_at_mut(half);
+        let (x1, x2) = row[..2 * half].split_at_mut(half);
         for i in 0..half {
             let (a, b, c, s) = (x1[i], x2[i], cos[at + i], sin[at + i]);
             x1[i] = a * c - b * s;

@@ -73,6 +73,14 @@ pub(super) fn norm<F: Scalar>(
     b: Option<&ArrayViewD<F>>,
 ) -> (ArrayD<F>, Option<Stats>) {
     let (g, b) = (flat(g), b.map(flat));
+    // Gemma's RMSNorm stores w and scales by 1 + w.
+    let (kind, g) = match kind {
+        NormKind::RmsNormPlusOne => {
+            let one: Vec<F> = g.iter().map(|w| F::one() + *w).collect();
+            (NormKind::RmsNorm, std::borrow::Cow::Owned(one))
+        }
+        kind => (kind, g),
+    };
     match axis {
         NormAxis::Feature => {
             // Into a fresh buffer: the input is read once, not copied first.

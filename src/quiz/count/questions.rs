@@ -34,7 +34,7 @@ pub fn questions(ours: &Budget, gpt2: &Budget) -> Vec<CountQuestion> {
 fn mlp(b: &Budget) -> CountQuestion {
     let c = &b.config;
     let (d, f) = (c.d_model, c.d_ff);
-    let gated = c.act == Act::Swiglu;
+    let gated = c.act.is_gated();
     let one = row(b, "block.mlp.up.weight");
     let mut mistakes = vec![(
         Value::Count(one),
@@ -87,7 +87,7 @@ fn mlp(b: &Budget) -> CountQuestion {
 
 fn swiglu_matched(b: &Budget) -> Option<CountQuestion> {
     let c = &b.config;
-    if c.act == Act::Swiglu {
+    if c.act.is_gated() {
         return None;
     }
     let (d, f) = (c.d_model, c.d_ff);

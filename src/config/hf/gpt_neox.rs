@@ -1,0 +1,88 @@
+//! model_type gpt_neox (Pythia, GPT-NeoX-20B): LayerNorm with β, biases,
+//! parallel residuals with two norms, partial rotary positions, an untied
+//! head (`embed_out`).
+//!
+//! ```text
+//! applied   hidden_size, num_attention_heads, num_hidden_layers,
+//!           intermediate_size, vocab_size, max_position_embeddings,
+//!           hidden_act (gelu, gelu_new, …, relu), layer_norm_eps,
+//!           use_parallel_residual (default true: x + attn(LN1(x)) +
+//!           mlp(LN2(x)); false: two adds), attention_bias (default true),
+//!           tie_word_embeddings (default false), rotary_pct (default
+//!           0.25) / partial_rotary_factor, rotary_emb_base / rope_theta,
+//!           rope_scaling / rope_parameters (rope.rs)
+//! silent    classifier_dropout (a classifier head, not traced)
+//! ```
+//!
+//! Its fused `query_key_value` projection, (d, 3·d) with each head's q, k
+//! and v side by side, computes what q, k and v compute apart; they are
+//! traced apart.
+
+use super::HfError;
+use super::fields::Fields;
+use crate::config::overlay::Overlay;
+use crate::config::{Act, NormKind, PosEmb};
+
+/// The overlay, and any unknown key inside the rotary settings.
+pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
+    let d = f.dim("hidden_size")?;
+    let heads = f.dim("num_attention_heads")?;
+    let rotary = super::rope::read(f, Some("rotary_pct"))?;
+    // transformers' default share is 0.25 when the file names none.
+    let rotary = if f.get("rotary_pct").is_none()
+        && f.get("partial_rotary_factor").is_none()
+        && !rope_object_names_share(f)
+    {
+        super::rope::Rotary {
+            partial: 0.25,
+            ..rotary
+        }
+    } else {
+        rotary
+    };
+    let rotary_dims = rotary.dims(f, d / heads.max(1))?;
+    const ACTS: &str = "gelu, gelu_new, gelu_fast, gelu_pytorch_tanh, relu";
+    let act = match f.act("hidden_act", "gelu", ACTS)? {
+        Act::Swiglu => return Err(f.bad("hidden_act", ACTS)),
+        act => act,
+    };
+    let bias = f.flag("attention_bias", true)?;
+    f.get("classifier_dropout");
+    Ok((
+        Overlay {
+            d_model: Some(d),
+            heads: Some(heads),
+            kv_heads: Some(heads),
+            d_ff: Some(f.dim("intermediate_size")?),
+            layers: Some(f.dim("num_hidden_layers")?),
+            act: Some(act),
+            norm: Some(NormKind::LayerNorm),
+            bias: Some(bias),
+            // The MLP and the LayerNorms keep their biases whatever
+            // attention_bias says.
+            mlp_bias: Some(true),
+            norm_bias: Some(true),
+            parallel: Some(f.flag("use_parallel_residual", true)?),
+            vocab: Some(f.dim("vocab_size")?),
+            context: Some(f.dim("max_position_embeddings")?),
+            tied: Some(f.flag("tie_word_embeddings", false)?),
+            eps: Some(f.positive("layer_norm_eps", 1e-5)?),
+            pos_emb: Some(PosEmb::Rope),
+            rope_theta: Some(rotary.theta),
+            rope_scaling: rotary.scaling,
+            rotary_dims: Some(rotary_dims),
+            ..Overlay::default()
+        },
+        rotary.unknown,
+    ))
+}
+
+/// Whether `rope_parameters` or `rope_scaling` names the partial share
+/// (transformers ≥ 5 writes it there).
+fn rope_object_names_share(f: &Fields) -> bool {
+    ["rope_parameters", "rope_scaling"].iter().any(|k| {
+        f.get(k)
+            .and_then(|v| v.get("partial_rotary_factor"))
+            .is_some_and(|v| !v.is_null())
+    })
+}

@@ -80,6 +80,24 @@ named_enum! {
 }
 
 named_enum! {
+    /// How attention's q, k and v projections are stored: apart, or as one
+    /// fused matrix whose output is split, a step of its own.
+    #[derive(Default)]
+    QkvFusion, "qkv fusion" {
+        /// Three matrices, q_proj, k_proj and v_proj.
+        #[default]
+        Apart = "apart",
+        /// One matrix `qkv_proj` (d, (h + 2·kv)·hd), its output `[q; k; v]`
+        /// (Phi-3, Falcon-7B's multi-query attention).
+        Concat = "concat",
+        /// One matrix whose output is `[q_g; k_g; v_g]` for every K/V group
+        /// g, each group's h/kv query heads beside its key and value head
+        /// (GPT-NeoX, Falcon-40B).
+        Grouped = "grouped",
+    }
+}
+
+named_enum! {
     /// Element type of a tensor. A model runs in one of the floats (its
     /// stream and weights); the token ids are i64.
     DType, "dtype" {
@@ -215,6 +233,14 @@ pub struct ModelConfig {
     /// after; a decoder's (the default) reads the past only.
     #[serde(default)]
     pub encoder: bool,
+    /// How q, k and v are projected: three matrices, or one fused matrix
+    /// and its split.
+    #[serde(default)]
+    pub fused_qkv: QkvFusion,
+    /// A gated MLP's gate and up as one matrix `gate_up` (d, 2·d_ff), its
+    /// output split into `[gate; up]` (Phi-3).
+    #[serde(default)]
+    pub fused_gate_up: bool,
     /// Parallel residuals read through one norm `ln_1` shared by every
     /// sublayer, `x + attn(LN(x)) + mlp(LN(x))`, as Falcon-7B; parallel
     /// only.

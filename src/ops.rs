@@ -63,6 +63,9 @@ named_enum! {
         SoftCap = "softcap",
         /// x·s, element-wise, by a constant: Gemma's √d on the embeddings.
         Scale = "scale",
+        /// Some columns of a fused projection's output: q, k or v of a
+        /// fused qkv, gate or up of a fused gate_up.
+        Columns = "columns",
         /// The residual add.
         Add = "add",
         /// The token ids (B, T), int64: the language model's input.
@@ -221,6 +224,20 @@ pub enum Op {
     SoftCap {
         /// c, the cap.
         cap: f64,
+    },
+    /// Columns `lo..hi` of every `period` of the last axis, side by side:
+    /// x (…, W) → (…, (hi − lo)·W/period). A fused projection's split: q,
+    /// k or v of `[q; k; v]` (period W) or of `[q_g; k_g; v_g]` repeated
+    /// for every K/V group g (GPT-NeoX, Falcon), gate or up of `[gate; up]`.
+    Columns {
+        /// The first column taken in each period.
+        lo: usize,
+        /// One past the last.
+        hi: usize,
+        /// The period the pattern repeats with; W for one block.
+        period: usize,
+        /// The name of the output's last axis: `d`, `kv·hd`, `ff`.
+        axis: &'static str,
     },
     /// `x·by`, element-wise, the shape kept.
     Scale {

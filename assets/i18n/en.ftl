@@ -87,6 +87,10 @@ why-act-after-down = { $act } after the down projection: it acts on the { $ff } 
 
 why-swiglu = silu(gate) ⊙ up: both are d_ff { $ff } wide and are multiplied element by element, so the shape stays { $shape }.
 
+why-columns = Columns { $lo } to { $hi } of { $from }'s { $width }: one fused matrix computed every part side by side, so this part is a slice of its output, { $shape }, exactly what its own matrix would give. One matmul instead of several; the same numbers.
+
+why-columns-grouped = Columns { $lo } to { $hi } of each of the { $groups } groups of { $period } in { $from }'s { $width }: the fused matrix keeps each group's parts side by side, so this part is gathered group by group, { $shape }, exactly what its own matrix would give.
+
 why-geglu = gelu_tanh(gate) ⊙ up: both are d_ff { $ff } wide and are multiplied element by element, so the shape stays { $shape }.
 
 why-add = The residual add { $stream } + { $update }: element by element, so both must be (B,T,d) { $shape }. That is why every sublayer gives back d_model { $d }.

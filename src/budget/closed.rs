@@ -98,7 +98,11 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
         let v = n(v);
         out.push(c("wte".into(), v * d, "V·d"));
         if cfg.pos_emb == PosEmb::Learned {
-            let rows = if cfg.pos_offset > 0 { "(ctx+offset)·d" } else { "ctx·d" };
+            let rows = if cfg.pos_offset > 0 {
+                "(ctx+offset)·d"
+            } else {
+                "ctx·d"
+            };
             out.push(c("wpe".into(), n(cfg.positions()) * d, rows));
         }
         if !cfg.tied {

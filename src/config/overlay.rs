@@ -12,7 +12,8 @@
 //! (and its rule in `validate.rs`); the tests fail until the two agree.
 
 use super::{
-    Act, DType, Fault, MAX_DIM, MAX_LAYERS, ModelConfig, NormKind, Placement, PosEmb, RopeScaling,
+    Act, DType, Fault, MAX_DIM, MAX_LAYERS, ModelConfig, NormKind, Placement, PosEmb, QkvFusion,
+    RopeScaling,
 };
 use serde::Deserialize;
 
@@ -121,6 +122,12 @@ overlay! {
         /// Parallel residuals, as GPT-NeoX: x + attn(LN1(x)) + mlp(LN2(x)), one add.
         #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
         parallel: bool,
+        /// q, k and v as one fused matrix and its split: apart, concat or grouped.
+        #[arg(skip)]
+        fused_qkv: QkvFusion,
+        /// A gated MLP's gate and up as one fused matrix and its split.
+        #[arg(skip)]
+        fused_gate_up: bool,
         /// Parallel residuals through one shared norm, as Falcon-7B:
         /// x + attn(LN(x)) + mlp(LN(x)).
         #[arg(long, global = true, num_args = 0, default_missing_value = "true")]

@@ -5,8 +5,8 @@
 //! computes values would hold; [`crate::plan`] compares it with the limit.
 
 use super::{
-    ConfigError, DType, Fault, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, ModelConfig, Placement,
-    PosEmb, divisors,
+    ConfigError, DType, Fault, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, ModelConfig, Placement, PosEmb,
+    divisors,
 };
 
 impl ModelConfig {
@@ -198,6 +198,13 @@ impl ModelConfig {
                 );
             }
         }
+        if self.fused_gate_up && !self.act.is_gated() {
+            return field(
+                "fused_gate_up",
+                "true".into(),
+                "fused_gate_up with a gated MLP (act swiglu or geglu)".into(),
+            );
+        }
         if self.shared_norm && !self.parallel {
             return field(
                 "shared_norm",
@@ -226,7 +233,10 @@ impl ModelConfig {
                 "0 without a window (every block attends fully already)".into(),
             );
         }
-        for (name, got) in [("full_every", self.full_every), ("query_scale", self.query_scale)] {
+        for (name, got) in [
+            ("full_every", self.full_every),
+            ("query_scale", self.query_scale),
+        ] {
             if got > MAX_DIM {
                 return Err(ConfigError::TooLarge {
                     name,
@@ -240,7 +250,11 @@ impl ModelConfig {
             ("logit_softcap", self.logit_softcap),
         ] {
             if !(cap.is_finite() && cap >= 0.0) {
-                return field(name, cap.to_string(), "a finite number ≥ 0 (0: none)".into());
+                return field(
+                    name,
+                    cap.to_string(),
+                    "a finite number ≥ 0 (0: none)".into(),
+                );
             }
         }
         Ok(())

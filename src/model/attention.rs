@@ -19,19 +19,37 @@
 
 use super::Builder;
 use super::linear::Linear;
-use crate::config::{DType, PosEmb};
+use crate::config::{DType, PosEmb, QkvFusion};
 use crate::ops::{Backend, Fusion, Masking, Merge, Op};
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
-/// Separate Q, K and V projections, and the output projection.
+/// How q, k and v are projected from x.
+pub enum Qkv<T> {
+    /// Three matrices.
+    Apart {
+        /// Query projection W_q: (d, h·hd); its output (B, T, h·hd)
+        /// splits into h heads. h·hd = d unless the config gives `head_dim`.
+        q: Linear<T>,
+        /// Key projection W_k: (d, kv·hd); (d, d) unless K/V heads are grouped.
+        k: Linear<T>,
+        /// Value projection W_v: (d, kv·hd), as `k`.
+        v: Linear<T>,
+    },
+    /// One fused matrix `qkv_proj` (d, (h + 2·kv)·hd) and the split of its
+    /// output into q, k and v (`Op::Columns` each), as Phi-3 and GPT-NeoX
+    /// store it: the same products as three matrices, in one matmul.
+    Fused {
+        /// W_qkv: (d, (h + 2·kv)·hd).
+        qkv: Linear<T>,
+        /// The columns of q, k and v in its output.
+        split: [Op; 3],
+    },
+}
+
+/// The Q, K and V projections, and the output projection.
 pub struct Attention<T> {
-    /// Query projection W_q: (d, h·hd); its output (B, T, h·hd) splits
-    /// into h heads. h·hd = d unless the config gives `head_dim`.
-    pub q: Linear<T>,
-    /// Key projection W_k: (d, kv·hd); (d, d) unless K/V heads are grouped.
-    pub k: Linear<T>,
-    /// Value projection W_v: (d, kv·hd), as `k`.
-    pub v: Linear<T>,
+    /// q, k and v: three matrices, or one fused and its split.
+    pub qkv: Qkv<T>,
     /// `None` under the no-out-proj fault.
     pub o: Option<Linear<T>>,
     /// Query heads h; d = h·hd.
@@ -83,10 +101,23 @@ impl<T: Clone> Attention<T> {
         let lin = |name: &str, shape, axes, std, bias_len| {
             Linear::new(&b.pp(name), shape, axes, std, bias_len)
         };
+        let qkv = match c.fused_qkv {
+            QkvFusion::Apart => Qkv::Apart {
+                q: lin("q_proj", (d, hq), ["d", q_axis], qk_std, qkv_bias(hq)),
+                k: lin("k_proj", (d, kv), ["d", kv_axis], qk_std, qkv_bias(kv)),
+                v: lin("v_proj", (d, kv), ["d", kv_axis], std, qkv_bias(kv)),
+            },
+            fusion => {
+                let w = hq + 2 * kv;
+                let qkv = lin("qkv_proj", (d, w), ["d", "qkv"], std, qkv_bias(w));
+                Qkv::Fused {
+                    qkv,
+                    split: split_qkv(fusion, hq, kv, c.kv_heads, d),
+                }
+            }
+        };
         Self {
-            q: lin("q_proj", (d, hq), ["d", q_axis], qk_std, qkv_bias(hq)),
-            k: lin("k_proj", (d, kv), ["d", kv_axis], qk_std, qkv_bias(kv)),
-            v: lin("v_proj", (d, kv), ["d", kv_axis], std, qkv_bias(kv)),
+            qkv,
             o: b.arch
                 .attn_out
                 .then(|| lin("out", (hq, d), [q_axis, "d"], b.out_std(), bias(d))),
@@ -130,9 +161,26 @@ impl<T: Clone> Attention<T> {
         let kv_axis = if kv == h { "h" } else { "kv" };
 
         // Project every token to a query, a key and a value.
-        let q = self.q.forward(rec, "q_proj", x)?; // x·Wq + bq: (B, T, h·hd)
-        let k = self.k.forward(rec, "k_proj", x)?; // x·Wk + bk: (B, T, kv·hd)
-        let v = self.v.forward(rec, "v_proj", x)?; // x·Wv + bv: (B, T, kv·hd)
+        let (q, k, v) = match &self.qkv {
+            Qkv::Apart { q, k, v } => (
+                q.forward(rec, "q_proj", x)?, // x·Wq + bq: (B, T, h·hd)
+                k.forward(rec, "k_proj", x)?, // x·Wk + bk: (B, T, kv·hd)
+                v.forward(rec, "v_proj", x)?, // x·Wv + bv: (B, T, kv·hd)
+            ),
+            // One fused matmul, then its output split by columns.
+            Qkv::Fused {
+                qkv,
+                split: [sq, sk, sv],
+            } => {
+                let all = qkv.forward(rec, "qkv_proj", x)?; // x·Wqkv + b: (B, T, (h+2kv)·hd)
+                let all = In::Act(&all);
+                (
+                    rec.op("q_proj", sq, &[all])?, // (B, T, h·hd)
+                    rec.op("k_proj", sk, &[all])?, // (B, T, kv·hd)
+                    rec.op("v_proj", sv, &[all])?, // (B, T, kv·hd)
+                )
+            }
+        };
 
         // Split the features into heads. Each is handed over: the backend
         // may split it in place.
@@ -231,11 +279,43 @@ impl<T: Clone> Attention<T> {
         rec.op_owned(&format!("weights.to_{half}"), &back, w, &[]) // (B, h, T, T) bf16
     }
 
-    /// q, k, v and output projection parameters.
+    /// q, k, v (or the fused qkv) and output projection parameters.
     pub fn params(&self) -> impl Iterator<Item = &Param<T>> {
-        [&self.q, &self.k, &self.v]
-            .into_iter()
+        let qkv: Vec<&Linear<T>> = match &self.qkv {
+            Qkv::Apart { q, k, v } => vec![q, k, v],
+            Qkv::Fused { qkv, .. } => vec![qkv],
+        };
+        qkv.into_iter()
             .chain(self.o.as_ref())
             .flat_map(Linear::params)
     }
+}
+
+/// The columns of q, k and v in a fused projection's output of width
+/// hq + 2·kv: `[q; k; v]` (concat), or per K/V group `[q_g; k_g; v_g]`
+/// with q_g hq/groups and k_g, v_g kv/groups wide (grouped).
+fn split_qkv(fusion: QkvFusion, hq: usize, kv: usize, groups: usize, d: usize) -> [Op; 3] {
+    let (w, g) = (hq + 2 * kv, groups.max(1));
+    let (lo, q, k) = match fusion {
+        QkvFusion::Grouped => (0, hq / g, kv / g),
+        _ => (0, hq, kv),
+    };
+    let period = if fusion == QkvFusion::Grouped {
+        w / g
+    } else {
+        w
+    };
+    let col = |lo, hi, axis| Op::Columns {
+        lo,
+        hi,
+        period,
+        axis,
+    };
+    let q_axis = if hq == d { "d" } else { "h·hd" };
+    let kv_axis = if kv == d { "d" } else { "kv·hd" };
+    [
+        col(lo, q, q_axis),
+        col(q, q + k, kv_axis),
+        col(q + k, q + 2 * k, kv_axis),
+    ]
 }

@@ -132,7 +132,7 @@ impl<T: Clone> Block<T> {
         let mut update: Option<Val<T>> = None;
         for (i, sub) in self.sublayers.iter().enumerate() {
             let h = match &shared {
-                Some(h) => h.clone(), // LN(x): (B, T, d)
+                Some(h) => h.clone(),                                // LN(x): (B, T, d)
                 None => sub.norm(rec, &format!("ln_{}", i + 1), x)?, // LN_i(x): (B, T, d)
             };
             let u = sub.layer(rec, &h)?; // f_i(LN_i(x)): (B, T, d)

@@ -3,6 +3,7 @@
 //! - relu / gelu / gelu-tanh / silu: `act(x·W1 + b1)·W2 + b2`
 //! - swiglu: `(silu(x·Wg) ⊙ x·Wu)·Wd`
 //! - geglu: `(gelu_tanh(x·Wg) ⊙ x·Wu)·Wd` (Gemma)
+//! - fused gate_up (Phi-3): `[g; u] = x·W_gu`, then `act(g) ⊙ u` as above
 //!
 //! The wrong forms a fault builds ([`MlpForm`]): no down projection
 //! (`act(x·W1 + b1)`), the input returned (`x`, the hidden layer computed
@@ -28,11 +29,15 @@ pub enum Activation<T> {
     /// SwiGLU or GeGLU: `silu(x·Wg) ⊙ x·Wu` (`Op::SwiGlu`) or
     /// `gelu_tanh(x·Wg) ⊙ x·Wu` (`Op::GeGlu`), with its gate projection.
     Gated(Linear<T>, Op),
+    /// As `Gated`, with gate and up one fused matrix (the MLP's `up`, (d,
+    /// 2·d_ff), named `gate_up`) whose output splits into `[gate; up]`.
+    FusedGated(Op),
 }
 
 /// The up projection, the activation and the down projection.
 pub struct Mlp<T> {
-    /// Up projection W1 (Wu under SwiGLU): (d, d_ff).
+    /// Up projection W1 (Wu under SwiGLU): (d, d_ff); the fused
+    /// `gate_up` (d, 2·d_ff) when gate and up are one matrix.
     pub up: Linear<T>,
     /// The non-linearity on the hidden layer (B, T, d_ff).
     pub act: Activation<T>,
@@ -50,22 +55,31 @@ impl<T: Clone> Mlp<T> {
         let bias = |n| c.mlp_bias().then_some(n);
         let std = Builder::<B>::STD;
         let up_bias = bias(b.arch.up_bias_len.unwrap_or(f));
+        let glu = if c.act == Act::Geglu {
+            Op::GeGlu
+        } else {
+            Op::SwiGlu
+        };
+        let fused = c.fused_gate_up && c.act.is_gated();
         let act = match c.act {
+            _ if fused => Activation::FusedGated(glu.clone()),
             Act::Relu => Activation::Unary(Unary::Relu),
             Act::Gelu => Activation::Unary(Unary::Gelu),
             Act::GeluTanh => Activation::Unary(Unary::GeluTanh),
             Act::Silu => Activation::Unary(Unary::Silu),
             Act::Swiglu | Act::Geglu => Activation::Gated(
                 Linear::new(&b.pp("gate"), (d, f), ["d", "ff"], std, bias(f)),
-                if c.act == Act::Geglu {
-                    Op::GeGlu
-                } else {
-                    Op::SwiGlu
-                },
+                glu,
             ),
         };
+        let up = if fused {
+            let two = 2 * f;
+            Linear::new(&b.pp("gate_up"), (d, two), ["d", "2ff"], std, bias(two))
+        } else {
+            Linear::new(&b.pp("up"), (d, f), ["d", "ff"], std, up_bias)
+        };
         Self {
-            up: Linear::new(&b.pp("up"), (d, f), ["d", "ff"], std, up_bias),
+            up,
             act,
             // W2 maps d_ff back to d; the down-to-ff fault keeps it d_ff wide.
             down: (b.arch.mlp != MlpForm::NoDown).then(|| {
@@ -155,6 +169,21 @@ impl<T: Clone> Mlp<T> {
                 let u = self.up.forward(rec, "up", x)?; // x·Wu: (B, T, ff)
                 rec.op_owned("act", glu, g, &[In::Act(&u)]) // act(g) ⊙ u: (B, T, ff)
             }
+            // Phi-3: one fused matmul, its output split into gate and up.
+            Activation::FusedGated(glu) => {
+                let gu = self.up.forward(rec, "gate_up", x)?; // x·W_gu: (B, T, 2·ff)
+                let two = gu.shape.last().copied().unwrap_or(0);
+                let half = |lo, hi| Op::Columns {
+                    lo,
+                    hi,
+                    period: two,
+                    axis: "ff",
+                };
+                let gu = In::Act(&gu);
+                let g = rec.op("gate", &half(0, two / 2), &[gu])?; // (B, T, ff)
+                let u = rec.op("up", &half(two / 2, two), &[gu])?; // (B, T, ff)
+                rec.op_owned("act", glu, g, &[In::Act(&u)]) // act(g) ⊙ u: (B, T, ff)
+            }
         }
     }
 
@@ -162,7 +191,7 @@ impl<T: Clone> Mlp<T> {
     pub fn params(&self) -> impl Iterator<Item = &Param<T>> {
         let gate = match &self.act {
             Activation::Gated(g, _) => Some(g),
-            Activation::Unary(_) => None,
+            Activation::Unary(_) | Activation::FusedGated(_) => None,
         };
         gate.into_iter()
             .chain([&self.up])

@@ -40,7 +40,10 @@ impl Op {
                 } else {
                     String::new()
                 };
-                format!("rotate by position (θ {theta}{scaled}{part}) : {} → {o}", s(0))
+                format!(
+                    "rotate by position (θ {theta}{scaled}{part}) : {} → {o}",
+                    s(0)
+                )
             }
             Op::Scores { head_dim } => {
                 let k = ins.get(1).map_or_else(Vec::new, |k| {
@@ -84,6 +87,14 @@ impl Op {
             Op::GeGlu => format!("gelu_tanh(g)⊙u : {}⊙{} → {o}", s(0), s(1)),
             Op::SoftCap { cap } => format!("{cap}·tanh(x/{cap}) : {} → {o}", s(0)),
             Op::Scale { by } => format!("x·{by:.4} : {} → {o}", s(0)),
+            Op::Columns { lo, hi, period, .. } => {
+                let w = ins.first().and_then(|x| x.last()).copied().unwrap_or(0);
+                if *period == w {
+                    format!("x[…, {lo}..{hi}] : {} → {o}", s(0))
+                } else {
+                    format!("x[…, {lo}..{hi} of every {period}] : {} → {o}", s(0))
+                }
+            }
             Op::Add => format!("x + f(x) : {}+{} → {o}", s(0), s(1)),
             Op::Gather => format!("wte[ids] : {}[{}] → {o}", s(1), s(0)),
             Op::Positions { offset } => {

@@ -49,6 +49,7 @@ impl Op {
             Op::GeGlu => OpKind::GeGlu,
             Op::SoftCap { .. } => OpKind::SoftCap,
             Op::Scale { .. } => OpKind::Scale,
+            Op::Columns { .. } => OpKind::Columns,
             Op::Add => OpKind::Add,
             Op::Gather => OpKind::Embedding,
             Op::Positions { .. } => OpKind::Positions,
@@ -203,6 +204,26 @@ impl Op {
                 rank(x, 4, "merge input")?;
                 Ok(vec![x[0], x[2], x[1] * x[3]])
             }
+            Op::Columns { lo, hi, period, .. } => {
+                let w = x.last().copied().unwrap_or(0);
+                need(
+                    !x.is_empty()
+                        && lo < hi
+                        && hi <= period
+                        && *period > 0
+                        && w.is_multiple_of(*period),
+                    || {
+                        format!(
+                            "columns {lo}..{hi} of every {period} do not fit a last axis of {w}"
+                        )
+                    },
+                )?;
+                let mut out = x.to_vec();
+                if let Some(last) = out.last_mut() {
+                    *last = (hi - lo) * (w / period);
+                }
+                Ok(out)
+            }
             Op::SwiGlu | Op::GeGlu | Op::Add => {
                 let y = ins.get(1).copied().unwrap_or(&[]);
                 need(x == y, || {
@@ -329,6 +350,13 @@ impl Op {
                 out
             }
             Op::TopK { .. } => owned(&[&at(x, 0), &at(x, 1), "k"]),
+            Op::Columns { axis, .. } => {
+                let mut out = x.to_vec();
+                if let Some(last) = out.last_mut() {
+                    *last = (*axis).to_string();
+                }
+                out
+            }
             Op::RouteWeights => ins.get(1).map_or_else(Vec::new, |ids| ids.to_vec()),
             Op::Dispatch { .. } => owned(&["n_e", &at(x, 2)]),
             Op::Combine { .. } => {

@@ -138,6 +138,7 @@ impl<F: Scalar> Numeric<F> {
                 (y, None)
             }
             Op::AddPositions => (ends::add_positions(x, rest[0]), None),
+            Op::Columns { lo, hi, period, .. } => (ends::columns(x, *lo, *hi, *period, out), None),
             Op::TopK { k } => (moe::top_k(x, *k, out), None),
             Op::RouteWeights => (moe::route_weights(x, rest[0]), None),
             Op::Dispatch { expert, capacity } => {

@@ -315,6 +315,18 @@ fn message(s: &Step) -> Why {
         Op::SwiGlu => Why::new("why-swiglu")
             .arg("ff", s.last(0))
             .arg("shape", shape),
+        Op::Columns { lo, hi, period, .. } => Why::new(if *period == s.last(0) {
+            "why-columns"
+        } else {
+            "why-columns-grouped"
+        })
+        .arg("from", s.path(0))
+        .arg("width", s.last(0))
+        .arg("lo", *lo)
+        .arg("hi", *hi)
+        .arg("period", *period)
+        .arg("groups", s.last(0) / (*period).max(1))
+        .arg("shape", shape),
         Op::GeGlu => Why::new("why-geglu")
             .arg("ff", s.last(0))
             .arg("shape", shape),

@@ -18,13 +18,14 @@
 //!           new_decoder_architecture without parallel_attn
 //! ```
 //!
-//! Its fused `query_key_value` projection computes what q, k and v
-//! compute apart; they are traced apart.
+//! Its fused `query_key_value` projection is traced as it is, one matmul
+//! and its split: `[q; k; v]` under multi-query attention (Falcon-7B),
+//! `[q_g; k_g; v_g]` per K/V group otherwise (Falcon-40B).
 
 use super::HfError;
 use super::fields::Fields;
 use crate::config::overlay::Overlay;
-use crate::config::{Act, NormKind, PosEmb};
+use crate::config::{Act, NormKind, PosEmb, QkvFusion};
 use serde_json::Value;
 
 /// The overlay, and any unknown key inside the rotary settings.
@@ -76,13 +77,15 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     };
     Ok((
         Overlay {
+            fused_qkv: Some(if !new_arch && multi_query {
+                QkvFusion::Concat
+            } else {
+                QkvFusion::Grouped
+            }),
             d_model: Some(d),
             heads: Some(heads),
             kv_heads: Some(kv_heads),
-            d_ff: Some(
-                f.opt_dim("ffn_hidden_size")?
-                    .unwrap_or(d.saturating_mul(4)),
-            ),
+            d_ff: Some(f.opt_dim("ffn_hidden_size")?.unwrap_or(d.saturating_mul(4))),
             layers: Some(f.dim("num_hidden_layers")?),
             act: Some(act),
             norm: Some(NormKind::LayerNorm),

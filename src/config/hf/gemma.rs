@@ -48,7 +48,11 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
         ));
     }
     const ACTS: &str = "gelu_pytorch_tanh, gelu_new, gelu_fast (Gemma's tanh GELU gate)";
-    let act_field = if two { "hidden_activation" } else { "hidden_act" };
+    let act_field = if two {
+        "hidden_activation"
+    } else {
+        "hidden_act"
+    };
     let act = f.act(act_field, "gelu_pytorch_tanh", ACTS)?;
     // Gemma's "gelu" is read as the tanh GELU, as transformers reads it;
     // Gemma 2 reads its name as written.
@@ -152,7 +156,10 @@ fn layer_pattern(f: &Fields, layers: usize) -> Result<Option<usize>, HfError> {
         return Ok(None);
     };
     let n = first + 1;
-    let fits = full.iter().enumerate().all(|(i, &x)| x == (i + 1).is_multiple_of(n));
+    let fits = full
+        .iter()
+        .enumerate()
+        .all(|(i, &x)| x == (i + 1).is_multiple_of(n));
     if fits {
         Ok(Some(n))
     } else {

@@ -15,13 +15,13 @@
 //! ```
 //!
 //! Its fused `query_key_value` projection, (d, 3·d) with each head's q, k
-//! and v side by side, computes what q, k and v compute apart; they are
-//! traced apart.
+//! and v side by side, is traced as it is: one matmul, then q, k and v
+//! gathered head by head from its output (`fused_qkv = "grouped"`).
 
 use super::HfError;
 use super::fields::Fields;
 use crate::config::overlay::Overlay;
-use crate::config::{Act, NormKind, PosEmb};
+use crate::config::{Act, NormKind, PosEmb, QkvFusion};
 
 /// The overlay, and any unknown key inside the rotary settings.
 pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
@@ -50,6 +50,7 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     f.get("classifier_dropout");
     Ok((
         Overlay {
+            fused_qkv: Some(QkvFusion::Grouped),
             d_model: Some(d),
             heads: Some(heads),
             kv_heads: Some(heads),

@@ -23,16 +23,16 @@
 //!           router_jitter_noise, applied only while training) change
 //!           nothing a forward computes
 //! phi3      as mistral (sliding_window applied; null: none), no biases;
-//!           its fused qkv_proj and gate_up_proj compute what q, k, v and
-//!           gate, up compute apart, and are traced apart (not yet as one
-//!           step and its split); original_max_position_embeddings matters
-//!           only to a longrope rope_scaling, which is refused
+//!           its fused qkv_proj and gate_up_proj are traced as they are,
+//!           one matmul each and the split of its output (`[q; k; v]`,
+//!           `[gate; up]`); original_max_position_embeddings matters only
+//!           to a longrope rope_scaling, which is refused
 //! ```
 
 use super::HfError;
 use super::fields::Fields;
 use crate::config::overlay::Overlay;
-use crate::config::{Act, NormKind, PosEmb};
+use crate::config::{Act, NormKind, PosEmb, QkvFusion};
 
 /// The overlay, and any unknown key inside the rotary settings.
 pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
@@ -77,7 +77,14 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     } else {
         (None, None)
     };
+    let phi3 = f.model_type == "phi3";
     let overlay = Overlay {
+        fused_qkv: Some(if phi3 {
+            QkvFusion::Concat
+        } else {
+            QkvFusion::Apart
+        }),
+        fused_gate_up: Some(phi3),
         d_model: Some(d),
         experts,
         top_k,

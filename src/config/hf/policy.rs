@@ -61,7 +61,6 @@ pub const SILENT: &[&str] = &[
     "attn_implementation",
     "_attn_implementation",
     "cache_implementation",
-    "cache_implementation",
     "return_dict",
     "output_attentions",
     "output_hidden_states",

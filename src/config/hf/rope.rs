@@ -62,7 +62,9 @@ impl Rotary {
         if dims == 0 || !dims.is_multiple_of(2) {
             return Err(f.bad(
                 "partial_rotary_factor",
-                &format!("a share of head_dim {hd} that is an even number of features ({dims} is not)"),
+                &format!(
+                    "a share of head_dim {hd} that is an even number of features ({dims} is not)"
+                ),
             ));
         }
         Ok(dims)

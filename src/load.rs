@@ -59,6 +59,8 @@ fn guessed(c: &Checkpoint, base: &Overlay, flags: &Overlay) -> String {
             Layout::NanoGpt => "act gelu (nanoGPT's exact erf; --act gelu-tanh for GPT-2's)".into(),
             Layout::HfConv1d => "act gelu-tanh (Hugging Face GPT-2's gelu_new)".into(),
             Layout::Llama => "act swiglu".to_string(),
+            // Never read off its shapes: infer refuses it first.
+            Layout::NeoX => String::new(),
         });
     }
     if c.naming.layout == Layout::Llama {

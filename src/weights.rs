@@ -30,6 +30,7 @@ pub mod file;
 pub mod infer;
 pub mod llama;
 pub mod names;
+pub mod neox;
 pub mod shards;
 
 use crate::config::ModelConfig;
@@ -82,12 +83,23 @@ pub enum WeightsError {
     },
     /// No tensor is named as a GPT-2 or Llama block's.
     #[error(
-        "{} has no GPT-2 or Llama block tensors; allowed names: transformer.h.{{i}}.… (nanoGPT, optionally _orig_mod.), h.{{i}}.… (Hugging Face GPT-2) or model.layers.{{i}}.… (Hugging Face Llama, Mistral)",
+        "{} has no GPT-2 or Llama block tensors; allowed names: transformer.h.{{i}}.… (nanoGPT, optionally _orig_mod.), h.{{i}}.… (Hugging Face GPT-2) model.layers.{{i}}.… (Hugging Face Llama, Mistral, Qwen2, Gemma, Phi-3) or gpt_neox.layers.{{i}}.… (GPT-NeoX)",
         crate::text::shown(.path)
     )]
     NotGpt {
         /// The checkpoint.
         path: String,
+    },
+    /// A checkpoint whose model no tensor shape tells, without a config.
+    #[error(
+        "{} is a {family} checkpoint with no config.json beside it; allowed: its config.json beside the file, or --config config.json (its rotary share and residual wiring are in no tensor)",
+        crate::text::shown(.path)
+    )]
+    NeedsConfig {
+        /// The checkpoint.
+        path: String,
+        /// The family its names are, e.g. `GPT-NeoX`.
+        family: &'static str,
     },
     /// The heads cannot be read from a checkpoint, and none were given.
     #[error(

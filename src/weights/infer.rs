@@ -20,7 +20,8 @@ impl Checkpoint {
     /// their width d_model (block 0's `ln_1.weight`), if it has one.
     #[must_use]
     pub fn blocks(&self) -> (usize, Option<usize>) {
-        if self.naming.layout == Layout::Llama {
+        // GPT-NeoX numbers its layers as Llama does.
+        if matches!(self.naming.layout, Layout::Llama | Layout::NeoX) {
             return self.llama_blocks();
         }
         let (r, h) = (&self.naming.root, &self.file);
@@ -38,8 +39,15 @@ impl Checkpoint {
     /// names [`WeightsError::LlamaHeads`], also when they do not fit), and
     /// [`WeightsError::Mismatch`] when block 0 is incomplete.
     pub fn infer(&self, heads: Option<usize>) -> Result<Overlay, WeightsError> {
-        if self.naming.layout == Layout::Llama {
-            return self.infer_llama(heads);
+        match self.naming.layout {
+            Layout::Llama => return self.infer_llama(heads),
+            Layout::NeoX => {
+                return Err(WeightsError::NeedsConfig {
+                    path: self.path().to_string(),
+                    family: "GPT-NeoX",
+                });
+            }
+            Layout::NanoGpt | Layout::HfConv1d => {}
         }
         let r = &self.naming.root;
         let h = &self.file;
@@ -74,7 +82,7 @@ impl Checkpoint {
             layers: Some(layers),
             act: Some(match self.naming.layout {
                 Layout::HfConv1d => Act::GeluTanh,
-                Layout::NanoGpt | Layout::Llama => Act::Gelu,
+                Layout::NanoGpt | Layout::Llama | Layout::NeoX => Act::Gelu,
             }),
             norm: Some(NormKind::LayerNorm),
             placement: Some(Placement::Pre),

@@ -15,6 +15,12 @@
 //! lm_head.weight (V, d) → lm_head.weight (d, V); absent when tied
 //! ```
 //!
+//! Gemma 2's sandwich norms: `post_attention_layernorm` is the norm on
+//! attention's output (`post_ln_1`), `pre_feedforward_layernorm` the MLP's
+//! input norm (`ln_2`), `post_feedforward_layernorm` the MLP's output norm
+//! (`post_ln_2`). Phi-3's fused `self_attn.qkv_proj` ((h+2·kv)·hd, d) and
+//! `mlp.gate_up_proj` (2·d_ff, d) go to `attn.qkv_proj` and `mlp.gate_up`.
+//!
 //! The `model.` prefix is optional (a bare `LlamaModel`'s state dict). q and
 //! k need no permutation: the rotary step turns the two halves of each head
 //! (`rotate_half`), as Hugging Face's Llama does. Older files hold each
@@ -23,10 +29,12 @@
 use super::expect::{Expect, Target};
 use super::{Checkpoint, WeightsError};
 use crate::config::file::Overlay;
-use crate::config::{Act, ModelConfig, NormKind, Placement, PosEmb};
+use crate::config::{Act, ModelConfig, NormKind, Placement, PosEmb, QkvFusion};
 
 /// The name of block 0's query projection, after the prefix.
 pub const BLOCK0: &str = "layers.0.self_attn.q_proj.weight";
+/// The name of block 0's fused projection (Phi-3), after the prefix.
+pub const FUSED_BLOCK0: &str = "layers.0.self_attn.qkv_proj.weight";
 
 /// ε of the norms and θ of the rotary embedding of a model read off a
 /// file without a config.json: Llama 2's and Mistral 7B's.
@@ -60,15 +68,28 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
         let (n, s, t) = norm("input_layernorm", "ln_1");
         push(n, s, t);
         // (file name, our name, our (in, out))
-        let linears = [
-            ("self_attn.q_proj", "attn.q_proj", (d, hq)),
-            ("self_attn.k_proj", "attn.k_proj", (d, kv)),
-            ("self_attn.v_proj", "attn.v_proj", (d, kv)),
-            ("self_attn.o_proj", "attn.out", (hq, d)),
-            ("mlp.gate_proj", "mlp.gate", (d, f)),
-            ("mlp.up_proj", "mlp.up", (d, f)),
-            ("mlp.down_proj", "mlp.down", (f, d)),
-        ];
+        let qkv: Vec<(&str, &str, (usize, usize))> = if cfg.fused_qkv == QkvFusion::Concat {
+            vec![("self_attn.qkv_proj", "attn.qkv_proj", (d, hq + 2 * kv))]
+        } else {
+            vec![
+                ("self_attn.q_proj", "attn.q_proj", (d, hq)),
+                ("self_attn.k_proj", "attn.k_proj", (d, kv)),
+                ("self_attn.v_proj", "attn.v_proj", (d, kv)),
+            ]
+        };
+        let gate_up: Vec<(&str, &str, (usize, usize))> = if cfg.fused_gate_up {
+            vec![("mlp.gate_up_proj", "mlp.gate_up", (d, 2 * f))]
+        } else {
+            vec![
+                ("mlp.gate_proj", "mlp.gate", (d, f)),
+                ("mlp.up_proj", "mlp.up", (d, f)),
+            ]
+        };
+        let linears = qkv
+            .into_iter()
+            .chain([("self_attn.o_proj", "attn.out", (hq, d))])
+            .chain(gate_up)
+            .chain([("mlp.down_proj", "mlp.down", (f, d))]);
         for (file, ours, (fan_in, fan_out)) in linears {
             push(
                 format!("{fp}.{file}.weight"),
@@ -92,8 +113,20 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
                 );
             }
             if file == "self_attn.o_proj" {
-                let (n, s, t) = norm("post_attention_layernorm", "ln_2");
-                push(n, s, t);
+                let sandwich = [
+                    ("post_attention_layernorm", "post_ln_1"),
+                    ("pre_feedforward_layernorm", "ln_2"),
+                    ("post_feedforward_layernorm", "post_ln_2"),
+                ];
+                if cfg.placement == Placement::Sandwich {
+                    for (file, ours) in sandwich {
+                        let (n, s, t) = norm(file, ours);
+                        push(n, s, t);
+                    }
+                } else {
+                    let (n, s, t) = norm("post_attention_layernorm", "ln_2");
+                    push(n, s, t);
+                }
             }
         }
     }

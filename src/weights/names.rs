@@ -11,7 +11,7 @@
 
 use super::WeightsError;
 use super::shards::Tensors;
-use crate::config::{Act, ModelConfig, NormKind, Placement, PosEmb};
+use crate::config::{ModelConfig, NormKind, Placement, PosEmb, QkvFusion};
 use crate::ops::fmt_shape;
 
 /// How the file stores a linear layer's matrix.
@@ -24,6 +24,9 @@ pub enum Layout {
     /// Hugging Face Llama/Mistral: `model.layers.{i}.…`, `nn.Linear`
     /// [out, in] (transposed on load), q, k, v apart, a gated MLP.
     Llama,
+    /// Hugging Face GPT-NeoX: `gpt_neox.layers.{i}.…`, `nn.Linear` [out,
+    /// in], one fused query_key_value; read with its config.json only.
+    NeoX,
 }
 
 pub use super::expect::{Expect, Target};
@@ -56,16 +59,19 @@ impl Naming {
                 .map(str::to_string)
         };
         let Some(root) = root_of("h.0.attn.c_attn.weight") else {
-            return match root_of(super::llama::BLOCK0) {
-                Some(root) => Ok(Self {
+            let found = |layout, block0| {
+                root_of(block0).map(|root| Self {
                     root,
                     outer: String::new(),
-                    layout: Layout::Llama,
-                }),
-                None => Err(WeightsError::NotGpt {
-                    path: h.path.clone(),
-                }),
+                    layout,
+                })
             };
+            return found(Layout::Llama, super::llama::BLOCK0)
+                .or_else(|| found(Layout::Llama, super::llama::FUSED_BLOCK0))
+                .or_else(|| found(Layout::NeoX, super::neox::BLOCK0))
+                .ok_or_else(|| WeightsError::NotGpt {
+                    path: h.path.clone(),
+                });
         };
         let outer = if root.starts_with("_orig_mod.") {
             "_orig_mod.".to_string()
@@ -92,8 +98,10 @@ impl Naming {
     /// Every tensor a checkpoint of `cfg` holds, with its target.
     #[must_use]
     pub fn expected(&self, cfg: &ModelConfig) -> Vec<Expect> {
-        if self.layout == Layout::Llama {
-            return super::llama::expected(&self.root, cfg);
+        match self.layout {
+            Layout::Llama => return super::llama::expected(&self.root, cfg),
+            Layout::NeoX => return super::neox::expected(&self.root, cfg),
+            Layout::NanoGpt | Layout::HfConv1d => {}
         }
         let (d, f) = (cfg.d_model, cfg.d_ff);
         let kv = cfg.kv_heads * cfg.head_dim();
@@ -223,6 +231,7 @@ impl Naming {
         for (name, shape) in h.tensors() {
             let buffer = match self.layout {
                 Layout::Llama => super::llama::is_buffer(&self.root, &name),
+                Layout::NeoX => super::neox::is_buffer(&self.root, &name),
                 _ => {
                     name.starts_with(&format!("{}h.", self.root))
                         && (name.ends_with(".attn.bias") || name.ends_with(".attn.masked_bias"))
@@ -252,8 +261,29 @@ pub fn unsupported(layout: Layout, cfg: &ModelConfig) -> Option<(String, &'stati
             "a checkpoint of dense blocks (experts 0): mixture checkpoints are not read yet",
         ));
     }
+    if layout == Layout::NeoX {
+        let what = if cfg.fused_qkv != QkvFusion::Grouped {
+            format!(
+                "fused_qkv {} is not the file's grouped query_key_value",
+                cfg.fused_qkv
+            )
+        } else if cfg.act.is_gated() {
+            format!("act {} has a gate projection", cfg.act)
+        } else if cfg.norm != NormKind::LayerNorm || !cfg.norm_bias() {
+            format!("norm {} is not the file's LayerNorm with β", cfg.norm)
+        } else {
+            return None;
+        };
+        return Some((
+            what,
+            "a GPT-NeoX checkpoint holds GPT-NeoX blocks (its config.json says how: read it beside the file or with --config)",
+        ));
+    }
     if layout != Layout::Llama {
-        let what = (cfg.act == Act::Swiglu).then(|| "act swiglu has a gate projection".to_string());
+        let what = cfg
+            .act
+            .is_gated()
+            .then(|| format!("act {} has a gate projection", cfg.act));
         return what.map(|w| {
             (
                 w,
@@ -261,19 +291,24 @@ pub fn unsupported(layout: Layout, cfg: &ModelConfig) -> Option<(String, &'stati
             )
         });
     }
-    let what = if cfg.act != Act::Swiglu {
+    // Llama's names also hold Gemma's (GeGLU, RMSNorm · (1 + w)), Gemma
+    // 2's sandwich norms and Phi-3's fused projections.
+    let what = if !cfg.act.is_gated() {
         format!("act {} has no gate projection", cfg.act)
-    } else if cfg.norm != NormKind::RmsNorm {
+    } else if cfg.norm == NormKind::LayerNorm {
         format!("norm {} is not the file's RMSNorm", cfg.norm)
     } else if cfg.pos_emb != PosEmb::Rope {
         format!("positions {} are not the file's rotary ones", cfg.pos_emb)
-    } else if cfg.placement != Placement::Pre {
-        format!("placement {} is not the file's pre-norm", cfg.placement)
+    } else if cfg.placement == Placement::Post || cfg.parallel {
+        "a Post-LN or parallel block is not the file's pre-norm block".to_string()
+    } else if cfg.fused_qkv == QkvFusion::Grouped {
+        "fused_qkv grouped is not the file's q_proj, k_proj, v_proj (or Phi-3's qkv_proj)"
+            .to_string()
     } else {
         return None;
     };
     Some((
         what,
-        "a Llama checkpoint holds Llama blocks (act swiglu, norm rmsnorm, rotary positions, placement pre)",
+        "a Llama checkpoint holds Llama blocks (a gated MLP, RMSNorm, rotary positions, pre or sandwich norms)",
     ))
 }

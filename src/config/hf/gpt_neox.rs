@@ -11,7 +11,7 @@
 //!           tie_word_embeddings (default false), rotary_pct (default
 //!           0.25) / partial_rotary_factor, rotary_emb_base / rope_theta,
 //!           rope_scaling / rope_parameters (rope.rs)
-//! silent    classifier_dropout (a classifier head, not traced)
+//! silent    classifier_dropout (a classifier head, not traced), is_decoder
 //! ```
 //!
 //! Its fused `query_key_value` projection, (d, 3·d) with each head's q, k
@@ -47,7 +47,10 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
         act => act,
     };
     let bias = f.flag("attention_bias", true)?;
+    // A classifier head's dropout, and transformers 5's is_decoder (the
+    // causal LM masks the future either way): nothing a forward computes.
     f.get("classifier_dropout");
+    f.get("is_decoder");
     Ok((
         Overlay {
             fused_qkv: Some(QkvFusion::Grouped),

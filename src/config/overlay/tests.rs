@@ -4,7 +4,9 @@
 
 use super::Overlay;
 use crate::config::preset::lesson;
-use crate::config::{Act, DType, Fault, ModelConfig, NormKind, Placement, PosEmb, RopeScaling};
+use crate::config::{
+    Act, DType, Fault, ModelConfig, NormKind, Placement, PosEmb, QkvFusion, RopeScaling,
+};
 use clap::{Args, FromArgMatches};
 
 /// A config whose every field differs from the lesson's. The literal names
@@ -28,14 +30,25 @@ fn every_field_changed() -> ModelConfig {
         mlp_bias: Some(true),
         encoder: true,
         parallel: true,
+        fused_qkv: QkvFusion::Grouped,
+        fused_gate_up: true,
+        shared_norm: true,
+        norm_bias: Some(false),
         final_norm: true,
         vocab: Some(11),
         context: 8,
         tied: false,
         pos_emb: PosEmb::Rope,
+        pos_offset: 2,
+        embed_scale: true,
+        rotary_dims: 4,
         rope_theta: 500.0,
         rope_scaling: Some(RopeScaling::Linear { factor: 2.0 }),
         window: 3,
+        full_every: 2,
+        query_scale: 7,
+        attn_softcap: 50.0,
+        logit_softcap: 30.0,
         experts: 5,
         top_k: 3,
         dtype: DType::F64,

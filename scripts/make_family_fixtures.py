@@ -21,6 +21,13 @@ randn; embeddings 0.5 randn), so nothing depends on transformers' init.
                   biases, GELU 256, 2 layers, vocab 96, untied embed_out.
   hf-phi3-tiny    Phi3ForCausalLM: hidden 64, 4 heads, 2 K/V heads, fused
                   qkv_proj and gate_up_proj, SwiGLU 128, 2 layers, vocab 96.
+  hf-mixtral-tiny MixtralForCausalLM: hidden 64, 4 heads, 2 K/V heads, 4 SwiGLU
+                  experts of 32, each token to its top 2, 2 layers, vocab 96.
+                  Written with the names of the published Mixtral checkpoints
+                  (block_sparse_moe.gate, block_sparse_moe.experts.{e}.w1 gate,
+                  w3 up, w2 down), which transformers 5 reads into its fused
+                  expert tensors; the script loads the file back with
+                  transformers and checks it gives the same logits.
 
 Files in each folder (from the repository root, tests/fixtures/NAME/):
 
@@ -46,11 +53,14 @@ import shutil
 
 import numpy as np
 import torch
+from safetensors.torch import load_file, save_file
 from transformers import (
     Gemma2Config,
     Gemma2ForCausalLM,
     GPTNeoXConfig,
     GPTNeoXForCausalLM,
+    MixtralConfig,
+    MixtralForCausalLM,
     Phi3Config,
     Phi3ForCausalLM,
     Qwen2Config,
@@ -148,6 +158,54 @@ def phi3():
     return fill(Phi3ForCausalLM(cfg).eval(), 83)
 
 
+def mixtral():
+    cfg = MixtralConfig(
+        **COMMON,
+        num_key_value_heads=2,
+        intermediate_size=32,
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        rms_norm_eps=1e-5,
+        tie_word_embeddings=False,
+        sliding_window=None,
+        router_jitter_noise=0.0,
+        attn_implementation="eager",
+    )
+    model = fill(MixtralForCausalLM(cfg).eval(), 89)
+    # The router decides which experts run: draw it wide, so no token's
+    # top 2 are a near tie that rounding could flip.
+    with torch.no_grad():
+        g = torch.Generator().manual_seed(97)
+        for layer in model.model.layers:
+            w = layer.mlp.gate.weight
+            w.copy_(0.8 * torch.randn(w.shape, generator=g))
+    return model
+
+
+def legacy_mixtral(model, path):
+    """Rewrites the file save_pretrained wrote with the published names."""
+    file = os.path.join(path, "model.safetensors")
+    state = load_file(file)
+    out = {}
+    f = model.config.intermediate_size
+    for name, t in state.items():
+        if name.endswith("mlp.gate.weight"):
+            out[name.replace("mlp.gate", "block_sparse_moe.gate")] = t
+        elif name.endswith("mlp.experts.gate_up_proj"):
+            prefix = name.replace("mlp.experts.gate_up_proj", "block_sparse_moe.experts")
+            for e in range(t.shape[0]):
+                out[f"{prefix}.{e}.w1.weight"] = t[e, :f].contiguous()
+                out[f"{prefix}.{e}.w3.weight"] = t[e, f:].contiguous()
+        elif name.endswith("mlp.experts.down_proj"):
+            prefix = name.replace("mlp.experts.down_proj", "block_sparse_moe.experts")
+            for e in range(t.shape[0]):
+                out[f"{prefix}.{e}.w2.weight"] = t[e].contiguous()
+        else:
+            out[name] = t
+    save_file(out, file, metadata={"format": "pt"})
+    return set(out)
+
+
 def inputs():
     g = torch.Generator().manual_seed(5)
     x = torch.randn((2, 4, 64), generator=g, dtype=torch.float32)
@@ -211,6 +269,18 @@ def main():
 
     write(phi3(), "hf-phi3-tiny", x, ids)
     print("hf-phi3-tiny")
+
+    model = mixtral()
+    _, logits = write(model, "hf-mixtral-tiny", x, ids)
+    path = os.path.join(OUT, "hf-mixtral-tiny")
+    names = legacy_mixtral(model, path)
+    assert any(".block_sparse_moe.experts.3.w2.weight" in n for n in names)
+    again = MixtralForCausalLM.from_pretrained(path, attn_implementation="eager").eval()
+    with torch.no_grad():
+        back = again(input_ids=ids, use_cache=False).logits.float()
+    differs_not = (back - logits).abs().max().item()
+    print(f"hf-mixtral-tiny (the published names read back by transformers: |Δ| {differs_not:.2g})")
+    assert differs_not < 1e-6
 
 
 if __name__ == "__main__":

@@ -10,6 +10,9 @@
 //! - GPT-NeoX: the fused per-head query_key_value and its split, 8 of 16
 //!   features rotated, parallel residuals.
 //! - Phi-3: fused qkv_proj and gate_up_proj and their splits.
+//! - Mixtral: the router and 4 experts (top 2) under the published
+//!   checkpoints' names (block_sparse_moe.experts.{e}.w1, w3, w2): the
+//!   transformers oracle of the mixture block.
 //!
 //! The script checks that each Gemma 2 setting and the partial rotary share
 //! change transformers' output (by 0.02 to 30), so a model that ignored one
@@ -92,6 +95,12 @@ fn gpt_neox_matches_transformers_with_its_fused_qkv_and_partial_rotary() {
 fn phi3_matches_transformers_with_its_fused_projections() {
     let cfg = matches_transformers("hf-phi3-tiny");
     assert!(cfg.fused_gate_up);
+}
+
+#[test]
+fn mixtral_matches_transformers_expert_by_expert() {
+    let cfg = matches_transformers("hf-mixtral-tiny");
+    assert_eq!((cfg.experts, cfg.top_k), (4, 2));
 }
 
 /// Each family's trace names its own steps: the fused matmul and its

@@ -209,6 +209,7 @@ fn rope_turns_each_pair_by_position_times_frequency() {
             &Op::Rope {
                 theta: 10_000.0,
                 scaling: None,
+                dims: hd,
             },
             &[&x],
         )
@@ -236,11 +237,93 @@ fn rope_turns_each_pair_by_position_times_frequency() {
             &Op::Rope {
                 theta: 10_000.0,
                 scaling: None,
+                dims: 2,
             },
             &[&odd],
         )
         .is_err()
     );
+}
+
+/// Partial rotary (GPT-NeoX): the first `dims` features turn as a head of
+/// `dims` would, with frequencies over `dims`; the rest pass unchanged. An
+/// odd or oversized share is refused.
+#[test]
+fn partial_rope_turns_the_first_dims_and_leaves_the_rest() {
+    let b = Numeric::<f64>::new();
+    let (t, hd, dims) = (5, 8, 4);
+    let x = b.normal(&[1, 2, t, hd], 9);
+    let rope = |dims| Op::Rope {
+        theta: 10_000.0,
+        scaling: None,
+        dims,
+    };
+    let y = b.apply(&rope(dims), &[&x]).unwrap().into_array();
+    let x = x.into_array();
+    let first = x
+        .slice(ndarray::s![.., .., .., ..dims])
+        .to_owned()
+        .into_dyn();
+    let alone = b
+        .apply(&rope(dims), &[&first.clone().into()])
+        .unwrap()
+        .into_array();
+    assert_eq!(
+        y.slice(ndarray::s![.., .., .., ..dims])
+            .to_owned()
+            .into_dyn(),
+        alone
+    );
+    assert_eq!(
+        y.slice(ndarray::s![.., .., .., dims..]),
+        x.slice(ndarray::s![.., .., .., dims..])
+    );
+    assert_ne!(
+        y.slice(ndarray::s![.., .., 1.., ..dims]),
+        x.slice(ndarray::s![.., .., 1.., ..dims])
+    );
+    let x = b.normal(&[1, 2, t, hd], 9);
+    for bad in [3, hd + 2] {
+        assert!(b.apply(&rope(bad), &[&x]).is_err(), "dims {bad}");
+    }
+}
+
+/// A soft cap is c·tanh(x/c): inside (−c, c), near x for small x; a fused
+/// projection's columns are the slices of each period.
+#[test]
+fn soft_caps_and_fused_columns_compute_their_formulas() {
+    let b = Numeric::<f64>::new();
+    let x = b.normal(&[2, 3, 12], 4);
+    let capped = b
+        .apply(&Op::SoftCap { cap: 0.5 }, &[&x])
+        .unwrap()
+        .into_array();
+    let xs = x.clone().into_array();
+    for (y, v) in capped.iter().zip(xs.iter()) {
+        assert!((y - 0.5 * (v / 0.5).tanh()).abs() < 1e-12);
+        assert!(y.abs() < 0.5);
+    }
+    // Grouped: columns 1..3 of every 4 → (2, 3, 6).
+    let op = Op::Columns {
+        lo: 1,
+        hi: 3,
+        period: 4,
+        axis: "kv·hd",
+    };
+    let y = b.apply(&op, &[&x]).unwrap().into_array();
+    assert_eq!(y.shape(), [2, 3, 6]);
+    for g in 0..3 {
+        for j in 0..2 {
+            assert_eq!(y[[1, 2, 2 * g + j]], xs[[1, 2, 4 * g + 1 + j]]);
+        }
+    }
+    let bad = Op::Columns {
+        lo: 1,
+        hi: 3,
+        period: 5,
+        axis: "d",
+    };
+    assert!(b.apply(&bad, &[&x]).is_err(), "12 is no multiple of 5");
 }
 
 #[test]

@@ -77,20 +77,30 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
                 ("self_attn.v_proj", "attn.v_proj", (d, kv)),
             ]
         };
-        let gate_up: Vec<(&str, &str, (usize, usize))> = if cfg.fused_gate_up {
-            vec![("mlp.gate_up_proj", "mlp.gate_up", (d, 2 * f))]
+        let mlp: Vec<(String, String, (usize, usize))> = if cfg.experts > 0 {
+            mixture(cfg.experts, d, f)
+        } else if cfg.fused_gate_up {
+            vec![
+                ("mlp.gate_up_proj".into(), "mlp.gate_up".into(), (d, 2 * f)),
+                ("mlp.down_proj".into(), "mlp.down".into(), (f, d)),
+            ]
         } else {
             vec![
-                ("mlp.gate_proj", "mlp.gate", (d, f)),
-                ("mlp.up_proj", "mlp.up", (d, f)),
+                ("mlp.gate_proj".into(), "mlp.gate".into(), (d, f)),
+                ("mlp.up_proj".into(), "mlp.up".into(), (d, f)),
+                ("mlp.down_proj".into(), "mlp.down".into(), (f, d)),
             ]
         };
-        let linears = qkv
+        let owned =
+            |(a, b, dims): (&str, &str, (usize, usize))| (a.to_string(), b.to_string(), dims);
+        let linears: Vec<(String, String, (usize, usize))> = qkv
             .into_iter()
-            .chain([("self_attn.o_proj", "attn.out", (hq, d))])
-            .chain(gate_up)
-            .chain([("mlp.down_proj", "mlp.down", (f, d))]);
+            .map(owned)
+            .chain([owned(("self_attn.o_proj", "attn.out", (hq, d)))])
+            .chain(mlp)
+            .collect();
         for (file, ours, (fan_in, fan_out)) in linears {
+            let (file, ours) = (file.as_str(), ours.as_str());
             push(
                 format!("{fp}.{file}.weight"),
                 vec![fan_out, fan_in],
@@ -98,7 +108,10 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
             );
             // attention_bias gives q, k, v, o theirs; mlp_bias gate, up, down.
             // Qwen2's q, k and v have biases where o has none.
-            let biased = if file.starts_with("mlp.") {
+            let biased = if file.starts_with("block_sparse_moe.") {
+                // Mixtral's router and experts have no biases.
+                false
+            } else if file.starts_with("mlp.") {
                 cfg.mlp_bias()
             } else if file == "self_attn.o_proj" {
                 cfg.bias
@@ -242,4 +255,30 @@ impl Checkpoint {
             ..Overlay::default()
         })
     }
+}
+
+/// Mixtral's names, as its published checkpoints hold them: the router
+/// `block_sparse_moe.gate` (E, d) and, for each expert e from 0,
+/// `block_sparse_moe.experts.{e}.w1` (gate), `w3` (up), `w2` (down), each
+/// [out, in]; ours count the experts from 1.
+fn mixture(experts: usize, d: usize, f: usize) -> Vec<(String, String, (usize, usize))> {
+    let mut out = vec![(
+        "block_sparse_moe.gate".to_string(),
+        "moe.router".to_string(),
+        (d, experts),
+    )];
+    for e in 0..experts {
+        for (w, ours, dims) in [
+            ("w1", "gate", (d, f)),
+            ("w3", "up", (d, f)),
+            ("w2", "down", (f, d)),
+        ] {
+            out.push((
+                format!("block_sparse_moe.experts.{e}.{w}"),
+                format!("moe.expert{}.{ours}", e + 1),
+                dims,
+            ));
+        }
+    }
+    out
 }

@@ -253,12 +253,12 @@ impl Naming {
 /// cannot, and what such a file holds (for the message).
 #[must_use]
 pub fn unsupported(layout: Layout, cfg: &ModelConfig) -> Option<(String, &'static str)> {
-    // Experts' names (Mixtral's block_sparse_moe.experts.N.w1, …) are not
-    // read yet: a mixture is seeded or refused, never half-loaded.
-    if cfg.experts > 0 {
+    // Experts' names are Mixtral's (block_sparse_moe.experts.N.w1, …), in
+    // a Llama-named file only.
+    if cfg.experts > 0 && layout != Layout::Llama {
         return Some((
             format!("experts {} (a mixture of experts)", cfg.experts),
-            "a checkpoint of dense blocks (experts 0): mixture checkpoints are not read yet",
+            "a checkpoint of dense blocks (experts 0): a mixture's experts are read from Mixtral's names only",
         ));
     }
     if layout == Layout::NeoX {

@@ -37,6 +37,11 @@ fn parameter_counts_equal_the_published_ones() {
         ("qwen2-0.5b.json", 494_032_768),
         ("mixtral-8x7b-v0.1.json", 46_702_792_704),
         ("phi-3-mini-4k.json", 3_821_079_552),
+        ("pythia-160m.json", 162_322_944),
+        ("falcon-7b.json", 6_921_720_704),
+        ("opt-125m.json", 125_239_296),
+        ("gemma-2b.json", 2_506_172_416),
+        ("gemma-2-2b.json", 2_614_341_888),
     ] {
         let b = Budget::of(&load(file)).unwrap();
         assert_eq!(b.total, total, "{file}");
@@ -159,8 +164,13 @@ fn bad_files_name_the_problem_on_one_line() {
             ],
         ),
         (
-            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "partial_rotary_factor": 0.5}"#,
-            &["'partial_rotary_factor' is 0.5", "not applied"],
+            // A share of head_dim 16 that leaves an odd number of
+            // features to turn (0.5 would be 8, and is applied).
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "partial_rotary_factor": 0.3125}"#,
+            &[
+                "'partial_rotary_factor' is 0.3125",
+                "even number of features (5 is not)",
+            ],
         ),
         (
             r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "rope_parameters": {"rope_type": 7, "factor": 2.0}}"#,
@@ -744,4 +754,160 @@ fn phi3_applies_its_window_and_notes_nothing() {
         r#"{"model_type": "phi3", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "rope_scaling": {"type": "longrope", "short_factor": [1.0], "long_factor": [1.0]}}"#,
     );
     assert!(e.contains("rope_scaling"), "{e}");
+}
+
+/// `check` passes on every family's config.json, shapes only, with no
+/// note: every field each file writes is applied or known to change
+/// nothing.
+#[test]
+fn every_family_passes_check_shape_only_and_notes_nothing() {
+    let files: Vec<_> = std::fs::read_dir("tests/fixtures/hf")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    assert!(files.len() >= 15, "{files:?}");
+    for file in files {
+        let f = file.to_str().unwrap();
+        let (code, out, err) = common::cli(&["check", "--config", f, "--shape-only"]);
+        assert_eq!(code, Some(0), "{f}\n{out}{err}");
+        assert!(out.contains("checks hold"), "{f}\n{out}");
+        assert!(!err.contains("unknown to shapetrace"), "{f}: {err}");
+    }
+}
+
+/// What each family applies, read back from the resolved config.
+#[test]
+fn the_families_apply_their_own_block_settings() {
+    let neox = load("pythia-160m.json");
+    assert!(neox.parallel && !neox.shared_norm && neox.bias && !neox.tied);
+    assert_eq!((neox.rotary_dims(), neox.head_dim()), (16, 64));
+    assert_eq!(neox.fused_qkv, shapetrace::config::QkvFusion::Grouped);
+
+    let falcon = load("falcon-7b.json");
+    assert!(falcon.parallel && falcon.shared_norm && !falcon.bias && falcon.norm_bias());
+    assert_eq!(
+        (falcon.kv_heads, falcon.d_ff, falcon.context),
+        (1, 4 * 4544, 2048)
+    );
+    assert_eq!(falcon.fused_qkv, shapetrace::config::QkvFusion::Concat);
+
+    let opt = load("opt-125m.json");
+    assert_eq!(
+        (opt.pos_offset, opt.positions(), opt.act),
+        (2, 2050, Act::Relu)
+    );
+    assert!(opt.bias && opt.tied && opt.final_norm);
+
+    let gemma = load("gemma-2b.json");
+    assert_eq!(
+        (gemma.act, gemma.norm),
+        (Act::Geglu, NormKind::RmsNormPlusOne)
+    );
+    assert!(gemma.embed_scale && gemma.tied);
+    assert_eq!((gemma.head_dim(), gemma.kv_heads), (256, 1));
+
+    let two = load("gemma-2-2b.json");
+    assert_eq!(two.placement, shapetrace::config::Placement::Sandwich);
+    assert_eq!(
+        (two.window_at(1), two.window_at(2), two.window_at(25)),
+        (4096, 0, 4096)
+    );
+    assert_eq!(
+        (two.attn_softcap, two.logit_softcap, two.query_scale),
+        (50.0, 30.0, 256)
+    );
+}
+
+/// Each family's fields that shapetrace does not apply are refused by
+/// name, in one line.
+#[test]
+fn the_families_refuse_what_they_do_not_apply() {
+    let base = |model_type: &str, extra: &str| {
+        format!(
+            r#"{{"model_type": "{model_type}", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 128, "ffn_dim": 128, "num_hidden_layers": 2, "vocab_size": 9, "max_position_embeddings": 8{extra}}}"#
+        )
+    };
+    for (text, want) in [
+        (base("falcon", r#", "alibi": true"#), "'alibi' is true"),
+        (
+            base(
+                "falcon",
+                r#", "new_decoder_architecture": true, "parallel_attn": false"#,
+            ),
+            "'parallel_attn' is false",
+        ),
+        (
+            base("opt", r#", "word_embed_proj_dim": 32"#),
+            "'word_embed_proj_dim' is 32",
+        ),
+        (
+            base("opt", r#", "layer_norm_elementwise_affine": false"#),
+            "'layer_norm_elementwise_affine' is false",
+        ),
+        (
+            base("gemma2", r#", "hidden_activation": "gelu""#),
+            "'hidden_activation' is \"gelu\"",
+        ),
+        (
+            base(
+                "gemma2",
+                r#", "sliding_window": 2, "layer_types": ["full_attention", "sliding_attention"]"#,
+            ),
+            "'layer_types'",
+        ),
+        (
+            base("gemma", r#", "use_bidirectional_attention": true"#),
+            "'use_bidirectional_attention' is true",
+        ),
+        (
+            base("gpt_neox", r#", "hidden_act": "silu""#),
+            "'hidden_act' is \"silu\"",
+        ),
+        (
+            base("gpt_neox", r#", "rotary_pct": 0.2"#),
+            "even number of features (3 is not)",
+        ),
+        (base("bert", ""), "model_type 'bert' is not supported"),
+    ] {
+        let e = error(&text);
+        assert!(e.contains(want), "{text}\n{e}");
+        assert!(e.contains("allowed"), "{e}");
+    }
+}
+
+/// Gemma 2's default layer pattern, and the patterns it may be given: full
+/// attention on every n-th block, or none.
+#[test]
+fn gemma2_layer_types_read_as_full_attention_on_every_nth_block() {
+    let dir = tempfile::tempdir().unwrap();
+    for (types, windows) in [
+        (
+            r#""sliding_attention", "full_attention", "sliding_attention", "full_attention""#,
+            [2, 0, 2, 0],
+        ),
+        (
+            r#""sliding_attention", "sliding_attention", "full_attention", "sliding_attention""#,
+            [2, 2, 0, 2],
+        ),
+        (
+            r#""full_attention", "full_attention", "full_attention", "full_attention""#,
+            [0, 0, 0, 0],
+        ),
+        (
+            r#""sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention""#,
+            [2, 2, 2, 2],
+        ),
+    ] {
+        let text = format!(
+            r#"{{"model_type": "gemma2", "hidden_size": 64, "num_attention_heads": 4, "head_dim": 16, "intermediate_size": 128, "num_hidden_layers": 4, "vocab_size": 9, "max_position_embeddings": 8, "sliding_window": 2, "layer_types": [{types}]}}"#
+        );
+        let path = write(&dir, "config.json", &text);
+        let c = Overlay::from_file(Path::new(&path))
+            .unwrap()
+            .resolve()
+            .unwrap();
+        let got: Vec<usize> = (1..=4).map(|n| c.window_at(n)).collect();
+        assert_eq!(got, windows, "{types}");
+    }
 }

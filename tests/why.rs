@@ -132,6 +132,21 @@ fn every_run() -> Vec<(String, Trace)> {
     // A sliding window and a head width apart from d / h, which no preset has.
     let window = cfg("window = 2\nhead_dim = 8\nact = \"silu\"");
     out.push(("window".to_string(), shapes_only(&window)));
+    // The families' own steps (fused splits, partial rotary, soft caps,
+    // scaled embeddings, GeGLU, OPT's offset), from their config.json files.
+    for file in [
+        "tests/fixtures/hf-neox-tiny/config.json",
+        "tests/fixtures/hf-phi3-tiny/config.json",
+        "tests/fixtures/hf-gemma2-tiny/config.json",
+        "tests/fixtures/hf/opt-125m.json",
+    ] {
+        let o = Overlay::from_file(std::path::Path::new(file)).unwrap();
+        let o = o.then(&Overlay {
+            seq: Some(4),
+            ..Overlay::default()
+        });
+        out.push((file.to_string(), shapes_only(&o.resolve().unwrap())));
+    }
     // An untied LM head, which no preset has.
     let untied = cfg("vocab = 50\ntied = false");
     out.push(("untied".to_string(), shapes_only(&untied)));

@@ -88,7 +88,9 @@ impl Flops {
     }
 }
 
-/// Scores and weighted-sum FLOPs of block 1 per token: (full, masked).
+/// Scores and weighted-sum FLOPs of one block per token: (full, masked),
+/// the mean over the blocks (which differ when only some have a window,
+/// as Gemma 2's every other block).
 ///
 /// Each op pairs T queries with S keys over hd: `2·B·h·hd·pairs`, where
 /// pairs is T·S in full, or `Σ_t min(t+1, S)` under the causal mask, or
@@ -97,7 +99,11 @@ impl Flops {
 pub fn attention_per_token(trace: &Trace) -> (u64, u64) {
     let shape = |path: &str| trace.get(path).map(|e| e.shape.clone()).unwrap_or_default();
     let (mut full, mut causal, mut tokens) = (0u64, 0u64, 1u64);
-    for e in trace.events.iter().filter(|e| e.block() == Some(1)) {
+    let mut blocks = std::collections::BTreeSet::new();
+    for e in trace.events.iter() {
+        let Some(block) = e.block() else {
+            continue;
+        };
         let first = e.inputs.first().map(|p| shape(p)).unwrap_or_default();
         // (B, h, T, S) and hd, from the op's output and its first operand.
         let (bhts, hd) = match e.op {
@@ -109,7 +115,8 @@ pub fn attention_per_token(trace: &Trace) -> (u64, u64) {
             continue;
         };
         let [b, h, t, s, hd] = [*b, *h, *t, *s, hd].map(|n| n as u64);
-        let pairs_causal = match trace.masking() {
+        blocks.insert(block);
+        let pairs_causal = match trace.masking_at(block) {
             Masking::Window(w) => (0..t).map(|q| (q + 1).min(s).min(w as u64)).sum(),
             // An encoder reads every key: nothing to exploit.
             Masking::TwoWay => t * s,
@@ -120,7 +127,8 @@ pub fn attention_per_token(trace: &Trace) -> (u64, u64) {
         causal += 2 * b * h * hd * pairs_causal;
         tokens = b * t;
     }
-    (full / tokens, causal / tokens)
+    let n = (blocks.len() as u64).max(1);
+    (full / tokens / n, causal / tokens / n)
 }
 
 /// What the FLOPs are computed from.

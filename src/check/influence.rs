@@ -156,7 +156,9 @@ impl Pattern {
             fault: None,
             ..cfg.clone()
         };
-        let mask = crate::arch::Arch::of(&declared).anatomy.masking(cfg.window);
+        let mask = crate::arch::Arch::of(&declared)
+            .anatomy
+            .masking(cfg.window_at(1));
         let first = trace.events.iter().find(|e| e.op == OpKind::Softmax)?;
         let scores = trace.events.iter().find(|e| e.op == OpKind::Scores);
         Some(Pattern {

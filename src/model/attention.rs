@@ -41,8 +41,9 @@ pub enum Qkv<T> {
     Fused {
         /// W_qkv: (d, (h + 2·kv)·hd).
         qkv: Linear<T>,
-        /// The columns of q, k and v in its output.
-        split: [Op; 3],
+        /// The columns of q, k and v in its output (boxed: an `Op` is
+        /// large beside the rest).
+        split: Box<[Op; 3]>,
     },
 }
 
@@ -69,9 +70,9 @@ pub struct Attention<T> {
     /// The number whose √ divides the scores: hd, or the config's
     /// `query_scale`.
     pub scale: usize,
-    /// The soft cap on the scores, `Op::SoftCap` (Gemma 2's 50); `None`
+    /// The soft cap c on the scores, `Op::SoftCap` (Gemma 2's 50); `None`
     /// for none.
-    pub cap: Option<Op>,
+    pub cap: Option<f64>,
     /// The softmax: stable, or without the max under `softmax-no-max`.
     pub softmax: Op,
     /// A 16-bit model's dtype: the softmax casts its scores up to f32 and
@@ -112,7 +113,7 @@ impl<T: Clone> Attention<T> {
                 let qkv = lin("qkv_proj", (d, w), ["d", "qkv"], std, qkv_bias(w));
                 Qkv::Fused {
                     qkv,
-                    split: split_qkv(fusion, hq, kv, c.kv_heads, d),
+                    split: Box::new(split_qkv(fusion, hq, kv, c.kv_heads, d)),
                 }
             }
         };
@@ -134,9 +135,7 @@ impl<T: Clone> Attention<T> {
                 })
             }),
             scale: c.score_scale(),
-            cap: (c.attn_softcap > 0.0).then_some(Op::SoftCap {
-                cap: c.attn_softcap,
-            }),
+            cap: (c.attn_softcap > 0.0).then_some(c.attn_softcap),
             softmax: if b.arch.softmax_max {
                 Op::Softmax { mask }
             } else {
@@ -168,10 +167,8 @@ impl<T: Clone> Attention<T> {
                 v.forward(rec, "v_proj", x)?, // x·Wv + bv: (B, T, kv·hd)
             ),
             // One fused matmul, then its output split by columns.
-            Qkv::Fused {
-                qkv,
-                split: [sq, sk, sv],
-            } => {
+            Qkv::Fused { qkv, split } => {
+                let [sq, sk, sv] = &**split;
                 let all = qkv.forward(rec, "qkv_proj", x)?; // x·Wqkv + b: (B, T, (h+2kv)·hd)
                 let all = In::Act(&all);
                 (
@@ -221,8 +218,8 @@ impl<T: Clone> Attention<T> {
         let steps = |rec: &mut Recorder<B>| {
             let att = rec.op("scores", &scores, &[q, k])?; // (B, h, T, T)
             // Gemma 2: c·tanh(scores/c), before the mask.
-            let att = match &self.cap {
-                Some(cap) => rec.op_owned("scores.capped", cap, att, &[])?, // (B, h, T, T)
+            let att = match self.cap {
+                Some(cap) => rec.op_owned("scores.capped", &Op::SoftCap { cap }, att, &[])?, // (B, h, T, T)
                 None => att,
             };
             let att = match self.half {

@@ -352,7 +352,10 @@ impl App {
             }
             A::ToggleNorm => {
                 let mut cfg = self.next_cfg();
-                cfg.norm = next_of(NormKind::ALL, cfg.norm);
+                // LayerNorm ↔ RMSNorm; Gemma's (1 + w) RMSNorm, which
+                // computes what RMSNorm computes on seeded weights, turns
+                // into plain RMSNorm.
+                cfg.norm = next_of(&[NormKind::LayerNorm, NormKind::RmsNorm], cfg.norm);
                 self.rerun(cfg, Switch::Norm);
             }
             A::TogglePlacement => {

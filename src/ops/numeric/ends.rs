@@ -88,6 +88,30 @@ pub(super) fn cast<F: Scalar>(mut y: ArrayD<F>, to: DType) -> ArrayD<F> {
     y
 }
 
+/// Columns `lo..hi` of every `period` of the last axis, side by side: a
+/// fused projection's q, k, v (or gate, up), in one copy.
+///
+/// # Shapes
+/// - x: (…, W) → (…, (hi − lo)·W/period)
+pub(super) fn columns<F: Scalar>(
+    x: &ArrayD<F>,
+    lo: usize,
+    hi: usize,
+    period: usize,
+    out: &[usize],
+) -> ArrayD<F> {
+    let w = x.shape().last().copied().unwrap_or(0);
+    let x = x.as_standard_layout();
+    let rows = x.as_slice().expect(CHECKED).chunks_exact(w.max(1));
+    let mut y = Vec::with_capacity(out.iter().product());
+    for row in rows {
+        for block in row.chunks_exact(period) {
+            y.extend_from_slice(&block[lo..hi]);
+        }
+    }
+    ArrayD::from_shape_vec(IxDyn(out), y).expect(CHECKED)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,28 +149,4 @@ mod tests {
         assert_eq!(h[0], 1.0 + 1.0 / 512.0);
         assert!(h[1].is_infinite(), "70000 is past f16's 65504");
     }
-}
-
-/// Columns `lo..hi` of every `period` of the last axis, side by side: a
-/// fused projection's q, k, v (or gate, up), in one copy.
-///
-/// # Shapes
-/// - x: (…, W) → (…, (hi − lo)·W/period)
-pub(super) fn columns<F: Scalar>(
-    x: &ArrayD<F>,
-    lo: usize,
-    hi: usize,
-    period: usize,
-    out: &[usize],
-) -> ArrayD<F> {
-    let w = x.shape().last().copied().unwrap_or(0);
-    let x = x.as_standard_layout();
-    let rows = x.as_slice().expect(CHECKED).chunks_exact(w.max(1));
-    let mut y = Vec::with_capacity(out.iter().product());
-    for row in rows {
-        for block in row.chunks_exact(period) {
-            y.extend_from_slice(&block[lo..hi]);
-        }
-    }
-    ArrayD::from_shape_vec(IxDyn(out), y).expect(CHECKED)
 }

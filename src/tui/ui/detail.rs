@@ -82,7 +82,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let w = usize::from(inner.width).max(1);
             let used: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
             let room = usize::from(inner.height).saturating_sub(used);
-            let mask = app.run.trace.masking();
+            let mask = app.run.trace.masking_at(e.block().unwrap_or(1));
             // The why comes first: a line of it is kept from the heatmap,
             // which takes what it needs of the rest; the why then takes
             // what the heatmap leaves, wrapped at words (the presenter and

@@ -147,7 +147,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     .render(mark_area, buf);
     let grid = match app.row(app.cursor) {
         Some(Row::Event(e)) if !app.hidden(app.cursor) => {
-            Grid::of(e, app.head, app.run.trace.masking())
+            let mask = app.run.trace.masking_at(e.block().unwrap_or(1));
+            Grid::of(e, app.head, mask)
         }
         _ => None,
     };

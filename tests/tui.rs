@@ -1025,6 +1025,26 @@ fn snapshot_parallel_block() {
     insta::assert_snapshot!(f);
 }
 
+/// Parallel residuals through one shared norm (Falcon-7B): both branches
+/// start from `ln_1`, computed once; there is no `ln_2`.
+#[test]
+fn snapshot_shared_norm_block() {
+    let cfg = shapetrace::ModelConfig {
+        shared_norm: true,
+        ..shapetrace::config::preset::by_name("lesson-parallel").unwrap()
+    };
+    let mut a = Stepper(common::stepper(cfg, Given::default()));
+    while a.path(a.cursor) != Some("block1.mlp.up") {
+        a.act(Action::Next);
+    }
+    let f = a.frame();
+    for part in ["parallel, 1 norm", "├─▶ ln_1", "[mlp]", "⊕ resid_1"] {
+        assert!(f.contains(part), "{part}:\n{f}");
+    }
+    assert!(!f.contains("ln_2"), "one norm a block:\n{f}");
+    insta::assert_snapshot!(f);
+}
+
 /// Sandwich norms (Gemma 2): each update goes down through its own norm
 /// `post_ln_i` before the add.
 #[test]

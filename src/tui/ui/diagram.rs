@@ -35,6 +35,11 @@ fn form(anatomy: &Anatomy) -> String {
     if anatomy.parallel {
         form.push_str(", parallel");
     }
+    // Parallel blocks are Pre-LN; with one shared norm the title says
+    // that instead, and fits 80 columns.
+    if anatomy.shared_norm {
+        form = "parallel, 1 norm".to_string();
+    }
     if anatomy.mask == crate::arch::Mask::TwoWay {
         form.push_str(", encoder");
     }
@@ -173,9 +178,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     //     └──────────────────⊕ resid_1 ✓
     let last = anatomy.sublayers.len().saturating_sub(1);
     for (i, sub) in anatomy.sublayers.iter().enumerate() {
+        // A shared norm: every branch starts from ln_1.
+        let norm_of = if anatomy.shared_norm { 1 } else { i + 1 };
         let (kind, ln, resid) = (
             sub.kind.as_str(),
-            format!("ln_{}", i + 1),
+            format!("ln_{norm_of}"),
             format!("resid_{}", i + 1),
         );
         let x = if i == 0 {

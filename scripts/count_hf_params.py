@@ -11,7 +11,11 @@ import glob
 import json
 
 import torch
-from transformers import AutoConfig, AutoModelForCausalLM
+from transformers import AutoConfig, AutoModel, AutoModelForCausalLM
+
+# BERT is counted as BertModel (the encoder and its pooler), as it is
+# published and as shapetrace traces it; every other family as its causal LM.
+BASE_MODEL = {"bert"}
 
 for path in sorted(glob.glob("tests/fixtures/hf/*.json")):
     with open(path) as f:
@@ -19,5 +23,6 @@ for path in sorted(glob.glob("tests/fixtures/hf/*.json")):
     fields.pop("architectures", None)
     config = AutoConfig.for_model(**fields)
     with torch.device("meta"):
-        model = AutoModelForCausalLM.from_config(config)
+        build = AutoModel if fields["model_type"] in BASE_MODEL else AutoModelForCausalLM
+        model = build.from_config(config)
     print(f"{path}: {sum(p.numel() for p in model.parameters()):,}")

@@ -248,7 +248,11 @@ impl Budget {
             heads: cfg.heads,
             head_dim: cfg.head_dim(),
             seq: cfg.seq,
-            vocab_d: cfg.vocab.map_or(0, |v| (v * cfg.d_model) as u64),
+            // BERT's pooler reads one token a sequence: no head per token.
+            vocab_d: match cfg.head {
+                crate::config::Head::Lm => cfg.vocab.map_or(0, |v| (v * cfg.d_model) as u64),
+                crate::config::Head::Pooler => 0,
+            },
             // 6·N counts the parameters a token uses: a mixture's active ones.
             n: active_per_token - wpe,
         });
@@ -369,7 +373,7 @@ fn rows(cfg: &ModelConfig, params: &[Counted], one: &[&Counted]) -> Vec<Row> {
             .filter(|p| p.block().is_none())
             .map(|p| row(p.name.clone(), p)),
     );
-    if cfg.vocab.is_some() && cfg.tied {
+    if cfg.vocab.is_some() && cfg.tied && cfg.head == crate::config::Head::Lm {
         out.push(Row {
             path: "lm_head".into(),
             count: 0,

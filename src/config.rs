@@ -80,6 +80,19 @@ named_enum! {
 }
 
 named_enum! {
+    /// What a model with a vocabulary ends in.
+    #[derive(Default)]
+    Head, "head" {
+        /// The LM head: a score per token of the vocabulary, (B, T, V).
+        #[default]
+        Lm = "lm",
+        /// BERT's pooler: `tanh(x[:, 0]·W + b)`, one vector per sequence
+        /// from its first token, (B, d); no LM head.
+        Pooler = "pooler",
+    }
+}
+
+named_enum! {
     /// How attention's q, k and v projections are stored: apart, or as one
     /// fused matrix whose output is split, a step of its own.
     #[derive(Default)]
@@ -268,6 +281,18 @@ pub struct ModelConfig {
     /// Learned positions (wpe) or rotary ones (no parameters).
     #[serde(default)]
     pub pos_emb: PosEmb,
+    /// Token-type (segment) embeddings wtt (types, d), BERT's
+    /// `type_vocab_size`: every token of a trace is type 0, so each adds
+    /// row 0; 0 for none.
+    #[serde(default)]
+    pub token_types: usize,
+    /// A norm on the summed embeddings before block 1 (BERT's embedding
+    /// LayerNorm, `ln_emb`).
+    #[serde(default)]
+    pub embed_norm: bool,
+    /// What the model ends in: the LM head, or BERT's pooler.
+    #[serde(default)]
+    pub head: Head,
     /// Rows of wpe before position 0 (OPT's 2): position t reads row
     /// t + pos_offset, and wpe holds context + pos_offset rows.
     #[serde(default)]

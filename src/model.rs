@@ -225,7 +225,7 @@ impl<T: Clone> Model<T> {
     ) -> Result<Val<T>, Stop> {
         let x0 = ends.embed(rec, ids)?; // wte[ids] + wpe[0..T]: (B, T) → (B, T, d)
         let x = self.stack(rec, x0)?; // (B, T, d)
-        ends.logits(rec, &x) // x·wteᵀ: (B, T, V)
+        ends.head(rec, &x) // x·wteᵀ: (B, T, V), or BERT's pooler: (B, d)
     }
 
     /// The blocks and the final norm on x0 (B, T, d).

@@ -63,6 +63,12 @@ named_enum! {
         SoftCap = "softcap",
         /// x·s, element-wise, by a constant: Gemma's √d on the embeddings.
         Scale = "scale",
+        /// tanh(x), element-wise: BERT's pooler.
+        Tanh = "tanh",
+        /// Row `id` of the token-type table wtt for every token: (B, T, d).
+        TokenType = "token_type",
+        /// Each sequence's first token: (B, T, d) → (B, d).
+        FirstToken = "first_token",
         /// Some columns of a fused projection's output: q, k or v of a
         /// fused qkv, gate or up of a fused gate_up.
         Columns = "columns",
@@ -123,6 +129,8 @@ pub enum Unary {
     GeluTanh,
     /// x·σ(x), not gated (GPT-2's `silu`).
     Silu,
+    /// tanh(x): BERT's pooler.
+    Tanh,
 }
 
 /// Which keys each query of attention reads; the others get weight 0 and
@@ -277,6 +285,15 @@ pub enum Op {
     },
     /// `tok_emb + pos_emb`: (B, T, d) + (T, d) → (B, T, d), broadcast over B.
     AddPositions,
+    /// `wtt[types]`: wtt (types, d), ids (B, T) → (B, T, d), every token
+    /// of type `id` (BERT's segment A: 0).
+    TokenType {
+        /// The type every token has.
+        id: usize,
+    },
+    /// `x[:, 0]`: (B, T, d) → (B, d), each sequence's first token (BERT's
+    /// [CLS]), which its pooler reads.
+    FirstToken,
     /// The LM head on x (B, T, d): `x·wteᵀ` with wte (V, d) when `tied`,
     /// else `x·W` with W (d, V) → (B, T, V).
     LmHead {

@@ -42,6 +42,7 @@ fn parameter_counts_equal_the_published_ones() {
         ("opt-125m.json", 125_239_296),
         ("gemma-2b.json", 2_506_172_416),
         ("gemma-2-2b.json", 2_614_341_888),
+        ("bert-base-uncased.json", 109_482_240),
     ] {
         let b = Budget::of(&load(file)).unwrap();
         assert_eq!(b.total, total, "{file}");
@@ -113,8 +114,11 @@ fn a_70b_sized_config_traces_shape_only_with_a_note() {
 fn bad_files_name_the_problem_on_one_line() {
     let cases = [
         (
-            r#"{"model_type": "bert", "hidden_size": 768}"#,
-            &["'bert'", "gpt2, llama, mistral, qwen2, mixtral, phi3"][..],
+            r#"{"model_type": "t5", "d_model": 512}"#,
+            &[
+                "'t5'",
+                "gpt2, llama, mistral, qwen2, mixtral, phi3, gpt_neox, falcon, opt, gemma, gemma2, bert",
+            ][..],
         ),
         (
             r#"{"hidden_size": 768}"#,
@@ -807,6 +811,14 @@ fn the_families_apply_their_own_block_settings() {
     assert!(gemma.embed_scale && gemma.tied);
     assert_eq!((gemma.head_dim(), gemma.kv_heads), (256, 1));
 
+    let bert = load("bert-base-uncased.json");
+    assert!(bert.encoder && bert.embed_norm && !bert.final_norm);
+    assert_eq!(
+        (bert.token_types, bert.head),
+        (2, shapetrace::config::Head::Pooler)
+    );
+    assert_eq!(bert.placement, shapetrace::config::Placement::Post);
+
     let two = load("gemma-2-2b.json");
     assert_eq!(two.placement, shapetrace::config::Placement::Sandwich);
     assert_eq!(
@@ -868,7 +880,15 @@ fn the_families_refuse_what_they_do_not_apply() {
             base("gpt_neox", r#", "rotary_pct": 0.2"#),
             "even number of features (3 is not)",
         ),
-        (base("bert", ""), "model_type 'bert' is not supported"),
+        (
+            base("bert", r#", "position_embedding_type": "relative_key""#),
+            "'position_embedding_type' is \"relative_key\"",
+        ),
+        (
+            base("bert", r#", "is_decoder": true"#),
+            "'is_decoder' is true",
+        ),
+        (base("t5", ""), "model_type 't5' is not supported"),
     ] {
         let e = error(&text);
         assert!(e.contains(want), "{text}\n{e}");

@@ -1045,6 +1045,25 @@ fn snapshot_shared_norm_block() {
     insta::assert_snapshot!(f);
 }
 
+/// BERT's ends: token types and a norm on the embeddings, and the pooler,
+/// which leaves (B,T,d) for one vector a sequence, in the LM head's place.
+#[test]
+fn snapshot_bert_pooler() {
+    let cfg = common::cfg(
+        "preset = \"lesson-encoder\"\nvocab = 50\ntoken_types = 2\nembed_norm = true\nhead = \"pooler\"\nfinal_norm = false",
+    );
+    let mut a = Stepper(common::stepper(cfg, Given::default()));
+    while a.path(a.cursor) != Some("pooled") {
+        a.act(Action::Next);
+    }
+    let f = a.frame();
+    for part in ["[pooler]─▶ (B,d)", "(B=2,d=64)", "pooler.first", "encoder"] {
+        assert!(f.contains(part), "{part}:\n{f}");
+    }
+    assert!(!f.contains("lm_head"), "no LM head:\n{f}");
+    insta::assert_snapshot!(f);
+}
+
 /// Sandwich norms (Gemma 2): each update goes down through its own norm
 /// `post_ln_i` before the add.
 #[test]

@@ -107,6 +107,12 @@ why-add-positions = x0 = tok_emb + pos_emb: { $tok } + { $pos } broadcasts the p
 
 why-positions-offset = Position t reads row t + { $offset } of wpe ({ $ctx },{ $d }): the first { $offset } rows come before position 0, so rows { $offset } to { $end } are used and pos_emb is { $shape }: one vector per position, the same for every sequence, with no B axis.
 
+why-token-type = Every token of the trace is of type { $id } (BERT's first segment), so each adds row { $id } of wtt ({ $types },{ $d }): one vector per token, { $shape }, the same for every position, telling the encoder which sentence of a pair the token is in.
+
+why-first-token = BERT's pooler reads one token per sequence, the first ([CLS]): x[:, 0] keeps { $B } vectors of the { $T } positions, { $shape }. The T axis is gone: the pooled vector stands for the whole sequence, which is why a classifier reads it and why it never returns to (B,T,d).
+
+why-pooler = tanh of the pooler's projection, one vector per sequence, { $shape }: the encoder's summary, not a sublayer's update, so it never returns to (B,T,d).
+
 why-lm-head-tied = The LM head scores every token of the vocabulary at every position: x·wteᵀ maps d_model { $d } to V { $V }, giving the logits { $shape }. Tied: it reuses { $w } transposed, so it adds no parameters. The logits are the model's output, not a sublayer's: they never return to (B,T,d).
 
 why-lm-head = The LM head scores every token of the vocabulary at every position: x·W with { $w } (d_model { $d }, V { $V }) gives the logits { $shape }. They are the model's output, not a sublayer's: they never return to (B,T,d).

@@ -15,7 +15,7 @@
 //! model      L·block + ln_f + V·d (wte) + ctx·d (wpe, learned positions) + V·d (untied head)
 //! ```
 
-use crate::config::{ModelConfig, Placement, PosEmb};
+use crate::config::{Head, ModelConfig, Placement, PosEmb};
 
 /// One layer's closed-form count, under the path its built parameters share.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,8 +105,23 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
             };
             out.push(c("wpe".into(), n(cfg.positions()) * d, rows));
         }
-        if !cfg.tied {
-            out.push(c("lm_head".into(), v * d, "V·d"));
+        if cfg.token_types > 0 {
+            out.push(c("wtt".into(), n(cfg.token_types) * d, "types·d"));
+        }
+        if cfg.embed_norm {
+            out.push(c("ln_emb".into(), norm, norm_formula));
+        }
+        match cfg.head {
+            Head::Lm if !cfg.tied => out.push(c("lm_head".into(), v * d, "V·d")),
+            Head::Lm => {}
+            Head::Pooler => {
+                let (p, f) = if cfg.bias {
+                    (d * d + d, "d² + d")
+                } else {
+                    (d * d, "d²")
+                };
+                out.push(c("pooler".into(), p, f));
+            }
         }
     }
     out

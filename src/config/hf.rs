@@ -1,6 +1,6 @@
 //! Hugging Face `config.json` files, one reader per family: gpt2, the
 //! Llama-like (llama, mistral, qwen2, mixtral, phi3), gpt_neox, falcon, opt
-//! and gemma / gemma2.
+//! gemma / gemma2 and bert.
 //!
 //! Every field follows one policy ([`policy`]): applied, refused by name,
 //! silently accepted when it changes nothing computed, or accepted with a
@@ -11,6 +11,7 @@
 //! The traced model is B = 1 at T = the context. Rotary positions add no
 //! parameter; attention rotates q and k as its own steps.
 
+mod bert;
 mod falcon;
 mod fields;
 mod gemma;
@@ -27,7 +28,7 @@ use serde_json::Value;
 
 /// The model types a config.json may declare.
 pub const SUPPORTED: &str =
-    "gpt2, llama, mistral, qwen2, mixtral, phi3, gpt_neox, falcon, opt, gemma, gemma2";
+    "gpt2, llama, mistral, qwen2, mixtral, phi3, gpt_neox, falcon, opt, gemma, gemma2, bert";
 
 /// A config.json that could not be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -148,6 +149,7 @@ pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
         "gpt_neox" => gpt_neox::read(&f)?,
         "falcon" => falcon::read(&f)?,
         "opt" => (opt::read(&f)?, Vec::new()),
+        "bert" => (bert::read(&f)?, Vec::new()),
         "gemma" | "gemma2" => gemma::read(&f)?,
         other => {
             return Err(HfError::ModelType {

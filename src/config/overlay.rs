@@ -12,8 +12,8 @@
 //! (and its rule in `validate.rs`); the tests fail until the two agree.
 
 use super::{
-    Act, DType, Fault, MAX_DIM, MAX_LAYERS, ModelConfig, NormKind, Placement, PosEmb, QkvFusion,
-    RopeScaling,
+    Act, DType, Fault, Head, MAX_DIM, MAX_LAYERS, ModelConfig, NormKind, Placement, PosEmb,
+    QkvFusion, RopeScaling,
 };
 use serde::Deserialize;
 
@@ -155,6 +155,15 @@ overlay! {
         /// Learned positions (wpe) or rotary ones (no parameters).
         #[arg(skip)]
         pos_emb: PosEmb,
+        /// Token-type embeddings of N types (BERT's type_vocab_size; 0: none).
+        #[arg(skip)]
+        token_types: usize,
+        /// A norm on the embeddings before block 1 (BERT's).
+        #[arg(skip)]
+        embed_norm: bool,
+        /// What the model ends in: lm (logits) or pooler (BERT's).
+        #[arg(skip)]
+        head: Head,
         /// Rows of wpe before position 0 (OPT's 2).
         #[arg(skip)]
         pos_offset: usize,

@@ -198,6 +198,26 @@ impl ModelConfig {
                 );
             }
         }
+        let ends = [
+            ("token_types", self.token_types > 0),
+            ("embed_norm", self.embed_norm),
+            ("head", self.head != super::Head::Lm),
+        ];
+        if let (None, Some((name, _))) = (self.vocab, ends.iter().find(|(_, set)| *set)) {
+            return field(
+                name,
+                "set".into(),
+                "only with a vocabulary (vocab ≥ 1): it belongs to the embeddings or the head"
+                    .into(),
+            );
+        }
+        if self.token_types > MAX_DIM {
+            return Err(ConfigError::TooLarge {
+                name: "token_types",
+                got: self.token_types,
+                max: MAX_DIM,
+            });
+        }
         if self.fused_gate_up && !self.act.is_gated() {
             return field(
                 "fused_gate_up",

@@ -10,14 +10,23 @@
 //! Family variants, each a step of its own: OPT's positions start at row
 //! 2 of wpe (`wpe[2..T+2]`); Gemma scales the token vectors by √d
 //! (`input = tok_emb·√d`); Gemma 2 soft-caps the logits
-//! (`logits = c·tanh(lm_head/c)`).
+//! (`logits = c·tanh(lm_head/c)`). BERT adds a token-type row and a
+//! LayerNorm to the embeddings and ends in its pooler instead of an LM
+//! head:
+//!
+//! ```text
+//! x0     = LN_emb(wte[ids] + wpe[0..T] + wtt[0])     (B, T, d)
+//! pooled = tanh(x[:, 0]·W_p + b_p)                    (B, T, d) → (B, d)
+//! ```
 //!
 //! # Shapes
 //! - ids: (B, T) int64; wte: (V, d); wpe: (context, d); W_head: (d, V),
 //!   absent when tied
 
 use super::Builder;
-use crate::config::PosEmb;
+use super::linear::Linear;
+use super::norm::Norm;
+use crate::config::{Head, PosEmb};
 use crate::ops::{Backend, Init, Op};
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
@@ -33,8 +42,15 @@ pub struct Embeddings<T> {
     pub pos_offset: usize,
     /// √d when the token vectors are scaled (Gemma); `None` otherwise.
     pub scale: Option<f64>,
-    /// The logits' soft cap, `Op::SoftCap` (Gemma 2's 30); `None` for none.
-    pub cap: Option<Op>,
+    /// The logits' soft cap c (Gemma 2's 30); `None` for none.
+    pub cap: Option<f64>,
+    /// Token-type embeddings wtt (types, d) (BERT's); `None` for none.
+    pub wtt: Option<Param<T>>,
+    /// The norm on the summed embeddings, `ln_emb` (BERT's); `None` for none.
+    pub norm: Option<Norm<T>>,
+    /// BERT's pooler W_p (d, d) and b_p, in the LM head's place; `None`
+    /// for an LM.
+    pub pooler: Option<Linear<T>>,
 }
 
 impl<T: Clone> Embeddings<T> {
@@ -47,13 +63,24 @@ impl<T: Clone> Embeddings<T> {
             wte: b.param("wte", &[v, d], &["V", "d"], Init::Normal(std)),
             wpe: (c.pos_emb == PosEmb::Learned)
                 .then(|| b.param("wpe", &[c.positions(), d], &["ctx", "d"], Init::Normal(std))),
-            lm_head: (!c.tied)
+            lm_head: (!c.tied && c.head == Head::Lm)
                 .then(|| b.param("lm_head.weight", &[d, v], &["d", "V"], Init::Normal(std))),
             pos_offset: c.pos_offset,
             #[allow(clippy::cast_precision_loss)]
             scale: c.embed_scale.then(|| (d as f64).sqrt()),
-            cap: (c.logit_softcap > 0.0).then_some(Op::SoftCap {
-                cap: c.logit_softcap,
+            cap: (c.logit_softcap > 0.0).then_some(c.logit_softcap),
+            wtt: (c.token_types > 0).then(|| {
+                b.param(
+                    "wtt",
+                    &[c.token_types, d],
+                    &["types", "d"],
+                    Init::Normal(std),
+                )
+            }),
+            norm: c.embed_norm.then(|| Norm::new(&b.pp("ln_emb"))),
+            pooler: (c.head == Head::Pooler).then(|| {
+                let bias = c.bias.then_some(d);
+                Linear::new(&b.pp("pooler"), (d, d), ["d", "d"], std, bias)
             }),
         })
     }
@@ -90,7 +117,41 @@ impl<T: Clone> Embeddings<T> {
         };
         let pos = rec.op("pos_emb", &at, &[In::Param(wpe), ids])?; // wpe[o..o+T]: (T, d)
         let sum = [In::Act(&tok), In::Act(&pos)];
-        rec.interface("input", &Op::AddPositions, &sum) // x0 = tok_emb + pos_emb: (B, T, d)
+        if self.wtt.is_none() && self.norm.is_none() {
+            return rec.interface("input", &Op::AddPositions, &sum); // x0 = tok_emb + pos_emb: (B, T, d)
+        }
+        // BERT: the token types' row, then a norm on the sum.
+        let mut emb = rec.op("emb", &Op::AddPositions, &sum)?; // tok_emb + pos_emb: (B, T, d)
+        if let Some(wtt) = &self.wtt {
+            let types = rec.op("type_emb", &Op::TokenType { id: 0 }, &[In::Param(wtt), ids])?; // wtt[0]: (B, T, d)
+            let sum = [In::Act(&emb), In::Act(&types)];
+            emb = match &self.norm {
+                Some(_) => rec.op("emb.types", &Op::Add, &sum)?, // + type_emb: (B, T, d)
+                None => return rec.interface("input", &Op::Add, &sum), // x0: (B, T, d)
+            };
+        }
+        match &self.norm {
+            Some(norm) => norm.forward(rec, "input", &emb), // x0 = LN_emb(emb): (B, T, d)
+            None => Ok(emb),
+        }
+    }
+
+    /// Records what the model ends in on x (B, T, d): the logits (B, T,
+    /// V), or BERT's pooled vectors (B, d).
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    pub fn head<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
+        let Some(pooler) = &self.pooler else {
+            return self.logits(rec, x); // (B, T, V)
+        };
+        let first = rec.op("pooler.first", &Op::FirstToken, &[In::Act(x)])?; // x[:, 0]: (B, d)
+        let p = pooler.forward(rec, "pooler", &first)?; // x[:, 0]·W_p + b_p: (B, d)
+        rec.op_owned("pooled", &Op::Act(crate::ops::Unary::Tanh), p, &[]) // tanh: (B, d)
     }
 
     /// Records the logits of x (B, T, d), the final norm's output:
@@ -107,17 +168,21 @@ impl<T: Clone> Embeddings<T> {
             Some(w) => (Op::LmHead { tied: false }, w),
             None => (Op::LmHead { tied: true }, &self.wte),
         };
-        let Some(cap) = &self.cap else {
+        let Some(cap) = self.cap else {
             return rec.op("lm_head", &head, &[In::Act(x), In::Param(w)]); // (B, T, V)
         };
         let z = rec.op("lm_head", &head, &[In::Act(x), In::Param(w)])?; // (B, T, V)
-        rec.op_owned("logits.capped", cap, z, &[]) // c·tanh(z/c): (B, T, V)
+        rec.op_owned("logits.capped", &Op::SoftCap { cap }, z, &[]) // c·tanh(z/c): (B, T, V)
     }
 
-    /// wte, wpe, then the head if untied.
+    /// wte, wpe, wtt and the embeddings' norm, then the head if untied
+    /// (or the pooler).
     pub fn params(&self) -> impl Iterator<Item = &Param<T>> {
         std::iter::once(&self.wte)
             .chain(self.wpe.as_ref())
+            .chain(self.wtt.as_ref())
+            .chain(self.norm.iter().flat_map(Norm::params))
             .chain(self.lm_head.as_ref())
+            .chain(self.pooler.iter().flat_map(Linear::params))
     }
 }

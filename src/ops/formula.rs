@@ -80,6 +80,7 @@ impl Op {
                     Unary::Gelu => "gelu",
                     Unary::GeluTanh => "gelu_tanh",
                     Unary::Silu => "silu",
+                    Unary::Tanh => "tanh",
                 };
                 format!("{name}(x) : {} → {o}", s(0))
             }
@@ -101,6 +102,8 @@ impl Op {
                 let t = ins.get(1).and_then(|i| i.get(1)).copied().unwrap_or(0);
                 format!("wpe[{offset}..{}] : {} → {o}", t + offset, s(0))
             }
+            Op::TokenType { id } => format!("wtt[{id}] for every token : {} → {o}", s(0)),
+            Op::FirstToken => format!("x[:, 0] : {} → {o}", s(0)),
             Op::AddPositions => format!("tok_emb + pos_emb : {}+{} → {o}", s(0), s(1)),
             Op::LmHead { tied: true } => {
                 let wt = ins.get(1).map_or_else(String::new, |w| {

@@ -45,6 +45,9 @@ impl Op {
             Op::Act(Unary::Gelu) => OpKind::Gelu,
             Op::Act(Unary::GeluTanh) => OpKind::GeluTanh,
             Op::Act(Unary::Silu) => OpKind::Silu,
+            Op::Act(Unary::Tanh) => OpKind::Tanh,
+            Op::TokenType { .. } => OpKind::TokenType,
+            Op::FirstToken => OpKind::FirstToken,
             Op::SwiGlu => OpKind::SwiGlu,
             Op::GeGlu => OpKind::GeGlu,
             Op::SoftCap { .. } => OpKind::SoftCap,
@@ -156,6 +159,20 @@ impl Op {
                     )
                 })?;
                 Ok(vec![ids[1], x[1]])
+            }
+            Op::TokenType { id } => {
+                let ids = ins.get(1).copied().unwrap_or(&[]);
+                rank(x, 2, "wtt")?;
+                rank(ids, 2, "token ids")?;
+                need(*id < x[0], || {
+                    format!("token type {id} needs a row of wtt's {}", x[0])
+                })?;
+                Ok(vec![ids[0], ids[1], x[1]])
+            }
+            Op::FirstToken => {
+                rank(x, 3, "first_token input")?;
+                need(x[1] >= 1, || "first_token needs T ≥ 1".to_string())?;
+                Ok(vec![x[0], x[2]])
             }
             Op::AddPositions => {
                 let p = ins.get(1).copied().unwrap_or(&[]);
@@ -350,6 +367,11 @@ impl Op {
                 out
             }
             Op::TopK { .. } => owned(&[&at(x, 0), &at(x, 1), "k"]),
+            Op::TokenType { .. } => {
+                let ids = ins.get(1).copied().unwrap_or(&[]);
+                owned(&[&at(ids, 0), &at(ids, 1), &at(x, 1)])
+            }
+            Op::FirstToken => owned(&[&at(x, 0), &at(x, 2)]),
             Op::Columns { axis, .. } => {
                 let mut out = x.to_vec();
                 if let Some(last) = out.last_mut() {

@@ -138,6 +138,7 @@ impl<F: Scalar> Numeric<F> {
                 (y, None)
             }
             Op::AddPositions => (ends::add_positions(x, rest[0]), None),
+            Op::FirstToken => (ends::first_token(x), None),
             Op::Columns { lo, hi, period, .. } => (ends::columns(x, *lo, *hi, *period, out), None),
             Op::TopK { k } => (moe::top_k(x, *k, out), None),
             Op::RouteWeights => (moe::route_weights(x, rest[0]), None),
@@ -269,6 +270,14 @@ impl<F: Scalar> Backend for Numeric<F> {
         let out = op.infer(&shapes)?;
         // Weights are read as views; wpe is the one weight in first place.
         let read = |i: usize| ins.get(i).map(|t| t.read());
+        if let Op::TokenType { id } = op {
+            let wtt = ins[0].read();
+            let y = ends::token_type(&wtt.view(), *id, &out);
+            drop(wtt);
+            release(ins);
+            self.remember(&y, None);
+            return Ok(y.into());
+        }
         if let Op::Positions { offset } = op {
             let wpe = ins[0].read();
             let y = ends::positions(&wpe.view(), *offset, out[0]);

@@ -294,6 +294,8 @@ fn message(s: &Step) -> Why {
         .arg("wide", yes_no(s.stream.last() != s.out.last()))
         .arg("T", t)
         .arg("shape", shape),
+        // BERT's pooler: one vector per sequence.
+        Op::Act(Unary::Tanh) => Why::new("why-pooler").arg("shape", shape),
         // After the down projection (the act-after-down fault) it acts on
         // the stream's features, not the hidden units.
         Op::Act(u) => Why::new(if s.path(0).ends_with(".down") {
@@ -308,6 +310,7 @@ fn message(s: &Step) -> Why {
                 Unary::Gelu => "GELU",
                 Unary::GeluTanh => "GELU (tanh)",
                 Unary::Silu => "SiLU",
+                Unary::Tanh => "tanh",
             },
         )
         .arg("ff", s.last(0))
@@ -366,6 +369,15 @@ fn message(s: &Step) -> Why {
             .arg("d", s.dim(1, 1))
             .arg("B", s.out(0))
             .arg("T", s.out(1))
+            .arg("shape", shape),
+        Op::TokenType { id } => Why::new("why-token-type")
+            .arg("id", *id)
+            .arg("types", s.dim(0, 0))
+            .arg("d", s.dim(0, 1))
+            .arg("shape", shape),
+        Op::FirstToken => Why::new("why-first-token")
+            .arg("B", s.out(0))
+            .arg("T", s.dim(0, 1))
             .arg("shape", shape),
         Op::Positions { offset } if *offset > 0 => Why::new("why-positions-offset")
             .arg("ctx", s.dim(0, 0))

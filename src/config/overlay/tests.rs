@@ -5,7 +5,7 @@
 use super::Overlay;
 use crate::config::preset::lesson;
 use crate::config::{
-    Act, DType, Fault, ModelConfig, NormKind, Placement, PosEmb, QkvFusion, RopeScaling,
+    Act, DType, Fault, Head, ModelConfig, NormKind, Placement, PosEmb, QkvFusion, RopeScaling,
 };
 use clap::{Args, FromArgMatches};
 
@@ -39,6 +39,9 @@ fn every_field_changed() -> ModelConfig {
         context: 8,
         tied: false,
         pos_emb: PosEmb::Rope,
+        token_types: 2,
+        embed_norm: true,
+        head: Head::Pooler,
         pos_offset: 2,
         embed_scale: true,
         rotary_dims: 4,

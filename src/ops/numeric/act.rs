@@ -11,6 +11,7 @@ pub(super) fn unary<F: Scalar>(u: Unary, out: &mut [F]) -> Stats {
         Unary::Gelu => kernels::map_mut(out, gelu),
         Unary::GeluTanh => kernels::map_mut(out, gelu_tanh),
         Unary::Silu => kernels::map_mut(out, silu),
+        Unary::Tanh => kernels::map_mut(out, tanh),
     }
 }
 
@@ -39,6 +40,12 @@ pub(super) fn gelu_tanh<F: Scalar>(v: F) -> F {
 #[inline]
 pub(super) fn soft_cap<F: Scalar>(v: F, cap: f64) -> F {
     F::of(cap * (v.f64() / cap).tanh())
+}
+
+/// tanh(x), in f64 (BERT's pooler: one op on B vectors).
+#[inline]
+pub(super) fn tanh<F: Scalar>(v: F) -> F {
+    F::of(v.f64().tanh())
 }
 
 pub(super) fn silu<F: Scalar>(v: F) -> F {

@@ -112,6 +112,27 @@ pub(super) fn columns<F: Scalar>(
     ArrayD::from_shape_vec(IxDyn(out), y).expect(CHECKED)
 }
 
+/// Row `id` of wtt for every token: BERT's token types, all `id`.
+///
+/// # Shapes
+/// - wtt: (types, d) → (B, T, d)
+pub(super) fn token_type<F: Scalar>(wtt: &ArrayViewD<F>, id: usize, out: &[usize]) -> ArrayD<F> {
+    let row = wtt.slice(s![id, ..]);
+    let mut y = ArrayD::zeros(IxDyn(out));
+    for mut r in y.rows_mut() {
+        r.assign(&row);
+    }
+    y
+}
+
+/// Each sequence's first token, as BERT's pooler reads it.
+///
+/// # Shapes
+/// - x: (B, T, d) → (B, d)
+pub(super) fn first_token<F: Scalar>(x: &ArrayD<F>) -> ArrayD<F> {
+    x.slice(s![.., 0, ..]).to_owned().into_dyn()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! The linear layer (alone, or with its activation in one pass) and the
 //! norms, on whole tensors.
 
-use super::act::{gelu, gelu_tanh, relu, silu};
+use super::act::{gelu, gelu_tanh, relu, silu, tanh};
 use super::heads::relayout;
 use super::{CHECKED, Scalar, flat, kernels, matmul, slice_mut};
 use crate::config::NormKind;
@@ -60,6 +60,7 @@ pub(super) fn linear_act<F: Scalar>(
         Unary::Gelu => kernels::rows_stats_then(ys, n, bias, gelu),
         Unary::GeluTanh => kernels::rows_stats_then(ys, n, bias, gelu_tanh),
         Unary::Silu => kernels::rows_stats_then(ys, n, bias, silu),
+        Unary::Tanh => kernels::rows_stats_then(ys, n, bias, tanh),
     };
     (y, pre, post)
 }

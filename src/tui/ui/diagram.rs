@@ -112,6 +112,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             "tokens" => "ids",
             "tok_emb" => "wte[ids]",
             "pos_emb" => "wpe",
+            "type_emb" => "wtt",
+            "pooler" | "pooled" => "pooler",
             "input" => "x0",
             other => other,
         });
@@ -167,6 +169,19 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         let mut top = vec![e("ids"), raw("─▶".into()), e("wte[ids]")];
         if pos {
             top.extend([raw("+".into()), e("wpe")]);
+        }
+        // BERT: the token types' row, and a norm on the sum, on a line of
+        // their own so the diagram fits 80 columns.
+        let types = trace.get("type_emb").is_some();
+        if types {
+            top.extend([raw("+".into()), e("wtt")]);
+        }
+        if types || trace.config.embed_norm {
+            lines.push(Line::from(top));
+            top = vec![raw("     ".into())];
+            if trace.config.embed_norm {
+                top.push(raw("─▶ LN ".into()));
+            }
         }
         top.extend([raw("─▶".into()), e("x0")]);
         lines.push(Line::from(top));
@@ -271,7 +286,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         if trace.config.final_norm {
             bottom.extend([e("ln_f"), raw("─▶".into())]);
         }
-        bottom.extend([e("lm_head"), raw("─▶ (B,T,V)".into())]);
+        if trace.get("pooled").is_some() {
+            bottom.extend([e("pooler"), raw("─▶ (B,d)".into())]);
+        } else {
+            bottom.extend([e("lm_head"), raw("─▶ (B,T,V)".into())]);
+        }
         lines.push(Line::from(bottom));
     }
     let here = match app.row(app.cursor) {

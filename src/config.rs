@@ -76,6 +76,11 @@ named_enum! {
         /// Rotary embeddings in attention, as LLaMA: no parameters; q and k
         /// are rotated as steps of their own (`attn.q_rot`, `attn.k_rot`).
         Rope = "rope",
+        /// ALiBi (Press et al.; BLOOM, MPT): no parameters and no rotation;
+        /// each head adds m_h·(j − t) to its scores (`attn.scores.alibi`), a
+        /// penalty growing with the distance back to key j, its slope m_h
+        /// from BLOOM's geometric series (2^(−8/h), 2^(−16/h), …).
+        Alibi = "alibi",
     }
 }
 

@@ -63,6 +63,8 @@ named_enum! {
         SoftCap = "softcap",
         /// x·s, element-wise, by a constant: Gemma's √d on the embeddings.
         Scale = "scale",
+        /// ALiBi's linear distance penalty added to the scores.
+        Alibi = "alibi",
         /// tanh(x), element-wise: BERT's pooler.
         Tanh = "tanh",
         /// Row `id` of the token-type table wtt for every token: (B, T, d).
@@ -227,6 +229,10 @@ pub enum Op {
         /// its place: Gemma 2's `query_pre_attn_scalar`).
         head_dim: usize,
     },
+    /// ALiBi on scores (B, h, T, S), the shape kept: head h adds
+    /// m_h·(j − t) at query t and key j (0 at the key itself, more negative
+    /// further back), with BLOOM's slopes ([`alibi_slopes`]).
+    Alibi,
     /// `c·tanh(x/c)`, element-wise, the shape kept: values stay inside
     /// (−c, c) and small ones barely move (Gemma 2's soft caps).
     SoftCap {
@@ -487,4 +493,22 @@ pub trait Backend {
 
     /// The values of `t` as f64, row-major; `None` in shape-only mode.
     fn values(&self, t: &Self::Tensor) -> Option<Vec<f64>>;
+}
+
+/// ALiBi's slope of each of `heads` heads, as BLOOM's `build_alibi_tensor`
+/// computes them: for the largest power of two p ≤ heads, m_i = 2^(−8i/p)
+/// for i = 1..=p; the heads beyond p take the odd terms of the series for
+/// 2p, 2^(−4i/p) for i = 1, 3, 5, … (4 heads: 1/4, 1/16, 1/64, 1/256).
+#[must_use]
+pub fn alibi_slopes(heads: usize) -> Vec<f64> {
+    if heads == 0 {
+        return Vec::new();
+    }
+    let p = 1usize << heads.ilog2();
+    #[allow(clippy::cast_precision_loss)]
+    let series = |base_exp: f64, i: usize| 2f64.powf(-base_exp * i as f64 / p as f64);
+    let mut slopes: Vec<f64> = (1..=p).map(|i| series(8.0, i)).collect();
+    let rest = (heads - p).min(p);
+    slopes.extend((0..rest).map(|k| series(4.0, 2 * k + 1)));
+    slopes
 }

@@ -122,6 +122,13 @@ fn cases() -> Vec<Case> {
             &["d_model", "at least 1"],
         ),
         case("zero seq", &["check", "--seq", "0"], &["seq", "at least 1"]),
+        // The families' block settings.
+        case("negative soft cap", &["check", "--attn-softcap", "-1"], &["attn_softcap -1", "a finite number ≥ 0"]),
+        case("soft cap not a number", &["check", "--logit-softcap", "x"], &["'x'", "a number ≥ 0"]),
+        case("full_every without a window", &["check", "--full-every", "2"], &["full_every 2", "0 without a window"]),
+        case("shared norm without parallel", &["check", "--shared-norm"], &["shared_norm true", "with parallel"]),
+        case("rotary dims with learned positions", &["check", "--rotary-dims", "4"], &["rotary_dims", "rotary positions"]),
+        case("query scale too large", &["check", "--query-scale", "99999999"], &["query_scale 99999999", "1..="]),
         case(
             "zero batch",
             &["check", "--batch", "0"],
@@ -478,7 +485,7 @@ fn cases() -> Vec<Case> {
             format!("{}\n{}\n{{\"kind\":\"event\",", lines[0], lines[1]),
         ),
         // Hugging Face config.json.
-        with_file(case("config.json unsupported model", &["check", "--config", "c.json"], &["'bert'", "gpt2, llama, mistral"]), "c.json", r#"{"model_type":"bert"}"#),
+        with_file(case("config.json unsupported model", &["check", "--config", "c.json"], &["'t5'", "gpt2, llama, mistral"]), "c.json", r#"{"model_type":"t5"}"#),
         with_file(case("config.json missing field", &["check", "--config", "c.json"], &["n_embd", "gpt2"]), "c.json", r#"{"model_type":"gpt2"}"#),
         with_file(case("config.json malformed", &["check", "--config", "c.json"], &["c.json", "not valid JSON"]), "c.json", r#"{"model_type":"#),
         // safetensors checkpoints.

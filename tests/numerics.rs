@@ -288,6 +288,45 @@ fn partial_rope_turns_the_first_dims_and_leaves_the_rest() {
     }
 }
 
+/// ALiBi's slopes are BLOOM's (tests/fixtures/alibi-slopes.json, written
+/// by scripts/make_alibi_fixture.py with transformers' build_alibi_tensor)
+/// for 1 to 12 heads, and the step adds m_h·(j − t) to every score.
+#[test]
+fn alibi_adds_blooms_slopes_times_the_distance() {
+    let text = std::fs::read_to_string("tests/fixtures/alibi-slopes.json").unwrap();
+    let want: std::collections::BTreeMap<String, Vec<f64>> = serde_json::from_str(&text).unwrap();
+    assert_eq!(want.len(), 12);
+    for (heads, slopes) in &want {
+        // BLOOM computes them in f32: 2^(−1/2) to 7 digits.
+        let got = shapetrace::ops::alibi_slopes(heads.parse().unwrap());
+        assert_eq!(got.len(), slopes.len());
+        for (g, w) in got.iter().zip(slopes) {
+            assert!((g - w).abs() < 1e-7, "{heads} heads: {got:?} vs {slopes:?}");
+        }
+    }
+    let b = Numeric::<f64>::new();
+    let (h, t) = (6, 5);
+    let s = b.normal(&[2, h, t, t], 3);
+    let y = b.apply(&Op::Alibi, &[&s]).unwrap().into_array();
+    let s = s.into_array();
+    let m = &want["6"];
+    for bi in 0..2 {
+        for hi in 0..h {
+            for q in 0..t {
+                for j in 0..t {
+                    let d = y[[bi, hi, q, j]] - s[[bi, hi, q, j]];
+                    let want = m[hi] * (j as f64 - q as f64);
+                    assert!((d - want).abs() < 1e-12, "{hi} {q} {j}: {d} vs {want}");
+                }
+            }
+        }
+    }
+    assert!(
+        b.apply(&Op::Alibi, &[&b.normal(&[2, 3], 1)]).is_err(),
+        "rank 4 only"
+    );
+}
+
 /// A soft cap is c·tanh(x/c): inside (−c, c), near x for small x; a fused
 /// projection's columns are the slices of each period.
 #[test]

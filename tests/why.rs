@@ -119,10 +119,14 @@ fn the_numbers_in_each_why_are_the_configs_own() {
 /// Every preset with every fault (and none), and rotary positions, shapes only.
 fn every_run() -> Vec<(String, Trace)> {
     let mut out = Vec::new();
-    // Rotary positions, which no preset uses.
+    // Rotary positions and ALiBi, which no preset uses.
     let rope = cfg("pos_emb = \"rope\"");
     assert!(rope.pos_emb == shapetrace::config::PosEmb::Rope);
     out.push(("rope".to_string(), shapes_only(&rope)));
+    out.push((
+        "alibi".to_string(),
+        shapes_only(&cfg("pos_emb = \"alibi\"")),
+    ));
     // Students' own modules, exported from PyTorch: whys from op names.
     for entry in std::fs::read_dir("tests/fixtures/students").unwrap() {
         let path = entry.unwrap().path();
@@ -133,12 +137,14 @@ fn every_run() -> Vec<(String, Trace)> {
     let window = cfg("window = 2\nhead_dim = 8\nact = \"silu\"");
     out.push(("window".to_string(), shapes_only(&window)));
     // The families' own steps (fused splits, partial rotary, soft caps,
-    // scaled embeddings, GeGLU, OPT's offset), from their config.json files.
+    // scaled embeddings, GeGLU, OPT's offset, BERT's token types and
+    // pooler), from their config.json files.
     for file in [
         "tests/fixtures/hf-neox-tiny/config.json",
         "tests/fixtures/hf-phi3-tiny/config.json",
         "tests/fixtures/hf-gemma2-tiny/config.json",
         "tests/fixtures/hf/opt-125m.json",
+        "tests/fixtures/hf/bert-base-uncased.json",
     ] {
         let o = Overlay::from_file(std::path::Path::new(file)).unwrap();
         let o = o.then(&Overlay {

@@ -54,6 +54,8 @@ why-repeat-kv = Grouped-query attention: the { $kv } K/V heads, each repeated { 
 
 why-rope-partial = Partial rotary: only the first { $dims } of the { $hd } features of each head turn, { $pairs } pairs by an angle that grows with the token's position; the other { $rest } pass as they are. The shape { $shape } does not change.
 
+why-alibi = ALiBi: each of the { $heads } heads adds m·(j − t) to the score of query t for key j, 0 at the token itself and more negative for every step back, its slope m from { $first } down to { $last }: positions enter as a penalty on distance, with no table and no rotation. Element by element, so the scores keep their shape { $shape }.
+
 why-softcap = A soft cap, { $cap }·tanh(s/{ $cap }), on each score before the mask: large scores level off below { $cap }, small ones barely move. Element by element, so the scores keep their shape { $shape }.
 
 why-softcap-logits = A soft cap, { $cap }·tanh(z/{ $cap }), on each logit: no score of the vocabulary passes { $cap }. Element by element, so the logits keep their shape { $shape }.

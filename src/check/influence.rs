@@ -278,11 +278,12 @@ impl Kind {
     }
 }
 
-/// The scores before the mask: `scores`, their soft cap (Gemma 2), and in a 16-bit model their cast
+/// The scores before the mask: `scores`, ALiBi's and the soft cap's steps on them, and in a 16-bit model their cast
 /// to f32 (`scores.to_f32`), which the softmax masks.
 fn pre_mask(r: &RowChange) -> bool {
     r.op == OpKind::Scores
         || (r.op == OpKind::SoftCap && r.path.ends_with(".scores.capped"))
+        || (r.op == OpKind::Alibi && r.path.ends_with(".scores.alibi"))
         || (r.op == OpKind::Cast && r.path.ends_with(".scores.to_f32"))
 }
 

@@ -70,6 +70,8 @@ pub struct Attention<T> {
     /// The number whose √ divides the scores: hd, or the config's
     /// `query_scale`.
     pub scale: usize,
+    /// Whether ALiBi's distance penalty is added to the scores.
+    pub alibi: bool,
     /// The soft cap c on the scores, `Op::SoftCap` (Gemma 2's 50); `None`
     /// for none.
     pub cap: Option<f64>,
@@ -135,6 +137,7 @@ impl<T: Clone> Attention<T> {
                 })
             }),
             scale: c.score_scale(),
+            alibi: c.pos_emb == PosEmb::Alibi,
             cap: (c.attn_softcap > 0.0).then_some(c.attn_softcap),
             softmax: if b.arch.softmax_max {
                 Op::Softmax { mask }
@@ -217,6 +220,12 @@ impl<T: Clone> Attention<T> {
         let (q, k, v) = (In::Act(&q), In::Act(&k), In::Act(&v));
         let steps = |rec: &mut Recorder<B>| {
             let att = rec.op("scores", &scores, &[q, k])?; // (B, h, T, T)
+            // ALiBi: s + m_h·(j − t), the positions as a penalty on distance.
+            let att = if self.alibi {
+                rec.op_owned("scores.alibi", &Op::Alibi, att, &[])? // (B, h, T, T)
+            } else {
+                att
+            };
             // Gemma 2: c·tanh(scores/c), before the mask.
             let att = match self.cap {
                 Some(cap) => rec.op_owned("scores.capped", &Op::SoftCap { cap }, att, &[])?, // (B, h, T, T)
@@ -230,7 +239,8 @@ impl<T: Clone> Attention<T> {
             rec.op("context", &Op::WeightedSum, &[In::Act(&att), v]) // (B, h, T, hd)
         };
         // A fused pass computes the stable softmax of uncapped scores only.
-        let y = if self.softmax == (Op::Softmax { mask }) && self.cap.is_none() {
+        let plain = self.cap.is_none() && !self.alibi;
+        let y = if self.softmax == (Op::Softmax { mask }) && plain {
             let core = Fusion::Attention {
                 head_dim: scale,
                 mask,

@@ -86,6 +86,7 @@ impl Op {
             }
             Op::SwiGlu => format!("silu(g)⊙u : {}⊙{} → {o}", s(0), s(1)),
             Op::GeGlu => format!("gelu_tanh(g)⊙u : {}⊙{} → {o}", s(0), s(1)),
+            Op::Alibi => format!("s + m_h·(j − t) : {} → {o}", s(0)),
             Op::SoftCap { cap } => format!("{cap}·tanh(x/{cap}) : {} → {o}", s(0)),
             Op::Scale { by } => format!("x·{by:.4} : {} → {o}", s(0)),
             Op::Columns { lo, hi, period, .. } => {

@@ -52,6 +52,7 @@ impl Op {
             Op::GeGlu => OpKind::GeGlu,
             Op::SoftCap { .. } => OpKind::SoftCap,
             Op::Scale { .. } => OpKind::Scale,
+            Op::Alibi => OpKind::Alibi,
             Op::Columns { .. } => OpKind::Columns,
             Op::Add => OpKind::Add,
             Op::Gather => OpKind::Embedding,
@@ -135,6 +136,10 @@ impl Op {
                     format!("q {} and k {} do not pair", fmt_shape(x), fmt_shape(k))
                 })?;
                 Ok(vec![x[0], x[1], x[2], k[2]])
+            }
+            Op::Alibi => {
+                rank(x, 4, "alibi input")?;
+                Ok(x.to_vec())
             }
             Op::Softmax { .. }
             | Op::SoftmaxNoMax { .. }

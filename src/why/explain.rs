@@ -244,6 +244,15 @@ fn message(s: &Step) -> Why {
         Op::SoftCap { cap } => Why::new("why-softcap")
             .arg("cap", cap.to_string())
             .arg("shape", shape),
+        Op::Alibi => {
+            let slopes = crate::ops::alibi_slopes(s.out(1));
+            let shown = |m: Option<&f64>| m.map_or_else(String::new, |m| format!("{m:.4}"));
+            Why::new("why-alibi")
+                .arg("heads", s.out(1))
+                .arg("first", shown(slopes.first()))
+                .arg("last", shown(slopes.last()))
+                .arg("shape", shape)
+        }
         Op::Scale { by } => Why::new("why-scale-embed")
             .arg("d", s.last(0))
             .arg("by", format!("{by:.2}"))

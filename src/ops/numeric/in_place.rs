@@ -40,6 +40,11 @@ pub(super) fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>
         Op::SwiGlu => kernels::zip_mut(out, &flat(rest[0]), |g, u| silu(g) * u),
         Op::GeGlu => kernels::zip_mut(out, &flat(rest[0]), |g, u| gelu_tanh(g) * u),
         Op::SoftCap { cap } => kernels::map_mut(out, |v| soft_cap(v, *cap)),
+        Op::Alibi => {
+            let nd = shape.len();
+            let (h, t, s) = (shape[nd - 3], shape[nd - 2], shape[nd - 1]);
+            kernels::alibi_rows(out, &crate::ops::alibi_slopes(h), t, s)
+        }
         Op::Scale { by } => {
             let by = F::of(*by);
             kernels::map_mut(out, |v| v * by)
@@ -60,6 +65,7 @@ pub(super) fn keeps_shape(op: &Op) -> bool {
             | Op::SwiGlu
             | Op::GeGlu
             | Op::SoftCap { .. }
+            | Op::Alibi
             | Op::Scale { .. }
             | Op::Add
             | Op::Rope { .. }

@@ -167,6 +167,23 @@ vectorised! {
     }
 }
 
+/// ALiBi in place on (…, h, T, S) scores: head h adds `slopes[h]·(j − q)`
+/// at query t and key j, where q = t + S − T is the query's own position
+/// among the keys.
+pub fn alibi_rows<F: Scalar>(out: &mut [F], slopes: &[f64], t_len: usize, s_len: usize) -> Stats {
+    let per_head = (t_len * s_len).max(1);
+    let heads = slopes.len().max(1);
+    #[allow(clippy::cast_precision_loss)]
+    rows_stats(out, s_len.max(1), |r, row| {
+        let (head, t) = ((r * s_len / per_head) % heads, r % t_len.max(1));
+        let m = slopes.get(head).copied().unwrap_or(0.0);
+        let q = (t + s_len).saturating_sub(t_len) as f64;
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = *v + F::of(m * (j as f64 - q));
+        }
+    })
+}
+
 /// Rotary position embedding of each hd-long row of a (…, T, hd) tensor,
 /// in place: row t turns its pairs (i, i + dims/2) of its first `dims`
 /// features by t·ω_i, with ω_i = `freq(i)` (θ^(−2i/dims), unless

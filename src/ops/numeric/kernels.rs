@@ -179,7 +179,7 @@ pub fn alibi_rows<F: Scalar>(out: &mut [F], slopes: &[f64], t_len: usize, s_len:
         let m = slopes.get(head).copied().unwrap_or(0.0);
         let q = (t + s_len).saturating_sub(t_len) as f64;
         for (j, v) in row.iter_mut().enumerate() {
-            *v = *v + F::of(m * (j as f64 - q));
+            *v += F::of(m * (j as f64 - q));
         }
     })
 }

@@ -52,6 +52,26 @@ pub enum Command {
     Probes(ProbesArgs),
     /// Open a saved trace log (from `trace --format json`) in the stepper, or print it.
     View(ViewArgs),
+    /// Compare two models step by step: both shapes and dtypes, what each
+    /// step reads, and whether it is the same, changed or on one side only;
+    /// then the parameter, FLOP and byte differences. Model flags apply to both.
+    Compare(CompareArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The left model: a preset name or a model file (TOML or config.json).
+    #[arg(value_name = "LEFT")]
+    pub left: String,
+    /// The right model, as LEFT.
+    #[arg(value_name = "RIGHT")]
+    pub right: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Table)]
+    pub format: TraceFormat,
+    /// Write to FILE (atomically: a temp file, then a rename) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -79,7 +99,7 @@ pub struct TraceArgs {
     #[arg(long)]
     pub values: bool,
     /// Write the model's final output (B, T, d_model), or the logits (B, T, V) of a
-    /// run from token ids, to FILE.npy (f32), atomically.
+    /// run from token ids (BERT's pooled vectors (B, d_model)), to FILE.npy (f32), atomically.
     #[arg(long, value_name = "FILE.npy")]
     pub output: Option<PathBuf>,
 }

@@ -19,6 +19,7 @@ pub mod allocator;
 pub mod arch;
 pub mod budget;
 pub mod check;
+pub mod compare;
 pub mod config;
 pub mod error;
 pub mod files;

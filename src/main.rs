@@ -84,6 +84,9 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         Some(Command::Trace(a)) => (a.values, a.output.is_some()),
         _ => (false, false),
     };
+    if let Some(Command::Compare(args)) = &cli.command {
+        return compare(cli, args);
+    }
     let one_forward = matches!(cli.command, Some(Command::Trace(_)));
     let (cfg, req) = cli.model.resolve(values, output, one_forward)?;
     // What a config.json or a checkpoint left unsaid, one line each, said
@@ -119,6 +122,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         Some(Command::Norms(args)) => labs::norms(&args.x),
         Some(Command::Probes(args)) => labs::probes(&cfg, &req, args),
         Some(Command::View(args)) => view(args),
+        Some(Command::Compare(args)) => compare(cli, args),
     }?;
     if cli.command.is_some() {
         for note in &notes {
@@ -189,14 +193,92 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
             ),
         }
     };
-    match log {
-        Some(target) => target.write(render)?,
+    emit(log, render)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Renders into `target` (`--out`, atomically), or to stdout.
+fn emit(
+    target: Option<out::Target>,
+    render: impl Fn(&mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
+    match target {
+        Some(target) => target.write(render),
         None => {
             let mut out = out::stdout();
             render(&mut out)?;
-            out.flush()?;
+            Ok(out.flush()?)
         }
     }
+}
+
+/// One side of `compare`: a preset by name, else a model file, with the
+/// model flags laid over it.
+fn side(name: &str, flags: &shapetrace::Overlay) -> Result<shapetrace::ModelConfig> {
+    use shapetrace::config::preset;
+    let is_preset = preset::PRESETS.iter().any(|(n, _)| *n == name);
+    let path = std::path::Path::new(name);
+    let base = if is_preset {
+        shapetrace::Overlay {
+            preset: Some(name.to_string()),
+            ..shapetrace::Overlay::default()
+        }
+    } else if path.exists() {
+        shapetrace::Overlay::from_file(path).map_err(shapetrace::Error::from)?
+    } else {
+        bail!(
+            "compare: '{}' is neither a preset nor a model file; allowed: {} or a path to a .toml or config.json",
+            shapetrace::text::one_line(name),
+            preset::allowed()
+        );
+    };
+    Ok(base
+        .then(flags)
+        .resolve()
+        .map_err(shapetrace::Error::from)?)
+}
+
+fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
+    let m = &cli.model;
+    let given = [
+        ("--preset", m.preset.is_some()),
+        ("--config", m.config.is_some()),
+        ("--weights", m.weights.is_some()),
+        ("--input", m.input.is_some()),
+        ("--tokens", m.tokens.is_some()),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
+        bail!(
+            "compare takes its two models as LEFT and RIGHT, so {flag} does not apply; allowed: model flags such as --seq or --d-model, which apply to both"
+        );
+    }
+    let target = args
+        .out
+        .as_deref()
+        .map(|p| out::prepare("--out", p))
+        .transpose()?;
+    let mut flags = m.overlay();
+    flags.preset = None;
+    let (lc, rc) = (side(&args.left, &flags)?, side(&args.right, &flags)?);
+    let shapes = |c: &shapetrace::ModelConfig| -> Result<(shapetrace::Trace, shapetrace::Budget)> {
+        let trace = shapetrace::trace_request(c, &Request::shapes())?.trace;
+        Ok((trace, shapetrace::Budget::of(c)?))
+    };
+    let ((lt, lb), (rt, rb)) = (shapes(&lc)?, shapes(&rc)?);
+    let c = shapetrace::compare::Comparison::of((&args.left, &lt, &lb), (&args.right, &rt, &rb));
+    let render = |out: &mut dyn Write| -> io::Result<()> {
+        match args.format {
+            TraceFormat::Json => {
+                serde_json::to_writer(&mut *out, &c)?;
+                writeln!(out)
+            }
+            TraceFormat::Table => out.write_all(shapetrace::report::compare::table(&c).as_bytes()),
+            TraceFormat::Markdown => {
+                out.write_all(shapetrace::report::compare::markdown(&c).as_bytes())
+            }
+        }
+    };
+    emit(target, render)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -298,7 +298,7 @@ pub enum Op {
         id: usize,
     },
     /// `x[:, 0]`: (B, T, d) → (B, d), each sequence's first token (BERT's
-    /// [CLS]), which its pooler reads.
+    /// `[CLS]`), which its pooler reads.
     FirstToken,
     /// The LM head on x (B, T, d): `x·wteᵀ` with wte (V, d) when `tied`,
     /// else `x·W` with W (d, V) → (B, T, V).

@@ -2,6 +2,7 @@
 //! ([`Run`]), the one-line headline over the verdicts, and the trace as a
 //! table ([`table`]).
 
+pub mod compare;
 pub mod handout;
 pub mod table;
 

@@ -484,6 +484,12 @@ fn cases() -> Vec<Case> {
             "t.jsonl",
             format!("{}\n{}\n{{\"kind\":\"event\",", lines[0], lines[1]),
         ),
+        // Block settings a model file gives that would change nothing.
+        with_file(case("logit cap without a vocabulary", &["check", "--config", "m.toml"], &["logit_softcap set", "only with a vocabulary"]), "m.toml", "logit_softcap = 30.0"),
+        with_file(case("norm_bias on rmsnorm", &["check", "--config", "m.toml"], &["norm_bias true", "rmsnorm has no β"]), "m.toml", "norm = \"rmsnorm\"\nnorm_bias = true"),
+        with_file(case("alibi in an encoder", &["check", "--config", "m.toml"], &["pos_emb alibi", "in an encoder"]), "m.toml", "preset = \"lesson-encoder\"\npos_emb = \"alibi\""),
+        with_file(case("pooler untied", &["check", "--config", "m.toml"], &["tied false", "head pooler"]), "m.toml", "vocab = 9\nhead = \"pooler\"\ntied = false"),
+        with_file(case("experts with a fused gate_up", &["check", "--config", "m.toml"], &["fused_gate_up true", "without experts"]), "m.toml", "preset = \"lesson-moe\"\nact = \"swiglu\"\nfused_gate_up = true"),
         // Hugging Face config.json.
         with_file(case("config.json unsupported model", &["check", "--config", "c.json"], &["'t5'", "gpt2, llama, mistral"]), "c.json", r#"{"model_type":"t5"}"#),
         with_file(case("config.json missing field", &["check", "--config", "c.json"], &["n_embd", "gpt2"]), "c.json", r#"{"model_type":"gpt2"}"#),

@@ -168,9 +168,17 @@ fn bad_files_name_the_problem_on_one_line() {
             ],
         ),
         (
-            // A share of head_dim 16 that leaves an odd number of
-            // features to turn (0.5 would be 8, and is applied).
-            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "partial_rotary_factor": 0.3125}"#,
+            // Llama's code turns the whole head: a share is not its.
+            r#"{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "partial_rotary_factor": 0.5}"#,
+            &[
+                "'partial_rotary_factor' is 0.5",
+                "model_type llama turns every feature",
+            ],
+        ),
+        (
+            // Phi-3 applies one; a share of head_dim 16 that leaves an odd
+            // number of features to turn is refused (0.5 would be 8).
+            r#"{"model_type": "phi3", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 8, "num_hidden_layers": 1, "vocab_size": 9, "max_position_embeddings": 8, "partial_rotary_factor": 0.3125}"#,
             &[
                 "'partial_rotary_factor' is 0.3125",
                 "even number of features (5 is not)",
@@ -843,6 +851,14 @@ fn the_families_refuse_what_they_do_not_apply() {
     for (text, want) in [
         (base("falcon", r#", "alibi": true"#), "'alibi' is true"),
         (
+            base("falcon", r#", "num_ln_in_parallel_attn": 2"#),
+            "'num_ln_in_parallel_attn' is 2",
+        ),
+        (
+            base("falcon", r#", "partial_rotary_factor": 0.5"#),
+            "model_type falcon turns every feature",
+        ),
+        (
             base(
                 "falcon",
                 r#", "new_decoder_architecture": true, "parallel_attn": false"#,
@@ -930,4 +946,40 @@ fn gemma2_layer_types_read_as_full_attention_on_every_nth_block() {
         let got: Vec<usize> = (1..=4).map(|n| c.window_at(n)).collect();
         assert_eq!(got, windows, "{types}");
     }
+}
+
+/// Gemma 2's caps and window: a field the file leaves out is transformers'
+/// default (50, 30, 4096), a null one none; GPT-NeoX's θ is
+/// rotary_emb_base, and a top-level rope_theta, which transformers does not
+/// read for it, is noted as unknown, not applied.
+#[test]
+fn absent_fields_take_transformers_defaults_and_null_means_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let read = |text: &str| {
+        let path = write(&dir, "config.json", text);
+        Overlay::from_file(Path::new(&path)).unwrap()
+    };
+    let gemma2 = |extra: &str| {
+        format!(
+            r#"{{"model_type": "gemma2", "hidden_size": 64, "num_attention_heads": 4, "head_dim": 16, "intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 9, "max_position_embeddings": 8{extra}}}"#
+        )
+    };
+    let c = read(&gemma2("")).resolve().unwrap();
+    assert_eq!(
+        (c.attn_softcap, c.logit_softcap, c.window),
+        (50.0, 30.0, 4096)
+    );
+    let c = read(&gemma2(
+        r#", "attn_logit_softcapping": null, "final_logit_softcapping": null, "sliding_window": null"#,
+    ))
+    .resolve()
+    .unwrap();
+    assert_eq!((c.attn_softcap, c.logit_softcap, c.window), (0.0, 0.0, 0));
+    let neox = read(
+        r#"{"model_type": "gpt_neox", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 9, "max_position_embeddings": 8, "rope_theta": 500, "rotary_emb_base": 20000}"#,
+    );
+    let notes = neox.notes.clone().unwrap_or_default().join(" ");
+    let c = neox.resolve().unwrap();
+    assert_eq!((c.rope_theta, c.rotary_dims()), (20_000.0, 4));
+    assert!(notes.contains("rope_theta"), "{notes}");
 }

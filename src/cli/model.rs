@@ -21,7 +21,8 @@ pub struct ModelArgs {
     #[arg(long, global = true)]
     pub preset: Option<String>,
     /// Start from a model file: native TOML, or a Hugging Face config.json
-    /// (gpt2, llama, mistral, qwen2, mixtral, phi3), told apart by content. Flags still override it.
+    /// (gpt2, llama, mistral, qwen2, mixtral, phi3, gpt_neox, falcon, opt, gemma, gemma2,
+    /// bert), told apart by content. Flags still override it.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Block weights from a nanoGPT, Hugging Face GPT-2 or Llama/Mistral

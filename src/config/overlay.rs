@@ -167,7 +167,7 @@ overlay! {
         /// Rows of wpe before position 0 (OPT's 2).
         #[arg(skip)]
         pos_offset: usize,
-        /// x0 = wte[ids]·√d_model, as Gemma.
+        /// x0 = wte(ids)·√d_model, as Gemma.
         #[arg(skip)]
         embed_scale: bool,
         /// Features of each head that rotary positions turn (0: all).

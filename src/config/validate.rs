@@ -202,6 +202,9 @@ impl ModelConfig {
             ("token_types", self.token_types > 0),
             ("embed_norm", self.embed_norm),
             ("head", self.head != super::Head::Lm),
+            ("embed_scale", self.embed_scale),
+            ("pos_offset", self.pos_offset > 0),
+            ("logit_softcap", self.logit_softcap > 0.0),
         ];
         if let (None, Some((name, _))) = (self.vocab, ends.iter().find(|(_, set)| *set)) {
             return field(
@@ -209,6 +212,44 @@ impl ModelConfig {
                 "set".into(),
                 "only with a vocabulary (vocab ≥ 1): it belongs to the embeddings or the head"
                     .into(),
+            );
+        }
+        if self.head == super::Head::Pooler {
+            if self.logit_softcap > 0.0 {
+                return field(
+                    "logit_softcap",
+                    self.logit_softcap.to_string(),
+                    "0 with head pooler (there are no logits to cap)".into(),
+                );
+            }
+            if !self.tied {
+                return field(
+                    "tied",
+                    "false".into(),
+                    "tied with head pooler (the pooler takes the LM head's place: there is no head to untie)"
+                        .into(),
+                );
+            }
+        }
+        if self.norm_bias == Some(true) && self.norm != super::NormKind::LayerNorm {
+            return field(
+                "norm_bias",
+                "true".into(),
+                format!("norm_bias with norm layernorm ({} has no β)", self.norm),
+            );
+        }
+        if self.fused_gate_up && self.experts > 0 {
+            return field(
+                "fused_gate_up",
+                "true".into(),
+                "fused_gate_up without experts (a mixture's experts keep gate and up apart, as Mixtral's w1 and w3)".into(),
+            );
+        }
+        if self.encoder && self.pos_emb == PosEmb::Alibi {
+            return field(
+                "pos_emb",
+                "alibi".into(),
+                "learned or rope in an encoder (ALiBi's m·(j − t) would reward keys ahead of the query)".into(),
             );
         }
         if self.token_types > MAX_DIM {
@@ -250,7 +291,7 @@ impl ModelConfig {
             return field(
                 "full_every",
                 self.full_every.to_string(),
-                "0 without a window (every block attends fully already)".into(),
+                "0 without a window (every block attends fully already): with --window 0 add --full-every 0".into(),
             );
         }
         for (name, got) in [
@@ -369,16 +410,29 @@ impl ModelConfig {
         // Saturating: a replayed log's header is not validated.
         let m = |xs: &[u128]| xs.iter().fold(1u128, |a, x| a.saturating_mul(*x));
         // Per block: q and out (d, h·hd), k and v (d, kv·hd), three (d, d_ff).
+        // A mixture holds every expert's (and its router's).
         let attn = m(&[2, d, a]).saturating_add(m(&[2, d, kv]));
-        let mut weights = m(&[l, attn.saturating_add(m(&[3, d, f]))]);
-        let mut widest = m(&[b, t, f]).max(m(&[b, h, t, t])).max(m(&[b, t, d]));
+        let experts = (self.experts as u128).max(1);
+        let mlp = m(&[experts, 3, d, f]).saturating_add(m(&[d, self.experts as u128]));
+        let mut weights = m(&[l, attn.saturating_add(mlp)]);
+        // The widest activations: a fused projection's output is wider
+        // than its parts (gate_up (B,T,2·d_ff), qkv (B,T,(h+2·kv)·hd)).
+        let mut widest = m(&[b, t, 2, f])
+            .max(m(&[b, h, t, t]))
+            .max(m(&[b, t, a.saturating_add(m(&[2, kv]))]))
+            .max(m(&[b, t, d]));
         // From token ids: wte, wpe and an untied head, and the logits (B, T, V).
         if let Some(v) = self.vocab {
             let v = v as u128;
             let heads = if self.tied { 1 } else { 2 };
+            // BERT's token types, embedding norm and pooler.
+            let ends = m(&[self.token_types as u128, d])
+                .saturating_add(m(&[d, d]))
+                .saturating_add(m(&[4, d]));
             weights = weights
                 .saturating_add(m(&[heads, v, d]))
-                .saturating_add(m(&[self.positions() as u128, d]));
+                .saturating_add(m(&[self.positions() as u128, d]))
+                .saturating_add(ends);
             widest = widest.max(m(&[b, t, v]));
         }
         // bf16 and f16 are run on f32 values, rounded after each step.

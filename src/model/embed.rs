@@ -26,7 +26,7 @@
 use super::Builder;
 use super::linear::Linear;
 use super::norm::Norm;
-use crate::config::{Head, PosEmb};
+use crate::config::{DType, Head, PosEmb};
 use crate::ops::{Backend, Init, Op};
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
@@ -66,8 +66,14 @@ impl<T: Clone> Embeddings<T> {
             lm_head: (!c.tied && c.head == Head::Lm)
                 .then(|| b.param("lm_head.weight", &[d, v], &["d", "V"], Init::Normal(std))),
             pos_offset: c.pos_offset,
+            // √d, rounded to a 16-bit model's dtype first, as transformers
+            // makes it a tensor of the embeddings' dtype.
             #[allow(clippy::cast_precision_loss)]
-            scale: c.embed_scale.then(|| (d as f64).sqrt()),
+            scale: c.embed_scale.then(|| match c.dtype {
+                DType::BF16 => half::bf16::from_f64((d as f64).sqrt()).to_f64(),
+                DType::F16 => half::f16::from_f64((d as f64).sqrt()).to_f64(),
+                _ => (d as f64).sqrt(),
+            }),
             cap: (c.logit_softcap > 0.0).then_some(c.logit_softcap),
             wtt: (c.token_types > 0).then(|| {
                 b.param(
@@ -99,40 +105,43 @@ impl<T: Clone> Embeddings<T> {
     ) -> Result<Val<T>, Stop> {
         let ids = rec.tokens(ids)?; // (B, T) int64
         let (ids, wte) = (In::Act(&ids), In::Param(&self.wte));
-        let scale = self.scale.map(|by| Op::Scale { by });
-        let Some(wpe) = &self.wpe else {
-            let Some(scale) = scale else {
-                return rec.interface("input", &Op::Gather, &[ids, wte]); // x0 = wte[ids]: (B, T, d)
+        // x0 ("input", the stream's first tensor) is the last of the steps
+        // the model has: the lookup, its √d scale (Gemma), the positions,
+        // the token types, the norm (BERT).
+        let norm_last = self.norm.is_some();
+        let types_last = self.wtt.is_some() && !norm_last;
+        let pos_last = self.wpe.is_some() && !types_last && !norm_last;
+        let scale_last = self.scale.is_some() && !pos_last && !types_last && !norm_last;
+        let lookup_last = !(scale_last || pos_last || types_last || norm_last);
+        let step = |rec: &mut Recorder<B>, name: &str, last: bool, op: &Op, ins: &[In<T>]| {
+            if last {
+                rec.interface("input", op, ins)
+            } else {
+                rec.op(name, op, ins)
+            }
+        };
+        let mut x = step(rec, "tok_emb", lookup_last, &Op::Gather, &[ids, wte])?; // wte[ids]: (B, T, d)
+        if let Some(by) = self.scale {
+            let scale = Op::Scale { by };
+            x = step(rec, "tok_emb.scaled", scale_last, &scale, &[In::Act(&x)])?; // wte[ids]·√d
+        }
+        if let Some(wpe) = &self.wpe {
+            let at = Op::Positions {
+                offset: self.pos_offset,
             };
-            let tok = rec.op("tok_emb", &Op::Gather, &[ids, wte])?; // wte[ids]: (B, T, d)
-            return rec.interface("input", &scale, &[In::Act(&tok)]); // x0 = wte[ids]·√d: (B, T, d)
-        };
-        let tok = rec.op("tok_emb", &Op::Gather, &[ids, wte])?; // wte[ids]: (B, T, d)
-        let tok = match scale {
-            Some(scale) => rec.op_owned("tok_emb.scaled", &scale, tok, &[])?, // wte[ids]·√d
-            None => tok,
-        };
-        let at = Op::Positions {
-            offset: self.pos_offset,
-        };
-        let pos = rec.op("pos_emb", &at, &[In::Param(wpe), ids])?; // wpe[o..o+T]: (T, d)
-        let sum = [In::Act(&tok), In::Act(&pos)];
-        if self.wtt.is_none() && self.norm.is_none() {
-            return rec.interface("input", &Op::AddPositions, &sum); // x0 = tok_emb + pos_emb: (B, T, d)
+            let pos = rec.op("pos_emb", &at, &[In::Param(wpe), ids])?; // wpe[o..o+T]: (T, d)
+            let sum = [In::Act(&x), In::Act(&pos)];
+            x = step(rec, "emb", pos_last, &Op::AddPositions, &sum)?; // tok_emb + pos_emb: (B, T, d)
         }
         // BERT: the token types' row, then a norm on the sum.
-        let mut emb = rec.op("emb", &Op::AddPositions, &sum)?; // tok_emb + pos_emb: (B, T, d)
         if let Some(wtt) = &self.wtt {
             let types = rec.op("type_emb", &Op::TokenType { id: 0 }, &[In::Param(wtt), ids])?; // wtt[0]: (B, T, d)
-            let sum = [In::Act(&emb), In::Act(&types)];
-            emb = match &self.norm {
-                Some(_) => rec.op("emb.types", &Op::Add, &sum)?, // + type_emb: (B, T, d)
-                None => return rec.interface("input", &Op::Add, &sum), // x0: (B, T, d)
-            };
+            let sum = [In::Act(&x), In::Act(&types)];
+            x = step(rec, "emb.types", types_last, &Op::Add, &sum)?; // + type_emb: (B, T, d)
         }
         match &self.norm {
-            Some(norm) => norm.forward(rec, "input", &emb), // x0 = LN_emb(emb): (B, T, d)
-            None => Ok(emb),
+            Some(norm) => norm.forward(rec, "input", &x), // x0 = LN_emb(emb): (B, T, d)
+            None => Ok(x),
         }
     }
 

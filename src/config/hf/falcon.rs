@@ -64,11 +64,20 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     let norms = match f.opt_dim("num_ln_in_parallel_attn")? {
         None if new_arch => 2,
         None => 1,
-        Some(n @ (1 | 2)) => n,
+        Some(1) => 1,
+        Some(2) if new_arch => 2,
+        // transformers builds ln_attn and ln_mlp for it, then reads
+        // input_layernorm: it cannot run.
+        Some(2) => {
+            return Err(f.bad(
+                "num_ln_in_parallel_attn",
+                "1, or 2 with new_decoder_architecture (the old architecture reads one norm)",
+            ));
+        }
         Some(_) => return Err(f.bad("num_ln_in_parallel_attn", "1 or 2")),
     };
     let shared = parallel && (!new_arch || norms == 1);
-    let rotary = super::rope::read(f, None)?;
+    let rotary = super::rope::read(f, super::rope::Share::Whole)?;
     let rotary_dims = rotary.dims(f, d / heads.max(1))?;
     const ACTS: &str = "gelu, gelu_new, gelu_fast, gelu_pytorch_tanh, relu";
     let act = match f.act("activation", "gelu", ACTS)? {

@@ -31,6 +31,13 @@ impl<'a> Fields<'a> {
         self.map.get(field).filter(|v| !v.is_null())
     }
 
+    /// Whether the file has the field at all (null included), remembered
+    /// as read: where transformers' default differs from null's "none".
+    pub fn has(&self, field: &str) -> bool {
+        self.read.borrow_mut().insert(field.to_string());
+        self.map.contains_key(field)
+    }
+
     /// The fields present that no reader asked for and `known` does not
     /// list, in the file's key order (sorted).
     pub fn unread(&self, known: &[&str]) -> Vec<&'a str> {

@@ -15,7 +15,8 @@
 //! gemma2    hidden_activation (tanh GELU; hidden_act, which transformers'
 //!           Gemma 2 does not read, changes nothing),
 //!           query_pre_attn_scalar, attn_logit_softcapping,
-//!           final_logit_softcapping (null: none), sliding_window, and
+//!           final_logit_softcapping (absent: transformers' 50 and 30;
+//!           null: none), sliding_window (absent: 4096; null: none), and
 //!           layer_types (default: sliding on blocks 1, 3, 5, …, full on
 //!           2, 4, 6, …; every pattern "full on each n-th block" is read)
 //! refused   an exact-erf hidden_activation (Gemma 2), use_bidirectional_
@@ -34,7 +35,7 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     let d = f.dim("hidden_size")?;
     let heads = f.dim("num_attention_heads")?;
     let head_dim = f.opt_dim("head_dim")?.unwrap_or(256);
-    let rotary = super::rope::read(f, None)?;
+    let rotary = super::rope::read(f, super::rope::Share::Whole)?;
     let rotary_dims = rotary.dims(f, head_dim)?;
     f.only(
         "use_bidirectional_attention",
@@ -64,7 +65,11 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     if two {
         f.get("hidden_act");
     }
-    let cap = |field: &'static str| -> Result<f64, HfError> {
+    // Absent: transformers' default; null: none.
+    let cap = |field: &'static str, default: f64| -> Result<f64, HfError> {
+        if !f.has(field) {
+            return Ok(default);
+        }
         match f.get(field) {
             None => Ok(0.0),
             Some(v) => v
@@ -75,7 +80,10 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     };
     let layers = f.dim("num_hidden_layers")?;
     let (window, full_every, query_scale, attn_cap, logit_cap) = if two {
-        let window = f.opt_dim("sliding_window")?.unwrap_or(0);
+        let window = match f.opt_dim("sliding_window")? {
+            None if !f.has("sliding_window") => 4096,
+            w => w.unwrap_or(0),
+        };
         let full_every = layer_pattern(f, layers)?;
         let (window, full_every) = match full_every {
             // Every block full: no window anywhere.
@@ -88,8 +96,8 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
             window,
             if window == 0 { 0 } else { full_every },
             f.opt_dim("query_pre_attn_scalar")?.unwrap_or(256),
-            cap("attn_logit_softcapping")?,
-            cap("final_logit_softcapping")?,
+            cap("attn_logit_softcapping", 50.0)?,
+            cap("final_logit_softcapping", 30.0)?,
         )
     } else {
         (0, 0, 0, 0.0, 0.0)

@@ -9,8 +9,9 @@
 //!           use_parallel_residual (default true: x + attn(LN1(x)) +
 //!           mlp(LN2(x)); false: two adds), attention_bias (default true),
 //!           tie_word_embeddings (default false), rotary_pct (default
-//!           0.25) / partial_rotary_factor, rotary_emb_base / rope_theta,
-//!           rope_scaling / rope_parameters (rope.rs)
+//!           0.25) or rope_parameters' partial_rotary_factor,
+//!           rotary_emb_base (θ; a top-level rope_theta is not GPT-NeoX's and
+//!           is noted as unknown), rope_scaling / rope_parameters (rope.rs)
 //! silent    classifier_dropout (a classifier head, not traced), is_decoder
 //! ```
 //!
@@ -27,19 +28,7 @@ use crate::config::{Act, NormKind, PosEmb, QkvFusion};
 pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     let d = f.dim("hidden_size")?;
     let heads = f.dim("num_attention_heads")?;
-    let rotary = super::rope::read(f, Some("rotary_pct"))?;
-    // transformers' default share is 0.25 when the file names none.
-    let rotary = if f.get("rotary_pct").is_none()
-        && f.get("partial_rotary_factor").is_none()
-        && !rope_object_names_share(f)
-    {
-        super::rope::Rotary {
-            partial: 0.25,
-            ..rotary
-        }
-    } else {
-        rotary
-    };
+    let rotary = super::rope::read(f, super::rope::Share::NeoX)?;
     let rotary_dims = rotary.dims(f, d / heads.max(1))?;
     const ACTS: &str = "gelu, gelu_new, gelu_fast, gelu_pytorch_tanh, relu";
     let act = match f.act("hidden_act", "gelu", ACTS)? {
@@ -79,14 +68,4 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
         },
         rotary.unknown,
     ))
-}
-
-/// Whether `rope_parameters` or `rope_scaling` names the partial share
-/// (transformers ≥ 5 writes it there).
-fn rope_object_names_share(f: &Fields) -> bool {
-    ["rope_parameters", "rope_scaling"].iter().any(|k| {
-        f.get(k)
-            .and_then(|v| v.get("partial_rotary_factor"))
-            .is_some_and(|v| !v.is_null())
-    })
 }

@@ -41,7 +41,12 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     // A head width apart from d / heads (Mistral-NeMo: 32 × 128 = 4096 in
     // a stream of 5120) is applied: q is (d, h·hd) and out (h·hd, d).
     let head_dim = f.opt_dim("head_dim")?;
-    let rotary = super::rope::read(f, None)?;
+    let share = if f.model_type == "phi3" {
+        super::rope::Share::Phi
+    } else {
+        super::rope::Share::Whole
+    };
+    let rotary = super::rope::read(f, share)?;
     let rotary_dims = rotary.dims(f, head_dim.unwrap_or(d / heads.max(1)))?;
     // Mistral's window; llama has none, and its field there is unknown.
     let window = match f.model_type {

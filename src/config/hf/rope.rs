@@ -8,9 +8,13 @@
 //! `default`, `linear` and `llama3`; every other kind (dynamic, yarn,
 //! longrope, …) is refused by name.
 //!
-//! A partial rotary embedding (`partial_rotary_factor`, at the top level
-//! or inside the object, or GPT-NeoX's older `rotary_pct`) turns the first
-//! ⌊hd·factor⌋ features of each head, as transformers computes it.
+//! A partial rotary embedding turns the first ⌊hd·factor⌋ features of
+//! each head, in the families whose transformers code applies one: Phi-3
+//! (`partial_rotary_factor`, at the top level or inside the object) and
+//! GPT-NeoX (`rotary_pct`, or the object's `partial_rotary_factor`; its θ
+//! is `rotary_emb_base`, and a top-level `rope_theta` is not read, as
+//! transformers reads none). Every other family refuses a share other
+//! than 1.
 
 use super::HfError;
 use super::fields::Fields;
@@ -37,6 +41,8 @@ pub struct Rotary {
     pub scaling: Option<RopeScaling>,
     /// The share of each head's features turned (1: all).
     pub partial: f64,
+    /// The field the share was read from, for a refusal to name.
+    pub partial_field: &'static str,
     /// Keys of the scaling object that are not known (for the run's note,
     /// as `rope_parameters.key`).
     pub unknown: Vec<String>,
@@ -61,7 +67,7 @@ impl Rotary {
         }
         if dims == 0 || !dims.is_multiple_of(2) {
             return Err(f.bad(
-                "partial_rotary_factor",
+                self.partial_field,
                 &format!(
                     "a share of head_dim {hd} that is an even number of features ({dims} is not)"
                 ),
@@ -71,13 +77,24 @@ impl Rotary {
     }
 }
 
-/// The rotary settings, `rotary_pct` being the family's older name of the
-/// partial factor (GPT-NeoX's; `None` elsewhere).
+/// Which fields a family reads its partial rotary share from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Share {
+    /// None: a share other than 1 is refused.
+    Whole,
+    /// Phi-3's `partial_rotary_factor`, at the top or inside the object.
+    Phi,
+    /// GPT-NeoX's `rotary_pct` (default 0.25) or the object's factor, and
+    /// `rotary_emb_base` for θ.
+    NeoX,
+}
+
+/// The rotary settings of a family that reads its share as `share` says.
 ///
 /// As transformers reads them: the object is `rope_scaling` when it is
 /// given, else `rope_parameters`; θ is that object's `rope_theta`, else
 /// the top-level `rope_theta`, else 10000.
-pub fn read(f: &Fields, rotary_pct: Option<&'static str>) -> Result<Rotary, HfError> {
+pub fn read(f: &Fields, share_from: Share) -> Result<Rotary, HfError> {
     let object = |field: &'static str| -> Result<Option<&Map<String, Value>>, HfError> {
         match f.get(field) {
             None => Ok(None),
@@ -89,13 +106,11 @@ pub fn read(f: &Fields, rotary_pct: Option<&'static str>) -> Result<Rotary, HfEr
     };
     let params = object("rope_parameters")?;
     let old = object("rope_scaling")?;
-    // GPT-NeoX's older names of θ and of the partial factor.
-    let base = match rotary_pct {
-        Some(_) => f.positive("rotary_emb_base", 10_000.0)?,
-        None => 10_000.0,
+    // GPT-NeoX's θ is rotary_emb_base; a top-level rope_theta is not its.
+    let top_theta = match share_from {
+        Share::NeoX => f.positive("rotary_emb_base", 10_000.0)?,
+        _ => f.positive("rope_theta", 10_000.0)?,
     };
-    let top_theta = f.positive("rope_theta", base)?;
-    // A factor of the rotary width at the top level, as older files put it.
     let share = |field: &'static str, default: f64| -> Result<f64, HfError> {
         match f.get(field) {
             None => Ok(default),
@@ -105,18 +120,22 @@ pub fn read(f: &Fields, rotary_pct: Option<&'static str>) -> Result<Rotary, HfEr
                 .ok_or_else(|| f.bad(field, "a number > 0 and ≤ 1")),
         }
     };
-    let mut partial = share("partial_rotary_factor", 1.0)?;
-    if let Some(pct) = rotary_pct {
-        partial = share(pct, partial)?;
-    }
+    let (mut partial, mut partial_field) = match share_from {
+        Share::NeoX => (share("rotary_pct", 0.25)?, "rotary_pct"),
+        Share::Phi | Share::Whole => (
+            share("partial_rotary_factor", 1.0)?,
+            "partial_rotary_factor",
+        ),
+    };
     let Some((field, o)) = old
         .map(|o| ("rope_scaling", o))
         .or(params.map(|o| ("rope_parameters", o)))
     else {
-        return Ok(Rotary {
+        return whole_unless(f, share_from, partial_field, partial).map(|()| Rotary {
             theta: top_theta,
             scaling: None,
             partial,
+            partial_field,
             unknown: Vec::new(),
         });
     };
@@ -137,7 +156,9 @@ pub fn read(f: &Fields, rotary_pct: Option<&'static str>) -> Result<Rotary, HfEr
             .as_f64()
             .filter(|p| *p > 0.0 && *p <= 1.0)
             .ok_or_else(|| f.bad(field, "partial_rotary_factor a number > 0 and ≤ 1"))?;
+        partial_field = field;
     }
+    whole_unless(f, share_from, partial_field, partial)?;
     let theta = match o.get("rope_theta").filter(|v| !v.is_null()) {
         Some(v) => v
             .as_f64()
@@ -160,8 +181,29 @@ pub fn read(f: &Fields, rotary_pct: Option<&'static str>) -> Result<Rotary, HfEr
         theta,
         scaling: scaling_of(f, field, o, kind)?,
         partial,
+        partial_field,
         unknown,
     })
+}
+
+/// A family whose transformers code turns the whole head refuses a share
+/// other than 1, naming the field it came from.
+fn whole_unless(
+    f: &Fields,
+    share: Share,
+    field: &'static str,
+    partial: f64,
+) -> Result<(), HfError> {
+    if share == Share::Whole && partial != 1.0 {
+        return Err(f.bad(
+            field,
+            &format!(
+                "1 (model_type {} turns every feature of a head; a partial rotary embedding is applied for phi3 and gpt_neox)",
+                f.model_type
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The scaling `o` declares, if any.

@@ -1,0 +1,194 @@
+//! A [`Comparison`] for people: a table for the terminal and a markdown
+//! handout. Every difference is a word and a glyph (`≠`, `◀`, `▶`), never
+//! a colour alone.
+
+use crate::budget::thousands;
+use crate::compare::{Change, Comparison, Side, Status, Step};
+use crate::shape::fmt_shape;
+use std::fmt::Write;
+
+/// The status of a step in words: `same`, `≠ inputs, position`, `◀ only
+/// LEFT`, `only RIGHT ▶`.
+#[must_use]
+pub fn status(c: &Comparison, s: &Step) -> String {
+    match s.status {
+        Status::Same => "same".into(),
+        Status::OnlyLeft => format!("◀ only {}", c.left),
+        Status::OnlyRight => format!("only {} ▶", c.right),
+        Status::Changed => {
+            let words: Vec<&str> = s
+                .changes
+                .iter()
+                .map(|ch| match ch {
+                    Change::Shape => "shape",
+                    Change::Dtype => "dtype",
+                    Change::Op => "op",
+                    Change::Inputs => "inputs",
+                    Change::Position => "position",
+                })
+                .collect();
+            format!("≠ {}", words.join(", "))
+        }
+    }
+}
+
+/// The headline: the two names and the steps by state.
+#[must_use]
+pub fn headline(c: &Comparison) -> String {
+    let s = c.summary;
+    format!(
+        "{} vs {}: {} same, {} changed, {} only in {}, {} only in {}",
+        c.left, c.right, s.same, s.changed, s.only_left, c.left, s.only_right, c.right
+    )
+}
+
+fn cell(side: Option<&Side>) -> String {
+    side.map_or_else(|| "—".into(), |s| format!("{} {}", s.named, s.dtype))
+}
+
+fn reads(side: Option<&Side>) -> String {
+    side.map_or_else(
+        || "—".into(),
+        |s| {
+            if s.inputs.is_empty() {
+                "nothing".into()
+            } else {
+                s.inputs.join(", ")
+            }
+        },
+    )
+}
+
+/// Every step, then the counts, as a terminal table. A step whose inputs
+/// changed gets a second line saying what each side reads.
+#[must_use]
+pub fn table(c: &Comparison) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", headline(c));
+    let width =
+        |f: &dyn Fn(&Step) -> usize, min: usize| c.steps.iter().map(f).max().unwrap_or(0).max(min);
+    let wp = width(&|s| s.path.chars().count(), 4);
+    let wl = width(
+        &|s| cell(s.left.as_ref()).chars().count(),
+        c.left.chars().count(),
+    );
+    let wr = width(
+        &|s| cell(s.right.as_ref()).chars().count(),
+        c.right.chars().count(),
+    );
+    let _ = writeln!(
+        out,
+        "{:wp$}  {:wl$}  {:wr$}  status",
+        "path", c.left, c.right
+    );
+    for s in &c.steps {
+        let (l, r) = (cell(s.left.as_ref()), cell(s.right.as_ref()));
+        let _ = writeln!(out, "{:wp$}  {l:wl$}  {r:wr$}  {}", s.path, status(c, s));
+        if s.changes.contains(&Change::Inputs) {
+            let _ = writeln!(
+                out,
+                "{:wp$}  reads {} │ reads {}",
+                "",
+                reads(s.left.as_ref()),
+                reads(s.right.as_ref())
+            );
+        }
+    }
+    out.push('\n');
+    out.push_str(&counts(c));
+    out
+}
+
+/// The counts with both formulas, as lines.
+fn counts(c: &Comparison) -> String {
+    let mut out = String::new();
+    let w = c
+        .counts
+        .iter()
+        .map(|k| k.what.chars().count())
+        .max()
+        .unwrap_or(0);
+    for k in &c.counts {
+        let delta = match k.delta {
+            0 => "same".to_string(),
+            d if d > 0 => format!("+{}", thousands(d.unsigned_abs() as u64)),
+            d => format!("−{}", thousands(d.unsigned_abs() as u64)),
+        };
+        let _ = writeln!(
+            out,
+            "{:w$}  {} → {}  ({delta})",
+            k.what,
+            thousands(k.left),
+            thousands(k.right)
+        );
+        if k.left_formula == k.right_formula {
+            let _ = writeln!(out, "{:w$}    both: {}", "", k.left_formula);
+        } else {
+            let _ = writeln!(out, "{:w$}    {}: {}", "", c.left, k.left_formula);
+            let _ = writeln!(out, "{:w$}    {}: {}", "", c.right, k.right_formula);
+        }
+    }
+    out
+}
+
+/// The comparison as a markdown handout: a table of every step (shape,
+/// dtype and reads on each side, and the status), then the counts.
+#[must_use]
+pub fn markdown(c: &Comparison) -> String {
+    let esc = |s: &str| s.replace('|', "\\|");
+    let mut out = String::new();
+    let _ = writeln!(out, "# {} vs {}\n", esc(&c.left), esc(&c.right));
+    let _ = writeln!(out, "{}\n", esc(&headline(c)));
+    let _ = writeln!(
+        out,
+        "| path | {l} | {l} reads | {r} | {r} reads | status |\n| --- | --- | --- | --- | --- | --- |",
+        l = esc(&c.left),
+        r = esc(&c.right)
+    );
+    for s in &c.steps {
+        let shape = |side: Option<&Side>| {
+            side.map_or_else(
+                || "—".into(),
+                |x| format!("`{}` {}", fmt_shape(&x.shape), x.dtype),
+            )
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} | {} |",
+            esc(&s.path),
+            shape(s.left.as_ref()),
+            esc(&reads(s.left.as_ref())),
+            shape(s.right.as_ref()),
+            esc(&reads(s.right.as_ref())),
+            esc(&status(c, s))
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n| count | {} | {} | Δ | formulas |\n| --- | --- | --- | --- | --- |",
+        esc(&c.left),
+        esc(&c.right)
+    );
+    for k in &c.counts {
+        let formulas = if k.left_formula == k.right_formula {
+            esc(&k.left_formula)
+        } else {
+            format!(
+                "{}: {} · {}: {}",
+                esc(&c.left),
+                esc(&k.left_formula),
+                esc(&c.right),
+                esc(&k.right_formula)
+            )
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {formulas} |",
+            k.what,
+            thousands(k.left),
+            thousands(k.right),
+            k.delta
+        );
+    }
+    out
+}

@@ -1,0 +1,190 @@
+//! `shapetrace compare`: two models aligned step by step, and their counts.
+
+mod common;
+use serde_json::Value;
+
+fn compare_json(args: &[&str]) -> Value {
+    let mut all = vec!["compare"];
+    all.extend_from_slice(args);
+    all.extend(["--format", "json"]);
+    let (code, out, err) = common::cli(&all);
+    assert_eq!(code, Some(0), "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+fn step<'a>(c: &'a Value, path: &str) -> &'a Value {
+    c["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["path"] == path)
+        .unwrap_or_else(|| panic!("no {path}"))
+}
+
+/// Pre-LN against Post-LN: every shape is the same, so the difference is
+/// the wiring. Each norm reads another tensor and stands elsewhere in the
+/// order; the projections after it read the block's input instead.
+#[test]
+fn pre_against_post_ln_marks_the_norms_though_every_shape_is_the_same() {
+    let c = compare_json(&["lesson", "lesson-post-ln"]);
+    let steps = c["steps"].as_array().unwrap();
+    assert!(steps.iter().all(|s| {
+        !s["changes"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("shape"))
+    }));
+    assert_eq!(c["summary"]["only_left"], 0);
+    for n in ["block1.ln_1", "block1.ln_2", "block2.ln_1", "block2.ln_2"] {
+        let s = step(&c, n);
+        assert_eq!(s["status"], "changed", "{n}");
+        assert_eq!(
+            s["changes"],
+            serde_json::json!(["inputs", "position"]),
+            "{n}"
+        );
+        assert_ne!(s["left"]["inputs"], s["right"]["inputs"]);
+    }
+    assert_eq!(
+        step(&c, "block1.ln_1")["left"]["inputs"],
+        serde_json::json!(["input"])
+    );
+    assert_eq!(
+        step(&c, "block1.ln_1")["right"]["inputs"],
+        serde_json::json!(["block1.resid_1"])
+    );
+    assert_eq!(
+        step(&c, "block1.attn.q_proj")["changes"],
+        serde_json::json!(["inputs"])
+    );
+    assert_eq!(step(&c, "block1.attn.scores")["status"], "same");
+    assert_eq!(c["counts"][0]["delta"], 0, "the same parameters");
+}
+
+/// MHA against GQA: k and v have 2 heads, not 4; the repeats are the
+/// right model's alone; the parameters fall by 2·L·(d + 1)·(d − kv·hd).
+#[test]
+fn mha_against_gqa_shows_the_kv_heads_and_the_parameter_difference() {
+    let c = compare_json(&["lesson", "lesson-gqa"]);
+    for kv in ["block1.attn.k", "block1.attn.v"] {
+        let s = step(&c, kv);
+        assert_eq!(s["left"]["shape"], serde_json::json!([2, 4, 4, 16]));
+        assert_eq!(s["right"]["shape"], serde_json::json!([2, 2, 4, 16]));
+        assert_eq!(s["changes"], serde_json::json!(["shape"]));
+    }
+    assert_eq!(step(&c, "block1.attn.k_rep")["status"], "only-right");
+    assert!(step(&c, "block1.attn.k_rep")["left"].is_null());
+    let (l, r) = (
+        shapetrace::Budget::of(&shapetrace::config::preset::by_name("lesson").unwrap()).unwrap(),
+        shapetrace::Budget::of(&shapetrace::config::preset::by_name("lesson-gqa").unwrap())
+            .unwrap(),
+    );
+    let params = &c["counts"][0];
+    assert_eq!(params["what"], "parameters");
+    assert_eq!(params["left"], l.total);
+    assert_eq!(params["right"], r.total);
+    let (layers, d, kv) = (2i64, 64i64, 32i64);
+    assert_eq!(params["delta"], -2 * layers * (d + 1) * (d - kv));
+    assert!(
+        params["right_formula"]
+            .as_str()
+            .unwrap()
+            .contains("L·block")
+    );
+}
+
+/// A model against itself is the same everywhere; a fault that keeps
+/// every shape (merge-no-transpose) is found as the op it changes.
+#[test]
+fn a_model_is_the_same_as_itself_and_a_reshape_is_an_op_change() {
+    let c = compare_json(&["lesson", "lesson"]);
+    let n = c["steps"].as_array().unwrap().len();
+    assert_eq!(c["summary"]["same"], n);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.toml");
+    std::fs::write(&file, "fault = \"merge-no-transpose\"\n").unwrap();
+    let c = compare_json(&["lesson", file.to_str().unwrap()]);
+    let merge = step(&c, "block1.attn.merge");
+    assert_eq!(merge["changes"], serde_json::json!(["op"]));
+    assert_eq!(
+        (&merge["left"]["op"], &merge["right"]["op"]),
+        (&Value::from("merge_heads"), &Value::from("reshape"))
+    );
+}
+
+/// The table says every difference in words and glyphs; markdown is a
+/// handout table; --out writes the file.
+#[test]
+fn table_and_markdown_say_each_difference_in_words() {
+    let (code, out, err) = common::cli(&["compare", "lesson", "lesson-gqa"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with(
+            "lesson vs lesson-gqa: 25 same, 12 changed, 0 only in lesson, 4 only in lesson-gqa"
+        ),
+        "{out}"
+    );
+    for part in [
+        "≠ shape",
+        "only lesson-gqa ▶",
+        "(B=2,kv=2,T=4,hd=16)",
+        "reads block1.attn.q, block1.attn.k_rep",
+        "(−8,320)",
+    ] {
+        assert!(out.contains(part), "{part}\n{out}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("c.md");
+    let (code, _, err) = common::cli(&[
+        "compare",
+        "lesson",
+        "lesson-post-ln",
+        "--format",
+        "markdown",
+        "--out",
+        md.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        text.contains(
+            "| path | lesson | lesson reads | lesson-post-ln | lesson-post-ln reads | status |"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("| `block1.ln_1` | `(2,4,64)` f32 | input | `(2,4,64)` f32 | block1.resid_1 | ≠ inputs, position |"), "{text}");
+}
+
+/// Model flags apply to both sides; a name that is neither a preset nor a
+/// file, and the flags that name a model, are refused in one line.
+#[test]
+fn flags_apply_to_both_and_bad_names_are_refused() {
+    let c = compare_json(&["lesson", "lesson-gqa", "--seq", "3"]);
+    assert_eq!(
+        step(&c, "input")["left"]["shape"],
+        serde_json::json!([2, 3, 64])
+    );
+    assert_eq!(
+        step(&c, "input")["right"]["shape"],
+        serde_json::json!([2, 3, 64])
+    );
+    for (args, want) in [
+        (
+            &["compare", "lesson", "nope"][..],
+            "'nope' is neither a preset nor a model file",
+        ),
+        (
+            &["compare", "lesson", "lesson-gqa", "--preset", "lesson"][..],
+            "--preset does not apply",
+        ),
+        (
+            &["compare", "lesson", "lesson-gqa", "--heads", "5"][..],
+            "not divisible by heads 5",
+        ),
+    ] {
+        let (code, _, err) = common::cli(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(want), "{err}");
+    }
+}

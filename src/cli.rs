@@ -27,6 +27,10 @@ pub struct Cli {
     /// Open the stepper in presenter mode, for a projector.
     #[arg(long)]
     pub present: bool,
+    /// Open the stepper at the step PATH (e.g. block1.attn.scores), with any
+    /// --fault.
+    #[arg(long, value_name = "PATH")]
+    pub at: Option<String>,
     /// Presenter mode that steps by itself every SECONDS (space pauses).
     #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
     pub autoplay: Option<f64>,

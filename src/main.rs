@@ -98,6 +98,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
                 quiz: cli.quiz,
                 present: cli.present,
                 autoplay: cli.autoplay,
+                at: cli.at.clone(),
             };
             // Refused now, not after the stepper opens: numbers that are
             // required (--weights, --input, --numeric) but over the limit.

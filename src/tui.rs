@@ -29,7 +29,7 @@ use std::sync::mpsc::Sender;
 use std::time::Duration;
 
 /// How the stepper opens.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Launch {
     /// Open with the quiz on (`--quiz`): predict each new shape first.
     pub quiz: bool,
@@ -37,6 +37,9 @@ pub struct Launch {
     pub present: bool,
     /// Seconds between automatic steps.
     pub autoplay: Option<f64>,
+    /// The step to open at (`--at block1.attn.scores`); `None` opens at
+    /// step 0.
+    pub at: Option<String>,
 }
 
 /// Why the stepper could not run.
@@ -46,6 +49,14 @@ pub enum TuiError {
     /// the command that prints the same as text.
     #[error("{0} is not a terminal; the stepper needs one (for text output use {1})")]
     NotATerminal(&'static str, &'static str),
+    /// `--at` names no step of the model.
+    #[error("--at '{}' is not a step of this model; allowed: a step path such as {allowed} (shapetrace trace lists every one)", crate::text::one_line(.got))]
+    At {
+        /// The path given.
+        got: String,
+        /// A few of the model's paths, for the message.
+        allowed: String,
+    },
     /// The `--autoplay` interval, in seconds, is out of range.
     #[error("--autoplay {0} must be a number of seconds from 0.1 to 3600")]
     Autoplay(f64),
@@ -79,6 +90,27 @@ pub fn app(
         app.update(Action::ToggleQuiz);
     }
     app.present = launch.present;
+    if let Some(at) = &launch.at {
+        let found = (0..app.rows()).find(|&i| app.path(i) == Some(at.as_str()));
+        let Some(i) = found else {
+            let some: Vec<&str> = (0..app.rows())
+                .filter_map(|i| app.path(i))
+                .take(40)
+                .collect();
+            let pick = [
+                "input",
+                "block1.ln_1",
+                "block1.attn.scores",
+                "block1.resid_1",
+            ];
+            let allowed: Vec<&str> = pick.into_iter().filter(|p| some.contains(p)).collect();
+            return Err(TuiError::At {
+                got: at.clone(),
+                allowed: allowed.join(", "),
+            });
+        };
+        app.cursor = i;
+    }
     if let Some(secs) = launch.autoplay {
         if !(0.1..=3600.0).contains(&secs) {
             return Err(TuiError::Autoplay(secs));

@@ -480,6 +480,38 @@ fn autoplay_steps_on_ticks_and_pauses() {
     assert!(shapetrace::tui::app(ModelConfig::default(), bad, Given::default(), COLOR).is_err());
 }
 
+/// `--at PATH` opens at that step, with a fault too; a path the model has
+/// not is refused with paths it has.
+#[test]
+fn at_opens_on_the_named_step_and_refuses_an_unknown_one() {
+    let at = |path: &str, cfg: ModelConfig| {
+        let launch = Launch {
+            at: Some(path.into()),
+            ..Launch::default()
+        };
+        shapetrace::tui::app(cfg, launch, Given::default(), COLOR)
+    };
+    let a = at("block1.attn.scores", ModelConfig::default()).unwrap();
+    assert_eq!(a.path(a.cursor), Some("block1.attn.scores"));
+    assert!(a.cursor > 0);
+    let faulty = ModelConfig {
+        fault: Some(shapetrace::config::Fault::NoCausalMask),
+        ..ModelConfig::default()
+    };
+    let a = at("block1.attn.weights", faulty).unwrap();
+    assert_eq!(a.path(a.cursor), Some("block1.attn.weights"));
+    assert!(a.run.trace.config.fault.is_some());
+    let e = at("block9.attn.scores", ModelConfig::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--at 'block9.attn.scores' is not a step of this model"),
+        "{e}"
+    );
+    assert!(e.contains("block1.attn.scores"), "{e}");
+    assert_eq!(e.lines().count(), 1);
+}
+
 #[test]
 fn help_opens_and_closes() {
     let mut a = with(&[Action::ToggleHelp]);

@@ -31,6 +31,10 @@ pub struct Cli {
     /// --fault.
     #[arg(long, value_name = "PATH")]
     pub at: Option<String>,
+    /// Re-trace the stepper's model whenever the --config file changes,
+    /// staying on the same step; a broken edit keeps the last good trace.
+    #[arg(long)]
+    pub watch: bool,
     /// Presenter mode that steps by itself every SECONDS (space pauses).
     #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
     pub autoplay: Option<f64>,

@@ -84,6 +84,11 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         Some(Command::Trace(a)) => (a.values, a.output.is_some()),
         _ => (false, false),
     };
+    if cli.watch && (cli.command.is_some() || cli.model.config.is_none()) {
+        bail!(
+            "--watch re-traces the stepper's model file; allowed: shapetrace --config FILE --watch (no subcommand)"
+        );
+    }
     if let Some(Command::Compare(args)) = &cli.command {
         return compare(cli, args);
     }
@@ -108,7 +113,11 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
             if !req.notes.is_empty() && app.status.is_none() {
                 app.status = Some(format!("note: {}", req.notes.join(" · ")));
             }
-            Ok(ended(tui::run(app)?))
+            let watch = cli
+                .watch
+                .then(|| cli.model.config.clone().map(|p| (p, cli.model.overlay())))
+                .flatten();
+            Ok(ended(tui::run(app, watch)?))
         }
         Some(Command::Trace(args)) => trace(&cfg, req, args),
         Some(Command::Check(args)) if args.log.is_some() => check_log(args),
@@ -375,7 +384,7 @@ fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
         }
         None => {
             let app = tui::app::App::replay(replay, &shown, tui::theme::Theme::from_env());
-            return Ok(ended(tui::run(app)?));
+            return Ok(ended(tui::run(app, None)?));
         }
     }
     Ok(ExitCode::SUCCESS)

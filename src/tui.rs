@@ -13,9 +13,10 @@ pub mod app;
 pub mod event_loop;
 mod jobs;
 pub mod life;
-mod msg;
+pub mod msg;
 pub mod theme;
 pub mod ui;
+pub mod watch;
 
 use action::Action;
 use app::{App, Autoplay};
@@ -63,6 +64,9 @@ pub enum TuiError {
     /// The model could not be traced: its config is refused.
     #[error(transparent)]
     Model(#[from] crate::error::Error),
+    /// `--watch` could not watch the model file's folder.
+    #[error("--watch {0}")]
+    Watch(String),
     /// The terminal failed: raw mode, drawing or reading input.
     #[error("terminal: {0}")]
     Io(#[from] io::Error),
@@ -144,7 +148,10 @@ const POLL: Duration = Duration::from_millis(100);
 ///
 /// # Errors
 /// When stdin or stdout is not a terminal, or the terminal fails.
-pub fn run(app: App) -> Result<Ended, TuiError> {
+pub fn run(
+    app: App,
+    watch: Option<(std::path::PathBuf, crate::Overlay)>,
+) -> Result<Ended, TuiError> {
     let hint = if app.source.is_some() {
         "`shapetrace view FILE --format table`"
     } else {
@@ -170,6 +177,20 @@ pub fn run(app: App) -> Result<Ended, TuiError> {
         hook(info);
     }));
     let mut lp = EventLoop::new(app, terminal);
+    // Held to the end: dropping it stops the watch.
+    let _watch = match watch {
+        Some((path, flags)) => match watch::start(&path, flags, lp.sender()) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                life::restore();
+                return Err(TuiError::Watch(format!(
+                    "{}: {e}",
+                    crate::text::shown_os(path.as_os_str())
+                )));
+            }
+        },
+        None => None,
+    };
     let reading = Arc::new(AtomicBool::new(true));
     let result = execute!(io::stdout(), EnableMouseCapture)
         .and_then(|()| read_terminal(lp.sender(), Arc::clone(&reading)))

@@ -88,6 +88,10 @@ where
                 self.app.finish(done);
                 true
             }
+            Ok(Msg::Reloaded(read)) => {
+                self.app.reload(read);
+                true
+            }
             Ok(Msg::InputFailed(e)) => return Err(e.into()),
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => false,
         };

@@ -13,4 +13,7 @@ pub enum Msg {
     InputFailed(io::Error),
     /// A job the app asked for is done.
     Done(Done),
+    /// The watched model file changed (`--watch`): its config, or why it
+    /// cannot be used.
+    Reloaded(Result<crate::ModelConfig, String>),
 }

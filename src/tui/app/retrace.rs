@@ -29,6 +29,8 @@ pub enum Switch {
     Placement,
     /// The teaching fault, or none.
     Fault,
+    /// The watched model file, edited (`--watch`).
+    File,
 }
 
 impl Switch {
@@ -41,6 +43,7 @@ impl Switch {
             Switch::Fault => cfg
                 .fault
                 .map_or_else(|| "none".to_string(), |f| f.to_string()),
+            Switch::File => crate::text::shown(&cfg.preset).to_string(),
         }
     }
 }
@@ -52,6 +55,7 @@ impl fmt::Display for Switch {
             Switch::Norm => "norm",
             Switch::Placement => "placement",
             Switch::Fault => "fault",
+            Switch::File => "model file",
         })
     }
 }
@@ -127,6 +131,21 @@ impl App {
         let what = Retrace::Switch(switch);
         self.status = Some(format!("{what}: tracing…"));
         self.ask_trace(cfg, what);
+    }
+
+    /// The watched model file changed: re-trace it on the same step, or
+    /// say in the status line why it cannot be used and keep the last good
+    /// trace on screen.
+    pub fn reload(&mut self, read: Result<ModelConfig, String>) {
+        match read {
+            Ok(cfg) => self.rerun(cfg, Switch::File),
+            Err(e) => {
+                self.status = Some(format!(
+                    "model file: {} · the last good trace stays",
+                    crate::text::one_line(&e)
+                ));
+            }
+        }
     }
 
     /// Shows a finished trace, keeping the cursor on the same path. A

@@ -31,6 +31,10 @@ pub struct Cli {
     /// --fault.
     #[arg(long, value_name = "PATH")]
     pub at: Option<String>,
+    /// Draw the stepper's glyphs (◆ ╳ ⊕ ↩ ▶ ✓) and boxes in ASCII, for old
+    /// projectors and consoles (the Linux console gets it by itself).
+    #[arg(long)]
+    pub ascii: bool,
     /// Re-trace the stepper's model whenever the --config file changes,
     /// staying on the same step; a broken edit keeps the last good trace.
     #[arg(long)]

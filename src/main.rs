@@ -104,6 +104,8 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
                 present: cli.present,
                 autoplay: cli.autoplay,
                 at: cli.at.clone(),
+                // The Linux console's font has no box drawing or ◆.
+                ascii: cli.ascii || std::env::var_os("TERM").is_some_and(|t| t == "linux"),
             };
             // Refused now, not after the stepper opens: numbers that are
             // required (--weights, --input, --numeric) but over the limit.

@@ -41,6 +41,9 @@ pub struct Launch {
     /// The step to open at (`--at block1.attn.scores`); `None` opens at
     /// step 0.
     pub at: Option<String>,
+    /// Draw the glyphs and box drawing as ASCII (`--ascii`, or a Linux
+    /// console, whose font lacks them).
+    pub ascii: bool,
 }
 
 /// Why the stepper could not run.
@@ -94,6 +97,7 @@ pub fn app(
         app.update(Action::ToggleQuiz);
     }
     app.present = launch.present;
+    app.ascii = launch.ascii;
     if let Some(at) = &launch.at {
         let found = (0..app.rows()).find(|&i| app.path(i) == Some(at.as_str()));
         let Some(i) = found else {

@@ -480,6 +480,55 @@ fn autoplay_steps_on_ticks_and_pauses() {
     assert!(shapetrace::tui::app(ModelConfig::default(), bad, Given::default(), COLOR).is_err());
 }
 
+/// `--ascii`: the residual add's screen with every glyph and box line in
+/// ASCII, one character for one, so the layout is the same.
+#[test]
+fn snapshot_ascii_residual_add() {
+    let launch = Launch {
+        ascii: true,
+        at: Some("block1.resid_1".into()),
+        ..Launch::default()
+    };
+    let app =
+        shapetrace::tui::app(ModelConfig::default(), launch, Given::default(), COLOR).unwrap();
+    let terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).unwrap();
+    let mut lp = shapetrace::tui::event_loop::EventLoop::new(app, terminal);
+    common::settle(&mut lp);
+    let f = common::frame(&lp);
+    for glyph in ["◆", "╳", "⊕", "↩", "▶", "◀", "✓", "✗", "░", "▒", "▓", "█"]
+    {
+        assert!(!f.contains(glyph), "{glyph} in:\n{f}");
+    }
+    assert!(
+        !f.chars().any(|c| ('\u{2500}'..='\u{257f}').contains(&c)),
+        "box drawing:\n{f}"
+    );
+    for part in [
+        "* leaves (B,T,d)",
+        "< returns",
+        "o add (2,4,64) + (2,4,64)",
+        "+ resid_1 o<",
+    ] {
+        assert!(f.contains(part), "{part}:\n{f}");
+    }
+    // The same screen without --ascii has the same layout, glyph for glyph.
+    let mut plain = common::stepper(ModelConfig::default(), Given::default());
+    while plain.app.path(plain.app.cursor) != Some("block1.resid_1") {
+        plain.app.update(Action::Next);
+    }
+    common::settle(&mut plain);
+    let g = common::frame(&plain);
+    let asciified: String = g
+        .chars()
+        .map(|c| {
+            let s = c.to_string();
+            shapetrace::tui::ui::ascii::of(&s).map_or(s, str::to_string)
+        })
+        .collect();
+    assert_eq!(asciified, f);
+    insta::assert_snapshot!(f);
+}
+
 /// `--at PATH` opens at that step, with a fault too; a path the model has
 /// not is refused with paths it has.
 #[test]

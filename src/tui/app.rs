@@ -113,6 +113,8 @@ pub struct App {
     pub quiz: Option<Quiz>,
     /// Presenter mode: the current step in large text.
     pub present: bool,
+    /// Whether glyphs and box drawing are drawn as ASCII (`--ascii`).
+    pub ascii: bool,
     /// Automatic stepping, when `--autoplay` started it.
     pub autoplay: Option<Autoplay>,
     /// The head shown in 4-D heatmaps.
@@ -204,6 +206,7 @@ impl App {
             why_whole: false,
             quiz: None,
             present: false,
+            ascii: false,
             autoplay: None,
             head: 0,
             col: 0,

@@ -18,6 +18,7 @@
 //! Presenter mode swaps the steps and detail for the current step's path and
 //! shape in large text. Help and the quiz prompt draw over the screen.
 
+pub mod ascii;
 mod budget;
 mod checks;
 mod detail;
@@ -111,6 +112,17 @@ fn too_small(area: Rect) -> bool {
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
+        self.draw(area, buf);
+        // --ascii: the glyphs and box drawing as ASCII, cell for cell.
+        if self.ascii {
+            ascii::asciify(buf, area);
+        }
+    }
+}
+
+impl App {
+    /// Every part of the screen the app shows.
+    fn draw(&self, area: Rect, buf: &mut Buffer) {
         buf.set_style(area, self.theme.base);
         if too_small(area) {
             small::render(self, area, buf);

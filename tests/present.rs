@@ -344,3 +344,44 @@ fn without_colour_the_presenter_says_the_same() {
     );
     assert!(colour.contains('╳') && colour.contains("Σ 1.00") && colour.contains("█"));
 }
+
+/// Reveal mode (`o`): the presenter names the next step and hides its
+/// shape until → is pressed once more; a step already shown stays shown.
+#[test]
+fn reveal_mode_hides_each_next_shape_until_the_step_key() {
+    let mut lp = stepper(ModelConfig::default());
+    act(&mut lp, &[Action::TogglePresent]);
+    goto(&mut lp, "block1.attn.v");
+    assert_eq!(
+        map_key(
+            ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char(
+                'o'
+            )),
+            KeyMode::Normal
+        ),
+        Some(Action::ToggleReveal)
+    );
+    act(&mut lp, &[Action::ToggleReveal, Action::Next]);
+    assert_eq!(lp.app.path(lp.app.cursor), Some("block1.attn.scores"));
+    let hidden = screen(&lp.app, 100, 30);
+    // The path is drawn large; the shape is `?`, the prompt a word.
+    assert!(hidden.contains("predict the shape"), "{hidden}");
+    assert!(hidden.contains("Press → to reveal it"), "{hidden}");
+    assert!(
+        !hidden.contains("(2,4,4,4)"),
+        "the shape is hidden:\n{hidden}"
+    );
+    act(&mut lp, &[Action::Next]);
+    assert_eq!(
+        lp.app.path(lp.app.cursor),
+        Some("block1.attn.scores"),
+        "the key revealed, not stepped"
+    );
+    let shown = screen(&lp.app, 100, 30);
+    assert!(shown.contains("(B=2,h=4,Tq=4,Tk=4)"), "{shown}");
+    act(&mut lp, &[Action::Prev, Action::Next]);
+    assert!(!lp.app.hidden(lp.app.cursor), "a shown step stays shown");
+    act(&mut lp, &[Action::ToggleReveal, Action::Next]);
+    assert!(!lp.app.hidden(lp.app.cursor), "off: every shape shown");
+    insta::assert_snapshot!(hidden);
+}

@@ -57,6 +57,9 @@ pub enum Action {
     BackToReplay,
     /// The whole why in the Detail pane, in place of the heatmap.
     ToggleWhy,
+    /// Reveal mode: each next step's shape stays hidden until the step
+    /// key is pressed once more, so the room predicts first.
+    ToggleReveal,
     /// Down a row: the next step, or the next field or view in a lab.
     Down,
     /// Up a row.
@@ -158,6 +161,7 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
             K::Char('>') => Some(A::ScrollRight),
             K::Char('v') => Some(A::BackToReplay),
             K::Char('w') => Some(A::ToggleWhy),
+            K::Char('o') => Some(A::ToggleReveal),
             K::Char('q') | K::Esc => Some(A::Quit),
             _ => None,
         },
@@ -181,6 +185,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("p", "switch Pre-LN / Post-LN (re-runs)"),
     ("f", "cycle the teaching faults (re-runs)"),
     ("z", "quiz: predict each new shape"),
+    ("o", "reveal mode: each next shape hidden until → shows it"),
     ("P", "presenter mode (space pauses autoplay)"),
     ("v", "back to the replayed log after a switch"),
     (

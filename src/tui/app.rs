@@ -113,6 +113,9 @@ pub struct App {
     pub quiz: Option<Quiz>,
     /// Presenter mode: the current step in large text.
     pub present: bool,
+    /// Reveal mode (`o`): the last step whose shape is shown; every later
+    /// step's is hidden until the step key reveals it. `None`: off.
+    pub reveal: Option<usize>,
     /// Whether glyphs and box drawing are drawn as ASCII (`--ascii`).
     pub ascii: bool,
     /// Automatic stepping, when `--autoplay` started it.
@@ -207,6 +210,7 @@ impl App {
             quiz: None,
             present: false,
             ascii: false,
+            reveal: None,
             autoplay: None,
             head: 0,
             col: 0,
@@ -373,6 +377,22 @@ impl App {
             A::Tick => self.tick(),
             A::BackToReplay => self.back_to_replay(),
             A::ToggleWhy => self.why_whole = !self.why_whole,
+            A::ToggleReveal => {
+                self.reveal = match self.reveal {
+                    Some(_) => None,
+                    None => Some(self.cursor),
+                };
+                self.status = Some(match self.reveal {
+                    Some(_) => {
+                        "reveal mode: each next shape is hidden until → shows it · o ends it".into()
+                    }
+                    None => "reveal mode off".into(),
+                });
+            }
+            // Reveal mode: the first step key on a hidden step shows it.
+            A::Next if self.reveal.is_some_and(|r| self.cursor > r) => {
+                self.reveal = Some(self.cursor);
+            }
             A::Char(_) | A::Backspace | A::ClearInput | A::Submit | A::Cancel => self.typed(action),
             _ if matches!(self.tab, Tab::Steps | Tab::Checks) || self.present => {
                 self.navigate(action)

@@ -62,7 +62,7 @@ impl App {
     /// Whether the shape of row `i` is hidden by the quiz.
     #[must_use]
     pub fn hidden(&self, i: usize) -> bool {
-        self.quiz.as_ref().is_some_and(|q| i > q.revealed)
+        self.quiz.as_ref().is_some_and(|q| i > q.revealed) || self.reveal.is_some_and(|r| i > r)
     }
 
     /// Whether the quiz asks before showing row `i`: its shape differs

@@ -322,7 +322,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             Line::styled(format!(" now {}", f.path), t.title),
             Line::styled(format!(" ✗ {} failed here", f.check), t.fail),
         ],
-        _ => vec![Line::raw(""), Line::styled(" now: ? (quiz)", t.dim)],
+        _ if app.quiz.is_some() => vec![Line::raw(""), Line::styled(" now: ? (quiz)", t.dim)],
+        _ => vec![Line::raw(""), Line::styled(" now: ? (→ reveals)", t.dim)],
     };
     lines.push(Line::raw(""));
     lines.extend(here);

@@ -53,7 +53,11 @@ fn slide(app: &App) -> Option<Slide> {
             path: e.path.clone(),
             shape: "?".into(),
             mark: "predict the shape".into(),
-            why: "The quiz asks for the shape first.".into(),
+            why: if app.quiz.is_some() {
+                "The quiz asks for the shape first.".into()
+            } else {
+                "What shape comes out? Press → to reveal it.".into()
+            },
             formula: String::new(),
             style: t.dim,
         },

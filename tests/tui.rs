@@ -1184,3 +1184,37 @@ fn snapshot_moe_dispatch() {
     }
     insta::assert_snapshot!(f);
 }
+
+/// The Budget tab's pictures (`c`) for the lesson model and for GPT-2
+/// small: the splits in bars with their shares in words, and FLOPs per
+/// token against T with the crossover T* = d_ff marked (256 and 3072).
+#[test]
+fn snapshot_budget_charts() {
+    use shapetrace::tui::ui::budget_charts::{crossover, flops, params};
+    for (preset, cross) in [("lesson", 256.0), ("gpt2-small", 3072.0)] {
+        let cfg = shapetrace::config::preset::by_name(preset).unwrap();
+        let mut a = Stepper(common::stepper(cfg.clone(), Given::default()));
+        while a.tab.title() != "Budget" {
+            a.act(Action::NextTab);
+        }
+        a.act(Action::ToggleCharts);
+        let f = a.frame();
+        let b = shapetrace::Budget::of(&cfg).unwrap();
+        assert_eq!(crossover(&b), Some(cross), "{preset}");
+        assert_eq!(params(&b).iter().map(|(_, n)| n).sum::<u64>(), b.total);
+        let mlp = flops(&b)[1].1;
+        assert_eq!(mlp, 2 * b.config.layers as u64 * b.block.mlp_active_weights);
+        for part in [
+            "parameters",
+            "embed",
+            "qkvo",
+            "T-term",
+            &format!("T*={cross:.0}=d_ff; causal {:.0}", 2.0 * cross),
+            "• total ⠿ attn ▄ MLP",
+            &format!("█ T*={cross:.0}"),
+        ] {
+            assert!(f.contains(part), "{preset}: {part}\n{f}");
+        }
+        insta::assert_snapshot!(format!("budget_charts_{preset}"), f);
+    }
+}

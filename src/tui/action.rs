@@ -60,6 +60,8 @@ pub enum Action {
     /// Reveal mode: each next step's shape stays hidden until the step
     /// key is pressed once more, so the room predicts first.
     ToggleReveal,
+    /// The Budget tab's pictures instead of its table.
+    ToggleCharts,
     /// Down a row: the next step, or the next field or view in a lab.
     Down,
     /// Up a row.
@@ -162,6 +164,7 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
             K::Char('v') => Some(A::BackToReplay),
             K::Char('w') => Some(A::ToggleWhy),
             K::Char('o') => Some(A::ToggleReveal),
+            K::Char('c') => Some(A::ToggleCharts),
             K::Char('q') | K::Esc => Some(A::Quit),
             _ => None,
         },
@@ -186,6 +189,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("f", "cycle the teaching faults (re-runs)"),
     ("z", "quiz: predict each new shape"),
     ("o", "reveal mode: each next shape hidden until → shows it"),
+    (
+        "c",
+        "Budget: pictures of the split and of FLOPs against T / the table",
+    ),
     ("P", "presenter mode (space pauses autoplay)"),
     ("v", "back to the replayed log after a switch"),
     (

@@ -116,6 +116,8 @@ pub struct App {
     /// Reveal mode (`o`): the last step whose shape is shown; every later
     /// step's is hidden until the step key reveals it. `None`: off.
     pub reveal: Option<usize>,
+    /// Whether the Budget tab draws its pictures instead of its table (`c`).
+    pub charts: bool,
     /// Whether glyphs and box drawing are drawn as ASCII (`--ascii`).
     pub ascii: bool,
     /// Automatic stepping, when `--autoplay` started it.
@@ -210,6 +212,7 @@ impl App {
             quiz: None,
             present: false,
             ascii: false,
+            charts: false,
             reveal: None,
             autoplay: None,
             head: 0,
@@ -377,6 +380,12 @@ impl App {
             A::Tick => self.tick(),
             A::BackToReplay => self.back_to_replay(),
             A::ToggleWhy => self.why_whole = !self.why_whole,
+            A::ToggleCharts => {
+                self.charts = !self.charts;
+                if self.tab != Tab::Budget {
+                    self.status = Some("c draws the Budget tab's pictures: Tab to Budget".into());
+                }
+            }
             A::ToggleReveal => {
                 self.reveal = match self.reveal {
                     Some(_) => None,

@@ -20,6 +20,7 @@
 
 pub mod ascii;
 mod budget;
+pub mod budget_charts;
 mod checks;
 mod detail;
 mod diagram;

@@ -95,6 +95,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .block(Block::bordered().title(" This model "))
         .render(left, buf);
 
+    if app.charts {
+        super::budget_charts::render(app, &lab.ours, right, buf);
+        quiz(app, area, buf);
+        return;
+    }
     let mut ours = rows(&lab.ours);
     let mut theirs = rows(&lab.gpt2);
     // The row being asked about is hidden until it is answered.
@@ -131,7 +136,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         t.dim,
     ));
     Paragraph::new(lines)
-        .block(Block::bordered().title(" Budget: parameters, FLOPs, bytes "))
+        .block(Block::bordered().title(" Budget: parameters, FLOPs, bytes · c: pictures "))
         .render(right, buf);
     quiz(app, area, buf);
 }

@@ -189,10 +189,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("f", "cycle the teaching faults (re-runs)"),
     ("z", "quiz: predict each new shape"),
     ("o", "reveal mode: each next shape hidden until → shows it"),
-    (
-        "c",
-        "Budget: pictures of the split and of FLOPs against T / the table",
-    ),
+    ("c", "Budget: its pictures / its table"),
     ("P", "presenter mode (space pauses autoplay)"),
     ("v", "back to the replayed log after a switch"),
     (

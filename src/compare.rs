@@ -137,6 +137,10 @@ pub struct Comparison {
     pub counts: Vec<Count>,
     /// The steps by state.
     pub summary: Summary,
+    /// Where the left model's forward stopped, if it did: `check at path`.
+    pub left_stopped: Option<String>,
+    /// Where the right model's forward stopped, if it did.
+    pub right_stopped: Option<String>,
 }
 
 impl Comparison {
@@ -199,12 +203,19 @@ impl Comparison {
                 Status::OnlyRight => &mut summary.only_right,
             } += 1;
         }
+        let stopped = |t: &Trace| {
+            t.failure
+                .as_ref()
+                .map(|f| format!("{} stops the forward at {}", f.check, f.path))
+        };
         Self {
             left: left.0.to_string(),
             right: right.0.to_string(),
             steps,
             counts: counts(left.2, right.2),
             summary,
+            left_stopped: stopped(lt),
+            right_stopped: stopped(rt),
         }
     }
 }

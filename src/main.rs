@@ -89,6 +89,24 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
             "--watch re-traces the stepper's model file; allowed: shapetrace --config FILE --watch (no subcommand)"
         );
     }
+    // A reload reads the model file alone: B, T and the weights a file
+    // gave would not be checked against the edited model again.
+    let m = &cli.model;
+    if let (true, Some(flag)) = (
+        cli.watch,
+        [
+            ("--weights", m.weights.is_some()),
+            ("--input", m.input.is_some()),
+            ("--tokens", m.tokens.is_some()),
+        ]
+        .iter()
+        .find(|(_, set)| *set)
+        .map(|(f, _)| *f),
+    ) {
+        bail!(
+            "--watch re-reads the model file alone, so {flag} does not apply; allowed: --watch with --config and model flags"
+        );
+    }
     if let Some(Command::Compare(args)) = &cli.command {
         return compare(cli, args);
     }
@@ -239,8 +257,7 @@ fn side(name: &str, flags: &shapetrace::Overlay) -> Result<shapetrace::ModelConf
         shapetrace::Overlay::from_file(path).map_err(shapetrace::Error::from)?
     } else {
         bail!(
-            "compare: '{}' is neither a preset nor a model file; allowed: {} or a path to a .toml or config.json",
-            shapetrace::text::one_line(name),
+            "neither a preset nor a model file; allowed: {} or a path to a .toml or config.json",
             preset::allowed()
         );
     };
@@ -271,7 +288,15 @@ fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
         .transpose()?;
     let mut flags = m.overlay();
     flags.preset = None;
-    let (lc, rc) = (side(&args.left, &flags)?, side(&args.right, &flags)?);
+    let named = |which: &str, name: &str| {
+        side(name, &flags).map_err(|e| {
+            color_eyre::eyre::eyre!(
+                "compare {which} '{}': {e}",
+                shapetrace::text::one_line(name)
+            )
+        })
+    };
+    let (lc, rc) = (named("LEFT", &args.left)?, named("RIGHT", &args.right)?);
     let shapes = |c: &shapetrace::ModelConfig| -> Result<(shapetrace::Trace, shapetrace::Budget)> {
         let trace = shapetrace::trace_request(c, &Request::shapes())?.trace;
         Ok((trace, shapetrace::Budget::of(c)?))

@@ -93,11 +93,7 @@ pub fn app(
     theme: theme::Theme,
 ) -> Result<App, TuiError> {
     let mut app = App::open_given(cfg, given, theme)?;
-    if launch.quiz {
-        app.update(Action::ToggleQuiz);
-    }
-    app.present = launch.present;
-    app.ascii = launch.ascii;
+    // The step first: the quiz, if asked, starts from it.
     if let Some(at) = &launch.at {
         let found = (0..app.rows()).find(|&i| app.path(i) == Some(at.as_str()));
         let Some(i) = found else {
@@ -119,6 +115,11 @@ pub fn app(
         };
         app.cursor = i;
     }
+    if launch.quiz {
+        app.update(Action::ToggleQuiz);
+    }
+    app.present = launch.present;
+    app.ascii = launch.ascii;
     if let Some(secs) = launch.autoplay {
         if !(0.1..=3600.0).contains(&secs) {
             return Err(TuiError::Autoplay(secs));

@@ -171,7 +171,7 @@ fn flags_apply_to_both_and_bad_names_are_refused() {
     for (args, want) in [
         (
             &["compare", "lesson", "nope"][..],
-            "'nope' is neither a preset nor a model file",
+            "compare RIGHT 'nope': neither a preset nor a model file",
         ),
         (
             &["compare", "lesson", "lesson-gqa", "--preset", "lesson"][..],
@@ -187,4 +187,33 @@ fn flags_apply_to_both_and_bad_names_are_refused() {
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains(want), "{err}");
     }
+}
+
+/// A side whose forward stops is named with where; its output file may
+/// not be one of its sides.
+#[test]
+fn a_stopped_side_is_named_and_an_output_may_not_overwrite_a_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.toml");
+    std::fs::write(&file, "fault = \"bias-w1-64\"\n").unwrap();
+    let c = compare_json(&["lesson", file.to_str().unwrap()]);
+    let stop = c["right_stopped"].as_str().unwrap();
+    assert!(stop.contains("at block1.mlp.up"), "{stop}");
+    assert!(c["left_stopped"].is_null());
+    let (code, out, _) = common::cli(&["compare", "lesson", file.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    assert!(out.lines().next().unwrap().contains("✗ "), "{out}");
+    let (code, _, err) = common::cli(&[
+        "compare",
+        file.to_str().unwrap(),
+        "lesson",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "fault = \"bias-w1-64\"\n",
+        "the side is untouched"
+    );
 }

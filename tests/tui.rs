@@ -1209,12 +1209,61 @@ fn snapshot_budget_charts() {
             "embed",
             "qkvo",
             "T-term",
-            &format!("T*={cross:.0}=d_ff; causal {:.0}", 2.0 * cross),
+            &format!("T*={cross:.0}=d_ff; causal ≈{:.0}", 2.0 * cross),
             "• total ⠿ attn ▄ MLP",
             &format!("█ T*={cross:.0}"),
         ] {
             assert!(f.contains(part), "{preset}: {part}\n{f}");
         }
         insta::assert_snapshot!(format!("budget_charts_{preset}"), f);
+    }
+}
+
+/// `--ascii` on every tab, the help and the presenter: no cell is outside
+/// ASCII but the formulas' letters and signs (θ, √, ², →, ×, …), which
+/// fonts have.
+#[test]
+fn ascii_leaves_no_glyph_on_any_screen() {
+    const MATH: &str = "θ√²³→←↓↑×−≤≥≠≈μσΣΔ⊕εₑ–—∞∝γβ⁻¹½";
+    let launch = Launch {
+        ascii: true,
+        ..Launch::default()
+    };
+    let app =
+        shapetrace::tui::app(ModelConfig::default(), launch, Given::default(), COLOR).unwrap();
+    let terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
+    let mut lp = shapetrace::tui::event_loop::EventLoop::new(app, terminal);
+    common::settle(&mut lp);
+    let mut screens = Vec::new();
+    for step in ["block1.attn.weights", "block1.resid_1"] {
+        while lp.app.path(lp.app.cursor) != Some(step) {
+            lp.app.update(Action::Next);
+        }
+        common::settle(&mut lp);
+        screens.push(common::frame(&lp));
+    }
+    for _ in 0..6 {
+        lp.app.update(Action::NextTab);
+        common::settle(&mut lp);
+        screens.push(common::frame(&lp));
+        if lp.app.tab.title() == "Budget" {
+            lp.app.update(Action::ToggleCharts);
+            common::settle(&mut lp);
+            screens.push(common::frame(&lp));
+        }
+    }
+    lp.app.update(Action::ToggleHelp);
+    common::settle(&mut lp);
+    screens.push(common::frame(&lp));
+    lp.app.update(Action::ToggleHelp);
+    lp.app.update(Action::TogglePresent);
+    common::settle(&mut lp);
+    screens.push(common::frame(&lp));
+    for s in &screens {
+        let odd: String = s
+            .chars()
+            .filter(|c| !c.is_ascii() && !MATH.contains(*c))
+            .collect();
+        assert!(odd.is_empty(), "{odd:?} in:\n{s}");
     }
 }

@@ -63,6 +63,15 @@ fn inputs(cli: &Cli) -> Vec<(&'static str, &Path)> {
     if let Some(Command::View(v)) = &cli.command {
         all.push(("view", v.file.as_path()));
     }
+    // compare's sides, when they are files rather than preset names.
+    if let Some(Command::Compare(c)) = &cli.command {
+        for (flag, side) in [("LEFT", &c.left), ("RIGHT", &c.right)] {
+            let p = Path::new(side.as_str());
+            if p.exists() {
+                all.push((flag, p));
+            }
+        }
+    }
     all
 }
 
@@ -73,6 +82,7 @@ fn outputs(cli: &Cli) -> Vec<(&'static str, &Path)> {
             .into_iter()
             .filter_map(|(f, p)| p.as_deref().map(|p| (f, p)))
             .collect(),
+        Some(Command::Compare(c)) => c.out.as_deref().map(|p| ("--out", p)).into_iter().collect(),
         _ => vec![],
     }
 }

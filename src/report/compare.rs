@@ -13,8 +13,8 @@ use std::fmt::Write;
 pub fn status(c: &Comparison, s: &Step) -> String {
     match s.status {
         Status::Same => "same".into(),
-        Status::OnlyLeft => format!("◀ only {}", c.left),
-        Status::OnlyRight => format!("only {} ▶", c.right),
+        Status::OnlyLeft => format!("◀ only {}", shown(&c.left)),
+        Status::OnlyRight => format!("only {} ▶", shown(&c.right)),
         Status::Changed => {
             let words: Vec<&str> = s
                 .changes
@@ -32,14 +32,30 @@ pub fn status(c: &Comparison, s: &Step) -> String {
     }
 }
 
-/// The headline: the two names and the steps by state.
+/// The headline: the two names and the steps by state, and where a
+/// side's forward stopped (the steps after it were not reached, so they
+/// count as the other side's only).
 #[must_use]
 pub fn headline(c: &Comparison) -> String {
     let s = c.summary;
-    format!(
-        "{} vs {}: {} same, {} changed, {} only in {}, {} only in {}",
-        c.left, c.right, s.same, s.changed, s.only_left, c.left, s.only_right, c.right
-    )
+    let (l, r) = (shown(&c.left), shown(&c.right));
+    let mut out = format!(
+        "{l} vs {r}: {} same, {} changed, {} only in {l}, {} only in {r}",
+        s.same, s.changed, s.only_left, s.only_right
+    );
+    for (name, stop) in [(&l, &c.left_stopped), (&r, &c.right_stopped)] {
+        if let Some(stop) = stop {
+            out.push_str(&format!(
+                " · ✗ {name}: {stop}, the steps after it not reached"
+            ));
+        }
+    }
+    out
+}
+
+/// A model's name as typed, escaped for one line.
+fn shown(name: &str) -> String {
+    crate::text::shown(name).to_string()
 }
 
 fn cell(side: Option<&Side>) -> String {
@@ -79,7 +95,9 @@ pub fn table(c: &Comparison) -> String {
     let _ = writeln!(
         out,
         "{:wp$}  {:wl$}  {:wr$}  status",
-        "path", c.left, c.right
+        "path",
+        shown(&c.left),
+        shown(&c.right)
     );
     for s in &c.steps {
         let (l, r) = (cell(s.left.as_ref()), cell(s.right.as_ref()));
@@ -99,6 +117,16 @@ pub fn table(c: &Comparison) -> String {
     out
 }
 
+/// A difference in words: `same`, `+1,024`, `−8,320`.
+fn delta(d: i128) -> String {
+    let n = u64::try_from(d.unsigned_abs()).unwrap_or(u64::MAX);
+    match d {
+        0 => "same".to_string(),
+        d if d > 0 => format!("+{}", thousands(n)),
+        _ => format!("−{}", thousands(n)),
+    }
+}
+
 /// The counts with both formulas, as lines.
 fn counts(c: &Comparison) -> String {
     let mut out = String::new();
@@ -109,11 +137,7 @@ fn counts(c: &Comparison) -> String {
         .max()
         .unwrap_or(0);
     for k in &c.counts {
-        let delta = match k.delta {
-            0 => "same".to_string(),
-            d if d > 0 => format!("+{}", thousands(d.unsigned_abs() as u64)),
-            d => format!("−{}", thousands(d.unsigned_abs() as u64)),
-        };
+        let delta = delta(k.delta);
         let _ = writeln!(
             out,
             "{:w$}  {} → {}  ({delta})",
@@ -124,8 +148,8 @@ fn counts(c: &Comparison) -> String {
         if k.left_formula == k.right_formula {
             let _ = writeln!(out, "{:w$}    both: {}", "", k.left_formula);
         } else {
-            let _ = writeln!(out, "{:w$}    {}: {}", "", c.left, k.left_formula);
-            let _ = writeln!(out, "{:w$}    {}: {}", "", c.right, k.right_formula);
+            let _ = writeln!(out, "{:w$}    {}: {}", "", shown(&c.left), k.left_formula);
+            let _ = writeln!(out, "{:w$}    {}: {}", "", shown(&c.right), k.right_formula);
         }
     }
     out
@@ -135,7 +159,7 @@ fn counts(c: &Comparison) -> String {
 /// dtype and reads on each side, and the status), then the counts.
 #[must_use]
 pub fn markdown(c: &Comparison) -> String {
-    let esc = |s: &str| s.replace('|', "\\|");
+    let esc = |s: &str| shown(s).replace('|', "\\|").replace('`', "'");
     let mut out = String::new();
     let _ = writeln!(out, "# {} vs {}\n", esc(&c.left), esc(&c.right));
     let _ = writeln!(out, "{}\n", esc(&headline(c)));
@@ -187,7 +211,7 @@ pub fn markdown(c: &Comparison) -> String {
             k.what,
             thousands(k.left),
             thousands(k.right),
-            k.delta
+            delta(k.delta)
         );
     }
     out

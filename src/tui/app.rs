@@ -383,7 +383,11 @@ impl App {
             A::ToggleCharts => {
                 self.charts = !self.charts;
                 if self.tab != Tab::Budget {
-                    self.status = Some("c draws the Budget tab's pictures: Tab to Budget".into());
+                    self.status = Some(if self.charts {
+                        "the Budget tab will draw its pictures: Tab to Budget".into()
+                    } else {
+                        "the Budget tab will show its table".into()
+                    });
                 }
             }
             A::ToggleReveal => {
@@ -399,7 +403,10 @@ impl App {
                 });
             }
             // Reveal mode: the first step key on a hidden step shows it.
-            A::Next if self.reveal.is_some_and(|r| self.cursor > r) => {
+            A::Next
+                if self.reveal_hides()
+                    && (matches!(self.tab, Tab::Steps | Tab::Checks) || self.present) =>
+            {
                 self.reveal = Some(self.cursor);
             }
             A::Char(_) | A::Backspace | A::ClearInput | A::Submit | A::Cancel => self.typed(action),

@@ -85,7 +85,10 @@ impl App {
         if auto.paused {
             return;
         }
-        if self.cursor + 1 < self.rows() {
+        // Reveal mode: a tick shows the hidden step before moving on.
+        if self.reveal_hides() {
+            self.reveal = Some(self.cursor);
+        } else if self.cursor + 1 < self.rows() {
             self.goto(self.cursor + 1);
         } else if let Some(a) = &mut self.autoplay {
             a.paused = true;
@@ -100,6 +103,7 @@ impl App {
         if let Some(a) = &mut self.autoplay {
             if a.paused && last {
                 self.cursor = 0;
+                self.reveal = self.reveal.map(|_| 0);
             }
             a.paused = !a.paused;
         }

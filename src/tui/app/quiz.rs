@@ -62,7 +62,16 @@ impl App {
     /// Whether the shape of row `i` is hidden by the quiz.
     #[must_use]
     pub fn hidden(&self, i: usize) -> bool {
-        self.quiz.as_ref().is_some_and(|q| i > q.revealed) || self.reveal.is_some_and(|r| i > r)
+        match &self.quiz {
+            Some(q) => i > q.revealed,
+            // Reveal mode, which the quiz replaces while it runs.
+            None => self.reveal.is_some_and(|r| i > r),
+        }
+    }
+
+    /// Whether reveal mode hides the step the cursor is on.
+    pub(super) fn reveal_hides(&self) -> bool {
+        self.quiz.is_none() && self.reveal.is_some_and(|r| self.cursor > r)
     }
 
     /// Whether the quiz asks before showing row `i`: its shape differs

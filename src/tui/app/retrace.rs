@@ -177,6 +177,8 @@ impl App {
                     .unwrap_or(self.cursor)
                     .min(self.rows().saturating_sub(1));
                 self.quiz_rerun();
+                // Reveal mode goes on from the step the cursor kept.
+                self.reveal = self.reveal.map(|_| self.cursor);
                 let said = match &self.run.trace.failure {
                     Some(f) => format!(
                         "{what} → {value}: ✗ {} stops the forward at {}",

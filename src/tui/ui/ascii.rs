@@ -22,10 +22,19 @@ pub fn of(glyph: &str) -> Option<&'static str> {
         "✓" => "o",
         "✗" => "X",
         "•" | "●" => "*",
-        "…" => ".",
-        // The heatmap's shades, light to dark.
-        "░" => ".",
-        "▒" => ":",
+        "○" => "O",
+        "…" | "⋯" => ".",
+        "⚠" => "!",
+        "▷" => ">",
+        "⧗" => "~",
+        "⊙" => "@",
+        "ᵀ" => "T",
+        "›" => ">",
+        "▄" => "_",
+        // The heatmap's shades, light to dark: · ░ ▒ ▓ █.
+        "·" => ".",
+        "░" => ":",
+        "▒" => "=",
         "▓" => "%",
         "█" => "#",
         // Box drawing: lines, then corners and joints.
@@ -35,6 +44,14 @@ pub fn of(glyph: &str) -> Option<&'static str> {
         | "╚" | "╝" | "╠" | "╣" | "╦" | "╩" | "╬" | "┏" | "┓" | "┗" | "┛" => {
             "+"
         }
+        // Braille (the Budget chart's curves): a dot, or blank.
+        s if s.chars().count() == 1 => match s.chars().next() {
+            Some('\u{2800}') => " ",
+            Some('\u{2801}'..='\u{28ff}') => ".",
+            // The presenter's large letters, drawn in block quadrants.
+            Some('\u{2580}'..='\u{259f}') => "#",
+            _ => return None,
+        },
         _ => return None,
     })
 }

@@ -95,7 +95,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .block(Block::bordered().title(" This model "))
         .render(left, buf);
 
-    if app.charts {
+    // The pictures would show the number the quiz is asking for.
+    let asking = lab.quiz.as_ref().is_some_and(|q| q.asking);
+    if app.charts && !asking {
         super::budget_charts::render(app, &lab.ours, right, buf);
         quiz(app, area, buf);
         return;

@@ -9,7 +9,7 @@
 //!   point where attention's T-term, 4·T·h·hd a block, equals the MLP's
 //!   matmuls, 2·(MLP weights) a block: T* = d_ff for a plain MLP of 4·d.
 //!   Under the causal mask a query reads (T+1)/2 keys on average, so the
-//!   causal T-term catches up at 2·T*.
+//!   causal T-term catches up at 2·T* − 1 (≈ 2·T*).
 //!
 //! Every bar and curve is named in words beside it, never by colour alone.
 
@@ -26,19 +26,31 @@ use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Widget
 type Split = Vec<(&'static str, u64)>;
 
 /// Parameters: embeddings (wte, wpe, an untied head), attention, MLP,
-/// norms (and anything else).
+/// norms (the blocks' and the final one), and what is left (BERT's
+/// token types, embedding norm and pooler) when there is any.
 #[must_use]
 pub fn params(b: &Budget) -> Split {
     let l = b.config.layers as u64;
     let emb = b.total - b.non_embedding.minus_all_and_head;
     let (attn, mlp) = (l * b.block.attention, l * b.block.mlp);
-    let norms = b.total.saturating_sub(emb + attn + mlp);
-    vec![
+    let ln_f: u64 = b
+        .by_component
+        .iter()
+        .filter(|r| r.path.starts_with("ln_f."))
+        .map(|r| r.count)
+        .sum();
+    let norms = l * b.block.norms + ln_f;
+    let other = b.total.saturating_sub(emb + attn + mlp + norms);
+    let mut out = vec![
         ("embed", emb),
         ("attn", attn),
         ("MLP", mlp),
         ("norms", norms),
-    ]
+    ];
+    if other > 0 {
+        out.push(("other", other));
+    }
+    out
 }
 
 /// One token's forward FLOPs at the model's T: attention's projections,
@@ -139,10 +151,11 @@ pub fn render(app: &App, b: &Budget, area: Rect, buf: &mut Buffer) {
     f.push(Line::styled(
         match cross {
             #[allow(clippy::cast_precision_loss)]
+            Some(x) if b.config.encoder => format!("T*={x:.0} (two-way: no causal half)"),
             Some(x) if (x - b.config.d_ff as f64).abs() < 0.5 => {
-                format!("T*={x:.0}=d_ff; causal {:.0}", 2.0 * x)
+                format!("T*={x:.0}=d_ff; causal ≈{:.0}", 2.0 * x)
             }
-            Some(x) => format!("T*={x:.0}; causal {:.0}", 2.0 * x),
+            Some(x) => format!("T*={x:.0}; causal ≈{:.0}", 2.0 * x),
             None => "no T-term or no MLP".into(),
         },
         t.dim,

@@ -45,3 +45,20 @@ pub struct Expect {
     /// are optional).
     pub required: bool,
 }
+
+/// The optional token embedding `wte` and LM head of a Hugging Face
+/// checkpoint, both stored (V, d): `wte_name` as it is, `head_name`
+/// transposed to our (d, V).
+#[must_use]
+pub fn ends(wte_name: String, head_name: &str, v: usize, d: usize) -> [Expect; 2] {
+    [
+        (wte_name, "wte", false),
+        (head_name.to_string(), "lm_head.weight", true),
+    ]
+    .map(|(name, to, transposed)| Expect {
+        name,
+        shape: vec![v, d],
+        target: Target::Embedding { to, transposed },
+        required: false,
+    })
+}

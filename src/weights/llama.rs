@@ -151,17 +151,12 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
         );
     }
     let v = cfg.vocab.unwrap_or(0);
-    for (name, to, transposed) in [
-        (format!("{r}embed_tokens.weight"), "wte", false),
-        ("lm_head.weight".to_string(), "lm_head.weight", true),
-    ] {
-        out.push(Expect {
-            name,
-            shape: vec![v, d],
-            target: Target::Embedding { to, transposed },
-            required: false,
-        });
-    }
+    out.extend(super::expect::ends(
+        format!("{r}embed_tokens.weight"),
+        "lm_head.weight",
+        v,
+        d,
+    ));
     out
 }
 

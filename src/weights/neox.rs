@@ -97,17 +97,12 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
         norm(&mut push, &format!("{r}final_layer_norm"), "ln_f");
     }
     let v = cfg.vocab.unwrap_or(0);
-    for (name, to, transposed) in [
-        (format!("{r}embed_in.weight"), "wte", false),
-        ("embed_out.weight".to_string(), "lm_head.weight", true),
-    ] {
-        out.push(Expect {
-            name,
-            shape: vec![v, d],
-            target: Target::Embedding { to, transposed },
-            required: false,
-        });
-    }
+    out.extend(super::expect::ends(
+        format!("{r}embed_in.weight"),
+        "embed_out.weight",
+        v,
+        d,
+    ));
     out
 }
 

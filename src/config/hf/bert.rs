@@ -21,7 +21,7 @@
 use super::HfError;
 use super::fields::Fields;
 use crate::config::overlay::Overlay;
-use crate::config::{Act, Head, NormKind, Placement, PosEmb};
+use crate::config::{Head, NormKind, Placement, PosEmb};
 use serde_json::Value;
 
 pub fn read(f: &Fields) -> Result<Overlay, HfError> {
@@ -51,11 +51,7 @@ pub fn read(f: &Fields) -> Result<Overlay, HfError> {
     ] {
         f.get(silent);
     }
-    const ACTS: &str = "gelu, gelu_new, gelu_fast, gelu_pytorch_tanh, relu";
-    let act = match f.act("hidden_act", "gelu", ACTS)? {
-        Act::Swiglu => return Err(f.bad("hidden_act", ACTS)),
-        act => act,
-    };
+    let act = f.plain_act("hidden_act", "gelu")?;
     Ok(Overlay {
         d_model: Some(d),
         heads: Some(heads),

@@ -25,7 +25,7 @@
 use super::HfError;
 use super::fields::Fields;
 use crate::config::overlay::Overlay;
-use crate::config::{Act, NormKind, PosEmb, QkvFusion};
+use crate::config::{NormKind, PosEmb, QkvFusion};
 use serde_json::Value;
 
 /// The overlay, and any unknown key inside the rotary settings.
@@ -79,11 +79,7 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     let shared = parallel && (!new_arch || norms == 1);
     let rotary = super::rope::read(f, super::rope::Share::Whole)?;
     let rotary_dims = rotary.dims(f, d / heads.max(1))?;
-    const ACTS: &str = "gelu, gelu_new, gelu_fast, gelu_pytorch_tanh, relu";
-    let act = match f.act("activation", "gelu", ACTS)? {
-        Act::Swiglu => return Err(f.bad("activation", ACTS)),
-        act => act,
-    };
+    let act = f.plain_act("activation", "gelu")?;
     Ok((
         Overlay {
             fused_qkv: Some(if !new_arch && multi_query {

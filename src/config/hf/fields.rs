@@ -118,6 +118,17 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// An element-wise activation by Hugging Face's name (GPT-NeoX, Falcon,
+    /// OPT, BERT: their MLP has two matrices), `default` when absent; a
+    /// gated name (`silu`) is refused.
+    pub fn plain_act(&self, field: &'static str, default: &str) -> Result<Act, HfError> {
+        const ACTS: &str = "gelu, gelu_new, gelu_fast, gelu_pytorch_tanh, relu";
+        match self.act(field, default, ACTS)? {
+            Act::Swiglu => Err(self.bad(field, ACTS)),
+            act => Ok(act),
+        }
+    }
+
     /// Refuses `field` when it is present with a value other than `fine`
     /// (which is what shapetrace computes).
     pub fn only(&self, field: &'static str, fine: &Value, allowed: &str) -> Result<(), HfError> {

@@ -22,7 +22,7 @@
 use super::HfError;
 use super::fields::Fields;
 use crate::config::overlay::Overlay;
-use crate::config::{Act, NormKind, PosEmb, QkvFusion};
+use crate::config::{NormKind, PosEmb, QkvFusion};
 
 /// The overlay, and any unknown key inside the rotary settings.
 pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
@@ -30,11 +30,7 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     let heads = f.dim("num_attention_heads")?;
     let rotary = super::rope::read(f, super::rope::Share::NeoX)?;
     let rotary_dims = rotary.dims(f, d / heads.max(1))?;
-    const ACTS: &str = "gelu, gelu_new, gelu_fast, gelu_pytorch_tanh, relu";
-    let act = match f.act("hidden_act", "gelu", ACTS)? {
-        Act::Swiglu => return Err(f.bad("hidden_act", ACTS)),
-        act => act,
-    };
+    let act = f.plain_act("hidden_act", "gelu")?;
     let bias = f.flag("attention_bias", true)?;
     // A classifier head's dropout, and transformers 5's is_decoder (the
     // causal LM masks the future either way): nothing a forward computes.

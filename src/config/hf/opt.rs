@@ -18,7 +18,7 @@
 use super::HfError;
 use super::fields::Fields;
 use crate::config::overlay::Overlay;
-use crate::config::{Act, NormKind, Placement, PosEmb};
+use crate::config::{NormKind, Placement, PosEmb};
 use serde_json::Value;
 
 /// The rows of OPT's position table before position 0.
@@ -42,11 +42,7 @@ pub fn read(f: &Fields) -> Result<Overlay, HfError> {
     for silent in ["dropout", "activation_dropout", "layerdrop", "init_std"] {
         f.get(silent);
     }
-    const ACTS: &str = "relu, gelu, gelu_new, gelu_fast, gelu_pytorch_tanh";
-    let act = match f.act("activation_function", "relu", ACTS)? {
-        Act::Swiglu => return Err(f.bad("activation_function", ACTS)),
-        act => act,
-    };
+    let act = f.plain_act("activation_function", "relu")?;
     let heads = f.dim("num_attention_heads")?;
     Ok(Overlay {
         d_model: Some(d),

@@ -180,6 +180,16 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// The final norm's parameters, γ and β (0 without one).
+    #[must_use]
+    pub fn final_norm(&self) -> u64 {
+        self.by_component
+            .iter()
+            .filter(|r| r.path.starts_with("ln_f."))
+            .map(|r| r.count)
+            .sum()
+    }
+
     /// The budget of `cfg`, with bytes in its own dtype.
     ///
     /// # Errors

@@ -234,16 +234,10 @@ impl Trace {
         self.events.iter().find(|e| e.path == path)
     }
 
-    /// Which keys each query of block 1's attention read: the anatomy's
-    /// causal mask, within the config's sliding window if it has one.
-    #[must_use]
-    pub fn masking(&self) -> crate::ops::Masking {
-        self.masking_at(1)
-    }
-
-    /// Which keys each query of block `n`'s attention read: as
-    /// [`Trace::masking`], with no window on the blocks the config lets
-    /// attend fully (`full_every`, Gemma 2's every other block).
+    /// Which keys each query of block `n`'s attention read: the anatomy's
+    /// causal mask, within the config's sliding window if it has one, and
+    /// with none on the blocks the config lets attend fully (`full_every`,
+    /// Gemma 2's every other block).
     #[must_use]
     pub fn masking_at(&self, n: usize) -> crate::ops::Masking {
         self.anatomy.masking(self.config.window_at(n))

@@ -88,12 +88,7 @@ pub fn text(b: &Budget) -> String {
     out.push_str("Parameters (rows under block. are one block)\n");
     let mut lines: Vec<Vec<String>> = b.by_component.iter().map(row_line).collect();
     // The final norm as one number, as the lesson counts it.
-    let ln_f: u64 = b
-        .by_component
-        .iter()
-        .filter(|r| r.path.starts_with("ln_f."))
-        .map(|r| r.count)
-        .sum();
+    let ln_f = b.final_norm();
     if ln_f > 0 {
         let at = lines
             .iter()

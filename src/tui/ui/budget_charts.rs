@@ -33,13 +33,7 @@ pub fn params(b: &Budget) -> Split {
     let l = b.config.layers as u64;
     let emb = b.total - b.non_embedding.minus_all_and_head;
     let (attn, mlp) = (l * b.block.attention, l * b.block.mlp);
-    let ln_f: u64 = b
-        .by_component
-        .iter()
-        .filter(|r| r.path.starts_with("ln_f."))
-        .map(|r| r.count)
-        .sum();
-    let norms = l * b.block.norms + ln_f;
+    let norms = l * b.block.norms + b.final_norm();
     let other = b.total.saturating_sub(emb + attn + mlp + norms);
     let mut out = vec![
         ("embed", emb),

@@ -39,6 +39,11 @@ pub struct Cli {
     /// staying on the same step; a broken edit keeps the last good trace.
     #[arg(long)]
     pub watch: bool,
+    /// Open the stepper's split view beside a second model RIGHT (a preset
+    /// or a model file, with the same model flags): both traces aligned
+    /// and stepped together, the differing rows marked.
+    #[arg(long, value_name = "RIGHT")]
+    pub compare: Option<String>,
     /// Presenter mode that steps by itself every SECONDS (space pauses).
     #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
     pub autoplay: Option<f64>,

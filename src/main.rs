@@ -107,6 +107,11 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
             "--watch re-reads the model file alone, so {flag} does not apply; allowed: --watch with --config and model flags"
         );
     }
+    if cli.compare.is_some() && (cli.command.is_some() || cli.watch) {
+        bail!(
+            "--compare opens the stepper's split view; allowed: shapetrace [model flags] --compare RIGHT (no subcommand, no --watch); for text: shapetrace compare LEFT RIGHT"
+        );
+    }
     if let Some(Command::Compare(args)) = &cli.command {
         return compare(cli, args);
     }
@@ -130,6 +135,17 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
             shapetrace::plan::plan(&cfg, &req)?;
             let given = tui::app::Given::new(&req, cli.model.given_label());
             let mut app = tui::app(cfg, launch, given, tui::theme::Theme::from_env())?;
+            if let Some(right) = &cli.compare {
+                let mut flags = cli.model.overlay();
+                flags.preset = None;
+                let rc = side(right, &flags).map_err(|e| {
+                    color_eyre::eyre::eyre!(
+                        "--compare '{}': {e}",
+                        shapetrace::text::one_line(right)
+                    )
+                })?;
+                app.open_split(right, &rc)?;
+            }
             if !req.notes.is_empty() && app.status.is_none() {
                 app.status = Some(format!("note: {}", req.notes.join(" · ")));
             }

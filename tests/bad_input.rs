@@ -260,6 +260,16 @@ fn cases() -> Vec<Case> {
             &["--autoplay", "0"],
             &["--autoplay 0", "0.1 to 3600"],
         ),
+        case(
+            "split view beside an unknown model",
+            &["--compare", "nope"],
+            &["--compare 'nope'", "neither a preset nor a model file"],
+        ),
+        case(
+            "split view with a subcommand",
+            &["--compare", "lesson-gqa", "trace"],
+            &["--compare", "no subcommand"],
+        ),
         // Conflicts.
         case(
             "bias and no bias",

@@ -118,7 +118,8 @@ pub fn table(c: &Comparison) -> String {
 }
 
 /// A difference in words: `same`, `+1,024`, `−8,320`.
-fn delta(d: i128) -> String {
+#[must_use]
+pub fn delta(d: i128) -> String {
     let n = u64::try_from(d.unsigned_abs()).unwrap_or(u64::MAX);
     match d {
         0 => "same".to_string(),

@@ -62,6 +62,10 @@ pub enum Action {
     ToggleReveal,
     /// The Budget tab's pictures instead of its table.
     ToggleCharts,
+    /// The split view (`--compare`) or the left model's own steps (`|`).
+    ToggleSplit,
+    /// Which side of the split view `a` `m` `p` `f` switch (`b`).
+    SwitchSide,
     /// Down a row: the next step, or the next field or view in a lab.
     Down,
     /// Up a row.
@@ -165,6 +169,8 @@ pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
             K::Char('w') => Some(A::ToggleWhy),
             K::Char('o') => Some(A::ToggleReveal),
             K::Char('c') => Some(A::ToggleCharts),
+            K::Char('|') => Some(A::ToggleSplit),
+            K::Char('b') => Some(A::SwitchSide),
             K::Char('q') | K::Esc => Some(A::Quit),
             _ => None,
         },
@@ -192,6 +198,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ("c", "Budget: its pictures / its table"),
     ("P", "presenter mode (space pauses autoplay)"),
     ("v", "back to the replayed log after a switch"),
+    ("|", "--compare: the split view / the left model alone"),
+    ("b", "--compare: a m p f switch the left / right model"),
     (
         "Tab / Shift-Tab",
         "tabs: Steps Checks FFN Norms Budget Probes",

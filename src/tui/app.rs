@@ -8,6 +8,7 @@ pub mod labs;
 mod navigate;
 pub mod quiz;
 mod retrace;
+pub mod split;
 mod work;
 
 use super::action::{Action, KeyMode};
@@ -157,6 +158,8 @@ pub struct App {
     pub progress: Option<(usize, usize)>,
     /// Loaded weights and input every trace of this session uses.
     pub given: Given,
+    /// The split view beside a second model (`--compare RIGHT`).
+    pub split: Option<split::Split>,
     /// The user asked to leave; the event loop ends.
     pub quit: bool,
 }
@@ -229,6 +232,7 @@ impl App {
             asked: None,
             progress: None,
             given: Given::default(),
+            split: None,
             quit: false,
         }
     }
@@ -332,6 +336,12 @@ impl App {
     /// Applies one action.
     pub fn update(&mut self, action: Action) {
         use Action as A;
+        // The split view steps its aligned rows and switches the side `b`
+        // points at (not while the help is open).
+        if !self.help && self.split_update(action) {
+            self.refresh_split();
+            return;
+        }
         match action {
             A::Quit => self.quit = true,
             A::NextTab | A::PrevTab => {
@@ -355,25 +365,11 @@ impl App {
                     self.help_at.saturating_sub(1)
                 };
             }
-            A::CycleAct => {
-                let mut cfg = self.next_cfg();
-                cfg.act = next_of(Act::ALL, cfg.act);
-                self.rerun(cfg, Switch::Activation);
+            A::CycleAct | A::ToggleNorm | A::TogglePlacement | A::CycleFault => {
+                if let Some((cfg, switch)) = switched(&self.next_cfg(), action) {
+                    self.rerun(cfg, switch);
+                }
             }
-            A::ToggleNorm => {
-                let mut cfg = self.next_cfg();
-                // LayerNorm ↔ RMSNorm; Gemma's (1 + w) RMSNorm, which
-                // computes what RMSNorm computes on seeded weights, turns
-                // into plain RMSNorm.
-                cfg.norm = next_of(&[NormKind::LayerNorm, NormKind::RmsNorm], cfg.norm);
-                self.rerun(cfg, Switch::Norm);
-            }
-            A::TogglePlacement => {
-                let mut cfg = self.next_cfg();
-                cfg.placement = next_of(Placement::ALL, cfg.placement);
-                self.rerun(cfg, Switch::Placement);
-            }
-            A::CycleFault => self.cycle_fault(),
             A::ToggleQuiz => self.toggle_quiz(),
             A::TogglePresent => self.present = !self.present,
             A::TogglePause => self.toggle_pause(),
@@ -389,6 +385,10 @@ impl App {
                         "the Budget tab will show its table".into()
                     });
                 }
+            }
+            A::ToggleSplit | A::SwitchSide => {
+                self.status =
+                    Some("| and b need a second model: shapetrace --compare RIGHT".into());
             }
             A::ToggleReveal => {
                 self.reveal = match self.reveal {
@@ -416,6 +416,7 @@ impl App {
             _ => self.lab_update(action),
         }
         self.refresh_labs();
+        self.refresh_split();
     }
 
     /// Typing goes to the open quiz question, else to the lab being edited.
@@ -431,6 +432,43 @@ impl App {
     fn lab_update(&mut self, action: Action) {
         let cfg = &self.run.trace.config;
         self.labs.update(self.tab, action, self.generation, cfg);
+    }
+}
+
+/// `cfg` with the setting `action` switches moved on, and which setting
+/// that is: the next activation, LayerNorm ↔ RMSNorm, Pre-LN ↔ Post-LN,
+/// or the next teaching fault the model can take (or none). `None` for
+/// an action that switches nothing.
+pub(crate) fn switched(cfg: &ModelConfig, action: Action) -> Option<(ModelConfig, Switch)> {
+    let mut cfg = cfg.clone();
+    match action {
+        Action::CycleAct => {
+            cfg.act = next_of(Act::ALL, cfg.act);
+            Some((cfg, Switch::Activation))
+        }
+        Action::ToggleNorm => {
+            // LayerNorm ↔ RMSNorm; Gemma's (1 + w) RMSNorm, which computes
+            // what RMSNorm computes on seeded weights, turns into plain
+            // RMSNorm.
+            cfg.norm = next_of(&[NormKind::LayerNorm, NormKind::RmsNorm], cfg.norm);
+            Some((cfg, Switch::Norm))
+        }
+        Action::TogglePlacement => {
+            cfg.placement = next_of(Placement::ALL, cfg.placement);
+            Some((cfg, Switch::Placement))
+        }
+        Action::CycleFault => {
+            let choices: Vec<Option<crate::config::Fault>> = std::iter::once(None)
+                .chain(crate::config::Fault::ALL.iter().copied().map(Some))
+                .collect();
+            let at = choices.iter().position(|f| *f == cfg.fault).unwrap_or(0);
+            (1..=choices.len()).find_map(|k| {
+                let mut next = cfg.clone();
+                next.fault = choices[(at + k) % choices.len()];
+                next.validate().is_ok().then_some((next, Switch::Fault))
+            })
+        }
+        _ => None,
     }
 }
 

@@ -35,6 +35,7 @@ mod present;
 mod probes;
 mod quiz;
 mod small;
+mod split;
 mod steps;
 
 use super::app::{App, Tab};
@@ -99,6 +100,19 @@ pub fn step_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
     if app.present || app.help || app.tab != Tab::Steps || too_small(area) {
         return None;
     }
+    if let (true, Some(s)) = (app.split_shown(), &app.split) {
+        let a = areas(app, area);
+        let body = Rect {
+            height: a.footer.y - a.steps.y,
+            ..a.steps
+        };
+        let list = split::list_area(body);
+        if !list.contains(ratatui::layout::Position { x, y }) {
+            return None;
+        }
+        let row = split::offset(s, list.height) + usize::from(y - list.y);
+        return (row < s.cmp.steps.len()).then_some(row);
+    }
     let list = steps::list_area(areas(app, area).steps);
     if !list.contains(ratatui::layout::Position { x, y }) {
         return None;
@@ -141,6 +155,7 @@ impl App {
             present::render(self, body, buf);
         } else {
             match self.tab {
+                Tab::Steps if self.split_shown() => split::render(self, body, buf),
                 Tab::Steps => {
                     steps::render(self, a.steps, buf);
                     diagram::render(self, a.diagram, buf);

@@ -4,7 +4,7 @@
 
 use super::App;
 use crate::Run;
-use crate::config::{Fault, ModelConfig};
+use crate::config::ModelConfig;
 use std::fmt;
 
 /// Why a trace is run: the first full trace, with values, after the
@@ -102,22 +102,6 @@ impl Given {
 }
 
 impl App {
-    pub(super) fn cycle_fault(&mut self) {
-        let choices: Vec<Option<Fault>> = std::iter::once(None)
-            .chain(Fault::ALL.iter().copied().map(Some))
-            .collect();
-        let from = self.next_cfg();
-        let at = choices.iter().position(|f| *f == from.fault).unwrap_or(0);
-        for k in 1..=choices.len() {
-            let mut cfg = from.clone();
-            cfg.fault = choices[(at + k) % choices.len()];
-            if cfg.validate().is_ok() {
-                self.rerun(cfg, Switch::Fault);
-                return;
-            }
-        }
-    }
-
     /// Asks the event loop to re-trace with `cfg`; the shown trace stays
     /// until the new one is done.
     pub(super) fn rerun(&mut self, cfg: ModelConfig, switch: Switch) {

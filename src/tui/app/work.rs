@@ -95,6 +95,7 @@ impl App {
             }
         }
         self.refresh_labs();
+        self.refresh_split();
     }
 
     /// Asks for what the shown lab needs and does not have yet: the Budget

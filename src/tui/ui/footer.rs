@@ -194,6 +194,17 @@ fn hints(app: &App) -> Line<'static> {
             ("?", "help"),
             ("q", "quit"),
         ]
+    } else if app.split_shown() {
+        &[
+            ("←→", "step both"),
+            ("n/N", "differs"),
+            ("r", "add"),
+            ("a m p f", "switch"),
+            ("b", "side"),
+            ("|", "one model"),
+            ("?", "help"),
+            ("q", "quit"),
+        ]
     } else {
         &[
             ("←→", "step"),

@@ -248,3 +248,26 @@ fn the_stepper_opens_a_checkpoint_with_its_input() {
     assert_eq!(s.exit_code(), 0);
     s.assert_restored();
 }
+
+#[test]
+fn the_split_view_opens_beside_a_second_model_in_a_real_terminal() {
+    let mut s = Session::start(&["--compare", "lesson-gqa"]);
+    // Once the left model's values are in, as a user waits for them.
+    s.wait_for(&["lesson-gqa", "= input", "switch ◀ lesson", "seed=0"]);
+    // To the first row that differs: k_proj, 2 kv heads' worth of columns,
+    // then (after v_proj) k itself with 2 kv heads.
+    s.press("n");
+    s.wait_for(&["▶ ≠ block1.attn.k_proj", "kv·hd=32", "≠ shape"]);
+    s.press("nn");
+    s.wait_for(&["▶ ≠ block1.attn.k ", "kv=2", "> block1.attn.k_rep"]);
+    // The right side gets the switch: Post-LN on the right only.
+    s.press("b");
+    s.wait_for(&["switch ▶ lesson-gqa"]);
+    s.press("p");
+    s.wait_for(&["lesson-gqa placement → post", "≠ block1.ln_1"]);
+    s.press("|");
+    s.wait_for(&["now block1.attn.k"]);
+    s.press("q");
+    assert_eq!(s.exit_code(), 0);
+    s.assert_restored();
+}

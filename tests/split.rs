@@ -233,3 +233,22 @@ fn ascii_draws_the_split_view_in_ascii_but_for_its_math_signs() {
     assert!(odd.is_empty(), "{odd:?} in:\n{screen}");
     assert!(screen.contains("> !") || screen.contains("> ≠"), "{screen}");
 }
+
+#[test]
+fn a_tick_moves_the_split_view_only_under_autoplay() {
+    use shapetrace::tui::action::Action;
+    let mut lp = split("lesson", "lesson-post-ln");
+    // The event loop ticks for other reasons too (progress): no autoplay,
+    // no move.
+    lp.app.update(Action::Tick);
+    assert_eq!(row(&lp), 0);
+    lp.app.autoplay = Some(shapetrace::tui::app::Autoplay {
+        every: std::time::Duration::from_secs(1),
+        paused: false,
+    });
+    lp.app.update(Action::Tick);
+    assert_eq!(row(&lp), 1);
+    lp.app.update(Action::TogglePause);
+    lp.app.update(Action::Tick);
+    assert_eq!(row(&lp), 1, "paused");
+}

@@ -13,8 +13,9 @@
 //! └ b: a m p f switch ◀ lesson ─────────────────────────────────────┘
 //! ```
 //!
-//! Every mark is a glyph and a word: `=` same, `≠` changed, `◀` only
-//! left, `▶` only right.
+//! Every mark is a glyph, and a word in the box: `=` same, `≠` changed,
+//! `<` only left, `>` only right (not `◀` `▶`, which point at the row
+//! selected and at the sides in the box).
 
 use crate::compare::{Side, Status, Step};
 use crate::report::compare::{delta, status};
@@ -81,8 +82,8 @@ fn glyph(s: &Step) -> &'static str {
     match s.status {
         Status::Same => "=",
         Status::Changed => "≠",
-        Status::OnlyLeft => "◀",
-        Status::OnlyRight => "▶",
+        Status::OnlyLeft => "<",
+        Status::OnlyRight => ">",
     }
 }
 

@@ -172,7 +172,7 @@ impl App {
             }
             A::Select(i) => self.split_goto(i),
             // Autoplay's tick, when autoplay runs and is not paused.
-            A::Tick if !self.autoplay.is_some_and(|a| !a.paused) => {}
+            A::Tick if self.autoplay.is_none_or(|a| a.paused) => {}
             A::Tick => {
                 let last = self.split.as_ref().map_or(0, |s| s.cmp.steps.len());
                 if self.split_row() + 1 < last {

@@ -91,6 +91,8 @@ pub enum TraceFormat {
     Table,
     Json,
     Markdown,
+    /// One self-contained HTML page (loads nothing from outside the file).
+    Html,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -62,7 +62,7 @@ fn cell(side: Option<&Side>) -> String {
     side.map_or_else(|| "—".into(), |s| format!("{} {}", s.named, s.dtype))
 }
 
-fn reads(side: Option<&Side>) -> String {
+pub(crate) fn reads(side: Option<&Side>) -> String {
     side.map_or_else(
         || "—".into(),
         |s| {
@@ -118,7 +118,7 @@ pub fn table(c: &Comparison) -> String {
 }
 
 /// A difference in words: `same`, `+1,024`, `−8,320`.
-fn delta(d: i128) -> String {
+pub(crate) fn delta(d: i128) -> String {
     let n = u64::try_from(d.unsigned_abs()).unwrap_or(u64::MAX);
     match d {
         0 => "same".to_string(),

@@ -55,9 +55,7 @@ fn page(trace: &Trace, settings: &[(&'static str, String)], checks: &[CheckResul
         "---|".repeat(head.len())
     );
     for r in steps(trace) {
-        let cells = [
-            r.step, r.path, r.op, r.shape, r.formula, r.why, r.marker,
-        ];
+        let cells = [r.step, r.path, r.op, r.shape, r.formula, r.why, r.marker];
         let cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
         let _ = writeln!(s, "| {} |", cells.join(" | "));
     }

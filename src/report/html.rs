@@ -76,7 +76,11 @@ fn card(trace: &Trace, r: &StepRow, e: Option<&Event>) -> String {
         esc(&r.marker)
     );
     if !r.formula.is_empty() {
-        let _ = writeln!(s, "<p class=\"formula\"><code>{}</code></p>", esc(&r.formula));
+        let _ = writeln!(
+            s,
+            "<p class=\"formula\"><code>{}</code></p>",
+            esc(&r.formula)
+        );
     }
     if !r.why.is_empty() {
         let _ = writeln!(s, "<p class=\"why\">why: {}</p>", esc(&r.why));

@@ -130,9 +130,21 @@ fn chart(b: &Budget, c: &Curves) -> String {
     );
     // Each curve in its own dash, named at its right end.
     let named = [
-        (&c.attention, "stroke=\"#000\" stroke-width=\"2\" stroke-dasharray=\"7 4\"", "attention T-term (dashed)"),
-        (&c.mlp, "stroke=\"#000\" stroke-width=\"2\"", "MLP matmuls (solid)"),
-        (&c.total, "stroke=\"#666\" stroke-width=\"3\" stroke-dasharray=\"1 4\" stroke-linecap=\"round\"", "total (dotted)"),
+        (
+            &c.attention,
+            "stroke=\"#000\" stroke-width=\"2\" stroke-dasharray=\"7 4\"",
+            "attention T-term (dashed)",
+        ),
+        (
+            &c.mlp,
+            "stroke=\"#000\" stroke-width=\"2\"",
+            "MLP matmuls (solid)",
+        ),
+        (
+            &c.total,
+            "stroke=\"#666\" stroke-width=\"3\" stroke-dasharray=\"1 4\" stroke-linecap=\"round\"",
+            "total (dotted)",
+        ),
     ];
     let mut label_ys: Vec<f64> = Vec::new();
     for (pts, style, name) in named {
@@ -165,9 +177,9 @@ fn chart(b: &Budget, c: &Curves) -> String {
             s,
             "<g class=\"t-star\"><title>attention's T-term equals the MLP's matmuls at T = {t:.1}</title>\
              <line x1=\"{px:.1}\" y1=\"{y1:.1}\" x2=\"{px:.1}\" y2=\"{y0:.1}\" stroke=\"#000\" stroke-width=\"1\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">▲ {}</text></g>",
-            px + 3.0,
-            y1 + 12.0,
+             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{} ▶</text></g>",
+            px - 3.0,
+            y0 - 8.0,
             esc(&label)
         );
         if !b.config.encoder && 2.0 * t <= c.t_max {
@@ -176,9 +188,9 @@ fn chart(b: &Budget, c: &Curves) -> String {
                 s,
                 "<g class=\"causal\"><title>under the causal mask a query reads (T+1)/2 keys on average: the T-term catches up at 2·T* − 1</title>\
                  <line x1=\"{cx:.1}\" y1=\"{y1:.1}\" x2=\"{cx:.1}\" y2=\"{y0:.1}\" stroke=\"#000\" stroke-dasharray=\"2 3\"/>\
-                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">causal ≈ 2·T* = {:.0}</text></g>",
+                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">◀ causal ≈ 2·T* = {:.0}</text></g>",
                 cx + 3.0,
-                y1 + 26.0,
+                y0 - 24.0,
                 2.0 * t
             );
         }
@@ -207,7 +219,10 @@ pub fn section(b: &Budget) -> String {
     s.push_str(&bars(
         &format!("forward FLOPs per token at T = {}", b.flops.seq),
         &flops(b),
-        &format!("total {} FLOPs per token", thousands(b.flops.forward_per_token)),
+        &format!(
+            "total {} FLOPs per token",
+            thousands(b.flops.forward_per_token)
+        ),
     ));
     s.push_str("</div>\n</div>\n");
     s.push_str(&chart(b, &curves(b)));

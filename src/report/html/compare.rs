@@ -4,8 +4,8 @@
 //! `only RIGHT ▶`), the changed steps with what each side reads, and the
 //! parameter, FLOP and byte differences with their formulas.
 
-use super::page::{self, esc};
 use super::diagram;
+use super::page::{self, esc};
 use crate::budget::thousands;
 use crate::compare::{Comparison, Side, Status};
 use crate::report::compare::{delta, headline, reads, status};
@@ -27,7 +27,13 @@ fn class(s: Status) -> &'static str {
 fn shape(side: Option<&Side>) -> String {
     side.map_or_else(
         || "—".into(),
-        |x| format!("<code>{}</code> {}", esc(&shown(&x.named).to_string()), esc(&x.dtype)),
+        |x| {
+            format!(
+                "<code>{}</code> {}",
+                esc(&shown(&x.named).to_string()),
+                esc(&x.dtype)
+            )
+        },
     )
 }
 
@@ -78,7 +84,11 @@ pub fn compare(c: &Comparison, left: &Trace, right: &Trace) -> String {
         .collect();
     b.push_str(&page::stack_table(&head, &rows));
     b.push_str("<h2 id=\"changes\">Changes</h2>\n");
-    let changed: Vec<_> = c.steps.iter().filter(|s| s.status != Status::Same).collect();
+    let changed: Vec<_> = c
+        .steps
+        .iter()
+        .filter(|s| s.status != Status::Same)
+        .collect();
     if changed.is_empty() {
         b.push_str("<p>= No step differs.</p>\n");
     } else {

@@ -15,11 +15,11 @@ use crate::arch::{Anatomy, NormAt, SublayerKind};
 use crate::trace::Trace;
 use std::fmt::Write as _;
 
-const STREAM_X: usize = 60;
-const BOX_W: usize = 92;
+const STREAM_X: usize = 120;
+const BOX_W: usize = 136;
 const BOX_H: usize = 28;
 const GAP: usize = 26;
-const WIDTH: usize = 560;
+const WIDTH: usize = 640;
 
 /// A box centred on (`cx`, `cy`) with `label`.
 fn boxed(s: &mut String, cx: usize, cy: usize, label: &str, class: &str) {
@@ -146,9 +146,19 @@ pub fn figure(trace: &Trace, tag: &str) -> String {
             );
             arrow(&mut s, (STREAM_X + 20, by), (box_x(0) - BOX_W / 2, by));
             for (k, b) in boxes.iter().enumerate() {
-                boxed(&mut s, box_x(k), by, b, if k == 0 { "norm" } else { "sublayer" });
+                boxed(
+                    &mut s,
+                    box_x(k),
+                    by,
+                    b,
+                    if k == 0 { "norm" } else { "sublayer" },
+                );
                 if k + 1 < boxes.len() {
-                    arrow(&mut s, (box_x(k) + BOX_W / 2, by), (box_x(k + 1) - BOX_W / 2, by));
+                    arrow(
+                        &mut s,
+                        (box_x(k) + BOX_W / 2, by),
+                        (box_x(k + 1) - BOX_W / 2, by),
+                    );
                 }
             }
             last_x = box_x(boxes.len() - 1) + BOX_W / 2;
@@ -163,13 +173,13 @@ pub fn figure(trace: &Trace, tag: &str) -> String {
         let _ = write!(
             s,
             "<line x1=\"{join_x}\" y1=\"{}\" x2=\"{join_x}\" y2=\"{bottom}\" stroke=\"#333\"/>\
-             <text x=\"{}\" y=\"{}\" font-size=\"11\">update = sum</text>",
+             <text x=\"{}\" y=\"{}\" font-size=\"11\">update = sum, one add</text>",
             y + 20,
             join_x + 4,
             bottom - 4
         );
         arrow(&mut s, (join_x, bottom), (STREAM_X + 11, bottom));
-        add(&mut s, bottom, "resid_1 (one add)");
+        add(&mut s, bottom, "resid_1");
         y = bottom + 30;
     } else {
         for (i, sub) in a.sublayers.iter().enumerate() {
@@ -187,7 +197,11 @@ pub fn figure(trace: &Trace, tag: &str) -> String {
             for (k, (b, class)) in boxes.iter().enumerate() {
                 boxed(&mut s, box_x(k), by, b, class);
                 if k + 1 < boxes.len() {
-                    arrow(&mut s, (box_x(k) + BOX_W / 2, by), (box_x(k + 1) - BOX_W / 2, by));
+                    arrow(
+                        &mut s,
+                        (box_x(k) + BOX_W / 2, by),
+                        (box_x(k + 1) - BOX_W / 2, by),
+                    );
                 }
             }
             let right = box_x(boxes.len() - 1) + BOX_W / 2;
@@ -203,7 +217,13 @@ pub fn figure(trace: &Trace, tag: &str) -> String {
             y = ay + 16;
             if sub.norm == NormAt::After {
                 let ny = y + BOX_H / 2 + 6;
-                boxed(&mut s, STREAM_X, ny, &format!("ln_{n} ({norm})"), "norm stream-norm");
+                boxed(
+                    &mut s,
+                    STREAM_X,
+                    ny,
+                    &format!("ln_{n} ({norm})"),
+                    "norm stream-norm",
+                );
                 let _ = write!(
                     s,
                     "<text x=\"{}\" y=\"{}\" font-size=\"11\">on the stream (Post-LN)</text>",
@@ -233,7 +253,7 @@ pub fn figure(trace: &Trace, tag: &str) -> String {
     );
     let mut out = format!(
         "<figure class=\"diagram\"><svg viewBox=\"0 0 {WIDTH} {height}\" width=\"{WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"one block: {}\">\
-         <defs><marker id=\"arrowhead\" markerWidth=\"8\" markerHeight=\"8\" refX=\"7\" refY=\"4\" orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#333\"/></marker></defs>\
+         <defs><marker id=\"arrowhead\" markerWidth=\"8\" markerHeight=\"8\" refX=\"7\" refY=\"4\" orient=\"auto\" markerUnits=\"userSpaceOnUse\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#333\"/></marker></defs>\
          {stream}{s}</svg>",
         esc(placement_words(a))
     );
@@ -244,7 +264,7 @@ pub fn figure(trace: &Trace, tag: &str) -> String {
         esc(placement_words(a))
     );
     for line in formula(a) {
-        let _ = write!(out, "<code>{}</code> ", esc(&line));
+        let _ = write!(out, "<br><code>{}</code>", esc(&line));
     }
     out.push_str("</figcaption></figure>\n");
     out.replace("arrowhead", &format!("arrowhead-{tag}"))

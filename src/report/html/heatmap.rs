@@ -22,7 +22,10 @@ pub fn mask_words(mask: Masking) -> String {
     match mask {
         Masking::Causal => "causal mask: a query reads no key after it".into(),
         Masking::Window(w) => {
-            format!("sliding window of {w}: a query reads itself and the {} keys before it, no later key", w.saturating_sub(1))
+            format!(
+                "sliding window of {w}: a query reads itself and the {} keys before it, no later key",
+                w.saturating_sub(1)
+            )
         }
         Masking::TwoWay => "two-way: every query reads every key (an encoder)".into(),
         Masking::Full => "no mask: every query reads every key (a fault in a decoder)".into(),
@@ -81,11 +84,19 @@ fn svg(path: &str, head: usize, slice: &[f64], rows: usize, cols: usize, mask: M
     );
     for j in 0..cols {
         let x = MARGIN + j * CELL + CELL / 2;
-        let _ = write!(s, "<text x=\"{x}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">k{j}</text>", MARGIN - 8);
+        let _ = write!(
+            s,
+            "<text x=\"{x}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">k{j}</text>",
+            MARGIN - 8
+        );
     }
     for i in 0..rows {
         let y = MARGIN + i * CELL + CELL / 2 + 4;
-        let _ = write!(s, "<text x=\"{}\" y=\"{y}\" font-size=\"11\" text-anchor=\"end\">q{i}</text>", MARGIN - 4);
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{y}\" font-size=\"11\" text-anchor=\"end\">q{i}</text>",
+            MARGIN - 4
+        );
         for j in 0..cols {
             let (x, y0) = (MARGIN + j * CELL, MARGIN + i * CELL);
             let (cx, cy) = (x + CELL / 2, y0 + CELL / 2 + 4);

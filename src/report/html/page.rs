@@ -100,7 +100,12 @@ pub fn settings_table(rows: &[(&'static str, String)]) -> String {
         "<table class=\"settings\">\n<thead><tr><th>setting</th><th>value</th></tr></thead>\n<tbody>\n",
     );
     for (k, v) in rows {
-        let _ = writeln!(s, "<tr><th scope=\"row\">{}</th><td>{}</td></tr>", esc(k), esc(v));
+        let _ = writeln!(
+            s,
+            "<tr><th scope=\"row\">{}</th><td>{}</td></tr>",
+            esc(k),
+            esc(v)
+        );
     }
     s.push_str("</tbody></table>\n");
     s
@@ -134,10 +139,7 @@ mod tests {
     #[test]
     fn every_markup_character_becomes_an_entity() {
         let e = esc(r#"<script>a&"b"'</script>"#);
-        assert_eq!(
-            e,
-            "&lt;script&gt;a&amp;&quot;b&quot;&#39;&lt;/script&gt;"
-        );
+        assert_eq!(e, "&lt;script&gt;a&amp;&quot;b&quot;&#39;&lt;/script&gt;");
         assert_eq!(esc("plain (B=2,T=4)"), "plain (B=2,T=4)");
     }
 }

@@ -50,12 +50,17 @@ pub fn figures(e: &Event, mask: Masking) -> Option<String> {
     for h in 0..heads {
         let start = h * rows * cols;
         let slice = &values[start..start + rows * cols];
-        let _ = write!(
+        let key = if mask.masks() {
+            format!("╳ = masked ({})", mask_words(mask))
+        } else {
+            mask_words(mask)
+        };
+        let _ = writeln!(
             s,
-            "<figure>{}<figcaption>{} · batch 0 · head {h} · {rows}×{cols}, query ↓ × key →; ╳ = masked ({})</figcaption></figure>\n",
+            "<figure>{}<figcaption>{} · batch 0 · head {h} · {rows}×{cols}, query ↓ × key →; {}</figcaption></figure>",
             svg(&e.path, h, slice, rows, cols, mask),
             esc(&e.path),
-            esc(&mask_words(mask))
+            esc(&key)
         );
     }
     s.push_str("</div>\n");

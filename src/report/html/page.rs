@@ -35,9 +35,9 @@ const STYLE: &str = r#"
 body { font-family: "DejaVu Sans", "Segoe UI", Helvetica, Arial, sans-serif; color: var(--ink); margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; line-height: 1.4; }
 h1 { font-size: 1.5rem; margin: 0 0 .5rem; }
 h2 { font-size: 1.2rem; border-bottom: 1px solid var(--line); padding-bottom: .2rem; margin-top: 2rem; }
-code, .mono { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .9em; overflow-wrap: anywhere; }
+code, .mono { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .9em; overflow-wrap: break-word; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0; }
-th, td { border: 1px solid var(--line); padding: .25rem .45rem; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+th, td { border: 1px solid var(--line); padding: .25rem .45rem; text-align: left; vertical-align: top; overflow-wrap: break-word; }
 th { background: #eee; }
 svg { max-width: 100%; height: auto; display: block; }
 .settings { width: auto; min-width: 20rem; }
@@ -70,6 +70,7 @@ figcaption { font-size: .85rem; color: var(--dim); }
 }
 @media (max-width: 600px) {
   body { margin: .5rem; padding: 0 .25rem; }
+  code, td, .step p { overflow-wrap: anywhere; }
   table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100%; }
   table.stack thead { display: none; }
   table.stack tr { border: 1px solid var(--line); margin: .4rem 0; }

@@ -5,7 +5,8 @@
 //! page is wider than the viewport, and proves the page loads nothing
 //! from outside the file: Chromium's only proxy is a listener this test
 //! owns, which sees no connection for the page and one for a copy with an
-//! outside image and no Content-Security-Policy.
+//! outside image and no Content-Security-Policy. Printed to PDF, every
+//! page is A4 (without the `@page` rule, US Letter).
 //!
 //! Chromium is found as `$SHAPETRACE_CHROMIUM`, else `chromium`,
 //! `chromium-browser`, `google-chrome` or `google-chrome-stable` on PATH.
@@ -340,4 +341,56 @@ fn the_page_loads_nothing_from_outside_and_a_page_that_does_is_seen() {
     let refused = Listener::new();
     dom(&chrome, &p, DESKTOP, &refused);
     assert_eq!(refused.seen(), 0, "the CSP let an outside image load");
+}
+
+/// The page sizes in points of a PDF Chromium printed, from its
+/// `/MediaBox [0 0 W H]` entries.
+fn media_boxes(pdf: &[u8]) -> Vec<(f64, f64)> {
+    let text = String::from_utf8_lossy(pdf);
+    text.match_indices("/MediaBox [")
+        .filter_map(|(at, key)| {
+            let rest = &text[at + key.len()..];
+            let nums: Vec<f64> = rest[..rest.find(']')?]
+                .split_whitespace()
+                .filter_map(|n| n.parse().ok())
+                .collect();
+            (nums.len() == 4).then(|| (nums[2] - nums[0], nums[3] - nums[1]))
+        })
+        .collect()
+}
+
+#[test]
+fn the_page_prints_on_a4() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (page, html) = lesson_page(dir.path());
+    let proxy = Listener::new();
+    let print = |page: &Path, name: &str| {
+        let pdf = dir.path().join(name);
+        run(
+            &chrome,
+            page,
+            DESKTOP,
+            &proxy,
+            &[
+                format!("--print-to-pdf={}", pdf.display()),
+                "--no-pdf-header-footer".into(),
+            ],
+        );
+        media_boxes(&std::fs::read(&pdf).expect("a PDF"))
+    };
+    // A4 is 210 × 297 mm: 595.3 × 841.9 points.
+    let a4 = |(w, h): (f64, f64)| (w - 595.3).abs() < 1.0 && (h - 841.9).abs() < 1.0;
+    let pages = print(&page, "a4.pdf");
+    assert!(pages.len() > 1, "{pages:?}");
+    assert!(pages.iter().all(|p| a4(*p)), "{pages:?}");
+    // Without the @page rule Chromium prints on its default, US Letter.
+    let letter = dir.path().join("letter.html");
+    std::fs::write(&letter, html.replace("@page { size: A4;", "@page {")).unwrap();
+    let pages = print(&letter, "letter.pdf");
+    assert!(
+        !pages.is_empty() && pages.iter().all(|p| !a4(*p)),
+        "{pages:?}"
+    );
+    assert_eq!(proxy.seen(), 0);
 }

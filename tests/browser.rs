@@ -13,7 +13,7 @@
 //! Without one the tests print a skip line, unless
 //! `SHAPETRACE_BROWSER=required` (CI), where they fail.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -54,7 +54,10 @@ fn chromium() -> Option<PathBuf> {
             !required,
             "SHAPETRACE_BROWSER=required but no Chromium was found: set SHAPETRACE_CHROMIUM, or install chromium (apt-get install chromium)"
         );
-        eprintln!(
+        // Straight to stderr: the test harness captures eprintln!, and
+        // a skip should be seen in a plain `cargo test`.
+        let _ = writeln!(
+            std::io::stderr(),
             "skip: no Chromium found (chromium, chromium-browser, google-chrome, $SHAPETRACE_CHROMIUM); SHAPETRACE_BROWSER=required makes this a failure"
         );
     }

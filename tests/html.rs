@@ -297,3 +297,16 @@ fn the_comparison_marks_the_moved_norms_as_changed() {
     assert!(k_rep.contains("status-only-right") && k_rep.contains("only lesson-gqa ▶"));
     assert!(row(&gqa, "block1.attn.k").contains("≠ shape"));
 }
+
+#[test]
+fn a_stopped_forward_shows_its_failed_step_and_check() {
+    let html = page(&["trace", "--format", "html", "--fault", "ffn-no-down"]);
+    let c = card(&html, "block1.resid_2");
+    assert!(c.contains("class=\"step fail\""), "{c}");
+    assert!(c.contains("✗ residual stops the forward"), "{c}");
+    assert!(html.contains("✗ FAILS"), "a failed check in words");
+    // The lesson model has neither.
+    let ok = page(&["trace", "--format", "html"]);
+    assert!(!ok.contains("class=\"step fail\"") && !ok.contains("✗ FAILS"));
+    assert!(card(&ok, "block1.resid_2").contains("✓ add"));
+}

@@ -214,6 +214,8 @@ pub struct ViewArgs {
 pub enum ViewFormat {
     Table,
     Markdown,
+    /// One self-contained HTML page, as `trace --format html`.
+    Html,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -415,12 +415,15 @@ fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
             let mut text = replay.note().map_or_else(String::new, |n| match f {
                 cli::ViewFormat::Table => format!("{n}\n\n"),
                 cli::ViewFormat::Markdown => format!("> **{n}**\n\n"),
+                // The page says the note itself, inside its body.
+                cli::ViewFormat::Html => String::new(),
             });
             text.push_str(&match f {
                 cli::ViewFormat::Table => table::text(&replay.trace, checks),
                 cli::ViewFormat::Markdown => {
                     shapetrace::report::handout::markdown_of_log(&replay, checks)
                 }
+                cli::ViewFormat::Html => shapetrace::report::html::trace_of_log(&replay, checks),
             });
             out::print(&text)?;
         }

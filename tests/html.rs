@@ -310,3 +310,26 @@ fn a_stopped_forward_shows_its_failed_step_and_check() {
     assert!(!ok.contains("class=\"step fail\"") && !ok.contains("✗ FAILS"));
     assert!(card(&ok, "block1.resid_2").contains("✓ add"));
 }
+
+#[test]
+fn a_replayed_log_becomes_the_same_kind_of_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("t.jsonl");
+    let l = log.to_str().unwrap();
+    page(&["trace", "--format", "json", "--values", "--out", l]);
+    let html = page(&["view", l, "--format", "html"]);
+    assert!(html.contains(&format!("content=\"{CSP}\"")));
+    let missing = missing_steps(&html, &lesson_trace(""));
+    assert!(missing.is_empty(), "missing: {missing:?}");
+    let c = card(&html, "block1.attn.weights");
+    assert_eq!(
+        c.matches("<svg class=\"heatmap\"").count(),
+        4,
+        "the logged values drawn"
+    );
+    assert!(c.contains("class=\"masked\""));
+    // A log without values has no heatmap to draw.
+    page(&["trace", "--format", "json", "--out", l]);
+    let bare = page(&["view", l, "--format", "html"]);
+    assert!(card(&bare, "block1.attn.weights").contains("No heatmap"));
+}

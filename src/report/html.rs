@@ -160,6 +160,30 @@ fn checks_table(checks: &[CheckResult]) -> String {
 /// `budget` when there is one.
 #[must_use]
 pub fn trace(trace: &Trace, checks: &[CheckResult], budget: Option<&Budget>) -> String {
+    page_of(trace, &settings(trace), checks, budget, None)
+}
+
+/// The handout of a replayed log: as [`trace()`] without the Budget, with
+/// only the settings the log holds when another program wrote it, and the
+/// log's note (an incomplete log) at the top.
+#[must_use]
+pub fn trace_of_log(replay: &crate::trace::log::Replay, checks: &[CheckResult]) -> String {
+    let t = &replay.trace;
+    let rows = match replay.producer.as_deref() {
+        Some(p) if !p.starts_with("shapetrace ") => super::sheet::settings_of_log(t, p),
+        _ => settings(t),
+    };
+    page_of(t, &rows, checks, None, replay.note().as_deref())
+}
+
+/// The page with these settings rows and an optional note.
+fn page_of(
+    trace: &Trace,
+    settings: &[(&'static str, String)],
+    checks: &[CheckResult],
+    budget: Option<&Budget>,
+    note: Option<&str>,
+) -> String {
     let c = &trace.config;
     let title = format!("shapetrace: {}, {} blocks", name(trace), c.layers);
     let mut b = format!("<h1>{}</h1>\n", esc(&title));
@@ -173,8 +197,15 @@ pub fn trace(trace: &Trace, checks: &[CheckResult], budget: Option<&Budget>) -> 
         esc(&super::headline(checks)),
         trace.events.len()
     );
+    if let Some(n) = note {
+        let _ = writeln!(
+            b,
+            "<p><strong>⚠ {}</strong></p>",
+            esc(&escaped(n).to_string())
+        );
+    }
     b.push_str("<h2 id=\"settings\">Settings</h2>\n");
-    b.push_str(&page::settings_table(&settings(trace)));
+    b.push_str(&page::settings_table(settings));
     b.push_str("<h2 id=\"block\">The block</h2>\n");
     b.push_str(&diagram::figure(trace, "trace"));
     b.push_str(

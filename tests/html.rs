@@ -332,4 +332,13 @@ fn a_replayed_log_becomes_the_same_kind_of_page() {
     page(&["trace", "--format", "json", "--out", l]);
     let bare = page(&["view", l, "--format", "html"]);
     assert!(card(&bare, "block1.attn.weights").contains("No heatmap"));
+    // Another program's log shows the settings it holds and who wrote it.
+    let student = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/students/nanogpt_style.jsonl"
+    );
+    let theirs = page(&["view", student, "--format", "html"]);
+    assert!(theirs.contains("<th scope=\"row\">written by</th>"));
+    assert!(!bare.contains("<th scope=\"row\">written by</th>"));
+    assert!(bare.contains("<th scope=\"row\">preset</th>"));
 }

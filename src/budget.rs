@@ -20,6 +20,7 @@
 pub mod closed;
 pub mod count;
 pub mod flops;
+pub mod pictures;
 pub mod table;
 
 use crate::config::names::named_enum;

@@ -96,6 +96,8 @@ pub enum TraceFormat {
     Table,
     Json,
     Markdown,
+    /// One self-contained HTML page (loads nothing from outside the file).
+    Html,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -217,6 +219,8 @@ pub struct ViewArgs {
 pub enum ViewFormat {
     Table,
     Markdown,
+    /// One self-contained HTML page, as `trace --format html`.
+    Html,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

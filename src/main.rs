@@ -81,7 +81,12 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
     // Before any work: no output may be an input.
     cli::check_paths(cli).map_err(|e| color_eyre::eyre::eyre!(e))?;
     let (values, output) = match &cli.command {
-        Some(Command::Trace(a)) => (a.values, a.output.is_some()),
+        // The HTML handout draws the attention weights: it keeps the
+        // values of the small tensors, as the stepper does.
+        Some(Command::Trace(a)) => (
+            a.values || (a.format == TraceFormat::Html && !cli.model.shape_only),
+            a.output.is_some(),
+        ),
         _ => (false, false),
     };
     if cli.watch && (cli.command.is_some() || cli.model.config.is_none()) {
@@ -230,8 +235,15 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
             w.flush()
         })?;
     }
+    let budget = (args.format == TraceFormat::Html)
+        .then(|| shapetrace::Budget::of(cfg).ok())
+        .flatten();
     let render = |out: &mut dyn Write| -> io::Result<()> {
         match args.format {
+            TraceFormat::Html => out.write_all(
+                shapetrace::report::html::trace(&run.trace, &run.checks, budget.as_ref())
+                    .as_bytes(),
+            ),
             TraceFormat::Json => log::write(&mut io::BufWriter::new(out), &run.trace, &run.checks),
             TraceFormat::Table => out.write_all(table::text(&run.trace, &run.checks).as_bytes()),
             TraceFormat::Markdown => out.write_all(
@@ -329,6 +341,9 @@ fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
             TraceFormat::Markdown => {
                 out.write_all(shapetrace::report::compare::markdown(&c).as_bytes())
             }
+            TraceFormat::Html => {
+                out.write_all(shapetrace::report::html::compare(&c, &lt, &rt).as_bytes())
+            }
         }
     };
     emit(target, render)?;
@@ -416,12 +431,15 @@ fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
             let mut text = replay.note().map_or_else(String::new, |n| match f {
                 cli::ViewFormat::Table => format!("{n}\n\n"),
                 cli::ViewFormat::Markdown => format!("> **{n}**\n\n"),
+                // The page says the note itself, inside its body.
+                cli::ViewFormat::Html => String::new(),
             });
             text.push_str(&match f {
                 cli::ViewFormat::Table => table::text(&replay.trace, checks),
                 cli::ViewFormat::Markdown => {
                     shapetrace::report::handout::markdown_of_log(&replay, checks)
                 }
+                cli::ViewFormat::Html => shapetrace::report::html::trace_of_log(&replay, checks),
             });
             out::print(&text)?;
         }

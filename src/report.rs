@@ -4,6 +4,8 @@
 
 pub mod compare;
 pub mod handout;
+pub mod html;
+mod sheet;
 pub mod table;
 
 use crate::check::influence::Subject;

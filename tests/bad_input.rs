@@ -238,7 +238,22 @@ fn cases() -> Vec<Case> {
         case(
             "unknown format",
             &["trace", "--format", "xml", "--out", "out.jsonl"],
-            &["'xml'", "table, json, markdown"],
+            &["'xml'", "table, json, markdown, html"],
+        ),
+        case(
+            "values on the html handout",
+            &["trace", "--values", "--format", "html", "--out", "out.html"],
+            &["--values", "--format json"],
+        ),
+        case(
+            "html handout into a missing folder",
+            &["trace", "--format", "html", "--out", "gone/t.html"],
+            &["gone", "does not exist"],
+        ),
+        case(
+            "html comparison of an unknown side",
+            &["compare", "lesson", "nosuch", "--format", "html", "--out", "c.html"],
+            &["RIGHT 'nosuch'", "lesson"],
         ),
         case(
             "unknown flag",

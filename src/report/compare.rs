@@ -62,7 +62,7 @@ fn cell(side: Option<&Side>) -> String {
     side.map_or_else(|| "—".into(), |s| format!("{} {}", s.named, s.dtype))
 }
 
-fn reads(side: Option<&Side>) -> String {
+pub(crate) fn reads(side: Option<&Side>) -> String {
     side.map_or_else(
         || "—".into(),
         |s| {

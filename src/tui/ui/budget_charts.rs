@@ -13,6 +13,7 @@
 //!
 //! Every bar and curve is named in words beside it, never by colour alone.
 
+use crate::budget::pictures::{self, short};
 use crate::budget::{Budget, thousands};
 use crate::tui::app::App;
 use ratatui::buffer::Buffer;
@@ -22,56 +23,7 @@ use ratatui::symbols::Marker;
 use ratatui::text::Line;
 use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Widget};
 
-/// The parts of a whole, with their counts.
-type Split = Vec<(&'static str, u64)>;
-
-/// Parameters: embeddings (wte, wpe, an untied head), attention, MLP,
-/// norms (the blocks' and the final one), and what is left (BERT's
-/// token types, embedding norm and pooler) when there is any.
-#[must_use]
-pub fn params(b: &Budget) -> Split {
-    let l = b.config.layers as u64;
-    let emb = b.total - b.non_embedding.minus_all_and_head;
-    let (attn, mlp) = (l * b.block.attention, l * b.block.mlp);
-    let norms = l * b.block.norms + b.final_norm();
-    let other = b.total.saturating_sub(emb + attn + mlp + norms);
-    let mut out = vec![
-        ("embed", emb),
-        ("attn", attn),
-        ("MLP", mlp),
-        ("norms", norms),
-    ];
-    if other > 0 {
-        out.push(("other", other));
-    }
-    out
-}
-
-/// One token's forward FLOPs at the model's T: attention's projections,
-/// the MLP's matmuls, attention's T-term (in full), the LM head.
-#[must_use]
-pub fn flops(b: &Budget) -> Split {
-    let s = &b.flops.split;
-    vec![
-        ("qkvo", s.layers * s.attn_proj),
-        ("MLP", s.layers * s.ffn),
-        (
-            "T-term",
-            s.layers * b.flops.per_token_per_block.attention_full,
-        ),
-        ("head", s.head),
-    ]
-}
-
-/// The T where attention's T-term (4·T·h·hd a block) equals the MLP's
-/// matmuls: d_ff for a plain MLP; `None` without either.
-#[must_use]
-pub fn crossover(b: &Budget) -> Option<f64> {
-    let per_t = 4 * (b.config.attn_width() as u64);
-    let mlp = b.flops.split.ffn;
-    #[allow(clippy::cast_precision_loss)]
-    (per_t > 0 && mlp > 0).then(|| mlp as f64 / per_t as f64)
-}
+pub use crate::budget::pictures::{Split, crossover, flops, params};
 
 /// Bars of `split` in `width` columns, one line each: the name, a bar
 /// of `█`, the share in words and the count.
@@ -102,18 +54,6 @@ fn bars(split: &Split, width: usize, style: Style) -> Vec<Line<'static>> {
             )
         })
         .collect()
-}
-
-/// A count in few characters: 1.2M, 85.6k, 7.0B.
-fn short(n: u64) -> String {
-    #[allow(clippy::cast_precision_loss)]
-    let x = n as f64;
-    match n {
-        0..1_000 => n.to_string(),
-        1_000..1_000_000 => format!("{:.1}k", x / 1e3),
-        1_000_000..1_000_000_000 => format!("{:.1}M", x / 1e6),
-        _ => format!("{:.1}B", x / 1e9),
-    }
 }
 
 /// The pictures of `b` in `area`: the two splits, then the curves.
@@ -163,30 +103,9 @@ pub fn render(app: &App, b: &Budget, area: Rect, buf: &mut Buffer) {
 /// Forward FLOPs per token against T, log10 on both axes.
 fn curves(app: &App, b: &Budget, cross: Option<f64>, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
-    let s = &b.flops.split;
-    #[allow(clippy::cast_precision_loss)]
-    let (l, hw, mlp, fixed) = (
-        s.layers as f64,
-        b.config.attn_width() as f64,
-        (s.layers * s.ffn) as f64,
-        (s.layers * (s.attn_proj + s.ffn) + s.head) as f64,
-    );
-    // From T = 1 to 4× the context, and past the crossover.
-    #[allow(clippy::cast_precision_loss)]
-    let ctx = b.config.positions().max(b.config.seq) as f64;
-    let t_max = (4.0 * ctx).max(4.0 * cross.unwrap_or(1.0)).max(8.0);
-    let xs: Vec<f64> = (0..=64).map(|i| t_max.powf(f64::from(i) / 64.0)).collect();
-    let attn = |tt: f64| l * 4.0 * tt * hw;
-    let pts = |f: &dyn Fn(f64) -> f64| -> Vec<(f64, f64)> {
-        xs.iter()
-            .map(|&x| (x.log10(), f(x).max(1.0).log10()))
-            .collect()
-    };
-    let total = pts(&|x| fixed + attn(x));
-    let attention = pts(&attn);
-    let flat = pts(&|_| mlp);
-    let y_max = (fixed + attn(t_max)).max(mlp).max(10.0).log10().ceil();
-    let y_min = attn(1.0).min(mlp).max(1.0).log10().floor();
+    let c = pictures::curves(b);
+    let (t_max, y_min, y_max) = (c.t_max, c.y_min, c.y_max);
+    let (total, attention, flat) = (c.total, c.attention, c.mlp);
     let mark: Vec<(f64, f64)> = cross
         .map(|x| vec![(x.log10(), y_min), (x.log10(), y_max)])
         .unwrap_or_default();

@@ -1,0 +1,121 @@
+//! What every handout shows, whatever its format: the title's name, the
+//! settings rows and the step rows with their formula and why. The
+//! Markdown handout ([`super::handout`]) and the HTML one
+//! ([`super::html`]) lay these out; neither computes them itself.
+//!
+//! ```text
+//! settings:  ("B (batch)", "2"), ("T (seq)", "4"), ("norm", "layernorm (pre)"), …
+//! step:      5 block1.attn.q split_heads (B=2,h=4,T=4,hd=16) f32 "◆ leaves (B,T,d)"
+//! ```
+
+use super::table::rows;
+use crate::text::{escaped, shown};
+use crate::trace::Trace;
+
+/// One step as a handout shows it; every text is already escaped for a
+/// terminal (control characters written out), not yet for a format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StepRow {
+    /// The step number.
+    pub step: String,
+    /// Its path, e.g. `block1.attn.q`.
+    pub path: String,
+    /// The op's label.
+    pub op: String,
+    /// The shape with axis names, `(B=2,h=4,T=4,hd=16)`.
+    pub shape: String,
+    /// The dtype (empty for the failed step).
+    pub dtype: String,
+    /// Departure, return or residual add, as glyph and words.
+    pub marker: String,
+    /// The formula with the shape arithmetic.
+    pub formula: String,
+    /// Why the shape is what it is: the catalog's text.
+    pub why: String,
+}
+
+/// The model's name for a title: its preset, or `custom model`.
+pub(crate) fn name(trace: &Trace) -> String {
+    let c = &trace.config;
+    if c.preset.is_empty() {
+        "custom model".to_string()
+    } else {
+        shown(&c.preset).to_string()
+    }
+}
+
+/// The settings table: every choice that decides a shape.
+pub(crate) fn settings(trace: &Trace) -> Vec<(&'static str, String)> {
+    let c = &trace.config;
+    let preset = if c.preset.is_empty() {
+        "(none)".to_string()
+    } else {
+        shown(&c.preset).to_string()
+    };
+    vec![
+        ("preset", preset),
+        ("B (batch)", c.batch.to_string()),
+        ("T (seq)", c.seq.to_string()),
+        ("d_model", c.d_model.to_string()),
+        ("heads", c.heads.to_string()),
+        ("kv heads", c.kv_heads.to_string()),
+        ("hd (d_model / heads)", c.head_dim().to_string()),
+        ("d_ff", c.d_ff.to_string()),
+        ("norm", format!("{} ({})", c.norm, c.placement)),
+        ("activation", c.act.to_string()),
+        ("positions", c.pos_emb.to_string()),
+        ("blocks", c.layers.to_string()),
+        ("dtype", c.dtype.to_string()),
+        (
+            "fault",
+            c.fault
+                .map_or_else(|| "none".into(), |f| format!("{f}: {}", f.describe())),
+        ),
+    ]
+}
+
+/// The settings a log of another program holds: the stream, the blocks,
+/// the declared placement, the dtype and who wrote it.
+pub(crate) fn settings_of_log(trace: &Trace, producer: &str) -> Vec<(&'static str, String)> {
+    let c = &trace.config;
+    vec![
+        ("written by", shown(producer).to_string()),
+        ("B (batch)", c.batch.to_string()),
+        ("T (seq)", c.seq.to_string()),
+        ("d_model", c.d_model.to_string()),
+        ("blocks", c.layers.to_string()),
+        ("declared", format!("{}-LN", c.placement)),
+        ("dtype", c.dtype.to_string()),
+    ]
+}
+
+/// Every step, then the step that stopped the forward if one did, each
+/// with its formula (the failure's detail) and why.
+pub(crate) fn steps(trace: &Trace) -> Vec<StepRow> {
+    let mut whys = trace
+        .events
+        .iter()
+        .map(|e| (e.formula.as_str(), e.why_text()))
+        .chain(
+            trace
+                .failure
+                .iter()
+                .map(|f| (f.detail.as_str(), f.why_text())),
+        );
+    rows(trace)
+        .into_iter()
+        .map(|[step, path, op, shape, dtype, marker]| {
+            let (formula, why) = whys.next().unwrap_or(("", ""));
+            StepRow {
+                step,
+                path,
+                op,
+                shape,
+                dtype,
+                marker,
+                formula: escaped(formula).to_string(),
+                why: escaped(why).to_string(),
+            }
+        })
+        .collect()
+}

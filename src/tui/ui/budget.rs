@@ -212,7 +212,7 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
         height: h,
         ..area
     };
-    ratatui::widgets::Clear.render(at, buf);
+    super::width::clear(at, buf);
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
         .block(

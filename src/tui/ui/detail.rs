@@ -121,7 +121,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             lines.push(Line::raw(f.detail.clone()));
             if !f.why_text().is_empty() {
                 let why = app.lang.step_why(f.why.as_ref(), f.why_text());
-                lines.push(Line::raw(format!("{}{why}", app.t("ui-why"))));
+                if app.lang == crate::i18n::Lang::En {
+                    lines.push(Line::raw(format!("{}{why}", app.t("ui-why"))));
+                } else {
+                    // The pane wraps at spaces only; text without spaces
+                    // between its words wraps by columns here.
+                    let w = usize::from(Block::bordered().inner(area).width).max(1);
+                    lines.extend(why_lines(app, &why, w, usize::MAX));
+                }
             }
             let ops: Vec<String> = f
                 .operands

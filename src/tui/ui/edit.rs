@@ -5,7 +5,7 @@ use crate::tui::app::labs::EditTarget;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use ratatui::widgets::{Block, Paragraph, Widget};
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
@@ -39,7 +39,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Constraint::Length(area.width.min(70)),
         Constraint::Length(h),
     );
-    Clear.render(popup, buf);
+    super::width::clear(popup, buf);
     Paragraph::new(lines)
         .block(
             Block::bordered()

@@ -5,7 +5,7 @@ use crate::tui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use ratatui::widgets::{Block, Paragraph, Widget};
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
@@ -41,7 +41,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let widest = lines.iter().map(Line::width).max().unwrap_or(0) + 2;
     let w = u16::try_from(widest).unwrap_or(u16::MAX).min(area.width);
     let popup = area.centered(Constraint::Length(w), Constraint::Length(h));
-    Clear.render(popup, buf);
+    super::width::clear(popup, buf);
     Paragraph::new(lines)
         .block(Block::bordered().title(title).border_style(t.title))
         .render(popup, buf);

@@ -9,7 +9,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Padding, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Padding, Paragraph, Widget, Wrap};
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let Some(q) = &app.quiz else { return };
@@ -115,7 +115,7 @@ fn popup(
             ..area
         }
     };
-    Clear.render(at, buf);
+    super::width::clear(at, buf);
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
         .block(

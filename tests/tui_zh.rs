@@ -179,9 +179,10 @@ fn every_help_line_fits_80_columns_in_zh_tw() {
     }
 }
 
-/// Every step and failure of every preset and fault has its why in
-/// zh-TW, formatted by the zh-TW catalog itself (no English fallback, no
-/// Fluent error) with the arguments the English one was given.
+/// Every step, failure and check detail of every preset and fault that
+/// has a catalog message formats in zh-TW, by the zh-TW catalog itself
+/// (no English fallback, no Fluent error), with the arguments the English
+/// one was given.
 #[test]
 fn every_why_of_every_preset_and_fault_formats_in_zh_tw() {
     let req = shapetrace::Request {
@@ -199,7 +200,16 @@ fn every_why_of_every_preset_and_fault_formats_in_zh_tw() {
             else {
                 continue;
             };
-            let t = shapetrace::trace_request(&c, &req).expect("traces").trace;
+            let run = shapetrace::run_request(&c, &req).expect("runs");
+            for check in &run.checks {
+                if let Some(why) = &check.why {
+                    shapetrace::why::render(Lang::ZhTw.catalog(), why)
+                        .unwrap_or_else(|e| panic!("{preset} {fault:?}: {e}"));
+                    assert_eq!(Lang::En.why(why), check.detail, "the English is the detail");
+                    keys.insert(why.key.clone());
+                }
+            }
+            let t = run.trace;
             runs += 1;
             let whys = t.events.iter().filter_map(|e| e.why.as_ref());
             for why in whys.chain(t.failure.iter().filter_map(|f| f.why.as_ref())) {

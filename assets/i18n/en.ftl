@@ -483,3 +483,27 @@ ui-status-live = { $said } live from { $file }'s model · v goes back to the rep
 ui-status-cannot = cannot switch { $what }: { $error }
 ui-status-no-replay = no replay to go back to: v returns to a log opened with view
 ui-status-replaying-again = replaying { $file } again
+
+## The checks' details (the rest are English only, for now)
+
+check-nothing = nothing to judge
+check-nothing-stopped = nothing to judge: the forward stops at { $path }
+check-stopped = the forward stops at { $path }; the check that stopped it judges it
+check-probe-stopped = the forward stops at { $path }
+check-op-shapes-pass = all { $ops } ops accepted their operands
+check-residual-pass = { $n }/{ $n } residual adds are { $shape } + { $shape }, { $dtype }{ $parallel ->
+    [0] {""}
+   *[other] {" "}(parallel: 1 a block, of { $parallel } summed updates)
+}
+check-stream-pass = { $n ->
+    [one] 1 stream tensor is
+   *[other] { $n } stream tensors are
+} { $shape } { $dtype }
+check-wiring-pass = { $blocks ->
+    [1] block1 reads the input
+    [2] block1 reads the input and block2 block1's output
+   *[other] block1 reads the input and blocks 2 to { $blocks } each the previous block's output
+}
+check-finite-pass = all values of { $n } tensors are finite
+check-params-pass = the built { $total } parameters match the closed form, part by part ({ $parts } parts)
+check-positionwise-pass = every norm and MLP of { $blocks } blocks changed only the token that changed ({ $tried } tokens tried)

@@ -492,3 +492,24 @@ ui-status-live = { $said }，以 { $file } 的模型即時執行 · v 回到重�
 ui-status-cannot = 無法切換{ $what }：{ $error }
 ui-status-no-replay = 沒有可回去的重播：v 只回到以 view 開啟的日誌
 ui-status-replaying-again = 再次重播 { $file }
+
+## 檢查的細節（其餘暫時只有英文）
+
+check-nothing = 沒有可判定的
+check-nothing-stopped = 沒有可判定的：前向傳播在 { $path } 停止
+check-stopped = 前向傳播在 { $path } 停止；由使它停止的檢查判定
+check-probe-stopped = 前向傳播在 { $path } 停止
+check-op-shapes-pass = 全部 { $ops } 個運算都接受了它們的運算元
+check-residual-pass = { $n }/{ $n } 次殘差相加都是 { $shape } + { $shape }，{ $dtype }{ $parallel ->
+    [0] {""}
+   *[other] （並行：每個模組 1 次，{ $parallel } 個更新相加）
+}
+check-stream-pass = { $n } 個殘差流張量都是 { $shape } { $dtype }
+check-wiring-pass = { $blocks ->
+    [1] block1 讀取輸入
+    [2] block1 讀取輸入，block2 讀取 block1 的輸出
+   *[other] block1 讀取輸入，block2 到 block{ $blocks } 各讀取前一個模組的輸出
+}
+check-finite-pass = { $n } 個張量的所有數值都是有限的
+check-params-pass = 建出的 { $total } 個參數逐部分符合封閉式（{ $parts } 個部分）
+check-positionwise-pass = { $blocks } 個模組的每個歸一化與前饋網絡都只改變了被改變的詞元（試了 { $tried } 個詞元）

@@ -48,7 +48,8 @@ fn probe(trace: &Trace, subject: Subject, kind: Kind) -> CheckResult {
     if kind == Kind::Causality
         && let Some(f) = &trace.failure
     {
-        return CheckResult::skip(name, format!("the forward stops at {}", f.path));
+        return CheckResult::skip(name, "")
+            .said(crate::why::Why::new("check-probe-stopped").arg("path", f.path.as_str()));
     }
     let cfg = subject.cfg;
     let ts = tokens(cfg.seq);
@@ -98,13 +99,10 @@ fn probe(trace: &Trace, subject: Subject, kind: Kind) -> CheckResult {
                 ),
             )
         }
-        (Ok(()), Kind::Positionwise) => CheckResult::pass(
-            name,
-            format!(
-                "every norm and MLP of {} blocks changed only the token that changed ({} tokens tried)",
-                cfg.layers,
-                ts.len()
-            ),
+        (Ok(()), Kind::Positionwise) => CheckResult::pass(name, "").said(
+            crate::why::Why::new("check-positionwise-pass")
+                .arg("blocks", cfg.layers)
+                .arg("tried", ts.len()),
         ),
         (Ok(()), Kind::Causality) => {
             let p = runs.iter().find_map(|r| r.pattern.as_ref());

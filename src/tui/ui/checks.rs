@@ -38,7 +38,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .run
             .checks
             .iter()
-            .map(|c| textwrap::wrap(&c.detail, width).len())
+            .map(|c| textwrap::wrap(&detail(app, c), width).len())
             .sum::<usize>();
     for c in &app.run.checks {
         let (word, style) = match c.status {
@@ -46,9 +46,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             Status::Fail => (app.t("ui-verdict-fail"), t.fail),
             Status::Skip => (app.t("ui-verdict-skip"), t.dim),
         };
-        let mut parts = textwrap::wrap(&c.detail, width);
+        let detail = detail(app, c);
+        let mut parts = textwrap::wrap(&detail, width);
         if full > inner && c.status != Status::Fail && parts.len() > 1 {
-            let first = textwrap::wrap(&c.detail, width.saturating_sub(1)).swap_remove(0);
+            let first = textwrap::wrap(&detail, width.saturating_sub(1)).swap_remove(0);
             parts = vec![format!("{}…", first.trim_end()).into()];
         }
         for (i, part) in parts.into_iter().enumerate() {
@@ -69,4 +70,13 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .wrap(Wrap { trim: false })
         .block(Block::bordered().title(format!(" {} ", app.t("ui-checks-title"))))
         .render(area, buf);
+}
+
+/// A check's detail in the app's language: its catalog message when it
+/// has one, else its English.
+pub(super) fn detail(app: &App, c: &crate::CheckResult) -> String {
+    match (&c.why, app.lang) {
+        (Some(why), lang) if lang != crate::i18n::Lang::En => app.tr(why),
+        _ => c.detail.clone(),
+    }
 }

@@ -34,7 +34,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             ));
             lines.push(Line::raw(e.formula.clone()));
             if let Some(c) = app.failed_at(&e.path) {
-                lines.push(Line::styled(format!("✗ {}: {}", c.name, c.detail), t.fail));
+                lines.push(Line::styled(
+                    format!("✗ {}: {}", c.name, super::checks::detail(app, c)),
+                    t.fail,
+                ));
             }
             if let Some(c) = &e.check {
                 let (glyph, style) = if c.ok { ("✓", t.ok) } else { ("✗", t.fail) };

@@ -507,3 +507,12 @@ check-wiring-pass = { $blocks ->
 check-finite-pass = all values of { $n } tensors are finite
 check-params-pass = the built { $total } parameters match the closed form, part by part ({ $parts } parts)
 check-positionwise-pass = every norm and MLP of { $blocks } blocks changed only the token that changed ({ $tried } tokens tried)
+
+## The Budget tab's count quiz (its questions are the lesson's, in English)
+
+ui-budget-quiz-count = Your count ›{" "}
+ui-budget-quiz-next = → next question · z ends the quiz
+ui-budget-quiz-done = quiz done: { $right } of { $asked } right · z ends the quiz
+ui-budget-quiz-keys = Enter answers · Esc skips
+ui-budget-quiz-on = → goes on · z ends
+ui-budget-quiz-title = Budget quiz { $right }/{ $asked } · { $keys }

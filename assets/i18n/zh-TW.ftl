@@ -18,7 +18,7 @@
 #   vocabulary / context   詞表 / 上下文 encoder       編碼器
 #   norm                   歸一化 (LayerNorm、RMSNorm 保留原名)
 #   check / probe / fault  檢查 / 探針 / 故障
-#   departure / return     離開 (B,T,d) / 回歸 (B,T,d)
+#   departure / return     離開 (B,T,d) / 返回 (B,T,d)
 # 張量路徑、運算名、形狀、軸字母與數字一律不翻譯。
 ## 步驟
 
@@ -202,7 +202,7 @@ why-fail-finite = { $path } 含有非有限值（inf 或 NaN）：某個求和�
 
 why-fail-op = { $path } 的 { $op } 無法接受運算元 { $shapes }（{ $check }）。
 
-why-add-skips-sublayer = 更新 { $update } 是子層的輸入，不是它的輸出：子層算出的東西從未到達殘差流。形狀吻合，{ $shape } + { $shape }，所以沒有形狀檢查攔得住；回歸檢查看到那個從未回來的離開。
+why-add-skips-sublayer = 更新 { $update } 是子層的輸入，不是它的輸出：子層算出的東西從未到達殘差流。形狀吻合，{ $shape } + { $shape }，所以沒有形狀檢查攔得住；返回檢查 (returns) 看到那個從未回來的離開。
 
 why-add-reads-x0 = 模組 { $block } 的這次相加從模型的輸入 x0 取殘差流，而不是從前一個模組：Block{ $block }(x) 而不是 Block{ $block }(Block{ $prev }(x))，跳過了模組 { $prev }。形狀吻合，{ $shape } + { $shape }，所以沒有形狀檢查攔得住：接線檢查（以及參考檢查）看得到。
 
@@ -227,7 +227,7 @@ ui-experts = { $E } 個專家取前 { $k } 個
 ui-adds = 殘差相加 { $mark } { $passed }/{ $want }
 ui-no-verdicts = – 沒有記錄判定
 ui-fails-at = ✗ { $check } 於 { $path }
-ui-counts = ◆ { $departures } 次離開 · ↩ { $returns } 次回歸
+ui-counts = ◆ { $departures } 次離開 · ↩ { $returns } 次返回
 ui-counts-hidden = ◆ ↩ 測驗中隱藏計數
 ui-counts-hidden-short = ◆ ↩ 隱藏
 ui-footer-quiz = 測驗 { $right }/{ $asked }
@@ -280,7 +280,7 @@ ui-blame-bias = 偏置 { $bias } 應為 ({ $cols })
 ui-mark-add-ok = ✓ 相加 { $ops }
 ui-mark-add-bad = ✗ 相加 { $ops }
 ui-mark-leaves = ◆ 離開 { $what }
-ui-mark-returns = ↩ 回歸
+ui-mark-returns = ↩ 返回
 
 ## 詳細窗格
 
@@ -324,7 +324,7 @@ ui-now-reveal = 目前：?（→ 顯示）
 
 help-title = 按鍵 · ? 或 Esc 關閉
 help-title-scroll = 按鍵 { $from }–{ $to }／共 { $total } · ↓↑ 捲動 · ? Esc 關閉
-help-legend = ◆ 離開 (B,T,d) 或殘差流的數據類型   ↩ 回歸   ✓/✗ 殘差相加
+help-legend = ◆ 離開 (B,T,d) 或殘差流的數據類型   ↩ 返回   ✓/✗ 殘差相加
 help-next = 下一步
 help-prev = 上一步
 help-down-up = 向下／向上（實驗：欄位或檢視）
@@ -466,7 +466,7 @@ ui-small-this = 目前是 { $w }×{ $h }。
 ui-small-enlarge = 請放大視窗或縮小字型。
 ui-small-quit = q 離開
 ui-ffn-off = ReLU 關閉了隱藏單元 { $units }：只有激活單元對應的 W2 行會加到 y。
-ui-ffn-keys = → 下一個乘積 · ← 返回 · G 全部 · e x · x 錯誤 · s 門控
+ui-ffn-keys = → 下一個乘積 · ← 上一個 · G 全部 · e x · x 錯誤 · s 門控
 ui-ffn-mistake-on = ✗ 錯誤開啟：{ $name }（{ $what }）· G 顯示其影響 · x 下一個
 ui-ffn-head-keys = （e 編輯 x · x 錯誤 · s 門控）
 ui-ffn-mistake-head = ✗ 錯誤開啟：{ $name }（x 切換到下一個）
@@ -513,3 +513,12 @@ check-wiring-pass = { $blocks ->
 check-finite-pass = { $n } 個張量的所有數值都是有限的
 check-params-pass = 建出的 { $total } 個參數逐部分符合封閉式（{ $parts } 個部分）
 check-positionwise-pass = { $blocks } 個模組的每個歸一化與前饋網絡都只改變了被改變的詞元（試了 { $tried } 個詞元）
+
+## 預算分頁的計數測驗（題目是課程的英文）
+
+ui-budget-quiz-count = 你的計數 ›{" "}
+ui-budget-quiz-next = → 下一題 · z 結束測驗
+ui-budget-quiz-done = 測驗完成：{ $asked } 題答對 { $right } 題 · z 結束測驗
+ui-budget-quiz-keys = Enter 作答 · Esc 略過
+ui-budget-quiz-on = → 繼續 · z 結束
+ui-budget-quiz-title = 預算測驗 { $right }/{ $asked } · { $keys }

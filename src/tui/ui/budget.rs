@@ -180,7 +180,7 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
                 t.title,
             ));
             lines.push(Line::from(vec![
-                Span::raw("Your count › "),
+                Span::raw(app.t("ui-budget-quiz-count")),
                 Span::styled(format!("{}█", q.input), t.key),
             ]));
             if let Some(msg) = &q.invalid {
@@ -188,22 +188,25 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
             }
         }
         Some(_) if q.at + 1 < q.questions.len() => {
-            lines.push(Line::styled("→ next question · z ends the quiz", t.dim));
+            lines.push(Line::styled(app.t("ui-budget-quiz-next"), t.dim));
         }
         _ => lines.push(Line::styled(
-            format!(
-                "quiz done: {} of {} right · z ends the quiz",
-                q.right, q.asked
-            ),
+            app.tr(&crate::why::Why::new("ui-budget-quiz-done")
+                .arg("right", q.right)
+                .arg("asked", q.asked)),
             t.key,
         )),
     }
     let keys = if q.asking {
-        "Enter answers · Esc skips"
+        app.t("ui-budget-quiz-keys")
     } else {
-        "→ goes on · z ends"
+        app.t("ui-budget-quiz-on")
     };
-    let title = format!(" Budget quiz {}/{} · {keys} ", q.right, q.asked);
+    let title = crate::why::Why::new("ui-budget-quiz-title")
+        .arg("right", q.right)
+        .arg("asked", q.asked)
+        .arg("keys", keys);
+    let title = format!(" {} ", app.tr(&title));
     let inner = usize::from(area.width.saturating_sub(4)).max(1);
     let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
     let h = u16::try_from(rows + 2).unwrap_or(8).min(area.height);

@@ -244,3 +244,32 @@ fn a_bad_lang_is_one_line_naming_it_and_what_is_allowed() {
     let (code, _, err) = common::cli(&["--lang", "zh_TW", "trace"]);
     assert_eq!(code, Some(0), "{err}");
 }
+
+#[test]
+fn snapshot_zh_quiz_prompt() {
+    let lp = zh(
+        ModelConfig::default(),
+        &[
+            Action::ToggleQuiz,
+            Action::Last,
+            Action::Char('2'),
+            Action::Char(','),
+        ],
+    );
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("預測它的形狀"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn snapshot_zh_presenter() {
+    let lp = zh(
+        ModelConfig::default(),
+        &[Action::TogglePresent, Action::NextDeparture],
+    );
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("原因"), "{s}");
+    insta::assert_snapshot!(s);
+}

@@ -273,3 +273,35 @@ fn snapshot_zh_presenter() {
     assert!(s.contains("原因"), "{s}");
     insta::assert_snapshot!(s);
 }
+
+/// Another program's log: the header says what it declared, in either
+/// language, with the log's own numbers.
+#[test]
+fn a_foreign_logs_header_speaks_the_language() {
+    let path = "tests/fixtures/students/merge_bare_reshape.jsonl";
+    let mut app = shapetrace::tui::app::App::replay(
+        shapetrace::trace::log::read_file(std::path::Path::new(path)).unwrap(),
+        path,
+        COLOR,
+    );
+    let header = |app: &shapetrace::tui::app::App| {
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).unwrap();
+        term.draw(|f| f.render_widget(app, f.area())).unwrap();
+        let buf = term.backend().buffer();
+        (0..80u16).map(|x| buf[(x, 1)].symbol()).collect::<String>()
+    };
+    let c = app.cfg().clone();
+    let en = header(&app);
+    let want = format!(
+        " B={} T={} d_model={}  blocks={}  {}-LN declared",
+        c.batch, c.seq, c.d_model, c.layers, c.placement
+    );
+    assert!(en.starts_with(&want), "{en}");
+    app.lang = Lang::ZhTw;
+    // Cell by cell: a wide character's second cell is blank.
+    let zh = header(&app).replace(' ', "");
+    assert!(
+        zh.contains("宣告pre-LN") && zh.contains(&format!("B={}", c.batch)),
+        "{zh}"
+    );
+}

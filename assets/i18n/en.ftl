@@ -516,3 +516,7 @@ ui-budget-quiz-done = quiz done: { $right } of { $asked } right · z ends the qu
 ui-budget-quiz-keys = Enter answers · Esc skips
 ui-budget-quiz-on = → goes on · z ends
 ui-budget-quiz-title = Budget quiz { $right }/{ $asked } · { $keys }
+
+## The header of another program's log
+
+ui-foreign-model = B={ $B } T={ $T } d_model={ $d }  blocks={ $blocks }  { $placement }-LN declared  { $dtype }  from { $producer }

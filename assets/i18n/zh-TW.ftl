@@ -522,3 +522,7 @@ ui-budget-quiz-done = 測驗完成：{ $asked } 題答對 { $right } 題 · z �
 ui-budget-quiz-keys = Enter 作答 · Esc 略過
 ui-budget-quiz-on = → 繼續 · z 結束
 ui-budget-quiz-title = 預算測驗 { $right }/{ $asked } · { $keys }
+
+## 另一個程式的日誌的標題列
+
+ui-foreign-model = B={ $B } T={ $T } d_model={ $d }  模組={ $blocks }  宣告 { $placement }-LN  { $dtype }  來自 { $producer }

@@ -70,16 +70,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     );
     let model = if let Some(producer) = &app.foreign {
         // Another program's log holds the stream's shape, not our fields.
-        format!(
-            " B={} T={} d_model={}  blocks={}  {}-LN declared  {}  from {}",
-            c.batch,
-            c.seq,
-            c.d_model,
-            c.layers,
-            c.placement,
-            c.dtype,
-            escaped(producer)
-        )
+        let foreign = Why::new("ui-foreign-model")
+            .arg("B", c.batch)
+            .arg("T", c.seq)
+            .arg("d", c.d_model)
+            .arg("blocks", c.layers)
+            .arg("placement", c.placement.to_string())
+            .arg("dtype", c.dtype.to_string())
+            .arg("producer", escaped(producer).to_string());
+        format!(" {}", app.tr(&foreign))
     } else if long.width() <= usize::from(area.width) {
         long
     } else {

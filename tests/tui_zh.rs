@@ -305,3 +305,12 @@ fn a_foreign_logs_header_speaks_the_language() {
         "{zh}"
     );
 }
+
+#[test]
+fn snapshot_zh_checks_tab_all_hold() {
+    let lp = zh(ModelConfig::default(), &[Action::NextTab]);
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("因果遮罩"), "{s}");
+    insta::assert_snapshot!(s);
+}

@@ -520,3 +520,28 @@ ui-budget-quiz-title = Budget quiz { $right }/{ $asked } · { $keys }
 ## The header of another program's log
 
 ui-foreign-model = B={ $B } T={ $T } d_model={ $d }  blocks={ $blocks }  { $placement }-LN declared  { $dtype }  from { $producer }
+check-returns-none = nothing to judge: no sublayer completed{ $open ->
+    [0] {""}
+   *[other] ; { $open } more in the sublayer stopped at { $path }
+}
+check-returns-stayed = no completed sublayer left the stream shape{ $open ->
+    [0] {""}
+   *[other] ; { $open } more in the sublayer stopped at { $path }
+}
+check-returns-pass = all { $n } departures return to { $shape } before their residual add{ $open ->
+    [0] {""}
+   *[other] ; { $open } more in the sublayer stopped at { $path }
+}
+check-causality-pass = { $spread ->
+    [two-way] two-way attention: changing a token reached every position of its sequence and no other batch element
+   *[causal] changing a token changed no earlier position and no other batch element
+}{ $mask ->
+    [none] {""}
+    [window] , and { $path } exactly where the sliding window of { $w } reads it
+    [two-way] , and { $path } exactly where the two-way attention reads it
+   *[causal] , and { $path } exactly where the causal mask reads it
+} ({ $tried } tokens tried)
+check-reference-pass = every block's output ({ $n } compared) equals the declared architecture{ $fault ->
+    [none] {""}
+   *[other] {" "}(without { $fault })
+}'s on the same weights and input

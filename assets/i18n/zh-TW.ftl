@@ -526,3 +526,28 @@ ui-budget-quiz-title = 預算測驗 { $right }/{ $asked } · { $keys }
 ## 另一個程式的日誌的標題列
 
 ui-foreign-model = B={ $B } T={ $T } d_model={ $d }  模組={ $blocks }  宣告 { $placement }-LN  { $dtype }  來自 { $producer }
+check-returns-none = 沒有可判定的：沒有完成的子層{ $open ->
+    [0] {""}
+   *[other] ；另有 { $open } 次離開屬於停在 { $path } 的子層
+}
+check-returns-stayed = 沒有完成的子層離開殘差流的形狀{ $open ->
+    [0] {""}
+   *[other] ；另有 { $open } 次離開屬於停在 { $path } 的子層
+}
+check-returns-pass = 全部 { $n } 次離開都在殘差相加之前返回 { $shape }{ $open ->
+    [0] {""}
+   *[other] ；另有 { $open } 次離開屬於停在 { $path } 的子層
+}
+check-causality-pass = { $spread ->
+    [two-way] 雙向注意力：改變一個詞元會影響其序列的每個位置，但不影響其他批次元素
+   *[causal] 改變一個詞元不會改變任何較早的位置，也不會改變其他批次元素
+}{ $mask ->
+    [none] {""}
+    [window] ，且 { $path } 正好在大小 { $w } 的滑動窗口讀取它之處改變
+    [two-way] ，且 { $path } 正好在雙向注意力讀取它之處改變
+   *[causal] ，且 { $path } 正好在因果遮罩讀取它之處改變
+}（試了 { $tried } 個詞元）
+check-reference-pass = 每個模組的輸出（比較了 { $n } 個）都等於宣告的架構{ $fault ->
+    [none] {""}
+   *[other] （不含 { $fault }）
+}在相同權重與輸入下的輸出

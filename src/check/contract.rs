@@ -246,13 +246,10 @@ pub fn returns(trace: &Trace) -> CheckResult {
         }
         start = i + 1;
     }
-    let mut detail = match departures {
-        _ if sublayers == 0 => "nothing to judge: no sublayer completed".to_string(),
-        0 => "no completed sublayer left the stream shape".to_string(),
-        n => format!(
-            "all {n} departures return to {} before their residual add",
-            fmt_shape(want)
-        ),
+    let key = match departures {
+        _ if sublayers == 0 => "check-returns-none",
+        0 => "check-returns-stayed",
+        _ => "check-returns-pass",
     };
     // Departures after the last completed add belong to the sublayer where
     // the forward stopped; the check that stopped it judges them.
@@ -260,16 +257,19 @@ pub fn returns(trace: &Trace) -> CheckResult {
         .iter()
         .filter(|x| x.departs && x.block().is_some())
         .count();
-    if let (Some(f), 1..) = (&trace.failure, open) {
-        detail.push_str(&format!(
-            "; {open} more in the sublayer stopped at {}",
-            f.path
-        ));
-    }
+    let (open, at) = match (&trace.failure, open) {
+        (Some(f), 1..) => (open, f.path.as_str()),
+        _ => (0, ""),
+    };
+    let why = Why::new(key)
+        .arg("n", departures)
+        .arg("shape", fmt_shape(want))
+        .arg("open", open)
+        .arg("path", at);
     if sublayers == 0 {
-        return CheckResult::skip(name, detail);
+        return CheckResult::skip(name, "").said(why);
     }
-    CheckResult::pass(name, detail)
+    CheckResult::pass(name, "").said(why)
 }
 
 /// Block 1 reads the input, each later block reads the previous block's

@@ -43,33 +43,19 @@ fn cell(s: &str, w: usize) -> String {
 
 /// The marker of an event: an add's verdict, a departure, a return.
 pub(super) fn marker(app: &App, e: &crate::trace::Event) -> String {
-    let m = |key: &str, arg: Option<String>| {
-        let why = Why::new(key);
-        app.tr(&match arg {
-            Some(a) => why.arg(
-                if key == "ui-mark-leaves" {
-                    "what"
-                } else {
-                    "ops"
-                },
-                a,
-            ),
-            None => why,
-        })
+    let why = match &e.check {
+        Some(c) if c.ok => Why::new("ui-mark-add-ok").arg("ops", c.operands()),
+        Some(c) => Why::new("ui-mark-add-bad").arg("ops", c.operands()),
+        None if e.departs => {
+            let what = e
+                .leaves_dtype
+                .map_or_else(|| "(B,T,d)".to_string(), |d| d.to_string());
+            Why::new("ui-mark-leaves").arg("what", what)
+        }
+        None if e.returns => Why::new("ui-mark-returns"),
+        None => return String::new(),
     };
-    match &e.check {
-        Some(c) if c.ok => m("ui-mark-add-ok", Some(c.operands())),
-        Some(c) => m("ui-mark-add-bad", Some(c.operands())),
-        None if e.departs => m(
-            "ui-mark-leaves",
-            Some(
-                e.leaves_dtype
-                    .map_or_else(|| "(B,T,d)".to_string(), |d| d.to_string()),
-            ),
-        ),
-        None if e.returns => m("ui-mark-returns", None),
-        None => String::new(),
-    }
+    app.tr(&why)
 }
 
 /// Column widths (step, path, shape, dtype) that fit this trace.

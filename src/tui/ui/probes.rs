@@ -83,7 +83,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             lines.push(Line::styled(cols, t.title));
             let room = usize::from(area.height.saturating_sub(6));
             for (path, batches) in grid.iter().take(room) {
-                let mut spans = vec![Span::raw(format!("{path:<PATH_W$}"))];
+                let mut spans = vec![Span::raw(super::width::pad(path, PATH_W))];
                 for cells in batches {
                     for c in cells {
                         let style = match c {

@@ -63,13 +63,13 @@ fn widths(app: &App) -> [usize; 4] {
     let ev = &app.run.trace.events;
     let path = ev
         .iter()
-        .map(|e| e.path.chars().count())
-        .chain(app.run.trace.failure.iter().map(|f| f.path.len()))
+        .map(|e| e.path.width())
+        .chain(app.run.trace.failure.iter().map(|f| f.path.width()))
         .max()
         .unwrap_or(4);
     let shape = ev
         .iter()
-        .map(|e| e.named_shape().chars().count())
+        .map(|e| e.named_shape().width())
         .max()
         .unwrap_or(5);
     [5, path.clamp(4, 26) + 2, shape.clamp(9, 28) + 2, 6]

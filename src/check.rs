@@ -142,12 +142,7 @@ pub fn catches_on(fault: Fault, cfg: &crate::config::ModelConfig) -> Vec<CheckNa
 /// that stopped it has judged that model already. `None` when it ran on.
 pub(crate) fn stopped(name: CheckName, trace: &Trace) -> Option<CheckResult> {
     trace.failure.as_ref().map(|f| {
-        CheckResult::skip(
-            name,
-            format!(
-                "the forward stops at {}; the check that stopped it judges it",
-                f.path
-            ),
-        )
+        CheckResult::skip(name, "")
+            .said(crate::why::Why::new("check-stopped").arg("path", f.path.as_str()))
     })
 }

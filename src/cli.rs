@@ -35,6 +35,11 @@ pub struct Cli {
     /// projectors and consoles (the Linux console gets it by itself).
     #[arg(long)]
     pub ascii: bool,
+    /// The stepper's language: en or zh-TW (also zh_TW). Without it,
+    /// LC_ALL, LC_MESSAGES, then LANG: a value starting zh_TW or zh-TW
+    /// picks Traditional Chinese, any other English.
+    #[arg(long, global = true, value_name = "LANG", value_parser = lang)]
+    pub lang: Option<shapetrace::i18n::Lang>,
     /// Re-trace the stepper's model whenever the --config file changes,
     /// staying on the same step; a broken edit keeps the last good trace.
     #[arg(long)]
@@ -246,4 +251,8 @@ pub struct ProbesArgs {
 fn seconds(s: &str) -> Result<f64, String> {
     s.parse::<f64>()
         .map_err(|_| "expected a number of seconds from 0.1 to 3600".to_string())
+}
+
+fn lang(s: &str) -> Result<shapetrace::i18n::Lang, String> {
+    shapetrace::i18n::Lang::parse(s).map_err(|_| "allowed: en, zh-TW (or zh_TW)".to_string())
 }

@@ -23,6 +23,7 @@ pub mod compare;
 pub mod config;
 pub mod error;
 pub mod files;
+pub mod i18n;
 pub mod json;
 pub mod lesson;
 pub mod load;

@@ -134,6 +134,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
                 at: cli.at.clone(),
                 // The Linux console's font has no box drawing or ◆.
                 ascii: cli.ascii || std::env::var_os("TERM").is_some_and(|t| t == "linux"),
+                lang: shapetrace::i18n::Lang::from_env(cli.lang),
             };
             // Refused now, not after the stepper opens: numbers that are
             // required (--weights, --input, --numeric) but over the limit.
@@ -172,7 +173,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         Some(Command::Ffn(args)) => labs::ffn(args, cli.model.set.seed),
         Some(Command::Norms(args)) => labs::norms(&args.x),
         Some(Command::Probes(args)) => labs::probes(&cfg, &req, args),
-        Some(Command::View(args)) => view(args),
+        Some(Command::View(args)) => view(args, cli.lang),
         Some(Command::Compare(args)) => compare(cli, args),
     }?;
     if cli.command.is_some() {
@@ -420,7 +421,7 @@ fn ended(how: tui::Ended) -> ExitCode {
 /// Replays a saved trace log: the stepper, or a table with `--format`.
 /// The verdicts are the ones the log's summary recorded; a log without
 /// one opens with a note saying so.
-fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
+fn view(args: &cli::ViewArgs, lang: Option<shapetrace::i18n::Lang>) -> Result<ExitCode> {
     let replay = log::read_file(&args.file).map_err(shapetrace::Error::from)?;
     let shown = shapetrace::text::lossless(args.file.as_os_str());
     match args.format {
@@ -444,7 +445,8 @@ fn view(args: &cli::ViewArgs) -> Result<ExitCode> {
             out::print(&text)?;
         }
         None => {
-            let app = tui::app::App::replay(replay, &shown, tui::theme::Theme::from_env());
+            let mut app = tui::app::App::replay(replay, &shown, tui::theme::Theme::from_env());
+            app.lang = shapetrace::i18n::Lang::from_env(lang);
             return Ok(ended(tui::run(app, None)?));
         }
     }

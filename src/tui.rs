@@ -44,6 +44,9 @@ pub struct Launch {
     /// Draw the glyphs and box drawing as ASCII (`--ascii`, or a Linux
     /// console, whose font lacks them).
     pub ascii: bool,
+    /// The language of the screens (`--lang`, else `LC_ALL`,
+    /// `LC_MESSAGES`, `LANG`).
+    pub lang: crate::i18n::Lang,
 }
 
 /// Why the stepper could not run.
@@ -120,6 +123,7 @@ pub fn app(
     }
     app.present = launch.present;
     app.ascii = launch.ascii;
+    app.lang = launch.lang;
     if let Some(secs) = launch.autoplay {
         if !(0.1..=3600.0).contains(&secs) {
             return Err(TuiError::Autoplay(secs));

@@ -282,7 +282,12 @@ fn the_catalog_refuses_a_missing_key_or_argument() {
 
 #[test]
 fn every_catalog_message_is_used_or_reserved_for_a_failure() {
-    let keys = why::keys(why::EN);
+    // The whys only: the screens' words (`ui-*`, `help-*`, …) are
+    // checked by the stepper's tests.
+    let keys: Vec<&str> = why::keys(why::EN)
+        .into_iter()
+        .filter(|k| k.starts_with("why-"))
+        .collect();
     assert!(keys.len() > 25, "{keys:?}");
     let used: std::collections::BTreeSet<String> = every_run()
         .iter()
@@ -354,4 +359,21 @@ fn gqa_sources_name_kv_heads() {
         )
     );
     assert_eq!(from("block1.attn.q", "h"), format!("heads = {}", cfg.heads));
+}
+
+/// Every catalog holds the same keys as the English one, so no message
+/// falls back to English, and each is valid Fluent.
+#[test]
+fn every_language_has_every_key_of_the_english_catalog() {
+    use shapetrace::i18n::Lang;
+    let en: std::collections::BTreeSet<&str> = why::keys(why::EN).into_iter().collect();
+    for lang in Lang::ALL {
+        let keys: std::collections::BTreeSet<&str> = why::keys(lang.source()).into_iter().collect();
+        assert_eq!(keys, en, "{}", lang.tag());
+        assert!(
+            why::load(lang.tag(), lang.source()).is_ok(),
+            "{}",
+            lang.tag()
+        );
+    }
 }

@@ -189,3 +189,398 @@ why-add-skips-sublayer = The update { $update } is the sublayer's input, not its
 why-add-reads-x0 = This add in block { $block } takes its stream from the model's input x0, not from the block before it: Block{ $block }(x) instead of Block{ $block }(Block{ $prev }(x)) skips block { $prev }. The shapes fit, { $shape } + { $shape }, so no shape check stops it: the wiring check (and the reference check) sees it.
 
 why-add-no-out-proj = The update { $update } is the merged heads, added with no output projection: its { $d } features are the heads side by side, never mixed by W_O (d×d). The shapes fit, { $shape }, so no shape check stops it: the parameter count sees the missing (d,d) matrix, and the reference check the different output.
+
+## The stepper's screens: header and tabs
+
+ui-tab-steps = Steps
+ui-tab-checks = Checks
+ui-tab-ffn = FFN
+ui-tab-norms = Norms
+ui-tab-budget = Budget
+ui-tab-probes = Probes
+ui-tab-presenter = Presenter
+ui-shapes-only = shapes only
+ui-weights-from-file = weights from file
+ui-fault-badge = ⚠ fault { $fault }
+ui-experts = top { $k } of { $E } experts
+
+## Footer
+
+ui-adds = residual adds { $mark } { $passed }/{ $want }
+ui-no-verdicts = – no verdicts recorded
+ui-fails-at = ✗ { $check } at { $path }
+ui-counts = ◆ { $departures } { $departures ->
+    [one] departure
+   *[other] departures
+} · ↩ { $returns } { $returns ->
+    [one] return
+   *[other] returns
+}
+ui-counts-hidden = ◆ ↩ counts hidden in the quiz
+ui-counts-hidden-short = ◆ ↩ hidden
+ui-footer-quiz = quiz { $right }/{ $asked }
+ui-stale = ⧗ stale, re-tracing:
+ui-tracing = tracing values · keys work · q quits
+ui-tracing-count = tracing values: { $done }/{ $expected } events · keys work · q quits
+ui-headline = { $failed ->
+    [0] { $skipped ->
+        [0] all { $held } checks hold
+       *[other] { $held } checks hold, { $skipped } skipped
+    }
+   *[other] { $skipped ->
+        [0] { $failed } of { $total } checks fail
+       *[other] { $failed } of { $total } checks fail, { $skipped } skipped
+    }
+}
+ui-hint-step = step
+ui-hint-departure = departure
+ui-hint-add = add
+ui-hint-switch = switch
+ui-hint-quiz = quiz
+ui-hint-present = present
+ui-hint-presenter = presenter
+ui-hint-help = help
+ui-hint-quit = quit
+ui-hint-pause = pause
+ui-hint-resume = resume
+ui-hint-edit-x = edit x
+ui-hint-next-tab = next tab
+ui-hint-field = field
+ui-hint-change = change
+ui-hint-type = type
+ui-hint-reset = reset
+ui-hint-token = token
+ui-hint-probe = probe
+ui-hint-fault = fault
+
+## The step list
+
+ui-col-step = step
+ui-col-path = path
+ui-col-shape = shape
+ui-col-dtype = dtype
+ui-col-marker = marker
+ui-stopped-above = ⋯ the forward stopped above: later steps cannot run
+ui-fails-here = ✗ { $check } fails here
+ui-stops-here = ✗ { $check } stops here
+ui-blame-linear = x's last axis { $x } should be W's rows { $rows }
+ui-blame-bias = bias { $bias } should be ({ $cols })
+ui-mark-add-ok = ✓ add { $ops }
+ui-mark-add-bad = ✗ add { $ops }
+ui-mark-leaves = ◆ leaves { $what }
+ui-mark-returns = ↩ returns
+
+## The Detail pane
+
+ui-detail-title = Detail
+ui-detail-hidden = shape hidden: the quiz asks for it first
+ui-detail-add-ok = residual add: both (B,T,d), { $dtype }
+ui-detail-add-bad = residual add: shapes differ, { $dtype }
+ui-from = from{" "}
+ui-from-log-ids = the ids the log was traced on
+ui-from-given-ids = the given ids (--tokens)
+ui-from-seeded-ids = ids drawn uniformly from 0..{ $vocab } by the seed
+ui-from-token-ids = the token ids
+ui-from-given-input = the given input x0 (--input)
+ui-from-seeded-input = the seeded input x0 ~ N(0,1)
+ui-why = why:{" "}
+ui-why-more = {" "}… w: all
+ui-fail-at = ✗ { $check } fails at { $path } ({ $op })
+ui-operands = operands{" "}
+ui-forward-stopped = The forward stopped here: the steps after it cannot run.
+ui-fault-line = fault { $fault }: { $what }
+
+## The diagram
+
+ui-diagram-block = Block { $b } of { $layers } · { $form }
+ui-diagram-input = Input, before block 1 · { $form }
+ui-diagram-embeddings = Embeddings, before block 1 · { $path }
+ui-diagram-after = After block { $layers } · { $path }
+ui-form-sandwich = sandwich norms
+ui-form-mixed = mixed norms
+ui-form-parallel = parallel
+ui-form-shared-norm = parallel, 1 norm
+ui-form-encoder = encoder
+ui-diagram-reads-x0 = ✗ reads x0, not block { $prev }'s output
+ui-on-stream = on (B,T,d)
+ui-now = now { $path }
+ui-failed-here = ✗ { $check } failed here
+ui-now-quiz = now: ? (quiz)
+ui-now-reveal = now: ? (→ reveals)
+
+## The help overlay: one line per row of the key table
+
+help-title = Keys · ? or Esc closes
+help-title-scroll = Keys { $from }–{ $to } of { $total } · ↓↑ scroll · ? Esc closes
+help-legend = ◆ leaves (B,T,d) or the stream's dtype   ↩ returns   ✓/✗ residual add
+help-next = next step
+help-prev = previous step
+help-down-up = move down / up (labs: field or view)
+help-first-last = first / last step
+help-page = ten steps on / back
+help-departure = next / previous departure from (B,T,d)
+help-residual = next / previous residual add
+help-head = previous / next head in the heatmap
+help-scroll = scroll a wide heatmap left / right
+help-why = the whole why in the Detail pane (hides the heatmap)
+help-act = cycle the activation (re-runs)
+help-norm = switch LayerNorm / RMSNorm (re-runs)
+help-placement = switch Pre-LN / Post-LN (re-runs)
+help-fault = cycle the teaching faults (re-runs)
+help-quiz = quiz: predict each new shape
+help-reveal = reveal mode: each next shape hidden until → shows it
+help-charts = Budget: its pictures / its table
+help-present = presenter mode (space pauses autoplay)
+help-back = back to the replayed log after a switch
+help-tabs = tabs: Steps Checks FFN Norms Budget Probes
+help-edit = labs: edit the input vector
+help-mistake = FFN: cycle the mistake / simple or gated (SwiGLU)
+help-click = select a step
+help-help = this help
+help-quit = quit
+
+## The Checks tab
+
+ui-checks-title = Checks: the contract and the probes
+ui-checks-fault = fault { $fault }: { $what } — caught by { $by }
+ui-and = {" "}and{" "}
+ui-verdict-pass = pass
+ui-verdict-fail = FAIL
+ui-verdict-skip = skip
+
+## The teaching faults
+
+fault-ffn-no-down = the MLP returns its hidden layer: no down projection
+fault-attn-no-merge = the attention heads are never merged back
+fault-bias-w1-64 = b1 is sized d_model instead of d_ff
+fault-merge-no-transpose = the heads are merged by a bare reshape, without the transpose
+fault-no-causal-mask = the causal mask is left out
+fault-skip-block1 = Block2(x) instead of Block2(Block1(x))
+fault-norm-over-seq = the norm averages over the sequence instead of the features
+fault-no-out-proj = attention has no output projection: the merged heads are its output
+fault-act-after-down = the activation comes after the down projection instead of between up and down
+fault-ln-after-add = the norm sits after the residual add in a model declared Pre-LN
+fault-mlp-returns-input = the MLP computes its hidden layer and returns its input
+fault-norm-over-batch = the norm averages over the batch, as BatchNorm does, instead of the features
+fault-softmax-no-max = the softmax skips subtracting the row maximum, on large scores (q/k weights drawn N(0, 1))
+fault-down-to-ff = the down projection W2 is (d_ff, d_ff): the MLP's output stays d_ff wide
+fault-norm-no-cast-back = the norm upcasts to f32 and returns f32, never casting back to the stream's dtype
+fault-softmax-no-cast-back = the softmax runs in f32 and its weights are never cast back, so weights·v mixes f32 with the model's dtype
+fault-moe-capacity = each expert takes at most ⌈B·T·k/E⌉ tokens: later ones are dropped
+
+## The Budget tab
+
+ui-budget-title = Budget: parameters, FLOPs, bytes · c: pictures
+ui-budget-tab = Budget
+ui-budget-this-model = This model
+ui-budget-col-this = this model
+ui-budget-col-gpt2 = GPT-2 small
+ui-budget-keys = ↑↓ field  ←→ change
+ui-budget-type = e types a value
+ui-budget-reset = g resets
+ui-budget-bytes = bytes in { $dtype }; GPT-2 small at T = { $T }
+ui-budget-foreign = A log of { $producer }: it holds the steps' shapes, not the model's weights, so there is nothing to count.
+ui-budget-none = The budget of this model cannot be counted.
+budget-attention-weights = attention weights / block
+budget-ffn-weights = FFN weights / block
+budget-ratio = FFN : attention
+budget-block = block, biases + norms
+budget-total = total parameters
+budget-non-embedding = non-embedding
+budget-flops-block = FLOPs/token/block matmul
+budget-flops-attention = + attention at T
+budget-ffn-share = FFN share of FLOPs
+budget-forward = forward FLOPs / token
+budget-training = training 6N+12LHQT
+budget-weights = weights
+budget-activations = activations
+
+## The quiz
+
+ui-quiz-title = Quiz
+ui-quiz-step = step { $step }: { $path } = { $op }
+ui-quiz-of = of { $from }
+ui-quiz-which = Which ›{" "}
+ui-quiz-predict = Predict its shape (sizes, axis names or both) ›{" "}
+ui-quiz-keys = Enter answers · Esc skips · score { $right }/{ $asked }
+ui-quiz-verdict-title = Quiz { $right }/{ $asked } · → goes on · z ends
+
+## Presenter mode
+
+ui-present-predict = predict the shape
+ui-present-quiz-first = The quiz asks for the shape first.
+ui-present-reveal = What shape comes out? Press → to reveal it.
+ui-present-stops = ✗ { $check } stops the forward
+ui-present-paused = autoplay paused (space resumes)
+ui-present-autoplay = autoplay on (space pauses)
+ui-present-step = step { $step } of { $last }
+ui-present-why = Why
+
+## The status line
+
+ui-status-charts-on = the Budget tab will draw its pictures: Tab to Budget
+ui-status-charts-off = the Budget tab will show its table
+ui-status-reveal-on = reveal mode: each next shape is hidden until → shows it · o ends it
+ui-status-reveal-off = reveal mode off
+ui-status-quiz-on = quiz on: predict each new shape before it is shown
+ui-status-quiz-off = quiz off: { $right } of { $asked } right
+ui-quiz-right = ✓ right: { $path } is { $shape }
+ui-quiz-skipped = skipped: { $path } is { $shape }
+ui-quiz-is = { $path } is { $shape }
+ui-quiz-also = also shown: { $n } { $n ->
+    [one] step that keeps
+   *[other] steps that keep
+} { $shape }
+
+## The labs' frames (their computations are the lessons' own, in English)
+
+ui-probes-foreign = A log of { $producer }: the probes ran on that module when it was exported; their verdicts:
+ui-probes-rule-causality = the whole model; no earlier position and no other batch element may change
+ui-probes-rule-positionwise = each norm and MLP alone; only the moved token may change
+ui-probes-each-token = each token in turn
+ui-probes-token = token t={ $t }
+ui-probes-title = Probes: { $name } · { $token } of batch 0 moved · ←→ token · ↑↓ probe
+ui-probes-computing = computing… the model re-runs with { $token } moved; keys work
+ui-probes-cannot = cannot probe this model: { $error }
+ui-probes-tensor = tensor
+ui-probes-batch = batch { $b }
+ui-probes-fails = ✗ { $name } fails: rows marked ✗ changed that must not, ○ did not that must
+ui-probes-holds = ✓ { $name } holds for token { $t }
+ui-norms-hint = e edits x (e.g. 3,4 or 1,2,3,4) · LayerNorm centres then scales; RMSNorm only scales
+ui-norms-title = Norms: LayerNorm against RMSNorm
+
+## A terminal too small
+
+ui-small-title = Terminal too small
+ui-small-needs = shapetrace needs at least { $w }×{ $h };
+ui-small-this = this one is { $w }×{ $h }.
+ui-small-enlarge = Enlarge the window or reduce the font size.
+ui-small-quit = q quits
+ui-ffn-off = ReLU switched off unit(s) { $units }: only W2 rows of active units add to y.
+ui-ffn-keys = → next product · ← back · G all · e x · x mistake · s gated
+ui-ffn-mistake-on = ✗ mistake on: { $name } ({ $what }) · G shows its effect · x next
+ui-ffn-head-keys = (e edits x · x mistake · s gated)
+ui-ffn-mistake-head = ✗ mistake on: { $name } (x switches to the next)
+ui-ffn-title = FFN by hand: { $what } · step { $step } of { $steps }
+ui-edit-title = Edit
+ui-edit-ffn = FFN: x (e.g. 2,-1), or d=4 f=8 seed=1 w1=1,1;0,-1 w2=1;1
+ui-edit-norms = x for the norms (one or more numbers, e.g. 3,4)
+ui-edit-budget = { $field } for the budget (e.g. 171)
+ui-edit-keys = now { $now } · Enter applies · Esc cancels · Ctrl-U clears
+ui-switch-activation = activation
+ui-switch-norm = norm
+ui-switch-placement = placement
+ui-switch-fault = fault
+ui-switch-model-file = model file
+ui-switch-values = values
+ui-status-foreign-switch = a log of { $producer }: its model is not shapetrace's, so a switch cannot re-trace it
+ui-status-tracing = { $what }: tracing…
+ui-status-file-bad = model file: { $error } · the last good trace stays
+ui-status-values-from = values from { $label }
+ui-status-stops = { $what } → { $value }: ✗ { $check } stops the forward at { $path }
+ui-status-retraced = { $what } → { $value }: re-traced
+ui-status-live = { $said } live from { $file }'s model · v goes back to the replay
+ui-status-cannot = cannot switch { $what }: { $error }
+ui-status-no-replay = no replay to go back to: v returns to a log opened with view
+ui-status-replaying-again = replaying { $file } again
+
+## The checks' details (the rest are English only, for now)
+
+check-nothing = nothing to judge
+check-nothing-stopped = nothing to judge: the forward stops at { $path }
+check-stopped = the forward stops at { $path }; the check that stopped it judges it
+check-probe-stopped = the forward stops at { $path }
+check-op-shapes-pass = all { $ops } ops accepted their operands
+check-residual-pass = { $n }/{ $n } residual adds are { $shape } + { $shape }, { $dtype }{ $parallel ->
+    [0] {""}
+   *[other] {" "}(parallel: 1 a block, of { $parallel } summed updates)
+}
+check-stream-pass = { $n ->
+    [one] 1 stream tensor is
+   *[other] { $n } stream tensors are
+} { $shape } { $dtype }
+check-wiring-pass = { $blocks ->
+    [1] block1 reads the input
+    [2] block1 reads the input and block2 block1's output
+   *[other] block1 reads the input and blocks 2 to { $blocks } each the previous block's output
+}
+check-finite-pass = all values of { $n } tensors are finite
+check-params-pass = the built { $total } parameters match the closed form, part by part ({ $parts } parts)
+check-positionwise-pass = every norm and MLP of { $blocks } blocks changed only the token that changed ({ $tried } tokens tried)
+
+## The Budget tab's count quiz (its questions are the lesson's, in English)
+
+ui-budget-quiz-count = Your count ›{" "}
+ui-budget-quiz-next = → next question · z ends the quiz
+ui-budget-quiz-done = quiz done: { $right } of { $asked } right · z ends the quiz
+ui-budget-quiz-keys = Enter answers · Esc skips
+ui-budget-quiz-on = → goes on · z ends
+ui-budget-quiz-title = Budget quiz { $right }/{ $asked } · { $keys }
+
+## The header of another program's log
+
+ui-foreign-model = B={ $B } T={ $T } d_model={ $d }  blocks={ $blocks }  { $placement }-LN declared  { $dtype }  from { $producer }
+check-returns-none = nothing to judge: no sublayer completed{ $open ->
+    [0] {""}
+   *[other] ; { $open } more in the sublayer stopped at { $path }
+}
+check-returns-stayed = no completed sublayer left the stream shape{ $open ->
+    [0] {""}
+   *[other] ; { $open } more in the sublayer stopped at { $path }
+}
+check-returns-pass = all { $n } departures return to { $shape } before their residual add{ $open ->
+    [0] {""}
+   *[other] ; { $open } more in the sublayer stopped at { $path }
+}
+check-causality-pass = { $spread ->
+    [two-way] two-way attention: changing a token reached every position of its sequence and no other batch element
+   *[causal] changing a token changed no earlier position and no other batch element
+}{ $mask ->
+    [none] {""}
+    [window] , and { $path } exactly where the sliding window of { $w } reads it
+    [two-way] , and { $path } exactly where the two-way attention reads it
+   *[causal] , and { $path } exactly where the causal mask reads it
+} ({ $tried } tokens tried)
+check-reference-pass = every block's output ({ $n } compared) equals the declared architecture{ $fault ->
+    [none] {""}
+   *[other] {" "}(without { $fault })
+}'s on the same weights and input
+
+## The split view (--compare RIGHT)
+
+ui-hint-step-both = step both
+ui-hint-differs = differs
+ui-hint-side = side
+ui-hint-one-model = one model
+help-split = --compare: the split view / the left model alone
+help-side = --compare: a m p f switch the left / right model
+ui-split-no-step = no such step
+ui-split-reads = #{ $step } { $op } · reads { $reads }
+ui-split-reads-nothing = nothing
+ui-split-summary = { $same } same · { $changed } changed · { $only_left } only { $left } · { $only_right } only { $right }
+ui-split-counts-same = parameters, FLOPs and bytes the same
+ui-split-bottom = b: a m p f switch { $glyph } { $name } · | one model
+ui-split-same = same
+ui-split-changed = ≠ { $what }
+ui-split-only-left = ◀ only { $name }
+ui-split-only-right = only { $name } ▶
+ui-change-shape = shape
+ui-change-dtype = dtype
+ui-change-op = op
+ui-change-inputs = inputs
+ui-change-position = position
+ui-count-parameters = parameters
+ui-count-attention-weights-per-block = attention weights per block
+ui-count-MLP-weights-per-block = MLP weights per block
+ui-count-forward-FLOPs-per-token = forward FLOPs per token
+ui-count-weight-bytes = weight bytes
+ui-count-activation-bytes-of-one-forward = activation bytes of one forward
+ui-split-now-switch = a m p f now switch { $name }
+ui-split-switched = { $name } { $what } → { $value }
+ui-split-one-model = the quiz and reveal mode follow one model: | leaves the split view
+ui-split-quiz-first = the quiz follows one model: z ends it first
+ui-split-needs-compare = | and b need a second model: shapetrace --compare RIGHT
+ui-status-no-further = no further { $what } in this direction
+ui-what-departure = departure
+ui-what-residual-add = residual add
+ui-what-differing-step = differing step

@@ -11,6 +11,7 @@ use crate::config::Placement;
 use crate::shape::fmt_shape;
 use crate::trace::OpKind;
 use crate::trace::{CheckName, Mode, Trace, judge};
+use crate::why::Why;
 
 /// The six contract checks, in a fixed order, and `routing` after
 /// `wiring` when the anatomy has a mixture of experts.
@@ -47,11 +48,16 @@ fn failed(name: CheckName, path: &str, detail: &str) -> CheckResult {
 }
 
 /// Where the forward stopped, for a check that judged nothing.
-fn nothing(trace: &Trace) -> String {
+fn nothing(trace: &Trace) -> Why {
     match &trace.failure {
-        Some(f) => format!("nothing to judge: the forward stops at {}", f.path),
-        None => "nothing to judge".to_string(),
+        Some(f) => Why::new("check-nothing-stopped").arg("path", f.path.as_str()),
+        None => Why::new("check-nothing"),
     }
+}
+
+/// The skip of a check that judged nothing.
+fn skip_nothing(name: CheckName, trace: &Trace) -> CheckResult {
+    CheckResult::skip(name, "").said(nothing(trace))
 }
 
 /// Every op accepted its operand shapes.
@@ -67,9 +73,9 @@ pub fn op_shapes(trace: &Trace) -> CheckResult {
         .filter(|e| e.op != OpKind::Input)
         .count();
     if ops == 0 {
-        return CheckResult::skip(name, nothing(trace));
+        return skip_nothing(name, trace);
     }
-    CheckResult::pass(name, format!("all {ops} ops accepted their operands"))
+    CheckResult::pass(name, "").said(Why::new("check-op-shapes-pass").arg("ops", ops))
 }
 
 /// Every residual add has two (B,T,d) operands of the input dtype, and a
@@ -120,21 +126,21 @@ pub fn residual(trace: &Trace) -> CheckResult {
         );
     }
     if n == 0 {
-        return CheckResult::skip(name, nothing(trace));
+        return skip_nothing(name, trace);
     }
     let s = fmt_shape(expect.0);
     // Parallel residuals declare one add a block, of two summed updates.
-    let per = if trace.anatomy.parallel {
-        format!(
-            " (parallel: 1 a block, of {} summed updates)",
-            trace.anatomy.sublayers.len()
-        )
+    let parallel = if trace.anatomy.parallel {
+        trace.anatomy.sublayers.len()
     } else {
-        String::new()
+        0
     };
-    CheckResult::pass(
-        name,
-        format!("{n}/{n} residual adds are {s} + {s}, {}{per}", expect.1),
+    CheckResult::pass(name, "").said(
+        Why::new("check-residual-pass")
+            .arg("n", n)
+            .arg("shape", s)
+            .arg("dtype", expect.1.to_string())
+            .arg("parallel", parallel),
     )
 }
 
@@ -154,14 +160,13 @@ pub fn stream(trace: &Trace) -> CheckResult {
         }
     }
     if on.is_empty() {
-        return CheckResult::skip(name, nothing(trace));
+        return skip_nothing(name, trace);
     }
-    CheckResult::pass(
-        name,
-        match on.len() {
-            1 => format!("1 stream tensor is {} {dtype}", fmt_shape(want)),
-            n => format!("{n} stream tensors are {} {dtype}", fmt_shape(want)),
-        },
+    CheckResult::pass(name, "").said(
+        Why::new("check-stream-pass")
+            .arg("n", on.len())
+            .arg("shape", fmt_shape(want))
+            .arg("dtype", dtype.to_string()),
     )
 }
 
@@ -241,13 +246,10 @@ pub fn returns(trace: &Trace) -> CheckResult {
         }
         start = i + 1;
     }
-    let mut detail = match departures {
-        _ if sublayers == 0 => "nothing to judge: no sublayer completed".to_string(),
-        0 => "no completed sublayer left the stream shape".to_string(),
-        n => format!(
-            "all {n} departures return to {} before their residual add",
-            fmt_shape(want)
-        ),
+    let key = match departures {
+        _ if sublayers == 0 => "check-returns-none",
+        0 => "check-returns-stayed",
+        _ => "check-returns-pass",
     };
     // Departures after the last completed add belong to the sublayer where
     // the forward stopped; the check that stopped it judges them.
@@ -255,16 +257,19 @@ pub fn returns(trace: &Trace) -> CheckResult {
         .iter()
         .filter(|x| x.departs && x.block().is_some())
         .count();
-    if let (Some(f), 1..) = (&trace.failure, open) {
-        detail.push_str(&format!(
-            "; {open} more in the sublayer stopped at {}",
-            f.path
-        ));
-    }
+    let (open, at) = match (&trace.failure, open) {
+        (Some(f), 1..) => (open, f.path.as_str()),
+        _ => (0, ""),
+    };
+    let why = Why::new(key)
+        .arg("n", departures)
+        .arg("shape", fmt_shape(want))
+        .arg("open", open)
+        .arg("path", at);
     if sublayers == 0 {
-        return CheckResult::skip(name, detail);
+        return CheckResult::skip(name, "").said(why);
     }
-    CheckResult::pass(name, detail)
+    CheckResult::pass(name, "").said(why)
 }
 
 /// Block 1 reads the input, each later block reads the previous block's
@@ -319,13 +324,10 @@ pub fn wiring(trace: &Trace) -> CheckResult {
         .filter_map(crate::trace::Event::block)
         .max()
         .unwrap_or(0);
-    let detail = match blocks {
-        0 => return CheckResult::skip(name, nothing(trace)),
-        1 => "block1 reads the input".to_string(),
-        2 => "block1 reads the input and block2 block1's output".to_string(),
-        n => format!("block1 reads the input and blocks 2 to {n} each the previous block's output"),
-    };
-    CheckResult::pass(name, detail)
+    if blocks == 0 {
+        return skip_nothing(name, trace);
+    }
+    CheckResult::pass(name, "").said(Why::new("check-wiring-pass").arg("blocks", blocks))
 }
 
 /// The first residual add of a Pre-LN trace whose stream operand is a
@@ -369,10 +371,7 @@ pub fn finite(trace: &Trace) -> CheckResult {
         }
     }
     if trace.events.is_empty() {
-        return CheckResult::skip(name, nothing(trace));
+        return skip_nothing(name, trace);
     }
-    CheckResult::pass(
-        name,
-        format!("all values of {} tensors are finite", trace.events.len()),
-    )
+    CheckResult::pass(name, "").said(Why::new("check-finite-pass").arg("n", trace.events.len()))
 }

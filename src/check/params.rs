@@ -52,12 +52,9 @@ pub fn params(trace: &Trace) -> CheckResult {
         );
     }
     let total: u64 = declared.iter().map(|c| c.count).sum();
-    CheckResult::pass(
-        name,
-        format!(
-            "the built {} parameters match the closed form, part by part ({} parts)",
-            thousands(total),
-            declared.len()
-        ),
+    CheckResult::pass(name, "").said(
+        crate::why::Why::new("check-params-pass")
+            .arg("total", thousands(total))
+            .arg("parts", declared.len()),
     )
 }

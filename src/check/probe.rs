@@ -48,7 +48,8 @@ fn probe(trace: &Trace, subject: Subject, kind: Kind) -> CheckResult {
     if kind == Kind::Causality
         && let Some(f) = &trace.failure
     {
-        return CheckResult::skip(name, format!("the forward stops at {}", f.path));
+        return CheckResult::skip(name, "")
+            .said(crate::why::Why::new("check-probe-stopped").arg("path", f.path.as_str()));
     }
     let cfg = subject.cfg;
     let ts = tokens(cfg.seq);
@@ -98,30 +99,26 @@ fn probe(trace: &Trace, subject: Subject, kind: Kind) -> CheckResult {
                 ),
             )
         }
-        (Ok(()), Kind::Positionwise) => CheckResult::pass(
-            name,
-            format!(
-                "every norm and MLP of {} blocks changed only the token that changed ({} tokens tried)",
-                cfg.layers,
-                ts.len()
-            ),
+        (Ok(()), Kind::Positionwise) => CheckResult::pass(name, "").said(
+            crate::why::Why::new("check-positionwise-pass")
+                .arg("blocks", cfg.layers)
+                .arg("tried", ts.len()),
         ),
         (Ok(()), Kind::Causality) => {
             let p = runs.iter().find_map(|r| r.pattern.as_ref());
-            let spread = match p.map(|p| p.mask) {
-                Some(Masking::TwoWay | Masking::Full) => {
-                    "two-way attention: changing a token reached every position of its sequence and no other batch element".to_string()
-                }
-                _ => "changing a token changed no earlier position and no other batch element".to_string(),
+            let two_way = matches!(p.map(|p| p.mask), Some(Masking::TwoWay | Masking::Full));
+            let (mask, w) = match p.map(|p| p.mask) {
+                Some(Masking::Window(w)) => ("window", w),
+                Some(Masking::TwoWay | Masking::Full) => ("two-way", 0),
+                _ => ("causal", 0),
             };
-            let exact = p.map_or_else(String::new, |p| {
-                format!(
-                    ", and {} exactly where the {} reads it",
-                    p.path,
-                    mask_name(Some(p.mask))
-                )
-            });
-            CheckResult::pass(name, format!("{spread}{exact} ({} tokens tried)", ts.len()))
+            let why = crate::why::Why::new("check-causality-pass")
+                .arg("spread", if two_way { "two-way" } else { "causal" })
+                .arg("path", p.map_or("", |p| p.path.as_str()))
+                .arg("mask", if p.is_some() { mask } else { "none" })
+                .arg("w", w)
+                .arg("tried", ts.len());
+            CheckResult::pass(name, "").said(why)
         }
     }
 }

@@ -60,11 +60,16 @@ pub fn reference(trace: &Trace, subject: Subject) -> CheckResult {
     };
     match compare(subject, &declared) {
         Err(why) => CheckResult::skip(name, why),
-        Ok((n, None)) => CheckResult::pass(
-            name,
-            format!(
-                "every block's output ({n} compared) equals {what}'s on the same weights and input"
-            ),
+        Ok((n, None)) => CheckResult::pass(name, "").said(
+            crate::why::Why::new("check-reference-pass")
+                .arg("n", n)
+                .arg(
+                    "fault",
+                    subject
+                        .cfg
+                        .fault
+                        .map_or_else(|| "none".to_string(), |f| f.to_string()),
+                ),
         ),
         Ok((_, Some(d))) => CheckResult::fail(
             name,

@@ -65,7 +65,7 @@ impl Status {
 /// `ok` is a field, as on [`crate::trace::ResidualCheck`] and in the JSON:
 /// true unless the check failed (a skip is ok); `status` tells a pass from
 /// a skip. The constructors keep the two in step.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct CheckResult {
     /// Which rule was judged.
     pub name: CheckName,
@@ -78,7 +78,28 @@ pub struct CheckResult {
     /// One line on what was found, e.g. `4/4 residual adds are (2,4,64) +
     /// (2,4,64), f32`, or where and how it failed.
     pub detail: String,
+    /// The detail as a catalog message (key and arguments), for the
+    /// stepper's other languages; `None` for a detail that has no message
+    /// yet and for a verdict read from a log. Not in the JSON, and not
+    /// compared: `detail` is its English.
+    pub why: Option<crate::why::Why>,
 }
+
+/// Two verdicts are equal when their name, status, path and detail are.
+impl PartialEq for CheckResult {
+    fn eq(&self, other: &Self) -> bool {
+        (self.name, self.ok, self.status, &self.path, &self.detail)
+            == (
+                other.name,
+                other.ok,
+                other.status,
+                &other.path,
+                &other.detail,
+            )
+    }
+}
+
+impl Eq for CheckResult {}
 
 impl CheckResult {
     /// A verdict of `status`; `ok` follows from it.
@@ -95,7 +116,17 @@ impl CheckResult {
             status,
             path,
             detail: detail.into(),
+            why: None,
         }
+    }
+
+    /// The same verdict with its detail from the catalog message `why`
+    /// (in English; other languages render `why`).
+    #[must_use]
+    pub(crate) fn said(mut self, why: crate::why::Why) -> Self {
+        self.detail = why.text();
+        self.why = Some(why);
+        self
     }
 
     pub(crate) fn pass(name: CheckName, detail: impl Into<String>) -> Self {

@@ -50,6 +50,19 @@ impl Tab {
         Tab::Probes,
     ];
 
+    /// The catalog key of the tab's name, e.g. `ui-tab-budget`.
+    #[must_use]
+    pub fn key(self) -> &'static str {
+        match self {
+            Tab::Steps => "ui-tab-steps",
+            Tab::Checks => "ui-tab-checks",
+            Tab::Ffn => "ui-tab-ffn",
+            Tab::Norms => "ui-tab-norms",
+            Tab::Budget => "ui-tab-budget",
+            Tab::Probes => "ui-tab-probes",
+        }
+    }
+
     /// The tab's name in the tab bar, e.g. `Budget`.
     #[must_use]
     pub fn title(self) -> &'static str {
@@ -121,6 +134,8 @@ pub struct App {
     pub charts: bool,
     /// Whether glyphs and box drawing are drawn as ASCII (`--ascii`).
     pub ascii: bool,
+    /// The language of the screens' words (`--lang`, else the locale).
+    pub lang: crate::i18n::Lang,
     /// Automatic stepping, when `--autoplay` started it.
     pub autoplay: Option<Autoplay>,
     /// The head shown in 4-D heatmaps.
@@ -215,6 +230,7 @@ impl App {
             quiz: None,
             present: false,
             ascii: false,
+            lang: crate::i18n::Lang::En,
             charts: false,
             reveal: None,
             autoplay: None,
@@ -316,6 +332,20 @@ impl App {
         self.asked.as_ref().is_some_and(|c| c != self.cfg())
     }
 
+    /// The message `key` in the app's language (English when its catalog
+    /// lacks it).
+    #[must_use]
+    pub fn t(&self, key: &str) -> String {
+        self.lang.t(key)
+    }
+
+    /// A message with arguments, `Why::new(key).arg(…)`, in the app's
+    /// language.
+    #[must_use]
+    pub fn tr(&self, message: &crate::why::Why) -> String {
+        self.lang.why(message)
+    }
+
     /// Which keys are live now.
     #[must_use]
     pub fn key_mode(&self) -> KeyMode {
@@ -380,15 +410,14 @@ impl App {
                 self.charts = !self.charts;
                 if self.tab != Tab::Budget {
                     self.status = Some(if self.charts {
-                        "the Budget tab will draw its pictures: Tab to Budget".into()
+                        self.t("ui-status-charts-on")
                     } else {
-                        "the Budget tab will show its table".into()
+                        self.t("ui-status-charts-off")
                     });
                 }
             }
             A::ToggleSplit | A::SwitchSide => {
-                self.status =
-                    Some("| and b need a second model: shapetrace --compare RIGHT".into());
+                self.status = Some(self.t("ui-split-needs-compare"));
             }
             A::ToggleReveal => {
                 self.reveal = match self.reveal {
@@ -396,10 +425,8 @@ impl App {
                     None => Some(self.cursor),
                 };
                 self.status = Some(match self.reveal {
-                    Some(_) => {
-                        "reveal mode: each next shape is hidden until → shows it · o ends it".into()
-                    }
-                    None => "reveal mode off".into(),
+                    Some(_) => self.t("ui-status-reveal-on"),
+                    None => self.t("ui-status-reveal-off"),
                 });
             }
             // Reveal mode: the first step key on a hidden step shows it.

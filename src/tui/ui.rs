@@ -37,8 +37,10 @@ mod quiz;
 mod small;
 mod split;
 mod steps;
+mod width;
 
 use super::app::{App, Tab};
+pub use help::message as help_message;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Widget;

@@ -64,8 +64,16 @@ impl App {
                 self.goto(i);
                 self.status = None;
             }
-            None => self.status = Some(format!("no further {what} in this direction")),
+            None => self.no_further(what),
         }
+    }
+
+    /// Says there is no further `what` (`departure`, `residual add`) in
+    /// the direction asked, in the app's language.
+    pub(super) fn no_further(&mut self, what: &str) {
+        let what = self.t(&format!("ui-what-{}", what.replace(' ', "-")));
+        self.status =
+            Some(self.tr(&crate::why::Why::new("ui-status-no-further").arg("what", what)));
     }
 
     /// Scrolls a wide heatmap right, up to the last whole scroll step of

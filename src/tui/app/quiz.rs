@@ -111,11 +111,9 @@ impl App {
             .get(revealed)
             .map(|e| fmt_shape(&e.shape));
         let also = (n > 0).then(|| {
-            let (s, keep) = if n == 1 { ("", "keeps") } else { ("s", "keep") };
-            format!(
-                "also shown: {n} step{s} that {keep} {}",
-                kept.unwrap_or_default()
-            )
+            self.tr(&crate::why::Why::new("ui-quiz-also")
+                .arg("n", n)
+                .arg("shape", kept.unwrap_or_default()))
         });
         let moved = ask.map_or(target, |a| a - 1) != self.cursor || ask.is_some();
         self.cursor = ask.map_or(target, |a| a - 1);
@@ -137,13 +135,16 @@ impl App {
             return;
         }
         if let Some(q) = self.quiz.take() {
-            self.status = Some(format!("quiz off: {} of {} right", q.right, q.asked));
+            let off = crate::why::Why::new("ui-status-quiz-off")
+                .arg("right", q.right)
+                .arg("asked", q.asked);
+            self.status = Some(self.tr(&off));
         } else {
             self.quiz = Some(Quiz {
                 revealed: self.cursor,
                 ..Quiz::default()
             });
-            self.status = Some("quiz on: predict each new shape before it is shown".into());
+            self.status = Some(self.t("ui-status-quiz-on"));
         }
     }
 
@@ -207,19 +208,33 @@ impl App {
         let Some(Row::Event(e)) = self.row(step) else {
             return;
         };
-        let (path, shown, why) = (e.path.clone(), e.named_shape(), why_of(e));
+        let why = match e.why_text() {
+            "" => why_of(e),
+            stored => self.lang.step_why(e.why.as_ref(), stored).into_owned(),
+        };
+        let (path, shown) = (e.path.clone(), e.named_shape());
+        let said = |key: &str| {
+            self.tr(&crate::why::Why::new(key)
+                .arg("path", path.as_str())
+                .arg("shape", shown.as_str()))
+        };
+        let (right, skipped, is) = (
+            said("ui-quiz-right"),
+            said("ui-quiz-skipped"),
+            said("ui-quiz-is"),
+        );
         if let Some(q) = &mut self.quiz {
             q.asked += usize::from(verdict.is_some());
             q.feedback = Some(match verdict {
                 Some((Verdict::Right, _)) => {
                     q.right += 1;
-                    (true, format!("✓ right: {path} is {shown}"))
+                    (true, right)
                 }
                 Some((Verdict::Wrong(says), question)) if says.ends_with(&question.shown) => {
                     (false, format!("✗ {says}"))
                 }
-                Some((Verdict::Wrong(says), _)) => (false, format!("✗ {says}; {path} is {shown}")),
-                Some((Verdict::Ask(_), _)) | None => (false, format!("skipped: {path} is {shown}")),
+                Some((Verdict::Wrong(says), _)) => (false, format!("✗ {says}; {is}")),
+                Some((Verdict::Ask(_), _)) | None => (false, skipped),
             });
             q.why = Some(why);
             (q.quiet, q.also) = (0, None);

@@ -5,6 +5,7 @@
 use super::App;
 use crate::Run;
 use crate::config::ModelConfig;
+use crate::why::Why;
 use std::fmt;
 
 /// Why a trace is run: the first full trace, with values, after the
@@ -106,14 +107,15 @@ impl App {
     /// until the new one is done.
     pub(super) fn rerun(&mut self, cfg: ModelConfig, switch: Switch) {
         if let Some(producer) = &self.foreign {
-            self.status = Some(format!(
-                "a log of {}: its model is not shapetrace's, so a switch cannot re-trace it",
-                crate::text::shown(producer)
-            ));
+            self.status = Some(
+                self.tr(&Why::new("ui-status-foreign-switch")
+                    .arg("producer", crate::text::shown(producer).to_string())),
+            );
             return;
         }
         let what = Retrace::Switch(switch);
-        self.status = Some(format!("{what}: tracing…"));
+        let said = self.said(what);
+        self.status = Some(self.tr(&Why::new("ui-status-tracing").arg("what", said)));
         self.ask_trace(cfg, what);
     }
 
@@ -124,10 +126,10 @@ impl App {
         match read {
             Ok(cfg) => self.rerun(cfg, Switch::File),
             Err(e) => {
-                self.status = Some(format!(
-                    "model file: {} · the last good trace stays",
-                    crate::text::one_line(&e)
-                ));
+                self.status = Some(
+                    self.tr(&Why::new("ui-status-file-bad")
+                        .arg("error", crate::text::one_line(&e).to_string())),
+                );
             }
         }
     }
@@ -139,10 +141,9 @@ impl App {
         match (what, result) {
             (Retrace::Values, Ok(run)) => {
                 self.status = run.plan.short_note().or_else(|| {
-                    self.given
-                        .label
-                        .as_ref()
-                        .map(|l| format!("values from {l}"))
+                    self.given.label.as_ref().map(|l| {
+                        self.tr(&Why::new("ui-status-values-from").arg("label", l.as_str()))
+                    })
                 });
                 self.run = run;
             }
@@ -163,33 +164,45 @@ impl App {
                 self.quiz_rerun();
                 // Reveal mode goes on from the step the cursor kept.
                 self.reveal = self.reveal.map(|_| self.cursor);
+                let name = self.said(what);
                 let said = match &self.run.trace.failure {
-                    Some(f) => format!(
-                        "{what} → {value}: ✗ {} stops the forward at {}",
-                        f.check, f.path
-                    ),
-                    None => format!("{what} → {value}: re-traced"),
+                    Some(f) => self.tr(&Why::new("ui-status-stops")
+                        .arg("what", name)
+                        .arg("value", value)
+                        .arg("check", f.check.as_str())
+                        .arg("path", f.path.as_str())),
+                    None => self.tr(&Why::new("ui-status-retraced")
+                        .arg("what", name)
+                        .arg("value", value)),
                 };
                 self.status = Some(match left {
-                    Some(file) => format!(
-                        "{said} live from {}'s model · v goes back to the replay",
-                        crate::text::shown(&file)
-                    ),
+                    Some(file) => self.tr(&Why::new("ui-status-live")
+                        .arg("said", said)
+                        .arg("file", crate::text::shown(&file).to_string())),
                     None => said,
                 });
             }
-            (_, Err(e)) => self.status = Some(format!("cannot switch {what}: {e}")),
+            (_, Err(e)) => {
+                let cannot = Why::new("ui-status-cannot")
+                    .arg("what", self.said(what))
+                    .arg("error", e.to_string());
+                self.status = Some(self.tr(&cannot));
+            }
         }
     }
 }
 
 impl App {
+    /// What was re-traced (`fault`, `model file`), in the app's language.
+    pub(super) fn said(&self, what: Retrace) -> String {
+        self.t(&format!("ui-switch-{}", what.to_string().replace(' ', "-")))
+    }
+
     /// Shows the replayed log again that a switch left for a live run.
     pub(super) fn back_to_replay(&mut self) {
         let Some(left) = self.left_replay.take() else {
             if self.source.is_none() {
-                self.status =
-                    Some("no replay to go back to: v returns to a log opened with view".into());
+                self.status = Some(self.t("ui-status-no-replay"));
             }
             return;
         };
@@ -202,7 +215,10 @@ impl App {
         self.generation += 1;
         self.cursor = self.cursor.min(self.rows().saturating_sub(1));
         self.quiz_rerun();
-        self.status = Some(format!("replaying {} again", crate::text::shown(&file)));
+        self.status = Some(
+            self.tr(&Why::new("ui-status-replaying-again")
+                .arg("file", crate::text::shown(&file).to_string())),
+        );
         self.source = Some(file);
     }
 }

@@ -18,6 +18,7 @@ use crate::compare::{Comparison, Status};
 use crate::config::ModelConfig;
 use crate::trace::Trace;
 use crate::tui::action::Action;
+use crate::why::Why;
 
 /// The side the switches act on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +104,7 @@ impl App {
         };
         match action {
             A::ToggleSplit if self.quiz.is_some() => {
-                self.status = Some("the quiz follows one model: z ends it first".into());
+                self.status = Some(self.t("ui-split-quiz-first"));
                 return true;
             }
             A::ToggleSplit => {
@@ -129,7 +130,8 @@ impl App {
                     Focus::Left => left_name(&self.run.trace.config),
                     Focus::Right => split.right_name.clone(),
                 };
-                self.status = Some(format!("a m p f now switch {}", crate::text::shown(&side)));
+                let side = crate::text::shown(&side).to_string();
+                self.status = Some(self.tr(&Why::new("ui-split-now-switch").arg("name", side)));
                 return true;
             }
             A::CycleAct | A::ToggleNorm | A::TogglePlacement | A::CycleFault
@@ -147,9 +149,7 @@ impl App {
         }
         match action {
             A::ToggleQuiz | A::ToggleReveal => {
-                self.status = Some(
-                    "the quiz and reveal mode follow one model: | leaves the split view".into(),
-                );
+                self.status = Some(self.t("ui-split-one-model"));
             }
             A::Next | A::Down => self.split_goto(self.split_row() + 1),
             A::Prev | A::Up => self.split_goto(self.split_row().saturating_sub(1)),
@@ -221,7 +221,7 @@ impl App {
                 self.split_goto(i);
                 self.status = None;
             }
-            None => self.status = Some(format!("no further {what} in this direction")),
+            None => self.no_further(what),
         }
     }
 
@@ -241,11 +241,11 @@ impl App {
             Ok((trace, budget)) => {
                 split.right = trace;
                 split.right_budget = budget;
-                self.status = Some(format!(
-                    "{} {switch} → {}",
-                    crate::text::shown(&split.right_name),
-                    switch.value(&cfg)
-                ));
+                let said = Why::new("ui-split-switched")
+                    .arg("name", crate::text::shown(&split.right_name).to_string())
+                    .arg("what", self.said(super::Retrace::Switch(switch)))
+                    .arg("value", switch.value(&cfg));
+                self.status = Some(self.tr(&said));
                 self.compare_again();
             }
             Err(e) => {

@@ -6,10 +6,34 @@ use crate::budget::{Budget, thousands};
 use crate::quiz::count::Column;
 use crate::tui::app::App;
 use crate::tui::app::labs::Field;
+use crate::tui::ui::width::{pad, pad_left};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+
+/// A row's label in the app's language, its indent kept: the English
+/// label names the row (the quiz hides rows by it).
+fn row_label(app: &App, label: &str) -> String {
+    let key = match label.trim_start() {
+        "attention weights / block" => "budget-attention-weights",
+        "FFN weights / block" => "budget-ffn-weights",
+        "FFN : attention" => "budget-ratio",
+        "block, biases + norms" => "budget-block",
+        "total parameters" => "budget-total",
+        "non-embedding" => "budget-non-embedding",
+        "FLOPs/token/block matmul" => "budget-flops-block",
+        "+ attention at T" => "budget-flops-attention",
+        "FFN share of FLOPs" => "budget-ffn-share",
+        "forward FLOPs / token" => "budget-forward",
+        "training 6N+12LHQT" => "budget-training",
+        "weights" => "budget-weights",
+        "activations" => "budget-activations",
+        _ => return label.to_string(),
+    };
+    let indent = label.len() - label.trim_start().len();
+    format!("{}{}", " ".repeat(indent), app.t(key))
+}
 
 fn rows(b: &Budget) -> Vec<(&'static str, String)> {
     let f = &b.flops;
@@ -49,19 +73,17 @@ fn rows(b: &Budget) -> Vec<(&'static str, String)> {
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
     if let Some(producer) = &app.foreign {
-        let text = format!(
-            "A log of {}: it holds the steps' shapes, not the model's weights, so there is nothing to count.",
-            crate::text::shown(producer)
-        );
+        let text = app.tr(&crate::why::Why::new("ui-budget-foreign")
+            .arg("producer", crate::text::shown(producer).to_string()));
         Paragraph::new(text)
             .wrap(ratatui::widgets::Wrap { trim: false })
-            .block(Block::bordered().title(" Budget "))
+            .block(Block::bordered().title(format!(" {} ", app.t("ui-budget-tab"))))
             .render(area, buf);
         return;
     }
     let Some(lab) = &app.labs.budget else {
-        Paragraph::new("The budget of this model cannot be counted.")
-            .block(Block::bordered().title(" Budget "))
+        Paragraph::new(app.t("ui-budget-none"))
+            .block(Block::bordered().title(format!(" {} ", app.t("ui-budget-tab"))))
             .render(area, buf);
         return;
     };
@@ -83,16 +105,16 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         })
         .collect();
     fields.push(Line::raw(""));
-    fields.push(Line::styled("↑↓ field  ←→ change", t.dim));
-    fields.push(Line::styled("e types a value", t.dim));
-    fields.push(Line::styled("g resets", t.dim));
+    fields.push(Line::styled(app.t("ui-budget-keys"), t.dim));
+    fields.push(Line::styled(app.t("ui-budget-type"), t.dim));
+    fields.push(Line::styled(app.t("ui-budget-reset"), t.dim));
     if let Some(e) = &lab.error {
         fields.push(Line::raw(""));
         fields.push(Line::styled(format!("✗ {e}"), t.fail));
     }
     Paragraph::new(fields)
         .wrap(Wrap { trim: false })
-        .block(Block::bordered().title(" This model "))
+        .block(Block::bordered().title(format!(" {} ", app.t("ui-budget-this-model"))))
         .render(left, buf);
 
     // The pictures would show the number the quiz is asking for.
@@ -124,21 +146,19 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let wn = usize::from(right.width.saturating_sub(2)).saturating_sub(26) / 2;
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("{:<26}", ""), t.title),
-        Span::styled(format!("{:>wn$}", "this model"), t.title),
-        Span::styled(format!("{:>wn$}", "GPT-2 small"), t.title),
+        Span::styled(pad_left(&app.t("ui-budget-col-this"), wn), t.title),
+        Span::styled(pad_left(&app.t("ui-budget-col-gpt2"), wn), t.title),
     ])];
     for ((label, a), (_, b)) in ours.iter().zip(&theirs) {
-        lines.push(Line::raw(format!("{label:<26}{a:>wn$}{b:>wn$}")));
+        let label = pad(&row_label(app, label), 26);
+        lines.push(Line::raw(format!("{label}{a:>wn$}{b:>wn$}")));
     }
-    lines.push(Line::styled(
-        format!(
-            "bytes in {}; GPT-2 small at T = {}",
-            lab.ours.bytes.dtype, lab.gpt2.flops.seq
-        ),
-        t.dim,
-    ));
+    let bytes = crate::why::Why::new("ui-budget-bytes")
+        .arg("dtype", lab.ours.bytes.dtype.to_string())
+        .arg("T", lab.gpt2.flops.seq);
+    lines.push(Line::styled(app.tr(&bytes), t.dim));
     Paragraph::new(lines)
-        .block(Block::bordered().title(" Budget: parameters, FLOPs, bytes · c: pictures "))
+        .block(Block::bordered().title(format!(" {} ", app.t("ui-budget-title"))))
         .render(right, buf);
     quiz(app, area, buf);
 }
@@ -160,7 +180,7 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
                 t.title,
             ));
             lines.push(Line::from(vec![
-                Span::raw("Your count › "),
+                Span::raw(app.t("ui-budget-quiz-count")),
                 Span::styled(format!("{}█", q.input), t.key),
             ]));
             if let Some(msg) = &q.invalid {
@@ -168,22 +188,25 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
             }
         }
         Some(_) if q.at + 1 < q.questions.len() => {
-            lines.push(Line::styled("→ next question · z ends the quiz", t.dim));
+            lines.push(Line::styled(app.t("ui-budget-quiz-next"), t.dim));
         }
         _ => lines.push(Line::styled(
-            format!(
-                "quiz done: {} of {} right · z ends the quiz",
-                q.right, q.asked
-            ),
+            app.tr(&crate::why::Why::new("ui-budget-quiz-done")
+                .arg("right", q.right)
+                .arg("asked", q.asked)),
             t.key,
         )),
     }
     let keys = if q.asking {
-        "Enter answers · Esc skips"
+        app.t("ui-budget-quiz-keys")
     } else {
-        "→ goes on · z ends"
+        app.t("ui-budget-quiz-on")
     };
-    let title = format!(" Budget quiz {}/{} · {keys} ", q.right, q.asked);
+    let title = crate::why::Why::new("ui-budget-quiz-title")
+        .arg("right", q.right)
+        .arg("asked", q.asked)
+        .arg("keys", keys);
+    let title = format!(" {} ", app.tr(&title));
     let inner = usize::from(area.width.saturating_sub(4)).max(1);
     let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
     let h = u16::try_from(rows + 2).unwrap_or(8).min(area.height);
@@ -192,7 +215,7 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
         height: h,
         ..area
     };
-    ratatui::widgets::Clear.render(at, buf);
+    super::width::clear(at, buf);
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
         .block(

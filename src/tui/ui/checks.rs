@@ -16,14 +16,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .iter()
             .map(|c| c.as_str())
             .collect();
-        lines.push(Line::styled(
-            format!(
-                "fault {f}: {} — caught by {}",
-                f.describe(),
-                names.join(" and ")
-            ),
-            t.fail,
-        ));
+        let fault = crate::why::Why::new("ui-checks-fault")
+            .arg("fault", f.to_string())
+            .arg("what", super::detail::fault_text(app, f))
+            .arg("by", names.join(&app.t("ui-and")));
+        lines.push(Line::styled(app.tr(&fault), t.fail));
         lines.push(Line::raw(""));
     }
     // Verdict and name in a left column; the detail wraps beside them.
@@ -41,17 +38,18 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .run
             .checks
             .iter()
-            .map(|c| textwrap::wrap(&c.detail, width).len())
+            .map(|c| textwrap::wrap(&detail(app, c), width).len())
             .sum::<usize>();
     for c in &app.run.checks {
         let (word, style) = match c.status {
-            Status::Pass => ("pass", t.ok),
-            Status::Fail => ("FAIL", t.fail),
-            Status::Skip => ("skip", t.dim),
+            Status::Pass => (app.t("ui-verdict-pass"), t.ok),
+            Status::Fail => (app.t("ui-verdict-fail"), t.fail),
+            Status::Skip => (app.t("ui-verdict-skip"), t.dim),
         };
-        let mut parts = textwrap::wrap(&c.detail, width);
+        let detail = detail(app, c);
+        let mut parts = textwrap::wrap(&detail, width);
         if full > inner && c.status != Status::Fail && parts.len() > 1 {
-            let first = textwrap::wrap(&c.detail, width.saturating_sub(1)).swap_remove(0);
+            let first = textwrap::wrap(&detail, width.saturating_sub(1)).swap_remove(0);
             parts = vec![format!("{}…", first.trim_end()).into()];
         }
         for (i, part) in parts.into_iter().enumerate() {
@@ -70,6 +68,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     }
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
-        .block(Block::bordered().title(" Checks: the contract and the probes "))
+        .block(Block::bordered().title(format!(" {} ", app.t("ui-checks-title"))))
         .render(area, buf);
+}
+
+/// A check's detail in the app's language: its catalog message when it
+/// has one, else its English.
+pub(super) fn detail(app: &App, c: &crate::CheckResult) -> String {
+    match (&c.why, app.lang) {
+        (Some(why), lang) if lang != crate::i18n::Lang::En => app.tr(why),
+        _ => c.detail.clone(),
+    }
 }

@@ -6,10 +6,12 @@ use super::heatmap;
 use crate::config::human_bytes;
 use crate::shape::fmt_shape;
 use crate::tui::app::{App, Row};
+use crate::why::Why;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+use unicode_width::UnicodeWidthStr;
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
@@ -23,10 +25,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 format!("{} · {}", e.path, e.op_label()),
                 t.title,
             ));
-            lines.push(Line::styled(
-                "shape hidden: the quiz asks for it first",
-                t.dim,
-            ));
+            lines.push(Line::styled(app.t("ui-detail-hidden"), t.dim));
         }
         Some(Row::Event(e)) => {
             lines.push(Line::styled(
@@ -35,37 +34,38 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             ));
             lines.push(Line::raw(e.formula.clone()));
             if let Some(c) = app.failed_at(&e.path) {
-                lines.push(Line::styled(format!("✗ {}: {}", c.name, c.detail), t.fail));
+                lines.push(Line::styled(
+                    format!("✗ {}: {}", c.name, super::checks::detail(app, c)),
+                    t.fail,
+                ));
             }
             if let Some(c) = &e.check {
                 let (glyph, style) = if c.ok { ("✓", t.ok) } else { ("✗", t.fail) };
-                let verdict = if c.ok {
-                    "both (B,T,d)"
+                let key = if c.ok {
+                    "ui-detail-add-ok"
                 } else {
-                    "shapes differ"
+                    "ui-detail-add-bad"
                 };
-                lines.push(Line::styled(
-                    format!("{glyph} residual add: {verdict}, {}", c.stream_dtype),
-                    style,
-                ));
+                let add = Why::new(key).arg("dtype", c.stream_dtype.to_string());
+                lines.push(Line::styled(format!("{glyph} {}", app.tr(&add)), style));
             }
             let from = if !e.inputs.is_empty() {
                 e.inputs.join(", ")
             } else if e.op == crate::trace::OpKind::Tokens {
                 match (&app.given.req.tokens, app.run.trace.config.vocab) {
                     // A log keeps the ids' stats, not the ids.
-                    _ if app.source.is_some() => "the ids the log was traced on".to_string(),
-                    (Some(_), _) => "the given ids (--tokens)".to_string(),
-                    (None, Some(v)) => format!("ids drawn uniformly from 0..{v} by the seed"),
-                    (None, None) => "the token ids".to_string(),
+                    _ if app.source.is_some() => app.t("ui-from-log-ids"),
+                    (Some(_), _) => app.t("ui-from-given-ids"),
+                    (None, Some(v)) => app.tr(&Why::new("ui-from-seeded-ids").arg("vocab", v)),
+                    (None, None) => app.t("ui-from-token-ids"),
                 }
             } else if app.given.req.input.is_some() {
-                "the given input x0 (--input)".to_string()
+                app.t("ui-from-given-input")
             } else {
-                "the seeded input x0 ~ N(0,1)".to_string()
+                app.t("ui-from-seeded-input")
             };
             lines.push(Line::from(vec![
-                Span::styled("from ", t.dim),
+                Span::styled(app.t("ui-from"), t.dim),
                 Span::raw(from),
             ]));
             let n: usize = e.shape.iter().product();
@@ -87,15 +87,16 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             // which takes what it needs of the rest; the why then takes
             // what the heatmap leaves, wrapped at words (the presenter and
             // the handout show it whole).
-            let why = e.why_text();
-            let why_full = why_lines(why, w, usize::MAX, t).len();
+            let why = app.lang.step_why(e.why.as_ref(), e.why_text());
+            let why = why.as_ref();
+            let why_full = why_lines(app, why, w, usize::MAX).len();
             // `w`: the whole why, in place of the heatmap.
             if app.why_whole {
                 // Only the step's name stays above it: all the room is the why's.
                 lines.truncate(1);
                 let room = usize::from(inner.height).saturating_sub(1);
-                lines.extend(why_lines(why, w, room, t));
-                return finish(lines, legend, area, buf, t);
+                lines.extend(why_lines(app, why, w, room));
+                return finish(app, lines, legend, area, buf);
             }
             let map = heatmap::lines(
                 e,
@@ -111,17 +112,26 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 let w = usize::from(inner.width.saturating_sub(2));
                 legend = heatmap::legend(e, app.head, mask, w);
             }
-            lines.extend(why_lines(why, w, room.saturating_sub(map.len()), t));
+            lines.extend(why_lines(app, why, w, room.saturating_sub(map.len())));
             lines.extend(map);
         }
         Some(Row::Failure(f)) => {
-            lines.push(Line::styled(
-                format!("✗ {} fails at {} ({})", f.check, f.path, f.op),
-                t.fail,
-            ));
+            let at = Why::new("ui-fail-at")
+                .arg("check", f.check.as_str())
+                .arg("path", f.path.as_str())
+                .arg("op", f.op.as_str());
+            lines.push(Line::styled(app.tr(&at), t.fail));
             lines.push(Line::raw(f.detail.clone()));
             if !f.why_text().is_empty() {
-                lines.push(Line::raw(format!("why: {}", f.why_text())));
+                let why = app.lang.step_why(f.why.as_ref(), f.why_text());
+                if app.lang == crate::i18n::Lang::En {
+                    lines.push(Line::raw(format!("{}{why}", app.t("ui-why"))));
+                } else {
+                    // The pane wraps at spaces only; text without spaces
+                    // between its words wraps by columns here.
+                    let w = usize::from(Block::bordered().inner(area).width).max(1);
+                    lines.extend(why_lines(app, &why, w, usize::MAX));
+                }
             }
             let ops: Vec<String> = f
                 .operands
@@ -129,32 +139,32 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 .map(|o| format!("{} {}", o.path, fmt_shape(&o.shape)))
                 .collect();
             lines.push(Line::from(vec![
-                Span::styled("operands ", t.dim),
+                Span::styled(app.t("ui-operands"), t.dim),
                 Span::raw(ops.join(" · ")),
             ]));
-            lines.push(Line::styled(
-                "The forward stopped here: the steps after it cannot run.",
-                t.title,
-            ));
+            lines.push(Line::styled(app.t("ui-forward-stopped"), t.title));
             if let Some(fault) = app.cfg().fault {
-                lines.push(Line::from(format!("fault {fault}: {}", fault.describe())));
+                let line = Why::new("ui-fault-line")
+                    .arg("fault", fault.to_string())
+                    .arg("what", fault_text(app, fault));
+                lines.push(Line::from(app.tr(&line)));
             }
         }
         None => {}
     }
-    finish(lines, legend, area, buf, t);
+    finish(app, lines, legend, area, buf);
+}
+
+/// What a teaching fault does, in the app's language.
+pub(super) fn fault_text(app: &App, fault: crate::config::Fault) -> String {
+    app.t(&format!("fault-{fault}"))
 }
 
 /// Draws the pane's `lines` in its border, the heatmap's legend, if any,
 /// on the bottom border.
-fn finish(
-    lines: Vec<Line<'_>>,
-    legend: Option<String>,
-    area: Rect,
-    buf: &mut Buffer,
-    t: crate::tui::theme::Theme,
-) {
-    let mut block = Block::bordered().title(" Detail ");
+fn finish(app: &App, lines: Vec<Line<'_>>, legend: Option<String>, area: Rect, buf: &mut Buffer) {
+    let t = app.theme;
+    let mut block = Block::bordered().title(format!(" {} ", app.t("ui-detail-title")));
     if let Some(l) = legend {
         block = block.title_bottom(Line::styled(format!(" {l} "), t.dim));
     }
@@ -166,16 +176,12 @@ fn finish(
 
 /// The why, `why: …`, wrapped to `width` in at most `room` lines; a cut
 /// last line ends in `…`.
-fn why_lines(
-    why: &str,
-    width: usize,
-    room: usize,
-    t: crate::tui::theme::Theme,
-) -> Vec<Line<'static>> {
+fn why_lines(app: &App, why: &str, width: usize, room: usize) -> Vec<Line<'static>> {
+    let t = app.theme;
     if why.is_empty() || room == 0 {
         return Vec::new();
     }
-    let text = format!("why: {why}");
+    let text = format!("{}{why}", app.t("ui-why"));
     let mut wrapped: Vec<String> = textwrap::wrap(&text, width.max(8))
         .into_iter()
         .map(std::borrow::Cow::into_owned)
@@ -184,11 +190,8 @@ fn why_lines(
         wrapped.truncate(room);
         if let Some(last) = wrapped.last_mut() {
             // Cut: say so, and which key shows the rest.
-            let more = " … w: all";
-            let keep: String = last
-                .chars()
-                .take(width.saturating_sub(more.chars().count()))
-                .collect();
+            let more = app.t("ui-why-more");
+            let keep = super::width::take(last, width.saturating_sub(more.width()));
             *last = format!("{keep}{more}");
         }
     }

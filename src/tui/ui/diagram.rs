@@ -7,11 +7,13 @@
 use crate::arch::{Anatomy, NormAt, SublayerKind};
 use crate::trace::OpKind;
 use crate::tui::app::{App, Row};
+use crate::why::Why;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
+use unicode_width::UnicodeWidthStr;
 
 /// The node of the diagram a path belongs to: a sublayer (`attn`, `mlp`),
 /// a norm (`ln_1`) or a residual add (`resid_1`).
@@ -30,18 +32,18 @@ fn node(path: &str) -> Option<&str> {
 
 /// Parallel residuals, sandwich norms or Post-LN beside the norms, when
 /// the anatomy is not a plain Pre-LN block.
-fn form(anatomy: &Anatomy) -> String {
-    let mut form = placement(anatomy).to_string();
+fn form(app: &App, anatomy: &Anatomy) -> String {
+    let mut form = placement(app, anatomy);
     if anatomy.parallel {
-        form.push_str(", parallel");
+        form = format!("{form}, {}", app.t("ui-form-parallel"));
     }
     // Parallel blocks are Pre-LN; with one shared norm the title says
     // that instead, and fits 80 columns.
     if anatomy.shared_norm {
-        form = "parallel, 1 norm".to_string();
+        form = app.t("ui-form-shared-norm");
     }
     if anatomy.mask == crate::arch::Mask::TwoWay {
-        form.push_str(", encoder");
+        form = format!("{form}, {}", app.t("ui-form-encoder"));
     }
     form
 }
@@ -64,16 +66,16 @@ fn verdict(app: &App, block: usize, which: &str) -> &'static str {
 
 /// `pre-LN` when every norm sits before its sublayer, `post-LN` when every
 /// one sits after its add.
-fn placement(anatomy: &Anatomy) -> &'static str {
+fn placement(app: &App, anatomy: &Anatomy) -> String {
     let all = |at| anatomy.sublayers.iter().all(|s| s.norm == at);
     if all(NormAt::Before) {
-        "pre-LN"
+        "pre-LN".to_string()
     } else if all(NormAt::After) {
-        "post-LN"
+        "post-LN".to_string()
     } else if all(NormAt::Sandwich) {
-        "sandwich norms"
+        app.t("ui-form-sandwich")
     } else {
-        "mixed norms"
+        app.t("ui-form-mixed")
     }
 }
 
@@ -92,7 +94,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     });
     let trace = &app.run.trace;
     let (layers, anatomy) = (trace.config.layers, &trace.anatomy);
-    let form = form(anatomy);
+    let form = form(app, anatomy);
     // Before block 1: x0, or the ids and embeddings that make it.
     let first = trace.events.iter().position(|e| e.block().is_some());
     let before = matches!(app.row(app.cursor), Some(Row::Event(e))
@@ -100,11 +102,17 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let at_input = before && path == "input";
     let lm = trace.events.first().is_some_and(|e| e.op == OpKind::Tokens);
     let title = match block {
-        Some(b) => format!(" Block {b} of {layers} · {form} "),
-        None if at_input => format!(" Input, before block 1 · {form} "),
-        None if before => format!(" Embeddings, before block 1 · {path} "),
-        None => format!(" After block {layers} · {path} "),
+        Some(b) => Why::new("ui-diagram-block")
+            .arg("b", b)
+            .arg("layers", layers)
+            .arg("form", form),
+        None if at_input => Why::new("ui-diagram-input").arg("form", form),
+        None if before => Why::new("ui-diagram-embeddings").arg("path", path),
+        None => Why::new("ui-diagram-after")
+            .arg("layers", layers)
+            .arg("path", path),
     };
+    let title = format!(" {} ", app.tr(&title));
     // The node of the ends the cursor is on, outside the blocks.
     let end = block
         .is_none()
@@ -277,7 +285,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     }
     if x0 {
         lines.push(Line::styled(
-            format!(" ✗ reads x0, not block {}'s output", b - 1),
+            format!(
+                " {}",
+                app.tr(&Why::new("ui-diagram-reads-x0").arg("prev", b - 1))
+            ),
             t.fail,
         ));
     }
@@ -296,18 +307,19 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let here = match app.row(app.cursor) {
         Some(Row::Event(e)) if !app.hidden(app.cursor) => {
             let word = if e.departs {
-                crate::report::table::marker(e)
+                super::steps::marker(app, e)
             } else if e.returns {
-                "↩ returns".to_string()
+                app.t("ui-mark-returns")
             } else {
-                "on (B,T,d)".to_string()
+                app.t("ui-on-stream")
             };
             let style = if e.departs { t.departs } else { t.base };
             let shape = format!(" {} ", e.named_shape());
             // The marker on the shape's line when both fit, else below it.
             let inner = usize::from(area.width.saturating_sub(2));
-            let mut now = vec![Line::styled(format!(" now {}", e.path), t.title)];
-            if shape.chars().count() + word.chars().count() <= inner {
+            let now_at = app.tr(&Why::new("ui-now").arg("path", e.path.as_str()));
+            let mut now = vec![Line::styled(format!(" {now_at}"), t.title)];
+            if shape.width() + word.width() <= inner {
                 now.push(Line::from(vec![
                     Span::raw(shape),
                     Span::styled(word, style),
@@ -319,11 +331,29 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             now
         }
         Some(Row::Failure(f)) => vec![
-            Line::styled(format!(" now {}", f.path), t.title),
-            Line::styled(format!(" ✗ {} failed here", f.check), t.fail),
+            Line::styled(
+                format!(
+                    " {}",
+                    app.tr(&Why::new("ui-now").arg("path", f.path.as_str()))
+                ),
+                t.title,
+            ),
+            Line::styled(
+                format!(
+                    " {}",
+                    app.tr(&Why::new("ui-failed-here").arg("check", f.check.as_str()))
+                ),
+                t.fail,
+            ),
         ],
-        _ if app.quiz.is_some() => vec![Line::raw(""), Line::styled(" now: ? (quiz)", t.dim)],
-        _ => vec![Line::raw(""), Line::styled(" now: ? (→ reveals)", t.dim)],
+        _ if app.quiz.is_some() => vec![
+            Line::raw(""),
+            Line::styled(format!(" {}", app.t("ui-now-quiz")), t.dim),
+        ],
+        _ => vec![
+            Line::raw(""),
+            Line::styled(format!(" {}", app.t("ui-now-reveal")), t.dim),
+        ],
     };
     lines.push(Line::raw(""));
     lines.extend(here);

@@ -5,15 +5,17 @@ use crate::tui::app::labs::EditTarget;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use ratatui::widgets::{Block, Paragraph, Widget};
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
     let Some(e) = &app.labs.editing else { return };
     let what = match e.target {
-        EditTarget::FfnX => "FFN: x (e.g. 2,-1), or d=4 f=8 seed=1 w1=1,1;0,-1 w2=1;1".to_string(),
-        EditTarget::NormX => "x for the norms (one or more numbers, e.g. 3,4)".to_string(),
-        EditTarget::BudgetField(f) => format!("{} for the budget (e.g. 171)", f.name()),
+        EditTarget::FfnX => app.t("ui-edit-ffn"),
+        EditTarget::NormX => app.t("ui-edit-norms"),
+        EditTarget::BudgetField(f) => {
+            app.tr(&crate::why::Why::new("ui-edit-budget").arg("field", f.name()))
+        }
     };
     let mut lines = vec![
         Line::styled(format!(" {what}"), t.title),
@@ -23,8 +25,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         ]),
         Line::styled(
             format!(
-                " now {} · Enter applies · Esc cancels · Ctrl-U clears",
-                e.now
+                " {}",
+                app.tr(&crate::why::Why::new("ui-edit-keys").arg("now", e.now.as_str()))
             ),
             t.dim,
         ),
@@ -37,8 +39,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Constraint::Length(area.width.min(70)),
         Constraint::Length(h),
     );
-    Clear.render(popup, buf);
+    super::width::clear(popup, buf);
     Paragraph::new(lines)
-        .block(Block::bordered().title(" Edit ").border_style(t.key))
+        .block(
+            Block::bordered()
+                .title(format!(" {} ", app.t("ui-edit-title")))
+                .border_style(t.key),
+        )
         .render(popup, buf);
 }

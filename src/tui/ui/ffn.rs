@@ -16,6 +16,7 @@
 use crate::lesson::by_hand::{Mistake, Stage};
 use crate::lesson::fmt_vec;
 use crate::tui::app::App;
+use crate::why::Why;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -68,13 +69,8 @@ fn notes(app: &App) -> Vec<Line<'static>> {
         let off = ex.off_units();
         if !off.is_empty() {
             let units: Vec<String> = off.iter().map(ToString::to_string).collect();
-            lines.push(Line::styled(
-                format!(
-                    "ReLU switched off unit(s) {}: only W2 rows of active units add to y.",
-                    units.join(" and ")
-                ),
-                t.departs,
-            ));
+            let off = Why::new("ui-ffn-off").arg("units", units.join(&app.t("ui-and")));
+            lines.push(Line::styled(app.tr(&off), t.departs));
         }
         if let Some(note) = ex.residual_note() {
             lines.push(Line::styled(note, t.fail));
@@ -83,16 +79,11 @@ fn notes(app: &App) -> Vec<Line<'static>> {
     match (ex.mistake, done) {
         (Mistake::None, true) => {}
         (_, true) => lines.extend(ex.mistake_note().map(|n| Line::styled(n, t.fail))),
-        (Mistake::None, false) => lines.push(Line::styled(
-            "→ next product · ← back · G all · e x · x mistake · s gated",
-            t.dim,
-        )),
+        (Mistake::None, false) => lines.push(Line::styled(app.t("ui-ffn-keys"), t.dim)),
         (m, false) => lines.push(Line::styled(
-            format!(
-                "✗ mistake on: {} ({}) · G shows its effect · x next",
-                m.name(),
-                m.what()
-            ),
+            app.tr(&Why::new("ui-ffn-mistake-on")
+                .arg("name", m.name())
+                .arg("what", m.what())),
             t.fail,
         )),
     }
@@ -107,24 +98,20 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let mut head = vec![Line::from(vec![
         Span::styled("x  = ", t.title),
         Span::raw(fmt_vec(&ex.x)),
-        Span::styled("   (e edits x · x mistake · s gated)", t.dim),
+        Span::styled(format!("   {}", app.t("ui-ffn-head-keys")), t.dim),
     ])];
     head.extend(ex.matrix_lines().into_iter().map(Line::raw));
     if ex.mistake != Mistake::None {
         head.push(Line::styled(
-            format!(
-                "✗ mistake on: {} (x switches to the next)",
-                ex.mistake.name()
-            ),
+            app.tr(&Why::new("ui-ffn-mistake-head").arg("name", ex.mistake.name())),
             t.fail,
         ));
     }
-    let title = format!(
-        " FFN by hand: {} · step {} of {} ",
-        ex.title(),
-        lab.shown,
-        ex.steps.len()
-    );
+    let title = Why::new("ui-ffn-title")
+        .arg("what", ex.title())
+        .arg("step", lab.shown)
+        .arg("steps", ex.steps.len());
+    let title = format!(" {} ", app.tr(&title));
     let block = Block::bordered().title(title);
     let inner = block.inner(area);
     block.render(area, buf);

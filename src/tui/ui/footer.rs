@@ -3,8 +3,8 @@
 //! would say how many shapes leave (B,T,d) before the student predicts them.
 
 use crate::check::Status;
-use crate::report::headline;
 use crate::tui::app::App;
+use crate::why::Why;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -25,49 +25,54 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .filter(|c| c.status == Status::Fail)
         .collect();
     let all_ok = passed == want;
+    let adds = Why::new("ui-adds")
+        .arg("mark", if all_ok { "✓" } else { "✗" })
+        .arg("passed", passed)
+        .arg("want", want);
     let adds = Span::styled(
-        format!(
-            " residual adds {} {passed}/{want}",
-            if all_ok { "✓" } else { "✗" }
-        ),
+        format!(" {}", app.tr(&adds)),
         if all_ok { t.ok } else { t.fail },
     );
     // A switch is being traced: these verdicts are the old model's.
     let stale = app.stale();
     let verdict = match failed.first() {
         // A replayed log that ends without its summary has no verdicts.
-        None if app.run.checks.is_empty() => Span::styled("– no verdicts recorded", t.key),
-        None => Span::styled(format!("✓ {}", headline(&app.run.checks)), t.ok),
-        Some(c) => Span::styled(
-            format!("✗ {} at {}", c.name, c.path.as_deref().unwrap_or("?")),
-            t.fail,
-        ),
+        None if app.run.checks.is_empty() => Span::styled(app.t("ui-no-verdicts"), t.key),
+        None => Span::styled(format!("✓ {}", headline(app)), t.ok),
+        Some(c) => {
+            let at = Why::new("ui-fails-at")
+                .arg("check", c.name.as_str())
+                .arg("path", c.path.as_deref().unwrap_or("?"));
+            Span::styled(app.tr(&at), t.fail)
+        }
     };
     let departures = trace.departures().count();
     let returns = trace.events.iter().filter(|e| e.returns).count();
-    let plural =
-        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     // The counts give the quiz's answers away (which steps leave (B,T,d)).
     let (long, short) = if app.quiz.is_some() {
         (
-            " · ◆ ↩ counts hidden in the quiz · ".to_string(),
-            " · ◆ ↩ hidden · ".to_string(),
+            format!(" · {} · ", app.t("ui-counts-hidden")),
+            format!(" · {} · ", app.t("ui-counts-hidden-short")),
         )
     } else {
+        let counts = Why::new("ui-counts")
+            .arg("departures", departures)
+            .arg("returns", returns);
         (
-            format!(
-                " · ◆ {} · ↩ {} · ",
-                plural(departures, "departure", "departures"),
-                plural(returns, "return", "returns")
-            ),
+            format!(" · {} · ", app.tr(&counts)),
             format!(" · ◆ {departures} · ↩ {returns} · "),
         )
     };
     let quiz = app.quiz.as_ref().map_or_else(
         || Span::raw(""),
-        |q| Span::styled(format!(" quiz {}/{} │", q.right, q.asked), t.key),
+        |q| {
+            let quiz = Why::new("ui-footer-quiz")
+                .arg("right", q.right)
+                .arg("asked", q.asked);
+            Span::styled(format!(" {} │", app.tr(&quiz)), t.key)
+        },
     );
-    let fits = quiz.width() + adds.width() + long.chars().count() + verdict.width()
+    let fits = quiz.width() + adds.width() + Span::raw(&long).width() + verdict.width()
         <= usize::from(area.width);
     let mut first = Line::from(vec![
         quiz,
@@ -80,7 +85,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         first = first.patch_style(t.dim);
         first
             .spans
-            .insert(0, Span::styled(" ⧗ stale, re-tracing:", t.key));
+            .insert(0, Span::styled(format!(" {}", app.t("ui-stale")), t.key));
     }
     // The message (the last thing that happened) takes rows of its own
     // above the key hints, which always stay.
@@ -110,9 +115,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .gauge_style(t.lit)
             .ratio(ratio)
             .label(if expected == 0 {
-                "tracing values · keys work · q quits".to_string()
+                app.t("ui-tracing")
             } else {
-                format!("tracing values: {done}/{expected} events · keys work · q quits")
+                app.tr(&Why::new("ui-tracing-count")
+                    .arg("done", done)
+                    .arg("expected", expected))
             })
             .render(row, buf);
     }
@@ -220,7 +227,20 @@ fn hints(app: &App) -> Line<'static> {
     let mut spans = vec![Span::raw(" ")];
     for (k, what) in pairs {
         spans.push(Span::styled((*k).to_string(), t.key));
-        spans.push(Span::raw(format!(" {what} ")));
+        let word = app.t(&format!("ui-hint-{}", what.replace(' ', "-")));
+        spans.push(Span::raw(format!(" {word} ")));
     }
     Line::from(spans)
+}
+
+/// The checks' headline, `all 12 checks hold`, in the app's language.
+fn headline(app: &App) -> String {
+    let checks = &app.run.checks;
+    let count = |s: Status| checks.iter().filter(|c| c.status == s).count();
+    let (failed, skipped) = (count(Status::Fail), count(Status::Skip));
+    app.tr(&Why::new("ui-headline")
+        .arg("failed", failed)
+        .arg("skipped", skipped)
+        .arg("held", checks.len() - failed - skipped)
+        .arg("total", checks.len()))
 }

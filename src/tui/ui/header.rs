@@ -3,10 +3,12 @@
 use crate::text::{escaped, shown};
 use crate::trace::Mode;
 use crate::tui::app::{App, Tab};
+use crate::why::Why;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
+use unicode_width::UnicodeWidthStr;
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let c = app.cfg();
@@ -15,9 +17,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     // seed, and a shape-only run has no values at all (a lasting mark,
     // until values arrive or for as long as the plan keeps shapes only).
     let origin = if app.run.trace.mode == Mode::ShapeOnly {
-        "shapes only".to_string()
+        app.t("ui-shapes-only")
     } else if app.given.req.weights.is_some() {
-        "weights from file".to_string()
+        app.t("ui-weights-from-file")
     } else {
         format!("seed={}", c.seed)
     };
@@ -38,7 +40,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         // A mixture of experts: each token's MLP is k of E.
         let mut ff = String::new();
         if c.experts > 0 {
-            ff = format!(" top {} of {} experts", c.top_k, c.experts);
+            let experts = Why::new("ui-experts").arg("k", c.top_k).arg("E", c.experts);
+            ff = format!(" {}", app.tr(&experts));
         }
         format!(
             " {}={} {}={} {}={} {}={}{kv} {}={}{ff} {}={}{gap}{} {} {}-LN{gap}{} {}",
@@ -67,24 +70,26 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     );
     let model = if let Some(producer) = &app.foreign {
         // Another program's log holds the stream's shape, not our fields.
-        format!(
-            " B={} T={} d_model={}  blocks={}  {}-LN declared  {}  from {}",
-            c.batch,
-            c.seq,
-            c.d_model,
-            c.layers,
-            c.placement,
-            c.dtype,
-            escaped(producer)
-        )
-    } else if long.chars().count() <= usize::from(area.width) {
+        let foreign = Why::new("ui-foreign-model")
+            .arg("B", c.batch)
+            .arg("T", c.seq)
+            .arg("d", c.d_model)
+            .arg("blocks", c.layers)
+            .arg("placement", c.placement.to_string())
+            .arg("dtype", c.dtype.to_string())
+            .arg("producer", escaped(producer).to_string());
+        format!(" {}", app.tr(&foreign))
+    } else if long.width() <= usize::from(area.width) {
         long
     } else {
         line(["B", "T", "d", "h", "kv", "ff", "L"], " ")
     };
     // A fault takes the brand's place, so the bar fits 80 columns.
     let mut tabs = match c.fault {
-        Some(f) => vec![Span::styled(format!(" ⚠ fault {f} "), t.fail)],
+        Some(f) => {
+            let badge = app.tr(&Why::new("ui-fault-badge").arg("fault", f.to_string()));
+            vec![Span::styled(format!(" {badge} "), t.fail)]
+        }
         None => vec![Span::styled(" shapetrace ", t.header)],
     };
     // File names and a log's model name are the user's: shown escaped.
@@ -97,7 +102,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let name_at = tabs.len();
     tabs.push(Span::styled(format!(" {name} "), t.title));
     for tab in Tab::ALL.into_iter().filter(|_| !app.present) {
-        let label = tab.title();
+        let label = app.t(tab.key());
         let failing = tab == Tab::Checks && app.run.checks.iter().any(|c| !c.ok);
         let mark = if failing { "✗" } else { " " };
         tabs.push(if tab == app.tab && !app.present {
@@ -112,7 +117,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         });
     }
     if app.present {
-        tabs.push(Span::styled("[Presenter]", t.title));
+        tabs.push(Span::styled(
+            format!("[{}]", app.t("ui-tab-presenter")),
+            t.title,
+        ));
     }
     // A long file name gives way to the tabs: cut in its middle.
     let others: usize = tabs.iter().map(Span::width).sum::<usize>() - tabs[name_at].width();
@@ -123,17 +131,17 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     Paragraph::new(vec![Line::from(tabs), Line::raw(model)]).render(area, buf);
 }
 
-/// `s` cut to at most `room` characters (at least 3) by a `…` in its
-/// middle, so both the start and the extension of a file name stay.
+/// `s` cut to at most `room` columns (at least 3) by a `…` in its
+/// middle, so both the start and the extension of a file name stay; a
+/// wide character is never cut in two.
 fn elide(s: &str, room: usize) -> String {
-    let n = s.chars().count();
     let room = room.max(3);
-    if n <= room {
+    if s.width() <= room {
         return s.to_string();
     }
     let tail = (room - 1) / 2;
     let head = room - 1 - tail;
-    let start: String = s.chars().take(head).collect();
-    let end: String = s.chars().skip(n - tail).collect();
+    let start = super::width::take(s, head);
+    let end = super::width::take_last(s, tail);
     format!("{start}…{end}")
 }

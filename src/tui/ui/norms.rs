@@ -17,12 +17,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|l| Line::raw(l.to_string()))
         .collect();
     lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "e edits x (e.g. 3,4 or 1,2,3,4) · LayerNorm centres then scales; RMSNorm only scales",
-        t.dim,
-    ));
+    lines.push(Line::styled(app.t("ui-norms-hint"), t.dim));
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
-        .block(Block::bordered().title(" Norms: LayerNorm against RMSNorm "))
+        .block(Block::bordered().title(format!(" {} ", app.t("ui-norms-title"))))
         .render(area, buf);
 }

@@ -19,6 +19,7 @@ use super::heatmap::{self, Grid};
 use crate::shape::fmt_shape;
 use crate::trace::{Event, Failure};
 use crate::tui::app::{App, Row};
+use crate::why::Why;
 use big::fit;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -28,10 +29,10 @@ use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 /// The why of a step, in plain words; a log of schema 1 has none, so its
 /// formula stands in.
-fn why_of(e: &Event) -> String {
+fn why_of(app: &App, e: &Event) -> String {
     match e.why_text() {
         "" => e.formula.clone(),
-        why => why.to_string(),
+        why => app.lang.step_why(e.why.as_ref(), why).into_owned(),
     }
 }
 
@@ -52,11 +53,11 @@ fn slide(app: &App) -> Option<Slide> {
         Row::Event(e) if app.hidden(app.cursor) => Slide {
             path: e.path.clone(),
             shape: "?".into(),
-            mark: "predict the shape".into(),
+            mark: app.t("ui-present-predict"),
             why: if app.quiz.is_some() {
-                "The quiz asks for the shape first.".into()
+                app.t("ui-present-quiz-first")
             } else {
-                "What shape comes out? Press → to reveal it.".into()
+                app.t("ui-present-reveal")
             },
             formula: String::new(),
             style: t.dim,
@@ -64,18 +65,18 @@ fn slide(app: &App) -> Option<Slide> {
         Row::Event(e) => Slide {
             path: e.path.clone(),
             shape: fmt_shape(&e.shape),
-            mark: format!("{} {}", e.named_shape(), crate::report::table::marker(e)),
-            why: why_of(e),
+            mark: format!("{} {}", e.named_shape(), super::steps::marker(app, e)),
+            why: why_of(app, e),
             formula: e.formula.clone(),
             style: if e.departs { t.departs } else { t.title },
         },
         Row::Failure(f) => Slide {
             path: f.path.clone(),
             shape: operands(f),
-            mark: format!("✗ {} stops the forward", f.check),
+            mark: app.tr(&Why::new("ui-present-stops").arg("check", f.check.as_str())),
             why: match f.why_text() {
                 "" => f.detail.clone(),
-                why => format!("{why}\n{}", f.detail),
+                why => format!("{}\n{}", app.lang.step_why(f.why.as_ref(), why), f.detail),
             },
             formula: failed_operands(app, f),
             style: t.fail,
@@ -101,11 +102,13 @@ fn failed_operands(app: &App, f: &Failure) -> String {
         .iter()
         .map(|o| format!("{} {}", o.path, fmt_shape(&o.shape)))
         .collect();
-    let fault = app
-        .cfg()
-        .fault
-        .map_or_else(String::new, |x| format!(" · fault {x}: {}", x.describe()));
-    format!("operands {}{fault}", ops.join(" · "))
+    let fault = app.cfg().fault.map_or_else(String::new, |x| {
+        let line = Why::new("ui-fault-line")
+            .arg("fault", x.to_string())
+            .arg("what", super::detail::fault_text(app, x));
+        format!(" · {}", app.tr(&line))
+    });
+    format!("{}{}{fault}", app.t("ui-operands"), ops.join(" · "))
 }
 
 /// The path, and without its block prefix if that is too long.
@@ -135,17 +138,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     path.render(t.title, path_area, buf);
     shape.render(s.style, shape_area, buf);
     let autoplay = match app.autoplay {
-        Some(a) if a.paused => " · autoplay paused (space resumes)",
-        Some(_) => " · autoplay on (space pauses)",
-        None => "",
+        Some(a) if a.paused => format!(" · {}", app.t("ui-present-paused")),
+        Some(_) => format!(" · {}", app.t("ui-present-autoplay")),
+        None => String::new(),
     };
+    let step = Why::new("ui-present-step")
+        .arg("step", app.cursor)
+        .arg("last", app.rows().saturating_sub(1));
     Paragraph::new(Line::styled(
-        format!(
-            " step {} of {} · {}{autoplay}",
-            app.cursor,
-            app.rows().saturating_sub(1),
-            s.mark
-        ),
+        format!(" {} · {}{autoplay}", app.tr(&step), s.mark),
         s.style,
     ))
     .render(mark_area, buf);
@@ -167,7 +168,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let why = Paragraph::new(why)
         .wrap(Wrap { trim: false })
-        .block(Block::bordered().title(" Why "));
+        .block(Block::bordered().title(format!(" {} ", app.t("ui-present-why"))));
     let Some(g) = grid else {
         let [d, w] = lower.layout(&Layout::horizontal([
             Constraint::Length(38),

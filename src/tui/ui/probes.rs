@@ -5,6 +5,7 @@
 
 use crate::check::influence::{Cell, Kind};
 use crate::tui::app::App;
+use crate::why::Why;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -17,10 +18,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     if let Some(producer) = &app.foreign {
         // The probes ran on the student's module when it was exported.
         let mut lines = vec![Line::styled(
-            format!(
-                "A log of {}: the probes ran on that module when it was exported; their verdicts:",
-                crate::text::shown(producer)
-            ),
+            app.tr(&Why::new("ui-probes-foreign")
+                .arg("producer", crate::text::shown(producer).to_string())),
             t.dim,
         )];
         for c in app.run.checks.iter().filter(|c| {
@@ -34,33 +33,34 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         }
         Paragraph::new(lines)
             .wrap(ratatui::widgets::Wrap { trim: false })
-            .block(Block::bordered().title(" Probes "))
+            .block(Block::bordered().title(format!(" {} ", app.t("ui-tab-probes"))))
             .render(area, buf);
         return;
     }
     let p = &app.labs.probes;
     let name = p.kind.name();
     let rule = match p.kind {
-        Kind::Causality => {
-            "the whole model; no earlier position and no other batch element may change"
-        }
-        Kind::Positionwise => "each norm and MLP alone; only the moved token may change",
+        Kind::Causality => app.t("ui-probes-rule-causality"),
+        Kind::Positionwise => app.t("ui-probes-rule-positionwise"),
     };
     // Until the opening probe is back, the token is being looked for.
     let token = p.token.map_or_else(
-        || "each token in turn".to_string(),
-        |k| format!("token t={k}"),
+        || app.t("ui-probes-each-token"),
+        |k| app.tr(&Why::new("ui-probes-token").arg("t", k)),
     );
-    let title = format!(" Probes: {name} · {token} of batch 0 moved · ←→ token · ↑↓ probe ");
+    let title = Why::new("ui-probes-title")
+        .arg("name", name)
+        .arg("token", token.as_str());
+    let title = format!(" {} ", app.tr(&title));
     let mut lines = vec![Line::styled(rule, t.dim)];
     match p.current(app.generation) {
         // The probe re-runs the model on a worker thread.
         None => lines.push(Line::styled(
-            format!("computing… the model re-runs with {token} moved; keys work"),
+            app.tr(&Why::new("ui-probes-computing").arg("token", token.as_str())),
             t.key,
         )),
         Some(Err(e)) => lines.push(Line::styled(
-            format!("cannot probe this model: {e}"),
+            app.tr(&Why::new("ui-probes-cannot").arg("error", e.to_string())),
             t.fail,
         )),
         Some(Ok(view)) => {
@@ -70,9 +70,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 .and_then(|(_, b)| b.first())
                 .map_or(0, Vec::len);
             let mut head = format!("{:<PATH_W$}", "");
-            let mut cols = format!("{:<PATH_W$}", "tensor");
+            let mut cols = super::width::pad(&app.t("ui-probes-tensor"), PATH_W);
             for b in 0..grid.first().map_or(0, |(_, b)| b.len()) {
-                head.push_str(&format!("{:<w$}", format!("batch {b}"), w = nt * 3 + 3));
+                let batch = app.tr(&Why::new("ui-probes-batch").arg("b", b));
+                head.push_str(&super::width::pad(&batch, nt * 3 + 3));
                 for tt in 0..nt {
                     cols.push_str(&format!("{:<3}", format!("t{tt}")));
                 }
@@ -82,7 +83,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             lines.push(Line::styled(cols, t.title));
             let room = usize::from(area.height.saturating_sub(6));
             for (path, batches) in grid.iter().take(room) {
-                let mut spans = vec![Span::raw(format!("{path:<PATH_W$}"))];
+                let mut spans = vec![Span::raw(super::width::pad(path, PATH_W))];
                 for cells in batches {
                     for c in cells {
                         let style = match c {
@@ -98,13 +99,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             }
             lines.push(if view.leaks() {
                 Line::styled(
-                    format!(
-                        "✗ {name} fails: rows marked ✗ changed that must not, ○ did not that must"
-                    ),
+                    app.tr(&Why::new("ui-probes-fails").arg("name", name)),
                     t.fail,
                 )
             } else {
-                Line::styled(format!("✓ {name} holds for token {}", view.token), t.ok)
+                let holds = Why::new("ui-probes-holds")
+                    .arg("name", name)
+                    .arg("t", view.token);
+                Line::styled(app.tr(&holds), t.ok)
             });
         }
     }

@@ -4,11 +4,12 @@
 
 use crate::shape::fmt_shape;
 use crate::tui::app::{App, Row, Tab};
+use crate::why::Why;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Padding, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Padding, Paragraph, Widget, Wrap};
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let Some(q) = &app.quiz else { return };
@@ -33,10 +34,13 @@ fn question(app: &App, area: Rect, buf: &mut Buffer) {
         .collect();
     let mut lines = vec![
         Line::styled(
-            format!("step {}: {} = {}", e.step, e.path, e.op_label()),
+            app.tr(&Why::new("ui-quiz-step")
+                .arg("step", e.step)
+                .arg("path", e.path.as_str())
+                .arg("op", e.op_label())),
             t.title,
         ),
-        Line::raw(format!("of {}", from.join(", "))),
+        Line::raw(app.tr(&Why::new("ui-quiz-of").arg("from", from.join(", ")))),
     ];
     if let Some(also) = &q.also {
         lines.push(Line::styled(also.clone(), t.dim));
@@ -44,22 +48,25 @@ fn question(app: &App, area: Rect, buf: &mut Buffer) {
     let prompt = match &q.follow_up {
         Some(f) => {
             lines.push(Line::styled(format!("? {}", f.question), t.key));
-            "Which › "
+            app.t("ui-quiz-which")
         }
-        None => "Predict its shape (sizes, axis names or both) › ",
+        None => app.t("ui-quiz-predict"),
     };
     lines.push(Line::from(vec![
         Span::raw(prompt),
         Span::styled(format!("{}█", q.input), t.key),
     ]));
     lines.push(Line::styled(
-        format!("Enter answers · Esc skips · score {}/{}", q.right, q.asked),
+        app.tr(&Why::new("ui-quiz-keys")
+            .arg("right", q.right)
+            .arg("asked", q.asked)),
         t.dim,
     ));
     if let Some(msg) = &q.invalid {
         lines.push(Line::styled(format!("✗ {msg}"), t.fail));
     }
-    popup(lines, " Quiz ", t.key, area, buf, true);
+    let title = format!(" {} ", app.t("ui-quiz-title"));
+    popup(lines, &title, t.key, area, buf, true);
 }
 
 fn verdict(app: &App, area: Rect, buf: &mut Buffer) {
@@ -70,12 +77,15 @@ fn verdict(app: &App, area: Rect, buf: &mut Buffer) {
         lines.push(Line::styled(msg.clone(), if *ok { t.ok } else { t.fail }));
     }
     if let Some(why) = &q.why {
-        lines.push(Line::raw(format!("why: {why}")));
+        lines.push(Line::raw(format!("{}{why}", app.t("ui-why"))));
     }
     if let Some(also) = &q.also {
         lines.push(Line::styled(also.clone(), t.dim));
     }
-    let title = format!(" Quiz {}/{} · → goes on · z ends ", q.right, q.asked);
+    let title = Why::new("ui-quiz-verdict-title")
+        .arg("right", q.right)
+        .arg("asked", q.asked);
+    let title = format!(" {} ", app.tr(&title));
     popup(lines, &title, t.key, area, buf, false);
 }
 
@@ -105,7 +115,7 @@ fn popup(
             ..area
         }
     };
-    Clear.render(at, buf);
+    super::width::clear(at, buf);
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
         .block(

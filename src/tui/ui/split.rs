@@ -17,15 +17,18 @@
 //! `<` only left, `>` only right (not `◀` `▶`, which point at the row
 //! selected and at the sides in the box).
 
-use crate::compare::{Side, Status, Step};
-use crate::report::compare::{delta, status};
+use super::width::{pad, take};
+use crate::compare::{Change, Comparison, Side, Status, Step};
+use crate::report::compare::delta;
 use crate::tui::app::App;
 use crate::tui::app::split::{Focus, Split};
+use crate::why::Why;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+use unicode_width::UnicodeWidthStr;
 
 /// Rows of the box under the list.
 const DETAIL_ROWS: u16 = 7;
@@ -60,15 +63,39 @@ pub fn offset(split: &Split, height: u16) -> usize {
         .min(split.cmp.steps.len().saturating_sub(h))
 }
 
-/// `s` cut or padded to `w` characters.
+/// `s` cut (with `…`) or padded to `w` columns.
 fn cell(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n > w {
-        let mut cut: String = s.chars().take(w.saturating_sub(1)).collect();
-        cut.push('…');
-        cut
+    if s.width() > w {
+        format!("{}…", take(s, w.saturating_sub(1)))
     } else {
-        format!("{s}{}", " ".repeat(w - n))
+        pad(s, w)
+    }
+}
+
+/// A step's status in the app's words: `same`, `≠ inputs, position`,
+/// `◀ only LEFT`, `only RIGHT ▶`.
+fn status(app: &App, c: &Comparison, s: &Step) -> String {
+    let name = |n: &str| crate::text::shown(n).to_string();
+    match s.status {
+        Status::Same => app.t("ui-split-same"),
+        Status::OnlyLeft => app.tr(&Why::new("ui-split-only-left").arg("name", name(&c.left))),
+        Status::OnlyRight => app.tr(&Why::new("ui-split-only-right").arg("name", name(&c.right))),
+        Status::Changed => {
+            let words: Vec<String> = s
+                .changes
+                .iter()
+                .map(|ch| {
+                    app.t(match ch {
+                        Change::Shape => "ui-change-shape",
+                        Change::Dtype => "ui-change-dtype",
+                        Change::Op => "ui-change-op",
+                        Change::Inputs => "ui-change-inputs",
+                        Change::Position => "ui-change-position",
+                    })
+                })
+                .collect();
+            app.tr(&Why::new("ui-split-changed").arg("what", words.join(", ")))
+        }
     }
 }
 
@@ -99,7 +126,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let c = &split.cmp;
     let head = format!(
         "    {}{}{}",
-        cell("path", wp),
+        cell(&app.t("ui-col-path"), wp),
         cell(&crate::text::shown(&c.left).to_string(), ws),
         cell(&crate::text::shown(&c.right).to_string(), ws)
     );
@@ -150,35 +177,44 @@ fn render_detail(app: &App, split: &Split, area: Rect, buf: &mut Buffer) {
         crate::text::shown(&c.left).to_string(),
         crate::text::shown(&c.right).to_string(),
     );
-    let w = l.chars().count().max(r.chars().count());
+    let w = l.width().max(r.width());
     let side = |glyph: &str, name: &str, s: Option<&Side>| {
         let what = s.map_or_else(
-            || "no such step".to_string(),
+            || app.t("ui-split-no-step"),
             |s| {
                 let reads = if s.inputs.is_empty() {
-                    "nothing".to_string()
+                    app.t("ui-split-reads-nothing")
                 } else {
                     s.inputs.join(", ")
                 };
-                format!("#{} {} · reads {reads}", s.step, s.op)
+                app.tr(&Why::new("ui-split-reads")
+                    .arg("step", s.step)
+                    .arg("op", s.op.as_str())
+                    .arg("reads", reads))
             },
         );
         Line::from(format!("{glyph} {}  {what}", cell(name, w)))
     };
     let sum = c.summary;
-    let mut counts = format!(
-        "{} same · {} changed · {} only {l} · {} only {r}",
-        sum.same, sum.changed, sum.only_left, sum.only_right
-    );
+    let mut counts = app.tr(&Why::new("ui-split-summary")
+        .arg("same", sum.same)
+        .arg("changed", sum.changed)
+        .arg("only_left", sum.only_left)
+        .arg("only_right", sum.only_right)
+        .arg("left", l.as_str())
+        .arg("right", r.as_str()));
     // The counts that differ; none is said in one phrase.
     let differ: Vec<String> = c
         .counts
         .iter()
         .filter(|k| k.delta != 0)
-        .map(|k| format!("{} {}", k.what, delta(k.delta)))
+        .map(|k| {
+            let what = app.t(&format!("ui-count-{}", k.what.replace(' ', "-")));
+            format!("{what} {}", delta(k.delta))
+        })
         .collect();
     if differ.is_empty() {
-        counts.push_str(" · parameters, FLOPs and bytes the same");
+        counts.push_str(&format!(" · {}", app.t("ui-split-counts-same")));
     } else {
         counts.push_str(&format!(" · {}", differ.join(" · ")));
     }
@@ -194,11 +230,14 @@ fn render_detail(app: &App, split: &Split, area: Rect, buf: &mut Buffer) {
         Focus::Left => ("◀", l),
         Focus::Right => ("▶", r),
     };
-    let title = format!(" {} · {} ", step.path, status(c, step));
+    let title = format!(" {} · {} ", step.path, status(app, c, step));
+    let bottom = app.tr(&Why::new("ui-split-bottom")
+        .arg("glyph", glyph)
+        .arg("name", name));
     let block = Block::bordered()
         .border_style(t.dim)
         .title(Line::styled(title, t.title))
-        .title_bottom(format!(" b: a m p f switch {glyph} {name} · | one model "));
+        .title_bottom(format!(" {bottom} "));
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
         .block(block)

@@ -1,13 +1,14 @@
 //! The step list: step, path, shape with named axes, dtype, marker.
 
-use crate::report::table::marker;
 use crate::shape::fmt_shape;
 use crate::tui::app::{App, Row};
+use crate::why::Why;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
+use unicode_width::UnicodeWidthStr;
 
 /// The rows of the list inside `area`, below the column heading.
 #[must_use]
@@ -27,16 +28,34 @@ pub fn offset(app: &App, height: u16) -> usize {
     app.cursor.saturating_sub(h / 2).min(rows.saturating_sub(h))
 }
 
+/// `s` in a column `w` wide: padded, or cut with `…` and a space (by
+/// columns: a wide character is never cut in two).
 fn cell(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n >= w {
-        format!(
-            "{} ",
-            s.chars().take(w.saturating_sub(2)).collect::<String>() + "…"
+    if s.width() >= w {
+        super::width::pad(
+            &format!("{}…", super::width::take(s, w.saturating_sub(2))),
+            w,
         )
     } else {
-        format!("{s}{}", " ".repeat(w - n))
+        super::width::pad(s, w)
     }
+}
+
+/// The marker of an event: an add's verdict, a departure, a return.
+pub(super) fn marker(app: &App, e: &crate::trace::Event) -> String {
+    let why = match &e.check {
+        Some(c) if c.ok => Why::new("ui-mark-add-ok").arg("ops", c.operands()),
+        Some(c) => Why::new("ui-mark-add-bad").arg("ops", c.operands()),
+        None if e.departs => {
+            let what = e
+                .leaves_dtype
+                .map_or_else(|| "(B,T,d)".to_string(), |d| d.to_string());
+            Why::new("ui-mark-leaves").arg("what", what)
+        }
+        None if e.returns => Why::new("ui-mark-returns"),
+        None => return String::new(),
+    };
+    app.tr(&why)
 }
 
 /// Column widths (step, path, shape, dtype) that fit this trace.
@@ -44,13 +63,13 @@ fn widths(app: &App) -> [usize; 4] {
     let ev = &app.run.trace.events;
     let path = ev
         .iter()
-        .map(|e| e.path.chars().count())
-        .chain(app.run.trace.failure.iter().map(|f| f.path.len()))
+        .map(|e| e.path.width())
+        .chain(app.run.trace.failure.iter().map(|f| f.path.width()))
         .max()
         .unwrap_or(4);
     let shape = ev
         .iter()
-        .map(|e| e.named_shape().chars().count())
+        .map(|e| e.named_shape().width())
         .max()
         .unwrap_or(5);
     [5, path.clamp(4, 26) + 2, shape.clamp(9, 28) + 2, 6]
@@ -60,11 +79,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
     let [ws, wp, wsh, wd] = widths(app);
     let head = format!(
-        "  {}{}{}{}marker",
-        cell("step", ws),
-        cell("path", wp),
-        cell("shape", wsh),
-        cell("dtype", wd)
+        "  {}{}{}{}{}",
+        cell(&app.t("ui-col-step"), ws),
+        cell(&app.t("ui-col-path"), wp),
+        cell(&app.t("ui-col-shape"), wsh),
+        cell(&app.t("ui-col-dtype"), wd),
+        app.t("ui-col-marker")
     );
     Paragraph::new(Line::styled(head, t.title)).render(Rect { height: 1, ..area }, buf);
     let list = list_area(area);
@@ -74,7 +94,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         let Some(row) = app.row(i) else {
             if app.run.trace.failure.is_some() && i == app.rows() {
                 lines.push(Line::styled(
-                    "  ⋯ the forward stopped above: later steps cannot run",
+                    format!("  {}", app.t("ui-stopped-above")),
                     t.dim,
                 ));
             }
@@ -110,12 +130,16 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                     cell(e.dtype.as_str(), wd)
                 );
                 match app.failed_at(&e.path) {
-                    Some(c) => (body, format!("✗ {} fails here", c.name), t.fail),
-                    None => (body, marker(e), style),
+                    Some(c) => {
+                        let here = Why::new("ui-fails-here").arg("check", c.name.as_str());
+                        (body, app.tr(&here), t.fail)
+                    }
+                    None => (body, marker(app, e), style),
                 }
             }
             Row::Failure(f) => {
                 let (shapes, culprit) = clash(f);
+                let culprit = culprit.map(|c| app.tr(&c));
                 // No dtype: the marker starts in its column.
                 let body = format!(
                     "{}{}{}",
@@ -125,7 +149,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 );
                 let mark = match culprit {
                     Some(c) => format!("✗ {c}"),
-                    None => format!("✗ {} stops here", f.check),
+                    None => app.tr(&Why::new("ui-stops-here").arg("check", f.check.as_str())),
                 };
                 (body, mark, t.fail)
             }
@@ -151,7 +175,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
 /// column (`(2,4,64)·(64,256)` for a linear, `(2,4,64)+(2,4,256)` for an
 /// add), and the operand to blame when the shapes name one: `bias (64)
 /// should be (256)`.
-fn clash(f: &crate::trace::Failure) -> (String, Option<String>) {
+fn clash(f: &crate::trace::Failure) -> (String, Option<Why>) {
     use crate::trace::OpKind;
     let s: Vec<String> = f.operands.iter().map(|o| fmt_shape(&o.shape)).collect();
     let get = |i: usize| f.operands.get(i).map(|o| o.shape.as_slice());
@@ -160,14 +184,16 @@ fn clash(f: &crate::trace::Failure) -> (String, Option<String>) {
         OpKind::Linear => {
             let product = s.iter().take(2).cloned().collect::<Vec<_>>().join("·");
             let blame = match (get(0), get(1), get(2)) {
-                (Some(x), Some(w), _) if w.len() == 2 && x.last() != Some(&w[0]) => Some(format!(
-                    "x's last axis {} should be W's rows {}",
-                    x.last().copied().unwrap_or(0),
-                    w[0]
-                )),
-                (_, Some(w), Some(b)) if w.len() == 2 && b != [w[1]] => {
-                    Some(format!("bias {} should be ({})", fmt_shape(b), w[1]))
-                }
+                (Some(x), Some(w), _) if w.len() == 2 && x.last() != Some(&w[0]) => Some(
+                    Why::new("ui-blame-linear")
+                        .arg("x", x.last().copied().unwrap_or(0))
+                        .arg("rows", w[0]),
+                ),
+                (_, Some(w), Some(b)) if w.len() == 2 && b != [w[1]] => Some(
+                    Why::new("ui-blame-bias")
+                        .arg("bias", fmt_shape(b))
+                        .arg("cols", w[1]),
+                ),
                 _ => None,
             };
             (product, blame)

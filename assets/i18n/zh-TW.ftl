@@ -1,0 +1,592 @@
+# shapetrace：每一步的原因與步進器的畫面文字，繁體中文 (zh-TW)。
+# 與 en.ftl 的鍵完全相同；缺少的鍵會退回英文。
+#
+# 術語表（依第 47 日活動的用語）：
+#   FFN / MLP              前饋網絡（按位置前饋網絡）
+#   position-wise          按位置
+#   residual / residual add / residual stream
+#                          殘差 / 殘差相加 / 殘差流
+#   token                  詞元          attention     注意力
+#   head                   頭            scores        得分
+#   query / key / value    查詢 / 鍵 / 值
+#   hidden layer / unit    隱藏層 / 隱藏單元
+#   activation             激活函數      gate          門控
+#   weight / bias          權重 / 偏置   parameter count 參數量
+#   block                  模組 (Block)  embedding     嵌入
+#   up / down projection   上投影 / 下投影  output projection 輸出投影
+#   shape / tensor / dtype 形狀 / 張量 / 數據類型 (dtype)
+#   vocabulary / context   詞表 / 上下文 encoder       編碼器
+#   norm                   歸一化 (LayerNorm、RMSNorm 保留原名)
+#   check / probe / fault  檢查 / 探針 / 故障
+#   departure / return     離開 (B,T,d) / 返回 (B,T,d)
+# 張量路徑、運算名、形狀、軸字母與數字一律不翻譯。
+## 步驟
+
+why-input = x0 是模型的輸入：{ $B } 個序列，每個序列 { $T } 個詞元，每個詞元是 d_model { $d } 個數的向量。每個模組都接收這個 (B,T,d) 形狀 { $shape } 並原樣交回，所以模組可以堆疊。
+
+why-norm = { $norm } 各自縮放每個詞元的 { $d } 個特徵（沿 d，而不是沿 T 或 B）；γ{ $norm ->
+    [LayerNorm] 和 β 各有
+   *[other] 有
+} { $d } 個元素，每個特徵一個。形狀保持 { $shape }。
+
+why-norm-seq = 這個歸一化沿 { $T } 個位置 (T) 取平均，而不是沿 { $d } 個特徵 (d)：形狀保持 { $shape }，所以形狀檢查看不出來，但每個詞元現在讀到了其他詞元，包括後面的詞元。
+
+why-norm-batch = 這個歸一化像 BatchNorm 一樣沿 { $B } 個批次元素 (B) 取平均，而不是沿每個詞元的 { $d } 個特徵 (d)：形狀保持 { $shape }，所以形狀檢查看不出來，但每個序列現在讀到了批次中的其他序列。
+
+why-linear-q = x·Wq，Wq 為 ({ $rows },{ $cols })：{ $wide ->
+    [yes] 每個詞元的 { $rows } 個特徵變成 { $cols } 個查詢特徵，是 h·hd 而不是 d_model { $rows }，因為設定給每個頭自己的寬度 (head_dim)；接著分成多個頭。輸出為 { $shape }。
+   *[no] 每個詞元的 { $rows } 個特徵變成 { $cols } 個查詢特徵，之後再分成多個頭。形狀保持 { $shape }。
+}
+
+why-linear-kv = { $w } 為 ({ $rows },{ $cols })：{ $gqa ->
+    [yes] 在分組查詢注意力下，k 和 v 比 d_model 窄：每個詞元的 { $rows } 個特徵變成 { $cols } 個 { $role } 特徵而不是 { $rows } 個，頭數比 q 少。輸出為 { $shape }。
+   *[no] 每個詞元的 { $rows } 個特徵變成 { $cols } 個 { $role } 特徵，接著分成多個頭。形狀保持 { $shape }。
+}
+
+why-linear-out = 輸出投影 Wo ({ $rows },{ $cols }) 混合合併後各頭的 { $rows } 個特徵；{ $wide ->
+    [yes] 它把 h·hd { $rows } 映射回 d_model { $cols }：形狀在這裡回到 (B,T,d)，所以輸出 { $shape } 可以加回殘差流。
+   *[no] 它把 d_model 映射到 d_model，所以輸出 { $shape } 可以加回殘差流。
+}
+
+why-linear-up = W1 為 ({ $rows },{ $cols })：每個詞元從 d_model { $rows } 擴展到 d_ff { $cols } 個隱藏單元，得到 { $shape }。{ $bias ->
+    [0] {""}
+   *[other] b1 有 { $cols } 個元素，每個隱藏單元一個，不是 { $rows } 個。
+}
+
+why-linear-gate = 門控 Wg ({ $rows },{ $cols }) 與上投影一樣寬：每個詞元 d_ff { $cols }，得到 { $shape }；它的 silu 決定每個隱藏單元通過多少。
+
+why-linear-down = W2 為 ({ $rows },{ $cols })，不是 ({ $cols },{ $rows })：{ $rows } 個隱藏單元回到 d_model { $cols }，所以前饋網絡的輸出 { $shape } 可以加回殘差流。
+
+why-linear = x·W，W 為 ({ $rows },{ $cols })：最後一軸變成 W 的 { $cols } 列，得到 { $shape }。
+
+why-split = { $wide ->
+    [yes] h·hd { $d }
+   *[no] d_model { $d }
+} = { $heads } 個頭 × { $hd }：每個頭在自己 { $hd } 寬的切片中做注意力；頭移到 T 前面，(B,h,T,hd) = { $shape } 而不是 (B,T,h,hd)，這樣每個頭各有一張 { $T }×{ $T } 的得分表。
+
+why-split-kv = k 和 v 有 { $heads } 個頭，每頭 { $hd }（{ $d } = { $heads } × { $hd }）：分組查詢注意力保留比查詢頭少的 K/V 頭，每個由一組查詢頭共用。頭移到 T 前面：{ $shape }。
+
+why-rope = 旋轉位置編碼把每個頭的 { $pairs } 對特徵各轉一個隨詞元位置增大的角度：形狀 { $shape } 不變，且 hd { $hd } 必須是偶數。
+
+why-repeat-kv = 分組查詢注意力：{ $kv } 個 K/V 頭各重複 { $rep } 次，得到 { $h } 個頭，每個查詢頭一個，於是 q 與它的 k 相遇，權重與它的 v 相乘，頭對頭：{ $shape }。
+
+why-rope-partial = 部分旋轉：每個頭的 { $hd } 個特徵中只有前 { $dims } 個旋轉，{ $pairs } 對，角度隨詞元位置增大；其餘 { $rest } 個原樣通過。形狀 { $shape } 不變。
+
+why-alibi = ALiBi：{ $heads } 個頭各把 m·(j − t) 加到查詢 t 對鍵 j 的得分上，詞元自身為 0，每往回一步更負，斜率 m 從 { $first } 到 { $last }：位置以距離懲罰的形式進入，沒有表也沒有旋轉。逐元素進行，所以得分保持形狀 { $shape }。
+
+why-softcap = 軟上限 { $cap }·tanh(s/{ $cap })，在遮罩之前作用於每個得分：大的得分在 { $cap } 以下趨平，小的幾乎不變。逐元素進行，所以得分保持形狀 { $shape }。
+
+why-softcap-logits = 軟上限 { $cap }·tanh(z/{ $cap })，作用於每個 logit：詞表中沒有得分超過 { $cap }。逐元素進行，所以 logits 保持形狀 { $shape }。
+
+why-scale-embed = 每個詞元的向量乘以 √d_model = √{ $d } ≈ { $by }，使嵌入以模組預期的尺度進入殘差流：每個元素乘同一個數，所以形狀保持 { $shape }。
+
+why-scores = { $h } 個頭各把自己的 { $Tq } 個查詢 (Tq) 與 { $Tk } 個鍵 (Tk) 逐一比較：每個頭一張 { $Tq }×{ $Tk } 的表，乘以 1/√{ $hd }。得分為 { $shape }，不是 { $wrong }：每個頭一張表，而不是每個詞元一個向量。
+
+why-softmax-causal = 因果遮罩隱藏每個查詢之後的鍵（比查詢晚的鍵得到 −∞），然後 softmax 把每行 { $Tk } 個得分變成總和為 1 的權重。形狀保持 { $shape }。
+
+why-softmax-window = 滑動窗口隱藏每個查詢之前最後 { $w } 個位置以外的每個鍵（較晚的鍵，或往回超過 { $w } 的鍵，得到 −∞），然後 softmax 把每行 { $Tk } 個得分變成至多 { $w } 個鍵上總和為 1 的權重。形狀保持 { $shape }：窗口改變的是哪些格子是 ╳，不是軸。
+
+why-softmax-two-way = 編碼器的注意力按設計沒有遮罩：每個查詢讀取全部 { $Tk } 個鍵，前後皆有，softmax 把每行變成總和為 1 的權重。形狀保持 { $shape }；因果探針預期影響向兩個方向擴散。
+
+why-softmax = 沒有遮罩：softmax 把每行 { $Tk } 個得分變成總和為 1 的權重，分佈在每個鍵上，包括後面的詞元。形狀保持 { $shape }，所以形狀檢查看不出洩漏；因果探針看得出來。
+
+why-softmax-no-max = Softmax 沒有先減去每行的最大值：大得分的 exp 溢出成 ∞，而 ∞/∞ 是 NaN，所以一行的 { $Tk } 個權重總和不再是 1。減去最大值不改變任何權重（在比值中抵消），並讓每個 exp 至多為 1。形狀保持 { $shape }。
+
+why-weighted-sum = 每個查詢取 { $Tk } 個值向量的加權和：({ $Tq }×{ $Tk })·({ $Tk }×{ $hd }) 每個頭得到 { $Tq }×{ $hd }；鍵軸 Tk 被求和消去，查詢位置又是 T：{ $shape }。
+
+why-merge = { $h } 個 { $hd } 寬的頭並排合併回去：轉置為 (B,T,h,hd)，再重塑為 { $wide ->
+    [yes] h·hd = { $h } × { $hd } = { $d }，這不是 d_model { $dm }：設定給的 head_dim 不等於 d_model / h，所以合併後的頭 { $shape } 在這裡離開 (B,T,d)，由輸出投影帶回。
+   *[no] d_model { $d } = { $h } × { $hd }。形狀 { $shape } 又是 (B,T,d)。
+}
+
+why-reshape = 把 (B,h,T,hd) 直接重塑為 { $shape }，沒有轉置：形狀正確，所以每個形狀檢查都通過，但每行 { $d } 個數現在混合了不同詞元的頭。因果探針看得出來。
+
+why-act = { $act } 各自作用於每個詞元的 { $ff } 個隱藏單元：形狀 { $shape } 不變。
+
+why-act-after-down = { $act } 放在下投影之後：它作用於 { $ff } 個殘差流特徵，而不是 W1 與 W2 之間的隱藏單元。每個形狀仍然吻合，{ $shape }，所以只有在相同權重上與宣告的前饋網絡 W2·act(W1·x) 比較（參考檢查）才找得到。
+
+why-swiglu = silu(gate) ⊙ up：兩者都是 d_ff { $ff } 寬，逐元素相乘，所以形狀保持 { $shape }。
+
+why-columns = { $from } 的 { $width } 中第 { $lo } 到 { $hi } 列：一個融合矩陣並排算出每個部分，所以這部分是其輸出的一個切片，{ $shape }，正是它自己的矩陣會給出的結果。一次矩陣乘法取代數次；數字相同。
+
+why-columns-grouped = { $from } 的 { $width } 中，{ $groups } 組（每組 { $period }）各自的第 { $lo } 到 { $hi } 列：融合矩陣把每組的各部分並排存放，所以這部分逐組收集，{ $shape }，正是它自己的矩陣會給出的結果。
+
+why-geglu = gelu_tanh(gate) ⊙ up：兩者都是 d_ff { $ff } 寬，逐元素相乘，所以形狀保持 { $shape }。
+
+why-add = 殘差相加 { $stream } + { $update }：逐元素進行，所以兩者都必須是 (B,T,d) { $shape }。這就是每個子層都交回 d_model { $d } 的原因。
+
+why-add-updates = 並行殘差：注意力和前饋網絡都經由各自的歸一化（或共用的一個）讀取模組的輸入，它們的更新 { $a } + { $b } 在這裡、在殘差流之前相加：兩者都是 (B,T,d)，所以和為 { $shape }。接著一次殘差相加把它加到 x 上：每個模組一次相加，兩個更新。
+
+why-tokens = 詞元 id：{ $B } 個序列，每個 { $T } 個詞元，每個詞元一個整數 (int64)，{ $shape }。它們還不是向量，也不是 (B,T,d)：詞元嵌入把每個 id 變成一行 d_model 個數。
+
+why-embedding = 每個 id 取 wte ({ $V },{ $d }) 中自己的一行：是查表，不是乘積，所以 { $B }×{ $T } 個 id 變成 { $B }×{ $T } 個 { $d } 維向量，{ $shape }。第 i 行是詞元 i 的向量；id ≥ { $V } 沒有對應的行。
+
+why-positions = 位置 t 讀取 wpe ({ $ctx },{ $d }) 的第 t 行；只用到前 T = { $T } 行，所以 pos_emb 為 { $shape }：每個位置一個向量，每個序列相同，沒有 B 軸。
+
+why-add-positions = x0 = tok_emb + pos_emb：{ $tok } + { $pos } 把位置廣播到 { $B } 個序列上，所以每個詞元的向量帶著它所在的位置。{ $shape } 就是每個模組讀取並交回的殘差流。
+
+why-positions-offset = 位置 t 讀取 wpe ({ $ctx },{ $d }) 的第 t + { $offset } 行：前 { $offset } 行在位置 0 之前，所以用到第 { $offset } 到 { $end } 行，pos_emb 為 { $shape }：每個位置一個向量，每個序列相同，沒有 B 軸。
+
+why-token-type = 追蹤中每個詞元的類型都是 { $id }（BERT 的第一段），所以每個詞元加上 wtt ({ $types },{ $d }) 的第 { $id } 行：每個詞元一個向量，{ $shape }，每個位置相同，告訴編碼器詞元屬於句對中的哪一句。
+
+why-first-token = BERT 的池化層每個序列只讀一個詞元，即第一個 ([CLS])：x[:, 0] 從 { $T } 個位置中保留 { $B } 個向量，{ $shape }。T 軸消失了：池化後的向量代表整個序列，所以分類器讀它，它也永遠不回到 (B,T,d)。
+
+why-pooler = 池化層投影的 tanh，每個序列一個向量，{ $shape }：這是編碼器的摘要，不是子層的更新，所以永遠不回到 (B,T,d)。
+
+why-lm-head-tied = LM 頭在每個位置為詞表中的每個詞元打分：x·wteᵀ 把 d_model { $d } 映射到 V { $V }，得到 logits { $shape }。權重綁定：它重用轉置的 { $w }，不增加參數。logits 是模型的輸出，不是子層的：永遠不回到 (B,T,d)。
+
+why-lm-head = LM 頭在每個位置為詞表中的每個詞元打分：x·W，{ $w } 為 (d_model { $d }, V { $V })，得到 logits { $shape }。它們是模型的輸出，不是子層的：永遠不回到 (B,T,d)。
+
+why-linear-router = 路由器為每個詞元給每個專家打分：x·W_r，{ $w } 為 (d_model { $rows }, E { $cols })，每個專家一個 logit，{ $shape }。它和其他線性層一樣，只是窄：E 個專家，而不是 d_ff 個單元。
+
+why-router-softmax = 對每個詞元各自在 { $E } 個專家上做 softmax：路由器的 logits 變成每個詞元總和為 1 的機率。沒有遮罩，形狀保持 { $shape }。
+
+why-top-k = 每個詞元保留 { $E } 個專家中機率最高的 { $k } 個，最佳的在前：{ $shape } 存的是專家 id，不是特徵。詞元分到哪些專家取決於數據，在這裡決定。
+
+why-route-weights = 每個詞元選中的 { $k } 個機率除以它們的和：用來混合其專家輸出的權重，每個詞元總和為 1，所以合併時加上的正好是一個詞元份量的更新。{ $shape }。
+
+why-dispatch = 專家 { $e } 的批次：選了它的詞元的行，從 (B,T,d) 中收集成 { $shape }。{ $tokens } 個詞元中有 { $n } 個選了它；這個數目取決於數據，所以形狀離開 (B,T,d) 變成 (n_e,d)，沒有設定能事先說出 n_e{ $capacity ->
+    [0] 。
+   *[other] 。最多保留 { $capacity } 個：超過容量的詞元被丟棄，得不到這個專家的更新。
+}
+
+why-dispatch-bound = 專家 { $e } 的批次：選它的詞元的行，從 (B,T,d) 中收集。有多少詞元選它取決於數據，有了數值才知道：只追蹤形狀的執行記錄其上界 { $bound }（B·T，因為每個詞元至多選一個專家一次），所以形狀離開 (B,T,d) 變成 (n_e ≤ { $bound }, { $d })。
+
+why-combine-bound = 每個專家的行回到各自的詞元，乘以該詞元給這個專家的權重，{ $E } 個專家的份量相加：{ $shape }，又是 (B,T,d)。只追蹤形狀的執行只知道每個專家行數的上界；有了數值，它們加起來是 B·T·k = { $slots }，即路由檢查的計數。
+
+why-combine = 每個專家的行回到各自的詞元，乘以該詞元給這個專家的權重，{ $E } 個專家的份量相加：{ $shape }，又是 (B,T,d)。每個詞元選了 { $k } 個專家，所以應該回來 { $slots } 行；實際回來 { $routed } 行。
+
+why-cast-up = { $what } 在 f32 中計算：它對許多數值求和（均值與方差，或一行的 exp）需要 f32 的 24 位有效位，而 { $from } 只有 { $bits } 位。形狀保持 { $shape }；只有數據類型離開殘差流的 { $from }。
+
+why-cast-back = { $what } 之後轉回殘差流的數據類型 { $to }：下一個矩陣乘法需要同一種數據類型，殘差流保持 { $to }。形狀保持 { $shape }；數據類型回來了。
+
+## 另一個程式記錄的步驟（匯出的 PyTorch 模組）
+
+why-foreign-linear = 線性層：每個詞元的 { $rows } 個特徵變成 { $cols } 個，{ $from } → { $shape }；只有最後一軸改變。
+
+why-foreign-matmul = { $op } 把 { $ins } 相乘：第一個的最後一軸與第二個的倒數第二軸相遇並被求和消去，得到 { $shape }。
+
+why-foreign-reshape = { $op } 保留全部 { $n } 個數值的順序並重新分組各軸，{ $from } → { $shape }。對多頭 (B,h,T,hd) 不先轉置就重組成 (B,T,d) 會混合詞元；因果探針看得出來。
+
+why-foreign-transpose = { $op } 重新排列各軸，{ $from } → { $shape }：數值不變，只是哪一軸是哪一軸。
+
+why-foreign-softmax = softmax 把最後一軸每行 { $n } 個數值變成總和為 1 的權重；形狀保持 { $shape }。
+
+why-foreign-other = { $op }：{ $ins } → { $shape }。shapetrace 不認得這個運算；它的形狀照日誌記錄。
+
+## 失敗
+
+why-fail-stream-dtype = { $path } 在殘差流上，所以必須是殘差流的 { $want } 的 { $shape }，但它是 { $got }：這一步以 { $got } 計算，卻從未轉回 { $want }。之後每一步都以 { $got } 執行，或拒絕混用兩者。
+
+why-fail-residual-dtype = { $path } 把 { $stream } 的殘差流與 { $update } 的更新（{ $update_path }）相加：形狀吻合，數據類型不吻合；殘差流是 { $want }，所以更新必須先轉回 { $want }。
+
+why-fail-matmul-dtype = { $path } 把 { $a }（{ $a_dtype }）乘以 { $b }（{ $b_dtype }）：矩陣乘法需要兩者同一種數據類型，就像 PyTorch 的 matmul。{ $a_dtype } 的運算元來自一個從未轉回的 f32 步驟。
+
+why-fail-residual-hidden = 前饋網絡交回的是它的隱藏層 { $update }；殘差需要 { $want }：缺少下投影。
+
+why-fail-residual-heads = 注意力交回的是未合併的頭，{ $update }；殘差需要 { $want }：必須先把頭合併回去（先轉置，再重塑）。
+
+why-fail-residual = { $path } 把 { $stream } 與 { $update }（{ $update_path }）相加；殘差需要兩個 { $want } 的運算元。
+
+why-fail-bias = { $bias_path } 有 { $bias } 個元素，但 x·W 給出 { $cols } 列：偏置每個輸出列一個元素，這裡是 { $cols } 個，不是 { $bias } 個。
+
+why-fail-linear = x·W 需要 x 的最後一軸等於 W 的行數：{ $x } 有 { $x_last }，W { $w } 有 { $rows }。
+
+why-fail-stream = { $path } 在殘差流上，所以必須是 { $want }，但它是 { $shape }。
+
+why-fail-stream-linear = { $path } 在殘差流上，所以必須是 { $want }，但它的權重 { $w_path } 是 { $w }：它把每個詞元的 { $rows } 個特徵映射到 { $cols } 個，而不是回到 d_model { $d }。下投影必須是 ({ $rows },{ $d })。
+
+why-fail-finite-softmax = { $path } 含有非有限值：softmax 對得分取 exp 前沒有先減去每行的最大值，exp 溢出成 ∞，∞/∞ 得到 NaN。減去最大值不改變任何權重，並讓每個 exp 至多為 1。
+
+why-fail-finite = { $path } 含有非有限值（inf 或 NaN）：某個求和或指數溢出了。
+
+why-fail-op = { $path } 的 { $op } 無法接受運算元 { $shapes }（{ $check }）。
+
+why-add-skips-sublayer = 更新 { $update } 是子層的輸入，不是它的輸出：子層算出的東西從未到達殘差流。形狀吻合，{ $shape } + { $shape }，所以沒有形狀檢查攔得住；返回檢查 (returns) 看到那個從未回來的離開。
+
+why-add-reads-x0 = 模組 { $block } 的這次相加從模型的輸入 x0 取殘差流，而不是從前一個模組：Block{ $block }(x) 而不是 Block{ $block }(Block{ $prev }(x))，跳過了模組 { $prev }。形狀吻合，{ $shape } + { $shape }，所以沒有形狀檢查攔得住：接線檢查（以及參考檢查）看得到。
+
+why-add-no-out-proj = 更新 { $update } 是合併後的頭，沒有經過輸出投影就相加：它的 { $d } 個特徵是並排的頭，從未被 W_O (d×d) 混合。形狀吻合，{ $shape }，所以沒有形狀檢查攔得住：參數量看到缺少的 (d,d) 矩陣，參考檢查看到不同的輸出。
+
+## 步進器畫面：標題列與分頁
+
+ui-tab-steps = 步驟
+ui-tab-checks = 檢查
+ui-tab-ffn = 前饋網絡
+ui-tab-norms = 歸一化
+ui-tab-budget = 預算
+ui-tab-probes = 探針
+ui-tab-presenter = 簡報
+ui-shapes-only = 只有形狀
+ui-weights-from-file = 權重來自檔案
+ui-fault-badge = ⚠ 故障 { $fault }
+ui-experts = { $E } 個專家取前 { $k } 個
+
+## 頁尾
+
+ui-adds = 殘差相加 { $mark } { $passed }/{ $want }
+ui-no-verdicts = – 沒有記錄判定
+ui-fails-at = ✗ { $check } 於 { $path }
+ui-counts = ◆ { $departures } 次離開 · ↩ { $returns } 次返回
+ui-counts-hidden = ◆ ↩ 測驗中隱藏計數
+ui-counts-hidden-short = ◆ ↩ 隱藏
+ui-footer-quiz = 測驗 { $right }/{ $asked }
+ui-stale = ⧗ 已過時，重新追蹤中：
+ui-tracing = 追蹤數值中 · 按鍵可用 · q 離開
+ui-tracing-count = 追蹤數值中：{ $done }/{ $expected } 個事件 · 按鍵可用 · q 離開
+ui-headline = { $failed ->
+    [0] { $skipped ->
+        [0] 全部 { $held } 項檢查成立
+       *[other] { $held } 項檢查成立，{ $skipped } 項略過
+    }
+   *[other] { $skipped ->
+        [0] { $total } 項檢查中 { $failed } 項失敗
+       *[other] { $total } 項檢查中 { $failed } 項失敗，{ $skipped } 項略過
+    }
+}
+ui-hint-step = 步驟
+ui-hint-departure = 離開
+ui-hint-add = 相加
+ui-hint-switch = 切換
+ui-hint-quiz = 測驗
+ui-hint-present = 簡報
+ui-hint-presenter = 簡報
+ui-hint-help = 說明
+ui-hint-quit = 離開
+ui-hint-pause = 暫停
+ui-hint-resume = 繼續
+ui-hint-edit-x = 編輯 x
+ui-hint-next-tab = 下一分頁
+ui-hint-field = 欄位
+ui-hint-change = 調整
+ui-hint-type = 輸入
+ui-hint-reset = 重設
+ui-hint-token = 詞元
+ui-hint-probe = 探針
+ui-hint-fault = 故障
+
+## 步驟列表
+
+ui-col-step = 步驟
+ui-col-path = 路徑
+ui-col-shape = 形狀
+ui-col-dtype = 類型
+ui-col-marker = 標記
+ui-stopped-above = ⋯ 前向傳播在上方停止：之後的步驟無法執行
+ui-fails-here = ✗ { $check } 在此失敗
+ui-stops-here = ✗ { $check } 在此停止
+ui-blame-linear = x 的最後一軸 { $x } 應等於 W 的行數 { $rows }
+ui-blame-bias = 偏置 { $bias } 應為 ({ $cols })
+ui-mark-add-ok = ✓ 相加 { $ops }
+ui-mark-add-bad = ✗ 相加 { $ops }
+ui-mark-leaves = ◆ 離開 { $what }
+ui-mark-returns = ↩ 返回
+
+## 詳細窗格
+
+ui-detail-title = 詳細
+ui-detail-hidden = 形狀已隱藏：測驗先問它
+ui-detail-add-ok = 殘差相加：兩者都是 (B,T,d)，{ $dtype }
+ui-detail-add-bad = 殘差相加：形狀不同，{ $dtype }
+ui-from = 來自{" "}
+ui-from-log-ids = 日誌追蹤時所用的 id
+ui-from-given-ids = 給定的 id (--tokens)
+ui-from-seeded-ids = 由種子從 0..{ $vocab } 均勻抽取的 id
+ui-from-token-ids = 詞元 id
+ui-from-given-input = 給定的輸入 x0 (--input)
+ui-from-seeded-input = 由種子產生的輸入 x0 ~ N(0,1)
+ui-why = 原因：
+ui-why-more = {" "}… w：全部
+ui-fail-at = ✗ { $check } 於 { $path } 失敗 ({ $op })
+ui-operands = 運算元{" "}
+ui-forward-stopped = 前向傳播在此停止：之後的步驟無法執行。
+ui-fault-line = 故障 { $fault }：{ $what }
+
+## 結構圖
+
+ui-diagram-block = 模組 { $b }／共 { $layers } · { $form }
+ui-diagram-input = 輸入，模組 1 之前 · { $form }
+ui-diagram-embeddings = 嵌入，模組 1 之前 · { $path }
+ui-diagram-after = 模組 { $layers } 之後 · { $path }
+ui-form-sandwich = 三明治歸一化
+ui-form-mixed = 混合歸一化
+ui-form-parallel = 並行
+ui-form-shared-norm = 並行，1 個歸一化
+ui-form-encoder = 編碼器
+ui-diagram-reads-x0 = ✗ 讀取 x0，而不是模組 { $prev } 的輸出
+ui-on-stream = 在 (B,T,d) 上
+ui-now = 目前 { $path }
+ui-failed-here = ✗ { $check } 在此失敗
+ui-now-quiz = 目前：?（測驗）
+ui-now-reveal = 目前：?（→ 顯示）
+
+## 說明視窗：按鍵表每列一行
+
+help-title = 按鍵 · ? 或 Esc 關閉
+help-title-scroll = 按鍵 { $from }–{ $to }／共 { $total } · ↓↑ 捲動 · ? Esc 關閉
+help-legend = ◆ 離開 (B,T,d) 或殘差流的數據類型   ↩ 返回   ✓/✗ 殘差相加
+help-next = 下一步
+help-prev = 上一步
+help-down-up = 向下／向上（實驗：欄位或檢視）
+help-first-last = 第一步／最後一步
+help-page = 前進／後退十步
+help-departure = 下一個／上一個離開 (B,T,d) 的步驟
+help-residual = 下一個／上一個殘差相加
+help-head = 熱圖中的上一個／下一個頭
+help-scroll = 向左／向右捲動寬熱圖
+help-why = 在詳細窗格顯示完整原因（隱藏熱圖）
+help-act = 輪換激活函數（重新執行）
+help-norm = 切換 LayerNorm／RMSNorm（重新執行）
+help-placement = 切換 Pre-LN／Post-LN（重新執行）
+help-fault = 輪換教學故障（重新執行）
+help-quiz = 測驗：預測每個新形狀
+help-reveal = 揭示模式：每個下一形狀先隱藏，按 → 才顯示
+help-charts = 預算：圖表／表格
+help-present = 簡報模式（空白鍵暫停自動播放）
+help-back = 切換後回到重播的日誌
+help-tabs = 分頁：步驟 檢查 前饋網絡 歸一化 預算 探針
+help-edit = 實驗：編輯輸入向量
+help-mistake = 前饋網絡：輪換錯誤／簡單或門控 (SwiGLU)
+help-click = 選取步驟
+help-help = 本說明
+help-quit = 離開
+
+## 檢查分頁
+
+ui-checks-title = 檢查：形狀契約與探針
+ui-checks-fault = 故障 { $fault }：{ $what } — 由 { $by } 抓到
+ui-and = 、
+ui-verdict-pass = 通過
+ui-verdict-fail = 失敗
+ui-verdict-skip = 略過
+
+## 教學故障
+
+fault-ffn-no-down = 前饋網絡交回它的隱藏層：沒有下投影
+fault-attn-no-merge = 注意力的頭從未合併回去
+fault-bias-w1-64 = b1 的大小是 d_model 而不是 d_ff
+fault-merge-no-transpose = 頭以直接重塑合併，沒有轉置
+fault-no-causal-mask = 遺漏了因果遮罩
+fault-skip-block1 = Block2(x) 而不是 Block2(Block1(x))
+fault-norm-over-seq = 歸一化沿序列取平均，而不是沿特徵
+fault-no-out-proj = 注意力沒有輸出投影：合併後的頭就是它的輸出
+fault-act-after-down = 激活函數放在下投影之後，而不是在上投影與下投影之間
+fault-ln-after-add = 在宣告為 Pre-LN 的模型中，歸一化放在殘差相加之後
+fault-mlp-returns-input = 前饋網絡算出隱藏層，卻交回它的輸入
+fault-norm-over-batch = 歸一化像 BatchNorm 一樣沿批次取平均，而不是沿特徵
+fault-softmax-no-max = softmax 略過減去每行最大值，且得分很大（q/k 權重取自 N(0, 1)）
+fault-down-to-ff = 下投影 W2 是 (d_ff, d_ff)：前饋網絡的輸出保持 d_ff 寬
+fault-norm-no-cast-back = 歸一化升為 f32 並交回 f32，從未轉回殘差流的數據類型
+fault-softmax-no-cast-back = softmax 在 f32 中計算且權重從未轉回，所以 weights·v 把 f32 與模型的數據類型混用
+fault-moe-capacity = 每個專家至多接收 ⌈B·T·k/E⌉ 個詞元：之後的被丟棄
+
+## 預算分頁
+
+ui-budget-title = 預算：參數量、FLOPs、位元組 · c：圖表
+ui-budget-tab = 預算
+ui-budget-this-model = 本模型
+ui-budget-col-this = 本模型
+ui-budget-col-gpt2 = GPT-2 small
+ui-budget-keys = ↑↓ 欄位  ←→ 調整
+ui-budget-type = e 輸入數值
+ui-budget-reset = g 重設
+ui-budget-bytes = 位元組以 { $dtype } 計；GPT-2 small 取 T = { $T }
+ui-budget-foreign = { $producer } 的日誌：它只記錄步驟的形狀，沒有模型的權重，所以沒有可計算的。
+ui-budget-none = 這個模型的預算無法計算。
+budget-attention-weights = 注意力權重 / 模組
+budget-ffn-weights = 前饋網絡權重 / 模組
+budget-ratio = 前饋網絡 : 注意力
+budget-block = 模組，含偏置與歸一化
+budget-total = 總參數量
+budget-non-embedding = 不含嵌入
+budget-flops-block = FLOPs/詞元/模組 矩陣乘法
+budget-flops-attention = + T 下的注意力
+budget-ffn-share = 前饋網絡佔 FLOPs
+budget-forward = 前向 FLOPs / 詞元
+budget-training = 訓練 6N+12LHQT
+budget-weights = 權重
+budget-activations = 激活值
+
+## 測驗
+
+ui-quiz-title = 測驗
+ui-quiz-step = 步驟 { $step }：{ $path } = { $op }
+ui-quiz-of = 輸入 { $from }
+ui-quiz-which = 哪一個 ›{" "}
+ui-quiz-predict = 預測它的形狀（大小、軸名或兩者）›{" "}
+ui-quiz-keys = Enter 作答 · Esc 略過 · 得分 { $right }/{ $asked }
+ui-quiz-verdict-title = 測驗 { $right }/{ $asked } · → 繼續 · z 結束
+
+## 簡報模式
+
+ui-present-predict = 預測形狀
+ui-present-quiz-first = 測驗先問這個形狀。
+ui-present-reveal = 會得到什麼形狀？按 → 揭示。
+ui-present-stops = ✗ { $check } 停止了前向傳播
+ui-present-paused = 自動播放已暫停（空白鍵繼續）
+ui-present-autoplay = 自動播放中（空白鍵暫停）
+ui-present-step = 步驟 { $step }／共 { $last }
+ui-present-why = 原因
+
+## 狀態列
+
+ui-status-charts-on = 預算分頁將顯示圖表：按 Tab 到預算
+ui-status-charts-off = 預算分頁將顯示表格
+ui-status-reveal-on = 揭示模式：每個下一形狀先隱藏，按 → 才顯示 · o 結束
+ui-status-reveal-off = 揭示模式已關閉
+ui-status-quiz-on = 測驗開始：每個新形狀顯示前先預測
+ui-status-quiz-off = 測驗結束：{ $asked } 題答對 { $right } 題
+ui-quiz-right = ✓ 答對：{ $path } 是 { $shape }
+ui-quiz-skipped = 已略過：{ $path } 是 { $shape }
+ui-quiz-is = { $path } 是 { $shape }
+ui-quiz-also = 另外顯示了 { $n } 個保持 { $shape } 的步驟
+
+## 實驗分頁的框架（計算內容是課程本身的英文）
+
+ui-probes-foreign = { $producer } 的日誌：探針在匯出該模組時已執行；其判定：
+ui-probes-rule-causality = 整個模型；較早的位置與其他批次元素都不得改變
+ui-probes-rule-positionwise = 每個歸一化與前饋網絡各自；只有移動的詞元可以改變
+ui-probes-each-token = 逐一每個詞元
+ui-probes-token = 詞元 t={ $t }
+ui-probes-title = 探針：{ $name } · 移動批次 0 的{ $token } · ←→ 詞元 · ↑↓ 探針
+ui-probes-computing = 計算中… 模型以移動後的{ $token }重新執行；按鍵可用
+ui-probes-cannot = 無法探測這個模型：{ $error }
+ui-probes-tensor = 張量
+ui-probes-batch = 批次 { $b }
+ui-probes-fails = ✗ { $name } 失敗：標 ✗ 的行不該改變卻改變了，○ 該改變卻沒有
+ui-probes-holds = ✓ { $name } 對詞元 { $t } 成立
+ui-norms-hint = e 編輯 x（例如 3,4 或 1,2,3,4）· LayerNorm 先置中再縮放；RMSNorm 只縮放
+ui-norms-title = 歸一化：LayerNorm 對比 RMSNorm
+
+## 終端機太小
+
+ui-small-title = 終端機太小
+ui-small-needs = shapetrace 至少需要 { $w }×{ $h }；
+ui-small-this = 目前是 { $w }×{ $h }。
+ui-small-enlarge = 請放大視窗或縮小字型。
+ui-small-quit = q 離開
+ui-ffn-off = ReLU 關閉了隱藏單元 { $units }：只有激活單元對應的 W2 行會加到 y。
+ui-ffn-keys = → 下一個乘積 · ← 上一個 · G 全部 · e x · x 錯誤 · s 門控
+ui-ffn-mistake-on = ✗ 錯誤開啟：{ $name }（{ $what }）· G 顯示其影響 · x 下一個
+ui-ffn-head-keys = （e 編輯 x · x 錯誤 · s 門控）
+ui-ffn-mistake-head = ✗ 錯誤開啟：{ $name }（x 切換到下一個）
+ui-ffn-title = 手算前饋網絡：{ $what } · 步驟 { $step }／共 { $steps }
+ui-edit-title = 編輯
+ui-edit-ffn = 前饋網絡：x（例如 2,-1），或 d=4 f=8 seed=1 w1=1,1;0,-1 w2=1;1
+ui-edit-norms = 歸一化的 x（一個或多個數，例如 3,4）
+ui-edit-budget = 預算的 { $field }（例如 171）
+ui-edit-keys = 目前 { $now } · Enter 套用 · Esc 取消 · Ctrl-U 清除
+ui-switch-activation = 激活函數
+ui-switch-norm = 歸一化
+ui-switch-placement = 歸一化位置
+ui-switch-fault = 故障
+ui-switch-model-file = 模型檔案
+ui-switch-values = 數值
+ui-status-foreign-switch = { $producer } 的日誌：它的模型不是 shapetrace 的，所以切換無法重新追蹤
+ui-status-tracing = { $what }：追蹤中…
+ui-status-file-bad = 模型檔案：{ $error } · 保留上一次正確的追蹤
+ui-status-values-from = 數值來自 { $label }
+ui-status-stops = { $what } → { $value }：✗ { $check } 在 { $path } 停止了前向傳播
+ui-status-retraced = { $what } → { $value }：已重新追蹤
+ui-status-live = { $said }，以 { $file } 的模型即時執行 · v 回到重播
+ui-status-cannot = 無法切換{ $what }：{ $error }
+ui-status-no-replay = 沒有可回去的重播：v 只回到以 view 開啟的日誌
+ui-status-replaying-again = 再次重播 { $file }
+
+## 檢查的細節（其餘暫時只有英文）
+
+check-nothing = 沒有可判定的
+check-nothing-stopped = 沒有可判定的：前向傳播在 { $path } 停止
+check-stopped = 前向傳播在 { $path } 停止；由使它停止的檢查判定
+check-probe-stopped = 前向傳播在 { $path } 停止
+check-op-shapes-pass = 全部 { $ops } 個運算都接受了它們的運算元
+check-residual-pass = { $n }/{ $n } 次殘差相加都是 { $shape } + { $shape }，{ $dtype }{ $parallel ->
+    [0] {""}
+   *[other] （並行：每個模組 1 次，{ $parallel } 個更新相加）
+}
+check-stream-pass = { $n } 個殘差流張量都是 { $shape } { $dtype }
+check-wiring-pass = { $blocks ->
+    [1] block1 讀取輸入
+    [2] block1 讀取輸入，block2 讀取 block1 的輸出
+   *[other] block1 讀取輸入，block2 到 block{ $blocks } 各讀取前一個模組的輸出
+}
+check-finite-pass = { $n } 個張量的所有數值都是有限的
+check-params-pass = 建出的 { $total } 個參數逐部分符合封閉式（{ $parts } 個部分）
+check-positionwise-pass = { $blocks } 個模組的每個歸一化與前饋網絡都只改變了被改變的詞元（試了 { $tried } 個詞元）
+
+## 預算分頁的計數測驗（題目是課程的英文）
+
+ui-budget-quiz-count = 你的計數 ›{" "}
+ui-budget-quiz-next = → 下一題 · z 結束測驗
+ui-budget-quiz-done = 測驗完成：{ $asked } 題答對 { $right } 題 · z 結束測驗
+ui-budget-quiz-keys = Enter 作答 · Esc 略過
+ui-budget-quiz-on = → 繼續 · z 結束
+ui-budget-quiz-title = 預算測驗 { $right }/{ $asked } · { $keys }
+
+## 另一個程式的日誌的標題列
+
+ui-foreign-model = B={ $B } T={ $T } d_model={ $d }  模組={ $blocks }  宣告 { $placement }-LN  { $dtype }  來自 { $producer }
+check-returns-none = 沒有可判定的：沒有完成的子層{ $open ->
+    [0] {""}
+   *[other] ；另有 { $open } 次離開屬於停在 { $path } 的子層
+}
+check-returns-stayed = 沒有完成的子層離開殘差流的形狀{ $open ->
+    [0] {""}
+   *[other] ；另有 { $open } 次離開屬於停在 { $path } 的子層
+}
+check-returns-pass = 全部 { $n } 次離開都在殘差相加之前返回 { $shape }{ $open ->
+    [0] {""}
+   *[other] ；另有 { $open } 次離開屬於停在 { $path } 的子層
+}
+check-causality-pass = { $spread ->
+    [two-way] 雙向注意力：改變一個詞元會影響其序列的每個位置，但不影響其他批次元素
+   *[causal] 改變一個詞元不會改變任何較早的位置，也不會改變其他批次元素
+}{ $mask ->
+    [none] {""}
+    [window] ，且 { $path } 正好在大小 { $w } 的滑動窗口讀取它之處改變
+    [two-way] ，且 { $path } 正好在雙向注意力讀取它之處改變
+   *[causal] ，且 { $path } 正好在因果遮罩讀取它之處改變
+}（試了 { $tried } 個詞元）
+check-reference-pass = 每個模組的輸出（比較了 { $n } 個）都等於宣告的架構{ $fault ->
+    [none] {""}
+   *[other] （不含 { $fault }）
+}在相同權重與輸入下的輸出
+
+## 並排檢視 (--compare RIGHT)
+
+ui-hint-step-both = 兩側同步
+ui-hint-differs = 相異
+ui-hint-side = 側
+ui-hint-one-model = 單一模型
+help-split = --compare：並排檢視／只看左側模型
+help-side = --compare：a m p f 切換左側／右側模型
+ui-split-no-step = 沒有這一步
+ui-split-reads = #{ $step } { $op } · 讀取 { $reads }
+ui-split-reads-nothing = 無
+ui-split-summary = { $same } 相同 · { $changed } 改變 · { $only_left } 只在 { $left } · { $only_right } 只在 { $right }
+ui-split-counts-same = 參數量、FLOPs 與位元組都相同
+ui-split-bottom = b：a m p f 切換 { $glyph } { $name } · | 單一模型
+ui-split-same = 相同
+ui-split-changed = ≠ { $what }
+ui-split-only-left = ◀ 只在 { $name }
+ui-split-only-right = 只在 { $name } ▶
+ui-change-shape = 形狀
+ui-change-dtype = 數據類型
+ui-change-op = 運算
+ui-change-inputs = 輸入
+ui-change-position = 位置
+ui-count-parameters = 參數量
+ui-count-attention-weights-per-block = 每個模組的注意力權重
+ui-count-MLP-weights-per-block = 每個模組的前饋網絡權重
+ui-count-forward-FLOPs-per-token = 每個詞元的前向 FLOPs
+ui-count-weight-bytes = 權重位元組
+ui-count-activation-bytes-of-one-forward = 一次前向的激活位元組
+ui-split-now-switch = a m p f 現在切換 { $name }
+ui-split-switched = { $name } { $what } → { $value }
+ui-split-one-model = 測驗與揭示模式只跟隨一個模型：按 | 離開並排檢視
+ui-split-quiz-first = 測驗只跟隨一個模型：先按 z 結束測驗
+ui-split-needs-compare = | 與 b 需要第二個模型：shapetrace --compare RIGHT
+ui-status-no-further = 這個方向沒有更多{ $what }
+ui-what-departure = 離開 (B,T,d) 的步驟
+ui-what-residual-add = 殘差相加
+ui-what-differing-step = 相異的步驟

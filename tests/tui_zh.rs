@@ -1,0 +1,333 @@
+//! The stepper in Traditional Chinese (`--lang zh-TW`) at 80×24: the
+//! screens a class sees first, their wide characters measured in columns
+//! (no character cut in two, borders where the English ones are), and
+//! every why and key line in the zh-TW catalog.
+
+mod common;
+
+use common::{TestLoop, settle};
+use shapetrace::ModelConfig;
+use shapetrace::config::Fault;
+use shapetrace::config::preset::PRESETS;
+use shapetrace::i18n::Lang;
+use shapetrace::tui::action::{Action, KEYS};
+use shapetrace::tui::app::Given;
+use shapetrace::tui::theme::COLOR;
+use shapetrace::tui::{Launch, event_loop::EventLoop};
+use unicode_width::UnicodeWidthStr;
+
+fn zh(cfg: ModelConfig, actions: &[Action]) -> TestLoop {
+    let launch = Launch {
+        lang: Lang::ZhTw,
+        ..Launch::default()
+    };
+    let app = shapetrace::tui::app(cfg, launch, Given::default(), COLOR).expect("opens");
+    let terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).expect("terminal");
+    let mut lp = EventLoop::new(app, terminal);
+    settle(&mut lp);
+    for &a in actions {
+        lp.app.update(a);
+        settle(&mut lp);
+    }
+    lp
+}
+
+/// The screen as text, drawn afresh (a test backend keeps what an
+/// earlier frame left in the second cell of a wide character, which a
+/// terminal overwrites): a wide character once, its second cell skipped,
+/// so each line reads as it shows; trailing spaces cut.
+fn frame(lp: &TestLoop) -> String {
+    let mut term =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).expect("terminal");
+    term.draw(|f| f.render_widget(&lp.app, f.area()))
+        .expect("draws");
+    let buf = term.backend().buffer();
+    let w = usize::from(buf.area.width);
+    let mut out = Vec::new();
+    for row in buf.content.chunks(w) {
+        let mut line = String::new();
+        let mut skip = 0;
+        for (x, cell) in row.iter().enumerate() {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            let s = cell.symbol();
+            let n = s.width();
+            // A box drawn over the second half of a wide character: a
+            // terminal blanks the character, and the box's cell shows.
+            let covered = (1..n).any(|i| row.get(x + i).is_some_and(|c| c.symbol() != " "));
+            if covered {
+                line.push(' ');
+            } else {
+                skip = n.saturating_sub(1);
+                line.push_str(s);
+            }
+        }
+        out.push(line.trim_end().to_string());
+    }
+    out.join("\n")
+}
+
+/// Every line of the frame is 80 columns or fewer, and a box that opens
+/// on the left closes on the right.
+fn fits(s: &str) {
+    for (i, l) in s.lines().enumerate() {
+        assert!(l.width() <= 80, "line {i} is {} wide:\n{s}", l.width());
+        if l.starts_with(['┌', '└']) && l.width() > 40 {
+            assert!(
+                l.ends_with(['┐', '┘']),
+                "line {i}'s box is not closed:\n{s}"
+            );
+        }
+        if l.starts_with('│') && l.ends_with('│') {
+            assert_eq!(l.width(), 80, "line {i}'s border moved:\n{s}");
+        }
+    }
+}
+
+#[test]
+fn snapshot_zh_first_step() {
+    let lp = zh(ModelConfig::default(), &[]);
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("步驟") && s.contains("殘差相加"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn snapshot_zh_after_steps_with_the_why() {
+    let lp = zh(ModelConfig::default(), &[Action::Next; 6]);
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("原因："), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn snapshot_zh_whole_why() {
+    let lp = zh(
+        ModelConfig::default(),
+        &[Action::NextResidual, Action::ToggleWhy],
+    );
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("殘差相加"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn snapshot_zh_help() {
+    let lp = zh(ModelConfig::default(), &[Action::ToggleHelp]);
+    let s = frame(&lp);
+    fits(&s);
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn snapshot_zh_checks_tab() {
+    let lp = zh(
+        ModelConfig::default(),
+        &[Action::CycleFault, Action::CycleFault, Action::NextTab],
+    );
+    let s = frame(&lp);
+    fits(&s);
+    assert!(
+        s.contains("故障 attn-no-merge") && s.contains("失敗"),
+        "{s}"
+    );
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn snapshot_zh_fault_failure() {
+    let lp = zh(ModelConfig::default(), &[Action::CycleFault, Action::Last]);
+    let s = frame(&lp);
+    fits(&s);
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn snapshot_zh_budget_tab() {
+    let tabs = [Action::NextTab; 4];
+    let lp = zh(ModelConfig::default(), &tabs);
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("總參數量"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+/// Every line of the key help is whole at 80×24 in zh-TW, in the
+/// catalog's words, as the English ones are.
+#[test]
+fn every_help_line_fits_80_columns_in_zh_tw() {
+    let mut lp = zh(ModelConfig::default(), &[Action::ToggleHelp]);
+    let mut seen = String::new();
+    for _ in 0..=KEYS.len() {
+        lp.show().unwrap();
+        seen.push_str(&frame(&lp));
+        seen.push('\n');
+        lp.app.update(Action::Down);
+    }
+    fits(&seen);
+    for (keys, _) in KEYS {
+        let key = shapetrace::tui::ui::help_message(keys)
+            .unwrap_or_else(|| panic!("'{keys}' has no catalog key"));
+        let what = Lang::ZhTw.t(key);
+        assert!(seen.contains(&what), "help cuts '{keys}: {what}':\n{seen}");
+    }
+}
+
+/// Every step, failure and check detail of every preset and fault that
+/// has a catalog message formats in zh-TW, by the zh-TW catalog itself
+/// (no English fallback, no Fluent error), with the arguments the English
+/// one was given.
+#[test]
+fn every_why_of_every_preset_and_fault_formats_in_zh_tw() {
+    let req = shapetrace::Request {
+        mode: shapetrace::ModeChoice::ShapeOnly,
+        ..shapetrace::Request::default()
+    };
+    let mut runs = 0;
+    let mut keys = std::collections::BTreeSet::new();
+    for (preset, _) in PRESETS {
+        for fault in std::iter::once(None).chain(Fault::ALL.iter().map(Some)) {
+            let f = fault.map_or_else(String::new, |f| format!("\nfault = \"{f}\""));
+            let Some(c) = shapetrace::Overlay::from_toml(&format!("preset = \"{preset}\"{f}"), "t")
+                .ok()
+                .and_then(|o| o.resolve().ok())
+            else {
+                continue;
+            };
+            let run = shapetrace::run_request(&c, &req).expect("runs");
+            for check in &run.checks {
+                if let Some(why) = &check.why {
+                    shapetrace::why::render(Lang::ZhTw.catalog(), why)
+                        .unwrap_or_else(|e| panic!("{preset} {fault:?}: {e}"));
+                    assert_eq!(Lang::En.why(why), check.detail, "the English is the detail");
+                    keys.insert(why.key.clone());
+                }
+            }
+            let t = run.trace;
+            runs += 1;
+            let whys = t.events.iter().filter_map(|e| e.why.as_ref());
+            for why in whys.chain(t.failure.iter().filter_map(|f| f.why.as_ref())) {
+                let text = shapetrace::why::render(Lang::ZhTw.catalog(), why)
+                    .unwrap_or_else(|e| panic!("{preset} {fault:?}: {e}"));
+                assert!(!text.is_empty());
+                keys.insert(why.key.clone());
+            }
+        }
+    }
+    assert!(
+        runs > PRESETS.len() * 5 && keys.len() > 30,
+        "{runs} runs, {keys:?}"
+    );
+}
+
+#[test]
+fn every_teaching_fault_is_described_in_both_catalogs() {
+    for f in Fault::ALL {
+        assert_eq!(Lang::En.t(&format!("fault-{f}")), f.describe());
+        assert_ne!(Lang::ZhTw.t(&format!("fault-{f}")), f.describe());
+    }
+}
+
+#[test]
+fn a_bad_lang_is_one_line_naming_it_and_what_is_allowed() {
+    let (code, out, err) = common::cli(&["--lang", "fr", "trace"]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("'fr'") && err.contains("--lang"), "{err}");
+    assert!(err.contains("allowed: en, zh-TW"), "{err}");
+    let (code, _, err) = common::cli(&["--lang", "zh_TW", "trace"]);
+    assert_eq!(code, Some(0), "{err}");
+}
+
+#[test]
+fn snapshot_zh_quiz_prompt() {
+    let lp = zh(
+        ModelConfig::default(),
+        &[
+            Action::ToggleQuiz,
+            Action::Last,
+            Action::Char('2'),
+            Action::Char(','),
+        ],
+    );
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("預測它的形狀"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+#[test]
+fn snapshot_zh_presenter() {
+    let lp = zh(
+        ModelConfig::default(),
+        &[Action::TogglePresent, Action::NextDeparture],
+    );
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("原因"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+/// Another program's log: the header says what it declared, in either
+/// language, with the log's own numbers.
+#[test]
+fn a_foreign_logs_header_speaks_the_language() {
+    let path = "tests/fixtures/students/merge_bare_reshape.jsonl";
+    let mut app = shapetrace::tui::app::App::replay(
+        shapetrace::trace::log::read_file(std::path::Path::new(path)).unwrap(),
+        path,
+        COLOR,
+    );
+    let header = |app: &shapetrace::tui::app::App| {
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).unwrap();
+        term.draw(|f| f.render_widget(app, f.area())).unwrap();
+        let buf = term.backend().buffer();
+        (0..80u16).map(|x| buf[(x, 1)].symbol()).collect::<String>()
+    };
+    let c = app.cfg().clone();
+    let en = header(&app);
+    let want = format!(
+        " B={} T={} d_model={}  blocks={}  {}-LN declared",
+        c.batch, c.seq, c.d_model, c.layers, c.placement
+    );
+    assert!(en.starts_with(&want), "{en}");
+    app.lang = Lang::ZhTw;
+    // Cell by cell: a wide character's second cell is blank.
+    let zh = header(&app).replace(' ', "");
+    assert!(
+        zh.contains("宣告pre-LN") && zh.contains(&format!("B={}", c.batch)),
+        "{zh}"
+    );
+}
+
+#[test]
+fn snapshot_zh_checks_tab_all_hold() {
+    let lp = zh(ModelConfig::default(), &[Action::NextTab]);
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("因果遮罩"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+/// The split view (`--compare lesson-post-ln`) in zh-TW, after `n`: the
+/// rows' marks, the box's words and its bottom border in the catalog.
+#[test]
+fn snapshot_zh_split_view() {
+    let mut lp = zh(ModelConfig::default(), &[]);
+    let right = shapetrace::config::preset::by_name("lesson-post-ln").unwrap();
+    lp.app.open_split("lesson-post-ln", &right).unwrap();
+    lp.app.update(Action::NextDeparture);
+    settle(&mut lp);
+    let s = frame(&lp);
+    fits(&s);
+    for part in ["≠ 輸入, 位置", "讀取 block1.resid_1", "15 改變", "單一模型"] {
+        assert!(s.contains(part), "{part}\n{s}");
+    }
+    insta::assert_snapshot!(s);
+}

@@ -331,3 +331,27 @@ fn snapshot_zh_split_view() {
     }
     insta::assert_snapshot!(s);
 }
+
+/// The Budget tab's pictures (`c`) for the lesson model in zh-TW: the
+/// bars' names, the titles, the legend and the T* note in the catalog's
+/// words, each bar's name padded in columns so the bars line up.
+#[test]
+fn snapshot_zh_budget_charts_lesson() {
+    let mut actions = vec![Action::NextTab; 4];
+    actions.push(Action::ToggleCharts);
+    let lp = zh(ModelConfig::default(), &actions);
+    let s = frame(&lp);
+    fits(&s);
+    for part in [
+        "參數量 · c：表格",
+        "嵌入",
+        "前饋網絡",
+        "T 項",
+        "T*=256=d_ff；因果 ≈512",
+        "• 總計 ⠿ 注意力 ▄ 前饋網絡",
+        "█ T*=256",
+    ] {
+        assert!(s.contains(part), "{part}\n{s}");
+    }
+    insta::assert_snapshot!(s);
+}

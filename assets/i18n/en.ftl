@@ -416,6 +416,28 @@ ui-present-autoplay = autoplay on (space pauses)
 ui-present-step = step { $step } of { $last }
 ui-present-why = Why
 
+## The stepper's remaining words: the Budget pictures, the heatmap, replays and the quiz's follow-ups
+
+chart-part-embed = embed
+chart-part-attn = attn
+chart-part-MLP = MLP
+chart-part-norms = norms
+chart-part-other = other
+chart-part-qkvo = qkvo
+chart-part-T-term = T-term
+chart-part-head = head
+chart-total = total { $n }
+chart-params-title = parameters · c: table
+chart-flops-title = FLOPs/token, T={ $T }
+chart-cross-encoder = T*={ $x } (two-way: no causal half)
+chart-cross-d-ff = T*={ $x }=d_ff; causal ≈{ $causal }
+chart-cross = T*={ $x }; causal ≈{ $causal }
+chart-cross-none = no T-term or no MLP
+chart-legend-attn = ⠿ attention T-term
+chart-legend-mlp = ▄ MLP matmuls
+chart-legend-total = • total
+chart-curves-title = FLOPs/token by T: • total ⠿ attn ▄ MLP { $cross }
+
 ## The status line
 
 ui-status-charts-on = the Budget tab will draw its pictures: Tab to Budget

@@ -428,6 +428,28 @@ ui-present-autoplay = 自動播放中（空白鍵暫停）
 ui-present-step = 步驟 { $step }／共 { $last }
 ui-present-why = 原因
 
+## 步進器其餘的文字：預算圖表、熱圖、重播與測驗的追問
+
+chart-part-embed = 嵌入
+chart-part-attn = 注意力
+chart-part-MLP = 前饋網絡
+chart-part-norms = 歸一化
+chart-part-other = 其他
+chart-part-qkvo = qkvo
+chart-part-T-term = T 項
+chart-part-head = 輸出頭
+chart-total = 總計 { $n }
+chart-params-title = 參數量 · c：表格
+chart-flops-title = FLOPs/詞元，T={ $T }
+chart-cross-encoder = T*={ $x }（雙向：沒有因果的一半）
+chart-cross-d-ff = T*={ $x }=d_ff；因果 ≈{ $causal }
+chart-cross = T*={ $x }；因果 ≈{ $causal }
+chart-cross-none = 沒有 T 項或沒有前饋網絡
+chart-legend-attn = ⠿ 注意力 T 項
+chart-legend-mlp = ▄ 前饋網絡矩陣乘法
+chart-legend-total = • 總計
+chart-curves-title = 每詞元 FLOPs：• 總計 ⠿ 注意力 ▄ 前饋網絡 { $cross }
+
 ## 狀態列
 
 ui-status-charts-on = 預算分頁將顯示圖表：按 Tab 到預算

@@ -16,24 +16,37 @@
 use crate::budget::pictures::{self, short};
 use crate::budget::{Budget, thousands};
 use crate::tui::app::App;
+use crate::tui::ui::width::pad;
+use crate::why::Why;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::Line;
 use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Widget};
+use unicode_width::UnicodeWidthStr;
 
 pub use crate::budget::pictures::{Split, crossover, flops, params};
 
-/// Bars of `split` in `width` columns, one line each: the name, a bar
-/// of `█`, the share in words and the count.
-fn bars(split: &Split, width: usize, style: Style) -> Vec<Line<'static>> {
+/// The catalog key of a bar's name in [`params`] or [`flops`]:
+/// `chart-part-embed`, `chart-part-T-term`, …
+#[must_use]
+pub fn part_key(name: &str) -> String {
+    format!("chart-part-{name}")
+}
+
+/// Bars of `split` in `width` columns, one line each: the name (in the
+/// app's language, padded in columns), a bar of `█`, the share in words
+/// and the count.
+fn bars(app: &App, split: &Split, width: usize, style: Style) -> Vec<Line<'static>> {
     let total: u64 = split.iter().map(|(_, n)| n).sum::<u64>().max(1);
-    let name_w = split.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    let names: Vec<String> = split.iter().map(|(n, _)| app.t(&part_key(n))).collect();
+    let name_w = names.iter().map(|n| n.width()).max().unwrap_or(0);
     let room = width.saturating_sub(name_w + 13).max(1);
     split
         .iter()
-        .map(|(name, n)| {
+        .zip(&names)
+        .map(|((_, n), name)| {
             #[allow(
                 clippy::cast_precision_loss,
                 clippy::cast_possible_truncation,
@@ -45,7 +58,8 @@ fn bars(split: &Split, width: usize, style: Style) -> Vec<Line<'static>> {
             };
             Line::styled(
                 format!(
-                    "{name:<name_w$} {:<room$}{:>4.0}% {:>6}",
+                    "{} {:<room$}{:>4.0}% {:>6}",
+                    pad(name, name_w),
                     "█".repeat(cells),
                     share * 100.0,
                     short(*n)
@@ -69,33 +83,42 @@ pub fn render(app: &App, b: &Budget, area: Rect, buf: &mut Buffer) {
     ]));
     let cross = crossover(b);
     let mut p = bars(
+        app,
         &params(b),
         usize::from(left.width.saturating_sub(2)),
         t.base,
     );
-    p.push(Line::styled(format!("total {}", thousands(b.total)), t.dim));
+    p.push(Line::styled(
+        app.tr(&Why::new("chart-total").arg("n", thousands(b.total))),
+        t.dim,
+    ));
     Paragraph::new(p)
-        .block(Block::bordered().title(" parameters · c: table "))
+        .block(Block::bordered().title(format!(" {} ", app.t("chart-params-title"))))
         .render(left, buf);
     let mut f = bars(
+        app,
         &flops(b),
         usize::from(right.width.saturating_sub(2)),
         t.base,
     );
+    let note = |key: &str, x: f64| {
+        app.tr(&Why::new(key)
+            .arg("x", format!("{x:.0}"))
+            .arg("causal", format!("{:.0}", 2.0 * x)))
+    };
     f.push(Line::styled(
         match cross {
             #[allow(clippy::cast_precision_loss)]
-            Some(x) if b.config.encoder => format!("T*={x:.0} (two-way: no causal half)"),
-            Some(x) if (x - b.config.d_ff as f64).abs() < 0.5 => {
-                format!("T*={x:.0}=d_ff; causal ≈{:.0}", 2.0 * x)
-            }
-            Some(x) => format!("T*={x:.0}; causal ≈{:.0}", 2.0 * x),
-            None => "no T-term or no MLP".into(),
+            Some(x) if b.config.encoder => note("chart-cross-encoder", x),
+            Some(x) if (x - b.config.d_ff as f64).abs() < 0.5 => note("chart-cross-d-ff", x),
+            Some(x) => note("chart-cross", x),
+            None => app.t("chart-cross-none"),
         },
         t.dim,
     ));
+    let flops_title = app.tr(&Why::new("chart-flops-title").arg("T", b.flops.seq));
     Paragraph::new(f)
-        .block(Block::bordered().title(format!(" FLOPs/token, T={} ", b.flops.seq)))
+        .block(Block::bordered().title(format!(" {flops_title} ")))
         .render(right, buf);
     curves(app, b, cross, chart, buf);
 }
@@ -111,19 +134,19 @@ fn curves(app: &App, b: &Budget, cross: Option<f64>, area: Rect, buf: &mut Buffe
         .unwrap_or_default();
     let mut sets = vec![
         Dataset::default()
-            .name("⠿ attention T-term")
+            .name(app.t("chart-legend-attn"))
             .marker(Marker::Braille)
             .graph_type(GraphType::Line)
             .style(t.departs)
             .data(&attention),
         Dataset::default()
-            .name("▄ MLP matmuls")
+            .name(app.t("chart-legend-mlp"))
             .marker(Marker::Bar)
             .graph_type(GraphType::Line)
             .style(t.ok)
             .data(&flat),
         Dataset::default()
-            .name("• total")
+            .name(app.t("chart-legend-total"))
             .marker(Marker::Dot)
             .graph_type(GraphType::Line)
             .style(t.title)
@@ -149,7 +172,8 @@ fn curves(app: &App, b: &Budget, cross: Option<f64>, area: Rect, buf: &mut Buffe
     let y_labels = vec![Line::raw(pow(y_min)), Line::raw(pow(y_max))];
     // The key in the title as well: a short chart has no room for the
     // legend, and each series has its own glyph, not only its colour.
-    let title = format!(" FLOPs/token by T: • total ⠿ attn ▄ MLP {cross_name} ");
+    let title = app.tr(&Why::new("chart-curves-title").arg("cross", cross_name.as_str()));
+    let title = format!(" {title} ");
     Chart::new(sets)
         .block(Block::bordered().title(title))
         .x_axis(

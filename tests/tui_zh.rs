@@ -355,3 +355,35 @@ fn snapshot_zh_budget_charts_lesson() {
     }
     insta::assert_snapshot!(s);
 }
+
+/// The Detail pane at block1.attn.weights in zh-TW: the heatmap's title
+/// (查詢 ↓ × 鍵 →) and its legend's `╳ 遮罩` in the catalog's words.
+#[test]
+fn snapshot_zh_detail_heatmap_weights() {
+    let mut lp = zh(ModelConfig::default(), &[]);
+    while lp.app.path(lp.app.cursor) != Some("block1.attn.weights") {
+        lp.app.update(Action::Next);
+    }
+    settle(&mut lp);
+    let s = frame(&lp);
+    fits(&s);
+    for part in ["查詢 ↓ × 鍵 →", "╳ 遮罩", "softmax(mask(s))"] {
+        assert!(s.contains(part), "{part}\n{s}");
+    }
+    insta::assert_snapshot!(s);
+}
+
+/// The Detail pane at the heads' split in zh-TW: the formula's words in
+/// the catalog's, its shapes as stored.
+#[test]
+fn snapshot_zh_detail_split_heads_formula() {
+    let mut lp = zh(ModelConfig::default(), &[]);
+    while lp.app.path(lp.app.cursor) != Some("block1.attn.q") {
+        lp.app.update(Action::Next);
+    }
+    settle(&mut lp);
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("分成 4 個頭 : (2,4,64) → (2,4,4,16)"), "{s}");
+    insta::assert_snapshot!(s);
+}

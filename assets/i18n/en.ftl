@@ -438,6 +438,26 @@ chart-legend-mlp = ▄ MLP matmuls
 chart-legend-total = • total
 chart-curves-title = FLOPs/token by T: • total ⠿ attn ▄ MLP { $cross }
 
+heat-query = query
+heat-key = key
+heat-head-keys = {"["} ] head
+heat-masked = ╳ masked
+heat-scroll = cols { $first }–{ $last } of { $cols }
+
+formula-split-heads = split into { $heads } heads
+formula-top-k = top-{ $k } of { $experts } experts
+formula-softmax-experts = softmax over experts
+formula-transpose-merge = transpose, merge heads
+formula-reshape-no-transpose = reshape without transpose
+formula-no-max = no max subtracted
+formula-rotate = rotate by position
+formula-every-token = for every token
+formula-onto-tokens = onto tokens
+formula-repeat-kv = repeat kv
+formula-two-way = two-way
+formula-tied = (tied)
+formula-over = over
+
 ## The status line
 
 ui-status-charts-on = the Budget tab will draw its pictures: Tab to Budget

@@ -450,6 +450,26 @@ chart-legend-mlp = ▄ 前饋網絡矩陣乘法
 chart-legend-total = • 總計
 chart-curves-title = 每詞元 FLOPs：• 總計 ⠿ 注意力 ▄ 前饋網絡 { $cross }
 
+heat-query = 查詢
+heat-key = 鍵
+heat-head-keys = {"["} ] 頭
+heat-masked = ╳ 遮罩
+heat-scroll = 欄 { $first }–{ $last }／{ $cols }
+
+formula-split-heads = 分成 { $heads } 個頭
+formula-top-k = { $experts } 個專家中取前 { $k } 個
+formula-softmax-experts = 對專家取 softmax
+formula-transpose-merge = 轉置，合併頭
+formula-reshape-no-transpose = 未轉置就 reshape
+formula-no-max = 未減去最大值
+formula-rotate = 按位置旋轉
+formula-every-token = 用於每個詞元
+formula-onto-tokens = 回到詞元
+formula-repeat-kv = 重複 kv
+formula-two-way = 雙向
+formula-tied = (共用)
+formula-over = 沿
+
 ## 狀態列
 
 ui-status-charts-on = 預算分頁將顯示圖表：按 Tab 到預算

@@ -32,7 +32,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 format!("{} · {}", e.path, e.op_label()),
                 t.title,
             ));
-            lines.push(Line::raw(e.formula.clone()));
+            lines.push(Line::raw(formula_in(app.lang, &e.formula)));
             if let Some(c) = app.failed_at(&e.path) {
                 lines.push(Line::styled(
                     format!("✗ {}: {}", c.name, super::checks::detail(app, c)),
@@ -106,11 +106,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                     usize::from(inner.width),
                     room.saturating_sub(why_full.min(1)),
                 ),
-                t,
+                (t, app.lang),
             );
             if !map.is_empty() {
                 let w = usize::from(inner.width.saturating_sub(2));
-                legend = heatmap::legend(e, app.head, mask, w);
+                legend = heatmap::legend(e, app.head, mask, w, app.lang);
             }
             lines.extend(why_lines(app, why, w, room.saturating_sub(map.len())));
             lines.extend(map);
@@ -199,4 +199,95 @@ fn why_lines(app: &App, why: &str, width: usize, room: usize) -> Vec<Line<'stati
         .into_iter()
         .map(|l| Line::styled(l, t.base))
         .collect()
+}
+
+/// The words of a formula the trace stores in English (`split into 4
+/// heads : (2,4,64) → (2,4,4,16)`), in `lang`: the words before ` : `
+/// mapped through the catalog (`formula-*`), the shapes and math kept.
+/// English, and a formula with no known words, stay as stored, so
+/// `shapetrace trace` and the English screens are unchanged.
+pub(super) fn formula_in(lang: crate::i18n::Lang, formula: &str) -> String {
+    if lang == crate::i18n::Lang::En {
+        return formula.to_string();
+    }
+    let (words, rest) = formula
+        .split_once(" : ")
+        .map_or((formula, None), |(w, r)| (w, Some(r)));
+    let num = |s: &str| s.parse::<usize>().ok();
+    let templated = if let Some(n) = words
+        .strip_prefix("split into ")
+        .and_then(|w| w.strip_suffix(" heads"))
+        .and_then(num)
+    {
+        Some(lang.why(&Why::new("formula-split-heads").arg("heads", n)))
+    } else if let Some((k, e)) = words
+        .strip_prefix("top-")
+        .and_then(|w| w.strip_suffix(" experts"))
+        .and_then(|w| w.split_once(" of "))
+        .and_then(|(k, e)| Some((num(k)?, num(e)?)))
+    {
+        Some(lang.why(&Why::new("formula-top-k").arg("k", k).arg("experts", e)))
+    } else {
+        None
+    };
+    let words = templated.unwrap_or_else(|| {
+        // Longest first: "softmax over experts" before "over".
+        const PHRASES: [(&str, &str); 10] = [
+            ("softmax over experts", "formula-softmax-experts"),
+            ("transpose, merge heads", "formula-transpose-merge"),
+            ("reshape without transpose", "formula-reshape-no-transpose"),
+            ("no max subtracted", "formula-no-max"),
+            ("rotate by position", "formula-rotate"),
+            ("for every token", "formula-every-token"),
+            ("onto tokens", "formula-onto-tokens"),
+            ("repeat kv", "formula-repeat-kv"),
+            ("two-way", "formula-two-way"),
+            ("(tied)", "formula-tied"),
+        ];
+        let mut w = words.to_string();
+        for (en, key) in PHRASES {
+            if w.contains(en) {
+                w = w.replace(en, &lang.t(key));
+            }
+        }
+        if let Some((f, axis)) = w.split_once(") over ") {
+            w = format!("{f}) {} {axis}", lang.t("formula-over"));
+        }
+        w
+    });
+    match rest {
+        Some(r) => format!("{words} : {r}"),
+        None => words,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::formula_in;
+    use crate::i18n::Lang;
+
+    #[test]
+    fn formulas_keep_their_math_and_speak_the_language() {
+        let split = "split into 4 heads : (2,4,64) → (2,4,4,16)";
+        assert_eq!(formula_in(Lang::En, split), split);
+        assert_eq!(
+            formula_in(Lang::ZhTw, split),
+            "分成 4 個頭 : (2,4,64) → (2,4,4,16)"
+        );
+        assert_eq!(
+            formula_in(Lang::ZhTw, "LayerNorm(x) over d : (2,4,64) → (2,4,64)"),
+            "LayerNorm(x) 沿 d : (2,4,64) → (2,4,64)"
+        );
+        assert_eq!(
+            formula_in(Lang::ZhTw, "transpose, merge heads : (2,4,4,16) → (2,4,64)"),
+            "轉置，合併頭 : (2,4,4,16) → (2,4,64)"
+        );
+        assert_eq!(
+            formula_in(Lang::ZhTw, "top-2 of 8 experts : (2,4,8) → (2,4,2)"),
+            "8 個專家中取前 2 個 : (2,4,8) → (2,4,2)"
+        );
+        // Pure math stays as it is.
+        let math = "q·kᵀ/√16 : (2,4,4,16)·(2,4,16,4) → (2,4,4,4)";
+        assert_eq!(formula_in(Lang::ZhTw, math), math);
+    }
 }

@@ -13,8 +13,11 @@ mod compact;
 
 pub use compact::{legend, lines};
 
+use crate::i18n::Lang;
 use crate::ops::Masking;
 use crate::trace::{Event, OpKind};
+use crate::why::Why;
+use unicode_width::UnicodeWidthStr;
 
 /// The shades, lowest first.
 pub const SHADES: [&str; 5] = ["·", "░", "▒", "▓", "█"];
@@ -47,6 +50,9 @@ pub struct Grid<'a> {
     col_axis: String,
     pub lo: f64,
     pub hi: f64,
+    /// The language of the title's and legend's words (English from
+    /// [`Grid::of`]).
+    pub lang: Lang,
 }
 
 impl<'a> Grid<'a> {
@@ -81,6 +87,7 @@ impl<'a> Grid<'a> {
             col_axis: axis(1).unwrap_or_else(|| "d".into()),
             lo: 0.0,
             hi: 0.0,
+            lang: Lang::En,
         };
         let (lo, hi) = (0..rows * cols)
             .filter(|k| !g.masked(k / cols, k % cols))
@@ -89,6 +96,12 @@ impl<'a> Grid<'a> {
             });
         (g.lo, g.hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 0.0) };
         Some(g)
+    }
+
+    /// The same slice, its words in `lang`.
+    #[must_use]
+    pub fn in_lang(self, lang: Lang) -> Self {
+        Self { lang, ..self }
     }
 
     fn masked(&self, i: usize, j: usize) -> bool {
@@ -128,7 +141,7 @@ impl<'a> Grid<'a> {
     #[must_use]
     pub fn axis_names(&self) -> (String, String) {
         if self.attention {
-            ("query".into(), "key".into())
+            (self.lang.t("heat-query"), self.lang.t("heat-key"))
         } else {
             (self.row_axis.clone(), self.col_axis.clone())
         }
@@ -172,9 +185,9 @@ impl<'a> Grid<'a> {
     #[must_use]
     pub fn legend(&self, width: usize) -> String {
         let mask = if self.mask.is_some() {
-            " ╳ masked"
+            format!(" {}", self.lang.t("heat-masked"))
         } else {
-            ""
+            String::new()
         };
         let step = (self.hi - self.lo) / 4.0;
         #[allow(clippy::cast_precision_loss)]
@@ -184,7 +197,7 @@ impl<'a> Grid<'a> {
             .map(|(k, s)| format!("{s}{}", num(self.lo + step * k as f64)))
             .collect();
         let long = format!("{}{mask}", full.join(" "));
-        if long.chars().count() <= width {
+        if long.width() <= width {
             return long;
         }
         format!("{} … {}{mask}", full[0], full[4])
@@ -196,10 +209,10 @@ impl<'a> Grid<'a> {
         let (r, c) = self.axis_names();
         let head = self.head.map_or_else(String::new, |h| format!(" h{h}"));
         // Dropped in this order while too wide: the head keys, the size.
-        let keys = self.head.map(|_| "[ ] head".to_string());
+        let keys = self.head.map(|_| self.lang.t("heat-head-keys"));
         let fits = |p: &[&Option<String>]| {
             let all: Vec<&str> = p.iter().filter_map(|s| s.as_deref()).collect();
-            (all.join(" · "), all.join(" · ").chars().count() <= width)
+            (all.join(" · "), all.join(" · ").width() <= width)
         };
         let sized = Some(format!("b0{head} {}×{}", self.rows, self.cols));
         let b = Some(format!("b0{head}"));
@@ -231,16 +244,18 @@ pub fn num(v: f64) -> String {
     }
 }
 
-/// `cols 8–23 of 64 ◂ ▸`: the columns shown and which way more are.
+/// `cols 8–23 of 64 ◂ ▸`: the columns shown and which way more are, in
+/// `lang`.
 #[must_use]
-pub fn scroll_note(first: usize, shown: usize, cols: usize) -> Option<String> {
+pub fn scroll_note(lang: Lang, first: usize, shown: usize, cols: usize) -> Option<String> {
     if shown >= cols {
         return None;
     }
     let left = if first > 0 { "◂" } else { " " };
     let right = if first + shown < cols { "▸" } else { " " };
-    Some(format!(
-        "cols {first}–{} of {cols} {left}{right} < >",
-        first + shown - 1
-    ))
+    let which = Why::new("heat-scroll")
+        .arg("first", first)
+        .arg("last", first + shown - 1)
+        .arg("cols", cols);
+    Some(format!("{} {left}{right} < >", lang.why(&which)))
 }

@@ -31,7 +31,7 @@ use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 /// formula stands in.
 fn why_of(app: &App, e: &Event) -> String {
     match e.why_text() {
-        "" => e.formula.clone(),
+        "" => super::detail::formula_in(app.lang, &e.formula),
         why => app.lang.step_why(e.why.as_ref(), why).into_owned(),
     }
 }
@@ -67,7 +67,7 @@ fn slide(app: &App) -> Option<Slide> {
             shape: fmt_shape(&e.shape),
             mark: format!("{} {}", e.named_shape(), super::steps::marker(app, e)),
             why: why_of(app, e),
-            formula: e.formula.clone(),
+            formula: super::detail::formula_in(app.lang, &e.formula),
             style: if e.departs { t.departs } else { t.title },
         },
         Row::Failure(f) => Slide {
@@ -153,7 +153,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let grid = match app.row(app.cursor) {
         Some(Row::Event(e)) if !app.hidden(app.cursor) => {
             let mask = app.run.trace.masking_at(e.block().unwrap_or(1));
-            Grid::of(e, app.head, mask)
+            Grid::of(e, app.head, mask).map(|g| g.in_lang(app.lang))
         }
         _ => None,
     };

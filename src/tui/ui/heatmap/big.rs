@@ -101,5 +101,5 @@ pub fn render(g: &Grid, col: usize, area: Rect, buf: &mut Buffer, t: Theme) -> O
             );
         }
     }
-    scroll_note(first, shown, g.cols)
+    scroll_note(g.lang, first, shown, g.cols)
 }

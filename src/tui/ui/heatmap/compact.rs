@@ -5,14 +5,22 @@
 //! shows even when the rows take every line.
 
 use super::{Cell, Grid, SHADES, num, scroll_note};
+use crate::i18n::Lang;
 use crate::trace::Event;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 
-/// The legend of `e`'s heatmap in `width` columns, if it has one.
+/// The legend of `e`'s heatmap in `width` columns, in `lang`, if it has
+/// one.
 #[must_use]
-pub fn legend(e: &Event, head: usize, mask: crate::ops::Masking, width: usize) -> Option<String> {
-    Grid::of(e, head, mask).map(|g| g.legend(width))
+pub fn legend(
+    e: &Event,
+    head: usize,
+    mask: crate::ops::Masking,
+    width: usize,
+    lang: Lang,
+) -> Option<String> {
+    Grid::of(e, head, mask).map(|g| g.in_lang(lang).legend(width))
 }
 
 /// Heatmap lines for `e` in at most `width` × `height` cells, scrolled to
@@ -23,10 +31,10 @@ pub fn lines(
     view: (usize, usize),
     mask: crate::ops::Masking,
     (width, height): (usize, usize),
-    t: Theme,
+    (t, lang): (Theme, Lang),
 ) -> Vec<Line<'static>> {
     let (head, col) = view;
-    let Some(g) = Grid::of(e, head, mask) else {
+    let Some(g) = Grid::of(e, head, mask).map(|g| g.in_lang(lang)) else {
         return Vec::new();
     };
     if height < 2 || width < 12 {
@@ -40,7 +48,7 @@ pub fn lines(
     // A scroll left over from a wider step does not hide what fits.
     let first = if g.cols <= shown { 0 } else { g.first_col(col) };
     let shown = shown.min(g.cols - first);
-    let scroll = scroll_note(first, shown, g.cols);
+    let scroll = scroll_note(lang, first, shown, g.cols);
     let mut out = vec![Line::styled(g.title(width, scroll), t.dim)];
     if height > g.rows + 1 {
         out.push(Line::styled(

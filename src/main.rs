@@ -445,8 +445,12 @@ fn view(args: &cli::ViewArgs, lang: Option<shapetrace::i18n::Lang>) -> Result<Ex
             out::print(&text)?;
         }
         None => {
-            let mut app = tui::app::App::replay(replay, &shown, tui::theme::Theme::from_env());
-            app.lang = shapetrace::i18n::Lang::from_env(lang);
+            let app = tui::app::App::replay_in(
+                replay,
+                &shown,
+                tui::theme::Theme::from_env(),
+                shapetrace::i18n::Lang::from_env(lang),
+            );
             return Ok(ended(tui::run(app, None)?));
         }
     }

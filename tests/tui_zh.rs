@@ -387,3 +387,27 @@ fn snapshot_zh_detail_split_heads_formula() {
     assert!(s.contains("分成 4 個頭 : (2,4,64) → (2,4,4,16)"), "{s}");
     insta::assert_snapshot!(s);
 }
+
+/// A replay's opening status line: in English exactly as before (the
+/// log's own note after `·`), in zh-TW the catalog's words, the file's
+/// name as given.
+#[test]
+fn a_replays_opening_status_speaks_the_language() {
+    let path = "tests/fixtures/students/merge_bare_reshape.jsonl";
+    let read = || shapetrace::trace::log::read_file(std::path::Path::new(path)).unwrap();
+    let mut cut = read();
+    cut.checks = None;
+    let note = cut.note().expect("no summary");
+    let en = shapetrace::tui::app::App::replay(cut.clone(), path, COLOR);
+    assert_eq!(
+        en.status.as_deref(),
+        Some(format!("replaying {path} · {note}").as_str())
+    );
+    let zh = shapetrace::tui::app::App::replay_in(cut, path, COLOR, Lang::ZhTw);
+    let s = zh.status.expect("a status");
+    assert!(s.starts_with(&format!("重播 {path} · 日誌不完整")), "{s}");
+    let whole = shapetrace::tui::app::App::replay_in(read(), path, COLOR, Lang::ZhTw);
+    assert_eq!(whole.status, Some(format!("重播 {path}")));
+    let whole = shapetrace::tui::app::App::replay(read(), path, COLOR);
+    assert_eq!(whole.status, Some(format!("replaying {path}")));
+}

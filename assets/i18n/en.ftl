@@ -458,6 +458,10 @@ formula-two-way = two-way
 formula-tied = (tied)
 formula-over = over
 
+ui-status-replaying = replaying { $file }
+ui-status-replaying-incomplete = replaying { $file } · incomplete log: { $events } events, no summary
+ui-status-shapes-only = shapes only: a numeric run needs about { $estimate }, over --max-memory { $limit }
+
 ## The status line
 
 ui-status-charts-on = the Budget tab will draw its pictures: Tab to Budget

@@ -470,6 +470,10 @@ formula-two-way = 雙向
 formula-tied = (共用)
 formula-over = 沿
 
+ui-status-replaying = 重播 { $file }
+ui-status-replaying-incomplete = 重播 { $file } · 日誌不完整：{ $events } 個事件，沒有摘要
+ui-status-shapes-only = 只追蹤形狀：數值執行約需 { $estimate }，超過 --max-memory { $limit }
+
 ## 狀態列
 
 ui-status-charts-on = 預算分頁將顯示圖表：按 Tab 到預算

@@ -186,7 +186,21 @@ impl App {
     /// switches re-trace from the config in its header.
     #[must_use]
     pub fn replay(replay: crate::trace::log::Replay, source: &str, theme: Theme) -> Self {
-        let note = replay.note();
+        Self::replay_in(replay, source, theme, crate::i18n::Lang::En)
+    }
+
+    /// [`App::replay`] speaking `lang`, its opening status line (`replaying
+    /// FILE · incomplete log: …`) in that language's words.
+    #[must_use]
+    pub fn replay_in(
+        replay: crate::trace::log::Replay,
+        source: &str,
+        theme: Theme,
+        lang: crate::i18n::Lang,
+    ) -> Self {
+        // The log's own note, `incomplete log: N events, no summary`, as
+        // a catalog message.
+        let incomplete = replay.checks.is_none().then_some(replay.trace.events.len());
         // As logged; what the log does not hold, judged from its events.
         let checks = crate::check::as_logged(&replay);
         let foreign = replay
@@ -208,11 +222,16 @@ impl App {
             },
             theme,
         );
-        let name = crate::text::shown(source);
-        app.status = Some(match note {
-            Some(note) => format!("replaying {name} · {note}"),
-            None => format!("replaying {name}"),
-        });
+        app.lang = lang;
+        let name = crate::text::shown(source).to_string();
+        app.status = Some(
+            app.tr(&match incomplete {
+                Some(events) => crate::why::Why::new("ui-status-replaying-incomplete")
+                    .arg("file", name)
+                    .arg("events", events),
+                None => crate::why::Why::new("ui-status-replaying").arg("file", name),
+            }),
+        );
         app.source = Some(source.to_string());
         app.foreign = foreign;
         app

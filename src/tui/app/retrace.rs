@@ -140,7 +140,7 @@ impl App {
         let path = self.path(self.cursor).map(str::to_string);
         match (what, result) {
             (Retrace::Values, Ok(run)) => {
-                self.status = run.plan.short_note().or_else(|| {
+                self.status = shapes_only_note(self.lang, &run.plan).or_else(|| {
                     self.given.label.as_ref().map(|l| {
                         self.tr(&Why::new("ui-status-values-from").arg("label", l.as_str()))
                     })
@@ -220,5 +220,46 @@ impl App {
                 .arg("file", crate::text::shown(&file).to_string())),
         );
         self.source = Some(file);
+    }
+}
+
+/// [`crate::Plan::short_note`] in `lang`: the same words in English, the
+/// catalog's (`ui-status-shapes-only`) in another language.
+#[must_use]
+pub(super) fn shapes_only_note(lang: crate::i18n::Lang, plan: &crate::Plan) -> Option<String> {
+    use crate::config::human_bytes;
+    plan.switched.then(|| {
+        lang.why(
+            &Why::new("ui-status-shapes-only")
+                .arg("estimate", human_bytes(plan.estimate))
+                .arg("limit", human_bytes(plan.limit)),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shapes_only_note;
+    use crate::i18n::Lang;
+
+    #[test]
+    fn the_shapes_only_note_is_the_plans_in_english_and_the_catalogs_in_zh_tw() {
+        let plan = crate::Plan {
+            mode: crate::trace::Mode::ShapeOnly,
+            estimate: 3 << 30,
+            limit: 1 << 30,
+            switched: true,
+        };
+        assert_eq!(shapes_only_note(Lang::En, &plan), plan.short_note());
+        let zh = shapes_only_note(Lang::ZhTw, &plan).expect("switched");
+        assert!(
+            zh.starts_with("只追蹤形狀") && zh.contains("--max-memory"),
+            "{zh}"
+        );
+        let kept = crate::Plan {
+            switched: false,
+            ..plan
+        };
+        assert_eq!(shapes_only_note(Lang::ZhTw, &kept), None);
     }
 }

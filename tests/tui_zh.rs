@@ -411,3 +411,36 @@ fn a_replays_opening_status_speaks_the_language() {
     let whole = shapetrace::tui::app::App::replay(read(), path, COLOR);
     assert_eq!(whole.status, Some(format!("replaying {path}")));
 }
+
+/// The quiz's actions that type `text` at block1.attn.q, then Enter.
+fn quiz_answer(text: &str) -> Vec<Action> {
+    let mut a = vec![Action::ToggleQuiz, Action::Last];
+    a.extend(text.chars().map(Action::Char));
+    a.push(Action::Submit);
+    a
+}
+
+/// A wrong answer at block1.attn.q, the layout before the transpose: the
+/// judge's named mistake in the catalog's words.
+#[test]
+fn snapshot_zh_quiz_wrong_answer() {
+    let lp = zh(ModelConfig::default(), &quiz_answer("B,T,h,hd"));
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("✗ (B=2,T=4,h=4,hd=16) 是轉置之前的排列"), "{s}");
+    insta::assert_snapshot!(s);
+}
+
+/// Sizes that fit two orders at block1.attn.q: the follow-up question in
+/// the catalog's words, its positions and template as the judge gives.
+#[test]
+fn snapshot_zh_quiz_follow_up() {
+    let lp = zh(ModelConfig::default(), &quiz_answer("2,4,4,16"));
+    let s = frame(&lp);
+    fits(&s);
+    assert!(
+        s.contains("符合不只一種順序") && s.contains("(B,?,?,hd)"),
+        "{s}"
+    );
+    insta::assert_snapshot!(s);
+}

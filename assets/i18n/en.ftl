@@ -462,6 +462,21 @@ ui-status-replaying = replaying { $file }
 ui-status-replaying-incomplete = replaying { $file } · incomplete log: { $events } events, no summary
 ui-status-shapes-only = shapes only: a numeric run needs about { $estimate }, over --max-memory { $limit }
 
+quiz-mistake-before-transpose = { $shape } is the layout before the transpose: heads must move in front of T so each of the { $h } heads gets its own { $t }×{ $t } table of scores
+quiz-mistake-transposed = { $shape } is the transposed table: row i is query i's { $what ->
+    [weights] weights over
+   *[scores] scores against
+} every key, so the queries come first: (B,h,Tq,Tk)
+quiz-mistake-stream = { $shape } is the stream shape; scores compare every query with every key: (B,h,Tq,Tk), one { $t }×{ $t } table per head
+quiz-mistake-one-table = { $shape } is one table per sequence; each of the { $h } heads makes its own: (B,h,Tq,Tk)
+quiz-mistake-keeps-d = { $shape } keeps d_model; W1 is (d, d_ff) = ({ $d },{ $f }), so the hidden layer has d_ff = { $f } features (and b1 has { $f } entries, not { $d })
+quiz-mistake-hidden = { $shape } is the hidden layer; W2 ({ $f },{ $d }) brings it back to d_model = { $d }, so the residual add x + FFN(x) fits
+quiz-mistake-before-merge = { $shape } is the context before the merge: T moves back in front of the heads and the { $h } heads of { $hd } join into d = { $d }
+quiz-mistake-halfway = { $shape } is halfway: after the transpose the heads must still be joined, { $h } × { $hd } = { $d }
+quiz-mistake-before-split = { $shape } is the projection before the split; the split cuts its last axis into heads of hd = { $hd } and moves the heads in front of T
+quiz-follow-up-which = your sizes fit more than one order: which of the { $count } { $size }s is { $axis }, the { $ordinals }? Type its position ({ $choices }), or name the axes { $template }
+quiz-follow-up-name = your sizes fit more than one order: name the axes, { $template } with each ? replaced by a name
+
 ## The status line
 
 ui-status-charts-on = the Budget tab will draw its pictures: Tab to Budget

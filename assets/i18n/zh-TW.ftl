@@ -474,6 +474,21 @@ ui-status-replaying = 重播 { $file }
 ui-status-replaying-incomplete = 重播 { $file } · 日誌不完整：{ $events } 個事件，沒有摘要
 ui-status-shapes-only = 只追蹤形狀：數值執行約需 { $estimate }，超過 --max-memory { $limit }
 
+quiz-mistake-before-transpose = { $shape } 是轉置之前的排列：頭必須移到 T 的前面，{ $h } 個頭才各有自己的 { $t }×{ $t } 得分表
+quiz-mistake-transposed = { $shape } 是轉置過的表：第 i 列是查詢 i 對每個鍵的{ $what ->
+    [weights] 權重
+   *[scores] 得分
+}，所以查詢在前：(B,h,Tq,Tk)
+quiz-mistake-stream = { $shape } 是殘差流的形狀；得分把每個查詢與每個鍵比較：(B,h,Tq,Tk)，每個頭一張 { $t }×{ $t } 的表
+quiz-mistake-one-table = { $shape } 是每個序列一張表；{ $h } 個頭各自有一張：(B,h,Tq,Tk)
+quiz-mistake-keeps-d = { $shape } 保持 d_model；W1 是 (d, d_ff) = ({ $d },{ $f })，所以隱藏層有 d_ff = { $f } 個特徵（b1 有 { $f } 個元素，不是 { $d }）
+quiz-mistake-hidden = { $shape } 是隱藏層；W2 ({ $f },{ $d }) 把它帶回 d_model = { $d }，殘差相加 x + FFN(x) 才對得上
+quiz-mistake-before-merge = { $shape } 是合併之前的上下文：T 移回頭的前面，{ $h } 個寬 { $hd } 的頭合併成 d = { $d }
+quiz-mistake-halfway = { $shape } 只做了一半：轉置之後頭還要合併，{ $h } × { $hd } = { $d }
+quiz-mistake-before-split = { $shape } 是切分之前的投影；切分把最後一軸切成 hd = { $hd } 的頭，並把頭移到 T 的前面
+quiz-follow-up-which = 你的大小符合不只一種順序：{ $n } 個 { $size } 之中哪一個是 { $axis }？輸入它的位置（{ $positions }），或為軸命名 { $template }
+quiz-follow-up-name = 你的大小符合不只一種順序：請為軸命名，把 { $template } 的每個 ? 換成軸名
+
 ## 狀態列
 
 ui-status-charts-on = 預算分頁將顯示圖表：按 Tab 到預算

@@ -50,6 +50,9 @@ pub struct FollowUp {
     pub pivot: Option<Axis>,
     /// The template of names shown, `(B,?,?,hd)`.
     pub template: String,
+    /// [`FollowUp::question`] as a catalog message (`quiz-follow-up-*`),
+    /// for a view in another language; in English it reads as `question`.
+    pub why: crate::why::Why,
 }
 
 /// Why a follow-up reply is not an answer.
@@ -190,8 +193,27 @@ impl Question {
                 "your sizes fit more than one order: name the axes, {template} with each ? replaced by a name"
             ),
         };
+        let why = match &pivot {
+            Some(p) => {
+                let nums: Vec<String> = group.iter().map(|g| (g + 1).to_string()).collect();
+                crate::why::Why::new("quiz-follow-up-which")
+                    .arg("count", count[group.len()])
+                    .arg("n", group.len())
+                    .arg("size", size)
+                    .arg("axis", p.symbol())
+                    .arg(
+                        "ordinals",
+                        or_list(&group.iter().map(|&g| ORDINALS[g]).collect::<Vec<_>>()),
+                    )
+                    .arg("choices", choices(&group))
+                    .arg("positions", nums.join("、"))
+            }
+            None => crate::why::Why::new("quiz-follow-up-name"),
+        }
+        .arg("template", template.as_str());
         Some(FollowUp {
             question,
+            why,
             sizes: self.dims.iter().map(|d| d.1).collect(),
             group,
             pivot,

@@ -13,6 +13,7 @@ use super::axis::{Axis, truth};
 use crate::ops::OpKind;
 use crate::shape::named;
 use crate::trace::{Event, Trace};
+use crate::why::Why;
 
 /// A wrong shape a student is likely to give, with its feedback.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +22,9 @@ pub struct Mistake {
     pub dims: Vec<(Axis, usize)>,
     /// What that shape would mean.
     pub says: String,
+    /// [`Mistake::says`] as a catalog message (`quiz-mistake-*`), for a
+    /// view in another language; in English it reads as `says`.
+    pub why: Why,
 }
 
 /// `(B=2,T=4,d=64)` for dims.
@@ -56,7 +60,10 @@ pub fn of(e: &Event, trace: &Trace) -> Vec<Mistake> {
         w
     };
     let mut out = Vec::new();
-    let mut push = |dims: Vec<(Axis, usize)>, says: String| out.push(Mistake { dims, says });
+    let mut push = |dims: Vec<(Axis, usize)>, says: String, why: Why| {
+        let why = why.arg("shape", show(&dims));
+        out.push(Mistake { dims, says, why });
+    };
     match axes.as_slice() {
         [
             A::Batch,
@@ -70,7 +77,10 @@ pub fn of(e: &Event, trace: &Trace) -> Vec<Mistake> {
                 "{} is the layout before the transpose: heads must move in front of T so each of the {h} heads gets its own {t}×{t} table of scores",
                 show(&wrong)
             );
-            push(wrong, says);
+            let why = Why::new("quiz-mistake-before-transpose")
+                .arg("h", h)
+                .arg("t", t);
+            push(wrong, says, why);
         }
         [A::Batch, A::Heads, A::Query, A::Key] => {
             let (h, t) = (size(&A::Heads), size(&A::Query));
@@ -84,20 +94,30 @@ pub fn of(e: &Event, trace: &Trace) -> Vec<Mistake> {
                 "{} is the transposed table: row i is query i's {what} every key, so the queries come first: (B,h,Tq,Tk)",
                 show(&wrong)
             );
-            push(wrong, says);
+            let kind = if e.op == OpKind::Softmax {
+                "weights"
+            } else {
+                "scores"
+            };
+            push(
+                wrong,
+                says,
+                Why::new("quiz-mistake-transposed").arg("what", kind),
+            );
             push(
                 stream.clone(),
                 format!(
                     "{} is the stream shape; scores compare every query with every key: (B,h,Tq,Tk), one {t}×{t} table per head",
                     show(&stream)
                 ),
+                Why::new("quiz-mistake-stream").arg("t", t),
             );
             let flat = vec![dims[0].clone(), dims[2].clone(), dims[3].clone()];
             let says = format!(
                 "{} is one table per sequence; each of the {h} heads makes its own: (B,h,Tq,Tk)",
                 show(&flat)
             );
-            push(flat, says);
+            push(flat, says, Why::new("quiz-mistake-one-table").arg("h", h));
         }
         [A::Batch, A::Seq, A::Hidden] if size(&A::Hidden) != d => {
             let f = size(&A::Hidden);
@@ -106,7 +126,8 @@ pub fn of(e: &Event, trace: &Trace) -> Vec<Mistake> {
                 "{} keeps d_model; W1 is (d, d_ff) = ({d},{f}), so the hidden layer has d_ff = {f} features (and b1 has {f} entries, not {d})",
                 show(&wrong)
             );
-            push(wrong, says);
+            let why = Why::new("quiz-mistake-keeps-d").arg("d", d).arg("f", f);
+            push(wrong, says, why);
         }
         [A::Batch, A::Seq, A::Model] => match input.as_deref() {
             Some([_, _, (A::Hidden, f)]) if e.op == OpKind::Linear && *f != d => {
@@ -115,21 +136,23 @@ pub fn of(e: &Event, trace: &Trace) -> Vec<Mistake> {
                     "{} is the hidden layer; W2 ({f},{d}) brings it back to d_model = {d}, so the residual add x + FFN(x) fits",
                     show(&wrong)
                 );
-                push(wrong, says);
+                let why = Why::new("quiz-mistake-hidden").arg("d", d).arg("f", *f);
+                push(wrong, says, why);
             }
             Some(ctx @ [_, (A::Heads, h), _, (A::HeadDim, hd)]) if e.op == OpKind::MergeHeads => {
                 let says = format!(
                     "{} is the context before the merge: T moves back in front of the heads and the {h} heads of {hd} join into d = {d}",
                     show(ctx)
                 );
-                push(ctx.to_vec(), says);
+                let why = |key: &str| Why::new(key).arg("h", *h).arg("hd", *hd).arg("d", d);
+                push(ctx.to_vec(), says, why("quiz-mistake-before-merge"));
                 let mut half = ctx.to_vec();
                 half.swap(1, 2);
                 let says = format!(
                     "{} is halfway: after the transpose the heads must still be joined, {h} × {hd} = {d}",
                     show(&half)
                 );
-                push(half, says);
+                push(half, says, why("quiz-mistake-halfway"));
             }
             _ => {}
         },
@@ -143,7 +166,8 @@ pub fn of(e: &Event, trace: &Trace) -> Vec<Mistake> {
             show(&x),
             size(&A::HeadDim)
         );
-        push(x, says);
+        let why = Why::new("quiz-mistake-before-split").arg("hd", size(&A::HeadDim));
+        push(x, says, why);
     }
     out.retain(|m| m.dims != dims);
     out

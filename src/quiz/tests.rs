@@ -161,3 +161,34 @@ fn under_grouped_query_attention_k_has_kv_heads_not_h() {
         Ok(Verdict::Wrong(_))
     ));
 }
+
+/// Every named mistake and follow-up of every step of the lesson's
+/// presets reads, from its catalog message in English, exactly as the
+/// judge's words, and formats in zh-TW by the zh-TW catalog itself.
+#[test]
+fn every_mistake_and_follow_up_is_its_catalog_message() {
+    use crate::i18n::Lang;
+    let mut mistakes = 0;
+    let mut follow_ups = 0;
+    for preset in ["lesson", "lesson-post-ln", "gpt2-small"] {
+        let cfg = crate::config::preset::by_name(preset).unwrap();
+        let t = trace(&cfg);
+        for e in &t.events {
+            let q = Question::of(e, &t);
+            for m in &q.mistakes {
+                assert_eq!(Lang::En.why(&m.why), m.says, "{preset} {}", e.path);
+                crate::why::render(Lang::ZhTw.catalog(), &m.why)
+                    .unwrap_or_else(|err| panic!("{preset} {}: {err}", e.path));
+                mistakes += 1;
+            }
+            let sizes: Vec<String> = e.shape.iter().map(ToString::to_string).collect();
+            if let Verdict::Ask(f) = q.judge(&parse(&sizes.join(",")).unwrap()) {
+                assert_eq!(Lang::En.why(&f.why), f.question, "{preset} {}", e.path);
+                crate::why::render(Lang::ZhTw.catalog(), &f.why)
+                    .unwrap_or_else(|err| panic!("{preset} {}: {err}", e.path));
+                follow_ups += 1;
+            }
+        }
+    }
+    assert!(mistakes > 20 && follow_ups > 5, "{mistakes} {follow_ups}");
+}

@@ -223,6 +223,16 @@ impl App {
             said("ui-quiz-skipped"),
             said("ui-quiz-is"),
         );
+        // A named mistake's meaning in the app's language; what differs
+        // axis by axis stays the judge's English.
+        let verdict = verdict.map(|(v, question)| match v {
+            Verdict::Wrong(says) => {
+                let named = question.mistakes.iter().find(|m| m.says == says);
+                let says = named.map_or(says, |m| self.tr(&m.why));
+                (Verdict::Wrong(says), question)
+            }
+            v => (v, question),
+        });
         if let Some(q) = &mut self.quiz {
             q.asked += usize::from(verdict.is_some());
             q.feedback = Some(match verdict {

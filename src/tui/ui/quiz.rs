@@ -47,7 +47,7 @@ fn question(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let prompt = match &q.follow_up {
         Some(f) => {
-            lines.push(Line::styled(format!("? {}", f.question), t.key));
+            lines.push(Line::styled(format!("? {}", app.tr(&f.why)), t.key));
             app.t("ui-quiz-which")
         }
         None => app.t("ui-quiz-predict"),

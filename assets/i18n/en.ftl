@@ -477,6 +477,8 @@ quiz-mistake-before-split = { $shape } is the projection before the split; the s
 quiz-follow-up-which = your sizes fit more than one order: which of the { $count } { $size }s is { $axis }, the { $ordinals }? Type its position ({ $choices }), or name the axes { $template }
 quiz-follow-up-name = your sizes fit more than one order: name the axes, { $template } with each ? replaced by a name
 
+ui-quiz-wrong-is = ✗ { $says }; { $is }
+
 ## The status line
 
 ui-status-charts-on = the Budget tab will draw its pictures: Tab to Budget

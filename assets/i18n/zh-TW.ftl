@@ -489,6 +489,8 @@ quiz-mistake-before-split = { $shape } 是切分之前的投影；切分把最�
 quiz-follow-up-which = 你的大小符合不只一種順序：{ $n } 個 { $size } 之中哪一個是 { $axis }？輸入它的位置（{ $positions }），或為軸命名 { $template }
 quiz-follow-up-name = 你的大小符合不只一種順序：請為軸命名，把 { $template } 的每個 ? 換成軸名
 
+ui-quiz-wrong-is = ✗ { $says }；{ $is }
+
 ## 狀態列
 
 ui-status-charts-on = 預算分頁將顯示圖表：按 Tab 到預算

@@ -243,7 +243,12 @@ impl App {
                 Some((Verdict::Wrong(says), question)) if says.ends_with(&question.shown) => {
                     (false, format!("✗ {says}"))
                 }
-                Some((Verdict::Wrong(says), _)) => (false, format!("✗ {says}; {is}")),
+                Some((Verdict::Wrong(says), _)) => {
+                    let wrong = crate::why::Why::new("ui-quiz-wrong-is")
+                        .arg("says", says)
+                        .arg("is", is);
+                    (false, self.lang.why(&wrong))
+                }
                 Some((Verdict::Ask(_), _)) | None => (false, skipped),
             });
             q.why = Some(why);

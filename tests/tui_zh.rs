@@ -414,3 +414,16 @@ fn every_check_detail_of_every_preset_and_fault_is_in_the_zh_catalog() {
     }
     assert!(judged > 1000, "{judged} details judged");
 }
+
+#[test]
+fn snapshot_zh_norms_tab() {
+    let lp = zh(ModelConfig::default(), &[Action::NextTab; 3]);
+    let s = frame(&lp);
+    fits(&s);
+    assert!(
+        s.contains("減去平均值") && s.contains("均方根") && s.contains("x 的方向"),
+        "{s}"
+    );
+    assert!(!s.contains("subtract the mean"), "{s}");
+    insta::assert_snapshot!(s);
+}

@@ -602,6 +602,14 @@ check-routing-pass = every token's { $k } { $k ->
    *[other] weights summing to 1 where kept ({ $unchecked } of { $mixtures } hold over 4096 weights, whose values a trace does not keep)
 }
 
+## The Norms tab's words (its numbers and formulas are the lesson's)
+
+lab-norms-layer = LayerNorm: subtract the mean, divide by the standard deviation
+lab-norms-rms = RMSNorm: divide by the root mean square; no centring
+lab-norms-constant = x is constant: LayerNorm maps it to 0 (only eps keeps the division finite).
+lab-norms-layer-gives = LayerNorm gives mean 0 and RMS 1: the offset of x is gone.
+lab-norms-rms-gives = RMSNorm gives RMS 1 and keeps the direction of x (y ∝ x).
+
 ## The split view (--compare RIGHT)
 
 ui-hint-step-both = step both

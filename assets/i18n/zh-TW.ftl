@@ -611,6 +611,14 @@ check-routing-pass = 每個詞元的 { $k } 條路由都到達了專家並返回
    *[other] 保留權重之處總和為 1（{ $mixtures } 個中有 { $unchecked } 個超過 4096 個權重，追蹤不保留其數值）
 }
 
+## 歸一化分頁的文字（數字與公式是課程本身的）
+
+lab-norms-layer = LayerNorm：減去平均值，再除以標準差
+lab-norms-rms = RMSNorm：除以均方根；不置中
+lab-norms-constant = x 是常數：LayerNorm 把它映射為 0（只有 eps 讓除法保持有限）。
+lab-norms-layer-gives = LayerNorm 的輸出平均值為 0、RMS 為 1：x 的偏移消失了。
+lab-norms-rms-gives = RMSNorm 的輸出 RMS 為 1，並保留 x 的方向 (y ∝ x)。
+
 ## 並排檢視 (--compare RIGHT)
 
 ui-hint-step-both = 兩側同步

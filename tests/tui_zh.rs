@@ -427,3 +427,23 @@ fn snapshot_zh_norms_tab() {
     assert!(!s.contains("subtract the mean"), "{s}");
     insta::assert_snapshot!(s);
 }
+
+/// The Budget tab's count quiz in zh-TW: the question's number and the
+/// verdict's words are the catalog's (the question itself is the quiz's
+/// English).
+#[test]
+fn snapshot_zh_budget_count_quiz() {
+    let mut actions = vec![Action::NextTab; 4];
+    actions.push(Action::ToggleQuiz);
+    let mut lp = zh(ModelConfig::default(), &actions);
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("第 1 題，共") && s.contains("預算"), "{s}");
+    insta::assert_snapshot!(s);
+    lp.app.update(Action::Cancel);
+    settle(&mut lp);
+    let s = frame(&lp);
+    fits(&s);
+    assert!(s.contains("已略過："), "{s}");
+    assert!(!s.contains("skipped:"), "{s}");
+}

@@ -610,6 +610,13 @@ lab-norms-constant = x is constant: LayerNorm maps it to 0 (only eps keeps the d
 lab-norms-layer-gives = LayerNorm gives mean 0 and RMS 1: the offset of x is gone.
 lab-norms-rms-gives = RMSNorm gives RMS 1 and keeps the direction of x (y ∝ x).
 
+## The Budget tab's count quiz: its verdicts (its questions and mistakes' notes are the quiz's, in English)
+
+lab-budget-quiz-of = { $n } of { $total }: { $ask }
+lab-budget-quiz-right = ✓ right: { $truth }
+lab-budget-quiz-wrong = ✗ { $says }
+lab-budget-quiz-skipped = skipped: { $truth }
+
 ## The split view (--compare RIGHT)
 
 ui-hint-step-both = step both

@@ -619,6 +619,13 @@ lab-norms-constant = x 是常數：LayerNorm 把它映射為 0（只有 eps 讓�
 lab-norms-layer-gives = LayerNorm 的輸出平均值為 0、RMS 為 1：x 的偏移消失了。
 lab-norms-rms-gives = RMSNorm 的輸出 RMS 為 1，並保留 x 的方向 (y ∝ x)。
 
+## 預算分頁的計數測驗：判定（題目與錯誤說明是測驗本身的英文）
+
+lab-budget-quiz-of = 第 { $n } 題，共 { $total } 題：{ $ask }
+lab-budget-quiz-right = ✓ 正確：{ $truth }
+lab-budget-quiz-wrong = ✗ 錯誤：{ $says }
+lab-budget-quiz-skipped = 已略過：{ $truth }
+
 ## 並排檢視 (--compare RIGHT)
 
 ui-hint-step-both = 兩側同步

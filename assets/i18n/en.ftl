@@ -601,6 +601,19 @@ check-routing-pass = every token's { $k } { $k ->
     [0] each token's weights summing to 1
    *[other] weights summing to 1 where kept ({ $unchecked } of { $mixtures } hold over 4096 weights, whose values a trace does not keep)
 }
+check-text = { $text }
+check-alone = cannot run { $part } alone
+check-probe-moved-stopped = the perturbed run stops at { $path }
+check-model-invalid = the model is invalid: { $error }
+check-too-large = model too large to re-run (limit { $limit })
+check-alone-judge-op-refused = cannot run { $part } alone: { $at }{ $op } refused its operands: { $error }
+check-alone-judge-op-dtype = cannot run { $part } alone: { $at }{ $op } refused its operands: { $a } and { $b }: a matrix product needs one dtype; cast one of them
+check-alone-judge-stream-shape = cannot run { $part } alone: { $at }stream tensor { $path } is { $got }, not { $want }
+check-alone-judge-stream-dtype = cannot run { $part } alone: { $at }stream tensor { $path } is { $got } { $dtype }, not the stream's { $want }
+check-alone-judge-finite = cannot run { $part } alone: { $at }{ $path } holds non-finite values (NaN or ±inf)
+check-alone-judge-residual-dtype = cannot run { $part } alone: { $at }residual add { $stream } { $stream_dtype } + { $update } { $update_dtype }: both operands must be { $want }
+check-alone-judge-residual-shape = cannot run { $part } alone: { $at }residual add { $operands }: both operands must be { $want }
+check-alone-check-text = cannot run { $part } alone: { $text }
 
 ## The Norms tab's words (its numbers and formulas are the lesson's)
 

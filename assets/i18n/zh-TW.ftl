@@ -610,6 +610,19 @@ check-routing-pass = 每個詞元的 { $k } 條路由都到達了專家並返回
     [0] 每個詞元的權重總和都是 1
    *[other] 保留權重之處總和為 1（{ $mixtures } 個中有 { $unchecked } 個超過 4096 個權重，追蹤不保留其數值）
 }
+check-text = { $text }
+check-alone = 無法單獨執行 { $part }
+check-probe-moved-stopped = 擾動後的執行在 { $path } 停止
+check-model-invalid = 模型無效：{ $error }
+check-too-large = 模型太大，無法重新執行（上限 { $limit }）
+check-alone-judge-op-refused = 無法單獨執行 { $part }：{ $at }{ $op } 拒絕了它的運算元：{ $error }
+check-alone-judge-op-dtype = 無法單獨執行 { $part }：{ $at }{ $op } 拒絕了它的運算元：{ $a } 與 { $b }：矩陣乘法需要單一數據類型；請轉換其中一個
+check-alone-judge-stream-shape = 無法單獨執行 { $part }：{ $at }殘差流張量 { $path } 是 { $got }，不是 { $want }
+check-alone-judge-stream-dtype = 無法單獨執行 { $part }：{ $at }殘差流張量 { $path } 是 { $got } { $dtype }，不是殘差流的 { $want }
+check-alone-judge-finite = 無法單獨執行 { $part }：{ $at }{ $path } 含有非有限值（NaN 或 ±inf）
+check-alone-judge-residual-dtype = 無法單獨執行 { $part }：{ $at }殘差相加 { $stream } { $stream_dtype } + { $update } { $update_dtype }：兩個運算元都必須是 { $want }
+check-alone-judge-residual-shape = 無法單獨執行 { $part }：{ $at }殘差相加 { $operands }：兩個運算元都必須是 { $want }
+check-alone-check-text = 無法單獨執行 { $part }：{ $text }
 
 ## 歸一化分頁的文字（數字與公式是課程本身的）
 

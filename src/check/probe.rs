@@ -10,7 +10,7 @@
 //! command and the Probes tab read too.
 
 use super::CheckResult;
-use super::influence::{Influence, Kind, Leak, Subject, influence, tokens};
+use super::influence::{Influence, Kind, Leak, Subject, tokens};
 use crate::ops::Masking;
 use crate::trace::{Mode, Trace};
 
@@ -53,9 +53,9 @@ fn probe(trace: &Trace, subject: Subject, kind: Kind) -> CheckResult {
     }
     let cfg = subject.cfg;
     let ts = tokens(cfg.seq);
-    let runs = match influence(subject, kind, &ts) {
+    let runs = match super::influence::influence_why(subject, kind, &ts) {
         Ok(r) => r,
-        Err(e) => return CheckResult::skip(name, e),
+        Err(e) => return CheckResult::skip(name, "").said(e),
     };
     if runs
         .iter()

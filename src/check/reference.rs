@@ -58,6 +58,9 @@ pub fn reference(trace: &Trace, subject: Subject) -> CheckResult {
         .cfg
         .fault
         .map_or_else(|| "none".to_string(), |f| f.to_string());
+    if let Err(why) = super::influence::rerunnable_why(subject.cfg) {
+        return CheckResult::skip(name, "").said(why);
+    }
     match compare(subject, &declared) {
         Err(why) => CheckResult::skip(name, why),
         Ok((n, None)) => CheckResult::pass(name, "").said(

@@ -188,6 +188,27 @@ pub struct Failure {
     /// What went wrong, in words (English); empty in logs of schema 1.
     #[serde(default)]
     pub why_text: String,
+    /// The detail as a catalog message (its English is `detail`), for the
+    /// stepper's other languages; not in the log, and not compared.
+    #[serde(skip)]
+    pub detail_why: Aside<Why>,
+}
+
+/// A value kept beside a type's data: never compared, so two values that
+/// differ only in it are equal (a replayed log has none).
+#[derive(Debug, Clone)]
+pub struct Aside<T>(pub Option<T>);
+
+impl<T> Default for Aside<T> {
+    fn default() -> Self {
+        Self(None)
+    }
+}
+
+impl<T> PartialEq for Aside<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Failure {

@@ -183,7 +183,7 @@ fn the_residual_judge_compares_dtypes_as_it_compares_shapes() {
         residual((s, DType::BF16), (s, DType::F32), (s, DType::BF16)).unwrap_err();
     assert!(!check.ok);
     assert_eq!(
-        detail,
+        detail.text(),
         "residual add (2,4,64) bf16 + (2,4,64) f32: both operands must be bf16"
     );
 }

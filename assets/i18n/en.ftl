@@ -609,6 +609,90 @@ check-reference-pass = every block's output ({ $n } compared) equals the declare
    *[other] {" "}(without { $fault })
 }'s on the same weights and input
 
+## The checks' failures and skips
+
+judge-op-refused = { $at }{ $op } refused its operands: { $error }
+judge-op-dtype = { $at }{ $op } refused its operands: { $a } and { $b }: a matrix product needs one dtype; cast one of them
+judge-stream-shape = { $at }stream tensor { $path } is { $got }, not { $want }
+judge-stream-dtype = { $at }stream tensor { $path } is { $got } { $dtype }, not the stream's { $want }
+judge-finite = { $at }{ $path } holds non-finite values (NaN or ±inf)
+judge-residual-dtype = { $at }residual add { $stream } { $stream_dtype } + { $update } { $update_dtype }: both operands must be { $want }
+judge-residual-shape = { $at }residual add { $operands }: both operands must be { $want }
+check-residual-count = { $n } residual adds, expected { $want } ({ $per } per block){ $block ->
+    [none] {""}
+   *[other] ; { $block } makes { $adds }
+}
+check-returns-fail = { $path }: { $left } left { $shape } { $dtype } as { $as } { $as_dtype } and never came back
+check-wiring-fail = { $who } reads { $reads } at { $path }, expected the previous output { $want }
+check-wiring-normed = { $path } adds onto { $stream }, a norm's output: a Pre-LN stream carries the sum x + f(LN(x)) itself, not a normed sum
+check-shape-only = shape-only run: no values
+check-shape-only-compare = shape-only run: no values to compare
+check-probe-no-tensor = nothing to judge: no tensor to compare
+check-positionwise-fail = { $path }: changing token { $token } of batch 0 changed token { $pos } of batch { $batch } (|Δ| up to { $delta })
+check-mask-name = { $mask ->
+    [window] sliding window of { $w }
+    [two-way] two-way attention
+   *[causal] causal mask
+}
+check-causality-fail = { $path }: changing token { $token } of batch 0 { $what ->
+    [missing] left query { $pos } unchanged, though the declared { $mask ->
+        [window] sliding window of { $mw }
+        [two-way] two-way attention
+       *[causal] causal mask
+    } lets it read token { $token }
+    [batch] changed batch element { $batch }
+    [window] changed position { $pos }, outside the sliding window of { $w } (rows { $token }..={ $last } may change)
+   *[earlier] changed earlier position { $pos }
+} (|Δ| up to { $delta })
+check-params-fail = { $path }: built { $got } parameters, { $by } { $than } than the closed form { $formula } = { $want }
+check-params-extra = { $path }: built { $got } parameters the declared architecture does not have
+check-reference-fail = { $path }: differs from the declared architecture{ $fault ->
+    [none] {""}
+   *[other] {" "}(without { $fault })
+}'s{ $declared ->
+    [same] {""}
+   *[other] {" "}{ $declared }
+} on the same weights and input (|Δ| up to { $delta })
+check-routing-none = nothing to judge: no mixture of experts was reached
+check-routing-shape-only = n_e is the data's: a shape-only run records each expert's bound (≤ B·T), not how many tokens it took
+check-routing-lost = { $path }: { $taken } of { $routes } routes (B·T·k) came back
+check-routing-sum = { $path }: token { $t }'s { $k } weights sum to { $sum }; each token's must sum to 1
+check-routing-pass = every token's { $k } { $k ->
+    [1] route
+   *[other] routes
+} reached an expert and came back ({ $routes } of { $routes } in each of { $mixtures } mixture(s)), { $unchecked ->
+    [0] each token's weights summing to 1
+   *[other] weights summing to 1 where kept ({ $unchecked } of { $mixtures } hold over 4096 weights, whose values a trace does not keep)
+}
+check-text = { $text }
+check-alone = cannot run { $part } alone
+check-probe-moved-stopped = the perturbed run stops at { $path }
+check-model-invalid = the model is invalid: { $error }
+check-too-large = model too large to re-run (limit { $limit })
+check-alone-judge-op-refused = cannot run { $part } alone: { $at }{ $op } refused its operands: { $error }
+check-alone-judge-op-dtype = cannot run { $part } alone: { $at }{ $op } refused its operands: { $a } and { $b }: a matrix product needs one dtype; cast one of them
+check-alone-judge-stream-shape = cannot run { $part } alone: { $at }stream tensor { $path } is { $got }, not { $want }
+check-alone-judge-stream-dtype = cannot run { $part } alone: { $at }stream tensor { $path } is { $got } { $dtype }, not the stream's { $want }
+check-alone-judge-finite = cannot run { $part } alone: { $at }{ $path } holds non-finite values (NaN or ±inf)
+check-alone-judge-residual-dtype = cannot run { $part } alone: { $at }residual add { $stream } { $stream_dtype } + { $update } { $update_dtype }: both operands must be { $want }
+check-alone-judge-residual-shape = cannot run { $part } alone: { $at }residual add { $operands }: both operands must be { $want }
+check-alone-check-text = cannot run { $part } alone: { $text }
+
+## The Norms tab's words (its numbers and formulas are the lesson's)
+
+lab-norms-layer = LayerNorm: subtract the mean, divide by the standard deviation
+lab-norms-rms = RMSNorm: divide by the root mean square; no centring
+lab-norms-constant = x is constant: LayerNorm maps it to 0 (only eps keeps the division finite).
+lab-norms-layer-gives = LayerNorm gives mean 0 and RMS 1: the offset of x is gone.
+lab-norms-rms-gives = RMSNorm gives RMS 1 and keeps the direction of x (y ∝ x).
+
+## The Budget tab's count quiz: its verdicts (its questions and mistakes' notes are the quiz's, in English)
+
+lab-budget-quiz-of = { $n } of { $total }: { $ask }
+lab-budget-quiz-right = ✓ right: { $truth }
+lab-budget-quiz-wrong = ✗ { $says }
+lab-budget-quiz-skipped = skipped: { $truth }
+
 ## The split view (--compare RIGHT)
 
 ui-hint-step-both = step both

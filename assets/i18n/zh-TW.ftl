@@ -615,6 +615,93 @@ check-reference-pass = 每個模組的輸出（比較了 { $n } 個）都等於�
    *[other] （不含 { $fault }）
 }在相同權重與輸入下的輸出
 
+## 檢查的失敗與略過
+
+judge-op-refused = { $at }{ $op } 拒絕了它的運算元：{ $error }
+judge-op-dtype = { $at }{ $op } 拒絕了它的運算元：{ $a } 與 { $b }：矩陣乘法需要單一數據類型；請轉換其中一個
+judge-stream-shape = { $at }殘差流張量 { $path } 是 { $got }，不是 { $want }
+judge-stream-dtype = { $at }殘差流張量 { $path } 是 { $got } { $dtype }，不是殘差流的 { $want }
+judge-finite = { $at }{ $path } 含有非有限值（NaN 或 ±inf）
+judge-residual-dtype = { $at }殘差相加 { $stream } { $stream_dtype } + { $update } { $update_dtype }：兩個運算元都必須是 { $want }
+judge-residual-shape = { $at }殘差相加 { $operands }：兩個運算元都必須是 { $want }
+check-residual-count = { $n } 次殘差相加，應為 { $want } 次（每個模組 { $per } 次）{ $block ->
+    [none] {""}
+   *[other] ；{ $block } 做了 { $adds } 次
+}
+check-returns-fail = { $path }：{ $left } 離開了 { $shape } { $dtype }，成為 { $as } { $as_dtype }，且再也沒有返回
+check-wiring-fail = { $who } 在 { $path } 讀取 { $reads }，應讀取前一個輸出 { $want ->
+    [nothing] （無）
+   *[other] { $want }
+}
+check-wiring-normed = { $path } 加在 { $stream }（一個歸一化的輸出）上：Pre-LN 的殘差流承載的是和 x + f(LN(x)) 本身，而不是歸一化後的和
+check-shape-only = 只追蹤形狀的執行：沒有數值
+check-shape-only-compare = 只追蹤形狀的執行：沒有可比較的數值
+check-probe-no-tensor = 沒有可判定的：沒有可比較的張量
+check-positionwise-fail = { $path }：改變批次 0 的詞元 { $token }，改變了批次 { $batch } 的詞元 { $pos }（|Δ| 最大 { $delta }）
+check-mask-name = { $mask ->
+    [window] 寬度 { $w } 的滑動視窗
+    [two-way] 雙向注意力
+   *[causal] 因果遮罩
+}
+check-causality-fail = { $path }：改變批次 0 的詞元 { $token }，{ $what ->
+    [missing] 查詢 { $pos } 卻沒有改變，儘管宣告的{ $mask ->
+        [window] 寬度 { $mw } 的滑動視窗
+        [two-way] 雙向注意力
+       *[causal] 因果遮罩
+    }允許它讀取詞元 { $token }
+    [batch] 改變了批次元素 { $batch }
+    [window] 改變了位置 { $pos }，超出寬度 { $w } 的滑動視窗（只有第 { $token }..={ $last } 列可以改變）
+   *[earlier] 改變了較早的位置 { $pos }
+}（|Δ| 最大 { $delta }）
+check-params-fail = { $path }：建出 { $got } 個參數，比封閉式 { $formula } = { $want } { $than ->
+    [fewer] 少
+   *[more] 多
+}了 { $by } 個
+check-params-extra = { $path }：建出了宣告的架構沒有的 { $got } 個參數
+check-reference-fail = { $path }：在相同的權重與輸入上，與宣告的架構{ $fault ->
+    [none] {""}
+   *[other] （不含 { $fault }）
+}{ $declared ->
+    [same] {""}
+   *[other] 的 { $declared }
+}不同（|Δ| 最大 { $delta }）
+check-routing-none = 沒有可判定的：沒有執行到專家混合
+check-routing-shape-only = n_e 取決於數據：只追蹤形狀的執行記錄每個專家的上限（≤ B·T），而不是它實際接收了多少詞元
+check-routing-lost = { $path }：{ $routes } 條路由 (B·T·k) 中只有 { $taken } 條返回
+check-routing-sum = { $path }：詞元 { $t } 的 { $k } 個權重總和為 { $sum }；每個詞元的權重總和必須是 1
+check-routing-pass = 每個詞元的 { $k } 條路由都到達了專家並返回（{ $mixtures } 個專家混合中，每個 { $routes }/{ $routes }），{ $unchecked ->
+    [0] 每個詞元的權重總和都是 1
+   *[other] 保留權重之處總和為 1（{ $mixtures } 個中有 { $unchecked } 個超過 4096 個權重，追蹤不保留其數值）
+}
+check-text = { $text }
+check-alone = 無法單獨執行 { $part }
+check-probe-moved-stopped = 擾動後的執行在 { $path } 停止
+check-model-invalid = 模型無效：{ $error }
+check-too-large = 模型太大，無法重新執行（上限 { $limit }）
+check-alone-judge-op-refused = 無法單獨執行 { $part }：{ $at }{ $op } 拒絕了它的運算元：{ $error }
+check-alone-judge-op-dtype = 無法單獨執行 { $part }：{ $at }{ $op } 拒絕了它的運算元：{ $a } 與 { $b }：矩陣乘法需要單一數據類型；請轉換其中一個
+check-alone-judge-stream-shape = 無法單獨執行 { $part }：{ $at }殘差流張量 { $path } 是 { $got }，不是 { $want }
+check-alone-judge-stream-dtype = 無法單獨執行 { $part }：{ $at }殘差流張量 { $path } 是 { $got } { $dtype }，不是殘差流的 { $want }
+check-alone-judge-finite = 無法單獨執行 { $part }：{ $at }{ $path } 含有非有限值（NaN 或 ±inf）
+check-alone-judge-residual-dtype = 無法單獨執行 { $part }：{ $at }殘差相加 { $stream } { $stream_dtype } + { $update } { $update_dtype }：兩個運算元都必須是 { $want }
+check-alone-judge-residual-shape = 無法單獨執行 { $part }：{ $at }殘差相加 { $operands }：兩個運算元都必須是 { $want }
+check-alone-check-text = 無法單獨執行 { $part }：{ $text }
+
+## 歸一化分頁的文字（數字與公式是課程本身的）
+
+lab-norms-layer = LayerNorm：減去平均值，再除以標準差
+lab-norms-rms = RMSNorm：除以均方根；不置中
+lab-norms-constant = x 是常數：LayerNorm 把它映射為 0（只有 eps 讓除法保持有限）。
+lab-norms-layer-gives = LayerNorm 的輸出平均值為 0、RMS 為 1：x 的偏移消失了。
+lab-norms-rms-gives = RMSNorm 的輸出 RMS 為 1，並保留 x 的方向 (y ∝ x)。
+
+## 預算分頁的計數測驗：判定（題目與錯誤說明是測驗本身的英文）
+
+lab-budget-quiz-of = 第 { $n } 題，共 { $total } 題：{ $ask }
+lab-budget-quiz-right = ✓ 正確：{ $truth }
+lab-budget-quiz-wrong = ✗ 錯誤：{ $says }
+lab-budget-quiz-skipped = 已略過：{ $truth }
+
 ## 並排檢視 (--compare RIGHT)
 
 ui-hint-step-both = 兩側同步

@@ -39,12 +39,16 @@ pub fn all(trace: &Trace) -> Vec<CheckResult> {
 /// The failure, as this check's verdict, if this check stopped the forward.
 fn stopped_by(trace: &Trace, name: CheckName) -> Option<CheckResult> {
     let f = trace.failure.as_ref().filter(|f| f.check == name)?;
-    Some(failed(name, &f.path, &f.detail))
+    let r = CheckResult::fail(name, &f.path, format!("{}: {}", f.path, f.detail));
+    Some(match &f.detail_why.0 {
+        Some(why) => r.with(judge::at(why, &f.path)),
+        None => r,
+    })
 }
 
 /// The verdict of a judge that refused the step at `path`.
-fn failed(name: CheckName, path: &str, detail: &str) -> CheckResult {
-    CheckResult::fail(name, path, format!("{path}: {detail}"))
+fn failed(name: CheckName, path: &str, detail: &Why) -> CheckResult {
+    CheckResult::fail(name, path, "").said(judge::at(detail, path))
 }
 
 /// Where the forward stopped, for a check that judged nothing.
@@ -115,15 +119,24 @@ pub fn residual(trace: &Trace) -> CheckResult {
                 )
             })
             .find(|&(_, adds)| adds != per);
-        let (path, at) = match odd {
-            Some((b, adds)) => (format!("block{b}"), format!("; block{b} makes {adds}")),
-            None => (String::new(), String::new()),
+        let (path, adds) = match odd {
+            Some((b, adds)) => (format!("block{b}"), adds),
+            None => (String::new(), 0),
         };
-        return CheckResult::fail(
-            name,
-            &path,
-            format!("{n} residual adds, expected {want} ({per} per block){at}"),
-        );
+        let why = Why::new("check-residual-count")
+            .arg("n", n.to_string())
+            .arg("want", want.to_string())
+            .arg("per", per.to_string())
+            .arg(
+                "block",
+                if path.is_empty() {
+                    "none"
+                } else {
+                    path.as_str()
+                },
+            )
+            .arg("adds", adds.to_string());
+        return CheckResult::fail(name, &path, "").said(why);
     }
     if n == 0 {
         return skip_nothing(name, trace);
@@ -228,19 +241,14 @@ pub fn returns(trace: &Trace) -> CheckResult {
                 let update_back = update.is_some_and(|k| k > last_departure && home(&inside[k]));
                 if !(back && update_back) {
                     let d = &inside[last_departure];
-                    return CheckResult::fail(
-                        name,
-                        &e.path,
-                        format!(
-                            "{}: {} left {} {} as {} {} and never came back",
-                            e.path,
-                            d.path,
-                            fmt_shape(want),
-                            trace.config.dtype,
-                            fmt_shape(&d.shape),
-                            d.dtype
-                        ),
-                    );
+                    let why = Why::new("check-returns-fail")
+                        .arg("path", e.path.as_str())
+                        .arg("left", d.path.as_str())
+                        .arg("shape", fmt_shape(want))
+                        .arg("dtype", trace.config.dtype.to_string())
+                        .arg("as", fmt_shape(&d.shape))
+                        .arg("as_dtype", d.dtype.to_string());
+                    return CheckResult::fail(name, &e.path, "").said(why);
                 }
             }
         }
@@ -303,15 +311,12 @@ pub fn wiring(trace: &Trace) -> CheckResult {
         }
         if let Some(p) = stray {
             let who = n.map_or_else(|| e.path.clone(), |n| format!("block{n}"));
-            let want = entry.unwrap_or("nothing");
-            return CheckResult::fail(
-                name,
-                &e.path,
-                format!(
-                    "{who} reads {p} at {}, expected the previous output {want}",
-                    e.path
-                ),
-            );
+            let why = Why::new("check-wiring-fail")
+                .arg("who", who)
+                .arg("reads", p.as_str())
+                .arg("path", e.path.as_str())
+                .arg("want", entry.unwrap_or("nothing"));
+            return CheckResult::fail(name, &e.path, "").said(why);
         }
     }
     if matches!(trace.config.placement, Placement::Pre | Placement::Sandwich)
@@ -343,13 +348,10 @@ fn normed_stream(trace: &Trace) -> Option<CheckResult> {
             from = ev[..i].iter().rev().find(|x| &x.path == input)?;
         }
         matches!(from.op, OpKind::LayerNorm | OpKind::RmsNorm).then(|| {
-            CheckResult::fail(
-                CheckName::Wiring,
-                &e.path,
-                format!(
-                    "{} adds onto {stream}, a norm's output: a Pre-LN stream carries the sum x + f(LN(x)) itself, not a normed sum",
-                    e.path
-                ),
+            CheckResult::fail(CheckName::Wiring, &e.path, "").said(
+                Why::new("check-wiring-normed")
+                    .arg("path", e.path.as_str())
+                    .arg("stream", stream.as_str()),
             )
         })
     })
@@ -363,7 +365,7 @@ pub fn finite(trace: &Trace) -> CheckResult {
         return r;
     }
     if trace.mode == Mode::ShapeOnly {
-        return CheckResult::skip(name, "shape-only run: no values");
+        return CheckResult::skip(name, "").said(Why::new("check-shape-only"));
     }
     for e in &trace.events {
         if let Err(detail) = judge::finite(&e.path, e.stats.as_ref()) {

@@ -369,9 +369,21 @@ pub fn opening(runs: Vec<Influence>, seq: usize) -> Option<Influence> {
 /// Why the model cannot be re-run: the forward (or a sublayer run alone)
 /// stops at a failed check.
 pub fn influence(subject: Subject, kind: Kind, tokens: &[usize]) -> Result<Vec<Influence>, String> {
+    influence_why(subject, kind, tokens).map_err(|w| w.text())
+}
+
+/// As [`influence`], why not as a catalog message.
+///
+/// # Errors
+/// As [`influence`].
+pub fn influence_why(
+    subject: Subject,
+    kind: Kind,
+    tokens: &[usize],
+) -> Result<Vec<Influence>, crate::why::Why> {
     let cfg = subject.cfg;
     // A replayed log's model may be one the tool would not build.
-    rerunnable(cfg)?;
+    rerunnable_why(cfg)?;
     match (cfg.dtype, kind) {
         // f32 runs bf16 and f16 too, rounding each step's output.
         (DType::F64, Kind::Causality) => causal::<f64>(subject, tokens),
@@ -440,7 +452,10 @@ fn rows(a: &Capture, b: &Capture) -> RowChange {
     }
 }
 
-fn causal<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence>, String> {
+fn causal<F: Scalar>(
+    subject: Subject,
+    tokens: &[usize],
+) -> Result<Vec<Influence>, crate::why::Why> {
     let (cfg, source) = (subject.cfg, subject.source);
     let x0 = match subject.input {
         Some(x) => x.mapv(|v| F::of(f64::from(v))),
@@ -448,7 +463,7 @@ fn causal<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence
     };
     let (trace, base) = crate::run::captured::<F>(cfg, source, x0.clone());
     if let Some(f) = &trace.failure {
-        return Err(format!("the forward stops at {}", f.path));
+        return Err(crate::why::Why::new("check-probe-stopped").arg("path", f.path.as_str()));
     }
     let pattern = Pattern::of(&trace, cfg);
     tokens
@@ -456,7 +471,9 @@ fn causal<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence
         .map(|&t| {
             let (moved_trace, moved) = crate::run::captured::<F>(cfg, source, perturb(cfg, &x0, t));
             if let Some(f) = moved_trace.failure {
-                return Err(format!("the perturbed run stops at {}", f.path));
+                return Err(
+                    crate::why::Why::new("check-probe-moved-stopped").arg("path", f.path.as_str())
+                );
             }
             let rows = token_rows(&base, &moved).collect();
             Ok(Influence {
@@ -510,7 +527,7 @@ fn run_part<F: Scalar>(
     part: Part,
     cfg: &ModelConfig,
     x: &ArrayD<F>,
-) -> Result<Vec<Capture>, String> {
+) -> Result<Vec<Capture>, crate::why::Why> {
     let backend = Numeric::<F>::new();
     let capture = Watch {
         capture: true,
@@ -539,12 +556,25 @@ fn run_part<F: Scalar>(
     let done = rec.finish();
     match (r, done.failure) {
         (Ok(_), _) => Ok(done.captures),
-        (Err(_), Some(f)) => Err(format!("cannot run {p} alone: {}: {}", f.path, f.detail)),
-        (Err(_), None) => Err(format!("cannot run {p} alone")),
+        (Err(_), Some(f)) => {
+            let detail = match &f.detail_why.0 {
+                Some(w) => crate::trace::judge::at(w, &f.path),
+                None => crate::why::Why::new("check-text")
+                    .arg("text", format!("{}: {}", f.path, f.detail)),
+            };
+            // The part's own words, then the judge's: one message each.
+            let mut why = detail;
+            why.key = format!("check-alone-{}", why.key);
+            Err(why.arg("part", p.as_str()))
+        }
+        (Err(_), None) => Err(crate::why::Why::new("check-alone").arg("part", p.as_str())),
     }
 }
 
-fn positionwise<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Influence>, String> {
+fn positionwise<F: Scalar>(
+    subject: Subject,
+    tokens: &[usize],
+) -> Result<Vec<Influence>, crate::why::Why> {
     let cfg = subject.cfg;
     let backend = Numeric::<F>::new();
     let model = Model::build_from(cfg, &backend, subject.source);
@@ -586,13 +616,19 @@ fn positionwise<F: Scalar>(subject: Subject, tokens: &[usize]) -> Result<Vec<Inf
 /// # Errors
 /// Why not, in words.
 pub fn rerunnable(cfg: &ModelConfig) -> Result<(), String> {
+    rerunnable_why(cfg).map_err(|w| w.text())
+}
+
+/// As [`rerunnable`], why not as a catalog message.
+///
+/// # Errors
+/// As [`rerunnable`].
+pub fn rerunnable_why(cfg: &ModelConfig) -> Result<(), crate::why::Why> {
     cfg.validate()
-        .map_err(|e| format!("the model is invalid: {e}"))?;
+        .map_err(|e| crate::why::Why::new("check-model-invalid").arg("error", e.to_string()))?;
     if cfg.numeric_bytes() > PROBE_MAX_BYTES {
-        return Err(format!(
-            "model too large to re-run (limit {})",
-            crate::config::human_bytes(PROBE_MAX_BYTES)
-        ));
+        return Err(crate::why::Why::new("check-too-large")
+            .arg("limit", crate::config::human_bytes(PROBE_MAX_BYTES)));
     }
     Ok(())
 }

@@ -26,29 +26,22 @@ pub fn params(trace: &Trace) -> CheckResult {
     for c in &declared {
         let got = built.remove(&c.path).unwrap_or(0);
         if got != c.count {
-            return CheckResult::fail(
-                name,
-                &c.path,
-                format!(
-                    "{}: built {} parameters, {} {} than the closed form {} = {}",
-                    c.path,
-                    thousands(got),
-                    thousands(got.abs_diff(c.count)),
-                    if got < c.count { "fewer" } else { "more" },
-                    c.formula,
-                    thousands(c.count)
-                ),
+            return CheckResult::fail(name, &c.path, "").said(
+                crate::why::Why::new("check-params-fail")
+                    .arg("path", c.path.as_str())
+                    .arg("got", thousands(got))
+                    .arg("by", thousands(got.abs_diff(c.count)))
+                    .arg("than", if got < c.count { "fewer" } else { "more" })
+                    .arg("formula", c.formula.to_string())
+                    .arg("want", thousands(c.count)),
             );
         }
     }
     if let Some((path, got)) = built.into_iter().next() {
-        return CheckResult::fail(
-            name,
-            &path,
-            format!(
-                "{path}: built {} parameters the declared architecture does not have",
-                thousands(got)
-            ),
+        return CheckResult::fail(name, &path, "").said(
+            crate::why::Why::new("check-params-extra")
+                .arg("path", path.as_str())
+                .arg("got", thousands(got)),
         );
     }
     let total: u64 = declared.iter().map(|c| c.count).sum();

@@ -10,7 +10,7 @@
 //! command and the Probes tab read too.
 
 use super::CheckResult;
-use super::influence::{Influence, Kind, Leak, Subject, influence, tokens};
+use super::influence::{Influence, Kind, Leak, Subject, tokens};
 use crate::ops::Masking;
 use crate::trace::{Mode, Trace};
 
@@ -22,10 +22,10 @@ pub fn all(trace: &Trace, subject: Subject) -> Vec<CheckResult> {
     // The size limit lives in `influence`, which the Probes tab and the
     // `probes` command share; a model over it is skipped with its message.
     if trace.mode == Mode::ShapeOnly {
-        let why = "shape-only run: no values to compare";
+        let why = crate::why::Why::new("check-shape-only-compare");
         return kinds
             .iter()
-            .map(|k| CheckResult::skip(k.check(), why))
+            .map(|k| CheckResult::skip(k.check(), "").said(why.clone()))
             .collect();
     }
     kinds.iter().map(|&k| probe(trace, subject, k)).collect()
@@ -53,50 +53,57 @@ fn probe(trace: &Trace, subject: Subject, kind: Kind) -> CheckResult {
     }
     let cfg = subject.cfg;
     let ts = tokens(cfg.seq);
-    let runs = match influence(subject, kind, &ts) {
+    let runs = match super::influence::influence_why(subject, kind, &ts) {
         Ok(r) => r,
-        Err(e) => return CheckResult::skip(name, e),
+        Err(e) => return CheckResult::skip(name, "").said(e),
     };
     if runs
         .iter()
         .all(|r| r.rows.iter().all(|row| !kind.judges(row)))
     {
-        return CheckResult::skip(name, "nothing to judge: no tensor to compare");
+        return CheckResult::skip(name, "").said(crate::why::Why::new("check-probe-no-tensor"));
     }
     match (verdict(&runs), kind) {
-        (Err(l), Kind::Positionwise) => CheckResult::fail(
-            name,
-            &l.path,
-            format!(
-                "{}: changing token {} of batch 0 changed token {} of batch {} (|Δ| up to {:.2e})",
-                l.path, l.token, l.pos, l.batch, l.delta
-            ),
+        (Err(l), Kind::Positionwise) => CheckResult::fail(name, &l.path, "").said(
+            crate::why::Why::new("check-positionwise-fail")
+                .arg("path", l.path.as_str())
+                .arg("token", l.token.to_string())
+                .arg("pos", l.pos.to_string())
+                .arg("batch", l.batch.to_string())
+                .arg("delta", format!("{:.2e}", l.delta)),
         ),
         (Err(l), Kind::Causality) => {
             let mask = runs.iter().find_map(|r| r.pattern.as_ref()).map(|p| p.mask);
-            let what = match mask {
-                _ if l.missing => format!(
-                    "left query {} unchanged, though the declared {} lets it read token {}",
-                    l.pos,
-                    mask_name(mask),
-                    l.token
-                ),
-                _ if l.batch != 0 => format!("changed batch element {}", l.batch),
-                Some(Masking::Window(w)) if l.pos > l.token => format!(
-                    "changed position {}, outside the sliding window of {w} (rows {}..={} may change)",
-                    l.pos,
-                    l.token,
-                    l.token + w - 1
-                ),
-                _ => format!("changed earlier position {}", l.pos),
+            let (what, w) = match mask {
+                _ if l.missing => ("missing", 0),
+                _ if l.batch != 0 => ("batch", 0),
+                Some(Masking::Window(w)) if l.pos > l.token => ("window", w),
+                _ => ("earlier", 0),
             };
-            CheckResult::fail(
-                name,
-                &l.path,
-                format!(
-                    "{}: changing token {} of batch 0 {what} (|Δ| up to {:.2e})",
-                    l.path, l.token, l.delta
-                ),
+            let (mask_kind, mw) = match mask {
+                Some(Masking::Window(w)) => ("window", w),
+                Some(Masking::TwoWay | Masking::Full) => ("two-way", 0),
+                _ => ("causal", 0),
+            };
+            debug_assert_eq!(
+                mask_name(mask),
+                crate::why::Why::new("check-mask-name")
+                    .arg("mask", mask_kind)
+                    .arg("w", mw.to_string())
+                    .text()
+            );
+            CheckResult::fail(name, &l.path, "").said(
+                crate::why::Why::new("check-causality-fail")
+                    .arg("path", l.path.as_str())
+                    .arg("token", l.token.to_string())
+                    .arg("what", what)
+                    .arg("pos", l.pos.to_string())
+                    .arg("batch", l.batch.to_string())
+                    .arg("mask", mask_kind)
+                    .arg("mw", mw.to_string())
+                    .arg("w", w.to_string())
+                    .arg("last", (l.token + w).saturating_sub(1).to_string())
+                    .arg("delta", format!("{:.2e}", l.delta)),
             )
         }
         (Ok(()), Kind::Positionwise) => CheckResult::pass(name, "").said(

@@ -48,16 +48,19 @@ pub fn reference(trace: &Trace, subject: Subject) -> CheckResult {
         return skip;
     }
     if trace.mode == Mode::ShapeOnly {
-        return CheckResult::skip(name, "shape-only run: no values to compare");
+        return CheckResult::skip(name, "").said(crate::why::Why::new("check-shape-only-compare"));
     }
     let declared = ModelConfig {
         fault: None,
         ..subject.cfg.clone()
     };
-    let what = match subject.cfg.fault {
-        Some(f) => format!("the declared architecture (without {f})"),
-        None => "the declared architecture".to_string(),
-    };
+    let fault = subject
+        .cfg
+        .fault
+        .map_or_else(|| "none".to_string(), |f| f.to_string());
+    if let Err(why) = super::influence::rerunnable_why(subject.cfg) {
+        return CheckResult::skip(name, "").said(why);
+    }
     match compare(subject, &declared) {
         Err(why) => CheckResult::skip(name, why),
         Ok((n, None)) => CheckResult::pass(name, "").said(
@@ -71,19 +74,19 @@ pub fn reference(trace: &Trace, subject: Subject) -> CheckResult {
                         .map_or_else(|| "none".to_string(), |f| f.to_string()),
                 ),
         ),
-        Ok((_, Some(d))) => CheckResult::fail(
-            name,
-            &d.built,
-            format!(
-                "{}: differs from {what}'s{} on the same weights and input (|Δ| up to {:.2e})",
-                d.built,
-                if d.declared == d.built {
-                    String::new()
-                } else {
-                    format!(" {}", d.declared)
-                },
-                d.delta
-            ),
+        Ok((_, Some(d))) => CheckResult::fail(name, &d.built, "").said(
+            crate::why::Why::new("check-reference-fail")
+                .arg("path", d.built.as_str())
+                .arg("fault", fault.as_str())
+                .arg(
+                    "declared",
+                    if d.declared == d.built {
+                        "same"
+                    } else {
+                        d.declared.as_str()
+                    },
+                )
+                .arg("delta", format!("{:.2e}", d.delta)),
         ),
     }
 }

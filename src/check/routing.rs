@@ -34,13 +34,10 @@ pub fn routing(trace: &Trace) -> CheckResult {
     }
     let mixtures = mixtures(&trace.events);
     if mixtures.is_empty() {
-        return CheckResult::skip(name, "nothing to judge: no mixture of experts was reached");
+        return CheckResult::skip(name, "").said(crate::why::Why::new("check-routing-none"));
     }
     if trace.mode != Mode::Numeric {
-        return CheckResult::skip(
-            name,
-            "n_e is the data's: a shape-only run records each expert's bound (≤ B·T), not how many tokens it took",
-        );
+        return CheckResult::skip(name, "").said(crate::why::Why::new("check-routing-shape-only"));
     }
     let mut unchecked_sums = 0;
     for m in &mixtures {
@@ -48,13 +45,11 @@ pub fn routing(trace: &Trace) -> CheckResult {
         let taken: usize = m.dispatches.iter().filter_map(|e| e.shape.first()).sum();
         if taken != routes {
             // Short enough for one line of the Checks tab at 80 columns.
-            return CheckResult::fail(
-                name,
-                &m.combine_path(),
-                format!(
-                    "{}: {taken} of {routes} routes (B·T·k) came back",
-                    m.combine_path(),
-                ),
+            return CheckResult::fail(name, &m.combine_path(), "").said(
+                crate::why::Why::new("check-routing-lost")
+                    .arg("path", m.combine_path())
+                    .arg("taken", taken.to_string())
+                    .arg("routes", routes.to_string()),
             );
         }
         match m.weights.and_then(|w| w.values.as_ref().map(|v| (w, v))) {
@@ -66,13 +61,12 @@ pub fn routing(trace: &Trace) -> CheckResult {
                     .map(|(t, row)| (t, row.iter().sum::<f64>()))
                     .find(|(_, s)| (s - 1.0).abs() > SUM_TOLERANCE);
                 if let Some((t, sum)) = off {
-                    return CheckResult::fail(
-                        name,
-                        &w.path,
-                        format!(
-                            "{}: token {t}'s {k} weights sum to {sum:.4}; each token's must sum to 1",
-                            w.path
-                        ),
+                    return CheckResult::fail(name, &w.path, "").said(
+                        crate::why::Why::new("check-routing-sum")
+                            .arg("path", w.path.as_str())
+                            .arg("t", t.to_string())
+                            .arg("k", k.to_string())
+                            .arg("sum", format!("{sum:.4}")),
                     );
                 }
             }
@@ -82,21 +76,12 @@ pub fn routing(trace: &Trace) -> CheckResult {
     let first = &mixtures[0];
     let routes = first.top_k.shape.iter().product::<usize>();
     let k = first.top_k.shape.last().copied().unwrap_or(0);
-    let sums = if unchecked_sums == 0 {
-        "each token's weights summing to 1".to_string()
-    } else {
-        format!(
-            "weights summing to 1 where kept ({unchecked_sums} of {} hold over 4096 weights, whose values a trace does not keep)",
-            mixtures.len()
-        )
-    };
-    CheckResult::pass(
-        name,
-        format!(
-            "every token's {k} {} reached an expert and came back ({routes} of {routes} in each of {} mixture(s)), {sums}",
-            if k == 1 { "route" } else { "routes" },
-            mixtures.len()
-        ),
+    CheckResult::pass(name, "").said(
+        crate::why::Why::new("check-routing-pass")
+            .arg("k", k)
+            .arg("routes", routes.to_string())
+            .arg("mixtures", mixtures.len().to_string())
+            .arg("unchecked", unchecked_sums),
     )
 }
 

@@ -69,9 +69,16 @@ impl NormCompare {
         })
     }
 
-    /// The comparison, each number's sum written out.
+    /// The comparison, each number's sum written out, in English.
     #[must_use]
     pub fn text(&self) -> String {
+        self.text_in(crate::i18n::Lang::En)
+    }
+
+    /// The comparison in `lang`: its words from the catalog, its numbers
+    /// and formulas as they are.
+    #[must_use]
+    pub fn text_in(&self, lang: crate::i18n::Lang) -> String {
         let n = self.x.len();
         let sum = |f: &dyn Fn(f64) -> String| {
             let t: Vec<String> = self.x.iter().map(|v| f(*v)).collect();
@@ -85,10 +92,7 @@ impl NormCompare {
             fmt_vec(&self.x),
             self.eps
         );
-        let _ = writeln!(
-            out,
-            "LayerNorm: subtract the mean, divide by the standard deviation"
-        );
+        let _ = writeln!(out, "{}", lang.t("lab-norms-layer"));
         let _ = writeln!(out, "  mean     = {} = {m}", sum(&|v| fmt_num(v)));
         let dev = |v: f64| format!("({} - {})²", fmt_num(v), fmt_factor(self.mean));
         let _ = writeln!(out, "  var      = {} = {}", sum(&dev), fmt_num(self.var));
@@ -98,7 +102,7 @@ impl NormCompare {
             fmt_num(self.var),
             fmt_vec(&self.layer)
         );
-        let _ = writeln!(out, "RMSNorm: divide by the root mean square; no centring");
+        let _ = writeln!(out, "{}", lang.t("lab-norms-rms"));
         let sq = |v: f64| format!("{}²", fmt_factor(v));
         let ms = fmt_num(self.mean_sq);
         let _ = writeln!(out, "  mean(x²) = {} = {ms}", sum(&sq));
@@ -108,21 +112,13 @@ impl NormCompare {
             fmt_vec(&self.x),
             fmt_vec(&self.rms)
         );
-        if self.var < EPS {
-            let _ = writeln!(
-                out,
-                "x is constant: LayerNorm maps it to 0 (only eps keeps the division finite)."
-            );
+        let layer = if self.var < EPS {
+            "lab-norms-constant"
         } else {
-            let _ = writeln!(
-                out,
-                "LayerNorm gives mean 0 and RMS 1: the offset of x is gone."
-            );
-        }
-        let _ = writeln!(
-            out,
-            "RMSNorm gives RMS 1 and keeps the direction of x (y ∝ x)."
-        );
+            "lab-norms-layer-gives"
+        };
+        let _ = writeln!(out, "{}", lang.t(layer));
+        let _ = writeln!(out, "{}", lang.t("lab-norms-rms-gives"));
         out
     }
 }

@@ -18,15 +18,31 @@
 use super::ResidualCheck;
 use crate::config::DType;
 use crate::ops::{Op, Shape, Stats, fmt_shape};
+use crate::why::Why;
+
+/// A judge's message: its `at` is empty, so it reads alone; a check puts
+/// `path: ` there ([`at`]).
+fn said(key: &str) -> Why {
+    Why::new(key).arg("at", "")
+}
+
+/// A judge's message `why` as the detail of a check, after `path: `.
+#[must_use]
+pub fn at(why: &Why, path: &str) -> Why {
+    why.clone().arg("at", format!("{path}: "))
+}
 
 /// The output shape of `op` on operands of `shapes`, or why it refuses
 /// them: `scores refused its operands: …`.
 ///
 /// # Errors
 /// The detail line of an `op-shapes` failure.
-pub fn op_shapes(op: &Op, shapes: &[&[usize]]) -> Result<Shape, String> {
-    op.infer(shapes)
-        .map_err(|e| format!("{} refused its operands: {e}", op.kind()))
+pub fn op_shapes(op: &Op, shapes: &[&[usize]]) -> Result<Shape, Why> {
+    op.infer(shapes).map_err(|e| {
+        said("judge-op-refused")
+            .arg("op", op.kind().to_string())
+            .arg("error", e.to_string())
+    })
 }
 
 /// A stream tensor at `path` of `(shape, dtype)` against the stream's
@@ -34,21 +50,19 @@ pub fn op_shapes(op: &Op, shapes: &[&[usize]]) -> Result<Shape, String> {
 ///
 /// # Errors
 /// The detail line of a `stream` failure.
-pub fn stream(path: &str, got: (&[usize], DType), want: (&[usize], DType)) -> Result<(), String> {
+pub fn stream(path: &str, got: (&[usize], DType), want: (&[usize], DType)) -> Result<(), Why> {
     if got.0 != want.0 {
-        return Err(format!(
-            "stream tensor {path} is {}, not {}",
-            fmt_shape(got.0),
-            fmt_shape(want.0)
-        ));
+        return Err(said("judge-stream-shape")
+            .arg("path", path)
+            .arg("got", fmt_shape(got.0))
+            .arg("want", fmt_shape(want.0)));
     }
     if got.1 != want.1 {
-        return Err(format!(
-            "stream tensor {path} is {} {}, not the stream's {}",
-            fmt_shape(got.0),
-            got.1,
-            want.1
-        ));
+        return Err(said("judge-stream-dtype")
+            .arg("path", path)
+            .arg("got", fmt_shape(got.0))
+            .arg("dtype", got.1.to_string())
+            .arg("want", want.1.to_string()));
     }
     Ok(())
 }
@@ -59,7 +73,7 @@ pub fn stream(path: &str, got: (&[usize], DType), want: (&[usize], DType)) -> Re
 ///
 /// # Errors
 /// The detail line of an `op-shapes` failure naming both dtypes.
-pub fn op_dtype(op: &Op, dtypes: &[DType]) -> Result<DType, String> {
+pub fn op_dtype(op: &Op, dtypes: &[DType]) -> Result<DType, Why> {
     if let Op::Cast { to } = op {
         return Ok(*to);
     }
@@ -73,12 +87,10 @@ pub fn op_dtype(op: &Op, dtypes: &[DType]) -> Result<DType, String> {
         Op::Linear | Op::Scores { .. } | Op::WeightedSum | Op::LmHead { .. }
     );
     if matmul && let Some(other) = floats.iter().find(|d| **d != floats[0]) {
-        return Err(format!(
-            "{} refused its operands: {} and {}: a matrix product needs one dtype; cast one of them",
-            op.kind(),
-            floats[0],
-            other
-        ));
+        return Err(said("judge-op-dtype")
+            .arg("op", op.kind().to_string())
+            .arg("a", floats[0].to_string())
+            .arg("b", other.to_string()));
     }
     Ok(floats
         .iter()
@@ -91,9 +103,9 @@ pub fn op_dtype(op: &Op, dtypes: &[DType]) -> Result<DType, String> {
 ///
 /// # Errors
 /// The detail line of a `finite` failure.
-pub fn finite(path: &str, stats: Option<&Stats>) -> Result<(), String> {
+pub fn finite(path: &str, stats: Option<&Stats>) -> Result<(), Why> {
     match stats {
-        Some(s) if !s.finite => Err(format!("{path} holds non-finite values (NaN or ±inf)")),
+        Some(s) if !s.finite => Err(said("judge-finite").arg("path", path)),
         _ => Ok(()),
     }
 }
@@ -107,7 +119,7 @@ pub fn residual(
     stream: (&[usize], DType),
     update: (&[usize], DType),
     expect: (&[usize], DType),
-) -> Result<ResidualCheck, (ResidualCheck, String)> {
+) -> Result<ResidualCheck, (ResidualCheck, Why)> {
     let ok = stream.0 == expect.0
         && update.0 == expect.0
         && stream.1 == expect.1
@@ -123,20 +135,16 @@ pub fn residual(
         return Ok(check);
     }
     let detail = if stream.0 == expect.0 && update.0 == expect.0 {
-        format!(
-            "residual add {} {} + {} {}: both operands must be {}",
-            fmt_shape(stream.0),
-            stream.1,
-            fmt_shape(update.0),
-            update.1,
-            expect.1
-        )
+        said("judge-residual-dtype")
+            .arg("stream", fmt_shape(stream.0))
+            .arg("stream_dtype", stream.1.to_string())
+            .arg("update", fmt_shape(update.0))
+            .arg("update_dtype", update.1.to_string())
+            .arg("want", expect.1.to_string())
     } else {
-        format!(
-            "residual add {}: both operands must be {}",
-            check.operands(),
-            fmt_shape(expect.0)
-        )
+        said("judge-residual-shape")
+            .arg("operands", check.operands())
+            .arg("want", fmt_shape(expect.0))
     };
     Err((check, detail))
 }

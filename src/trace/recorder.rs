@@ -354,7 +354,10 @@ impl<'b, B: Backend> Recorder<'b, B> {
         };
         // The judge accepted these shapes, and the backend infers as it does.
         let t = result.map_err(|e| {
-            let detail = format!("{} refused its operands: {e}", op.kind());
+            let detail = crate::why::Why::new("judge-op-refused")
+                .arg("at", "")
+                .arg("op", op.kind().to_string())
+                .arg("error", e.to_string());
             let failure = (CheckName::OpShapes, detail, operands.clone(), None);
             self.fail(&event.path, op.kind(), failure)
         })?;

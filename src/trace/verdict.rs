@@ -129,6 +129,14 @@ impl CheckResult {
         self
     }
 
+    /// The same verdict, its English detail kept, with the catalog
+    /// message `why` beside it (whose English is that detail).
+    #[must_use]
+    pub(crate) fn with(mut self, why: crate::why::Why) -> Self {
+        self.why = Some(why);
+        self
+    }
+
     pub(crate) fn pass(name: CheckName, detail: impl Into<String>) -> Self {
         Self::new(name, Status::Pass, None, detail)
     }

@@ -23,7 +23,12 @@ pub(super) struct Pending {
 
 /// Why a step failed: the check, its detail line, the operands and, for
 /// a residual add, both operands judged.
-pub(super) type Why = (CheckName, String, Vec<Operand>, Option<ResidualCheck>);
+pub(super) type Why = (
+    CheckName,
+    crate::why::Why,
+    Vec<Operand>,
+    Option<ResidualCheck>,
+);
 
 impl<B: Backend> Recorder<'_, B> {
     /// Records the event `e` of tensor `t` (`e.shape` is t's shape) and
@@ -142,7 +147,8 @@ impl<B: Backend> Recorder<'_, B> {
             path: path.to_string(),
             op,
             check,
-            detail,
+            detail: detail.text(),
+            detail_why: crate::trace::Aside(Some(detail)),
             operands,
             residual,
         });

@@ -171,12 +171,19 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let mut lines = Vec::new();
     if let Some((ok, msg)) = &q.feedback {
-        lines.push(Line::styled(msg.clone(), if *ok { t.ok } else { t.fail }));
+        let msg = q
+            .feedback_why
+            .as_ref()
+            .map_or_else(|| msg.clone(), |w| app.tr(w));
+        lines.push(Line::styled(msg, if *ok { t.ok } else { t.fail }));
     }
     match q.question() {
         Some(question) if q.asking => {
             lines.push(Line::styled(
-                format!("{} of {}: {}", q.at + 1, q.questions.len(), question.ask),
+                app.tr(&crate::why::Why::new("lab-budget-quiz-of")
+                    .arg("n", (q.at + 1).to_string())
+                    .arg("total", q.questions.len().to_string())
+                    .arg("ask", question.ask.as_str())),
                 t.title,
             ));
             lines.push(Line::from(vec![

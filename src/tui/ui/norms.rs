@@ -12,7 +12,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let mut lines: Vec<Line> = app
         .labs
         .norms
-        .text()
+        .text_in(app.lang)
         .lines()
         .map(|l| Line::raw(l.to_string()))
         .collect();

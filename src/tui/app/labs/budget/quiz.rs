@@ -5,6 +5,7 @@
 use super::BudgetLab;
 use crate::quiz::count::{CountQuestion, CountVerdict, questions};
 use crate::tui::action::Action;
+use crate::why::Why;
 
 /// The Budget tab's quiz: one row of the table at a time.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,6 +20,9 @@ pub struct CountQuiz {
     pub asked: usize,
     /// The verdict on the last answer: (right, message).
     pub feedback: Option<(bool, String)>,
+    /// The same verdict as a catalog message, for the stepper's other
+    /// languages (its English is `feedback`'s).
+    pub feedback_why: Option<crate::why::Why>,
     /// Why the typed text is not a count.
     pub invalid: Option<String>,
 }
@@ -44,6 +48,7 @@ impl CountQuiz {
                 self.at += 1;
                 self.asking = !self.done();
                 self.feedback = None;
+                self.feedback_why = None;
             }
             return;
         }
@@ -70,11 +75,20 @@ impl CountQuiz {
             self.asked += 1;
             self.right += usize::from(*v == CountVerdict::Right);
         }
-        self.feedback = Some(match verdict {
-            Some(CountVerdict::Right) => (true, format!("✓ right: {truth}")),
-            Some(CountVerdict::Wrong(says)) => (false, format!("✗ {says}")),
-            None => (false, format!("skipped: {truth}")),
-        });
+        let (ok, why) = match verdict {
+            Some(CountVerdict::Right) => {
+                (true, Why::new("lab-budget-quiz-right").arg("truth", truth))
+            }
+            Some(CountVerdict::Wrong(says)) => {
+                (false, Why::new("lab-budget-quiz-wrong").arg("says", says))
+            }
+            None => (
+                false,
+                Why::new("lab-budget-quiz-skipped").arg("truth", truth),
+            ),
+        };
+        self.feedback = Some((ok, why.text()));
+        self.feedback_why = Some(why);
         self.asking = false;
         self.input.clear();
         self.invalid = None;
@@ -101,6 +115,7 @@ impl BudgetLab {
             right: 0,
             asked: 0,
             feedback: None,
+            feedback_why: None,
             invalid: None,
         });
         "budget quiz on: predict each count before it is shown".into()

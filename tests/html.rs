@@ -342,3 +342,52 @@ fn a_replayed_log_becomes_the_same_kind_of_page() {
     assert!(!bare.contains("<th scope=\"row\">written by</th>"));
     assert!(bare.contains("<th scope=\"row\">preset</th>"));
 }
+
+#[test]
+fn a_deep_model_draws_the_first_attention_steps_only() {
+    let html = page(&["trace", "--format", "html", "--layers", "14"]);
+    let max = shapetrace::report::html::MAX_HEATMAP_STEPS;
+    assert_eq!(
+        html.matches("<svg class=\"heatmap\"").count(),
+        max * 4,
+        "4 heads in each of the first {max} blocks"
+    );
+    assert_eq!(
+        html.matches("draws the first").count(),
+        14 - max,
+        "the later weights say why they have none"
+    );
+    // Two blocks: every one drawn, no note.
+    assert!(!page(&["trace", "--format", "html"]).contains("draws the first"));
+}
+
+#[test]
+fn a_log_whose_shape_overflows_gets_no_heatmap_and_no_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("t.jsonl");
+    let l = log.to_str().unwrap();
+    page(&["trace", "--format", "json", "--values", "--out", l]);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut changed = 0;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            if v["path"] == "block1.attn.weights" {
+                v["shape"] = serde_json::json!([1u64, 1u64 << 32, 1u64 << 32, 1u64]);
+                v["values"] = serde_json::json!([]);
+                changed += 1;
+            }
+            v.to_string()
+        })
+        .collect();
+    assert_eq!(changed, 1);
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let (code, out, err) = common::cli(&["view", l, "--format", "html"]);
+    assert_ne!(code, Some(101), "a panic: {err}");
+    if code == Some(0) {
+        assert!(card(&out, "block1.attn.weights").contains("No heatmap"));
+    } else {
+        assert_eq!(code, Some(2), "{err}");
+    }
+}

@@ -252,3 +252,71 @@ fn a_tick_moves_the_split_view_only_under_autoplay() {
     lp.app.update(Action::Tick);
     assert_eq!(row(&lp), 1, "paused");
 }
+
+#[test]
+fn the_quiz_and_reveal_mode_take_the_one_model_view_and_give_it_back() {
+    let mut lp = split("lesson", "lesson-post-ln");
+    press(&mut lp, "n");
+    let at = lp.app.cursor;
+    press(&mut lp, "z");
+    assert!(lp.app.quiz.is_some(), "z starts the quiz in the split view");
+    assert!(!lp.app.split_shown(), "the quiz follows one model");
+    assert!(frame(&lp).contains("Block "), "{}", frame(&lp));
+    // | cannot bring the split back over the quiz.
+    press(&mut lp, "|");
+    assert!(
+        lp.app
+            .status
+            .as_deref()
+            .unwrap()
+            .contains("z or o ends them first")
+    );
+    press(&mut lp, "z");
+    assert!(
+        lp.app.split_shown(),
+        "the quiz ended: the split view is back"
+    );
+    assert_eq!(
+        cmp(&lp).steps[row(&lp)].left.as_ref().map(|l| l.step),
+        Some(at)
+    );
+    press(&mut lp, "o");
+    assert!(lp.app.reveal.is_some() && !lp.app.split_shown());
+    press(&mut lp, "o");
+    assert!(lp.app.split_shown());
+}
+
+#[test]
+fn the_split_view_opens_on_the_step_at_names() {
+    use shapetrace::tui::Launch;
+    let launch = Launch {
+        at: Some("block1.attn.k".into()),
+        ..Launch::default()
+    };
+    let cfg = preset::by_name("lesson").unwrap();
+    let mut app =
+        shapetrace::tui::app(cfg, launch, Given::default(), shapetrace::tui::theme::COLOR).unwrap();
+    let at = app.cursor;
+    app.open_split("lesson-gqa", &preset::by_name("lesson-gqa").unwrap())
+        .unwrap();
+    assert_eq!(app.cursor, at, "--at is kept");
+    let s = app.split.as_ref().unwrap();
+    assert_eq!(s.cmp.steps[s.row].path, "block1.attn.k");
+}
+
+#[test]
+fn with_the_split_view_hidden_the_switches_act_on_the_model_shown() {
+    let mut lp = split("lesson", "lesson");
+    press(&mut lp, "b|p");
+    assert_eq!(
+        lp.app.cfg().placement,
+        Placement::Post,
+        "the left, on screen"
+    );
+    let right = &lp.app.split.as_ref().unwrap().right.config;
+    assert_eq!(
+        right.placement,
+        Placement::Pre,
+        "the hidden right untouched"
+    );
+}

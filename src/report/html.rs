@@ -62,8 +62,13 @@ fn card_class(e: Option<&Event>) -> &'static str {
     }
 }
 
-/// One step's card, with the heatmaps of a softmax's weights.
-fn card(trace: &Trace, r: &StepRow, e: Option<&Event>) -> String {
+/// The most softmax steps a page draws heatmaps for: a deep model's page
+/// stays a handout (the later ones say they were left out).
+pub const MAX_HEATMAP_STEPS: usize = 12;
+
+/// One step's card, with the heatmaps of a softmax's weights while
+/// `drawn` (softmax steps drawn so far) is under [`MAX_HEATMAP_STEPS`].
+fn card(trace: &Trace, r: &StepRow, e: Option<&Event>, drawn: &mut usize) -> String {
     let mut s = format!(
         "<article class=\"{}\" id=\"step-{}\">\n<header><span class=\"n\">#{}</span> <code class=\"path\">{}</code> <span class=\"op\">{}</span> <code class=\"shape\">{}</code> <span class=\"dtype\">{}</span> <span class=\"marker\">{}</span></header>\n",
         card_class(e),
@@ -87,8 +92,20 @@ fn card(trace: &Trace, r: &StepRow, e: Option<&Event>) -> String {
     }
     if let Some(e) = e.filter(|e| e.op == crate::trace::OpKind::Softmax) {
         let mask = trace.masking_at(e.block().unwrap_or(1));
-        match heatmap::figures(e, mask) {
+        let figures = (*drawn < MAX_HEATMAP_STEPS)
+            .then(|| heatmap::figures(e, mask))
+            .flatten();
+        if figures.is_some() {
+            *drawn += 1;
+        }
+        match figures {
             Some(f) => s.push_str(&f),
+            None if *drawn >= MAX_HEATMAP_STEPS => {
+                let _ = writeln!(
+                    s,
+                    "<p class=\"note\">No heatmap: the page draws the first {MAX_HEATMAP_STEPS} attention steps' heatmaps only.</p>"
+                );
+            }
             None => s.push_str(
                 "<p class=\"note\">No heatmap: this run kept no values for this tensor (a shape-only run, or more than 4096 elements).</p>\n",
             ),
@@ -212,8 +229,9 @@ fn page_of(
         "<h2 id=\"steps\">Steps</h2>\n<p class=\"note\">Markers: ◆ leaves (B,T,d): the tensor departs from the stream's shape · ↩ returns: back to (B,T,d) · ✓ add: a residual add the contract allows · ✗ add / ✗ stops: refused.</p>\n",
     );
     let rows = steps(trace);
+    let mut drawn = 0;
     for (k, r) in rows.iter().enumerate() {
-        b.push_str(&card(trace, r, trace.events.get(k)));
+        b.push_str(&card(trace, r, trace.events.get(k), &mut drawn));
     }
     b.push_str("<h2 id=\"adds\">Residual adds</h2>\n");
     b.push_str(&adds(trace));

@@ -387,6 +387,10 @@ impl App {
         use Action as A;
         // The split view steps its aligned rows and switches the side `b`
         // points at (not while the help is open).
+        // Autoplay waits behind the help while the split view is shown.
+        if self.help && action == A::Tick && self.split_shown() {
+            return;
+        }
         if !self.help && self.split_update(action) {
             self.refresh_split();
             return;

@@ -40,10 +40,14 @@ pub fn figures(e: &Event, mask: Masking) -> Option<String> {
         return None;
     }
     let values = e.values.as_ref()?;
-    let [_, heads, rows, cols] = *e.shape.as_slice() else {
+    let [batch, heads, rows, cols] = *e.shape.as_slice() else {
         return None;
     };
-    if rows == 0 || cols == 0 || values.len() < heads * rows * cols {
+    // A log's shape is the writer's word: its product may overflow or
+    // disagree with the values it holds; such a tensor gets no heatmap.
+    let per_head = rows.checked_mul(cols)?;
+    let need = heads.checked_mul(per_head)?;
+    if batch == 0 || per_head == 0 || values.len() < need {
         return None;
     }
     let mut s = String::from("<div class=\"heatmaps\">\n");

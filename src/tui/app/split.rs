@@ -86,39 +86,52 @@ impl App {
             shown: true,
             made_of: (self.generation, self.cfg().clone()),
         });
-        self.sync_cursor();
+        // On the step the stepper opened at (`--at`).
+        self.row_follows_cursor();
         Ok(())
     }
 
-    /// Whether the screen shows the split view now.
+    /// Whether the screen shows the split view now. The quiz and reveal
+    /// mode follow one model, so while either is on the left model's own
+    /// steps are shown.
     #[must_use]
     pub fn split_shown(&self) -> bool {
-        self.tab == Tab::Steps && !self.present && self.split.as_ref().is_some_and(|s| s.shown)
+        self.tab == Tab::Steps
+            && !self.present
+            && self.quiz.is_none()
+            && self.reveal.is_none()
+            && self.split.as_ref().is_some_and(|s| s.shown)
+    }
+
+    /// The split view's row moves to the left model's cursor, where the
+    /// comparison has its step: while the one-model view is in charge.
+    fn row_follows_cursor(&mut self) {
+        let cursor = self.cursor;
+        let Some(s) = &mut self.split else { return };
+        if let Some(i) = s
+            .cmp
+            .steps
+            .iter()
+            .position(|st| st.left.as_ref().is_some_and(|l| l.step == cursor))
+        {
+            s.row = i;
+        }
     }
 
     /// The split view's part of an action; `true` when it took it.
     pub(super) fn split_update(&mut self, action: Action) -> bool {
         use Action as A;
+        let shown = self.split_shown();
         let Some(split) = &mut self.split else {
             return false;
         };
         match action {
-            A::ToggleSplit if self.quiz.is_some() => {
+            A::ToggleSplit if self.quiz.is_some() || self.reveal.is_some() => {
                 self.status = Some(self.t("ui-split-quiz-first"));
                 return true;
             }
             A::ToggleSplit => {
                 split.shown = !split.shown;
-                // Back in the split view: its row follows the cursor.
-                if split.shown
-                    && let Some(i) = split
-                        .cmp
-                        .steps
-                        .iter()
-                        .position(|st| st.left.as_ref().is_some_and(|l| l.step == self.cursor))
-                {
-                    split.row = i;
-                }
                 return true;
             }
             A::SwitchSide => {
@@ -134,8 +147,9 @@ impl App {
                 self.status = Some(self.tr(&Why::new("ui-split-now-switch").arg("name", side)));
                 return true;
             }
+            // The right model only while it is on screen.
             A::CycleAct | A::ToggleNorm | A::TogglePlacement | A::CycleFault
-                if split.focus == Focus::Right =>
+                if split.focus == Focus::Right && shown =>
             {
                 if let Some((cfg, switch)) = super::switched(&split.right.config, action) {
                     self.switch_right(cfg, switch);
@@ -148,8 +162,13 @@ impl App {
             return false;
         }
         match action {
-            A::ToggleQuiz | A::ToggleReveal => {
-                self.status = Some(self.t("ui-split-one-model"));
+            // Space at the last row under autoplay replays from the first.
+            A::TogglePause => {
+                let last = self.split.as_ref().map_or(0, |s| s.cmp.steps.len());
+                if self.autoplay.is_some_and(|a| a.paused) && self.split_row() + 1 >= last {
+                    self.split_goto(0);
+                }
+                return false;
             }
             A::Next | A::Down => self.split_goto(self.split_row() + 1),
             A::Prev | A::Up => self.split_goto(self.split_row().saturating_sub(1)),
@@ -264,6 +283,9 @@ impl App {
         let Some(s) = &self.split else { return };
         if s.made_of.0 != self.generation || &s.made_of.1 != self.cfg() {
             self.compare_again();
+        }
+        if !self.split_shown() {
+            self.row_follows_cursor();
         }
     }
 

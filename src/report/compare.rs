@@ -4,30 +4,42 @@
 
 use crate::budget::thousands;
 use crate::compare::{Change, Comparison, Side, Status, Step};
+use crate::i18n::Lang;
 use crate::shape::fmt_shape;
+use crate::why::Why;
 use std::fmt::Write;
 
 /// The status of a step in words: `same`, `≠ inputs, position`, `◀ only
 /// LEFT`, `only RIGHT ▶`.
 #[must_use]
 pub fn status(c: &Comparison, s: &Step) -> String {
+    status_in(Lang::En, c, s)
+}
+
+/// [`status`] in `lang`, from the catalog (the stepper's split view).
+#[must_use]
+pub fn status_in(lang: Lang, c: &Comparison, s: &Step) -> String {
     match s.status {
-        Status::Same => "same".into(),
-        Status::OnlyLeft => format!("◀ only {}", shown(&c.left)),
-        Status::OnlyRight => format!("only {} ▶", shown(&c.right)),
+        Status::Same => lang.t("ui-split-same"),
+        Status::OnlyLeft => lang.why(&Why::new("ui-split-only-left").arg("name", shown(&c.left))),
+        Status::OnlyRight => {
+            lang.why(&Why::new("ui-split-only-right").arg("name", shown(&c.right)))
+        }
         Status::Changed => {
-            let words: Vec<&str> = s
+            let words: Vec<String> = s
                 .changes
                 .iter()
-                .map(|ch| match ch {
-                    Change::Shape => "shape",
-                    Change::Dtype => "dtype",
-                    Change::Op => "op",
-                    Change::Inputs => "inputs",
-                    Change::Position => "position",
+                .map(|ch| {
+                    lang.t(match ch {
+                        Change::Shape => "ui-change-shape",
+                        Change::Dtype => "ui-change-dtype",
+                        Change::Op => "ui-change-op",
+                        Change::Inputs => "ui-change-inputs",
+                        Change::Position => "ui-change-position",
+                    })
                 })
                 .collect();
-            format!("≠ {}", words.join(", "))
+            lang.why(&Why::new("ui-split-changed").arg("what", words.join(", ")))
         }
     }
 }
@@ -58,7 +70,10 @@ fn shown(name: &str) -> String {
     crate::text::shown(name).to_string()
 }
 
-fn cell(side: Option<&Side>) -> String {
+/// A side's shape and dtype, `(B=2,T=4,d=64) f32`, or `—` where it has
+/// no such step.
+#[must_use]
+pub fn cell(side: Option<&Side>) -> String {
     side.map_or_else(|| "—".into(), |s| format!("{} {}", s.named, s.dtype))
 }
 

@@ -18,8 +18,8 @@
 //! selected and at the sides in the box).
 
 use super::width::{pad, take};
-use crate::compare::{Change, Comparison, Side, Status, Step};
-use crate::report::compare::delta;
+use crate::compare::{Side, Status, Step};
+use crate::report::compare::{self, delta, status_in};
 use crate::tui::app::App;
 use crate::tui::app::split::{Focus, Split};
 use crate::why::Why;
@@ -56,11 +56,7 @@ pub fn list_area(area: Rect) -> Rect {
 /// The first aligned row shown, keeping the selected one in view.
 #[must_use]
 pub fn offset(split: &Split, height: u16) -> usize {
-    let h = usize::from(height).max(1);
-    split
-        .row
-        .saturating_sub(h / 2)
-        .min(split.cmp.steps.len().saturating_sub(h))
+    super::steps::first_row(split.row, split.cmp.steps.len(), height)
 }
 
 /// `s` cut (with `…`) or padded to `w` columns.
@@ -70,38 +66,6 @@ fn cell(s: &str, w: usize) -> String {
     } else {
         pad(s, w)
     }
-}
-
-/// A step's status in the app's words: `same`, `≠ inputs, position`,
-/// `◀ only LEFT`, `only RIGHT ▶`.
-fn status(app: &App, c: &Comparison, s: &Step) -> String {
-    let name = |n: &str| crate::text::shown(n).to_string();
-    match s.status {
-        Status::Same => app.t("ui-split-same"),
-        Status::OnlyLeft => app.tr(&Why::new("ui-split-only-left").arg("name", name(&c.left))),
-        Status::OnlyRight => app.tr(&Why::new("ui-split-only-right").arg("name", name(&c.right))),
-        Status::Changed => {
-            let words: Vec<String> = s
-                .changes
-                .iter()
-                .map(|ch| {
-                    app.t(match ch {
-                        Change::Shape => "ui-change-shape",
-                        Change::Dtype => "ui-change-dtype",
-                        Change::Op => "ui-change-op",
-                        Change::Inputs => "ui-change-inputs",
-                        Change::Position => "ui-change-position",
-                    })
-                })
-                .collect();
-            app.tr(&Why::new("ui-split-changed").arg("what", words.join(", ")))
-        }
-    }
-}
-
-/// A side's shape and dtype, or `—` where it has no such step.
-fn shape(side: Option<&Side>) -> String {
-    side.map_or_else(|| "—".into(), |s| format!("{} {}", s.named, s.dtype))
 }
 
 /// The glyph of a row's status.
@@ -150,8 +114,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 "{} {}{}{}",
                 glyph(s),
                 cell(&s.path, wp),
-                cell(&shape(s.left.as_ref()), ws),
-                cell(&shape(s.right.as_ref()), ws)
+                cell(&compare::cell(s.left.as_ref()), ws),
+                cell(&compare::cell(s.right.as_ref()), ws)
             );
             let line = Line::from(vec![Span::raw(pointer), Span::styled(body, style)]);
             if i == split.row {
@@ -230,7 +194,7 @@ fn render_detail(app: &App, split: &Split, area: Rect, buf: &mut Buffer) {
         Focus::Left => ("◀", l),
         Focus::Right => ("▶", r),
     };
-    let title = format!(" {} · {} ", step.path, status(app, c, step));
+    let title = format!(" {} · {} ", step.path, status_in(app.lang, c, step));
     let bottom = app.tr(&Why::new("ui-split-bottom")
         .arg("glyph", glyph)
         .arg("name", name));

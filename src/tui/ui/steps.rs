@@ -23,9 +23,16 @@ pub fn list_area(area: Rect) -> Rect {
 /// The first row shown, keeping the cursor in view with context around it.
 #[must_use]
 pub fn offset(app: &App, height: u16) -> usize {
-    let h = usize::from(height).max(1);
     let rows = app.rows() + usize::from(app.run.trace.failure.is_some());
-    app.cursor.saturating_sub(h / 2).min(rows.saturating_sub(h))
+    first_row(app.cursor, rows, height)
+}
+
+/// The first of `rows` shown in `height` lines with row `at` in the
+/// middle, as far as the list's ends allow.
+#[must_use]
+pub fn first_row(at: usize, rows: usize, height: u16) -> usize {
+    let h = usize::from(height).max(1);
+    at.saturating_sub(h / 2).min(rows.saturating_sub(h))
 }
 
 /// `s` in a column `w` wide: padded, or cut with `…` and a space (by

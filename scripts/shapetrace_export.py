@@ -106,6 +106,8 @@ import json
 import math
 import os
 import re
+import signal
+import stat
 import sys
 import tempfile
 import traceback
@@ -150,6 +152,84 @@ ATTENTION_WORDS = ("attn", "attention", "heads", "mha", "sa", "self")
 # Ops that raise when x (floats) is used as token ids.
 INDEX_OPS = {"embedding", "getitem", "index_select", "gather", "take", "one_hot"}
 SEED_LIMIT = 2**63
+# The largest input x, in elements (B·T·d): 2^28 is 1 GiB in f32, beyond
+# any transformer a student traces on a CPU; a bigger one is refused
+# before it is drawn, as is one the free memory cannot hold.
+MAX_INPUT_ELEMENTS = 2**28
+
+
+# -- what is printed -------------------------------------------------------
+# The one escaping rule of shapetrace's src/text.rs: a user's string (a
+# command-line value, a file or module name, an exception's message) is
+# printed with its control and invisible formatting characters escaped,
+# never dropped, and cut with its length past a cap.
+
+MAX_SHOWN = 80  # longest value shown whole, in characters
+MAX_MESSAGE = 3 * MAX_SHOWN  # longest message (an exception's) shown whole
+
+
+def _hidden(c: str) -> bool:
+    """Controls (C0, DEL, C1) and the invisible formatting characters (zero
+    widths, bidi overrides, the byte-order mark), which a terminal acts on
+    or hides rather than prints."""
+    o = ord(c)
+    return (o < 0x20 or 0x7F <= o <= 0x9F or 0x200B <= o <= 0x200F or 0x202A <= o <= 0x202E
+            or 0x2028 <= o <= 0x2029 or 0x2060 <= o <= 0x2069 or o == 0xFEFF)
+
+
+def _lossless(s) -> str:
+    """`s` as text: a path or bytes decoded, each byte that is not UTF-8 (a
+    surrogate escape from the command line) written ``\\xNN``."""
+    if isinstance(s, (bytes, os.PathLike)):
+        s = os.fsdecode(s)
+    s = str(s)
+    return "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else c for c in s)
+
+
+def shown(s, cap: int | None = MAX_SHOWN) -> str:
+    """`s` safe to print: newline, tab and return as ``\\n \\t \\r``, every
+    other hidden character as ``\\u{1b}``; past `cap` characters cut to
+    ``… (N chars)``. Nothing is dropped, so the value named is the value given."""
+    text = _lossless(s)
+    out = []
+    for count, c in enumerate(text):
+        if cap is not None and count == cap:
+            out.append(f"… ({len(text)} chars)")
+            break
+        if c in "\n\t\r":
+            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}[c])
+        elif _hidden(c) or 0xD800 <= ord(c) <= 0xDFFF:
+            out.append(f"\\u{{{ord(c):x}}}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def escaped(s) -> str:
+    """`s` escaped as by `shown` but never cut: the exporter's own text that quotes values."""
+    return shown(s, cap=None)
+
+
+def one_line(s) -> str:
+    """A message from elsewhere (an exception's first line) as one printable
+    line: trimmed, escaped, cut at MAX_MESSAGE characters."""
+    first = str(s).strip().split("\n")[0]
+    return shown(first.strip(), MAX_MESSAGE)
+
+
+def _q(s) -> str:
+    """A value quoted in a message: ``'stud.py'``."""
+    return f"'{shown(s)}'"
+
+
+def _say(message: str) -> None:
+    """One ``shapetrace_export: …`` line on stderr; a failed write (a closed
+    or full stderr) is ignored so the exit code stays the one meant."""
+    try:
+        sys.stderr.write(f"shapetrace_export: {escaped(message)}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def _producer() -> str:
@@ -196,11 +276,20 @@ def _stats(t: torch.Tensor) -> dict:
         v = v[ok]
     if v.numel() == 0:
         return {"min": 0.0, "max": 0.0, "mean": 0.0, "std": 0.0, "finite": finite}
+    # Values near the f64 maximum (1e300) overflow a sum or a sum of squares
+    # to inf, which JSON cannot hold: such a tensor's mean and std are taken
+    # of it divided by a power of two (exact) and scaled back, which stays
+    # within its largest magnitude.
+    scale = 1.0
+    biggest = float(v.abs().max())
+    if biggest > 2.0**500:
+        scale = 2.0 ** math.frexp(biggest)[1]
+        v = v / scale
     return {
-        "min": float(v.min()),
-        "max": float(v.max()),
-        "mean": float(v.mean()),
-        "std": float(v.std(unbiased=False)) if v.numel() > 1 else 0.0,
+        "min": float(v.min()) * scale,
+        "max": float(v.max()) * scale,
+        "mean": float(v.mean()) * scale,
+        "std": float(v.std(unbiased=False)) * scale if v.numel() > 1 else 0.0,
         "finite": finite,
     }
 
@@ -340,7 +429,7 @@ def _plain_lists(model: nn.Module) -> list[tuple[str, str, int]]:
 
 
 def _plain_list_message(where: str, kind: str, n: int) -> str:
-    return (f"{where} is a plain Python {kind} of {n} module{'s' if n != 1 else ''}: wrap it in nn.ModuleList "
+    return (f"{shown(where)} is a plain Python {kind} of {n} module{'s' if n != 1 else ''}: wrap it in nn.ModuleList "
             "so PyTorch registers them (their weights are otherwise invisible to .to(), .parameters() "
             "and optimizers); allowed: nn.ModuleList or nn.Sequential")
 
@@ -366,10 +455,10 @@ def find_blocks(model: nn.Module, blocks: str | None = None,
             n = sum(isinstance(v, nn.Module) for v in value) if isinstance(value, (list, tuple)) else 0
             if n:
                 raise ValueError(_plain_list_message(f"{type(model).__name__}.{blocks}", type(value).__name__, n)) from None
-            raise ValueError(f"--blocks {blocks!r} names no submodule of the model; allowed: the attribute holding the blocks, e.g. h or transformer.h") from None
+            raise ValueError(f"--blocks {_q(blocks)} names no submodule of the model; allowed: the attribute holding the blocks, e.g. h or transformer.h") from None
         children = list(container.children())
         if not children:
-            raise ValueError(f"--blocks {blocks!r} has no children; allowed: a ModuleList or Sequential of blocks")
+            raise ValueError(f"--blocks {_q(blocks)} has no children; allowed: a ModuleList or Sequential of blocks")
         return blocks, children
     want = tuple(stream_shape) if stream_shape is not None else None
     tried: set[int] = set()
@@ -399,11 +488,11 @@ def _display_names(model: nn.Module, container: str, blocks: list[nn.Module]) ->
     block_no = {id(b): n for n, b in enumerate(blocks, 1)}
     out: dict[int, tuple[str, int | None]] = {}
     for name, mod in model.named_modules():
-        out[id(mod)] = (name, None)
+        out[id(mod)] = (escaped(name), None)
     for b in blocks:
         n = block_no[id(b)]
         for rel, mod in b.named_modules():
-            out[id(mod)] = (f"block{n}" + (f".{rel}" if rel else ""), n)
+            out[id(mod)] = (f"block{n}" + (f".{escaped(rel)}" if rel else ""), n)
     return out
 
 
@@ -414,7 +503,7 @@ def _param_names(model: nn.Module, names: dict[int, tuple[str, int | None]]) -> 
         prefix = names.get(id(mod), ("", None))[0]
         for pname, p in list(mod.named_parameters(recurse=False)) + list(mod.named_buffers(recurse=False)):
             if p is not None:
-                out.setdefault(id(p), f"{prefix}.{pname}" if prefix else pname)
+                out.setdefault(id(p), f"{prefix}.{escaped(pname)}" if prefix else escaped(pname))
     return out
 
 
@@ -653,7 +742,7 @@ class _Recorder(TorchFunctionMode):
         return None
 
     def _failed(self, op, operands, residual, error):
-        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        first = one_line(error) or shown(type(error).__name__)
         ops = []
         for t in operands:
             d = _dtype(t)
@@ -749,7 +838,7 @@ def probe_causality(model, x, blocks, seed=0) -> dict:
                                       f"changing token {t} of batch 0 changed {where} at {name} (|Δ| up to {most:.1e})",
                                       name)
     except Exception as e:  # noqa: BLE001 - a probe that cannot run is not judged
-        return _check("causality", "skip", f"the probe's forward raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        return _check("causality", "skip", f"the probe's forward raised {shown(type(e).__name__)}: {one_line(e)}")
     finally:
         for h in hooks:
             h.remove()
@@ -797,7 +886,7 @@ def probe_positionwise(model, x, blocks, names, seed=0) -> dict:
         with torch.no_grad():
             model(x.clone())
     except Exception as e:  # noqa: BLE001
-        return _check("positionwise", "skip", f"the probe's forward raised {type(e).__name__}")
+        return _check("positionwise", "skip", f"the probe's forward raised {shown(type(e).__name__)}")
     finally:
         for h in hooks:
             h.remove()
@@ -860,11 +949,13 @@ class TraceResult:
 
     def line(self) -> str:
         verdicts = ", ".join(f"{c['name']} {c['status']}" for c in self.checks)
-        head = f"{self.path}: {self.events} events, {self.departures} departures, {self.residual_adds} residual adds"
+        head = (f"{shown(self.path)}: {self.events} events, {self.departures} departures, "
+                f"{self.residual_adds} residual adds")
         if self.nonfinite is not None:
-            head += f"; finite fail at {self.nonfinite}"
+            head += f"; finite fail at {shown(self.nonfinite)}"
         if self.failure:
-            return f"{head}; the forward stops at {self.failure['path']} ({self.failure['check']}): {self.failure['detail']}"
+            f = self.failure
+            return f"{head}; the forward stops at {shown(f['path'])} ({f['check']}): {escaped(f['detail'])}"
         return f"{head}; {verdicts}"
 
 
@@ -877,42 +968,238 @@ def _model_name(model) -> str:
     return f"{src or cls.__module__}:{cls.__name__}"
 
 
-def _write(path: str, lines: list[dict]) -> None:
-    """The whole log at once: a temporary file in the same folder, renamed over `path`."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            for line in lines:
-                f.write(json.dumps(line, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
-                f.write("\n")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
+# -- the output ------------------------------------------------------------
+# The writer policy of shapetrace's src/out.rs and src/cli/clash.rs: a
+# regular file (or a new path) is staged in a temp file beside it and
+# renamed over it once whole; a device, FIFO, socket or inherited
+# descriptor is written into in place, never replaced; a block device is
+# refused; an output that is one of the inputs is refused before any work.
+
+
+class OutputError(ValueError):
+    """An output that cannot be written: its message names it and why."""
+
+
+def _inherited(path: str) -> int | None:
+    """The descriptor an output path names when the process was given it:
+    ``-`` and ``/dev/stdout`` 1, ``/dev/stderr`` 2, ``/dev/fd/N`` and
+    ``/proc/self/fd/N`` N. Renaming over such a path would replace the file
+    behind it, so it is written through the descriptor."""
+    if path in ("-", "/dev/stdout"):
+        return 1
+    if path == "/dev/stderr":
+        return 2
+    for prefix in ("/dev/fd/", "/proc/self/fd/"):
+        n = path[len(prefix):]
+        if path.startswith(prefix) and n.isascii() and n.isdigit():
+            return int(n)
+    return None
+
+
+def _resolve(path: str) -> str:
+    """Where writing `path` lands: its chain of symlinks followed (each link
+    read against its own folder, a dangling one too), the folder resolved."""
+    at = path
+    for _ in range(40):  # as the kernel does, give up on a loop after 40 links
         try:
-            os.unlink(tmp)
+            at = os.path.join(os.path.dirname(at), os.readlink(at))
         except OSError:
-            pass
-        raise
+            break
+    folder, name = os.path.split(at)
+    try:
+        return os.path.join(os.path.realpath(folder or ".", strict=True), name)
+    except OSError:
+        return at
 
 
-def trace(model: nn.Module, x: torch.Tensor, out: str, blocks: str | None = None,
+def _identity(path: str) -> tuple:
+    """What `path` names: a file by device and inode (through symlinks; an
+    inherited descriptor's file), else the path it would be created at."""
+    fd = _inherited(path)
+    try:
+        st = os.fstat(fd) if fd is not None else os.stat(path)
+    except (OSError, ValueError):
+        return ("new", _resolve(path))
+    return ("inode", st.st_dev, st.st_ino, stat.S_ISCHR(st.st_mode))
+
+
+def check_clash(out: str, inputs: list[tuple[str, str]]) -> None:
+    """Refuses an output that is one of the inputs (what, path): the model's
+    own file, through a symlink or a hard link too. A character device
+    (/dev/null) may be named twice: writing it loses nothing."""
+    mine = _identity(out)
+    if mine[0] == "inode" and mine[3]:
+        return
+    for what, path in inputs:
+        if _identity(path) == mine:
+            raise OutputError(f"--out {_q(out)} is the {what} file; allowed: an output path that is no input")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Every byte of `data` onto `fd` (one place for a test to make a write fail)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or one_line(e)
+
+
+class Output:
+    """An output made ready before any work: see `prepare`."""
+
+    def __init__(self, name: str, kind: str, path: str | None = None, fd: int | None = None,
+                 tmp: str | None = None):
+        self.name = name  # as given on the command line
+        self.kind = kind  # "fd", "direct" or "staged"
+        self.path = path  # the device or FIFO, or the file a staged write replaces
+        self.fd = fd  # the inherited descriptor, or the staged temp file's
+        self.tmp = tmp
+
+    @property
+    def is_stdout(self) -> bool:
+        return self.kind == "fd" and self.fd == 1
+
+    @classmethod
+    def prepare(cls, out: str, inputs: list[tuple[str, str]] = ()) -> "Output":
+        """`out` made ready to be written, or refused in one line (OutputError):
+
+        - an inherited descriptor (``-``, ``/dev/stdout``, ``/dev/fd/N`` …)
+          must be open, and is written through;
+        - a character device, FIFO or socket is opened and written at the
+          end, in place, never replaced; a block device is refused;
+        - a regular file or a new path (behind symlinks: the file they name)
+          gets a temp file in its folder now, renamed over it once whole.
+        """
+        if not out:
+            raise OutputError("--out '' names no file; allowed: a path to a new or existing file")
+        check_clash(out, list(inputs))
+        fd = _inherited(out)
+        if fd is not None:
+            try:
+                os.fstat(fd)
+            except OSError as e:
+                raise OutputError(f"--out {_q(out)} cannot be written: {_reason(e)}") from None
+            return cls(out, "fd", fd=fd)
+        target = _resolve(out)
+        try:
+            st = os.stat(target)
+        except FileNotFoundError:
+            st = None
+        except (OSError, ValueError) as e:
+            raise OutputError(f"--out {_q(out)} cannot be written: {_reason(e) if isinstance(e, OSError) else e}") from None
+        if out.endswith("/") or (st is not None and stat.S_ISDIR(st.st_mode)):
+            raise OutputError(f"--out {_q(out)} is a folder; allowed: a file to write, e.g. mine.jsonl")
+        if st is not None and stat.S_ISBLK(st.st_mode):
+            raise OutputError(f"--out {_q(out)} is a block device (writing into a disk destroys it); "
+                              "allowed: a file, a character device, a FIFO or an inherited descriptor")
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            return cls(out, "direct", path=target)
+        return cls._staged(out, target)
+
+    @classmethod
+    def _staged(cls, out: str, target: str) -> "Output":
+        folder = os.path.dirname(target) or "."
+        if not os.path.isdir(folder):
+            what = "is not a folder" if os.path.exists(folder) else "does not exist"
+            raise OutputError(f"--out {_q(out)}: folder {_q(folder)} {what}; allowed: a file in an existing folder")
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
+        except OSError as e:
+            raise OutputError(f"--out {_q(out)} cannot be written: cannot create a file in {_q(folder)}: "
+                              f"{_reason(e)}") from None
+        return cls(out, "staged", path=target, fd=fd, tmp=tmp)
+
+    def write(self, data: bytes) -> None:
+        """`data` into the output: through the descriptor, into the device or
+        FIFO, or into the temp file renamed over the target. A failed write
+        raises OutputError and leaves a staged target as it was."""
+        try:
+            if self.kind == "fd":
+                if self.fd == 1:
+                    sys.stdout.flush()
+                _write_all(self.fd, data)
+            elif self.kind == "direct":
+                fd = os.open(self.path, os.O_WRONLY | os.O_NOCTTY)
+                try:
+                    _write_all(fd, data)
+                finally:
+                    os.close(fd)
+            else:
+                self._commit(data)
+        except OSError as e:
+            raise OutputError(f"--out {_q(self.name)} cannot be written: {_reason(e)}") from None
+        finally:
+            self.discard()
+
+    def _commit(self, data: bytes) -> None:
+        _write_all(self.fd, data)
+        os.fsync(self.fd)
+        try:
+            mode = stat.S_IMODE(os.stat(self.path).st_mode)  # an existing file keeps its permissions
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.fchmod(self.fd, mode)
+        os.close(self.fd)
+        self.fd = None
+        os.replace(self.tmp, self.path)
+        self.tmp = None
+
+    def discard(self) -> None:
+        """Closes and removes a temp file not renamed into place (no-op after `write`)."""
+        if self.kind != "staged":
+            return
+        if self.fd is not None:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
+            self.fd = None
+        if self.tmp is not None:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+            self.tmp = None
+
+
+def _serialize(lines: list[dict]) -> bytes:
+    """The log's JSON Lines; a value beyond JSON (NaN, ±inf) raises ValueError."""
+    text = "".join(json.dumps(line, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
+                   for line in lines)
+    return text.encode("utf-8", "backslashreplace")
+
+
+def trace(model: nn.Module, x: torch.Tensor, out: "str | Output", blocks: str | None = None,
           placement: str = "pre", seed: int = 0, model_name: str | None = None) -> TraceResult:
-    """Trace `model` on `x` (B, T, d), run the probes, write the log to `out`."""
+    """Trace `model` on `x` (B, T, d), run the probes, write the log to `out`
+    (a path, made ready before the forward runs, or a prepared Output)."""
     if placement not in PLACEMENTS:
-        raise ValueError(f"placement {placement!r} is not allowed; allowed: pre, post")
+        raise ValueError(f"placement {_q(placement)} is not allowed; allowed: pre, post")
     if not isinstance(x, torch.Tensor) or x.dim() != 3 or _dtype(x) not in MODEL_DTYPES:
         raise ValueError("x must be a (B, T, d) tensor of f32, f64, bf16 or f16")
+    target = out if isinstance(out, Output) else Output.prepare(str(out))
+    try:
+        lines, result = _run(model, x, blocks, placement, seed, model_name)
+        target.write(_serialize(lines))
+    finally:
+        target.discard()
+    result.path = target.name
+    return result
+
+
+def _run(model, x, blocks, placement, seed, model_name) -> tuple[list[dict], TraceResult]:
+    """The log's lines and the result of one traced forward and its probes."""
     was_training = model.training
     model.eval()
     try:
         seen = survey(model, x)
         if seen.token_ids is not None:
             raise ValueError(
-                f"{type(model).__name__} takes token ids ({seen.token_ids}): the exporter feeds x (B, T, d) floats; "
+                f"{shown(type(model).__name__)} takes token ids ({seen.token_ids}): the exporter feeds x (B, T, d) floats; "
                 "allowed: a module whose forward takes x (B, T, d_model), e.g. pass its block stack with --blocks NAME")
         container, block_list = find_blocks(model, blocks, seen, _shape(x))
     except BaseException:
@@ -939,11 +1226,11 @@ def trace(model: nn.Module, x: torch.Tensor, out: str, blocks: str | None = None
         failure = rec.failure if rec.failure and rec.failure["step"] == len(rec.events) else None
         if failure is None:
             tb = traceback.extract_tb(e.__traceback__)
-            where = f" ({Path(tb[-1].filename).name} line {tb[-1].lineno})" if tb else ""
-            msg = (str(e).strip().splitlines() or [""])[0]
+            where = f" ({shown(Path(tb[-1].filename).name)} line {tb[-1].lineno})" if tb else ""
             failure = {"kind": "failure", "step": len(rec.events), "path": "forward", "op": "raise",
                        "check": "op-shapes",
-                       "detail": f"the forward raised {type(e).__name__}: {msg}{where}", "operands": []}
+                       "detail": f"the forward raised {shown(type(e).__name__)}: {one_line(e)}{where}",
+                       "operands": []}
     finally:
         for h in hooks:
             h.remove()
@@ -964,63 +1251,117 @@ def trace(model: nn.Module, x: torch.Tensor, out: str, blocks: str | None = None
         "residual_adds": sum("check" in e for e in events),
         "checks": checks,
     }
-    _write(out, [header, *events, *([failure] if failure else []), summary])
+    lines = [header, *events, *([failure] if failure else []), summary]
     nonfinite = next((e["path"] for e in events if not e["stats"]["finite"]), None)
     ok = failure is None and nonfinite is None and all(c["status"] != "fail" for c in checks)
-    return TraceResult(ok, str(out), summary["events"], summary["departures"], summary["residual_adds"], failure, checks,
-                       nonfinite)
+    return lines, TraceResult(ok, "", summary["events"], summary["departures"], summary["residual_adds"], failure,
+                              checks, nonfinite)
 
 
 # -- the command line --------------------------------------------------------
 
 class _Usage(Exception):
-    pass
+    """A bad argument: one line on stderr, exit 2."""
 
 
-def _load(spec: str):
+def _model_file(spec: str) -> tuple[Path, str]:
+    """FILE.py:NAME split, the file checked to exist (before any work)."""
     file, sep, attr = spec.rpartition(":")
     if not sep or not file or not attr:
-        raise _Usage(f"model {spec!r} is not FILE.py:NAME; allowed: e.g. student.py:Model or student.py:make_model")
+        raise _Usage(f"model {_q(spec)} is not FILE.py:NAME; allowed: e.g. student.py:Model or student.py:make_model")
     path = Path(file)
+    if not path.exists():
+        raise _Usage(f"model file {_q(file)} does not exist; allowed: a Python file")
     if not path.is_file():
-        raise _Usage(f"model file {file!r} does not exist; allowed: a Python file")
+        raise _Usage(f"model file {_q(file)} is not a file; allowed: a Python file")
+    return path, attr
+
+
+def _load(path: Path, attr: str):
+    """Imports the model file and calls NAME with no arguments."""
+    file, spec = str(path), f"{path}:{attr}"
     name = re.sub(r"\W", "_", path.stem)
     loader = importlib.util.spec_from_file_location(f"shapetrace_student_{name}", path)
     if loader is None or loader.loader is None:
-        raise _Usage(f"model file {file!r} cannot be imported; allowed: a Python file")
+        raise _Usage(f"model file {_q(file)} cannot be imported; allowed: a Python file")
     module = importlib.util.module_from_spec(loader)
     sys.path.insert(0, str(path.resolve().parent))
     try:
         loader.loader.exec_module(module)
     except SystemExit as e:
-        raise _Usage(f"importing {file!r} called sys.exit({e.code!r}); allowed: a file that defines the model without exiting") from None
+        raise _Usage(f"importing {_q(file)} called sys.exit({shown(repr(e.code))}); "
+                     "allowed: a file that defines the model without exiting") from None
     except Exception as e:  # noqa: BLE001
-        raise _Usage(f"importing {file!r} raised {type(e).__name__}: {(str(e).splitlines() or [''])[0]}") from None
+        raise _Usage(f"importing {_q(file)} raised {shown(type(e).__name__)}: {one_line(e)}") from None
     finally:
         sys.path.pop(0)
     factory = getattr(module, attr, None)
     if factory is None or not callable(factory):
-        raise _Usage(f"{file!r} has no class or function {attr!r}; allowed: a class or factory taking no arguments")
+        raise _Usage(f"{_q(file)} has no class or function {_q(attr)}; allowed: a class or factory taking no arguments")
     try:
         model = factory()
     except SystemExit as e:
-        raise _Usage(f"{spec}() called sys.exit({e.code!r}); allowed: a class or factory that returns the model") from None
+        raise _Usage(f"{shown(spec)}() called sys.exit({shown(repr(e.code))}); "
+                     "allowed: a class or factory that returns the model") from None
     except Exception as e:  # noqa: BLE001
-        raise _Usage(f"{spec}() raised {type(e).__name__}: {(str(e).splitlines() or [''])[0]}") from None
+        raise _Usage(f"{shown(spec)}() raised {shown(type(e).__name__)}: {one_line(e)}") from None
     if not isinstance(model, nn.Module):
-        raise _Usage(f"{spec}() returned {type(model).__name__}; allowed: an nn.Module")
-    return model, f"{path.name}:{attr}"
+        raise _Usage(f"{shown(spec)}() returned {shown(type(model).__name__)}; allowed: an nn.Module")
+    return model, f"{_lossless(path.name)}:{_lossless(attr)}"
 
 
 def _input_shape(text: str) -> tuple[int, int, int]:
     parts = text.split(",")
+    if len(parts) != 3 or not all(re.fullmatch(r"[0-9]{1,12}", p) for p in parts) or any(int(p) < 1 for p in parts):
+        raise _Usage(f"--input {_q(text)} is not B,T,d; allowed: three positive integers, e.g. 2,4,64")
+    return tuple(int(p) for p in parts)  # type: ignore[return-value]
+
+
+def _human_bytes(n: int) -> str:
+    """A byte count with a binary unit, as shapetrace words it: ``1.5 GiB``."""
+    units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    v, unit = float(n), 0
+    while v >= 1024 and unit + 1 < len(units):
+        v, unit = v / 1024, unit + 1
+    return f"{n} B" if unit == 0 else f"{v:.1f} {units[unit]}"
+
+
+def _available_memory() -> int | None:
+    """Bytes this process may still allocate: the system's MemAvailable, or
+    less under a cgroup memory limit; None where neither can be read."""
+    found = []
     try:
-        dims = tuple(int(p) for p in parts)
-    except ValueError:
-        dims = ()
-    if len(dims) != 3 or any(d < 1 for d in dims):
-        raise _Usage(f"--input {text!r} is not B,T,d; allowed: three positive integers, e.g. 2,4,64")
-    return dims  # type: ignore[return-value]
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as f:
+            limit = f.read().strip()
+        with open("/sys/fs/cgroup/memory.current", encoding="ascii") as f:
+            used = int(f.read().strip())
+        if limit != "max":
+            found.append(max(0, int(limit) - used))
+    except (OSError, ValueError):
+        pass
+    return min(found) if found else None
+
+
+def check_input_size(text: str, shape: tuple[int, int, int], dtype: torch.dtype) -> None:
+    """Refuses an input x too large to draw, before it is drawn: over
+    MAX_INPUT_ELEMENTS, or needing more than the free memory for x drawn in
+    f32, x in its dtype and the trace's two copies of it."""
+    elements = shape[0] * shape[1] * shape[2]
+    if elements > MAX_INPUT_ELEMENTS:
+        raise _Usage(f"--input {_q(text)} is {elements} elements; allowed: B·T·d at most "
+                     f"{MAX_INPUT_ELEMENTS} (2^28)")
+    need = elements * (4 + 3 * torch.empty((), dtype=dtype).element_size())
+    free = _available_memory()
+    if free is not None and need > free:
+        raise _Usage(f"--input {_q(text)} needs at least {_human_bytes(need)} for x and its copies, "
+                     f"more than the {_human_bytes(free)} free; allowed: a smaller B,T,d")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -1028,52 +1369,97 @@ class _Parser(argparse.ArgumentParser):
         raise _Usage(message)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    """The command line, every value checked; no file is touched yet."""
     p = _Parser(prog="shapetrace_export.py", description="Trace a PyTorch module into a shapetrace log (schema 3).")
     p.add_argument("model", help="FILE.py:Class or FILE.py:factory, called with no arguments")
-    p.add_argument("--input", required=True, help="B,T,d of the input x ~ N(0,1), e.g. 2,4,64")
-    p.add_argument("--out", required=True, help="the log to write (JSON Lines)")
+    p.add_argument("--input", required=True, help=f"B,T,d of the input x ~ N(0,1), e.g. 2,4,64 "
+                                                  f"(B·T·d at most {MAX_INPUT_ELEMENTS})")
+    p.add_argument("--out", required=True, help="the log to write (JSON Lines): a file, replaced whole once written; "
+                                                "a device, FIFO or - (stdout), written into")
     p.add_argument("--blocks", default=None, help="the attribute holding the blocks (default: the first ModuleList/Sequential of same-class modules)")
     p.add_argument("--placement", default="pre", help="the block the model means to be: pre or post (default pre)")
     p.add_argument("--seed", default="0", help="seed of the input and the probes' noise (default 0)")
     p.add_argument("--dtype", default="f32", help="f32, f64, bf16 or f16 (default f32)")
+    a = p.parse_args(argv)
+    a.shape = _input_shape(a.input)
+    if a.placement not in PLACEMENTS:
+        raise _Usage(f"--placement {_q(a.placement)} is not allowed; allowed: pre, post")
+    if a.dtype not in MODEL_DTYPES:
+        raise _Usage(f"--dtype {_q(a.dtype)} is not allowed; allowed: f32, f64, bf16, f16")
+    if not re.fullmatch(r"[0-9]{1,19}", a.seed) or int(a.seed) >= SEED_LIMIT:
+        raise _Usage(f"--seed {_q(a.seed)} is not allowed; allowed: an integer with 0 <= seed < 2**63")
+    a.seed = int(a.seed)
+    if a.blocks is not None and not a.blocks.strip():
+        raise _Usage("--blocks '' names no attribute; allowed: the attribute holding the blocks, e.g. h or transformer.h")
+    check_input_size(a.input, a.shape, MODEL_DTYPES[a.dtype])
+    return a
+
+
+def _export(a: argparse.Namespace) -> tuple[TraceResult, Output]:
+    """Checks the files, then imports, builds and traces the model."""
+    path, attr = _model_file(a.model)
+    out = Output.prepare(a.out, inputs=[("model", str(path)), ("exporter", __file__)])
     try:
-        a = p.parse_args(argv)
-        shape = _input_shape(a.input)
-        if a.placement not in PLACEMENTS:
-            raise _Usage(f"--placement {a.placement!r} is not allowed; allowed: pre, post")
-        if a.dtype not in MODEL_DTYPES:
-            raise _Usage(f"--dtype {a.dtype!r} is not allowed; allowed: f32, f64, bf16, f16")
-        try:
-            seed = int(a.seed)
-            if not 0 <= seed < SEED_LIMIT:
-                raise ValueError
-        except ValueError:
-            raise _Usage(f"--seed {a.seed!r} is not allowed; allowed: an integer with 0 <= seed < 2**63") from None
-        if a.blocks is not None and not a.blocks.strip():
-            raise _Usage("--blocks '' names no attribute; allowed: the attribute holding the blocks, e.g. h or transformer.h")
-        if not a.out or a.out.endswith(("/", os.sep)) or Path(a.out).is_dir():
-            raise _Usage(f"--out {a.out!r} is a folder; allowed: a file to write, e.g. mine.jsonl")
-        out_dir = Path(a.out).parent
-        if str(out_dir) and not out_dir.is_dir():
-            raise _Usage(f"--out {a.out!r}: folder {str(out_dir)!r} does not exist; allowed: a file in an existing folder")
-        torch.manual_seed(seed)
-        model, name = _load(a.model)
+        torch.manual_seed(a.seed)
+        model, name = _load(path, attr)
         dtype = MODEL_DTYPES[a.dtype]
         model = model.to(dtype)
-        x = torch.randn(shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float32).to(dtype)
+        x = torch.randn(a.shape, generator=torch.Generator().manual_seed(a.seed), dtype=torch.float32).to(dtype)
         try:
-            result = trace(model, x, a.out, blocks=a.blocks, placement=a.placement, seed=seed, model_name=name)
-        except ValueError as e:
-            raise _Usage(str(e)) from None
-        except OSError as e:
-            raise _Usage(f"--out {a.out!r} cannot be written: {e.strerror or e}") from None
-    except _Usage as e:
-        print(f"shapetrace_export: {e}", file=sys.stderr)
+            result = trace(model, x, out, blocks=a.blocks, placement=a.placement, seed=a.seed, model_name=name)
+        except SystemExit as e:
+            raise _Usage(f"the model called sys.exit({shown(repr(e.code))}) during the trace; "
+                         "allowed: a forward that returns or raises") from None
+    finally:
+        out.discard()
+    return result, out
+
+
+def _print(line: str, to_stderr: bool) -> int:
+    """The summary line, escaped, on stdout (stderr when the log went to
+    stdout). A closed stdout is ignored; a full one is a write error (2)."""
+    stream = sys.stderr if to_stderr else sys.stdout
+    try:
+        stream.write(escaped(line) + "\n")
+        stream.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())  # nothing more reaches the closed pipe at exit
+        os.close(devnull)
+    except OSError as e:
+        if not to_stderr:
+            _say(f"cannot write to stdout: {_reason(e)}")
+            return 2
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line: 0 the trace holds, 1 it fails a check (the log says
+    which), 2 a bad argument or an output that cannot be written (one line
+    on stderr, no log written and no file replaced), 130 interrupted."""
+    try:
+        result, out = _export(_arguments(argv))
+    except (_Usage, ValueError) as e:  # OutputError is a ValueError
+        _say(str(e))
         return 2
-    print(result.line())
+    except KeyboardInterrupt:
+        _say("interrupted; no log written")
+        return 130
+    except Exception as e:  # noqa: BLE001 - one line, never a traceback
+        _say(f"the exporter failed: {shown(type(e).__name__)}: {one_line(e)} (no log written; please report it)")
+        return 2
+    if _print(result.line(), to_stderr=out.is_stdout):
+        return 2
     return 0 if result.ok else 1
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
+    # SIGTERM and SIGHUP end the run as Ctrl-C does: the temp file is removed.
+    for _sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(_sig, _interrupt)
     sys.exit(main())

@@ -75,9 +75,27 @@ How to run it
 is called with no arguments. Exit status: 0 the forward ran, every value is
 finite and no probe failed; 1 the forward stopped, a value is NaN or +inf
 (the line says ``finite fail at PATH``) or a probe failed; 2 bad arguments
-(one line on stderr, no log): ``--out`` a folder or in a missing folder,
-``--seed`` outside 0 ≤ seed < 2**63, a model file that raises or exits at
-import, a model that takes token ids, a plain list of blocks.
+or an output that cannot be written (one line ``shapetrace_export: …`` on
+stderr naming the value and what is allowed, no log written and no file
+replaced): ``--out`` a folder, in a missing or unwritable folder, a block
+device, or the model file itself (by device and inode, through symlinks and
+hard links, checked before the model is imported); a write that fails (a
+full disk, a closed pipe); ``--input`` not three positive integers or over
+2^28 elements or the free memory; ``--seed`` outside 0 ≤ seed < 2**63; a
+model file that raises or exits at import; a model that takes token ids; a
+plain list of blocks; 130 interrupted (Ctrl-C, SIGTERM).
+
+Where the log goes (the writer rules of shapetrace's own ``--out``): a
+regular file or a new path is written to a temp file in its folder and
+renamed over it once whole, so a failed write leaves the old file as it was
+and no temp file behind; an existing file keeps its permissions, and a
+symlink stays a symlink (the file it names is replaced). A character device,
+a FIFO or an inherited descriptor (``-`` or ``/dev/stdout``, ``/dev/stderr``,
+``/dev/fd/N``, ``/proc/self/fd/N``) is written into in place, never
+replaced; with ``--out -`` the summary line goes to stderr. Every name and
+message printed (``--out``, module paths, a model's exception) has its
+control and invisible characters escaped (``\\n``, ``\\u{1b}``) and is cut
+past 80 characters (240 for a message), as shapetrace prints them.
 
 From Python::
 

@@ -1123,7 +1123,8 @@ class Output:
             what = "is not a folder" if os.path.exists(folder) else "does not exist"
             raise OutputError(f"--out {_q(out)}: folder {_q(folder)} {what}; allowed: a file in an existing folder")
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
+            # A short prefix: the temp name must fit where the target's name just fits.
+            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)[:32]}.", suffix=".tmp", dir=folder)
         except OSError as e:
             raise OutputError(f"--out {_q(out)} cannot be written: cannot create a file in {_q(folder)}: "
                               f"{_reason(e)}") from None
@@ -1184,11 +1185,29 @@ class Output:
             self.tmp = None
 
 
+# What shapetrace reads (src/trace/log.rs): a longer line or log is refused
+# there, so it is refused here, before anything is written.
+MAX_LINE_BYTES = 1 << 20
+MAX_LOG_BYTES = 64 << 20
+
+
 def _serialize(lines: list[dict]) -> bytes:
-    """The log's JSON Lines; a value beyond JSON (NaN, ±inf) raises ValueError."""
-    text = "".join(json.dumps(line, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
-                   for line in lines)
-    return text.encode("utf-8", "backslashreplace")
+    """The log's JSON Lines; a value beyond JSON (NaN, ±inf) raises ValueError,
+    as does a line or a log longer than shapetrace reads."""
+    out = []
+    for line in lines:
+        data = (json.dumps(line, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n").encode(
+            "utf-8", "backslashreplace")
+        if len(data) > MAX_LINE_BYTES:
+            raise ValueError(f"the log's line for {shown(line.get('path', line['kind']))} would be "
+                             f"{_human_bytes(len(data))}; allowed: at most {_human_bytes(MAX_LINE_BYTES)}, "
+                             "the longest line shapetrace reads")
+        out.append(data)
+    size = sum(map(len, out))
+    if size > MAX_LOG_BYTES:
+        raise ValueError(f"the log would be {_human_bytes(size)} ({len(lines)} lines); allowed: at most "
+                         f"{_human_bytes(MAX_LOG_BYTES)}, what shapetrace reads: trace fewer blocks")
+    return b"".join(out)
 
 
 def trace(model: nn.Module, x: torch.Tensor, out: "str | Output", blocks: str | None = None,
@@ -1228,7 +1247,7 @@ def _run(model, x, blocks, placement, seed, model_name) -> tuple[list[dict], Tra
         "kind": "header", "schema": SCHEMA, "producer": _producer(), "mode": "numeric",
         "stream_shape": _shape(x), "batch": int(x.shape[0]), "seq": int(x.shape[1]),
         "d_model": int(x.shape[2]), "layers": len(block_list), "placement": placement,
-        "dtype": _dtype(x), "model": model_name or _model_name(model),
+        "dtype": _dtype(x), "model": escaped(model_name or _model_name(model)),
     }
     x_in = x.clone()  # the forward may write into its input (x += …)
     rec = _Recorder(model, x_in, container, block_list, names)

@@ -149,6 +149,17 @@ def _raw_mkstemp(out, target):
     return ex.Output(out, "staged", path=target, fd=fd, tmp=tmp)
 
 
+def _any_size(lines):
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+def _long_temp_name(cls, out, target):
+    import tempfile
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp",
+                               dir=os.path.dirname(target))
+    return cls(out, "staged", path=target, fd=fd, tmp=tmp)
+
+
 MUTANTS = {
     "renames everything": [("Output.prepare", staticmethod(_renames_everything))],
     "keeps no mode": [("Output._commit", _old_commit)],
@@ -158,6 +169,8 @@ MUTANTS = {
     "draws any input": [("check_input_size", lambda *a: None)],
     "old stats": [("_stats", _old_stats)],
     "int() parses input": [("_input_shape", _old_input_shape)],
+    "writes any size": [("_serialize", _any_size)],
+    "long temp name": [("Output._staged", classmethod(_long_temp_name))],
     "raw OSError": [("Output._staged", classmethod(lambda cls, out, target: _raw_mkstemp(out, target)))],
 }
 
@@ -395,6 +408,23 @@ def case_long_value_is_cut(stud, capsys):
     assert err.startswith(f"shapetrace_export: --out '{'x' * 80}… (208 chars)': folder ")
 
 
+def case_log_longer_than_shapetrace_reads(stud, capsys, monkeypatch):
+    monkeypatch.setattr(ex, "MAX_LOG_BYTES", 16 << 10)
+    rc, out, err = run(capsys, *GOOD, "--out", "mine.jsonl")
+    assert (rc, out) == (2, "")
+    assert_one_line(err, "the log would be 22.8 KiB (60 lines); allowed: at most 16.0 KiB, what shapetrace "
+                         "reads: trace fewer blocks")
+    assert not (stud.parent / "mine.jsonl").exists()
+    assert_no_temp(stud.parent)
+
+
+def case_longest_file_name(stud, capsys):
+    name = "a" * 249 + ".jsonl"  # 255 bytes, the most a name may have
+    rc, out, err = run(capsys, *GOOD, "--out", name)
+    assert (rc, err) == (0, "")
+    assert read_log(stud.parent / name)[0]["kind"] == "header"
+
+
 CASES = {f.__name__[5:]: f for f in [
     case_out_is_the_model_file, case_out_is_a_symlink_to_the_model, case_out_is_a_hard_link_to_the_model,
     case_out_is_the_model_by_another_path, case_fifo_gets_the_log_in_place, case_full_device_refuses_the_write,
@@ -402,7 +432,8 @@ CASES = {f.__name__[5:]: f for f in [
     case_failed_write_leaves_the_target, case_existing_file_keeps_its_mode, case_symlinked_output_stays_a_link,
     case_unwritable_folder, case_missing_folder, case_input_too_large, case_input_beyond_free_memory,
     case_input_with_underscores, case_values_near_the_f64_maximum, case_escapes_in_the_out_name,
-    case_escapes_in_an_exception, case_long_value_is_cut,
+    case_escapes_in_an_exception, case_long_value_is_cut, case_log_longer_than_shapetrace_reads,
+    case_longest_file_name,
 ]}
 
 
@@ -441,6 +472,8 @@ PAIRS = [
     ("escapes_in_the_out_name", "shows raw text"),
     ("escapes_in_an_exception", "shows raw text"),
     ("long_value_is_cut", "shows raw text"),
+    ("log_longer_than_shapetrace_reads", "writes any size"),
+    ("longest_file_name", "long temp name"),
 ]
 
 

@@ -977,6 +977,15 @@ class TraceResult:
         return f"{head}; {verdicts}"
 
 
+def _source_files(model) -> list[tuple[str, str]]:
+    """The file the model's class is defined in, an input `out` may not be."""
+    try:
+        src = inspect.getsourcefile(type(model))
+    except TypeError:
+        src = None
+    return [("model", src)] if src else []
+
+
 def _model_name(model) -> str:
     cls = type(model)
     try:
@@ -1218,7 +1227,7 @@ def trace(model: nn.Module, x: torch.Tensor, out: "str | Output", blocks: str | 
         raise ValueError(f"placement {_q(placement)} is not allowed; allowed: pre, post")
     if not isinstance(x, torch.Tensor) or x.dim() != 3 or _dtype(x) not in MODEL_DTYPES:
         raise ValueError("x must be a (B, T, d) tensor of f32, f64, bf16 or f16")
-    target = out if isinstance(out, Output) else Output.prepare(str(out))
+    target = out if isinstance(out, Output) else Output.prepare(str(out), _source_files(model))
     try:
         lines, result = _run(model, x, blocks, placement, seed, model_name)
         target.write(_serialize(lines))

@@ -642,10 +642,17 @@ def test_an_inherited_descriptor_is_written_through(stud, capsys):
 
 def test_the_trace_api_keeps_the_policy(tmp_path):
     blk = mknod(tmp_path / "disk", stat.S_IFBLK, 7, 0)
-    model = ex.nn.Linear(8, 8)
+    src = tmp_path / "mine.py"
+    src.write_text("import torch\nclass Model(torch.nn.Linear):\n    def __init__(self):\n"
+                   "        super().__init__(8, 8)\n")
+    model, _ = ex._load(src, "Model")
     x = ex.torch.randn(1, 2, 8)
     with pytest.raises(ex.OutputError, match="is a block device"):
         ex.trace(model, x, str(blk))
+    before = snapshot(src)
+    with pytest.raises(ex.OutputError, match="is the model file"):
+        ex.trace(model, x, str(src))
+    assert snapshot(src) == before
     result = ex.trace(model, x, str(tmp_path / "api.jsonl"))
     assert result.path == str(tmp_path / "api.jsonl")
     assert read_log(tmp_path / "api.jsonl")[-1]["kind"] == "summary"

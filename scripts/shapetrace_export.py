@@ -978,12 +978,10 @@ class TraceResult:
 
 
 def _source_files(model) -> list[tuple[str, str]]:
-    """The file the model's class is defined in, an input `out` may not be."""
-    try:
-        src = inspect.getsourcefile(type(model))
-    except TypeError:
-        src = None
-    return [("model", src)] if src else []
+    """The files the model's class is written in (its methods' code), inputs
+    `out` may not be."""
+    files = {f.__code__.co_filename for f in vars(type(model)).values() if inspect.isfunction(f)}
+    return [("model", f) for f in sorted(files) if os.path.isfile(f)]
 
 
 def _model_name(model) -> str:

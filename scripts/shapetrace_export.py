@@ -118,6 +118,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import importlib.util
 import inspect
 import json
@@ -1120,6 +1121,8 @@ class Output:
             raise OutputError(f"--out {_q(out)} is a block device (writing into a disk destroys it); "
                               "allowed: a file, a character device, a FIFO or an inherited descriptor")
         if st is not None and not stat.S_ISREG(st.st_mode):
+            if not os.access(target, os.W_OK):
+                raise OutputError(f"--out {_q(out)} cannot be written: {os.strerror(errno.EACCES)}")
             return cls(out, "direct", path=target)
         return cls._staged(out, target)
 

@@ -78,6 +78,11 @@ fn is_broken_pipe(e: &color_eyre::Report) -> bool {
 }
 
 fn dispatch(cli: &Cli) -> Result<ExitCode> {
+    // Every request a command makes, its own shape-only traces included,
+    // runs under the command line's --max-memory.
+    if let Some(bytes) = cli.model.max_memory {
+        shapetrace::plan::limit::set_max_memory(bytes);
+    }
     // Before any work: no output may be an input.
     cli::check_paths(cli).map_err(|e| color_eyre::eyre::eyre!(e))?;
     let (values, output) = match &cli.command {

@@ -15,8 +15,17 @@
 //! let p = plan(&xl, &Request::default()).unwrap();
 //! assert!(p.switched && p.note().unwrap().contains("shapes only"));
 //! ```
+//!
+//! Every run also holds its trace: every event of every block. Before any
+//! work, [`plan`] estimates those bytes ([`held::estimate`]) and refuses a
+//! run whose trace alone would pass the limit in force: `--max-memory`
+//! (default 4 GiB) or, when lower, what the process's own limit
+//! (`ulimit -v`, `ulimit -d`) leaves ([`limit::process_limit`]). A run
+//! never aborts for want of memory half-way.
 
 pub mod bytes;
+pub mod held;
+pub mod limit;
 
 use crate::config::{ConfigError, ModelConfig, human_bytes};
 use crate::trace::Mode;
@@ -102,10 +111,13 @@ impl Request {
         }
     }
 
-    /// The limit in force.
+    /// The limit in force: this request's, else the command line's
+    /// ([`limit::set_max_memory`]), else [`DEFAULT_MAX_MEMORY`].
     #[must_use]
     pub fn limit(&self) -> u128 {
-        self.max_memory.unwrap_or(DEFAULT_MAX_MEMORY)
+        self.max_memory
+            .or_else(limit::given_max_memory)
+            .unwrap_or(DEFAULT_MAX_MEMORY)
     }
 }
 
@@ -154,9 +166,11 @@ impl Plan {
 /// # Errors
 /// [`ConfigError`] when `cfg` is invalid, when shapes only are asked for
 /// together with weights or an input, or when numbers are required and the
-/// estimate is over the limit.
+/// estimate is over the limit, or when the trace alone would pass the
+/// limit ([`check_held`]).
 pub fn plan(cfg: &ModelConfig, req: &Request) -> Result<Plan, ConfigError> {
     cfg.validate()?;
+    check_held(cfg, req)?;
     if let Some(why) = req.needs_numbers() {
         require_numbers(cfg, req, why)?;
     }
@@ -201,4 +215,58 @@ pub fn require_numbers(
         });
     }
     Ok(())
+}
+
+/// Refuses a run whose trace alone ([`held::estimate`]) would hold more
+/// than the limit in force: the request's, or what the process's own
+/// limit leaves when that is lower. The one line names the estimate, the
+/// limit and what to change.
+///
+/// # Errors
+/// [`ConfigError::Field`] naming the trace's size and the limit.
+pub fn check_held(cfg: &ModelConfig, req: &Request) -> Result<Option<held::Held>, ConfigError> {
+    let Some(held) = held::estimate(cfg) else {
+        return Ok(None);
+    };
+    let (bytes, over, raise) = match limit::process_limit() {
+        Some(p) if p.left < req.limit() => (
+            p.left,
+            format!(
+                "what the process's memory limit ({}) leaves, {}",
+                p.name,
+                human_bytes(p.left)
+            ),
+            "raise that limit",
+        ),
+        _ => (
+            req.limit(),
+            format!("the --max-memory limit of {}", human_bytes(req.limit())),
+            "raise --max-memory",
+        ),
+    };
+    if held.bytes <= bytes {
+        return Ok(Some(held));
+    }
+    let each = match cfg.experts {
+        0 => String::new(),
+        e => format!(" of {e} experts each"),
+    };
+    let fewer = if cfg.experts > 0 {
+        "lower --layers or --experts"
+    } else {
+        "lower --layers"
+    };
+    Err(ConfigError::Field {
+        field: "the trace",
+        got: format!(
+            "of {} blocks{each} holds about {} steps in about {}, over {over}",
+            cfg.layers,
+            held.events,
+            human_bytes(held.bytes)
+        ),
+        allowed: format!(
+            "at most {} blocks of this model ({fewer}), or {raise}",
+            held.blocks_within(bytes, cfg.layers)
+        ),
+    })
 }

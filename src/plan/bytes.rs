@@ -5,7 +5,7 @@
 /// A size that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "memory size '{}' {why}; allowed: a number with an optional unit B, K, M, G or T (binary, e.g. 4GiB, 512MiB, 2G), at least 1 byte",
+    "memory size '{}' {why}; allowed: a number with an optional unit B, K, M, G or T (binary, e.g. 4GiB, 512MiB, 2G), at least 1 byte and at most 1024T (1 PiB)",
     crate::text::shown(.got)
 )]
 pub struct BadSize {
@@ -29,7 +29,8 @@ const UNITS: [(&str, u32); 5] = [("b", 0), ("k", 10), ("m", 20), ("g", 30), ("t"
 /// ```
 ///
 /// # Errors
-/// [`BadSize`] for anything but a positive number and a known unit.
+/// [`BadSize`] for anything but a positive number and a known unit, and
+/// for a size over [`super::limit::MAX_MAX_MEMORY`] (1 PiB).
 pub fn parse_bytes(s: &str) -> Result<u128, BadSize> {
     let bad_as = |why| BadSize {
         got: s.to_string(),
@@ -56,7 +57,9 @@ pub fn parse_bytes(s: &str) -> Result<u128, BadSize> {
     if bytes < 1.0 {
         return Err(bad_as("is below 1 byte"));
     }
-    if !(bytes.is_finite() && bytes < 2f64.powi(100)) {
+    #[allow(clippy::cast_precision_loss)]
+    let most = super::limit::MAX_MAX_MEMORY as f64;
+    if !(bytes.is_finite() && bytes <= most) {
         return Err(bad_as("is too large"));
     }
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -82,5 +85,10 @@ mod tests {
         }
         let huge = format!("{}T", "9".repeat(40));
         assert_eq!(parse_bytes(&huge).unwrap_err().why, "is too large");
+        // Past 1 PiB, though it fits u128: refused, not accepted.
+        for big in ["99999999999999999999GiB", "1025T", "1125899906842625"] {
+            assert_eq!(parse_bytes(big).unwrap_err().why, "is too large", "{big}");
+        }
+        assert_eq!(parse_bytes("1024T").unwrap(), 1 << 50);
     }
 }

@@ -182,6 +182,14 @@ impl App {
                     None => said,
                 });
             }
+            // An edit the model cannot take (one whose trace would not
+            // fit, say) is a broken edit: the last good trace stays.
+            (Retrace::Switch(Switch::File), Err(e)) => {
+                self.status = Some(
+                    self.tr(&Why::new("ui-status-file-bad")
+                        .arg("error", crate::text::one_line(&e.to_string()).to_string())),
+                );
+            }
             (_, Err(e)) => {
                 let cannot = Why::new("ui-status-cannot")
                     .arg("what", self.said(what))

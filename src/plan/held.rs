@@ -1,0 +1,161 @@
+//! What a trace holds in memory: its events, estimated before the run.
+//!
+//! Every run keeps every event of every block (the stepper, the checks
+//! and the writers read them all), so a deep mixture's trace is large: a
+//! block of 256 experts records about 1,040 events. The estimate traces the
+//! model with two blocks on the shape-only backend, weighs each event's
+//! heap (its path, axes, inputs, formula, sources and why, each allocation
+//! rounded as the allocator rounds it) and scales the heavier block to the
+//! model's depth. [`HELD_PER_EVENT_BYTE`] turns those bytes into resident
+//! memory: the model's own parameter names and shapes, the checks' counts
+//! and the allocator's slack come on top, measured against the peak
+//! resident set (`scripts/peak_memory.sh`, README).
+
+use crate::config::ModelConfig;
+use crate::trace::{Event, block_of};
+use crate::why::Arg;
+use std::mem::size_of;
+
+/// How many blocks the estimate traces: two, so that a block whose steps
+/// differ from the first (every other block attending fully) is seen.
+pub const SAMPLE_LAYERS: usize = 2;
+
+/// Resident bytes a run holds per byte of its events' heap, in eighths:
+/// the model's parameter names and shapes, the checks' counts and the
+/// allocator's slack come on top of the events. Measured between 1.07 (an
+/// 8-expert mixture) and 1.28 (GPT-2 small) with
+/// `scripts/peak_memory_moe.sh`; taken as 1.375, so the estimate errs high.
+pub const HELD_PER_EVENT_BYTE: u128 = 11;
+
+/// Resident bytes of a run before its trace: the binary, the allocator's
+/// first arenas and a small model (measured: 16 MB).
+pub const BASE_BYTES: u128 = 24 << 20;
+
+/// The estimate of a trace's memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Held {
+    /// Events the whole run records.
+    pub events: u128,
+    /// Events one block records (the heavier of the two traced).
+    pub events_per_block: u128,
+    /// Resident bytes of one block's events.
+    pub bytes_per_block: u128,
+    /// Resident bytes the run holds: [`BASE_BYTES`], the events outside
+    /// the blocks, and every block's.
+    pub bytes: u128,
+}
+
+impl Held {
+    /// The most blocks whose trace fits under `limit` bytes, at least 0.
+    #[must_use]
+    pub fn blocks_within(&self, limit: u128, layers: usize) -> u128 {
+        let outside = self
+            .bytes
+            .saturating_sub(self.bytes_per_block.saturating_mul(layers as u128));
+        limit
+            .saturating_sub(outside)
+            .checked_div(self.bytes_per_block)
+            .unwrap_or(0)
+    }
+}
+
+/// A heap allocation of `n` bytes as the allocator holds it: rounded up
+/// to 16 bytes; nothing for an empty one.
+fn alloc(n: usize) -> u128 {
+    if n == 0 {
+        0
+    } else {
+        n.div_ceil(16) as u128 * 16
+    }
+}
+
+/// A `Vec<String>`'s heap: its buffer and every string's.
+fn strings(v: &[String], cap: usize) -> u128 {
+    alloc(cap * size_of::<String>()) + v.iter().map(|s| alloc(s.capacity())).sum::<u128>()
+}
+
+/// The heap bytes one event holds beyond its own struct (allocations
+/// rounded as [`alloc`] rounds them), plus the struct itself.
+#[must_use]
+pub fn event_bytes(e: &Event) -> u128 {
+    let mut n = size_of::<Event>() as u128;
+    n += alloc(e.path.capacity());
+    n += e.op_name.as_ref().map_or(0, |s| alloc(s.capacity()));
+    n += alloc(e.shape.capacity() * size_of::<usize>());
+    n += strings(&e.axes, e.axes.capacity());
+    n += strings(&e.inputs, e.inputs.capacity());
+    n += alloc(e.formula.capacity());
+    n += e.values.as_ref().map_or(0, |v| alloc(v.capacity() * 8));
+    n += alloc(e.sources.capacity() * size_of::<crate::why::AxisSource>());
+    n += e
+        .sources
+        .iter()
+        .map(|s| alloc(s.axis.capacity()) + alloc(s.from.capacity()))
+        .sum::<u128>();
+    if let Some(c) = &e.check {
+        n += alloc(c.stream.capacity() * 8) + alloc(c.update.capacity() * 8);
+    }
+    if let Some(w) = &e.why {
+        n += alloc(w.key.capacity());
+        // A B-tree leaf holds up to 11 entries; a map of more has more nodes.
+        let leaf = 16 + 11 * (size_of::<String>() + size_of::<Arg>());
+        n += alloc(leaf) * w.args.len().div_ceil(8) as u128;
+        for (k, v) in &w.args {
+            n += alloc(k.capacity());
+            if let Arg::Text(s) = v {
+                n += alloc(s.capacity());
+            }
+        }
+    }
+    n + alloc(e.why_text.capacity())
+}
+
+/// Estimates what a run of `cfg` holds from a shape-only trace of its
+/// first [`SAMPLE_LAYERS`] blocks; `None` when `cfg` has no more blocks
+/// than that (its trace is then the sample itself, small), or when the
+/// sample cannot be traced (the run will say why).
+#[must_use]
+pub fn estimate(cfg: &ModelConfig) -> Option<Held> {
+    if cfg.layers <= SAMPLE_LAYERS {
+        return None;
+    }
+    let sample = ModelConfig {
+        layers: SAMPLE_LAYERS,
+        ..cfg.clone()
+    };
+    let trace = crate::run::trace_request(&sample, &super::Request::shapes())
+        .ok()?
+        .trace;
+    Some(scale(&trace.events, cfg.layers))
+}
+
+/// Scales the events of a trace of [`SAMPLE_LAYERS`] blocks to `layers`.
+#[must_use]
+pub fn scale(events: &[Event], layers: usize) -> Held {
+    let mut per_block = [(0u128, 0u128); SAMPLE_LAYERS];
+    let mut outside = (0u128, 0u128);
+    for e in events {
+        // Vec<Event> grows by doubling: up to one spare struct per event.
+        let b = event_bytes(e) + size_of::<Event>() as u128;
+        let slot = match block_of(&e.path) {
+            Some(n) if (1..=SAMPLE_LAYERS).contains(&n) => &mut per_block[n - 1],
+            _ => &mut outside,
+        };
+        slot.0 += 1;
+        slot.1 += b;
+    }
+    let (events_per_block, heap_per_block) = per_block
+        .iter()
+        .copied()
+        .max_by_key(|&(_, b)| b)
+        .unwrap_or_default();
+    let resident = |heap: u128| heap.saturating_mul(HELD_PER_EVENT_BYTE) / 8;
+    let bytes_per_block = resident(heap_per_block);
+    let l = layers as u128;
+    Held {
+        events: outside.0 + events_per_block.saturating_mul(l),
+        events_per_block,
+        bytes_per_block,
+        bytes: BASE_BYTES + resident(outside.1) + bytes_per_block.saturating_mul(l),
+    }
+}

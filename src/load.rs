@@ -78,7 +78,7 @@ fn guessed(c: &Checkpoint, base: &Overlay, flags: &Overlay) -> String {
     let heads = base.heads.unwrap_or_default();
     format!(
         "{}: no config.json beside it, so the model is read off its shapes; taken on trust: {}; heads {heads} from --heads (--config config.json sets them all)",
-        c.path(),
+        crate::text::shown(c.path()),
         took.join(", ")
     )
 }
@@ -120,7 +120,7 @@ pub fn resolve(
             .weights
             .as_ref()
             .and_then(|p| p.file_name())
-            .map(|f| f.to_string_lossy().into_owned());
+            .map(crate::text::lossless);
         base.notes = Some(vec![guessed(c, &base, flags)]);
     }
     // The input's header first: its values are read once the run it

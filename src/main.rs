@@ -125,6 +125,14 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
     if let Some(Command::Compare(args)) = &cli.command {
         return compare(cli, args);
     }
+    // A log is judged as it was written: no model flag can change it.
+    if let Some(Command::Check(cli::CheckArgs { log: Some(_), .. })) = &cli.command
+        && let Some(flag) = model_flag_given()
+    {
+        bail!(
+            "check --log judges the log as written, so {flag} does not apply; allowed with --log: --format"
+        );
+    }
     let one_forward = matches!(cli.command, Some(Command::Trace(_)));
     let (cfg, req) = cli.model.resolve(values, output, one_forward)?;
     // What a config.json or a checkpoint left unsaid, one line each, said
@@ -187,6 +195,28 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         }
     }
     Ok(code)
+}
+
+/// The first model flag on the command line (`--preset`, `--fault`, …),
+/// before or after the subcommand, if any.
+fn model_flag_given() -> Option<String> {
+    use clap::parser::ValueSource;
+    use clap::{Args, CommandFactory};
+    let matches = Cli::command()
+        .try_get_matches_from(std::env::args_os())
+        .ok()?;
+    let sub = matches.subcommand().map(|(_, m)| m);
+    let model = cli::ModelArgs::augment_args(clap::Command::new("model"));
+    model
+        .get_arguments()
+        .filter(|a| {
+            let id = a.get_id().as_str();
+            [Some(&matches), sub].into_iter().flatten().any(|m| {
+                m.try_contains_id(id).unwrap_or(false)
+                    && m.value_source(id) == Some(ValueSource::CommandLine)
+            })
+        })
+        .find_map(|a| a.get_long().map(|l| format!("--{l}")))
 }
 
 /// Traces and checks `cfg` under `req`, with a progress bar on a terminal
@@ -362,7 +392,8 @@ fn check(cfg: &shapetrace::ModelConfig, req: Request, format: CheckFormat) -> Re
     match format {
         CheckFormat::Text => {
             let head = shapetrace::report::headline(&run.checks);
-            writeln!(out, "{} ({}): {head}", cfg.preset, fault_note(cfg))?;
+            let name = shapetrace::text::shown(&cfg.preset);
+            writeln!(out, "{name} ({}): {head}", fault_note(cfg))?;
             out.write_all(table::checks_text(&run.checks).as_bytes())?;
         }
         CheckFormat::Json => {
@@ -427,9 +458,21 @@ fn ended(how: tui::Ended) -> ExitCode {
 /// The verdicts are the ones the log's summary recorded; a log without
 /// one opens with a note saying so.
 fn view(args: &cli::ViewArgs, lang: Option<shapetrace::i18n::Lang>) -> Result<ExitCode> {
-    let replay = log::read_file(&args.file).map_err(shapetrace::Error::from)?;
+    // The page words another program's whys card by card, as it writes them.
+    let whys = match args.format {
+        Some(cli::ViewFormat::Html) => log::Whys::Later,
+        _ => log::Whys::Now,
+    };
+    let replay = log::read_file_with(&args.file, whys).map_err(shapetrace::Error::from)?;
     let shown = shapetrace::text::lossless(args.file.as_os_str());
     match args.format {
+        Some(cli::ViewFormat::Html) => {
+            // The page is written card by card, never held whole.
+            let judged = shapetrace::check::as_logged(&replay);
+            let mut out = io::BufWriter::with_capacity(1 << 16, out::stdout());
+            shapetrace::report::html::write_trace_of_log(&mut out, &replay, &judged)?;
+            out.flush()?;
+        }
         Some(f) => {
             // As logged; what the log does not hold, judged from its events.
             let judged = shapetrace::check::as_logged(&replay);

@@ -9,8 +9,15 @@
 //! is the value given (`6\e[2J4` is shown as `6\u{1b}[2J4`, not `64`).
 //!
 //! The same messages word a byte count one way, with [`human_bytes`].
+//!
+//! Markdown and HTML get the same escaping and then their own, through
+//! [`markup::Kind::escape`] ([`markdown`], [`html`]); a long list of names
+//! is cut with a count by [`listed`].
 
 use std::fmt;
+
+pub mod markup;
+pub use markup::{Kind, html, listed, listed_by, markdown, thousands};
 
 /// Longest user value shown whole, in characters: one value plus the rest of
 /// its message fits a wide terminal line. Longer ones are cut with `…` and

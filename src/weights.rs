@@ -78,7 +78,8 @@ pub enum WeightsError {
         why: String,
         /// How many tensor problems were found.
         count: usize,
-        /// Every missing, unknown or mis-shaped tensor, joined by `; `.
+        /// The missing, unknown or mis-shaped tensors, joined by `; `: the
+        /// first few, then how many more.
         list: String,
     },
     /// No tensor is named as a GPT-2 or Llama block's.
@@ -382,7 +383,7 @@ impl Checkpoint {
                 path: self.path().to_string(),
                 why,
                 count: problems.len(),
-                list: problems.join("; "),
+                list: crate::text::listed_by(&problems, "; "),
             });
         }
         let mut tensors = HashMap::new();

@@ -391,3 +391,26 @@ fn a_log_whose_shape_overflows_gets_no_heatmap_and_no_panic() {
         assert_eq!(code, Some(2), "{err}");
     }
 }
+
+/// The page of another program's log is written card by card, its whys
+/// worded as each card is (the reader keeps none of them): the same page,
+/// byte for byte, as from a log read with every why.
+#[test]
+fn a_foreign_logs_page_words_its_whys_card_by_card_the_same() {
+    use shapetrace::trace::log::{Whys, read_file_with};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/students");
+    for name in ["einsum_style.jsonl", "mlp_no_down.jsonl"] {
+        let path = std::path::Path::new(dir).join(name);
+        let now = read_file_with(&path, Whys::Now).unwrap();
+        let later = read_file_with(&path, Whys::Later).unwrap();
+        assert!(later.trace.events.iter().all(|e| e.why_text.is_empty()));
+        let checks = shapetrace::check::as_logged(&now);
+        let whole = shapetrace::report::html::trace_of_log(&now, &checks);
+        let mut streamed = Vec::new();
+        shapetrace::report::html::write_trace_of_log(&mut streamed, &later, &checks).unwrap();
+        assert_eq!(String::from_utf8(streamed).unwrap(), whole, "{name}");
+        assert!(whole.contains("<p class=\"why\">why: "), "{name}");
+        let cli = page(&["view", "--format", "html", path.to_str().unwrap()]);
+        assert_eq!(cli, whole, "{name}");
+    }
+}

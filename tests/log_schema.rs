@@ -94,3 +94,31 @@ fn the_students_exported_logs_conform() {
     }
     assert_eq!(n, 6, "six student logs");
 }
+
+/// The schema and the reader say the same of `values`: `null` (none kept)
+/// conforms and is read as none; a `null` among them (a NaN that JSON
+/// cannot write) breaks the schema and is refused by its index.
+#[test]
+fn the_schema_and_the_reader_agree_on_null_values() {
+    let v = validator();
+    let (_, out, _) = cli(&["trace", "--format", "json", "--values"]);
+    let lines: Vec<&str> = out.lines().collect();
+    let mut event: Value = serde_json::from_str(lines[1]).unwrap();
+    let read = |event: &Value| {
+        let mut l: Vec<String> = lines.iter().map(ToString::to_string).collect();
+        l[1] = event.to_string();
+        let text = l.join("\n");
+        shapetrace::trace::log::read(text.as_bytes(), "t.jsonl")
+    };
+    assert!(read(&event).unwrap().trace.events[0].values.is_some());
+    event["values"][3] = Value::Null;
+    assert!(!nonconforming(&v, &event.to_string()).is_empty());
+    let err = read(&event).unwrap_err().to_string();
+    assert!(
+        err.starts_with("t.jsonl:2: values[3] is null; allowed: numbers only"),
+        "{err}"
+    );
+    event["values"] = Value::Null;
+    assert!(nonconforming(&v, &event.to_string()).is_empty());
+    assert!(read(&event).unwrap().trace.events[0].values.is_none());
+}

@@ -320,3 +320,35 @@ fn a_bad_log_line_names_its_file_line_and_column() {
     let (_, _, err) = view_table(&format!("{first}\n{{\"kind\":\"event\"}}\n"));
     assert!(err.contains("t.jsonl:2: missing field"), "{err}");
 }
+
+/// A key given twice in a log line is refused with its line and column,
+/// by the one reader `view` and `check --log` share (serde_json alone
+/// keeps the last copy).
+#[test]
+fn a_key_given_twice_is_refused_by_the_reader() {
+    let log = lesson_log(&[]);
+    let twice = log.replacen(
+        "\"kind\":\"event\",\"step\":0,",
+        "\"kind\":\"event\",\"step\":0,\"path\":\"x\",",
+        1,
+    );
+    assert_ne!(twice, log);
+    let err = log::read(twice.as_bytes(), "t.jsonl")
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("t.jsonl:2:"), "{err}");
+    assert!(
+        err.ends_with("key 'path' appears twice; allowed: each key once"),
+        "{err}"
+    );
+    let nested = log.replacen(
+        "\"stream_dtype\":\"f32\",",
+        "\"stream_dtype\":\"f32\",\"stream_dtype\":\"f32\",",
+        1,
+    );
+    assert_ne!(nested, log);
+    let err = log::read(nested.as_bytes(), "t.jsonl")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("key 'stream_dtype' appears twice"), "{err}");
+}

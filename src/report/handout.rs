@@ -11,13 +11,15 @@
 use super::sheet::{name, settings, settings_of_log, steps};
 use super::table::verdict;
 use crate::check::CheckResult;
-use crate::text::escaped;
+use crate::text;
 use crate::trace::Trace;
 use std::fmt::Write as _;
 
-/// A Markdown cell: pipes escaped, one line.
+/// A Markdown cell: every name from a file, a log or a config goes
+/// through the one Markdown escaping ([`crate::text::markdown`]): one
+/// line, no HTML a previewer would run, no `|` that breaks the table.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    text::markdown(s)
 }
 
 /// The handout of a replayed log: as [`markdown`], with only the settings
@@ -66,7 +68,7 @@ fn page(trace: &Trace, settings: &[(&'static str, String)], checks: &[CheckResul
             "- {} **{}**: {}",
             verdict(c.status),
             c.name,
-            escaped(&c.detail)
+            text::markdown(&c.detail)
         );
     }
     s

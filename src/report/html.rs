@@ -10,7 +10,7 @@
 //! outside it, and a Content-Security-Policy meta tag
 //! ([`page::CSP`]) makes the browser refuse any load that slipped in.
 //! Every text from a model file, a path or a log is escaped
-//! ([`page::esc`]). It prints on A4 without splitting a step, and on a
+//! ([`page::esc`], the one HTML escaping: [`crate::text::html`]). It prints on A4 without splitting a step, and on a
 //! narrow screen its tables stack into cards and its SVGs scale down.
 //!
 //! ```
@@ -32,10 +32,11 @@ use super::sheet::{StepRow, name, settings, steps};
 use super::table::verdict;
 use crate::budget::Budget;
 use crate::check::{CheckResult, Status};
-use crate::text::escaped;
+use crate::trace::log::LaterWhys;
 use crate::trace::{Event, Mode, Trace};
 use page::esc;
 use std::fmt::Write as _;
+use std::io::{self, Write};
 
 /// A check's verdict in a glyph and a word.
 #[must_use]
@@ -130,8 +131,8 @@ fn adds(trace: &Trace) -> String {
                 if c.ok { "add-ok" } else { "add-bad" }.to_string(),
                 vec![
                     v.to_string(),
-                    format!("<code>{}</code>", esc(&escaped(&e.path).to_string())),
-                    format!("<code>{}</code>", esc(&escaped(&c.operands()).to_string())),
+                    format!("<code>{}</code>", esc(&e.path)),
+                    format!("<code>{}</code>", esc(&c.operands())),
                 ],
             )
         })
@@ -165,7 +166,7 @@ fn checks_table(checks: &[CheckResult]) -> String {
                 vec![
                     verdict_words(c.status),
                     format!("<code>{}</code>", esc(c.name.as_str())),
-                    esc(&escaped(&c.detail).to_string()),
+                    esc(&c.detail),
                 ],
             )
         })
@@ -177,7 +178,24 @@ fn checks_table(checks: &[CheckResult]) -> String {
 /// `budget` when there is one.
 #[must_use]
 pub fn trace(trace: &Trace, checks: &[CheckResult], budget: Option<&Budget>) -> String {
-    page_of(trace, &settings(trace), checks, budget, None)
+    let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = write_trace(&mut out, trace, checks, budget);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`trace()`] written into `out` as it is rendered, one step's card at a
+/// time: a page of 300,000 steps is never held whole.
+///
+/// # Errors
+/// Any write error of `out`.
+pub fn write_trace(
+    out: &mut dyn Write,
+    trace: &Trace,
+    checks: &[CheckResult],
+    budget: Option<&Budget>,
+) -> io::Result<()> {
+    write_page(out, trace, &settings(trace), checks, budget, None, None)
 }
 
 /// The handout of a replayed log: as [`trace()`] without the Budget, with
@@ -185,24 +203,47 @@ pub fn trace(trace: &Trace, checks: &[CheckResult], budget: Option<&Budget>) -> 
 /// log's note (an incomplete log) at the top.
 #[must_use]
 pub fn trace_of_log(replay: &crate::trace::log::Replay, checks: &[CheckResult]) -> String {
-    let t = &replay.trace;
-    let rows = match replay.producer.as_deref() {
-        Some(p) if !p.starts_with("shapetrace ") => super::sheet::settings_of_log(t, p),
-        _ => settings(t),
-    };
-    page_of(t, &rows, checks, None, replay.note().as_deref())
+    let mut out = Vec::new();
+    let _ = write_trace_of_log(&mut out, replay, checks);
+    String::from_utf8(out).unwrap_or_default()
 }
 
-/// The page with these settings rows and an optional note.
-fn page_of(
-    trace: &Trace,
+/// [`trace_of_log`] written into `out` as it is rendered.
+///
+/// # Errors
+/// Any write error of `out`.
+pub fn write_trace_of_log(
+    out: &mut dyn Write,
+    replay: &crate::trace::log::Replay,
+    checks: &[CheckResult],
+) -> io::Result<()> {
+    let t = &replay.trace;
+    let (rows, later) = match replay.producer.as_deref() {
+        Some(p) if !p.starts_with("shapetrace ") => (
+            super::sheet::settings_of_log(t, p),
+            Some(LaterWhys::new(&t.stream_shape)),
+        ),
+        _ => (settings(t), None),
+    };
+    let note = replay.note();
+    write_page(out, t, &rows, checks, None, note.as_deref(), later)
+}
+
+/// The page with these settings rows and an optional note, written part
+/// by part; another program's whys worded card by card by `later` when
+/// its log was read with [`crate::trace::log::Whys::Later`].
+fn write_page<'a>(
+    out: &mut dyn Write,
+    trace: &'a Trace,
     settings: &[(&'static str, String)],
     checks: &[CheckResult],
     budget: Option<&Budget>,
     note: Option<&str>,
-) -> String {
+    mut later: Option<LaterWhys<'a>>,
+) -> io::Result<()> {
     let c = &trace.config;
     let title = format!("shapetrace: {}, {} blocks", name(trace), c.layers);
+    out.write_all(page::head(&title).as_bytes())?;
     let mut b = format!("<h1>{}</h1>\n", esc(&title));
     let mode = match trace.mode {
         Mode::Numeric => "numeric run (values computed)",
@@ -215,11 +256,7 @@ fn page_of(
         trace.events.len()
     );
     if let Some(n) = note {
-        let _ = writeln!(
-            b,
-            "<p><strong>⚠ {}</strong></p>",
-            esc(&escaped(n).to_string())
-        );
+        let _ = writeln!(b, "<p><strong>⚠ {}</strong></p>", esc(n));
     }
     b.push_str("<h2 id=\"settings\">Settings</h2>\n");
     b.push_str(&page::settings_table(settings));
@@ -228,17 +265,22 @@ fn page_of(
     b.push_str(
         "<h2 id=\"steps\">Steps</h2>\n<p class=\"note\">Markers: ◆ leaves (B,T,d): the tensor departs from the stream's shape · ↩ returns: back to (B,T,d) · ✓ add: a residual add the contract allows · ✗ add / ✗ stops: refused.</p>\n",
     );
-    let rows = steps(trace);
+    out.write_all(b.as_bytes())?;
     let mut drawn = 0;
-    for (k, r) in rows.iter().enumerate() {
-        b.push_str(&card(trace, r, trace.events.get(k), &mut drawn));
+    for (k, mut r) in steps(trace).enumerate() {
+        let e = trace.events.get(k);
+        if let Some(text) = later.as_mut().zip(e).and_then(|(w, e)| w.word(e)) {
+            r.why = crate::text::escaped(&text).to_string();
+        }
+        out.write_all(card(trace, &r, e, &mut drawn).as_bytes())?;
     }
-    b.push_str("<h2 id=\"adds\">Residual adds</h2>\n");
+    let mut b = String::from("<h2 id=\"adds\">Residual adds</h2>\n");
     b.push_str(&adds(trace));
     b.push_str("<h2 id=\"checks\">Checks</h2>\n");
     b.push_str(&checks_table(checks));
     if let Some(budget) = budget {
         b.push_str(&charts::section(budget));
     }
-    page::page(&title, &b)
+    out.write_all(b.as_bytes())?;
+    out.write_all(page::FOOT.as_bytes())
 }

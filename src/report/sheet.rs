@@ -90,9 +90,9 @@ pub(crate) fn settings_of_log(trace: &Trace, producer: &str) -> Vec<(&'static st
 }
 
 /// Every step, then the step that stopped the forward if one did, each
-/// with its formula (the failure's detail) and why.
-pub(crate) fn steps(trace: &Trace) -> Vec<StepRow> {
-    let mut whys = trace
+/// with its formula (the failure's detail) and why, one at a time.
+pub(crate) fn steps(trace: &Trace) -> impl Iterator<Item = StepRow> + '_ {
+    let whys = trace
         .events
         .iter()
         .map(|e| (e.formula.as_str(), e.why_text()))
@@ -102,20 +102,16 @@ pub(crate) fn steps(trace: &Trace) -> Vec<StepRow> {
                 .iter()
                 .map(|f| (f.detail.as_str(), f.why_text())),
         );
-    rows(trace)
-        .into_iter()
-        .map(|[step, path, op, shape, dtype, marker]| {
-            let (formula, why) = whys.next().unwrap_or(("", ""));
-            StepRow {
-                step,
-                path,
-                op,
-                shape,
-                dtype,
-                marker,
-                formula: escaped(formula).to_string(),
-                why: escaped(why).to_string(),
-            }
-        })
-        .collect()
+    rows(trace).zip(whys).map(
+        |([step, path, op, shape, dtype, marker], (formula, why))| StepRow {
+            step,
+            path,
+            op,
+            shape,
+            dtype,
+            marker,
+            formula: escaped(formula).to_string(),
+            why: escaped(why).to_string(),
+        },
+    )
 }

@@ -38,40 +38,45 @@ pub fn verdict(status: Status) -> &'static str {
     }
 }
 
-/// The cells of each row. A log being viewed is the user's file, so its
+/// The cells of each row, one row at a time (a log of 300,000 steps is
+/// never held as cells). A log being viewed is the user's file, so its
 /// paths and op names are shown escaped, and its shapes (which may list
 /// 100,000 dimensions) cut like any long value.
-pub(super) fn rows(trace: &Trace) -> Vec<[String; 6]> {
-    let mut out: Vec<[String; 6]> = trace
+pub(super) fn rows(trace: &Trace) -> impl Iterator<Item = [String; 6]> + '_ {
+    trace
         .events
         .iter()
-        .map(|e| {
-            [
-                e.step.to_string(),
-                shown(&e.path).to_string(),
-                e.op_label().to_string(),
-                shown(&e.named_shape()).to_string(),
-                e.dtype.to_string(),
-                shown(&marker(e)).to_string(),
-            ]
-        })
+        .map(row)
+        .chain(trace.failure.iter().map(failure_row))
+}
+
+/// One event's cells.
+fn row(e: &Event) -> [String; 6] {
+    [
+        e.step.to_string(),
+        shown(&e.path).to_string(),
+        shown(e.op_label()).to_string(),
+        shown(&e.named_shape()).to_string(),
+        e.dtype.to_string(),
+        shown(&marker(e)).to_string(),
+    ]
+}
+
+/// The cells of the step that stopped the forward.
+fn failure_row(f: &crate::trace::Failure) -> [String; 6] {
+    let shapes: Vec<String> = f
+        .operands
+        .iter()
+        .map(|o| shown(&fmt_shape(&o.shape)).to_string())
         .collect();
-    if let Some(f) = &trace.failure {
-        let shapes: Vec<String> = f
-            .operands
-            .iter()
-            .map(|o| shown(&fmt_shape(&o.shape)).to_string())
-            .collect();
-        out.push([
-            f.step.to_string(),
-            shown(&f.path).to_string(),
-            f.op.to_string(),
-            "✗".into(),
-            String::new(),
-            format!("✗ {} stops the forward: {}", f.check, shapes.join(" with ")),
-        ]);
-    }
-    out
+    [
+        f.step.to_string(),
+        shown(&f.path).to_string(),
+        f.op.to_string(),
+        "✗".into(),
+        String::new(),
+        format!("✗ {} stops the forward: {}", f.check, shapes.join(" with ")),
+    ]
 }
 
 const HEAD: [&str; 6] = ["step", "path", "op", "shape", "dtype", "marker"];
@@ -79,26 +84,24 @@ const HEAD: [&str; 6] = ["step", "path", "op", "shape", "dtype", "marker"];
 /// An aligned text table, then the checks.
 #[must_use]
 pub fn text(trace: &Trace, checks: &[CheckResult]) -> String {
-    let rows = rows(trace);
-    let width = |i: usize| {
-        rows.iter()
-            .map(|r| r[i].chars().count())
-            .chain([HEAD[i].len()])
-            .max()
-            .unwrap_or(0)
-    };
-    let w: Vec<usize> = (0..6).map(width).collect();
+    let mut w: Vec<usize> = HEAD.iter().map(|h| h.len()).collect();
+    for r in rows(trace) {
+        for (wi, c) in w.iter_mut().zip(&r) {
+            *wi = (*wi).max(c.chars().count());
+        }
+    }
     let mut s = String::new();
     let line = |s: &mut String, cells: [&str; 6]| {
-        let mut l = String::new();
+        let start = s.len();
         for (i, c) in cells.iter().enumerate() {
             let pad = w[i].saturating_sub(c.chars().count());
-            let _ = write!(l, "{c}{}  ", " ".repeat(pad));
+            let _ = write!(s, "{c}{}  ", " ".repeat(pad));
         }
-        let _ = writeln!(s, "{}", l.trim_end());
+        s.truncate(s[start..].trim_end().len() + start);
+        s.push('\n');
     };
     line(&mut s, HEAD);
-    for r in &rows {
+    for r in rows(trace) {
         line(&mut s, [&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]);
     }
     s.push('\n');

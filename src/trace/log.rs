@@ -174,4 +174,4 @@ pub const MAX_LOG_VALUES: usize = 16 << 20;
 
 mod read;
 
-pub use read::{read, read_file};
+pub use read::{LaterWhys, Whys, read, read_file, read_file_with};

@@ -79,7 +79,8 @@ pub const SILENT: &[&str] = &[
 ];
 
 /// The note naming every field present that no family reader read and
-/// [`SILENT`] does not list (`extra` adds keys found inside a field).
+/// [`SILENT`] does not list (`extra` adds keys found inside a field),
+/// each escaped, the first few of a long list then a count.
 pub fn note(f: &Fields, extra: Vec<String>) -> Option<String> {
     let mut unknown: Vec<String> = f.unread(SILENT).into_iter().map(String::from).collect();
     unknown.extend(extra);
@@ -92,8 +93,8 @@ pub fn note(f: &Fields, extra: Vec<String>) -> Option<String> {
             } else {
                 "fields"
             },
-            f.model_type,
-            unknown.join(", ")
+            crate::text::shown(f.model_type),
+            crate::text::listed(&unknown)
         )
     })
 }

@@ -9,22 +9,12 @@ use std::fmt::Write as _;
 /// images. No script runs, no font, frame or stylesheet loads.
 pub const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
-/// `s` safe inside HTML text and attribute values: `& < > " '` as
-/// entities.
+/// `s` safe inside HTML text and attribute values: the one HTML
+/// escaping of every writer, [`crate::text::html`] (control characters
+/// written out as a terminal shows them, `& < > " '` as entities).
 #[must_use]
 pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::text::html(s)
 }
 
 /// The stylesheet. Highlights are glyphs and words first; colours only
@@ -85,14 +75,24 @@ figcaption { font-size: .85rem; color: var(--dim); }
 /// The page around `body`: doctype, CSP, title, style.
 #[must_use]
 pub fn page(title: &str, body: &str) -> String {
+    format!("{}{body}{FOOT}", head(title))
+}
+
+/// The page up to its body's first line: doctype, CSP, title, style. A
+/// long page writes this, then its body part by part, then [`FOOT`].
+#[must_use]
+pub fn head(title: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
         esc(title)
     )
 }
+
+/// The page's end, after its body.
+pub const FOOT: &str = "</body>\n</html>\n";
 
 /// A table of key–value rows (the keys are the tool's own words).
 #[must_use]

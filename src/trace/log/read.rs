@@ -9,6 +9,7 @@ use crate::trace::{CheckResult, Status};
 use lines::{event_fits, json_error, printable, query_and_key};
 
 mod foreign;
+pub use foreign::{LaterWhys, Whys};
 use serde::Deserialize;
 use std::io::{self, BufRead};
 
@@ -48,6 +49,22 @@ struct ReadCheck {
 /// [`LogError::Line`] naming the first bad line: not JSON, an unknown
 /// kind, a wrong schema version, or lines out of order.
 pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
+    read_expecting(input, path, 0, Whys::Now)
+}
+
+/// The fewest bytes an event line can have (168, written without
+/// spaces): a file of `n` bytes holds at most `n / 160` events.
+const MIN_EVENT_LINE: u64 = 160;
+
+/// [`read`], with room made up front for `expect` events: the events'
+/// list of a 64 MiB log is not grown by doubling (the old list and its
+/// copy both held at once), and room never written takes no memory.
+fn read_expecting(
+    input: impl BufRead,
+    path: &str,
+    expect: usize,
+    whys: Whys,
+) -> Result<Replay, LogError> {
     let bad = |line: usize, msg: String| LogError::Line {
         path: path.to_string(),
         line,
@@ -64,7 +81,7 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         }
     };
     let mut header: Option<Header> = None;
-    let mut events: Vec<Event> = Vec::new();
+    let mut events: Vec<Event> = Vec::with_capacity(expect);
     let mut failure = None;
     let mut checks: Option<Vec<CheckResult>> = None;
     let mut values = 0usize;
@@ -94,6 +111,20 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         // Without its line break, so the parser's column is within the line.
         let line = line.trim_end_matches(['\n', '\r']);
         let value: serde_json::Value = serde_json::from_str(line).map_err(|e| bad_json(n, &e))?;
+        // As config.json, indexes and safetensors headers: a key given
+        // twice would mean its last copy here and its first elsewhere.
+        if let Some(d) = crate::json::duplicate_key(line.as_bytes()) {
+            return Err(LogError::Line {
+                path: path.to_string(),
+                line: n,
+                column: Some(d.column),
+                msg: format!(
+                    "key '{}' appears twice; allowed: each key once",
+                    crate::text::shown(&d.key)
+                ),
+            });
+        }
+        lines::no_null_value(&value).map_err(|msg| bad(n, msg))?;
         if value.get("kind").and_then(serde_json::Value::as_str) == Some("header") {
             let schema = value.get("schema").and_then(serde_json::Value::as_u64);
             if !schema.is_some_and(|s| READS.iter().any(|&r| u64::from(r) == s)) {
@@ -176,40 +207,8 @@ pub fn read(input: impl BufRead, path: &str) -> Result<Replay, LogError> {
         .as_deref()
         .is_some_and(|p| !p.starts_with("shapetrace "))
     {
-        let mut shapes: std::collections::HashMap<String, Vec<usize>> = Default::default();
-        for e in &mut events {
-            if e.why_text.is_empty() {
-                let ins: Vec<&[usize]> = e
-                    .inputs
-                    .iter()
-                    .filter_map(|p| shapes.get(p).map(Vec::as_slice))
-                    .collect();
-                let why = crate::why::foreign(e.op_label(), &ins, &e.shape, &h.stream_shape);
-                e.why_text = why.text();
-                e.why = Some(why);
-            }
-            if e.sources.is_empty() {
-                e.sources = (0..e.shape.len())
-                    .map(|i| crate::why::AxisSource {
-                        axis: e.axes.get(i).cloned().unwrap_or_else(|| "?".into()),
-                        size: e.shape[i],
-                        from: "as the log recorded it".into(),
-                    })
-                    .collect();
-            }
-            shapes.insert(e.path.clone(), e.shape.clone());
-        }
-        if let Some(f) = failure.as_mut().filter(|f| f.why_text.is_empty()) {
-            let named: Vec<(&str, &[usize], crate::config::DType)> = f
-                .operands
-                .iter()
-                .map(|o| (o.path.as_str(), o.shape.as_slice(), o.dtype))
-                .collect();
-            let stream = (h.stream_shape.as_slice(), h.config.dtype);
-            let why = crate::why::failure(f.check.as_str(), f.op, &f.path, &named, stream);
-            f.why_text = why.text();
-            f.why = Some(why);
-        }
+        let stream = (h.stream_shape.as_slice(), h.config.dtype);
+        foreign::word_whys(&mut events, failure.as_mut(), stream, whys);
     }
     // A log from before the anatomy was recorded: its config's.
     let anatomy = h
@@ -278,6 +277,14 @@ fn summary_checks(sum: ReadSummary, events: &[Event]) -> Result<Vec<CheckResult>
 /// [`LogError::Read`] when the file cannot be opened or is too large;
 /// [`LogError::Line`] for the first bad line.
 pub fn read_file(path: &std::path::Path) -> Result<Replay, LogError> {
+    read_file_with(path, Whys::Now)
+}
+
+/// [`read_file`], wording another program's whys `whys`.
+///
+/// # Errors
+/// As [`read_file`].
+pub fn read_file_with(path: &std::path::Path, whys: Whys) -> Result<Replay, LogError> {
     let label = crate::text::lossless(path.as_os_str());
     let fail = |reason: String| LogError::Read {
         path: label.clone(),
@@ -291,14 +298,23 @@ pub fn read_file(path: &std::path::Path) -> Result<Replay, LogError> {
             crate::config::human_bytes(u128::from(MAX_LOG_BYTES))
         )));
     }
-    read_capped(input, &label, MAX_LOG_BYTES)
+    let expect = input.size().map_or(0, |n| n / MIN_EVENT_LINE);
+    let expect = usize::try_from(expect).unwrap_or(0);
+    read_capped(input, &label, MAX_LOG_BYTES, expect, whys)
 }
 
 /// [`read`] of at most `max` bytes of `from`, which may give no size up
-/// front (a device or a pipe): its reading stops one byte past `max`.
-fn read_capped(from: impl io::Read, label: &str, max: u64) -> Result<Replay, LogError> {
+/// front (a device or a pipe): its reading stops one byte past `max`;
+/// room is made for `expect` events.
+fn read_capped(
+    from: impl io::Read,
+    label: &str,
+    max: u64,
+    expect: usize,
+    whys: Whys,
+) -> Result<Replay, LogError> {
     let mut limited = io::BufReader::new(from.take(max + 1));
-    let trace = read(&mut limited, label);
+    let trace = read_expecting(&mut limited, label, expect, whys);
     if limited.get_ref().limit() == 0 {
         return Err(LogError::Read {
             path: label.to_string(),

@@ -8,9 +8,10 @@
 //!                                        →  batch 2, seq 4, d_model 64; the rest the lesson's
 //! ```
 
-use crate::config::ModelConfig;
-use crate::trace::OpKind;
+use crate::config::{DType, ModelConfig};
+use crate::trace::{Event, Failure, OpKind};
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// An event's or failure's `op` that names no [`OpKind`] becomes `other`,
 /// its name kept in `op_name` (an event's; a failure's detail names it).
@@ -67,5 +68,99 @@ pub(super) fn fill_header(line: &mut Value) {
     }
     for (key, value) in defaults {
         obj.entry(key).or_insert(value);
+    }
+}
+
+/// When the reader words the whys of another program's log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Whys {
+    /// As it reads: every event gets its why (a message and its English
+    /// text) and its axes' sources, for the stepper and the library.
+    Now,
+    /// Never for the events (the failure's still): a writer that shows
+    /// each step once words its why as it writes it
+    /// ([`LaterWhys`]), so 300,000 of them are never held.
+    Later,
+}
+
+/// Each step of another program's log gets its why from its kind and the
+/// shapes it read, and its axes' sources (with [`Whys::Now`]; with
+/// [`Whys::Later`] the writer words them, [`LaterWhys`]); the step that
+/// stopped the forward gets its why either way.
+pub(super) fn word_whys(
+    events: &mut [Event],
+    failure: Option<&mut Failure>,
+    (stream, dtype): (&[usize], DType),
+    whys: Whys,
+) {
+    let mut shapes: HashMap<String, Vec<usize>> = HashMap::new();
+    for e in events.iter_mut().filter(|_| whys == Whys::Now) {
+        if e.why_text.is_empty() {
+            let ins: Vec<&[usize]> = e
+                .inputs
+                .iter()
+                .filter_map(|p| shapes.get(p).map(Vec::as_slice))
+                .collect();
+            let why = crate::why::foreign(e.op_label(), &ins, &e.shape, stream);
+            e.why_text = why.text();
+            e.why = Some(why);
+        }
+        if e.sources.is_empty() {
+            e.sources = (0..e.shape.len())
+                .map(|i| crate::why::AxisSource {
+                    axis: e.axes.get(i).cloned().unwrap_or_else(|| "?".into()),
+                    size: e.shape[i],
+                    from: "as the log recorded it".into(),
+                })
+                .collect();
+        }
+        shapes.insert(e.path.clone(), e.shape.clone());
+    }
+    if let Some(f) = failure.filter(|f| f.why_text.is_empty()) {
+        let named: Vec<(&str, &[usize], DType)> = f
+            .operands
+            .iter()
+            .map(|o| (o.path.as_str(), o.shape.as_slice(), o.dtype))
+            .collect();
+        let why = crate::why::failure(f.check.as_str(), f.op, &f.path, &named, (stream, dtype));
+        f.why_text = why.text();
+        f.why = Some(why);
+    }
+}
+
+/// The whys of another program's log read with [`super::Whys::Later`],
+/// worded one step at a time, in order, exactly as the reader words them
+/// with [`super::Whys::Now`]: from each step's op and the shapes of the
+/// earlier steps it read.
+#[derive(Debug)]
+pub struct LaterWhys<'a> {
+    /// Each step's shape by path, the latest step of a path winning.
+    shapes: HashMap<&'a str, &'a [usize]>,
+    /// The stream's shape, (B,T,d).
+    stream: &'a [usize],
+}
+
+impl<'a> LaterWhys<'a> {
+    /// Ready for the first step of a log whose stream is `stream`.
+    #[must_use]
+    pub fn new(stream: &'a [usize]) -> Self {
+        Self {
+            shapes: HashMap::new(),
+            stream,
+        }
+    }
+
+    /// The why in English of `e`, the next step, when the log gave none.
+    pub fn word(&mut self, e: &'a Event) -> Option<String> {
+        let text = e.why_text.is_empty().then(|| {
+            let ins: Vec<&[usize]> = e
+                .inputs
+                .iter()
+                .filter_map(|p| self.shapes.get(p.as_str()).copied())
+                .collect();
+            crate::why::foreign(e.op_label(), &ins, &e.shape, self.stream).text()
+        });
+        self.shapes.insert(&e.path, &e.shape);
+        text
     }
 }

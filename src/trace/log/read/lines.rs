@@ -47,6 +47,7 @@ pub(super) fn event_fits(e: &Event, step: usize) -> Result<(), String> {
     }
     let names = [&e.path, &e.formula, &e.why_text]
         .into_iter()
+        .chain(&e.op_name)
         .chain(&e.axes)
         .chain(&e.inputs);
     printable(names.map(String::as_str))
@@ -60,6 +61,23 @@ pub(super) fn printable<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<
         Some(n) => Err(format!(
             "name '{}' holds a control character; allowed: printable names",
             crate::text::shown(n)
+        )),
+        None => Ok(()),
+    }
+}
+
+/// An event's `values` are numbers: JSON has no NaN or ±inf, and a run
+/// stops at the first tensor that holds one, so a log keeps none. A
+/// `null` among them is refused by its index (`values: null` itself is
+/// "none kept", as the schema says).
+pub(super) fn no_null_value(line: &serde_json::Value) -> Result<(), String> {
+    let values = line
+        .get("values")
+        .and_then(serde_json::Value::as_array)
+        .filter(|_| line.get("kind").and_then(serde_json::Value::as_str) == Some("event"));
+    match values.and_then(|v| v.iter().position(serde_json::Value::is_null)) {
+        Some(i) => Err(format!(
+            "values[{i}] is null; allowed: numbers only (a log keeps no NaN or ±inf)"
         )),
         None => Ok(()),
     }

@@ -6,12 +6,16 @@ use std::io::{BufReader, Read};
 #[test]
 fn a_log_past_the_cap_is_refused_for_its_size() {
     let blank = &b"\n\n\n\n\n\n"[..];
-    let err = read_capped(blank, "pipe", 4).unwrap_err().to_string();
+    let err = read_capped(blank, "pipe", 4, 0, super::Whys::Now)
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         err,
         "cannot read pipe: it holds more than the 4 B a trace log may have"
     );
-    let err = read_capped(blank, "pipe", 6).unwrap_err().to_string();
+    let err = read_capped(blank, "pipe", 6, 0, super::Whys::Now)
+        .unwrap_err()
+        .to_string();
     assert!(!err.contains("more than"), "{err}");
 }
 

@@ -47,28 +47,69 @@ fn identity(path: &Path, input: bool) -> Id {
     Id::New(crate::out::resolve(path))
 }
 
-/// The inputs of the command line, by the flag that names them.
-fn inputs(cli: &Cli) -> Vec<(&'static str, &Path)> {
+/// An input of the command line: what the message calls it and its path.
+struct Input {
+    /// `the --config file`, `a file of --weights ck`.
+    what: String,
+    path: PathBuf,
+}
+
+impl Input {
+    fn the(flag: &str, path: &Path) -> Self {
+        Self {
+            what: format!("the {flag} file"),
+            path: path.to_path_buf(),
+        }
+    }
+}
+
+/// Every file the command line reads: the files its flags name, and what
+/// they bring with them — the files of a `--weights` folder, the shards an
+/// index names, the `config.json` beside a checkpoint, a `--tokens` .npy.
+fn inputs(cli: &Cli) -> Vec<Input> {
     let m = &cli.model;
     let mut all = vec![];
-    for (flag, p) in [
-        ("--config", &m.config),
-        ("--weights", &m.weights),
-        ("--input", &m.input),
-    ] {
+    for (flag, p) in [("--config", &m.config), ("--input", &m.input)] {
         if let Some(p) = p {
-            all.push((flag, p.as_path()));
+            all.push(Input::the(flag, p));
+        }
+    }
+    if let Some(w) = &m.weights {
+        all.push(Input::the("--weights", w));
+        let shown = shapetrace::text::shown_os(w.as_os_str());
+        for p in shapetrace::weights::shards::inputs(w) {
+            if p != *w {
+                all.push(Input {
+                    what: format!("a file --weights {shown} reads"),
+                    path: p,
+                });
+            }
+        }
+    }
+    // Token ids from a file (an inline list names none).
+    if let Some(t) = &m.tokens {
+        let p = Path::new(t);
+        if t == shapetrace::files::STDIN || p.exists() {
+            all.push(Input::the("--tokens", p));
         }
     }
     if let Some(Command::View(v)) = &cli.command {
-        all.push(("view", v.file.as_path()));
+        all.push(Input {
+            what: "the view file".into(),
+            path: v.file.clone(),
+        });
     }
-    // compare's sides, when they are files rather than preset names.
+    if let Some(Command::Check(c)) = &cli.command
+        && let Some(log) = &c.log
+    {
+        all.push(Input::the("--log", log));
+    }
+    // compare's sides, when they are files (or -) rather than preset names.
     if let Some(Command::Compare(c)) = &cli.command {
         for (flag, side) in [("LEFT", &c.left), ("RIGHT", &c.right)] {
             let p = Path::new(side.as_str());
-            if p.exists() {
-                all.push((flag, p));
+            if side == shapetrace::files::STDIN || p.exists() {
+                all.push(Input::the(flag, p));
             }
         }
     }
@@ -87,6 +128,11 @@ fn outputs(cli: &Cli) -> Vec<(&'static str, &Path)> {
     }
 }
 
+/// The flag in an input's words: `--config` of `the --config file`.
+fn flag_of(what: &str) -> &str {
+    what.split(' ').nth(1).unwrap_or(what)
+}
+
 /// Refuses a command line whose output is one of its inputs or whose two
 /// outputs are one file, and one whose inputs read standard input twice.
 ///
@@ -96,22 +142,25 @@ pub fn check(cli: &Cli) -> Result<(), String> {
     let ins = inputs(cli);
     let stdin: Vec<&str> = ins
         .iter()
-        .filter(|(_, p)| p.as_os_str() == shapetrace::files::STDIN)
-        .map(|(f, _)| *f)
+        .filter(|i| i.path.as_os_str() == shapetrace::files::STDIN)
+        .map(|i| flag_of(&i.what))
         .collect();
     if let [a, b, ..] = stdin[..] {
         return Err(format!(
             "{a} - and {b} - both read standard input; allowed: - for one input at most"
         ));
     }
-    let in_ids: Vec<(&str, Id)> = ins.iter().map(|(f, p)| (*f, identity(p, true))).collect();
+    let in_ids: Vec<(&str, Id)> = ins
+        .iter()
+        .map(|i| (i.what.as_str(), identity(&i.path, true)))
+        .collect();
     let mut seen: Vec<(&str, Id)> = vec![];
     for (flag, path) in outputs(cli) {
         let id = identity(path, false);
         let shown = shapetrace::text::shown_os(path.as_os_str());
         if let Some((input, _)) = in_ids.iter().find(|(_, i)| *i == id && !i.shareable()) {
             return Err(format!(
-                "{flag} {shown} is the {input} file; allowed: an output path that is no input"
+                "{flag} {shown} is {input}; allowed: an output path that is no input"
             ));
         }
         if let Some((other, _)) = seen.iter().find(|(_, i)| *i == id && !id.shareable()) {

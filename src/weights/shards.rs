@@ -173,6 +173,43 @@ impl Tensors {
     }
 }
 
+/// Most entries of a checkpoint folder that [`inputs`] lists.
+const MAX_FOLDER_ENTRIES: usize = 100_000;
+
+/// Every file `--weights path` reads or may read, for the clash check that
+/// keeps an output off its inputs: for a folder, each file in it (the
+/// checkpoint, the index, its shards, the `config.json`, and whatever else
+/// sits there); for an index, it, the shards it names and the `config.json`
+/// beside it; for one file, it and the `config.json` beside it. An index
+/// that cannot be read adds no shards: the run refuses it before writing.
+#[must_use]
+pub fn inputs(path: &Path) -> Vec<PathBuf> {
+    if path.as_os_str() == crate::files::STDIN {
+        return vec![];
+    }
+    if path.is_dir() {
+        return std::fs::read_dir(path)
+            .into_iter()
+            .flatten()
+            .take(MAX_FOLDER_ENTRIES)
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| !p.is_dir())
+            .collect();
+    }
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let mut all = vec![path.to_path_buf(), dir.join(CONFIG)];
+    let is_index = path
+        .file_name()
+        .is_some_and(|n| n.as_encoded_bytes().ends_with(b".json"));
+    if is_index && let Ok(map) = read_index(path, "") {
+        let mut shards: Vec<&String> = map.values().collect();
+        shards.sort_unstable();
+        shards.dedup();
+        all.extend(shards.into_iter().map(|s| dir.join(s)));
+    }
+    all
+}
+
 /// The `config.json` in the folder of `path`, if it is a file there; none
 /// for standard input.
 fn beside(path: &Path) -> Option<PathBuf> {

@@ -205,6 +205,24 @@ impl Budget {
     /// [`Error::Config`] when `cfg` is invalid.
     pub fn with_bytes(cfg: &ModelConfig, dtype: Precision) -> Result<Self, Error> {
         let trace = crate::run::trace_request(cfg, &Request::shapes())?.trace;
+        Self::with_trace(cfg, dtype, &trace)
+    }
+
+    /// The budget of `cfg`, with bytes in its own dtype, from `trace`, a
+    /// shape-only trace of `cfg` the caller already has (`compare` traces
+    /// each side once, not twice).
+    ///
+    /// # Errors
+    /// [`Error::Config`] when `cfg` is invalid.
+    pub fn of_trace(cfg: &ModelConfig, trace: &crate::trace::Trace) -> Result<Self, Error> {
+        Self::with_trace(cfg, cfg.dtype.into(), trace)
+    }
+
+    fn with_trace(
+        cfg: &ModelConfig,
+        dtype: Precision,
+        trace: &crate::trace::Trace,
+    ) -> Result<Self, Error> {
         let params = count::built(cfg);
         let one: Vec<&Counted> = params.iter().filter(|p| p.block() == Some(1)).collect();
         let pick = |part: &str, matrix: bool| -> Vec<&Counted> {
@@ -254,7 +272,7 @@ impl Budget {
         let flops = flops::flops(&flops::Inputs {
             attn_weights: aw,
             mlp_weights: active_w,
-            attention: flops::attention_per_token(&trace),
+            attention: flops::attention_per_token(trace),
             layers: cfg.layers,
             heads: cfg.heads,
             head_dim: cfg.head_dim(),
@@ -288,7 +306,7 @@ impl Budget {
                 weights: total * dtype.size(),
                 // The trace at hand is in the model's dtype; another is traced.
                 activations: if model_dtype(dtype) == cfg.dtype {
-                    tensor_bytes(&trace)
+                    tensor_bytes(trace)
                 } else {
                     activation_bytes(cfg, dtype).unwrap_or(activation_elements * dtype.size())
                 },

@@ -8,14 +8,17 @@
 //! wiring, which tensor each norm reads and where it stands, and that is
 //! what the comparison marks.
 //!
-//! The order is aligned with a diff of the two path sequences (Myers, as
-//! `similar` computes it): a path the diff deletes on one side and inserts
-//! on the other is one step that moved.
+//! The order is aligned block by block ([`align`]): the prefix, each block
+//! and the suffix are paired, and the path sequences within a pair are
+//! diffed (Myers, as `similar` computes it), so the work is linear in
+//! depth; a path the diffs delete on one side and insert on the other is
+//! one step that moved.
+
+pub mod align;
 
 use crate::budget::{Budget, thousands};
 use crate::trace::{Event, Trace};
 use serde::Serialize;
-use similar::{Algorithm, DiffOp, capture_diff_slices};
 use std::collections::{HashMap, HashSet};
 
 /// How a step differs between the two sides.
@@ -148,9 +151,12 @@ impl Comparison {
     #[must_use]
     pub fn of(left: (&str, &Trace, &Budget), right: (&str, &Trace, &Budget)) -> Self {
         let (lt, rt) = (left.1, right.1);
-        let lp: Vec<&str> = lt.events.iter().map(|e| e.path.as_str()).collect();
-        let rp: Vec<&str> = rt.events.iter().map(|e| e.path.as_str()).collect();
-        let (deleted, inserted, rows) = align(&lp, &rp);
+        let align::Alignment {
+            rows,
+            deleted,
+            inserted,
+            ..
+        } = align::align(&lt.events, &rt.events);
         // A path deleted on the left and inserted on the right moved.
         let moved: HashSet<&str> = deleted.intersection(&inserted).copied().collect();
         let le: HashMap<&str, &Event> = lt.events.iter().map(|e| (e.path.as_str(), e)).collect();
@@ -218,54 +224,6 @@ impl Comparison {
             right_stopped: stopped(rt),
         }
     }
-}
-
-/// The rows of the aligned order (each path with whether it is the left
-/// model's), and the paths the diff deleted from the left and inserted
-/// from the right.
-type Aligned<'a> = (HashSet<&'a str>, HashSet<&'a str>, Vec<(&'a str, bool)>);
-
-fn align<'a>(lp: &[&'a str], rp: &[&'a str]) -> Aligned<'a> {
-    let (mut deleted, mut inserted, mut rows) = (HashSet::new(), HashSet::new(), Vec::new());
-    for op in capture_diff_slices(Algorithm::Myers, lp, rp) {
-        match op {
-            DiffOp::Equal { old_index, len, .. } => {
-                rows.extend(lp[old_index..old_index + len].iter().map(|p| (*p, true)));
-            }
-            DiffOp::Delete {
-                old_index, old_len, ..
-            } => {
-                for p in &lp[old_index..old_index + old_len] {
-                    deleted.insert(*p);
-                    rows.push((*p, true));
-                }
-            }
-            DiffOp::Insert {
-                new_index, new_len, ..
-            } => {
-                for p in &rp[new_index..new_index + new_len] {
-                    inserted.insert(*p);
-                    rows.push((*p, false));
-                }
-            }
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                for p in &lp[old_index..old_index + old_len] {
-                    deleted.insert(*p);
-                    rows.push((*p, true));
-                }
-                for p in &rp[new_index..new_index + new_len] {
-                    inserted.insert(*p);
-                    rows.push((*p, false));
-                }
-            }
-        }
-    }
-    (deleted, inserted, rows)
 }
 
 /// The group row `name` of a budget's one-block subtotals: its count and

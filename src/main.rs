@@ -157,13 +157,19 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
             if let Some(right) = &cli.compare {
                 let mut flags = cli.model.overlay();
                 flags.preset = None;
-                let rc = side(right, &flags).map_err(|e| {
+                let (rc, note) = side(right, &flags).map_err(|e| {
                     color_eyre::eyre::eyre!(
                         "--compare '{}': {e}",
                         shapetrace::text::one_line(right)
                     )
                 })?;
                 app.open_split(right, &rc)?;
+                if let Some(note) = note {
+                    app.status = Some(format!(
+                        "note: --compare {}",
+                        shapetrace::text::one_line(&note)
+                    ));
+                }
             }
             if !req.notes.is_empty() && app.status.is_none() {
                 app.status = Some(format!("note: {}", req.notes.join(" · ")));
@@ -306,9 +312,14 @@ fn emit(
     }
 }
 
-/// One side of `compare`: a preset by name, else a model file, with the
-/// model flags laid over it.
-fn side(name: &str, flags: &shapetrace::Overlay) -> Result<shapetrace::ModelConfig> {
+/// One side of `compare` (and of `--compare`): a preset by name, else a
+/// model file (`-` for standard input), with the model flags laid over it;
+/// and, when the name is a preset's and also a file here, a note saying
+/// the preset was taken and how to name the file.
+fn side(
+    name: &str,
+    flags: &shapetrace::Overlay,
+) -> Result<(shapetrace::ModelConfig, Option<String>)> {
     use shapetrace::config::preset;
     let is_preset = preset::PRESETS.iter().any(|(n, _)| *n == name);
     let path = std::path::Path::new(name);
@@ -317,18 +328,21 @@ fn side(name: &str, flags: &shapetrace::Overlay) -> Result<shapetrace::ModelConf
             preset: Some(name.to_string()),
             ..shapetrace::Overlay::default()
         }
-    } else if path.exists() {
+    } else if name == shapetrace::files::STDIN || path.exists() {
         shapetrace::Overlay::from_file(path).map_err(shapetrace::Error::from)?
     } else {
         bail!(
-            "neither a preset nor a model file; allowed: {} or a path to a .toml or config.json",
+            "neither a preset nor a model file; allowed: {} or a path to a .toml or config.json (- for standard input)",
             preset::allowed()
         );
     };
-    Ok(base
+    let note = (is_preset && path.exists())
+        .then(|| format!("'{name}' is the preset {name}, not the file of that name here; for the file give ./{name}"));
+    let cfg = base
         .then(flags)
         .resolve()
-        .map_err(shapetrace::Error::from)?)
+        .map_err(shapetrace::Error::from)?;
+    Ok((cfg, note))
 }
 
 fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
@@ -343,6 +357,13 @@ fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
     if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
         bail!(
             "compare takes its two models as LEFT and RIGHT, so {flag} does not apply; allowed: model flags such as --seq or --d-model, which apply to both"
+        );
+    }
+    // compare traces shapes only: --numeric would change nothing
+    // (--max-memory still bounds those traces).
+    if m.numeric {
+        bail!(
+            "compare traces shapes only, so --numeric does not apply; allowed: --shape-only (what compare does anyway) and model flags such as --seq or --d-model"
         );
     }
     let target = args
@@ -360,10 +381,21 @@ fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
             )
         })
     };
-    let (lc, rc) = (named("LEFT", &args.left)?, named("RIGHT", &args.right)?);
+    let ((lc, ln), (rc, rn)) = (named("LEFT", &args.left)?, named("RIGHT", &args.right)?);
+    // A preset taken over a file of its name is said, not silent.
+    for (which, note) in [("LEFT", ln), ("RIGHT", rn)] {
+        if let Some(note) = note {
+            out::say(format_args!(
+                "note: compare {which} {}",
+                shapetrace::text::one_line(&note)
+            ));
+        }
+    }
     let shapes = |c: &shapetrace::ModelConfig| -> Result<(shapetrace::Trace, shapetrace::Budget)> {
         let trace = shapetrace::trace_request(c, &Request::shapes())?.trace;
-        Ok((trace, shapetrace::Budget::of(c)?))
+        // Counted from the trace at hand: each side is traced once.
+        let budget = shapetrace::Budget::of_trace(c, &trace)?;
+        Ok((trace, budget))
     };
     let ((lt, lb), (rt, rb)) = (shapes(&lc)?, shapes(&rc)?);
     let c = shapetrace::compare::Comparison::of((&args.left, &lt, &lb), (&args.right, &rt, &rb));

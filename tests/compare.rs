@@ -217,3 +217,88 @@ fn a_stopped_side_is_named_and_an_output_may_not_overwrite_a_side() {
         "the side is untouched"
     );
 }
+
+/// The binary with `args` in `dir`, `stdin` piped in: code, stdout, stderr.
+fn cli_in(dir: &std::path::Path, args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
+    let o = assert_cmd::Command::cargo_bin("shapetrace")
+        .unwrap()
+        .current_dir(dir)
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (o.status.code(), text(&o.stdout), text(&o.stderr))
+}
+
+/// `-` is standard input for one side, as for every input file; both
+/// sides on `-` are refused in one line.
+#[test]
+fn a_side_may_be_standard_input_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fault = "fault = \"merge-no-transpose\"\n";
+    let args = ["compare", "lesson", "-", "--format", "json"];
+    let (code, out, err) = cli_in(dir.path(), &args, fault);
+    assert_eq!(code, Some(0), "{err}");
+    let c: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        step(&c, "block1.attn.merge")["changes"],
+        serde_json::json!(["op"])
+    );
+    assert_eq!(c["right"], "-");
+    let (code, _, err) = cli_in(dir.path(), &["compare", "-", "-"], fault);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("both read standard input"), "{err}");
+}
+
+/// compare traces shapes only: --numeric is refused by name in one line
+/// (exit 2); --shape-only, what it does anyway, is not, nor --max-memory,
+/// which bounds its traces.
+#[test]
+fn numeric_is_refused_and_shape_only_is_allowed() {
+    let (code, _, err) = common::cli(&["compare", "lesson", "lesson-gqa", "--numeric"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(
+            "compare traces shapes only, so --numeric does not apply; allowed: --shape-only"
+        ),
+        "{err}"
+    );
+    for flags in [&["--shape-only"][..], &["--max-memory", "1GiB"]] {
+        let mut args = vec!["lesson", "lesson-gqa"];
+        args.extend_from_slice(flags);
+        let c = compare_json(&args);
+        assert_eq!(c["summary"]["only_right"], 4, "{flags:?}");
+    }
+}
+
+/// A file named like a preset (`lesson` in the working folder): the name
+/// is the preset, and a note on stderr says so and how to name the file
+/// (`./lesson`), which is then read.
+#[test]
+fn a_file_named_like_a_preset_is_said_not_silently_shadowed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("lesson"),
+        "fault = \"merge-no-transpose\"\n",
+    )
+    .unwrap();
+    let args = ["compare", "lesson", "./lesson", "--format", "json"];
+    let (code, out, err) = cli_in(dir.path(), &args, "");
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "shapetrace: note: compare LEFT 'lesson' is the preset lesson, not the file of that name here; for the file give ./lesson"
+    );
+    let c: Value = serde_json::from_str(&out).unwrap();
+    // Left the preset, right the file with its fault.
+    assert_eq!(
+        step(&c, "block1.attn.merge")["changes"],
+        serde_json::json!(["op"])
+    );
+    let (code, _, err) = cli_in(dir.path(), &["compare", "./lesson", "lesson-gqa"], "");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.is_empty(), "no note for ./lesson: {err}");
+}

@@ -97,7 +97,18 @@ impl Flops {
 /// `Σ_t min(t+1, S, w)` within a sliding window of w: the band.
 #[must_use]
 pub fn attention_per_token(trace: &Trace) -> (u64, u64) {
-    let shape = |path: &str| trace.get(path).map(|e| e.shape.clone()).unwrap_or_default();
+    // By path (the first event of each, as `Trace::get`), once: a lookup
+    // per op would scan the trace, quadratic in depth.
+    let mut by_path = std::collections::HashMap::new();
+    for e in &trace.events {
+        by_path.entry(e.path.as_str()).or_insert(e);
+    }
+    let shape = |path: &str| {
+        by_path
+            .get(path)
+            .map(|e| e.shape.clone())
+            .unwrap_or_default()
+    };
     let (mut full, mut causal, mut tokens) = (0u64, 0u64, 1u64);
     let mut blocks = std::collections::BTreeSet::new();
     for e in trace.events.iter() {

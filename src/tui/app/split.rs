@@ -53,7 +53,8 @@ pub struct Split {
 /// A right model that cannot be traced or counted.
 fn shapes(cfg: &ModelConfig) -> Result<(Trace, Budget), crate::error::Error> {
     let trace = crate::trace_request(cfg, &crate::Request::shapes())?.trace;
-    Ok((trace, Budget::of(cfg)?))
+    let budget = Budget::of_trace(cfg, &trace)?;
+    Ok((trace, budget))
 }
 
 /// The left model's name: its preset, or `left` for a model of no name.

@@ -450,7 +450,8 @@ fn check_log(args: &cli::CheckArgs) -> Result<ExitCode> {
     let Some(file) = &args.log else {
         return Ok(ExitCode::from(2));
     };
-    let replay = log::read_file(file).map_err(shapetrace::Error::from)?;
+    // The checks judge shapes and verdicts, not whys.
+    let replay = log::read_file_with(file, log::Whys::Later).map_err(shapetrace::Error::from)?;
     let checks = shapetrace::check::of_log(&replay);
     let ok = checks.iter().all(|c| c.ok);
     let mut out = out::stdout();
@@ -490,10 +491,11 @@ fn ended(how: tui::Ended) -> ExitCode {
 /// The verdicts are the ones the log's summary recorded; a log without
 /// one opens with a note saying so.
 fn view(args: &cli::ViewArgs, lang: Option<shapetrace::i18n::Lang>) -> Result<ExitCode> {
-    // The page words another program's whys card by card, as it writes them.
+    // A handout words another program's whys step by step, as it writes
+    // them (a table shows none); the stepper keeps them all.
     let whys = match args.format {
-        Some(cli::ViewFormat::Html) => log::Whys::Later,
-        _ => log::Whys::Now,
+        Some(_) => log::Whys::Later,
+        None => log::Whys::Now,
     };
     let replay = log::read_file_with(&args.file, whys).map_err(shapetrace::Error::from)?;
     let shown = shapetrace::text::lossless(args.file.as_os_str());

@@ -394,7 +394,7 @@ fn a_log_whose_shape_overflows_gets_no_heatmap_and_no_panic() {
 
 /// The page of another program's log is written card by card, its whys
 /// worded as each card is (the reader keeps none of them): the same page,
-/// byte for byte, as from a log read with every why.
+/// byte for byte, as from a log read with every why; so is the Markdown.
 #[test]
 fn a_foreign_logs_page_words_its_whys_card_by_card_the_same() {
     use shapetrace::trace::log::{Whys, read_file_with};
@@ -412,5 +412,13 @@ fn a_foreign_logs_page_words_its_whys_card_by_card_the_same() {
         assert!(whole.contains("<p class=\"why\">why: "), "{name}");
         let cli = page(&["view", "--format", "html", path.to_str().unwrap()]);
         assert_eq!(cli, whole, "{name}");
+        // The Markdown handout words them row by row the same way.
+        let md = shapetrace::report::handout::markdown_of_log(&now, &checks);
+        let cli = page(&["view", "--format", "markdown", path.to_str().unwrap()]);
+        assert!(cli.ends_with(&md) && md.contains(" | why | "), "{name}");
+        assert_eq!(
+            md,
+            shapetrace::report::handout::markdown_of_log(&later, &checks)
+        );
     }
 }

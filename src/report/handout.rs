@@ -13,6 +13,7 @@ use super::table::verdict;
 use crate::check::CheckResult;
 use crate::text;
 use crate::trace::Trace;
+use crate::trace::log::LaterWhys;
 use std::fmt::Write as _;
 
 /// A Markdown cell: every name from a file, a log or a config goes
@@ -26,22 +27,31 @@ fn cell(s: &str) -> String {
 /// the log holds when another program wrote it.
 #[must_use]
 pub fn markdown_of_log(replay: &crate::trace::log::Replay, checks: &[CheckResult]) -> String {
+    let t = &replay.trace;
     match replay.producer.as_deref() {
         Some(p) if !p.starts_with("shapetrace ") => {
-            page(&replay.trace, &settings_of_log(&replay.trace, p), checks)
+            let later = LaterWhys::new(&t.stream_shape);
+            page(t, &settings_of_log(t, p), checks, Some(later))
         }
-        _ => markdown(&replay.trace, checks),
+        _ => markdown(t, checks),
     }
 }
 
 /// The handout: title, settings, the steps, the checks.
 #[must_use]
 pub fn markdown(trace: &Trace, checks: &[CheckResult]) -> String {
-    page(trace, &settings(trace), checks)
+    page(trace, &settings(trace), checks, None)
 }
 
-/// The handout with these settings rows.
-fn page(trace: &Trace, settings: &[(&'static str, String)], checks: &[CheckResult]) -> String {
+/// The handout with these settings rows; another program's whys worded
+/// row by row by `later` when its log was read with
+/// [`crate::trace::log::Whys::Later`].
+fn page<'a>(
+    trace: &'a Trace,
+    settings: &[(&'static str, String)],
+    checks: &[CheckResult],
+    mut later: Option<LaterWhys<'a>>,
+) -> String {
     let c = &trace.config;
     let name = name(trace);
     let mut s = format!("# shapetrace: {}, {} blocks\n\n", cell(&name), c.layers);
@@ -56,7 +66,11 @@ fn page(trace: &Trace, settings: &[(&'static str, String)], checks: &[CheckResul
         head.join(" | "),
         "---|".repeat(head.len())
     );
-    for r in steps(trace) {
+    for (k, mut r) in steps(trace).enumerate() {
+        let e = trace.events.get(k);
+        if let Some(text) = later.as_mut().zip(e).and_then(|(w, e)| w.word(e)) {
+            r.why = crate::text::escaped(&text).to_string();
+        }
         let cells = [r.step, r.path, r.op, r.shape, r.formula, r.why, r.marker];
         let cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
         let _ = writeln!(s, "| {} |", cells.join(" | "));

@@ -175,7 +175,7 @@ pub fn plan(cfg: &ModelConfig, req: &Request) -> Result<Plan, ConfigError> {
         require_numbers(cfg, req, why)?;
     }
     let estimate = cfg.numeric_bytes_with(req.weights_held);
-    let limit = req.limit();
+    let limit = in_force(req);
     let over = estimate > limit;
     let shape_only = req.mode == ModeChoice::ShapeOnly || over;
     Ok(Plan {
@@ -207,14 +207,24 @@ pub fn require_numbers(
         });
     }
     let need = cfg.numeric_bytes_with(req.weights_held);
-    if need > req.limit() {
+    if need > in_force(req) {
         return Err(ConfigError::TooBig {
             need: human_bytes(need),
-            limit: human_bytes(req.limit()),
+            limit: human_bytes(in_force(req)),
             why,
         });
     }
     Ok(())
+}
+
+/// The limit a run is weighed against: [`Request::limit`], or what the
+/// process's own limit leaves ([`limit::process_limit`]) when that is
+/// lower, so that a numeric run under `ulimit -v` traces shapes only (or,
+/// when numbers are required, is refused) instead of aborting.
+#[must_use]
+pub fn in_force(req: &Request) -> u128 {
+    let asked = req.limit();
+    limit::process_limit().map_or(asked, |p| p.left.min(asked))
 }
 
 /// Refuses a run whose trace alone ([`held::estimate`]) would hold more

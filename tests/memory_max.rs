@@ -183,5 +183,24 @@ fn a_watched_edit_to_a_model_that_would_not_fit_keeps_the_last_good_trace() {
     assert_eq!(lp.app.run.trace, before, "the last good trace is shown");
     // The status line starts with the refusal (80 columns show no more).
     let frame = common::frame(&lp);
-    assert!(frame.contains("model file: the trace of 4096 blocks"), "{frame}");
+    assert!(
+        frame.contains("model file: the trace of 4096 blocks"),
+        "{frame}"
+    );
+}
+
+#[test]
+fn a_numeric_run_under_ulimit_traces_shapes_or_is_refused_instead_of_aborting() {
+    // GPT-2 small's numeric run needs about 1.7 GiB: under the default
+    // 4 GiB, over the 512 MB the process may take.
+    let (code, err) = run(&["trace", "--preset", "gpt2-small"], true);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("tracing shapes only"), "{err}");
+    let (code, err) = run(&["trace", "--preset", "gpt2-small", "--numeric"], true);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("a numeric run (--numeric) needs about"),
+        "{err}"
+    );
 }

@@ -392,9 +392,15 @@ fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
         }
     }
     let shapes = |c: &shapetrace::ModelConfig| -> Result<(shapetrace::Trace, shapetrace::Budget)> {
-        let trace = shapetrace::trace_request(c, &Request::shapes())?.trace;
+        let mut trace = shapetrace::trace_request(c, &Request::shapes())?.trace;
         // Counted from the trace at hand: each side is traced once.
         let budget = shapetrace::Budget::of_trace(c, &trace)?;
+        // The HTML page draws each side's steps whole; the other formats
+        // read only what a comparison keeps, so the left side is slimmed
+        // before the right is traced.
+        if args.format != TraceFormat::Html {
+            shapetrace::compare::slim(&mut trace);
+        }
         Ok((trace, budget))
     };
     let ((lt, lb), (rt, rb)) = (shapes(&lc)?, shapes(&rc)?);

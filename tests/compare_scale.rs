@@ -133,3 +133,25 @@ fn a_blocks_rows_are_the_same_at_any_depth() {
     }
     assert_eq!(c.summary.only_left + c.summary.only_right, 0);
 }
+
+/// `compare` slims each side before tracing the next: the comparison of
+/// slimmed traces is the comparison of whole ones (it reads nothing that
+/// [`shapetrace::compare::slim`] frees), while the words it frees are gone.
+#[test]
+fn a_slimmed_trace_compares_as_the_whole_one() {
+    for right in ["lesson-moe", "lesson-post-ln", "lesson-gqa"] {
+        let ((lt, lb), (rt, rb)) = (traced("lesson", 4), traced(right, 4));
+        let whole = Comparison::of(("lesson", &lt, &lb), (right, &rt, &rb));
+        let (mut ls, mut rs) = (lt.clone(), rt.clone());
+        shapetrace::compare::slim(&mut ls);
+        shapetrace::compare::slim(&mut rs);
+        assert!(
+            rs.events
+                .iter()
+                .all(|e| e.formula.is_empty() && e.why.is_none())
+        );
+        assert!(rt.events.iter().any(|e| !e.formula.is_empty()));
+        let slimmed = Comparison::of(("lesson", &ls, &lb), (right, &rs, &rb));
+        assert_eq!(slimmed, whole, "{right}");
+    }
+}

@@ -34,7 +34,7 @@ pub enum Focus {
 pub struct Split {
     /// The right model's name as given (a preset or a file).
     pub right_name: String,
-    /// The right model's shape-only trace.
+    /// The right model's shape-only trace, slimmed ([`crate::compare::slim`]).
     pub right: Trace,
     right_budget: Budget,
     /// The two traces aligned.
@@ -52,8 +52,10 @@ pub struct Split {
 
 /// A right model that cannot be traced or counted.
 fn shapes(cfg: &ModelConfig) -> Result<(Trace, Budget), crate::error::Error> {
-    let trace = crate::trace_request(cfg, &crate::Request::shapes())?.trace;
+    let mut trace = crate::trace_request(cfg, &crate::Request::shapes())?.trace;
     let budget = Budget::of_trace(cfg, &trace)?;
+    // The comparison reads its shapes, the switches its config.
+    crate::compare::slim(&mut trace);
     Ok((trace, budget))
 }
 

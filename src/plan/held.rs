@@ -159,3 +159,43 @@ pub fn scale(events: &[Event], layers: usize) -> Held {
         bytes: BASE_BYTES + resident(outside.1) + bytes_per_block.saturating_mul(l),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{BASE_BYTES, estimate};
+    use crate::config::preset;
+
+    #[test]
+    fn a_mixture_is_weighed_per_expert_and_scaled_to_its_depth() {
+        let moe = |experts, layers| crate::config::ModelConfig {
+            experts,
+            layers,
+            ..preset::by_name("lesson-moe").unwrap()
+        };
+        // Two blocks or fewer: the trace is the sample itself.
+        assert_eq!(estimate(&moe(256, 2)), None);
+        let max = estimate(&moe(256, 4096)).unwrap();
+        // 1,044 steps a block (4 per expert and 20 around them), and
+        // the steps outside the blocks.
+        assert_eq!(max.events_per_block, 1044);
+        assert_eq!(max.events, 1044 * 4096 + 1);
+        // About 2.7 MB resident a block, as measured (README).
+        assert!(
+            (2_400_000..4_000_000).contains(&max.bytes_per_block),
+            "{max:?}"
+        );
+        let half = estimate(&moe(256, 2048)).unwrap();
+        assert_eq!(max.bytes - half.bytes, 2048 * max.bytes_per_block);
+        // Blocks within a limit: what the refusal offers fits it.
+        let fit = max.blocks_within(4 << 30, 4096);
+        let at = estimate(&moe(256, usize::try_from(fit).unwrap())).unwrap();
+        assert!(at.bytes <= 4 << 30 && at.bytes + at.bytes_per_block > 4 << 30);
+        assert_eq!(max.blocks_within(BASE_BYTES / 2, 4096), 0);
+        // Eight experts weigh far less a block than 256.
+        let eight = estimate(&moe(8, 4096)).unwrap();
+        assert!(
+            eight.bytes_per_block * 16 < max.bytes_per_block,
+            "{eight:?}"
+        );
+    }
+}

@@ -17,7 +17,7 @@
 use std::fmt;
 
 pub mod markup;
-pub use markup::{Kind, html, listed, listed_by, markdown, thousands};
+pub use markup::{Kind, html, listed, listed_by, markdown};
 
 /// Longest user value shown whole, in characters: one value plus the rest of
 /// its message fits a wide terminal line. Longer ones are cut with `…` and

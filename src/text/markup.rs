@@ -104,23 +104,10 @@ fn counted(first: &[String], of: usize, sep: &str) -> String {
     let mut s = first.join(sep);
     if of > first.len() {
         s.push_str(sep);
-        s.push_str(&format!("… and {} more", thousands(of - first.len())));
+        let rest = u64::try_from(of - first.len()).unwrap_or(u64::MAX);
+        s.push_str(&format!("… and {} more", crate::budget::thousands(rest)));
     }
     s
-}
-
-/// `n` with a comma between each group of three digits: `19,990`.
-#[must_use]
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -162,9 +149,5 @@ mod tests {
         let problems: Vec<String> = (0..12).map(|i| format!("unknown t{i} (2,4)")).collect();
         let l = listed_by(&problems, "; ");
         assert!(l.ends_with("unknown t9 (2,4); … and 2 more"), "{l}");
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

@@ -152,7 +152,7 @@ fn table_and_markdown_say_each_difference_in_words() {
         ),
         "{text}"
     );
-    assert!(text.contains("| `block1.ln_1` | `(2,4,64)` f32 | input | `(2,4,64)` f32 | block1.resid_1 | ≠ inputs, position |"), "{text}");
+    assert!(text.contains("| block1.ln_1 | `(2,4,64)` f32 | input | `(2,4,64)` f32 | block1.resid_1 | ≠ inputs, position |"), "{text}");
 }
 
 /// Model flags apply to both sides; a name that is neither a preset nor a

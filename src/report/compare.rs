@@ -175,10 +175,15 @@ fn counts(c: &Comparison) -> String {
 /// dtype and reads on each side, and the status), then the counts.
 #[must_use]
 pub fn markdown(c: &Comparison) -> String {
-    let esc = |s: &str| shown(s).replace('|', "\\|").replace('`', "'");
+    // Everything through the one Markdown escaping, so no name from a file
+    // runs as HTML in a previewer. A model's name or a path is cut as the
+    // terminal cuts it; the tool's own words (the headline, reads,
+    // statuses, formulas) are whole.
+    let esc = |s: &str| crate::text::markdown(&shown(s).to_string());
+    let words = crate::text::markdown;
     let mut out = String::new();
     let _ = writeln!(out, "# {} vs {}\n", esc(&c.left), esc(&c.right));
-    let _ = writeln!(out, "{}\n", esc(&headline(c)));
+    let _ = writeln!(out, "{}\n", words(&headline(c)));
     let _ = writeln!(
         out,
         "| path | {l} | {l} reads | {r} | {r} reads | status |\n| --- | --- | --- | --- | --- | --- |",
@@ -194,13 +199,13 @@ pub fn markdown(c: &Comparison) -> String {
         };
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             esc(&s.path),
             shape(s.left.as_ref()),
-            esc(&reads(s.left.as_ref())),
+            words(&reads(s.left.as_ref())),
             shape(s.right.as_ref()),
-            esc(&reads(s.right.as_ref())),
-            esc(&status(c, s))
+            words(&reads(s.right.as_ref())),
+            words(&status(c, s))
         );
     }
     let _ = writeln!(
@@ -211,14 +216,14 @@ pub fn markdown(c: &Comparison) -> String {
     );
     for k in &c.counts {
         let formulas = if k.left_formula == k.right_formula {
-            esc(&k.left_formula)
+            words(&k.left_formula)
         } else {
             format!(
                 "{}: {} · {}: {}",
                 esc(&c.left),
-                esc(&k.left_formula),
+                words(&k.left_formula),
                 esc(&c.right),
-                esc(&k.right_formula)
+                words(&k.right_formula)
             )
         };
         let _ = writeln!(

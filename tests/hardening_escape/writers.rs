@@ -173,3 +173,26 @@ fn a_refusal_of_many_unknown_tensors_is_cut_with_a_count() {
     );
     assert!(err.ends_with("… and 99,990 more\n"), "{err}");
 }
+
+/// A model file named with a tag: compare's markdown shows it as entities
+/// in the title, the table's header and the counts, never as a tag.
+#[test]
+fn a_model_file_name_is_escaped_in_compares_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = format!("{TAG}`|.toml");
+    std::fs::write(dir.path().join(&name), "d_model = 8\nheads = 2\n").unwrap();
+    let out = run(
+        dir.path(),
+        &["compare", &name, "lesson", "--format", "markdown"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{:?}", out.stderr);
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert_clean("compare markdown", &md, true);
+    assert!(
+        md.starts_with("# &lt;img src=x onerror=alert(1)&gt;\\`\\|.toml vs lesson"),
+        "{md}"
+    );
+    // Each table row keeps its cells: no bare `|` from the name.
+    let header = md.lines().find(|l| l.starts_with("| path |")).unwrap();
+    assert_eq!(header.matches(" | ").count(), 5, "{header}");
+}

@@ -13,10 +13,12 @@
 //! key, its arguments and the English text, so a reader of the log needs
 //! no catalog. A new op is one message there and one arm in [`explain()`].
 
+mod args;
 pub mod explain;
 mod failure;
 mod foreign;
 
+pub use args::Args;
 pub use explain::{Step, explain, input, tokens};
 pub use failure::failure;
 pub use foreign::foreign;
@@ -24,7 +26,6 @@ pub use foreign::foreign;
 use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 /// The English catalog, embedded.
@@ -86,7 +87,7 @@ pub struct Why {
     /// The catalog key, e.g. `why-split`.
     pub key: String,
     /// The message's arguments by name.
-    pub args: BTreeMap<String, Arg>,
+    pub args: Args,
 }
 
 impl Why {
@@ -95,7 +96,7 @@ impl Why {
     pub fn new(key: &str) -> Self {
         Self {
             key: key.to_string(),
-            args: BTreeMap::new(),
+            args: Args::new(),
         }
     }
 

@@ -22,8 +22,8 @@ pub const SAMPLE_LAYERS: usize = 2;
 
 /// Resident bytes a run holds per byte of its events' heap, in eighths:
 /// the model's parameter names and shapes, the checks' counts and the
-/// allocator's slack come on top of the events. Measured between 1.07 (an
-/// 8-expert mixture) and 1.28 (GPT-2 small) with
+/// allocator's slack come on top of the events. Measured between 1.09 (an
+/// 8-expert mixture) and 1.2 (256 experts, 64 blocks) with
 /// `scripts/peak_memory_moe.sh`; taken as 1.375, so the estimate errs high.
 pub const HELD_PER_EVENT_BYTE: u128 = 11;
 
@@ -97,9 +97,7 @@ pub fn event_bytes(e: &Event) -> u128 {
     }
     if let Some(w) = &e.why {
         n += alloc(w.key.capacity());
-        // A B-tree leaf holds up to 11 entries; a map of more has more nodes.
-        let leaf = 16 + 11 * (size_of::<String>() + size_of::<Arg>());
-        n += alloc(leaf) * w.args.len().div_ceil(8) as u128;
+        n += alloc(w.args.list_bytes());
         for (k, v) in &w.args {
             n += alloc(k.capacity());
             if let Arg::Text(s) = v {

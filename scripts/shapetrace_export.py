@@ -79,11 +79,18 @@ or an output that cannot be written (one line ``shapetrace_export: …`` on
 stderr naming the value and what is allowed, no log written and no file
 replaced): ``--out`` a folder, in a missing or unwritable folder, a block
 device, or the model file itself (by device and inode, through symlinks and
-hard links, checked before the model is imported); a write that fails (a
-full disk, a closed pipe); ``--input`` not three positive integers or over
-2^28 elements or the free memory; ``--seed`` outside 0 ≤ seed < 2**63; a
-model file that raises or exits at import; a model that takes token ids; a
-plain list of blocks; 130 interrupted (Ctrl-C, SIGTERM).
+hard links, checked before the model is imported), or a source file of the
+model (the file its class is written in, or any module loaded from the
+model file's folder or below it, such as a ``helper.py`` it imports the
+class from; checked once the model is built, before the trace); a write
+that fails (a full disk, a FIFO or ``/dev/fd/N`` pipe with no reader);
+``--input`` not three positive integers, over 2^28 elements, or needing more
+than the free memory (MemAvailable, a cgroup's limit) or the address space
+``ulimit -v`` leaves; an allocation that fails anyway (``out of memory: …``);
+``--seed`` outside 0 ≤ seed < 2**63; a model file that raises or exits at
+import; a model that takes token ids; a plain list of blocks. A signal ends
+the run as shapetrace's own commands do, the temp file removed and the
+exit code 128 + its number: 130 Ctrl-C (SIGINT), 143 SIGTERM, 129 SIGHUP.
 
 Where the log goes (the writer rules of shapetrace's own ``--out``): a
 regular file or a new path is written to a temp file in its folder and
@@ -92,7 +99,10 @@ and no temp file behind; an existing file keeps its permissions, and a
 symlink stays a symlink (the file it names is replaced). A character device,
 a FIFO or an inherited descriptor (``-`` or ``/dev/stdout``, ``/dev/stderr``,
 ``/dev/fd/N``, ``/proc/self/fd/N``) is written into in place, never
-replaced; with ``--out -`` the summary line goes to stderr. Every name and
+replaced; with ``--out -`` the summary line goes to stderr, and a stdout
+whose reader is gone (``--out - | head -c 10``) takes the rest of the log
+quietly, as shapetrace's own ``--out -`` does: the exit code stays the
+checks' (0 or 1). Every name and
 message printed (``--out``, module paths, a model's exception) has its
 control and invisible characters escaped (``\\n``, ``\\u{1b}``) and is cut
 past 80 characters (240 for a message), as shapetrace prints them.
@@ -298,11 +308,13 @@ def _stats(t: torch.Tensor) -> dict:
     # Values near the f64 maximum (1e300) overflow a sum or a sum of squares
     # to inf, which JSON cannot hold: such a tensor's mean and std are taken
     # of it divided by a power of two (exact) and scaled back, which stays
-    # within its largest magnitude.
+    # within its largest magnitude. The power is 2^(e-1) for biggest =
+    # m·2^e (0.5 ≤ m < 1), at most 2^1023: 2.0**e itself overflows for a
+    # finite value of 2^1023 or more (biggest up to 1.797e308).
     scale = 1.0
     biggest = float(v.abs().max())
     if biggest > 2.0**500:
-        scale = 2.0 ** math.frexp(biggest)[1]
+        scale = math.ldexp(1.0, math.frexp(biggest)[1] - 1)
         v = v / scale
     return {
         "min": float(v.min()) * scale,
@@ -981,8 +993,54 @@ class TraceResult:
 def _source_files(model) -> list[tuple[str, str]]:
     """The files the model's class is written in (its methods' code), inputs
     `out` may not be."""
-    files = {f.__code__.co_filename for f in vars(type(model)).values() if inspect.isfunction(f)}
+    return _source_files_of(type(model))
+
+
+def _source_files_of(cls) -> list[tuple[str, str]]:
+    files = {f.__code__.co_filename for f in vars(cls).values() if inspect.isfunction(f)}
     return [("model", f) for f in sorted(files) if os.path.isfile(f)]
+
+
+def model_sources(model, folder: Path) -> list[str]:
+    """The files the model is written in, which ``--out`` may not be: the
+    source files of the classes of the model and of its submodules, and every
+    module file loaded from the model file's folder or below it (a
+    ``helper.py`` its file imports the class from)."""
+    files = set()
+    for cls in {type(m) for m in model.modules()}:
+        files.update(f for _, f in _source_files_of(cls))
+    try:
+        root = os.path.realpath(folder)
+    except (OSError, ValueError):
+        root = None
+    for module in list(sys.modules.values()):
+        try:
+            f = getattr(module, "__file__", None)
+        except Exception:  # noqa: BLE001 - a module whose attributes raise is no file of ours
+            continue
+        if not isinstance(f, str) or root is None:
+            continue
+        try:
+            if os.path.commonpath([root, os.path.realpath(f)]) == root and os.path.isfile(f):
+                files.add(f)
+        except (OSError, ValueError):
+            continue
+    return sorted(files)
+
+
+def check_sources(out: str, files: list[str]) -> None:
+    """Refuses an output that is one of the model's source files (by device
+    and inode, as `check_clash`), before the trace runs; a character device
+    may be named anyway."""
+    mine = _identity(out)
+    if mine[0] == "inode" and mine[3]:
+        return
+    for f in files:
+        if _identity(f) == mine:
+            rel = os.path.relpath(f)
+            raise OutputError(f"--out {_q(out)} is a source file of the model "
+                              f"({shown(f if rel.startswith('..') else rel)}); "
+                              "allowed: an output path that is no input")
 
 
 def _model_name(model) -> str:
@@ -1068,6 +1126,16 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+def _sink(fd: int) -> None:
+    """`fd` pointed at /dev/null, so nothing more (nor Python's flush at
+    exit) reaches the closed pipe it was."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
 def _reason(e: OSError) -> str:
     return e.strerror or one_line(e)
 
@@ -1146,9 +1214,16 @@ class Output:
         raises OutputError and leaves a staged target as it was."""
         try:
             if self.kind == "fd":
-                if self.fd == 1:
-                    sys.stdout.flush()
-                _write_all(self.fd, data)
+                try:
+                    if self.fd == 1:
+                        sys.stdout.flush()
+                    _write_all(self.fd, data)
+                except BrokenPipeError:
+                    if self.fd != 1:
+                        raise
+                    # A closed stdout (``--out - | head``) is a sink, as in
+                    # shapetrace: the run ends quietly, its exit code the checks'.
+                    _sink(1)
             elif self.kind == "direct":
                 fd = os.open(self.path, os.O_WRONLY | os.O_NOCTTY)
                 try:
@@ -1396,15 +1471,44 @@ def _available_memory() -> int | None:
     return min(found) if found else None
 
 
+def _address_space() -> tuple[int, int] | None:
+    """(bytes left, limit) under the address-space limit (``ulimit -v``,
+    RLIMIT_AS): the limit less what the process maps already (its VmSize,
+    torch's libraries and threads included); None when there is no limit."""
+    try:
+        import resource
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, OSError, ValueError):
+        return None
+    if limit == resource.RLIM_INFINITY or limit < 0:
+        return None
+    used = 0
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    used = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return max(0, limit - used), limit
+
+
 def check_input_size(text: str, shape: tuple[int, int, int], dtype: torch.dtype) -> None:
     """Refuses an input x too large to draw, before it is drawn: over
-    MAX_INPUT_ELEMENTS, or needing more than the free memory for x drawn in
-    f32, x in its dtype and the trace's two copies of it."""
+    MAX_INPUT_ELEMENTS, or needing more than the free memory (MemAvailable,
+    the cgroup's limit) or the address space ``ulimit -v`` leaves, for x
+    drawn in f32, x in its dtype and the trace's two copies of it."""
     elements = shape[0] * shape[1] * shape[2]
     if elements > MAX_INPUT_ELEMENTS:
         raise _Usage(f"--input {_q(text)} is {elements} elements; allowed: B·T·d at most "
                      f"{MAX_INPUT_ELEMENTS} (2^28)")
     need = elements * (4 + 3 * torch.empty((), dtype=dtype).element_size())
+    space = _address_space()
+    if space is not None and need > space[0]:
+        raise _Usage(f"--input {_q(text)} needs at least {_human_bytes(need)} for x and its copies, "
+                     f"more than the {_human_bytes(space[0])} left under the address-space limit "
+                     f"(ulimit -v {space[1] // 1024}, {_human_bytes(space[1])}); allowed: a smaller B,T,d "
+                     "or a higher ulimit -v")
     free = _available_memory()
     if free is not None and need > free:
         raise _Usage(f"--input {_q(text)} needs at least {_human_bytes(need)} for x and its copies, "
@@ -1418,12 +1522,20 @@ class _Parser(argparse.ArgumentParser):
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
     """The command line, every value checked; no file is touched yet."""
-    p = _Parser(prog="shapetrace_export.py", description="Trace a PyTorch module into a shapetrace log (schema 3).")
+    p = _Parser(prog="shapetrace_export.py", description="Trace a PyTorch module into a shapetrace log (schema 3).",
+                epilog="exit status: 0 the trace holds; 1 the forward stopped, a value is NaN or +inf, or a probe "
+                       "failed; 2 a bad argument, an output that cannot be written or is an input (the model file, "
+                       "a source file of the model, the exporter), an input too large, out of memory (one line on "
+                       "stderr, no file replaced); 128 + the signal's number when interrupted (130 SIGINT, "
+                       "143 SIGTERM, 129 SIGHUP), the temp file removed")
     p.add_argument("model", help="FILE.py:Class or FILE.py:factory, called with no arguments")
     p.add_argument("--input", required=True, help=f"B,T,d of the input x ~ N(0,1), e.g. 2,4,64 "
-                                                  f"(B·T·d at most {MAX_INPUT_ELEMENTS})")
+                                                  f"(B·T·d at most {MAX_INPUT_ELEMENTS}, and within the free "
+                                                  "memory and ulimit -v)")
     p.add_argument("--out", required=True, help="the log to write (JSON Lines): a file, replaced whole once written; "
-                                                "a device, FIFO or - (stdout), written into")
+                                                "a device, FIFO or - (stdout; the summary then goes to stderr, and "
+                                                "a closed pipe is no error), written into; never the model file "
+                                                "or a source file of the model")
     p.add_argument("--blocks", default=None, help="the attribute holding the blocks (default: the first ModuleList/Sequential of same-class modules)")
     p.add_argument("--placement", default="pre", help="the block the model means to be: pre or post (default pre)")
     p.add_argument("--seed", default="0", help="seed of the input and the probes' noise (default 0)")
@@ -1450,6 +1562,8 @@ def _export(a: argparse.Namespace) -> tuple[TraceResult, Output]:
     try:
         torch.manual_seed(a.seed)
         model, name = _load(path, attr)
+        # Before the trace: --out may not be a file the model is written in.
+        check_sources(a.out, model_sources(model, path.resolve().parent))
         dtype = MODEL_DTYPES[a.dtype]
         model = model.to(dtype)
         x = torch.randn(a.shape, generator=torch.Generator().manual_seed(a.seed), dtype=torch.float32).to(dtype)
@@ -1471,9 +1585,7 @@ def _print(line: str, to_stderr: bool) -> int:
         stream.write(escaped(line) + "\n")
         stream.flush()
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, stream.fileno())  # nothing more reaches the closed pipe at exit
-        os.close(devnull)
+        _sink(stream.fileno())
     except OSError as e:
         if not to_stderr:
             _say(f"cannot write to stdout: {_reason(e)}")
@@ -1484,29 +1596,60 @@ def _print(line: str, to_stderr: bool) -> int:
 def main(argv: list[str] | None = None) -> int:
     """The command line: 0 the trace holds, 1 it fails a check (the log says
     which), 2 a bad argument or an output that cannot be written (one line
-    on stderr, no log written and no file replaced), 130 interrupted."""
+    on stderr, no log written and no file replaced), 128 + a signal's
+    number interrupted (130 SIGINT, 143 SIGTERM, 129 SIGHUP)."""
     try:
         result, out = _export(_arguments(argv))
     except (_Usage, ValueError) as e:  # OutputError is a ValueError
         _say(str(e))
         return 2
-    except KeyboardInterrupt:
-        _say("interrupted; no log written")
-        return 130
+    except KeyboardInterrupt as e:
+        return _interrupted(e)
     except Exception as e:  # noqa: BLE001 - one line, never a traceback
-        _say(f"the exporter failed: {shown(type(e).__name__)}: {one_line(e)} (no log written; please report it)")
+        _say(_failure_line(e))
         return 2
-    if _print(result.line(), to_stderr=out.is_stdout):
-        return 2
+    try:
+        if _print(result.line(), to_stderr=out.is_stdout):
+            return 2
+    except KeyboardInterrupt as e:
+        return _interrupted(e, written=True)
     return 0 if result.ok else 1
 
 
+def _failure_line(e: Exception) -> str:
+    """The one line of an exception the exporter did not expect: an
+    allocation that failed (MemoryError, torch's allocator's RuntimeError)
+    says so; anything else is a bug to report."""
+    what = f"{shown(type(e).__name__)}: {one_line(e)}"
+    if isinstance(e, MemoryError) or (isinstance(e, RuntimeError)
+                                      and re.search(r"alloc|out of memory", str(e), re.IGNORECASE)):
+        return f"out of memory: {what} (no log written); allowed: a smaller --input or model"
+    return f"the exporter failed: {what} (no log written; please report it)"
+
+
+class _Signalled(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, ending the run as Ctrl-C does."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _interrupted(e: KeyboardInterrupt, written: bool = False) -> int:
+    """128 + the signal's number, as shapetrace exits: 130 Ctrl-C (SIGINT),
+    143 SIGTERM, 129 SIGHUP; the temp file is already removed."""
+    signum = int(getattr(e, "signum", signal.SIGINT))
+    _say(f"interrupted ({signal.Signals(signum).name}); " + ("the log was written" if written else "no log written"))
+    return 128 + signum
+
+
 def _interrupt(signum, frame):
-    raise KeyboardInterrupt
+    raise _Signalled(signum)
 
 
 if __name__ == "__main__":
-    # SIGTERM and SIGHUP end the run as Ctrl-C does: the temp file is removed.
+    # SIGTERM and SIGHUP end the run as Ctrl-C does: the temp file is removed,
+    # and the exit code is 128 + the signal's number.
     for _sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(_sig, _interrupt)
     sys.exit(main())

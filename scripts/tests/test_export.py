@@ -160,6 +160,25 @@ def _long_temp_name(cls, out, target):
     return cls(out, "staged", path=target, fd=fd, tmp=tmp)
 
 
+def _overflowing_stats(t):
+    """The scale of the old _stats: 2.0 ** e, which overflows for a finite value of 2^1023 or more."""
+    import math
+    v = t.detach().to(ex.torch.float64).reshape(-1)
+    finite = not bool((ex.torch.isnan(v) | (v == float("inf"))).any())
+    v = v[ex.torch.isfinite(v)]
+    scale = 1.0
+    biggest = float(v.abs().max())
+    if biggest > 2.0**500:
+        scale = 2.0 ** math.frexp(biggest)[1]
+        v = v / scale
+    return {"min": float(v.min()) * scale, "max": float(v.max()) * scale, "mean": float(v.mean()) * scale,
+            "std": float(v.std(unbiased=False)) * scale, "finite": finite}
+
+
+def _old_failure_line(e):
+    return f"the exporter failed: {ex.shown(type(e).__name__)}: {ex.one_line(e)} (no log written; please report it)"
+
+
 MUTANTS = {
     "renames everything": [("Output.prepare", staticmethod(_renames_everything))],
     "keeps no mode": [("Output._commit", _old_commit)],
@@ -171,6 +190,10 @@ MUTANTS = {
     "int() parses input": [("_input_shape", _old_input_shape)],
     "writes any size": [("_serialize", _any_size)],
     "long temp name": [("Output._staged", classmethod(_long_temp_name))],
+    "checks no sources": [("check_sources", lambda *a: None)],
+    "scale 2^e": [("_stats", _overflowing_stats)],
+    "ignores ulimit -v": [("_address_space", lambda: None)],
+    "allocation is a bug": [("_failure_line", _old_failure_line)],
     "raw OSError": [("Output._staged", classmethod(lambda cls, out, target: _raw_mkstemp(out, target)))],
 }
 
@@ -384,6 +407,115 @@ def case_values_near_the_f64_maximum(stud, capsys):
     assert abs(s["mean"]) < 1e307 and 5e306 < s["std"] < 1.8e308
 
 
+BIGGEST = """
+import torch
+from torch import nn
+class Model(nn.Module):
+    def forward(self, x):
+        return x.clamp(-1, 1) * 1.7e308
+"""
+
+
+def case_values_of_2_to_the_1023_or_more(stud, capsys):
+    (stud.parent / "biggest.py").write_text(BIGGEST)
+    rc, out, err = run(capsys, "biggest.py:Model", "--input", "4,8,64", "--dtype", "f64", "--out", "biggest.jsonl")
+    assert (rc, err) == (0, ""), out + err
+    events = [line for line in read_log(stud.parent / "biggest.jsonl") if line["kind"] == "event"]
+    s = events[-1]["stats"]
+    assert s["finite"] and (s["min"], s["max"]) == (-1.7e308, 1.7e308)
+    assert abs(s["mean"]) < 1.7e308 and 1e307 < s["std"] < 1.7e308
+
+
+HELPER = """
+from torch import nn
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(64, 64)
+    def forward(self, x):
+        return self.lin(x)
+"""
+
+
+def _fresh(*names):
+    """Forgets modules a case's model imports, so it imports its own files."""
+    for name in list(sys.modules):
+        if name.split(".")[0] in names:
+            del sys.modules[name]
+
+
+def case_out_is_the_module_the_class_lives_in(stud, capsys):
+    (stud.parent / "helper.py").write_text(HELPER)
+    (stud.parent / "stud2.py").write_text("from helper import Model\n")
+    before = snapshot(stud.parent / "helper.py")
+    _fresh("helper")
+    try:
+        rc, out, err = run(capsys, "stud2.py:Model", "--input", "2,4,64", "--out", "helper.py")
+    finally:
+        _fresh("helper")
+    assert (rc, out) == (2, "")
+    assert_one_line(err, "--out 'helper.py' is a source file of the model (helper.py); "
+                         "allowed: an output path that is no input")
+    assert snapshot(stud.parent / "helper.py") == before
+    assert_no_temp(stud.parent)
+
+
+def case_out_is_a_module_loaded_from_below_the_model(stud, capsys):
+    pkg = stud.parent / "stpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "util.py").write_text("WIDTH = 64\n")
+    (stud.parent / "stud3.py").write_text("import torch\nfrom stpkg.util import WIDTH\n"
+                                          "class Model(torch.nn.Linear):\n    def __init__(self):\n"
+                                          "        super().__init__(WIDTH, WIDTH)\n")
+    os.link(pkg / "util.py", stud.parent / "util-link.py")
+    before = snapshot(pkg / "util.py")
+    _fresh("stpkg")
+    try:
+        rc, out, err = run(capsys, "stud3.py:Model", "--input", "2,4,64", "--out", "util-link.py")
+    finally:
+        _fresh("stpkg")
+    assert (rc, out) == (2, "")
+    assert_one_line(err, "--out 'util-link.py' is a source file of the model (stpkg/util.py); "
+                         "allowed: an output path that is no input")
+    assert snapshot(pkg / "util.py") == before
+    assert_no_temp(stud.parent)
+    assert_no_temp(pkg)
+
+
+def case_input_beyond_the_address_space(stud, capsys, monkeypatch):
+    import resource
+    limit = 6000000 * 1024  # ulimit -v 6000000
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, limit) if which == resource.RLIMIT_AS
+                        else (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    monkeypatch.setattr(ex, "_available_memory", lambda: None)
+
+    def loads(*a, **kw):
+        raise AssertionError("not refused before the model was loaded")
+    monkeypatch.setattr(ex, "_export", loads)
+    rc, out, err = run(capsys, "stud.py:Model", "--input", "16384,16384,1", "--out", "x.jsonl")
+    assert (rc, out) == (2, "")
+    assert err.startswith("shapetrace_export: --input '16384,16384,1' needs at least 4.0 GiB for x and its "
+                          "copies, more than the ")
+    assert err.endswith(" left under the address-space limit (ulimit -v 6000000, 5.7 GiB); allowed: a smaller "
+                        "B,T,d or a higher ulimit -v\n") and err.count("\n") == 1
+    assert not (stud.parent / "x.jsonl").exists()
+
+
+def case_allocation_failure_is_one_line(stud, capsys, monkeypatch):
+    def no_memory(*a, **kw):
+        raise RuntimeError("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+                           "memory: you tried to allocate 2147483648 bytes.\nError code 12")
+    monkeypatch.setattr(ex.torch, "randn", no_memory)
+    rc, out, err = run(capsys, *GOOD, "--out", "x.jsonl")
+    assert (rc, out) == (2, "")
+    assert_one_line(err, "out of memory: RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. "
+                         "DefaultCPUAllocator: can't allocate memory: you tried to allocate 2147483648 bytes. "
+                         "(no log written); allowed: a smaller --input or model")
+    assert not (stud.parent / "x.jsonl").exists()
+    assert_no_temp(stud.parent)
+
+
 def case_escapes_in_the_out_name(stud, capsys):
     folder = "no\x1b[2Jpe\u202e"
     rc, _, err = run(capsys, *GOOD, "--out", folder + "/a\nb.jsonl")
@@ -433,7 +565,9 @@ CASES = {f.__name__[5:]: f for f in [
     case_unwritable_folder, case_missing_folder, case_input_too_large, case_input_beyond_free_memory,
     case_input_with_underscores, case_values_near_the_f64_maximum, case_escapes_in_the_out_name,
     case_escapes_in_an_exception, case_long_value_is_cut, case_log_longer_than_shapetrace_reads,
-    case_longest_file_name,
+    case_longest_file_name, case_values_of_2_to_the_1023_or_more, case_out_is_the_module_the_class_lives_in,
+    case_out_is_a_module_loaded_from_below_the_model, case_input_beyond_the_address_space,
+    case_allocation_failure_is_one_line,
 ]}
 
 
@@ -474,6 +608,11 @@ PAIRS = [
     ("long_value_is_cut", "shows raw text"),
     ("log_longer_than_shapetrace_reads", "writes any size"),
     ("longest_file_name", "long temp name"),
+    ("values_of_2_to_the_1023_or_more", "scale 2^e"),
+    ("out_is_the_module_the_class_lives_in", "checks no sources"),
+    ("out_is_a_module_loaded_from_below_the_model", "checks no sources"),
+    ("input_beyond_the_address_space", "ignores ulimit -v"),
+    ("allocation_failure_is_one_line", "allocation is a bug"),
 ]
 
 
@@ -678,5 +817,63 @@ def test_cli_closed_pipe_on_the_log(stud):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     p.stdout.close()  # the reader is gone before the log is written
     err = p.stderr.read().decode()
-    assert p.wait() == 2
-    assert err == "shapetrace_export: --out '-' cannot be written: Broken pipe\n"
+    assert p.wait() == 0, err  # quietly, as shapetrace's own --out -
+    assert err == "-: 58 events, 34 departures, 4 residual adds; causality pass, positionwise pass\n"
+
+
+def test_cli_module_beside_the_model_is_refused(stud):
+    (stud.parent / "helper.py").write_text(HELPER)
+    (stud.parent / "stud2.py").write_text("from helper import Model\n")
+    before = snapshot(stud.parent / "helper.py")
+    p = _cli("stud2.py:Model", "--input", "2,4,64", "--out", "helper.py", cwd=stud.parent)
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == ("shapetrace_export: --out 'helper.py' is a source file of the model (helper.py); "
+                        "allowed: an output path that is no input\n")
+    assert snapshot(stud.parent / "helper.py") == before
+    assert_no_temp(stud.parent)
+
+
+def test_cli_honours_ulimit_v(stud):
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (6000000 * 1024, 6000000 * 1024))
+    p = _cli("stud.py:Model", "--input", "16384,16384,1", "--out", "x.jsonl", cwd=stud.parent, preexec_fn=limit)
+    assert (p.returncode, p.stdout) == (2, ""), p.stderr
+    assert p.stderr.startswith("shapetrace_export: --input '16384,16384,1' needs at least 4.0 GiB")
+    assert "(ulimit -v 6000000, 5.7 GiB)" in p.stderr and p.stderr.count("\n") == 1
+    assert not (stud.parent / "x.jsonl").exists()
+
+
+SLOW = """
+import pathlib, time, torch
+class Model(torch.nn.Module):
+    def forward(self, x):
+        pathlib.Path(__file__).with_name("running").touch()
+        time.sleep(120)
+        return x
+"""
+
+
+@pytest.mark.parametrize(("sig", "code"), [("SIGTERM", 143), ("SIGHUP", 129), ("SIGINT", 130)])
+def test_cli_signal_exits_128_plus_its_number(sig, code, stud):
+    import signal
+    (stud.parent / "slow.py").write_text(SLOW)
+    p = subprocess.Popen([sys.executable, str(EXPORTER), "slow.py:Model", "--input", "2,4,64", "--out", "x.jsonl"],
+                         cwd=stud.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 60
+        while not (stud.parent / "running").exists():
+            assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+            time.sleep(0.05)
+        assert any(n.endswith(".tmp") for n in os.listdir(stud.parent)), "no temp file while tracing"
+        p.send_signal(getattr(signal, sig))
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert (p.returncode, out) == (code, b"")
+    assert err.decode() == f"shapetrace_export: interrupted ({sig}); no log written\n"
+    assert not (stud.parent / "x.jsonl").exists()
+    assert_no_temp(stud.parent)

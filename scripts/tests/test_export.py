@@ -444,6 +444,12 @@ def _fresh(*names):
             del sys.modules[name]
 
 
+def test_stats_at_the_f64_maximum():
+    biggest = ex.torch.finfo(ex.torch.float64).max
+    s = ex._stats(ex.torch.tensor([biggest, -biggest] * 5 + [float("-inf")], dtype=ex.torch.float64))
+    assert s == {"min": -biggest, "max": biggest, "mean": 0.0, "std": biggest, "finite": True}
+
+
 def case_out_is_the_module_the_class_lives_in(stud, capsys):
     (stud.parent / "helper.py").write_text(HELPER)
     (stud.parent / "stud2.py").write_text("from helper import Model\n")
@@ -855,25 +861,33 @@ class Model(torch.nn.Module):
 """
 
 
-@pytest.mark.parametrize(("sig", "code"), [("SIGTERM", 143), ("SIGHUP", 129), ("SIGINT", 130)])
-def test_cli_signal_exits_128_plus_its_number(sig, code, stud):
+def test_cli_signal_exits_128_plus_its_number(stud):
+    """SIGTERM 143, SIGHUP 129, SIGINT 130, as shapetrace's own commands: one
+    line, the temp file removed, no log. The three runs go side by side."""
     import signal
-    (stud.parent / "slow.py").write_text(SLOW)
-    p = subprocess.Popen([sys.executable, str(EXPORTER), "slow.py:Model", "--input", "2,4,64", "--out", "x.jsonl"],
-                         cwd=stud.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    runs = {}
     try:
-        deadline = time.monotonic() + 60
-        while not (stud.parent / "running").exists():
-            assert p.poll() is None and time.monotonic() < deadline, p.communicate()
-            time.sleep(0.05)
-        assert any(n.endswith(".tmp") for n in os.listdir(stud.parent)), "no temp file while tracing"
-        p.send_signal(getattr(signal, sig))
-        out, err = p.communicate(timeout=60)
+        for sig in ("SIGTERM", "SIGHUP", "SIGINT"):
+            folder = stud.parent / sig
+            folder.mkdir()
+            (folder / "slow.py").write_text(SLOW)
+            runs[sig] = subprocess.Popen(
+                [sys.executable, str(EXPORTER), "slow.py:Model", "--input", "2,4,64", "--out", "x.jsonl"],
+                cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        deadline = time.monotonic() + 90
+        for sig, p in runs.items():
+            while not (stud.parent / sig / "running").exists():
+                assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+                time.sleep(0.05)
+            assert any(n.endswith(".tmp") for n in os.listdir(stud.parent / sig)), "no temp file while tracing"
+            p.send_signal(getattr(signal, sig))
+        got = {sig: (p.wait(timeout=60), *p.communicate()) for sig, p in runs.items()}
     finally:
-        if p.poll() is None:
-            p.kill()
-    assert (p.returncode, out) == (code, b"")
-    assert err.decode() == f"shapetrace_export: interrupted ({sig}); no log written\n"
-    assert not (stud.parent / "x.jsonl").exists()
-    assert_no_temp(stud.parent)
+        for p in runs.values():
+            if p.poll() is None:
+                p.kill()
+    for sig, code in (("SIGTERM", 143), ("SIGHUP", 129), ("SIGINT", 130)):
+        assert got[sig] == (code, b"", f"shapetrace_export: interrupted ({sig}); no log written\n".encode()), sig
+        assert not (stud.parent / sig / "x.jsonl").exists()
+        assert_no_temp(stud.parent / sig)

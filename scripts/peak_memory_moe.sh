@@ -4,7 +4,7 @@
 # the memory limit":
 #
 #   shapetrace trace --shape-only --preset lesson --layers 4096
-#   shapetrace trace --shape-only --preset lesson-moe --layers 4096        (8 experts)
+#   shapetrace trace --shape-only --preset lesson-moe --layers 4096        (4 experts)
 #   shapetrace trace --shape-only --preset lesson-moe --experts 256 --layers 64|512
 #   shapetrace trace --shape-only --preset lesson-moe --experts 256 --layers 4096   (refused)
 #

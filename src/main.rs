@@ -277,15 +277,29 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
             w.flush()
         })?;
     }
+    // A shape-only run's budget is counted from the trace at hand, not a
+    // second trace of the model held beside it.
     let budget = (args.format == TraceFormat::Html)
-        .then(|| shapetrace::Budget::of(cfg).ok())
+        .then(|| match run.trace.mode {
+            shapetrace::trace::Mode::ShapeOnly => {
+                shapetrace::Budget::of_trace(cfg, &run.trace).ok()
+            }
+            shapetrace::trace::Mode::Numeric => shapetrace::Budget::of(cfg).ok(),
+        })
         .flatten();
     let render = |out: &mut dyn Write| -> io::Result<()> {
         match args.format {
-            TraceFormat::Html => out.write_all(
-                shapetrace::report::html::trace(&run.trace, &run.checks, budget.as_ref())
-                    .as_bytes(),
-            ),
+            // Streamed a card at a time: a deep model's page is never held whole.
+            TraceFormat::Html => {
+                let mut w = io::BufWriter::new(out);
+                shapetrace::report::html::write_trace(
+                    &mut w,
+                    &run.trace,
+                    &run.checks,
+                    budget.as_ref(),
+                )?;
+                w.flush()
+            }
             TraceFormat::Json => log::write(&mut io::BufWriter::new(out), &run.trace, &run.checks),
             TraceFormat::Table => out.write_all(table::text(&run.trace, &run.checks).as_bytes()),
             TraceFormat::Markdown => out.write_all(

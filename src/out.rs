@@ -92,7 +92,7 @@ fn os_reason(e: &io::Error) -> String {
 /// `/proc/self/fd/N` are N. Opening such a path anew would start a new
 /// file description (at offset 0, without the shell's append), and
 /// renaming a temp file over it would replace the file behind it.
-fn inherited(path: &Path) -> Option<u32> {
+pub fn inherited(path: &Path) -> Option<u32> {
     let text = path.to_str()?;
     match text {
         "-" | "/dev/stdout" => Some(1),
@@ -198,6 +198,10 @@ pub fn prepare(flag: &str, path: &Path) -> Result<Target> {
         }
         None => {}
     }
+    // `new/` names a folder: never a file called `new`.
+    if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        bail!("cannot write {flag} {shown}: it names a folder; allowed: a file path");
+    }
     // Follow a symlink to the file it names, so the link stays a link.
     let target = resolve(path);
     match fs::metadata(&target) {
@@ -228,13 +232,17 @@ pub fn prepare(flag: &str, path: &Path) -> Result<Target> {
     }
     cleanup::watch();
     let mut live = cleanup::live();
-    let tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| {
-        eyre!(
-            "cannot write {flag} {shown}: cannot create a file in {}: {}",
-            shapetrace::text::shown_os(dir.as_os_str()),
-            os_reason(&e)
-        )
-    })?;
+    // Made 0666 less the umask, as a shell redirect makes a new file.
+    let tmp = tempfile::Builder::new()
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .tempfile_in(&dir)
+        .map_err(|e| {
+            eyre!(
+                "cannot write {flag} {shown}: cannot create a file in {}: {}",
+                shapetrace::text::shown_os(dir.as_os_str()),
+                os_reason(&e)
+            )
+        })?;
     live.push(tmp.path().to_path_buf());
     Ok(made(To::Staged {
         tmp: Temp(Some(tmp)),
@@ -270,15 +278,11 @@ impl Target {
             .expect("a staged temp file is held until it is renamed");
         render(file.as_file_mut()).map_err(fail)?;
         file.as_file().sync_all().map_err(fail)?;
-        let perms = match fs::metadata(&target) {
-            Ok(m) => m.permissions(),
-            Err(_) => {
-                // A temp file is private (0600); a new output is an ordinary file.
-                use std::os::unix::fs::PermissionsExt;
-                fs::Permissions::from_mode(0o644)
-            }
-        };
-        fs::set_permissions(file.path(), perms).map_err(fail)?;
+        // An existing file keeps its permissions; a new one has the temp
+        // file's, 0666 less the umask.
+        if let Ok(m) = fs::metadata(&target) {
+            fs::set_permissions(file.path(), m.permissions()).map_err(fail)?;
+        }
         // Renamed under the registry's lock: a signal now waits for the
         // rename, then finds nothing left to remove.
         let mut live = cleanup::live();

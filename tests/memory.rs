@@ -124,7 +124,7 @@ fn every_run_at_the_limits_stays_under_512_mb() {
     std::fs::write(d.join("claimed.jsonl"), claimed).unwrap();
     go(vec!["view", "claimed.jsonl", "--format", "table"], 0);
     go(vec!["check", "--shape-only", "--layers", "4096"], 0);
-    // A mixture of 8 experts at 4096 blocks fits; one of 256 is refused
+    // The 4-expert mixture (lesson-moe) at 4096 blocks fits; one of 256 is refused
     // up front by the trace's estimate, before it holds anything.
     let moe = ["--preset", "lesson-moe", "--layers", "4096"];
     for head in [

@@ -335,3 +335,113 @@ fn a_failed_write_leaves_the_regular_file_as_it_was() {
             .contains("\"kind\":\"summary\"")
     );
 }
+
+/// `--out -` (or `--output -`) with stdout appended to an input is that
+/// input: refused as a named path onto it would be.
+#[test]
+fn standard_output_onto_an_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cfg = d.join("in");
+    fs::create_dir(&cfg).unwrap();
+    fs::write(cfg.join("cfg.toml"), "d_model = 8\nheads = 2\n").unwrap();
+    let before = snapshot(&cfg);
+    for flag in ["--out", "--output"] {
+        let appended = fs::OpenOptions::new()
+            .append(true)
+            .open(cfg.join("cfg.toml"))
+            .unwrap();
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("shapetrace"))
+            .current_dir(d)
+            .args(["trace", "--numeric", "--config", "in/cfg.toml", flag, "-"])
+            .stdout(appended)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{flag} - is the --config file")),
+            "{stderr}"
+        );
+        assert_eq!(snapshot(&cfg), before, "{flag} - appended to the config");
+    }
+    // Appended to another file, the same command writes there.
+    let other = fs::File::create(d.join("t.txt")).unwrap();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("shapetrace"))
+        .current_dir(d)
+        .args(["trace", "--config", "in/cfg.toml", "--out", "-"])
+        .stdout(other)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        fs::read_to_string(d.join("t.txt"))
+            .unwrap()
+            .contains("resid_1")
+    );
+}
+
+/// `new/` names a folder, never a file called `new`.
+#[test]
+fn an_output_ending_in_a_slash_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = run_in(dir.path(), &["trace", "--out", "new/"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--out new/: it names a folder; allowed: a file path"),
+        "{stderr}"
+    );
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// A new output is made 0666 less the umask, as a shell redirect makes
+/// it; an existing one keeps its own mode.
+#[test]
+fn a_new_output_follows_the_umask_and_an_old_one_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = assert_cmd::cargo::cargo_bin("shapetrace");
+    for (umask, want) in [("077", 0o600), ("022", 0o644)] {
+        let name = format!("t{umask}.txt");
+        let script = format!("umask {umask}; exec '{}' trace --out {name}", bin.display());
+        let out = std::process::Command::new("sh")
+            .current_dir(d)
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let mode = fs::metadata(d.join(&name)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, want, "umask {umask}");
+    }
+    fs::set_permissions(d.join("t077.txt"), fs::Permissions::from_mode(0o640)).unwrap();
+    let (code, _, _) = run_in(d, &["trace", "--out", "t077.txt"]);
+    assert_eq!(code, Some(0));
+    let mode = fs::metadata(d.join("t077.txt"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o640);
+}
+
+/// A preset's name is the preset even beside a file of that name: an
+/// output onto that file is no clash with the side.
+#[test]
+fn a_file_named_like_a_preset_side_is_no_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("lesson"), "old\n").unwrap();
+    let (code, _, stderr) = run_in(d, &["compare", "lesson", "lesson-gqa", "--out", "lesson"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        fs::read_to_string(d.join("lesson"))
+            .unwrap()
+            .contains("lesson-gqa")
+    );
+    // Named as a file, it is the side, and refused.
+    fs::write(d.join("lesson"), "d_model = 8\nheads = 2\n").unwrap();
+    let (code, _, stderr) = run_in(d, &["compare", "./lesson", "lesson-gqa", "--out", "lesson"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("is the LEFT file"), "{stderr}");
+}

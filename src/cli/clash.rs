@@ -40,6 +40,14 @@ fn identity(path: &Path, input: bool) -> Id {
     {
         return inode(&m);
     }
+    // An output onto a descriptor the shell gave (`--out -` with
+    // `>> cfg.toml`) is the file behind that descriptor.
+    if !input
+        && let Some(fd) = crate::out::inherited(path)
+        && let Ok(m) = fs::metadata(format!("/proc/self/fd/{fd}"))
+    {
+        return inode(&m);
+    }
     if let Ok(m) = fs::metadata(path) {
         return inode(&m);
     }
@@ -108,7 +116,11 @@ fn inputs(cli: &Cli) -> Vec<Input> {
     if let Some(Command::Compare(c)) = &cli.command {
         for (flag, side) in [("LEFT", &c.left), ("RIGHT", &c.right)] {
             let p = Path::new(side.as_str());
-            if side == shapetrace::files::STDIN || p.exists() {
+            // A preset's name is the preset, even beside a file of that name.
+            let preset = shapetrace::config::preset::PRESETS
+                .iter()
+                .any(|(n, _)| n == side);
+            if side == shapetrace::files::STDIN || (!preset && p.exists()) {
                 all.push(Input::the(flag, p));
             }
         }

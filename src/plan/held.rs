@@ -22,8 +22,8 @@ pub const SAMPLE_LAYERS: usize = 2;
 
 /// Resident bytes a run holds per byte of its events' heap, in eighths:
 /// the model's parameter names and shapes, the checks' counts and the
-/// allocator's slack come on top of the events. Measured between 1.09 (an
-/// 8-expert mixture) and 1.2 (256 experts, 64 blocks) with
+/// allocator's slack come on top of the events. Measured between 1.09 (the
+/// 4-expert lesson-moe) and 1.2 (256 experts, 64 blocks) with
 /// `scripts/peak_memory_moe.sh`; taken as 1.375, so the estimate errs high.
 pub const HELD_PER_EVENT_BYTE: u128 = 11;
 

@@ -6,7 +6,7 @@
 //! ```text
 //! name:      a|b<script>\e[2J
 //! terminal:  a|b<script>\u{1b}[2J
-//! markdown:  a\|b&lt;script&gt;\\u{1b}[2J
+//! markdown:  a\|b&lt;script&gt;\\u{1b}\[2J
 //! html:      a|b&lt;script&gt;\u{1b}[2J
 //! ```
 //!
@@ -22,8 +22,9 @@ pub enum Kind {
     /// A terminal or plain text file: controls escaped.
     Terminal,
     /// Markdown: as the terminal, and HTML's `& < >`, a table's `|`, code's
-    /// backtick and the escaping backslash written so a previewer shows
-    /// them and runs nothing.
+    /// backtick, a link's or an image's brackets (`![t](http://…)` would be
+    /// fetched) and the escaping backslash written so a previewer shows
+    /// them and runs or fetches nothing.
     Markdown,
     /// HTML text or a quoted attribute: as the terminal, and `& < > " '`
     /// as entities.
@@ -47,7 +48,7 @@ impl Kind {
                 (_, '>') => out.push_str("&gt;"),
                 (Kind::Html, '"') => out.push_str("&quot;"),
                 (Kind::Html, '\'') => out.push_str("&#39;"),
-                (Kind::Markdown, '|' | '`' | '\\') => {
+                (Kind::Markdown, '|' | '`' | '\\' | '[' | ']') => {
                     out.push('\\');
                     out.push(c);
                 }
@@ -124,7 +125,7 @@ mod tests {
         );
         assert_eq!(
             markdown(HOSTILE),
-            "a\\|b\\`c\\\\d&lt;script&gt;&amp;\"'\\\\u{1b}]8;;x\\\\u{7}\\\\n"
+            "a\\|b\\`c\\\\d&lt;script&gt;&amp;\"'\\\\u{1b}\\]8;;x\\\\u{7}\\\\n"
         );
         assert_eq!(
             html(HOSTILE),
@@ -137,6 +138,16 @@ mod tests {
                 "block1.attn (B=2,T=4)"
             );
         }
+    }
+
+    /// An image or a link in a name is text in Markdown: a previewer
+    /// fetches no remote image and offers no link.
+    #[test]
+    fn markdown_images_and_links_are_text() {
+        assert_eq!(
+            markdown("![t](http://x.example/p.png)[a](javascript:x)"),
+            "!\\[t\\](http://x.example/p.png)\\[a\\](javascript:x)"
+        );
     }
 
     #[test]

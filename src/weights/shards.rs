@@ -177,9 +177,9 @@ impl Tensors {
 const MAX_FOLDER_ENTRIES: usize = 100_000;
 
 /// Every file `--weights path` reads or may read, for the clash check that
-/// keeps an output off its inputs: for a folder, each file in it (the
-/// checkpoint, the index, its shards, the `config.json`, and whatever else
-/// sits there); for an index, it, the shards it names and the `config.json`
+/// keeps an output off its inputs: for a folder, its checkpoint, index,
+/// the index's shards and `config.json` by name, and each other file in
+/// it (the first [`MAX_FOLDER_ENTRIES`] its listing gives); for an index, it, the shards it names and the `config.json`
 /// beside it; for one file, it and the `config.json` beside it. An index
 /// that cannot be read adds no shards: the run refuses it before writing.
 #[must_use]
@@ -188,13 +188,19 @@ pub fn inputs(path: &Path) -> Vec<PathBuf> {
         return vec![];
     }
     if path.is_dir() {
-        return std::fs::read_dir(path)
-            .into_iter()
-            .flatten()
-            .take(MAX_FOLDER_ENTRIES)
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| !p.is_dir())
-            .collect();
+        // What the run reads, named whatever the listing holds; then the
+        // rest of the folder, as far as the listing is read.
+        let mut all = vec![path.join(SINGLE)];
+        all.extend(inputs(&path.join(INDEX)));
+        all.extend(
+            std::fs::read_dir(path)
+                .into_iter()
+                .flatten()
+                .take(MAX_FOLDER_ENTRIES)
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| !p.is_dir()),
+        );
+        return all;
     }
     let dir = path.parent().unwrap_or(Path::new(""));
     let mut all = vec![path.to_path_buf(), dir.join(CONFIG)];

@@ -1,7 +1,7 @@
 //! The split view at depth in a real terminal: the real binary in a
 //! pseudo-terminal (as `tests/e2e.rs`), its screen read back through a
 //! terminal emulator. `--config` a 4096-block lesson, `--compare` the
-//! 8-expert mixture at 4096 blocks: the view is drawn and `q` quits, both
+//! 4-expert mixture (lesson-moe) at 4096 blocks: the view is drawn and `q` quits, both
 //! within the wait; a `q` typed while the two traces are still being
 //! aligned quits as soon as the stepper reads keys.
 

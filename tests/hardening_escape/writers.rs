@@ -44,7 +44,7 @@ fn names_from_a_log_are_escaped_in_every_view() {
     );
     assert!(row.contains("x\\|y"), "{row}");
     assert!(
-        md.contains("# shapetrace: m\\\\u{1b}]0;pwned\\\\u{7}&lt;img"),
+        md.contains("# shapetrace: m\\\\u{1b}\\]0;pwned\\\\u{7}&lt;img"),
         "{md}"
     );
     assert!(

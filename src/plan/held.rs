@@ -75,7 +75,7 @@ fn strings(v: &[String], cap: usize) -> u128 {
 }
 
 /// The heap bytes one event holds beyond its own struct (allocations
-/// rounded as [`alloc`] rounds them), plus the struct itself.
+/// rounded as `alloc` rounds them), plus the struct itself.
 #[must_use]
 pub fn event_bytes(e: &Event) -> u128 {
     let mut n = size_of::<Event>() as u128;

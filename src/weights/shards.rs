@@ -179,8 +179,8 @@ const MAX_FOLDER_ENTRIES: usize = 100_000;
 /// Every file `--weights path` reads or may read, for the clash check that
 /// keeps an output off its inputs: for a folder, its checkpoint, index,
 /// the index's shards and `config.json` by name, and each other file in
-/// it (the first [`MAX_FOLDER_ENTRIES`] its listing gives); for an index, it, the shards it names and the `config.json`
-/// beside it; for one file, it and the `config.json` beside it. An index
+/// it (the first 100,000 its listing gives); for an index, it, the
+/// shards it names and the `config.json` beside it; for one file, it and the `config.json` beside it. An index
 /// that cannot be read adds no shards: the run refuses it before writing.
 #[must_use]
 pub fn inputs(path: &Path) -> Vec<PathBuf> {

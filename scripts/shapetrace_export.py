@@ -127,6 +127,7 @@ Depends on torch and the standard library only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import errno
 import importlib.util
@@ -1257,16 +1258,12 @@ class Output:
         if self.kind != "staged":
             return
         if self.fd is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(self.fd)
-            except OSError:
-                pass
             self.fd = None
         if self.tmp is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(self.tmp)
-            except OSError:
-                pass
             self.tmp = None
 
 

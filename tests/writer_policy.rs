@@ -39,6 +39,29 @@ fn run_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     )
 }
 
+/// `shapetrace ARGS` run in `dir` by `sh` after the shell commands
+/// `prefix` (a umask, a file-size limit): the process as a shell sets it up.
+fn run_after(dir: &Path, prefix: &str, args: &str) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("shapetrace");
+    let script = format!("{prefix}; exec '{}' {args}", bin.display());
+    std::process::Command::new("sh")
+        .current_dir(dir)
+        .args(["-c", &script])
+        .output()
+        .unwrap()
+}
+
+/// `shapetrace ARGS` run in `dir` with its stdout given as `stdout` (a
+/// file opened for appending, as `>> file` gives it).
+fn run_into(dir: &Path, args: &[&str], stdout: fs::File) -> std::process::Output {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("shapetrace"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(stdout)
+        .output()
+        .unwrap()
+}
+
 /// Copies the fixture folder `name` to `dir/to`.
 fn copy_fixture(name: &str, dir: &Path, to: &str) -> PathBuf {
     let dest = dir.join(to);
@@ -301,18 +324,13 @@ fn a_failed_write_leaves_the_regular_file_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     fs::write(d.join("t.jsonl"), "old\n").unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("shapetrace");
     // A file-size limit of 8 KiB, with SIGXFSZ ignored so that the write
     // past it fails with EFBIG (as a full disk fails with ENOSPC).
-    let script = format!(
-        "trap '' XFSZ; ulimit -f 16; exec '{}' trace --format json --out t.jsonl",
-        bin.display()
+    let out = run_after(
+        d,
+        "trap '' XFSZ; ulimit -f 16",
+        "trace --format json --out t.jsonl",
     );
-    let out = std::process::Command::new("sh")
-        .current_dir(d)
-        .args(["-c", &script])
-        .output()
-        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -351,12 +369,8 @@ fn standard_output_onto_an_input_is_refused() {
             .append(true)
             .open(cfg.join("cfg.toml"))
             .unwrap();
-        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("shapetrace"))
-            .current_dir(d)
-            .args(["trace", "--numeric", "--config", "in/cfg.toml", flag, "-"])
-            .stdout(appended)
-            .output()
-            .unwrap();
+        let args = ["trace", "--numeric", "--config", "in/cfg.toml", flag, "-"];
+        let out = run_into(d, &args, appended);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{flag}: {stderr}");
         assert!(
@@ -367,12 +381,11 @@ fn standard_output_onto_an_input_is_refused() {
     }
     // Appended to another file, the same command writes there.
     let other = fs::File::create(d.join("t.txt")).unwrap();
-    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("shapetrace"))
-        .current_dir(d)
-        .args(["trace", "--config", "in/cfg.toml", "--out", "-"])
-        .stdout(other)
-        .output()
-        .unwrap();
+    let out = run_into(
+        d,
+        &["trace", "--config", "in/cfg.toml", "--out", "-"],
+        other,
+    );
     assert_eq!(out.status.code(), Some(0));
     assert!(
         fs::read_to_string(d.join("t.txt"))
@@ -401,15 +414,9 @@ fn a_new_output_follows_the_umask_and_an_old_one_keeps_its_mode() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let bin = assert_cmd::cargo::cargo_bin("shapetrace");
     for (umask, want) in [("077", 0o600), ("022", 0o644)] {
         let name = format!("t{umask}.txt");
-        let script = format!("umask {umask}; exec '{}' trace --out {name}", bin.display());
-        let out = std::process::Command::new("sh")
-            .current_dir(d)
-            .args(["-c", &script])
-            .output()
-            .unwrap();
+        let out = run_after(d, &format!("umask {umask}"), &format!("trace --out {name}"));
         assert_eq!(out.status.code(), Some(0));
         let mode = fs::metadata(d.join(&name)).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, want, "umask {umask}");

@@ -107,11 +107,6 @@ fn inputs(cli: &Cli) -> Vec<Input> {
             path: v.file.clone(),
         });
     }
-    if let Some(Command::Check(c)) = &cli.command
-        && let Some(log) = &c.log
-    {
-        all.push(Input::the("--log", log));
-    }
     // compare's sides, when they are files (or -) rather than preset names.
     if let Some(Command::Compare(c)) = &cli.command {
         for (flag, side) in [("LEFT", &c.left), ("RIGHT", &c.right)] {

@@ -154,6 +154,11 @@ except ImportError:
         sys.exit(2)
     raise
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import shapetrace_axes as axes_mod  # noqa: E402  (beside this file; torch-free)
+
+sys.path.pop(0)
+
 SCHEMA = 3
 VERSION = 1
 
@@ -543,47 +548,105 @@ class _Failure(Exception):
     pass
 
 
-class _Recorder(TorchFunctionMode):
-    """Records every tensor op of one forward as a log event."""
+def _user_file(filename: str) -> bool:
+    """Whether code in `filename` is the user's own (their model file, a
+    module it imports, transformers' modeling code): not torch, not the
+    standard library, not the exporter."""
+    hit = _USER_FILES.get(filename)
+    if hit is None:
+        path = os.path.abspath(filename)
+        hit = not (filename.startswith("<") or any(path.startswith(p) for p in _NOT_USER))
+        _USER_FILES[filename] = hit
+    return hit
 
-    def __init__(self, model, x, container, blocks, names):
+
+_USER_FILES: dict[str, bool] = {}
+_NOT_USER = tuple({os.path.dirname(os.path.abspath(torch.__file__)) + os.sep,
+                   os.path.abspath(__file__),
+                   os.path.abspath(axes_mod.__file__),
+                   os.path.dirname(os.path.abspath(contextlib.__file__)) + os.sep})
+
+
+def _user_line() -> str | None:
+    """`file.py:19`: the innermost frame of the Python stack in the user's code."""
+    f = sys._getframe(1)
+    while f is not None:
+        if _user_file(f.f_code.co_filename):
+            return f"{escaped(Path(f.f_code.co_filename).name)}:{f.f_lineno}"
+        f = f.f_back
+    return None
+
+
+# Ops that hand their operand's data on unchanged: a copy of the stream is the stream.
+_PASS_ON = {"clone", "contiguous", "view", "reshape", "to", "float", "type_as", "detach", "view_as", "reshape_as",
+            "flatten", "copy"}
+# Ops that apply an attention mask or turn scores into weights: what follows is no longer "before the mask".
+_MASKING = {"masked_fill", "where", "softmax", "log_softmax"}
+
+
+class _Recorder(TorchFunctionMode):
+    """Records every tensor op of one forward as a log event: its path, shape,
+    axes named by dataflow, dtype, the events it read, its line in the user's
+    code; residual adds found by dataflow. With `keep`, every event's tensor
+    is kept (cloned) for the probes' evidence."""
+
+    def __init__(self, model, x, container, blocks, names, stream_shape=None, vocab=None, keep=False,
+                 dtype=None):
         super().__init__()
         self.model = model
         self.names = names
         self.params = _param_names(model, names)
         self.blocks = {id(b) for b in blocks}
-        self.stream_shape = _shape(x)
-        self.dtype = _dtype(x)
+        self.stream_shape = list(stream_shape) if stream_shape is not None else _shape(x)
+        self.dtype = dtype or _dtype(x)
+        B, T, d = self.stream_shape
+        self.namer = axes_mod.Names(B, T, d, vocab)
+        self.keep = keep
+        self.kept: dict[str, torch.Tensor] = {}
         self.events: list[dict] = []
         self.by_tensor: dict[int, tuple[torch.Tensor, int, str]] = {}
         self.active: set[str] = set()  # events computed from the input (activations)
+        self.index: dict[str, int] = {}  # event path → its step
+        self.ancestry: dict[str, int] = {}  # event path → bit set of the steps it was computed from
+        self.premask: set[str] = set()
         self.counts: dict[str, int] = {}
         self.used: set[str] = set()
         self.frames: list[tuple[str, int | None]] = []
-        # The block being run: its number, its stream tensors and its residual count.
+        # The block being run: its number, the events carrying its stream, its
+        # residual count, and the outputs of its sublayers (path → module name).
         self.block: int | None = None
-        self.stream: list[torch.Tensor] = []  # the block input / last residual sum first
+        self.block_depth = 0
+        self.stream: set[str] = set()
         self.resid = 0
+        self.sublayers: dict[str, str] = {}
         self.norm_inputs: list[bool] = []
         self.failure: dict | None = None
         self.busy = False
         self._record_input(x)
 
     # -- tensors and events ------------------------------------------------
-    def _event_of(self, t: torch.Tensor) -> str | None:
+    def _event_of(self, t) -> str | None:
+        if not isinstance(t, torch.Tensor):
+            return None
         entry = self.by_tensor.get(id(t))
         if entry is None or entry[0] is not t:
             return None
         return entry[2]
 
+    def _event(self, path: str) -> dict:
+        return self.events[self.index[path]]
+
+    def _axes_of(self, t) -> list[str] | None:
+        """The axes of an activation operand; None for a parameter or constant."""
+        p = self._event_of(t)
+        if p is None or p not in self.active:
+            return None
+        return self._event(p)["axes"]
+
     def _mark(self, t) -> None:
-        if isinstance(t, torch.Tensor):
-            path = self._event_of(t)
-            if path is not None:
-                for e in reversed(self.events):
-                    if e["path"] == path:
-                        e["on_stream"] = True
-                        break
+        path = self._event_of(t)
+        if path is not None:
+            self._event(path)["on_stream"] = True
 
     def _unique(self, base: str) -> str:
         n = self.counts.get(base, 0)
@@ -604,44 +667,74 @@ class _Recorder(TorchFunctionMode):
                 return n
         return None
 
-    def _push(self, path, op, t, inputs, formula, check=None, on_stream=False, active=None):
+    def _in_attention(self) -> bool:
+        return any(_is_attention(name.rpartition(".")[2], None) for name, _ in self.frames if name)
+
+    def _computed_from(self, path: str, source: str) -> bool:
+        return bool((self.ancestry.get(path, 0) >> self.index[source]) & 1) and path != source
+
+    def _from_stream(self, path: str) -> bool:
+        return any(self._computed_from(path, s) for s in self.stream)
+
+    def _push(self, path, op, t, inputs, formula, *, axes=None, check=None, on_stream=False, active=None,
+              operands=None, args=None):
         """One event. An activation (computed from the input: `inputs` non-empty,
-        or the input itself) departs when its shape or dtype is not the stream's
-        and returns when it is back and the previous activation departed; an
-        event computed from no activation (a mask, a constant) does neither and
-        labels no axes."""
+        or the input itself) departs when its shape or dtype is not the stream's;
+        it returns when it is back at the stream's and one of the events it read
+        had departed (token ids depart from nothing: an embedding does not return). An event computed from no activation (a mask, a constant)
+        does neither."""
         shape, dtype = _shape(t), _dtype(t)
         active = bool(inputs) if active is None else active
         home = shape == self.stream_shape and dtype == self.dtype
         departs = active and not home
-        prev = next((e["departs"] for e in reversed(self.events) if e["inputs"]), False)
+        away = any(self._event(p)["departs"] for p in inputs if p in self.index)
+        step = len(self.events)
         event = {
             "kind": "event",
-            "step": len(self.events),
+            "step": step,
             "path": path,
             "op": op,
             "shape": shape,
-            "axes": ["B", "T", "d"] if active and shape == self.stream_shape else ["?"] * len(shape),
+            "axes": axes if axes is not None else self.namer.fallback(shape),
             "dtype": dtype,
             "on_stream": on_stream,
             "departs": departs,
-            "returns": active and (not departs) and prev,
+            "returns": active and home and away,
             "inputs": inputs,
             "formula": formula,
             "stats": _stats(t),
         }
+        line = _user_line()
+        if line is not None:
+            event["line"] = line
+        if operands is not None:
+            event["operands"] = operands
+        if args:
+            event["args"] = args
         if check is not None:
             event["check"] = check
         self.used.add(path)
+        self.index[path] = step
+        anc = 1 << step
+        for p in inputs:
+            anc |= self.ancestry.get(p, 0)
+        self.ancestry[path] = anc
         self.events.append(event)
         self.by_tensor[id(t)] = (t, t._version, path)
+        if self.keep:
+            self.kept[path] = t.detach().clone()
         if active:
             self.active.add(path)
         else:
             self.active.discard(path)
+        return event
 
     def _record_input(self, x):
-        self._push("input", "input", x, [], f"x0 : {_fmt(x.shape)}", on_stream=True, active=True)
+        ids = x.dtype == torch.int64
+        axes = ["B", "T"] if ids else ["B", "T", "d"]
+        self._push("input", "input", x, [], f"x0 : {_fmt(x.shape)}", axes=axes, on_stream=not ids, active=True)
+        if ids:
+            self.events[0]["departs"] = False
 
     def _operand_event(self, t: torch.Tensor) -> str:
         """The event of a residual add's operand; one `constant` event (inputs [])
@@ -660,28 +753,56 @@ class _Recorder(TorchFunctionMode):
         self.frames.append((name, n))
         first = args[0] if args else None
         if id(module) in self.blocks:
-            self.block, self.resid = n, 0
-            self.stream = [first] if isinstance(first, torch.Tensor) else []
+            self.block, self.resid, self.block_depth = n, 0, len(self.frames)
+            p = self._event_of(first)
+            self.stream = {p} if p is not None else set()
+            self.sublayers = {}
             self._mark(first)
         if _is_norm(module) and module is not self.model:
-            self.norm_inputs.append(any(first is s for s in self.stream))
+            self.norm_inputs.append(self._event_of(first) in self.stream)
 
     def post_hook(self, module, args, output):
-        if self.frames:
-            self.frames.pop()
+        depth = len(self.frames)
+        name = self.frames.pop()[0] if self.frames else ""
+        out = _first_tensor(output)
+        path = self._event_of(out)
         if _is_norm(module) and module is not self.model:
             from_stream = self.norm_inputs.pop() if self.norm_inputs else False
-            if isinstance(output, torch.Tensor):
-                self._mark(output)
+            if path is not None:
+                self._mark(out)
                 # A norm of the stream is the stream its block adds onto next
                 # (Post-LN, or a norm written after the add).
                 if from_stream and self.block is not None:
-                    self.stream.append(output)
+                    self.stream.add(path)
+        elif (self.block is not None and depth == self.block_depth + 1 and path is not None
+              and _shape(out) == self.stream_shape and path not in self.stream and self._from_stream(path)):
+            # A sublayer's output: added to the stream, or (a forgotten residual)
+            # put in its place; the line that called it is the block's.
+            self.sublayers[path] = (name, _user_line())
         if id(module) in self.blocks:
-            out = _tensors(output)
-            if out:
-                self._mark(out[0])
-            self.block, self.stream = None, []
+            if path is not None:
+                self._mark(out)
+                if path not in self.stream:
+                    self._replaced(path)
+            self.block, self.stream, self.sublayers = None, set(), {}
+
+    def _replaced(self, path: str) -> None:
+        """The stream became `path` without an add: the sublayer whose output it
+        is (or was computed from, last) replaced the stream."""
+        for sub in sorted(self.sublayers, key=lambda p: -self.index[p]):
+            if sub == path or self._computed_from(path, sub):
+                self._replaces(sub)
+                return
+
+    def _replaces(self, sub: str) -> None:
+        """Event `sub`, a sublayer's output, took the stream's place: its module
+        and the line that called it."""
+        e = self._event(sub)
+        if "replaces_stream" not in e:
+            name, line = self.sublayers[sub]
+            e["replaces_stream"] = name
+            if line is not None:
+                e["replaced_at"] = line
 
     # -- ops ---------------------------------------------------------------
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -692,14 +813,11 @@ class _Recorder(TorchFunctionMode):
         operands = [t for t in _tensors(args) + _tensors(kwargs)]
         residual = None
         if op == "add" and self.block is not None and self._current_block() == self.block:
-            pair = [a for a in args[:2] if isinstance(a, torch.Tensor)]
-            if len(args) >= 2 and len(pair) == 2:
-                # The block input / previous sum first, then a norm of it.
-                for s in self.stream:
-                    i = 0 if pair[0] is s else 1 if pair[1] is s else None
-                    if i is not None:
-                        residual = (pair[i], pair[1 - i])
-                        break
+            self.busy = True
+            try:
+                residual = self._residual(args)
+            finally:
+                self.busy = False
         try:
             out = func(*args, **kwargs)
         except Exception as e:  # the step that refused its operands
@@ -709,17 +827,42 @@ class _Recorder(TorchFunctionMode):
             finally:
                 self.busy = False
             raise
-        if op == "setitem" and args and isinstance(args[0], torch.Tensor):
-            out = args[0]
+        if op in ("setitem", "copy") or (inplace and args and isinstance(args[0], torch.Tensor)):
+            if args and isinstance(args[0], torch.Tensor):
+                out = args[0] if op in ("setitem", "copy") else out
         results = [t for t in _tensors(out) if _dtype(t) is not None]
         if not results or op in METADATA:
             return out
+        if not inplace and op not in ("setitem", "copy") and any(r is t for r in results for t in operands):
+            return out  # `.to(its own dtype)`, `.contiguous()` of a contiguous tensor: the same tensor, no step
         self.busy = True
         try:
-            self._record(op, operands, residual, results, out)
+            self._record(op, args, kwargs, operands, residual, results)
         finally:
             self.busy = False
         return out
+
+    def _residual(self, args) -> tuple | None:
+        """(stream, update) when this add is a residual add: one operand carries
+        the block's stream (or a sublayer's output that took its place) and the
+        other was computed from it."""
+        pair = [a for a in args[:2] if isinstance(a, torch.Tensor)]
+        if len(pair) != 2:
+            return None
+        paths = [self._event_of(t) for t in pair]
+        for i in (0, 1):
+            s, u = paths[i], paths[1 - i]
+            if s is None or u is None or u not in self.active:
+                continue
+            if s in self.stream and u not in self.stream and self._computed_from(u, s):
+                return pair[i], pair[1 - i]
+        for i in (0, 1):
+            s, u = paths[i], paths[1 - i]
+            if s in self.sublayers and u is not None and self._computed_from(u, s):
+                # `x = self.attn(self.ln_1(x)); x = x + self.mlp(self.ln_2(x))`.
+                self._replaces(s)
+                return pair[i], pair[1 - i]
+        return None
 
     def _inputs(self, operands) -> list[str]:
         """The activations among the operands (constants and masks are left out)."""
@@ -730,7 +873,8 @@ class _Recorder(TorchFunctionMode):
                 seen.append(p)
         return seen
 
-    def _record(self, op, operands, residual, results, out):
+    def _record(self, op, args, kwargs, operands, residual, results):
+        shapes = [_shape(t) for t in operands]
         if residual is not None:
             stream, update = residual
             can_log = _dtype(stream) is not None and _dtype(update) is not None
@@ -751,20 +895,122 @@ class _Recorder(TorchFunctionMode):
             self._mark(stream)
             self._mark(update)
             result = results[0]
+            axes = axes_mod.broadcast([self._axes_of(stream), self._axes_of(update)], _shape(result))
             formula = f"add : {_fmt(stream.shape)},{_fmt(update.shape)} → {_fmt(result.shape)}"
-            self._push(path, "add", result, inputs, formula, check=check, on_stream=True, active=True)
-            self.stream = [result]
+            self._push(path, "add", result, inputs, formula, axes=axes, check=check, on_stream=True, active=True,
+                       operands=[_shape(stream), _shape(update)])
+            self.stream = {path}
             return
         if op == "add":
             op = "add_op"
         elif op == "addmm" and self.frames and isinstance(self._module_of_frame(), nn.Linear):
             op = "linear"
         inputs = self._inputs(operands)
-        ins = ",".join(_fmt(t.shape) for t in operands)
-        for r in results:
+        ins = ",".join(_fmt(s) for s in shapes)
+        extra = _op_args(op, args, kwargs)
+        for k, r in enumerate(results):
             path = self._unique(self._base(op))
             formula = f"{op} : {ins} → {_fmt(r.shape)}" if ins else f"{op} : → {_fmt(r.shape)}"
-            self._push(path, op, r, inputs, formula)
+            axes = self._name(op, args, kwargs, operands, r, k) if inputs else None
+            self._push(path, op, r, inputs, formula, axes=axes, operands=shapes, args=extra)
+            self._follow(path, op, operands, inputs)
+
+    def _follow(self, path, op, operands, inputs) -> None:
+        """What the new event carries: the stream (a copy or view of it), or
+        scores before the mask."""
+        e = self._event(path)
+        if (self.block is not None and op in _PASS_ON and len(inputs) == 1 and inputs[0] in self.stream
+                and e["shape"] == self.stream_shape):
+            self.stream.add(path)
+        axes = e["axes"]
+        if len(axes) >= 2 and axes[-2:] == ["Tq", "Tk"] and op not in _MASKING:
+            scores = op in ("matmul", "bmm", "baddbmm", "einsum")
+            masked_by_add = op in ("add_op", "sub") and any(
+                self._event_of(t) not in self.active and t.dim() >= 2 for t in operands)
+            if scores or (any(p in self.premask for p in inputs) and not masked_by_add):
+                self.premask.add(path)
+                e["pre_mask"] = True
+
+    def _name(self, op, args, kwargs, operands, r, k) -> list[str]:
+        """The axes of result `r` (the k-th of op), by dataflow."""
+        n = self.namer
+        shape = _shape(r)
+        named = [(t, self._axes_of(t)) for t in operands]
+        first_t, first = next(((t, a) for t, a in named if a is not None), (None, None))
+        if first is None:
+            return n.fallback(shape)
+        same = _shape(first_t) == shape
+        try:
+            if op == "embedding":
+                return first + [n.features(shape[-1], False)] if len(shape) == len(first) + 1 else n.fallback(shape)
+            if op == "linear":
+                return first[:-1] + [n.features(shape[-1], self._in_attention())]
+            if op in ("matmul", "bmm", "mm"):
+                second = named[1][1] if len(named) > 1 else None
+                if second is None:  # x @ W: a linear written by hand
+                    return first[:-1] + [n.features(shape[-1], self._in_attention())]
+                return n.matmul(first, second, shape)
+            if op == "einsum" and args and isinstance(args[0], str):
+                return n.einsum(args[0], [a for _, a in named], shape)
+            if op == "scaled_dot_product_attention" and len(named) >= 3 and named[2][1] is not None:
+                return first[:-1] + named[2][1][-1:]
+            if op in axes_mod.MOVE:
+                got = axes_mod.moved(first, op, tuple(args[1:]) + tuple(kwargs.values()))
+                if got is not None and len(got) == len(shape):
+                    return got
+            if op in axes_mod.VIEW:
+                return n.view(first, _shape(first_t), shape)
+            if op in axes_mod.REDUCE and not same:
+                dims = kwargs.get("dim", args[1] if len(args) > 1 and not isinstance(args[1], bool) else None)
+                keep = bool(kwargs.get("keepdim", args[2] if len(args) > 2 and isinstance(args[2], bool) else False))
+                got = axes_mod.reduced(first, dims, keep)
+                if len(got) == len(shape):
+                    return got
+            if op == "unsqueeze":
+                dim = kwargs.get("dim", args[1] if len(args) > 1 else 0)
+                dim = dim % (len(first) + 1)
+                return first[:dim] + ["1"] + first[dim:]
+            if op == "squeeze" and len(shape) < len(first):
+                src = _shape(first_t)
+                dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
+                drop = ({i for i, s in enumerate(src) if s == 1} if dim is None
+                        else {d % len(src) for d in ([dim] if isinstance(dim, int) else dim)})
+                got = [a for i, a in enumerate(first) if i not in drop]
+                if len(got) == len(shape):
+                    return got
+            if op in ("cat", "concat", "concatenate", "stack") and len(shape) in (len(first), len(first) + 1):
+                if op == "stack":
+                    dim = kwargs.get("dim", args[1] if len(args) > 1 else 0) % len(shape)
+                    return first[:dim] + [f"[{shape[dim]}]"] + first[dim:]
+                return [axes_mod.sliced(a, s, s, n) for a, s in zip(first, shape)]
+            if len(shape) == len(first) and not same and op in axes_mod.BROADCAST:
+                return axes_mod.broadcast([a for _, a in named], shape)
+            if len(shape) == len(first):
+                # Same rank: a slice, a split or chunk piece, an expand or repeat.
+                src = _shape(first_t)
+                out = []
+                for a, s, w in zip(first, shape, src):
+                    if s == w or s < w:
+                        out.append(axes_mod.sliced(a, s, w, n))
+                    elif a == "1":
+                        out.append("rep")  # a size-1 axis expanded: copies (grouped-query k and v)
+                    elif a in ("h_kv", "h'") and n.h == s:
+                        out.append("h")
+                    else:
+                        out.append(f"[{a.strip('[]')}×{s // w}]" if w and s % w == 0 else n.by_size(s))
+                return out
+            if op == "getitem":
+                got = _indexed(first, _shape(first_t), args[1] if len(args) > 1 else None)
+                if got is not None and len(got) == len(shape):
+                    return got
+            if op in ("unbind",) and len(shape) == len(first) - 1:
+                dim = kwargs.get("dim", args[1] if len(args) > 1 else 0) % len(first)
+                return first[:dim] + first[dim + 1:]
+        except (TypeError, ValueError, IndexError, ZeroDivisionError):
+            pass
+        if same:
+            return list(first)
+        return n.fallback(shape)
 
     def _module_of_frame(self):
         name = self.frames[-1][0]
@@ -782,15 +1028,17 @@ class _Recorder(TorchFunctionMode):
                 continue
             path = self._event_of(t) or self.params.get(id(t)) or "constant"
             ops.append({"path": path, "shape": _shape(t), "dtype": d})
+        line = _user_line()
+        at = f" (at {line})" if line else ""
         if residual is not None:
             stream, update = residual
             path = f"block{self.block}.resid_{self.resid + 1}"
             a, b = _fmt(stream.shape), _fmt(update.shape)
             want = _fmt(self.stream_shape)
             if _shape(stream) != self.stream_shape or _shape(update) != self.stream_shape:
-                detail = f"residual add {a} + {b}: both operands must be {want}"
+                detail = f"residual add {a} + {b}: both operands must be {want}{at}"
             else:
-                detail = f"residual add {a} + {b} refused its operands: {first}"
+                detail = f"residual add {a} + {b} refused its operands: {first}{at}"
             self.failure = {"kind": "failure", "step": len(self.events), "path": path, "op": "add",
                             "check": "residual", "detail": detail, "operands": ops}
             return
@@ -802,8 +1050,64 @@ class _Recorder(TorchFunctionMode):
             n += 1
             path = f"{base}_{n}"
         self.failure = {"kind": "failure", "step": len(self.events), "path": path, "op": name,
-                        "check": "op-shapes", "detail": f"{name} refused its operands: {first}", "operands": ops}
+                        "check": "op-shapes", "detail": f"{name} refused its operands: {first}{at}",
+                        "operands": ops}
 
+
+def _op_args(op, args, kwargs) -> dict | None:
+    """What shapetrace needs, beside the operands' shapes, to judge an op's
+    output shape: the dims of a transpose, softmax or reduction, the shape of
+    a view, the equation of an einsum."""
+    try:
+        if op == "einsum" and args and isinstance(args[0], str):
+            return {"equation": args[0]}
+        rest = list(args[1:])
+        if op in ("transpose", "swapaxes", "swapdims", "permute", "movedim"):
+            dims = rest[0] if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else rest
+            dims = [int(d) for d in dims if isinstance(d, int)] or [int(v) for v in kwargs.values()
+                                                                    if isinstance(v, int)]
+            return {"dims": dims}
+        if op in ("view", "reshape"):
+            dims = rest[0] if len(rest) == 1 and isinstance(rest[0], (list, tuple, torch.Size)) else rest
+            if all(isinstance(d, int) for d in dims):
+                return {"shape": [int(d) for d in dims]}
+        if op in ("softmax", "log_softmax", "cat", "concat", "split", "chunk", "unsqueeze", "squeeze") or (
+                op in axes_mod.REDUCE):
+            dim = kwargs.get("dim", rest[0] if rest and isinstance(rest[0], int) and op not in
+                             ("split", "chunk") else rest[1] if len(rest) > 1 else None)
+            if isinstance(dim, int):
+                return {"dim": dim}
+            if isinstance(dim, (list, tuple)) and all(isinstance(d, int) for d in dim):
+                return {"dim": list(dim)}
+    except (TypeError, ValueError):
+        pass
+    return None
+
+
+def _indexed(names: list[str], shape: list[int], index) -> list[str] | None:
+    """The names after `t[index]`: an int drops its axis, a slice keeps it,
+    None inserts one, ... stands for the axes not indexed."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    if any(isinstance(i, (torch.Tensor, list)) for i in index):
+        return None
+    n_axes = sum(1 for i in index if i is not None and i is not Ellipsis)
+    out, k = [], 0
+    for i in index:
+        if i is Ellipsis:
+            take = len(names) - n_axes
+            out.extend(names[k:k + take])
+            k += take
+        elif i is None:
+            out.append("1")
+        elif isinstance(i, int):
+            k += 1
+        elif isinstance(i, slice):
+            out.append(names[k])
+            k += 1
+        else:
+            return None
+    return out + names[k:]
 
 # -- probes ------------------------------------------------------------------
 
@@ -813,11 +1117,12 @@ def _first_tensor(out):
 
 
 def _changed(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """|a − b| beyond 1e-6·(1+|a|), elementwise; NaN where both are NaN counts as unchanged."""
+    """|a − b| beyond 1e-6·(1+|a|), elementwise; equal values (−inf in both) and NaN in both are unchanged."""
     a, b = a.detach().to(torch.float64), b.detach().to(torch.float64)
-    both_nan = torch.isnan(a) & torch.isnan(b)
+    # Equal values (a −inf a mask wrote in both runs) and NaN in both are unchanged.
+    same = (torch.isnan(a) & torch.isnan(b)) | (a == b)
     diff = (a - b).abs()
-    diff = torch.where(both_nan, torch.zeros_like(diff), diff)
+    diff = torch.where(same, torch.zeros_like(diff), diff)
     diff = torch.nan_to_num(diff, nan=math.inf)
     return diff, diff > 1e-6 * (1.0 + a.abs().nan_to_num(nan=0.0, posinf=0.0, neginf=0.0))
 
@@ -830,52 +1135,104 @@ def _check(name, status, detail, path=None):
     return {"name": name, "ok": status != "fail", "status": status, "path": path, "detail": detail}
 
 
-def probe_causality(model, x, blocks, seed=0) -> dict:
-    """Token t of batch 0 changed: no earlier position, no other batch element may change."""
-    B, T = x.shape[0], x.shape[1]
-    outs: list[torch.Tensor | None] = []
-    hooks = [b.register_forward_hook(lambda m, a, o: outs.append(_first_tensor(o))) for b in blocks]
+def _recorded(model, x, container, blocks, names, stream_shape, dtype, vocab, keep=True, args=(), kwargs=None):
+    """One recorded forward of `model` on `x` (then `args`, `kwargs`): the
+    recorder and the failure that stopped it, if one did."""
+    rec = _Recorder(model, x, container, blocks, names, stream_shape=stream_shape, vocab=vocab, keep=keep,
+                    dtype=dtype)
+    hooks = []
+    for mod in model.modules():
+        hooks.append(mod.register_forward_pre_hook(rec.pre_hook))
+        hooks.append(mod.register_forward_hook(rec.post_hook, always_call=True))
+    failure = None
     try:
-        def run(inp):
-            outs.clear()
-            y = _first_tensor(model(inp.clone()))
-            return list(outs) + [y]
-        with torch.no_grad():
-            base = run(x)
-            names = [f"block{n}" for n in range(1, len(blocks) + 1)] + ["output"]
-            if len(base) != len(names):  # a block called more or less than once
-                base, names = base[-1:], ["output"]
-            gen = torch.Generator().manual_seed(seed)
-            tokens = _tokens(T)
-            for t in tokens:
-                x2 = x.clone()
-                x2[0, t] += torch.randn(x.shape[2:], generator=gen, dtype=torch.float64).to(x.dtype)
-                got = run(x2)[-len(base):]
-                for name, a, b in zip(names, base, got):
-                    if a is None or b is None or a.dim() < 2 or tuple(a.shape[:2]) != (B, T) or a.shape != b.shape:
-                        continue
-                    diff, ch = _changed(a, b)
-                    ch = ch.reshape(B, T, -1).any(-1)
-                    d = diff.reshape(B, T, -1).amax(-1)
-                    bad = torch.zeros(B, T, dtype=torch.bool)
-                    bad[0, :t] = True
-                    bad[1:] = True
-                    hit = ch & bad
-                    if hit.any():
-                        most = float(d[hit].max())
-                        early = hit[0].nonzero().flatten()
-                        where = (f"earlier position {int(early[0])}" if early.numel()
-                                 else f"batch element {int(hit.any(-1).nonzero().flatten()[0])}")
-                        return _check("causality", "fail",
-                                      f"changing token {t} of batch 0 changed {where} at {name} (|Δ| up to {most:.1e})",
-                                      name)
-    except Exception as e:  # noqa: BLE001 - a probe that cannot run is not judged
-        return _check("causality", "skip", f"the probe's forward raised {shown(type(e).__name__)}: {one_line(e)}")
+        with torch.no_grad(), rec:
+            model(x, *args, **(kwargs or {}))
+    except Exception as e:  # noqa: BLE001 - the failure line says what stopped it
+        failure = rec.failure if rec.failure and rec.failure["step"] == len(rec.events) else None
+        if failure is None:
+            tb = traceback.extract_tb(e.__traceback__)
+            user = [f for f in tb if _user_file(f.filename)] or tb
+            where = f" (at {shown(Path(user[-1].filename).name)}:{user[-1].lineno})" if user else ""
+            failure = {"kind": "failure", "step": len(rec.events), "path": "forward", "op": "raise",
+                       "check": "op-shapes",
+                       "detail": f"the forward raised {shown(type(e).__name__)}: {one_line(e)}{where}",
+                       "operands": []}
     finally:
         for h in hooks:
             h.remove()
-    return _check("causality", "pass",
-                  f"changing a token changed no earlier position and no other batch element ({len(tokens)} tokens tried)")
+    return rec, failure
+
+
+def _rows(axes: list[str], a: torch.Tensor, b: torch.Tensor, B: int, T: int) -> list[float] | None:
+    """Per (batch, position), row-major, the largest |Δ| between `a` and `b`
+    beyond rounding (0: unchanged); positions read from the axes' names. None
+    when the tensor has no batch and position axes or changed shape."""
+    if a.shape != b.shape or "B" not in axes and "B·T" not in axes:
+        return None
+    diff, ch = _changed(a, b)
+    d = torch.where(ch, diff, torch.zeros_like(diff))
+    mode, k = axes_mod.position_axis(axes)
+    shape = list(a.shape)
+    if mode == "flat" and shape[k] == B * T:
+        rows = d.movedim(k, 0).reshape(B * T, -1).amax(-1)
+    elif "B" not in axes or shape[axes.index("B")] != B:
+        return None
+    elif mode == "axis" and shape[k] == T:
+        bk = axes.index("B")
+        rows = d.movedim((bk, k), (0, 1)).reshape(B, T, -1).amax(-1).reshape(-1)
+    elif mode == "all":
+        bk = axes.index("B")
+        rows = d.movedim(bk, 0).reshape(B, -1).amax(-1, keepdim=True).expand(B, T).reshape(-1)
+    else:
+        return None
+    return [float(v) for v in rows]
+
+
+def _evidence(probe, module, token, base, moved, B, T, skip=("input",)) -> dict:
+    """One evidence line: every event of `base` whose rows changed in `moved`."""
+    rows = []
+    for e in base.events:
+        p = e["path"]
+        if p in skip or p not in base.kept or p not in moved.kept or p not in base.active:
+            continue
+        r = _rows(e["axes"], base.kept[p], moved.kept[p], B, T)
+        if r is None or not any(v > 0 for v in r):
+            continue
+        rows.append({"path": p, "op": e["op"], "pre_mask": bool(e.get("pre_mask")), "batch": B, "seq": T,
+                     "delta": [v if math.isfinite(v) else 1e300 for v in r]})
+    return {"kind": "evidence", "probe": probe, "module": module, "token": token, "rows": rows}
+
+
+def _skipped(probe, why, module=None) -> dict:
+    return {"kind": "evidence", "probe": probe, "module": module, "skipped": why}
+
+
+def _moved(x: torch.Tensor, t: int, gen: torch.Generator, vocab: int | None) -> torch.Tensor:
+    """x with the row of token t of batch 0 moved: a new random row, or another token id."""
+    x2 = x.clone()
+    if x.dtype == torch.int64:
+        step = int(torch.randint(1, max(vocab or 2, 2), (1,), generator=gen))
+        x2[0, t] = (x2[0, t] + step) % (vocab or 2)
+    else:
+        x2[0, t] += torch.randn(x.shape[2:], generator=gen, dtype=torch.float64).to(x.dtype)
+    return x2
+
+
+def probe_causality(model, x, ctx, base, seed=0) -> list[dict]:
+    """Evidence: token t of batch 0 moved, which rows of every op's output
+    changed (shapetrace judges: none at an earlier position, none in another
+    batch element)."""
+    B, T = x.shape[0], x.shape[1]
+    gen = torch.Generator().manual_seed(seed)
+    out = []
+    for t in _tokens(T):
+        moved, failure = _recorded(model, _moved(x, t, gen, ctx["vocab"]), **ctx)
+        if failure is not None:
+            return [_skipped("causality", f"the probe's forward stopped at {shown(failure['path'])}: "
+                                          f"{escaped(failure['detail'])}")]
+        out.append(_evidence("causality", None, t, base, moved, B, T))
+    return out
 
 
 def _positionwise_targets(model, blocks, names) -> list[tuple[str, nn.Module]]:
@@ -898,13 +1255,15 @@ def _positionwise_targets(model, blocks, names) -> list[tuple[str, nn.Module]]:
     return out
 
 
-def _is_attention(name: str, mod: nn.Module) -> bool:
-    words = (name.lower(), type(mod).__name__.lower())
+def _is_attention(name: str, mod: nn.Module | None) -> bool:
+    words = (name.lower(), type(mod).__name__.lower() if mod is not None else "")
     return any(w in n for w in ATTENTION_WORDS for n in words)
 
 
-def probe_positionwise(model, x, blocks, names, seed=0) -> dict:
-    """Each norm and MLP, called alone, changes only the row of the token that changed."""
+def probe_positionwise(model, x, blocks, names, ctx, seed=0) -> list[dict]:
+    """Evidence: each norm and MLP called alone on the input it got, its token t
+    of batch 0 moved: which rows of each op inside it changed (shapetrace
+    judges: only row (0, t))."""
     B, T = x.shape[0], x.shape[1]
     targets = _positionwise_targets(model, blocks, names)
     captured: dict[int, tuple] = {}
@@ -918,53 +1277,42 @@ def probe_positionwise(model, x, blocks, names, seed=0) -> dict:
         with torch.no_grad():
             model(x.clone())
     except Exception as e:  # noqa: BLE001
-        return _check("positionwise", "skip", f"the probe's forward raised {shown(type(e).__name__)}")
+        return [_skipped("positionwise", f"the probe's forward raised {shown(type(e).__name__)}")]
     finally:
         for h in hooks:
             h.remove()
     gen = torch.Generator().manual_seed(seed + 1)
-    tokens = _tokens(T)
-    tried = 0
-    with torch.no_grad():
-        for path, mod in targets:
-            if id(mod) not in captured:
-                continue
-            args, kwargs = captured[id(mod)]
-            if not args or not isinstance(args[0], torch.Tensor) or args[0].dim() < 2 or tuple(args[0].shape[:2]) != (B, T):
-                continue
-            try:
-                base = _first_tensor(mod(*args, **kwargs))
-            except Exception:  # noqa: BLE001
-                continue
-            if base is None or base.dim() < 2 or tuple(base.shape[:2]) != (B, T):
-                continue
-            tried += 1
-            for t in tokens:
-                a0 = args[0].clone()
-                a0[0, t] += torch.randn(a0.shape[2:], generator=gen, dtype=torch.float64).to(a0.dtype)
-                got = _first_tensor(mod(a0, *args[1:], **kwargs))
-                diff, ch = _changed(base, got)
-                ch = ch.reshape(B, T, -1).any(-1)
-                ch[0, t] = False
-                if ch.any():
-                    b, s = (int(i) for i in ch.nonzero()[0])
-                    most = float(diff.reshape(B, T, -1).amax(-1)[ch].max())
-                    return _check("positionwise", "fail",
-                                  f"changing token {t} of batch 0 in the input of {path} changed its output at token {s} of batch {b} (|Δ| up to {most:.1e})",
-                                  path)
-    if tried == 0:
-        return _check("positionwise", "skip", "no norm or MLP found to probe")
-    nb = len(blocks)
-    return _check("positionwise", "pass",
-                  f"every norm and MLP of {nb} block{'s' if nb != 1 else ''} ({tried} module{'s' if tried != 1 else ''}) "
-                  f"changed only the token that changed ({len(tokens)} tokens tried)")
-
+    out = []
+    alone = dict(ctx, container="", blocks=[])
+    for path, mod in targets:
+        if id(mod) not in captured:
+            continue
+        args, kwargs = captured[id(mod)]
+        if not args or not isinstance(args[0], torch.Tensor) or _shape(args[0]) != ctx["stream_shape"]:
+            continue
+        call = dict(alone, args=args[1:], kwargs=kwargs)
+        base, failure = _recorded(mod, args[0].clone(), **call)
+        if failure is not None or not base.events:
+            continue
+        last = base.events[-1]
+        if len(last["shape"]) < 2 or tuple(last["shape"][:2]) != (B, T):
+            continue
+        for t in _tokens(T):
+            moved, failure = _recorded(mod, _moved(args[0], t, gen, None), **call)
+            if failure is not None:
+                break
+            out.append(_evidence("positionwise", path, t, base, moved, B, T))
+    if not out:
+        return [_skipped("positionwise", "no norm or MLP found to probe")]
+    return out
 
 # -- the trace ---------------------------------------------------------------
 
 @dataclasses.dataclass
 class TraceResult:
-    """What `trace` wrote: ok is true when the forward ran and no probe failed."""
+    """What `trace` wrote: ok is true when the forward ran and every value is
+    finite. The probes' evidence is written, not judged: `shapetrace check
+    --log` judges it."""
 
     ok: bool
     path: str
@@ -972,15 +1320,13 @@ class TraceResult:
     departures: int
     residual_adds: int
     failure: dict | None
-    checks: list[dict]
+    evidence: dict  # probe → how many runs it wrote, or why it was skipped
     nonfinite: str | None = None  # the first event with a NaN or +inf
-
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
 
     def line(self) -> str:
-        verdicts = ", ".join(f"{c['name']} {c['status']}" for c in self.checks)
         head = (f"{shown(self.path)}: {self.events} events, {self.departures} departures, "
                 f"{self.residual_adds} residual adds")
         if self.nonfinite is not None:
@@ -988,7 +1334,8 @@ class TraceResult:
         if self.failure:
             f = self.failure
             return f"{head}; the forward stops at {shown(f['path'])} ({f['check']}): {escaped(f['detail'])}"
-        return f"{head}; {verdicts}"
+        said = ", ".join(f"{k} {v}" for k, v in self.evidence.items())
+        return f"{head}; evidence: {said}; judge it with: shapetrace check --log {shown(self.path)}"
 
 
 def _source_files(model) -> list[tuple[str, str]]:
@@ -1294,12 +1641,15 @@ def _serialize(lines: list[dict]) -> bytes:
 
 def trace(model: nn.Module, x: torch.Tensor, out: "str | Output", blocks: str | None = None,
           placement: str = "pre", seed: int = 0, model_name: str | None = None) -> TraceResult:
-    """Trace `model` on `x` (B, T, d), run the probes, write the log to `out`
-    (a path, made ready before the forward runs, or a prepared Output)."""
+    """Trace `model` on `x` (B, T, d floats, or (B, T) token ids of int64 for a
+    model whose first module is an nn.Embedding), run the probes, write the
+    log to `out` (a path, made ready before the forward runs, or a prepared
+    Output)."""
     if placement not in PLACEMENTS:
         raise ValueError(f"placement {_q(placement)} is not allowed; allowed: pre, post")
-    if not isinstance(x, torch.Tensor) or x.dim() != 3 or _dtype(x) not in MODEL_DTYPES:
-        raise ValueError("x must be a (B, T, d) tensor of f32, f64, bf16 or f16")
+    ids = isinstance(x, torch.Tensor) and x.dim() == 2 and x.dtype == torch.int64
+    if not isinstance(x, torch.Tensor) or not ids and (x.dim() != 3 or _dtype(x) not in MODEL_DTYPES):
+        raise ValueError("x must be a (B, T, d) tensor of f32, f64, bf16 or f16, or (B, T) token ids of int64")
     target = out if isinstance(out, Output) else Output.prepare(str(out), _source_files(model))
     try:
         lines, result = _run(model, x, blocks, placement, seed, model_name)
@@ -1310,56 +1660,63 @@ def trace(model: nn.Module, x: torch.Tensor, out: "str | Output", blocks: str | 
     return result
 
 
+def first_embedding(model: nn.Module) -> nn.Embedding | None:
+    """The model's first nn.Embedding (the token embedding), if any."""
+    return next((m for m in model.modules() if isinstance(m, nn.Embedding)), None)
+
+
+def _stream_of(model: nn.Module, x: torch.Tensor) -> tuple[list[int], str, int | None]:
+    """The stream's shape (B, T, d), its dtype and the vocabulary: x's own for
+    floats; for token ids, d and V from the first nn.Embedding and the dtype
+    of its weight."""
+    if x.dtype != torch.int64:
+        return _shape(x), _dtype(x), None
+    emb = first_embedding(model)
+    if emb is None:
+        raise ValueError(f"{shown(type(model).__name__)} has no nn.Embedding to take token ids; "
+                         "allowed: --tokens for a model whose first module is an nn.Embedding, --input B,T,d otherwise")
+    B, T = _shape(x)
+    return [B, T, int(emb.embedding_dim)], _dtype(emb.weight) or "f32", int(emb.num_embeddings)
+
+
 def _run(model, x, blocks, placement, seed, model_name) -> tuple[list[dict], TraceResult]:
     """The log's lines and the result of one traced forward and its probes."""
     was_training = model.training
     model.eval()
     try:
+        stream_shape, dtype, vocab = _stream_of(model, x)
+        if vocab is not None and (int(x.min()) < 0 or int(x.max()) >= vocab):
+            raise ValueError(f"token id {int(x.max()) if int(x.max()) >= vocab else int(x.min())} is outside the "
+                             f"vocabulary; allowed: 0 <= id < {vocab} (the first nn.Embedding's num_embeddings)")
         seen = survey(model, x)
         if seen.token_ids is not None:
             raise ValueError(
-                f"{shown(type(model).__name__)} takes token ids ({seen.token_ids}): the exporter feeds x (B, T, d) floats; "
-                "allowed: a module whose forward takes x (B, T, d_model), e.g. pass its block stack with --blocks NAME")
-        container, block_list = find_blocks(model, blocks, seen, _shape(x))
+                f"{shown(type(model).__name__)} takes token ids ({seen.token_ids}): pass --tokens B,T "
+                "(ids below its vocabulary) or --tokens FILE.npy; or trace its block stack with --input B,T,d")
+        container, block_list = find_blocks(model, blocks, seen, stream_shape)
     except BaseException:
         model.train(was_training)
         raise
     names = _display_names(model, container, block_list)
     header = {
         "kind": "header", "schema": SCHEMA, "producer": _producer(), "mode": "numeric",
-        "stream_shape": _shape(x), "batch": int(x.shape[0]), "seq": int(x.shape[1]),
-        "d_model": int(x.shape[2]), "layers": len(block_list), "placement": placement,
-        "dtype": _dtype(x), "model": escaped(model_name or _model_name(model)),
+        "stream_shape": stream_shape, "batch": stream_shape[0], "seq": stream_shape[1],
+        "d_model": stream_shape[2], "layers": len(block_list), "placement": placement,
+        "dtype": dtype, "model": escaped(model_name or _model_name(model)),
     }
-    x_in = x.clone()  # the forward may write into its input (x += …)
-    rec = _Recorder(model, x_in, container, block_list, names)
-    hooks = []
-    for mod in model.modules():
-        hooks.append(mod.register_forward_pre_hook(rec.pre_hook))
-        hooks.append(mod.register_forward_hook(rec.post_hook, always_call=True))
-    failure = None
+    if vocab is not None:
+        header["input"] = "tokens"
+        header["vocab"] = vocab
+    ctx = {"container": container, "blocks": block_list, "names": names, "stream_shape": stream_shape,
+           "dtype": dtype, "vocab": vocab}
     try:
-        with torch.no_grad(), rec:
-            model(x_in)
-    except Exception as e:  # noqa: BLE001 - the failure line says what stopped it
-        failure = rec.failure if rec.failure and rec.failure["step"] == len(rec.events) else None
+        # x is cloned: the forward may write into its input (x += …).
+        rec, failure = _recorded(model, x.clone(), **ctx)
         if failure is None:
-            tb = traceback.extract_tb(e.__traceback__)
-            where = f" ({shown(Path(tb[-1].filename).name)} line {tb[-1].lineno})" if tb else ""
-            failure = {"kind": "failure", "step": len(rec.events), "path": "forward", "op": "raise",
-                       "check": "op-shapes",
-                       "detail": f"the forward raised {shown(type(e).__name__)}: {one_line(e)}{where}",
-                       "operands": []}
-    finally:
-        for h in hooks:
-            h.remove()
-    try:
-        if failure is None:
-            checks = [probe_causality(model, x, block_list, seed),
-                      probe_positionwise(model, x, block_list, names, seed)]
+            evidence = (probe_causality(model, x, ctx, rec, seed)
+                        + probe_positionwise(model, x, block_list, names, ctx, seed))
         else:
-            stop = f"the forward stops at {failure['path']}"
-            checks = [_check("causality", "skip", stop), _check("positionwise", "skip", stop)]
+            evidence = []
     finally:
         model.train(was_training)
     events = rec.events
@@ -1368,13 +1725,22 @@ def _run(model, x, blocks, placement, seed, model_name) -> tuple[list[dict], Tra
         "events": len(events),
         "departures": sum(e["departs"] for e in events),
         "residual_adds": sum("check" in e for e in events),
-        "checks": checks,
     }
-    lines = [header, *events, *([failure] if failure else []), summary]
+    lines = [header, *events, *([failure] if failure else []), *evidence, summary]
     nonfinite = next((e["path"] for e in events if not e["stats"]["finite"]), None)
-    ok = failure is None and nonfinite is None and all(c["status"] != "fail" for c in checks)
+    told: dict[str, str] = {}
+    for probe in ("causality", "positionwise"):
+        runs = [e for e in evidence if e["probe"] == probe]
+        skipped = next((e["skipped"] for e in runs if "skipped" in e), None)
+        if skipped is not None:
+            told[probe] = f"skipped ({skipped})"
+        elif runs:
+            modules = {e["module"] for e in runs}
+            told[probe] = (f"{len(runs)} tokens moved" if probe == "causality"
+                           else f"{len(modules)} modules × {len(runs) // max(len(modules), 1)} tokens moved")
+    ok = failure is None and nonfinite is None
     return lines, TraceResult(ok, "", summary["events"], summary["departures"], summary["residual_adds"], failure,
-                              checks, nonfinite)
+                              told, nonfinite)
 
 
 # -- the command line --------------------------------------------------------
@@ -1520,15 +1886,23 @@ class _Parser(argparse.ArgumentParser):
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
     """The command line, every value checked; no file is touched yet."""
     p = _Parser(prog="shapetrace_export.py", description="Trace a PyTorch module into a shapetrace log (schema 3).",
-                epilog="exit status: 0 the trace holds; 1 the forward stopped, a value is NaN or +inf, or a probe "
-                       "failed; 2 a bad argument, an output that cannot be written or is an input (the model file, "
-                       "a source file of the model, the exporter), an input too large, out of memory (one line on "
-                       "stderr, no file replaced); 128 + the signal's number when interrupted (130 SIGINT, "
-                       "143 SIGTERM, 129 SIGHUP), the temp file removed")
-    p.add_argument("model", help="FILE.py:Class or FILE.py:factory, called with no arguments")
-    p.add_argument("--input", required=True, help=f"B,T,d of the input x ~ N(0,1), e.g. 2,4,64 "
-                                                  f"(B·T·d at most {MAX_INPUT_ELEMENTS}, and within the free "
-                                                  "memory and ulimit -v)")
+                epilog="exit status: 0 the forward ran and every value is finite (the probes' evidence is in the "
+                       "log: judge it with shapetrace check --log); 1 the forward stopped, or a value is NaN or "
+                       "+inf; 2 a bad argument, an output that cannot be written or is an input (the model file, "
+                       "a source file of the model, the exporter, the --tokens file, a file of --hf), an input too "
+                       "large, out of memory (one line on stderr, no file replaced); 128 + the signal's number when "
+                       "interrupted (130 SIGINT, 143 SIGTERM, 129 SIGHUP), the temp file removed")
+    p.add_argument("model", nargs="?", default=None,
+                   help="FILE.py:Class or FILE.py:factory, called with no arguments (not with --hf)")
+    p.add_argument("--input", default=None, help=f"B,T,d of the input x ~ N(0,1), e.g. 2,4,64 "
+                                                 f"(B·T·d at most {MAX_INPUT_ELEMENTS}, and within the free "
+                                                 "memory and ulimit -v)")
+    p.add_argument("--tokens", default=None,
+                   help="B,T token ids drawn below the vocabulary of the model's first nn.Embedding, or FILE.npy "
+                        "of (B, T) integer ids: the trace starts at the ids and ends at the logits")
+    p.add_argument("--hf", default=None, metavar="DIR",
+                   help="a Hugging Face model folder (config.json, and weights if present; random init otherwise): "
+                        "the transformers model itself is traced from --tokens")
     p.add_argument("--out", required=True, help="the log to write (JSON Lines): a file, replaced whole once written; "
                                                 "a device, FIFO or - (stdout; the summary then goes to stderr, and "
                                                 "a closed pipe is no error), written into; never the model file "
@@ -1538,7 +1912,15 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", default="0", help="seed of the input and the probes' noise (default 0)")
     p.add_argument("--dtype", default="f32", help="f32, f64, bf16 or f16 (default f32)")
     a = p.parse_args(argv)
-    a.shape = _input_shape(a.input)
+    if a.hf is not None and a.model is not None:
+        raise _Usage(f"--hf {_q(a.hf)} and the model {_q(a.model)} were both given; allowed: one of them")
+    if a.hf is None and a.model is None:
+        raise _Usage("no model given; allowed: FILE.py:NAME, or --hf DIR")
+    if a.hf is not None and a.tokens is None:
+        raise _Usage("--hf traces from token ids; allowed: --tokens B,T or --tokens FILE.npy")
+    if (a.input is None) == (a.tokens is None):
+        raise _Usage("give the input as one of --input B,T,d (floats) or --tokens B,T|FILE.npy (token ids)"
+                     + ("; both were given" if a.input is not None else ""))
     if a.placement not in PLACEMENTS:
         raise _Usage(f"--placement {_q(a.placement)} is not allowed; allowed: pre, post")
     if a.dtype not in MODEL_DTYPES:
@@ -1548,30 +1930,151 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     a.seed = int(a.seed)
     if a.blocks is not None and not a.blocks.strip():
         raise _Usage("--blocks '' names no attribute; allowed: the attribute holding the blocks, e.g. h or transformer.h")
-    check_input_size(a.input, a.shape, MODEL_DTYPES[a.dtype])
+    a.ids = None
+    if a.input is not None:
+        a.shape = _input_shape(a.input)
+        check_input_size(a.input, a.shape, MODEL_DTYPES[a.dtype])
+    elif re.fullmatch(r"[0-9]+,[0-9]+", a.tokens):
+        a.shape = _token_shape(a.tokens)
+    else:
+        a.ids = _token_file(a.tokens)
+        a.shape = tuple(a.ids.shape)
+    if a.hf is not None:
+        _hf_folder(a.hf)
     return a
+
+
+def _token_shape(text: str) -> tuple[int, int]:
+    B, T = (int(v) for v in text.split(","))
+    if not (1 <= B <= 4096 and 1 <= T <= 65536) or B * T > 2**22:
+        raise _Usage(f"--tokens {_q(text)} is not allowed; allowed: B,T with 1 <= B <= 4096, 1 <= T <= 65536 and "
+                     f"B·T at most {2**22}, or FILE.npy")
+    return B, T
+
+
+def _token_file(text: str) -> torch.Tensor:
+    """The ids of a .npy file of shape (B, T) and an integer dtype."""
+    path = Path(text)
+    if not text.endswith(".npy"):
+        raise _Usage(f"--tokens {_q(text)} is neither B,T nor a .npy file; allowed: e.g. 2,4 or ids.npy")
+    if not path.is_file():
+        raise _Usage(f"--tokens file {_q(text)} does not exist or is not a file; allowed: a .npy of (B, T) ids")
+    try:
+        import numpy as np
+        ids = np.load(path, allow_pickle=False)
+    except ImportError:
+        raise _Usage("--tokens FILE.npy needs numpy: pip install numpy; allowed without it: --tokens B,T") from None
+    except Exception as e:  # noqa: BLE001 - a file that is no .npy
+        raise _Usage(f"--tokens file {_q(text)} is not a readable .npy ({one_line(e)}); "
+                     "allowed: a .npy of (B, T) integer ids") from None
+    if ids.ndim != 2 or ids.dtype.kind not in "iu" or 0 in ids.shape:
+        raise _Usage(f"--tokens file {_q(text)} holds {ids.dtype} of shape {tuple(ids.shape)}; "
+                     "allowed: (B, T) integer ids, B and T at least 1")
+    if ids.size > 2**22:
+        raise _Usage(f"--tokens file {_q(text)} holds {ids.size} ids; allowed: at most {2**22}")
+    if int(ids.min()) < 0 or int(ids.max()) > 2**62:
+        raise _Usage(f"--tokens file {_q(text)} holds id {int(ids.min()) if int(ids.min()) < 0 else int(ids.max())}; "
+                     "allowed: ids from 0 below the model's vocabulary")
+    return torch.from_numpy(ids.astype("int64"))
+
+
+def _hf_folder(text: str) -> Path:
+    folder = Path(text)
+    if not folder.is_dir():
+        raise _Usage(f"--hf {_q(text)} is not a folder; allowed: a folder holding a Hugging Face config.json")
+    if not (folder / "config.json").is_file():
+        raise _Usage(f"--hf {_q(text)} has no config.json; allowed: a folder holding a Hugging Face config.json")
+    return folder
+
+
+# Files of a Hugging Face folder that a model is read from (--out may not be one).
+_HF_WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
+
+
+def load_hf(folder: Path, dtype: torch.dtype) -> tuple[nn.Module, str, str | None]:
+    """The transformers model of `folder` (its weights if present, else
+    randomly initialised from config.json, seeded), eager attention so its
+    scores are steps, no cache; its name and its blocks' attribute."""
+    try:
+        import transformers
+    except ImportError:
+        raise _Usage("--hf needs transformers: pip install transformers") from None
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    transformers.logging.set_verbosity_error()
+    transformers.logging.disable_progress_bar()
+    try:
+        config = transformers.AutoConfig.from_pretrained(str(folder), local_files_only=True)
+    except Exception as e:  # noqa: BLE001
+        raise _Usage(f"--hf {_q(str(folder))}: transformers cannot read its config.json ({one_line(e)}); "
+                     "allowed: a config.json of a model transformers knows") from None
+    weights = any((folder / w).is_file() for w in _HF_WEIGHTS) or any(folder.glob("model-*.safetensors"))
+    kinds = [transformers.AutoModelForCausalLM, transformers.AutoModel]
+    last: Exception | None = None
+    for kind in kinds:
+        try:
+            if weights:
+                model = kind.from_pretrained(str(folder), config=config, local_files_only=True,
+                                             attn_implementation="eager", dtype=dtype)
+            else:
+                model = kind.from_config(config, attn_implementation="eager", dtype=dtype)
+            break
+        except ValueError as e:  # this config is no causal LM: try the encoder
+            last = e
+    else:
+        raise _Usage(f"--hf {_q(str(folder))}: transformers has no model for {shown(config.model_type)} "
+                     f"({one_line(last)}); allowed: a causal LM or an encoder") from None
+    model.config.use_cache = False
+    layers = getattr(config, "num_hidden_layers", None)
+    blocks = next((name for name, m in model.named_modules()
+                   if isinstance(m, nn.ModuleList) and layers is not None and len(m) == layers), None)
+    return model, f"{_lossless(folder.resolve().name)} ({_lossless(config.model_type)})", blocks
 
 
 def _export(a: argparse.Namespace) -> tuple[TraceResult, Output]:
     """Checks the files, then imports, builds and traces the model."""
-    path, attr = _model_file(a.model)
-    out = Output.prepare(a.out, inputs=[("model", str(path)), ("exporter", __file__)])
+    inputs = [("exporter", __file__), ("exporter", axes_mod.__file__)]
+    if a.hf is not None:
+        folder = Path(a.hf)
+        inputs += [("--hf", str(f)) for f in sorted(folder.iterdir()) if f.is_file()]
+    else:
+        path, attr = _model_file(a.model)
+        inputs.append(("model", str(path)))
+    if a.ids is not None:
+        inputs.append(("--tokens", a.tokens))
+    out = Output.prepare(a.out, inputs=inputs)
     try:
         torch.manual_seed(a.seed)
-        model, name = _load(path, attr)
-        # Before the trace: --out may not be a file the model is written in.
-        check_sources(a.out, model_sources(model, path.resolve().parent))
         dtype = MODEL_DTYPES[a.dtype]
-        model = model.to(dtype)
-        x = torch.randn(a.shape, generator=torch.Generator().manual_seed(a.seed), dtype=torch.float32).to(dtype)
+        blocks = a.blocks
+        if a.hf is not None:
+            model, name, found = load_hf(Path(a.hf), dtype)
+            blocks = blocks or found
+        else:
+            model, name = _load(path, attr)
+            # Before the trace: --out may not be a file the model is written in.
+            check_sources(a.out, model_sources(model, path.resolve().parent))
+            model = model.to(dtype)
+        gen = torch.Generator().manual_seed(a.seed)
+        if a.tokens is not None:
+            x = a.ids if a.ids is not None else _draw_ids(model, a.shape, gen)
+        else:
+            x = torch.randn(a.shape, generator=gen, dtype=torch.float32).to(dtype)
         try:
-            result = trace(model, x, out, blocks=a.blocks, placement=a.placement, seed=a.seed, model_name=name)
+            result = trace(model, x, out, blocks=blocks, placement=a.placement, seed=a.seed, model_name=name)
         except SystemExit as e:
             raise _Usage(f"the model called sys.exit({shown(repr(e.code))}) during the trace; "
                          "allowed: a forward that returns or raises") from None
     finally:
         out.discard()
     return result, out
+
+
+def _draw_ids(model: nn.Module, shape: tuple[int, int], gen: torch.Generator) -> torch.Tensor:
+    emb = first_embedding(model)
+    if emb is None:
+        raise _Usage(f"--tokens: {shown(type(model).__name__)} has no nn.Embedding whose vocabulary the ids are "
+                     "drawn below; allowed: --input B,T,d for a model that takes x")
+    return torch.randint(0, int(emb.num_embeddings), shape, generator=gen, dtype=torch.int64)
 
 
 def _print(line: str, to_stderr: bool) -> int:

@@ -38,6 +38,12 @@ def run(capsys, *args) -> tuple[int, str, str]:
     return rc, got.out, got.err
 
 
+# What the exporter says of the nanoGPT-style student's probes, and how many
+# lines its log holds: the header, 58 events, 4 + 7 × 4 evidence lines, the summary.
+EVIDENCE = "evidence: causality 4 tokens moved, positionwise 7 modules × 4 tokens moved"
+LINES = 1 + 58 + 4 + 7 * 4 + 1
+
+
 def assert_one_line(err: str, message: str) -> None:
     assert err == f"shapetrace_export: {message}\n"
 
@@ -547,11 +553,15 @@ def case_long_value_is_cut(stud, capsys):
 
 
 def case_log_longer_than_shapetrace_reads(stud, capsys, monkeypatch):
+    assert run(capsys, *GOOD, "--out", "whole.jsonl")[0] == 0
+    whole = (stud.parent / "whole.jsonl").read_bytes()
     monkeypatch.setattr(ex, "MAX_LOG_BYTES", 16 << 10)
+    assert len(whole) > 16 << 10
     rc, out, err = run(capsys, *GOOD, "--out", "mine.jsonl")
     assert (rc, out) == (2, "")
-    assert_one_line(err, "the log would be 22.8 KiB (60 lines); allowed: at most 16.0 KiB, what shapetrace "
-                         "reads: trace fewer blocks")
+    lines = whole.count(b"\n")
+    assert_one_line(err, f"the log would be {ex._human_bytes(len(whole))} ({lines} lines); "
+                         "allowed: at most 16.0 KiB, what shapetrace reads: trace fewer blocks")
     assert not (stud.parent / "mine.jsonl").exists()
     assert_no_temp(stud.parent)
 
@@ -721,10 +731,14 @@ def test_shown_matches_the_rust_rule():
 def test_nanogpt_exports_and_checks(stud, capsys, shapetrace_bin):
     rc, out, err = run(capsys, *GOOD, "--out", "mine.jsonl")
     assert (rc, err) == (0, "")
-    assert out == "mine.jsonl: 58 events, 34 departures, 4 residual adds; causality pass, positionwise pass\n"
+    assert out == f"mine.jsonl: 58 events, 34 departures, 4 residual adds; {EVIDENCE}; judge it with: " \
+                  "shapetrace check --log mine.jsonl\n"
     lines = read_log(stud.parent / "mine.jsonl")
     assert [lines[0]["kind"], lines[-1]["kind"]] == ["header", "summary"]
-    assert lines[0]["stream_shape"] == [2, 4, 64] and len(lines) == 60
+    kinds = [line["kind"] for line in lines]
+    # 4 tokens moved through the model, and through each of 7 norms and MLPs alone.
+    assert (kinds.count("event"), kinds.count("evidence")) == (58, 4 + 7 * 4)
+    assert lines[0]["stream_shape"] == [2, 4, 64] and "checks" not in lines[-1]
     assert stat.S_IMODE(os.stat(stud.parent / "mine.jsonl").st_mode) == 0o666 & ~_umask()
     assert_no_temp(stud.parent)
     if shapetrace_bin is None:
@@ -769,7 +783,7 @@ def test_the_log_on_stdout_and_the_summary_on_stderr(stud, capfd):
     assert rc == 0
     lines = out.splitlines()
     assert json.loads(lines[0])["kind"] == "header" and json.loads(lines[-1])["kind"] == "summary"
-    assert err == "-: 58 events, 34 departures, 4 residual adds; causality pass, positionwise pass\n"
+    assert err == f"-: 58 events, 34 departures, 4 residual adds; {EVIDENCE}; judge it with: shapetrace check --log -\n"
 
 
 def test_an_inherited_descriptor_is_written_through(stud, capsys):
@@ -782,7 +796,7 @@ def test_an_inherited_descriptor_is_written_through(stud, capsys):
     assert (rc, err) == (0, "")
     assert os.stat(path).st_ino == ino
     text = path.read_text()
-    assert text.startswith("kept\n{") and text.count("\n") == 61
+    assert text.startswith("kept\n{") and text.count("\n") == 1 + LINES
 
 
 def test_the_trace_api_keeps_the_policy(tmp_path):
@@ -824,7 +838,7 @@ def test_cli_closed_pipe_on_the_log(stud):
     p.stdout.close()  # the reader is gone before the log is written
     err = p.stderr.read().decode()
     assert p.wait() == 0, err  # quietly, as shapetrace's own --out -
-    assert err == "-: 58 events, 34 departures, 4 residual adds; causality pass, positionwise pass\n"
+    assert err == f"-: 58 events, 34 departures, 4 residual adds; {EVIDENCE}; judge it with: shapetrace check --log -\n"
 
 
 def test_cli_module_beside_the_model_is_refused(stud):

@@ -8,7 +8,9 @@
 //! architecture on the same weights and input.
 
 pub mod contract;
+pub mod evidence;
 pub mod influence;
+pub mod ops;
 pub mod params;
 pub mod probe;
 pub mod reference;
@@ -38,39 +40,89 @@ pub fn all_of(trace: &Trace, subject: influence::Subject) -> Vec<CheckResult> {
 }
 
 /// Every check of a trace log, whoever wrote it: the contract checks
-/// judged again from its events alone (op shapes as recorded, stream,
-/// residual with dtypes, returns, wiring, finite), and the checks that
-/// need the model (`params`, the probes, `reference`) as the log's
-/// summary gave them, or skipped when it gave none.
+/// judged again from its events alone (op shapes as recorded, and as
+/// torch's shape rules give them from each step's operands; stream,
+/// residual with dtypes, returns, wiring, finite), `positionwise` and
+/// `causality` judged from the log's evidence lines by the probes' own
+/// judge ([`evidence`]), and `params` and `reference` as shapetrace's own
+/// summary gave them, or skipped (they need the model). The summary is never believed: a verdict of its that its
+/// evidence contradicts, or a count that its events do not hold, fails
+/// the check it concerns.
 #[must_use]
 pub fn of_log(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
-    let mut out = contract::all(&replay.trace);
-    for name in [
-        CheckName::Params,
-        CheckName::Positionwise,
-        CheckName::Causality,
-        CheckName::Reference,
-    ] {
+    let trace = &replay.trace;
+    let mut out = contract::all(trace);
+    for c in &mut out {
+        if c.name == CheckName::OpShapes
+            && c.status != Status::Fail
+            && let Some(r) = ops::op_shapes(trace)
+        {
+            *c = r;
+        }
+    }
+    if let Some(counts) = replay.counts {
+        let held = [
+            (
+                CheckName::OpShapes,
+                "events",
+                counts.events,
+                trace.events.len(),
+            ),
+            (
+                CheckName::Returns,
+                "departures",
+                counts.departures,
+                trace.departures().count(),
+            ),
+            (
+                CheckName::Residual,
+                "residual_adds",
+                counts.residual_adds,
+                trace.residual_adds().count(),
+            ),
+        ];
+        for (name, what, said, found) in held.into_iter().filter(|h| h.2 != h.3) {
+            let why = crate::why::Why::new("check-summary-count")
+                .arg("what", what)
+                .arg("said", said)
+                .arg("found", found);
+            if let Some(c) = out.iter_mut().find(|c| c.name == name && c.ok) {
+                *c = CheckResult::fail(name, "", "").said(why);
+            }
+        }
+    }
+    // What needs the model: shapetrace's own summary's verdict, which it
+    // judged on the model; another program's log gives none.
+    let needs_model = |name: CheckName| {
         let logged = replay.checks.iter().flatten().find(|c| c.name == name);
-        out.push(logged.cloned().unwrap_or_else(|| {
-            CheckResult::skip(
+        match logged {
+            Some(c) if !replay.foreign() => c.clone(),
+            _ => CheckResult::skip(
                 name,
                 "not in the log: it needs the model, which the log does not hold",
-            )
-        }));
-    }
+            ),
+        }
+    };
+    out.push(needs_model(CheckName::Params));
+    out.push(evidence::judged(replay, CheckName::Positionwise));
+    out.push(evidence::judged(replay, CheckName::Causality));
+    out.push(needs_model(CheckName::Reference));
     out
 }
 
-/// The verdicts a replay shows: each as the log's summary gave it (a
-/// replay never re-judges what its writer judged), and those it did not
-/// give (another program's log holds only its probes) as [`of_log`]
-/// gives them. Empty for a log without its summary.
+/// The verdicts a replay shows. Another program's log: [`of_log`]'s,
+/// judged from its events and evidence, never its summary's. Shapetrace's
+/// own log: each as its summary gave it (a replay never re-judges what
+/// shapetrace judged), and those it did not give as [`of_log`] gives
+/// them. Empty for a log without its summary.
 #[must_use]
 pub fn as_logged(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
     let Some(logged) = &replay.checks else {
         return Vec::new();
     };
+    if replay.foreign() {
+        return of_log(replay);
+    }
     of_log(replay)
         .into_iter()
         .map(|judged| {

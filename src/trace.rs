@@ -113,6 +113,29 @@ pub struct Event {
     /// The why in words (English); empty in logs of schema 1.
     #[serde(default)]
     pub why_text: String,
+    /// Where in the recording program's own code the op ran, e.g.
+    /// `stud.py:19`; absent from shapetrace's own logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<String>,
+    /// The shape of every tensor operand, in the op's order (activations,
+    /// parameters, constants), e.g. `[[2,4,64],[192,64],[192]]` for a
+    /// torch linear; absent from shapetrace's own logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operands: Option<Vec<Shape>>,
+    /// The op's other arguments as the recording program gave them:
+    /// `{"dims":[1,2]}`, `{"dim":-1}`, `{"equation":"bhtd,bhsd->bhts"}`,
+    /// `{"shape":[2,4,4,16]}`; absent from shapetrace's own logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<serde_json::Map<String, serde_json::Value>>,
+    /// On a block sublayer's output that the block used in place of its
+    /// stream (`x = self.attn(self.ln_1(x))`): the sublayer's module path,
+    /// e.g. `block1.attn`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces_stream: Option<String>,
+    /// Attention scores computed before any mask or softmax: the
+    /// causality judge skips them, as it skips shapetrace's own `scores`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pre_mask: bool,
 }
 
 impl Event {

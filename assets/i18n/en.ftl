@@ -730,3 +730,44 @@ ui-status-no-further = no further { $what } in this direction
 ui-what-departure = departure
 ui-what-residual-add = residual add
 ui-what-differing-step = differing step
+
+## Another program's log: its evidence, its summary, its operands
+
+check-leak-cause = { $cause ->
+    [view] a view without its transpose: .view(B, H, T, hd) cuts positions into heads; split with .view(B, T, H, hd).transpose(1, 2) and merge with .transpose(1, 2).contiguous().view(B, T, d)
+    [softmax] a softmax over the wrong axis (dim=-2 normalises over the queries; use dim=-1), or no causal mask before it
+    [mask] a mask of the wrong shape or direction (triu where tril belongs, a mask over (T, T) sliced from the wrong corner)
+    [reduction] a reduction over the positions axis (dim=1) instead of the features (dim=-1)
+    [product] a product over the wrong axes (k.transpose(1, 2) where (-2, -1) belongs, an einsum that sums over t)
+   *[other] an op that reads across rows it must keep apart: check which axis it takes
+}
+check-leak-at = { $op }{ $line ->
+    [none] {""}
+   *[other] {" "}at { $line }
+}
+check-evidence-causality-fail = { check-causality-fail }; first at { check-leak-at }: likely { check-leak-cause }
+check-evidence-positionwise-fail = { $module } run alone: { check-positionwise-fail }; { check-leak-at } inside it mixed rows: likely { check-leak-cause }
+check-evidence-none = the log holds no evidence for { $check }{ $says ->
+    [none] {""}
+   *[other] ; its summary's "{ $says }" alone is not believed
+}
+check-evidence-skipped = the log's probe did not run: { $reason }
+check-summary-disagree = the log's summary says { $says }, but its evidence says { $judged }
+check-disagrees-check-causality-pass = { check-summary-disagree }: { check-causality-pass }
+check-disagrees-check-positionwise-pass = { check-summary-disagree }: { check-positionwise-pass }
+check-disagrees-check-evidence-causality-fail = { check-summary-disagree }: { check-evidence-causality-fail }
+check-disagrees-check-evidence-positionwise-fail = { check-summary-disagree }: { check-evidence-positionwise-fail }
+check-disagrees-check-text = { check-summary-disagree }: { $text }
+check-summary-count = the log's summary says { $said } { $what }, its events hold { $found }
+check-op-shapes-recorded = { $path }{ $line ->
+    [none] {""}
+   *[other] {" "}({ $line })
+}: { $op } of { $operands } gives { $want }, but the log records { $got }
+check-op-shapes-refused = { $path }{ $line ->
+    [none] {""}
+   *[other] {" "}({ $line })
+}: { $op } refuses { $operands }: { $error }, yet the log records { $got }
+check-residual-replaced = { $module }'s output replaced the stream{ $line ->
+    [none] {""}
+   *[other] {" "}at { $line }
+}: write { $add } ({ $n } residual adds, expected { $want }, { $per } per block; { $block } makes { $adds })

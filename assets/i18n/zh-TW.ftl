@@ -739,3 +739,44 @@ ui-status-no-further = 這個方向沒有更多{ $what }
 ui-what-departure = 離開 (B,T,d) 的步驟
 ui-what-residual-add = 殘差相加
 ui-what-differing-step = 相異的步驟
+
+## 另一個程式的記錄：它的證據、摘要與運算元
+
+check-leak-cause = { $cause ->
+    [view] 少了轉置的 view：.view(B, H, T, hd) 把位置切進了注意力頭；拆分請用 .view(B, T, H, hd).transpose(1, 2)，合併請用 .transpose(1, 2).contiguous().view(B, T, d)
+    [softmax] 在錯誤的軸上做 softmax（dim=-2 是對查詢歸一化；請用 dim=-1），或它之前沒有因果遮罩
+    [mask] 形狀或方向錯誤的遮罩（該用 tril 卻用了 triu，或從錯誤的角落切出的 (T, T) 遮罩）
+    [reduction] 在位置軸（dim=1）而不是特徵軸（dim=-1）上做歸約
+    [product] 在錯誤的軸上做乘積（該用 (-2, -1) 卻寫了 k.transpose(1, 2)，或對 t 求和的 einsum）
+   *[other] 一個跨越了必須分開的列的運算：檢查它取的是哪一個軸
+}
+check-leak-at = { $op }{ $line ->
+    [none] {""}
+   *[other] {" "}（位於 { $line }）
+}
+check-evidence-causality-fail = { check-causality-fail }；最早出現在 { check-leak-at }：可能是{ check-leak-cause }
+check-evidence-positionwise-fail = 單獨執行 { $module }：{ check-positionwise-fail }；其中的 { check-leak-at } 混合了不同的列：可能是{ check-leak-cause }
+check-evidence-none = 記錄中沒有 { $check } 的證據{ $says ->
+    [none] {""}
+   *[other] ；不會只憑它的摘要所說的「{ $says }」就相信
+}
+check-evidence-skipped = 記錄中的探測沒有執行：{ $reason }
+check-summary-disagree = 記錄的摘要說 { $says }，但它的證據說 { $judged }
+check-disagrees-check-causality-pass = { check-summary-disagree }：{ check-causality-pass }
+check-disagrees-check-positionwise-pass = { check-summary-disagree }：{ check-positionwise-pass }
+check-disagrees-check-evidence-causality-fail = { check-summary-disagree }：{ check-evidence-causality-fail }
+check-disagrees-check-evidence-positionwise-fail = { check-summary-disagree }：{ check-evidence-positionwise-fail }
+check-disagrees-check-text = { check-summary-disagree }：{ $text }
+check-summary-count = 記錄的摘要說有 { $said } 個 { $what }，但它的事件有 { $found } 個
+check-op-shapes-recorded = { $path }{ $line ->
+    [none] {""}
+   *[other] {" "}（{ $line }）
+}：{ $op } 作用於 { $operands } 會得到 { $want }，但記錄中是 { $got }
+check-op-shapes-refused = { $path }{ $line ->
+    [none] {""}
+   *[other] {" "}（{ $line }）
+}：{ $op } 拒絕了 { $operands }：{ $error }，但記錄中是 { $got }
+check-residual-replaced = { $module } 的輸出取代了殘差流{ $line ->
+    [none] {""}
+   *[other] {" "}（位於 { $line }）
+}：請寫成 { $add }（{ $n } 次殘差相加，應為 { $want } 次，每個模組 { $per } 次；{ $block } 做了 { $adds } 次）

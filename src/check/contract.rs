@@ -10,7 +10,7 @@ use crate::arch::SublayerKind;
 use crate::config::Placement;
 use crate::shape::fmt_shape;
 use crate::trace::OpKind;
-use crate::trace::{CheckName, Mode, Trace, judge};
+use crate::trace::{CheckName, Mode, Trace, block_of, judge};
 use crate::why::Why;
 
 /// The six contract checks, in a fixed order, and `routing` after
@@ -105,6 +105,11 @@ pub fn residual(trace: &Trace) -> CheckResult {
         }
     }
     let want = trace.expected_residual_adds();
+    // Another program's log names the sublayer whose output the block
+    // used in place of its stream (`x = self.attn(self.ln_1(x))`).
+    if let Some(r) = replaced_stream(trace, n, want) {
+        return r;
+    }
     if trace.failure.is_none() && n != want {
         let per = trace.anatomy.adds_per_block();
         // The first block whose adds are not one per sublayer, if any.
@@ -155,6 +160,50 @@ pub fn residual(trace: &Trace) -> CheckResult {
             .arg("dtype", expect.1.to_string())
             .arg("parallel", parallel),
     )
+}
+
+/// The first event of another program's log whose sublayer output
+/// replaced the stream (`replaces_stream`), as a failure of `residual`
+/// naming the sublayer, its line and the add to write; with the count
+/// of adds made against the `want` declared.
+fn replaced_stream(trace: &Trace, n: usize, want: usize) -> Option<CheckResult> {
+    let (i, e) = trace
+        .events
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.replaces_stream.is_some())?;
+    let module = e.replaces_stream.as_deref().unwrap_or_default();
+    let sub = module.rsplit('.').next().unwrap_or(module);
+    let block = module.split('.').next().unwrap_or_default();
+    // The norm the sublayer read: the last `blockN.ln_k` step before it.
+    let norm = trace.events[..i]
+        .iter()
+        .rev()
+        .take_while(|x| x.path.starts_with(&format!("{block}.")))
+        .find_map(|x| {
+            x.path
+                .split('.')
+                .nth(1)
+                .filter(|s| s.starts_with("ln_") || s.starts_with("norm"))
+        });
+    let add = match norm {
+        Some(ln) => format!("x = x + self.{sub}(self.{ln}(x))"),
+        None => format!("x = x + self.{sub}(x)"),
+    };
+    let adds = trace
+        .residual_adds()
+        .filter(|x| x.block() == block_of(block))
+        .count();
+    let why = Why::new("check-residual-replaced")
+        .arg("module", module)
+        .arg("line", e.line.as_deref().unwrap_or("none"))
+        .arg("add", add)
+        .arg("n", n.to_string())
+        .arg("want", want.to_string())
+        .arg("per", trace.anatomy.adds_per_block().to_string())
+        .arg("block", block)
+        .arg("adds", adds.to_string());
+    Some(CheckResult::fail(CheckName::Residual, &e.path, "").said(why))
 }
 
 /// Every stream tensor is (B,T,d).

@@ -37,9 +37,7 @@ pub fn all(trace: &Trace, subject: Subject) -> Vec<CheckResult> {
 /// # Errors
 /// The first leak.
 pub fn verdict(runs: &[Influence]) -> Result<(), Leak> {
-    runs.iter()
-        .find_map(Influence::first_leak)
-        .map_or(Ok(()), Err)
+    first_leak(runs).map_or(Ok(()), |(_, l)| Err(l))
 }
 
 /// Probe `kind`, every token of [`tokens`] moved in turn.
@@ -57,22 +55,58 @@ fn probe(trace: &Trace, subject: Subject, kind: Kind) -> CheckResult {
         Ok(r) => r,
         Err(e) => return CheckResult::skip(name, "").said(e),
     };
+    worded(
+        kind,
+        &runs,
+        &Origin {
+            blocks: cfg.layers,
+            tried: ts.len(),
+            log: None,
+        },
+    )
+}
+
+/// Where a probe's runs came from, for its verdict's words: shapetrace's
+/// own model re-run, or the evidence lines of another program's log.
+pub(crate) struct Origin<'a> {
+    /// Blocks the probe covered.
+    pub blocks: usize,
+    /// Tokens moved.
+    pub tried: usize,
+    /// For a log's evidence: its trace (each event's op and `line`) and
+    /// the module each run ran alone (positionwise), one per run.
+    pub log: Option<(&'a Trace, Vec<Option<&'a str>>)>,
+}
+
+/// The first run of `runs` that leaks, with its index.
+fn first_leak(runs: &[Influence]) -> Option<(usize, Leak)> {
+    runs.iter()
+        .enumerate()
+        .find_map(|(i, r)| r.first_leak().map(|l| (i, l)))
+}
+
+/// The verdict of probe `kind` on `runs`, in words: one wording for
+/// shapetrace's own probes and for a log's evidence, which adds where the
+/// leak happened in the writer's code, its op and the op's likely causes.
+pub(crate) fn worded(kind: Kind, runs: &[Influence], origin: &Origin) -> CheckResult {
+    let name = kind.check();
     if runs
         .iter()
         .all(|r| r.rows.iter().all(|row| !kind.judges(row)))
     {
         return CheckResult::skip(name, "").said(crate::why::Why::new("check-probe-no-tensor"));
     }
-    match (verdict(&runs), kind) {
-        (Err(l), Kind::Positionwise) => CheckResult::fail(name, &l.path, "").said(
-            crate::why::Why::new("check-positionwise-fail")
+    match (first_leak(runs), kind) {
+        (Some((i, l)), Kind::Positionwise) => {
+            let why = crate::why::Why::new("check-positionwise-fail")
                 .arg("path", l.path.as_str())
                 .arg("token", l.token.to_string())
                 .arg("pos", l.pos.to_string())
                 .arg("batch", l.batch.to_string())
-                .arg("delta", format!("{:.2e}", l.delta)),
-        ),
-        (Err(l), Kind::Causality) => {
+                .arg("delta", format!("{:.2e}", l.delta));
+            CheckResult::fail(name, &l.path, "").said(from_log(why, origin, i, &l.path))
+        }
+        (Some((i, l)), Kind::Causality) => {
             let mask = runs.iter().find_map(|r| r.pattern.as_ref()).map(|p| p.mask);
             let (what, w) = match mask {
                 _ if l.missing => ("missing", 0),
@@ -92,26 +126,25 @@ fn probe(trace: &Trace, subject: Subject, kind: Kind) -> CheckResult {
                     .arg("w", mw.to_string())
                     .text()
             );
-            CheckResult::fail(name, &l.path, "").said(
-                crate::why::Why::new("check-causality-fail")
-                    .arg("path", l.path.as_str())
-                    .arg("token", l.token.to_string())
-                    .arg("what", what)
-                    .arg("pos", l.pos.to_string())
-                    .arg("batch", l.batch.to_string())
-                    .arg("mask", mask_kind)
-                    .arg("mw", mw.to_string())
-                    .arg("w", w.to_string())
-                    .arg("last", (l.token + w).saturating_sub(1).to_string())
-                    .arg("delta", format!("{:.2e}", l.delta)),
-            )
+            let why = crate::why::Why::new("check-causality-fail")
+                .arg("path", l.path.as_str())
+                .arg("token", l.token.to_string())
+                .arg("what", what)
+                .arg("pos", l.pos.to_string())
+                .arg("batch", l.batch.to_string())
+                .arg("mask", mask_kind)
+                .arg("mw", mw.to_string())
+                .arg("w", w.to_string())
+                .arg("last", (l.token + w).saturating_sub(1).to_string())
+                .arg("delta", format!("{:.2e}", l.delta));
+            CheckResult::fail(name, &l.path, "").said(from_log(why, origin, i, &l.path))
         }
-        (Ok(()), Kind::Positionwise) => CheckResult::pass(name, "").said(
+        (None, Kind::Positionwise) => CheckResult::pass(name, "").said(
             crate::why::Why::new("check-positionwise-pass")
-                .arg("blocks", cfg.layers)
-                .arg("tried", ts.len()),
+                .arg("blocks", origin.blocks)
+                .arg("tried", origin.tried),
         ),
-        (Ok(()), Kind::Causality) => {
+        (None, Kind::Causality) => {
             let p = runs.iter().find_map(|r| r.pattern.as_ref());
             let two_way = matches!(p.map(|p| p.mask), Some(Masking::TwoWay | Masking::Full));
             let (mask, w) = match p.map(|p| p.mask) {
@@ -124,9 +157,56 @@ fn probe(trace: &Trace, subject: Subject, kind: Kind) -> CheckResult {
                 .arg("path", p.map_or("", |p| p.path.as_str()))
                 .arg("mask", if p.is_some() { mask } else { "none" })
                 .arg("w", w)
-                .arg("tried", ts.len());
+                .arg("tried", origin.tried);
             CheckResult::pass(name, "").said(why)
         }
+    }
+}
+
+/// A failure `why` of shapetrace's own probe as a log's evidence words
+/// it (`check-evidence-…`): the same words, then the leaking event's op,
+/// its `line` in the writer's code and the op's likely causes; and for
+/// positionwise, the module that ran alone. `why` itself for a model's.
+fn from_log(why: crate::why::Why, origin: &Origin, run: usize, path: &str) -> crate::why::Why {
+    let Some((trace, modules)) = &origin.log else {
+        return why;
+    };
+    let event = trace.events.iter().find(|e| e.path == path);
+    let op = event.map_or("", crate::trace::Event::op_label);
+    let mut why = why
+        .arg("op", if op.is_empty() { "?" } else { op })
+        .arg(
+            "line",
+            event.and_then(|e| e.line.as_deref()).unwrap_or("none"),
+        )
+        .arg("cause", cause(op, event))
+        .arg(
+            "module",
+            modules.get(run).copied().flatten().unwrap_or("none"),
+        );
+    why.key = why.key.replacen("check-", "check-evidence-", 1);
+    why
+}
+
+/// The kind of mistake an op that leaks most likely is, for the
+/// catalog's `check-leak-cause`: `view`, `softmax`, `mask`, `reduction`,
+/// `product`, or `other`.
+fn cause(op: &str, event: Option<&crate::trace::Event>) -> &'static str {
+    let op = op.trim_end_matches('_').to_ascii_lowercase();
+    // An add onto the (Tq, Tk) scores is a mask's.
+    let on_scores = event.is_some_and(|e| {
+        e.pre_mask || matches!(e.axes.as_slice(), [.., q, k] if q == "Tq" && k == "Tk")
+    });
+    match op.as_str() {
+        "view" | "reshape" | "flatten" | "unflatten" | "split_heads" | "merge_heads" => "view",
+        "softmax" | "log_softmax" => "softmax",
+        "masked_fill" | "where" | "tril" | "triu" => "mask",
+        "add" | "sub" if on_scores => "mask",
+        "mean" | "sum" | "var" | "std" | "amax" | "amin" | "max" | "min" | "var_mean"
+        | "std_mean" | "logsumexp" | "norm" | "layernorm" | "layer_norm" | "rmsnorm"
+        | "rms_norm" | "group_norm" | "batch_norm" | "instance_norm" => "reduction",
+        "matmul" | "bmm" | "einsum" | "baddbmm" | "mm" | "scores" | "weighted_sum" => "product",
+        _ => "other",
     }
 }
 

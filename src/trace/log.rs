@@ -4,6 +4,7 @@
 //! {"kind":"header","schema":2,"mode":"numeric", …config…, "stream_shape":[2,4,64], "anatomy":{…}}
 //! {"kind":"event","step":0,"path":"input", …, "sources":[…], "why":{…}, "why_text":"…"}   one per step
 //! {"kind":"failure","path":…,"check":…,"detail":…}   only if the forward stopped
+//! {"kind":"evidence","probe":"causality","token":2,"rows":[…]}   another program's probes
 //! {"kind":"summary","events":N,"departures":N,"residual_adds":N,"checks":[…]}
 //! ```
 
@@ -79,9 +80,36 @@ pub struct Replay {
     /// The program that wrote the log (schema 3), e.g. `shapetrace_export
     /// 1 (torch 2.5.1)`; `None` for older logs of shapetrace's.
     pub producer: Option<String>,
+    /// The log's evidence lines, in order: what its writer's probes saw,
+    /// judged by `check::of_log` as shapetrace's own probes are. Empty for
+    /// shapetrace's own logs.
+    pub evidence: Vec<Evidence>,
+    /// The counts the summary states; `None` without a summary. Checked
+    /// against the events by `check::of_log`, never believed.
+    pub counts: Option<Counts>,
+}
+
+/// What a log's summary says it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// Events.
+    pub events: usize,
+    /// Events that depart from (B,T,d) or the stream's dtype.
+    pub departures: usize,
+    /// Residual adds.
+    pub residual_adds: usize,
 }
 
 impl Replay {
+    /// Whether another program wrote the log (its `producer` is not
+    /// shapetrace): its summary's verdicts are not shapetrace's.
+    #[must_use]
+    pub fn foreign(&self) -> bool {
+        self.producer
+            .as_deref()
+            .is_some_and(|p| !p.starts_with("shapetrace "))
+    }
+
     /// The note an incomplete log opens with: `incomplete log: 12 events,
     /// no summary`.
     #[must_use]
@@ -172,6 +200,8 @@ pub const MAX_LOG_BYTES: u64 = 64 << 20;
 /// can take as little as two bytes of the log.
 pub const MAX_LOG_VALUES: usize = 16 << 20;
 
+mod evidence;
 mod read;
 
+pub use evidence::{Evidence, EvidenceRow, Probe};
 pub use read::{LaterWhys, Whys, read, read_file, read_file_with};

@@ -126,6 +126,8 @@ fn the_steppers_header_and_status_show_a_log_name_escaped() {
         trace: run.trace,
         checks: Some(run.checks),
         producer: None,
+        evidence: Vec::new(),
+        counts: None,
     };
     let app =
         shapetrace::tui::app::App::replay(replay, "a\u{1b}[2Jb", shapetrace::tui::theme::MONO);

@@ -1,12 +1,16 @@
 //! Reading a trace log back: every line is checked as it comes (its
-//! size, its JSON, its order, its shapes and names), and the summary's
-//! counts against the events before it. Nothing is re-judged: the
-//! summary's verdicts are what [`super::Replay`] gives back.
+//! size, its JSON, its order, its shapes and names). Nothing is judged
+//! here: the summary's counts and verdicts, and another program's
+//! evidence, are what [`super::Replay`] gives back for the checks.
 
-use super::{Header, LogError, MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_LOG_VALUES, READS, Replay};
+use super::evidence::RawEvidence;
+use super::{
+    Counts, Header, LogError, MAX_LINE_BYTES, MAX_LOG_BYTES, MAX_LOG_VALUES, READS, Replay,
+};
 use crate::trace::{CheckName, Event, Failure, Trace};
 use crate::trace::{CheckResult, Status};
-use lines::{event_fits, json_error, printable, query_and_key};
+pub(super) use lines::printable;
+use lines::{event_fits, json_error, query_and_key};
 
 mod foreign;
 pub use foreign::{LaterWhys, Whys};
@@ -19,17 +23,20 @@ enum ReadLine {
     Header(Header),
     Event(Event),
     Failure(Failure),
+    Evidence(RawEvidence),
     Summary(ReadSummary),
 }
 
 /// The summary line as read back: its counts are checked against the
-/// events, its verdicts are what `view` shows.
+/// events by the checks, its verdicts are what `view` shows of
+/// shapetrace's own logs. Another program's may give no verdicts.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ReadSummary {
     events: usize,
     departures: usize,
     residual_adds: usize,
+    #[serde(default)]
     checks: Vec<ReadCheck>,
 }
 
@@ -83,6 +90,8 @@ fn read_expecting(
     let mut header: Option<Header> = None;
     let mut events: Vec<Event> = Vec::with_capacity(expect);
     let mut failure = None;
+    let mut evidence = Vec::new();
+    let mut counts = None;
     let mut checks: Option<Vec<CheckResult>> = None;
     let mut values = 0usize;
     let mut input = input;
@@ -190,8 +199,27 @@ fn read_expecting(
                 printable(names.into_iter().map(String::as_str)).map_err(|msg| bad(n, msg))?;
                 failure = Some(f);
             }
+            (ReadLine::Evidence(raw), Some(h)) => {
+                evidence.push(
+                    raw.checked(h.config.seq, &mut values)
+                        .map_err(|msg| bad(n, msg))?,
+                );
+                if values > MAX_LOG_VALUES {
+                    return Err(bad(
+                        n,
+                        format!(
+                            "the log keeps more than {MAX_LOG_VALUES} values; allowed: at most {MAX_LOG_VALUES} over all events and evidence"
+                        ),
+                    ));
+                }
+            }
             (ReadLine::Summary(sum), Some(_)) => {
-                checks = Some(summary_checks(sum, &events).map_err(|msg| bad(n, msg))?);
+                counts = Some(Counts {
+                    events: sum.events,
+                    departures: sum.departures,
+                    residual_adds: sum.residual_adds,
+                });
+                checks = Some(summary_checks(sum).map_err(|msg| bad(n, msg))?);
             }
         }
     }
@@ -226,32 +254,14 @@ fn read_expecting(
         trace,
         checks,
         producer: h.producer,
+        evidence,
+        counts,
     })
 }
 
-/// The summary's verdicts, once its counts agree with the events before
-/// it and every check is named once with a consistent `ok`.
-fn summary_checks(sum: ReadSummary, events: &[Event]) -> Result<Vec<CheckResult>, String> {
-    let counted = [
-        ("events", sum.events, events.len()),
-        (
-            "departures",
-            sum.departures,
-            events.iter().filter(|e| e.departs).count(),
-        ),
-        (
-            "residual_adds",
-            sum.residual_adds,
-            events.iter().filter(|e| e.is_residual()).count(),
-        ),
-    ];
-    for (what, said, found) in counted {
-        if said != found {
-            return Err(format!(
-                "the summary says {said} {what}, the log holds {found}"
-            ));
-        }
-    }
+/// The summary's verdicts, once every check is named once with a
+/// consistent `ok`. Its counts are the checks' to compare with the events.
+fn summary_checks(sum: ReadSummary) -> Result<Vec<CheckResult>, String> {
     let mut out: Vec<CheckResult> = Vec::with_capacity(sum.checks.len());
     for c in sum.checks {
         if out.iter().any(|o| o.name == c.name) {

@@ -121,6 +121,11 @@ impl<B: Backend> Recorder<'_, B> {
             sources: e.sources,
             why_text: e.why.text(),
             why: Some(e.why),
+            line: None,
+            operands: None,
+            args: None,
+            replaces_stream: None,
+            pre_mask: false,
         });
         if let Some(tell) = &self.watch.hooks.progress {
             tell(Progress {

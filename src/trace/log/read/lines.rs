@@ -15,6 +15,10 @@ use crate::trace::Event;
 /// one can read.
 const MAX_RANK: usize = 8;
 
+/// Most operands a logged op may list: a `cat` of one tensor per block
+/// of the deepest model allowed.
+const MAX_OPERANDS: usize = 4096;
+
 /// An event fits when it comes in order, its shape has at most
 /// [`MAX_RANK`] axes and at most 2^48 elements, its values (if kept) are
 /// one per element, and every name in it is printable.
@@ -45,9 +49,24 @@ pub(super) fn event_fits(e: &Event, step: usize) -> Result<(), String> {
             crate::ops::PREVIEW_MAX
         ));
     }
+    let operands = e.operands.as_deref().unwrap_or_default();
+    if operands.len() > MAX_OPERANDS {
+        return Err(format!(
+            "{} operands; allowed: at most {MAX_OPERANDS}",
+            operands.len()
+        ));
+    }
+    if let Some(o) = operands.iter().find(|o| o.len() > MAX_RANK) {
+        return Err(format!(
+            "an operand of {} axes; allowed: at most {MAX_RANK}",
+            o.len()
+        ));
+    }
     let names = [&e.path, &e.formula, &e.why_text]
         .into_iter()
         .chain(&e.op_name)
+        .chain(&e.line)
+        .chain(&e.replaces_stream)
         .chain(&e.axes)
         .chain(&e.inputs);
     printable(names.map(String::as_str))
@@ -56,7 +75,9 @@ pub(super) fn event_fits(e: &Event, step: usize) -> Result<(), String> {
 /// Names the tool writes never hold control characters; one that does
 /// would be shown altered (escaped, or dropped by the terminal's drawing),
 /// so it is refused, shown escaped.
-pub(super) fn printable<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), String> {
+pub(in crate::trace::log) fn printable<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+) -> Result<(), String> {
     match names.into_iter().find(|n| n.chars().any(char::is_control)) {
         Some(n) => Err(format!(
             "name '{}' holds a control character; allowed: printable names",

@@ -3,50 +3,74 @@
 
 What it records
 ---------------
-One forward pass of your ``nn.Module`` on x ~ N(0, 1) of shape (B, T, d),
-in eval mode and without gradients. Every tensor operation the forward runs
-(``x + y``, ``@``, ``.view``, ``.transpose``, ``F.*``, ``torch.einsum`` ...) is
-seen through ``torch.overrides.TorchFunctionMode`` and written as one event
-with its path, op, shape, dtype, the events it read and summary statistics.
-Module hooks name each step after the module that ran it: ``block1.attn.c_attn
-.linear``, ``block1.attn.softmax``, ``ln_f.layernorm``.
+One forward pass of your ``nn.Module`` in eval mode and without gradients, on
+x ~ N(0, 1) of shape (B, T, d) (``--input``), or on token ids (``--tokens``)
+for a whole model whose first module is an ``nn.Embedding`` (a nanoGPT
+``GPT(idx)``; a forward returning ``(logits, loss)`` is fine: the trace ends
+at the logits), or a Hugging Face model itself (``--hf DIR``). Every tensor
+operation the forward runs (``x + y``, ``@``, ``.view``, ``.transpose``,
+``F.*``, ``torch.einsum`` ...) is seen through
+``torch.overrides.TorchFunctionMode`` and written as one event with its path,
+op, shape, axes, dtype, the events it read, the shapes of all its operands,
+summary statistics and its ``line``: where in your own file it ran
+(``stud.py:19``, the innermost frame of the Python stack outside torch and
+the exporter). Module hooks name each step after the module that ran it:
+``block1.attn.c_attn.linear``, ``block1.attn.softmax``, ``ln_f.layernorm``.
+
+Axes are named by dataflow (scripts/shapetrace_axes.py), never guessed: x is
+(B, T, d); a linear maps the last axis (d → d, 3d, ff, V); a view splits or
+merges axes whose sizes multiply out (d → h, hd); a transpose moves names; a
+product (…, Tq, hd) @ (…, hd, Tk) gives (…, Tq, Tk). A view that regroups
+across axes is named with what it mixed: ``(B, [T·d→4], [T·d→4], hd)``, and
+a reduction that keeps its axis ``[T→1]``. So a head split by
+``.view(B, H, T, hd)`` shows at once: its scores pair heads, not tokens.
 
 The blocks are the children of the attribute given with ``--blocks``, or else
 of the first ``nn.ModuleList`` / ``nn.Sequential`` of same-class modules whose
 every child, in a first unrecorded forward, takes a (B, T, d) tensor as its
 first argument and returns a (B, T, d) tensor (a ModuleList of attention
-heads inside one block is passed over). With no such container the model
-itself is one block (layers 1, paths ``block1.…``). A plain Python list of
-modules is refused: PyTorch does not register what it holds. An add onto a
-block's stream (the block input, or the block's previous residual sum) is a
-residual add, ``block{N}.resid_{k}`` with inputs [stream, update], judged for
-two (B, T, d) operands of one dtype; every such add is recorded, also past
-one per sublayer.
+heads inside one block is passed over); with ``--hf`` the ModuleList of
+``num_hidden_layers`` modules. With no such container the model itself is one
+block (layers 1, paths ``block1.…``). A plain Python list of modules is
+refused: PyTorch does not register what it holds.
 
-The input is x of floats: a model whose first module is an ``nn.Embedding``
-(or whose forward indexes with x) takes token ids and is refused (exit 2, no
-log); pass it a module that takes x (B, T, d_model), e.g. its block stack.
+Residual adds are found by dataflow: an add (``x + f(x)``, ``x += f(x)``,
+``torch.add``, ``x.add_``) one of whose operands carries the block's stream
+(its input, a clone, view or in-place update of it, or the previous residual
+sum) and whose other operand was computed from it, is ``block{N}.resid_{k}``
+with inputs [stream, update], judged for two (B, T, d) operands of one dtype.
+A sublayer whose output takes the stream's place instead of being added to it
+(``x = self.attn(self.ln_1(x))``) is marked on its output event:
+``replaces_stream`` (the module) and ``replaced_at`` (the line that called it).
 
 Markers: ``inputs`` lists the activations an event read (events computed
 from the input), not constants. An event computed from no activation (a
 mask or constant from ``torch.full``, ``ones``, ``triu``, ``arange``, a
-parameter ...) has ``inputs: []``, never departs and labels no axes; an
-activation departs when its shape or dtype differs from the stream's, and
-``returns`` is true on an activation back at the stream's shape and dtype
-whose previous activation departed. ``finite`` is false when a value is NaN
-or +inf; −inf is allowed anywhere (a causal mask writes it on purpose, and a
-−inf that reaches a product or a norm turns into NaN there).
+parameter ...) has ``inputs: []`` and never departs; an activation departs
+when its shape or dtype differs from the stream's, and ``returns`` is true on
+an activation back at the stream's shape and dtype one of whose inputs had
+departed. ``finite`` is false when a value is NaN or +inf; −inf is allowed
+anywhere (a causal mask writes it on purpose, and a −inf that reaches a
+product or a norm turns into NaN there). Scores before their mask carry
+``pre_mask``.
 
-After a forward that ran, two probes run on the module itself:
+The probes' evidence, not verdicts
+----------------------------------
+After a forward that ran, the probes re-run the model and write what changed;
+``shapetrace check --log`` judges it, with the code that judges shapetrace's
+own models:
 
-* causality: changing token t of batch element 0 must change no earlier
-  position and no other batch element, at any block output or the output;
+* causality: token t of batch element 0 moved (a new random row of x, or
+  another token id), the whole model re-run: for every op, which (batch,
+  position) rows of its output changed and by how much;
 * positionwise: every norm, and every direct child of a block that is not
   attention (its attribute or class name holds none of attn, attention,
-  heads, mha, sa, self: the MLP whatever its name, ffwd, ff, mlp ...), called
-  alone on the input it got, must change only the row of the token that
-  changed in its input. Children whose input or output does not start with
-  (B, T) are not probed.
+  heads, mha, sa, self: the MLP whatever its name), called alone on the
+  input it got with token t moved: which rows of each op inside it changed.
+
+Positions are read from the axes: the T (or Tq) axis, a merged B·T axis, or
+every position when T was mixed into another axis or reduced (``[T→1]``), so
+the first op that breaks a rule is the one named, with its line.
 
 The format (schema 3, JSON Lines)
 ---------------------------------
@@ -55,13 +79,17 @@ The format (schema 3, JSON Lines)
     {"kind":"header","schema":3,"producer":"shapetrace_export 1 (torch 2.5.1)",
      "mode":"numeric","stream_shape":[2,4,64],"batch":2,"seq":4,"d_model":64,
      "layers":2,"placement":"pre","dtype":"f32","model":"student.py:Model"}
+     (with --tokens also "input":"tokens","vocab":V)
     {"kind":"event","step":0,"path":"input","op":"input","shape":[2,4,64],
      "axes":["B","T","d"],"dtype":"f32","on_stream":true,"departs":false,
      "returns":false,"inputs":[],"formula":"x0 : (2,4,64)","stats":{...}}
-    ... one event per step; residual adds also carry "check":{...}
+    {"kind":"event",...,"line":"stud.py:19","operands":[[2,4,64],[192,64],[192]],
+     "args":{"dims":[1,2]}}  ... one event per step; residual adds also carry "check":{...}
     {"kind":"failure", ...}            only when the forward raised
-    {"kind":"summary","events":N,"departures":N,"residual_adds":N,
-     "checks":[{"name":"causality",...},{"name":"positionwise",...}]}
+    {"kind":"evidence","probe":"causality","module":null,"token":2,
+     "rows":[{"path":"block1.attn.softmax","op":"softmax","pre_mask":false,
+              "batch":2,"seq":4,"delta":[B·T largest |Δ| per row, 0 unchanged]}]}
+    {"kind":"summary","events":N,"departures":N,"residual_adds":N}
 
 How to run it
 -------------
@@ -70,15 +98,23 @@ How to run it
     python scripts/shapetrace_export.py student.py:Model --input 2,4,64 \\
         --out mine.jsonl [--blocks NAME] [--placement pre|post] [--seed 0] \\
         [--dtype f32|f64|bf16|f16]
+    python scripts/shapetrace_export.py student.py:GPT --tokens 2,4 --out g.jsonl
+    python scripts/shapetrace_export.py student.py:GPT --tokens ids.npy --out g.jsonl
+    python scripts/shapetrace_export.py --hf DIR --tokens 2,5 --out hf.jsonl
 
 ``student.py:make_model`` names a factory function instead of a class; either
-is called with no arguments. Exit status: 0 the forward ran, every value is
-finite and no probe failed; 1 the forward stopped, a value is NaN or +inf
-(the line says ``finite fail at PATH``) or a probe failed; 2 bad arguments
+is called with no arguments. ``--tokens B,T`` draws ids below the vocabulary
+of the model's first ``nn.Embedding``; ``--tokens FILE.npy`` reads (B, T)
+integer ids. ``--hf DIR`` needs ``transformers``: the folder's config.json
+(its weights when present, else a seeded random init), eager attention, no
+cache. Exit status: 0 the forward ran and every value is finite (judge the
+evidence with ``shapetrace check --log``); 1 the forward stopped, or a value is
+NaN or +inf (the line says ``finite fail at PATH``); 2 bad arguments
 or an output that cannot be written (one line ``shapetrace_export: …`` on
 stderr naming the value and what is allowed, no log written and no file
 replaced): ``--out`` a folder, in a missing or unwritable folder, a block
-device, or the model file itself (by device and inode, through symlinks and
+device, or the model file itself, the ``--tokens`` file or a file of the
+``--hf`` folder (by device and inode, through symlinks and
 hard links, checked before the model is imported), or a source file of the
 model (the file its class is written in, or any module loaded from the
 model file's folder or below it, such as a ``helper.py`` it imports the
@@ -86,9 +122,13 @@ class from; checked once the model is built, before the trace); a write
 that fails (a full disk, a FIFO or ``/dev/fd/N`` pipe with no reader);
 ``--input`` not three positive integers, over 2^28 elements, or needing more
 than the free memory (MemAvailable, a cgroup's limit) or the address space
-``ulimit -v`` leaves; an allocation that fails anyway (``out of memory: …``);
+``ulimit -v`` leaves; ``--tokens`` not B,T or a readable .npy of (B, T)
+integer ids, or an id outside the vocabulary; neither or both of ``--input``
+and ``--tokens``; ``--hf`` not a folder with a config.json, or without
+transformers; an allocation that fails anyway (``out of memory: …``);
 ``--seed`` outside 0 ≤ seed < 2**63; a model file that raises or exits at
-import; a model that takes token ids; a plain list of blocks. A signal ends
+import; a model without an ``nn.Embedding`` given ``--tokens``; a model that
+takes token ids given ``--input``; a plain list of blocks. A signal ends
 the run as shapetrace's own commands do, the temp file removed and the
 exit code 128 + its number: 130 Ctrl-C (SIGINT), 143 SIGTERM, 129 SIGHUP.
 
@@ -111,8 +151,8 @@ From Python::
 
     import shapetrace_export
     result = shapetrace_export.trace(model, x, "mine.jsonl", blocks=None,
-                                     placement="pre")
-    result.ok, result.path
+                                     placement="pre")   # x: (B, T, d), or (B, T) int64 ids
+    result.ok, result.path, result.evidence
 
 How to judge the result
 -----------------------
@@ -121,7 +161,8 @@ How to judge the result
     shapetrace check --log mine.jsonl    # the shape contract, judged on the log
     shapetrace view mine.jsonl           # step through it
 
-Depends on torch and the standard library only.
+Depends on torch and the standard library (and scripts/shapetrace_axes.py
+beside it); numpy for ``--tokens FILE.npy``, transformers for ``--hf``.
 """
 
 from __future__ import annotations
@@ -733,6 +774,7 @@ class _Recorder(TorchFunctionMode):
         ids = x.dtype == torch.int64
         axes = ["B", "T"] if ids else ["B", "T", "d"]
         self._push("input", "input", x, [], f"x0 : {_fmt(x.shape)}", axes=axes, on_stream=not ids, active=True)
+        self.events[0].pop("line", None)  # the input is given, not computed by a line of the model
         if ids:
             self.events[0]["departs"] = False
 

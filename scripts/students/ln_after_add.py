@@ -59,7 +59,7 @@ class Block(nn.Module):
         self.mlp = MLP()
 
     def forward(self, x):
-        x = self.ln_1(x + self.attn(x))
+        x = self.ln_1(x + self.attn(x))  # MISTAKE: the norm after the add (Post-LN), its output the new stream
         x = self.ln_2(x + self.mlp(x))
         return x
 

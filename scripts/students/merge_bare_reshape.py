@@ -36,7 +36,7 @@ class CausalSelfAttention(nn.Module):
         att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
         att = F.softmax(att, dim=-1)
         y = att @ v
-        y = y.reshape(B, T, C)  # (B, h, T, hd) merged without the transpose
+        y = y.reshape(B, T, C)  # MISTAKE: (B, h, T, hd) merged without transpose(1, 2) first
         return self.c_proj(y)
 
 

@@ -46,7 +46,7 @@ class MLP(nn.Module):
         self.gelu = nn.GELU()
 
     def forward(self, x):
-        return self.gelu(self.c_fc(x))  # no down projection back to d_model
+        return self.gelu(self.c_fc(x))  # MISTAKE: no down projection back to d_model
 
 
 class Block(nn.Module):

@@ -275,6 +275,7 @@ ui-mark-returns = ↩ returns
 ui-detail-title = Detail
 ui-detail-hidden = shape hidden: the quiz asks for it first
 ui-detail-add-ok = residual add: both (B,T,d), { $dtype }
+ui-detail-at = at { $line }
 ui-detail-add-bad = residual add: shapes differ, { $dtype }
 ui-from = from{" "}
 ui-from-log-ids = the ids the log was traced on
@@ -745,7 +746,7 @@ check-leak-at = { $op }{ $line ->
     [none] {""}
    *[other] {" "}at { $line }
 }
-check-evidence-causality-fail = { check-causality-fail }; first at { check-leak-at }: likely { check-leak-cause }
+check-evidence-causality-fail = { check-causality-fail }; first changed by { check-leak-at }: likely { check-leak-cause }
 check-evidence-positionwise-fail = { $module } run alone: { check-positionwise-fail }; { check-leak-at } inside it mixed rows: likely { check-leak-cause }
 check-evidence-none = the log holds no evidence for { $check }{ $says ->
     [none] {""}

@@ -287,6 +287,7 @@ ui-mark-returns = ↩ 返回
 ui-detail-title = 詳細
 ui-detail-hidden = 形狀已隱藏：測驗先問它
 ui-detail-add-ok = 殘差相加：兩者都是 (B,T,d)，{ $dtype }
+ui-detail-at = 位於 { $line }
 ui-detail-add-bad = 殘差相加：形狀不同，{ $dtype }
 ui-from = 來自{" "}
 ui-from-log-ids = 日誌追蹤時所用的 id

@@ -50,12 +50,17 @@ pub(super) fn rows(trace: &Trace) -> impl Iterator<Item = [String; 6]> + '_ {
         .chain(trace.failure.iter().map(failure_row))
 }
 
-/// One event's cells.
+/// One event's cells; the op's cell names where in the writer's own
+/// code it ran, when the log says (`view at stud.py:19`).
 fn row(e: &Event) -> [String; 6] {
+    let op = match &e.line {
+        Some(line) => format!("{} at {}", shown(e.op_label()), shown(line)),
+        None => shown(e.op_label()).to_string(),
+    };
     [
         e.step.to_string(),
         shown(&e.path).to_string(),
-        shown(e.op_label()).to_string(),
+        op,
         shown(&e.named_shape()).to_string(),
         e.dtype.to_string(),
         shown(&marker(e)).to_string(),

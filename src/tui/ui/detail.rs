@@ -28,8 +28,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             lines.push(Line::styled(app.t("ui-detail-hidden"), t.dim));
         }
         Some(Row::Event(e)) => {
+            // Where in the writer's own code the op ran, when the log says.
+            let at = e.line.as_ref().map_or_else(String::new, |l| {
+                format!(
+                    " · {}",
+                    app.tr(&Why::new("ui-detail-at").arg("line", l.as_str()))
+                )
+            });
             lines.push(Line::styled(
-                format!("{} · {}", e.path, e.op_label()),
+                format!("{} · {}{at}", e.path, e.op_label()),
                 t.title,
             ));
             lines.push(Line::raw(formula_in(app.lang, &e.formula)));

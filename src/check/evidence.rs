@@ -2,7 +2,7 @@
 //! its evidence lines by the code that judges shapetrace's own probes:
 //! each line becomes an [`Influence`] (its rows [`RowChange`]s, the
 //! pre-mask scores as `scores`, which causality does not judge), and
-//! [`super::probe::worded`] gives the verdict in the same words, plus
+//! the probes' own wording gives the verdict in the same words, plus
 //! where in the writer's code the first leak happened.
 //!
 //! The summary's verdicts are never believed: one that disagrees with

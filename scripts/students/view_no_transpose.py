@@ -7,6 +7,10 @@ features and "position" t holds a slice of features of one token, so the
 causal mask is applied to feature slices, not to tokens. The merge back,
 ``y.transpose(1, 2).contiguous().view(B, T, C)``, is the usual one and
 spreads every token over every output position. The causal mask is there.
+(With T = H = 4, as here, the bare view is exactly ``view(B, T, H, hd)``:
+attention then runs over each token's heads, and the tokens are first mixed
+where the merge's transpose moves them; the missing ``transpose(1, 2)``
+after the split is the whole mistake.)
 
 What a student should see: causality fails (an earlier position changes
 when a later token does), naming the line below marked ``# MISTAKE``;

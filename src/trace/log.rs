@@ -84,8 +84,9 @@ pub struct Replay {
     /// judged by `check::of_log` as shapetrace's own probes are. Empty for
     /// shapetrace's own logs.
     pub evidence: Vec<Evidence>,
-    /// The counts the summary states; `None` without a summary. Checked
-    /// against the events by `check::of_log`, never believed.
+    /// The counts the summary states; `None` without a summary. The
+    /// reader refuses shapetrace's own log when they miscount; another
+    /// program's is checked against its events by `check::of_log`.
     pub counts: Option<Counts>,
 }
 

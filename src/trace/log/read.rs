@@ -1,7 +1,9 @@
 //! Reading a trace log back: every line is checked as it comes (its
-//! size, its JSON, its order, its shapes and names). Nothing is judged
-//! here: the summary's counts and verdicts, and another program's
-//! evidence, are what [`super::Replay`] gives back for the checks.
+//! size, its JSON, its order, its shapes and names), and the summary's
+//! counts of shapetrace's own log against the events before it. Nothing
+//! is judged here: the summary's counts and verdicts, and another
+//! program's evidence, are what [`super::Replay`] gives back for the
+//! checks.
 
 use super::evidence::RawEvidence;
 use super::{
@@ -213,12 +215,22 @@ fn read_expecting(
                     ));
                 }
             }
-            (ReadLine::Summary(sum), Some(_)) => {
-                counts = Some(Counts {
+            (ReadLine::Summary(sum), Some(h)) => {
+                let said = Counts {
                     events: sum.events,
                     departures: sum.departures,
                     residual_adds: sum.residual_adds,
-                });
+                };
+                // Shapetrace's own log counts what it wrote: a miscount is
+                // a damaged log. Another program's is judged by the checks.
+                let own = h
+                    .producer
+                    .as_deref()
+                    .is_none_or(|p| p.starts_with("shapetrace "));
+                if own {
+                    miscount(said, &events).map_err(|msg| bad(n, msg))?;
+                }
+                counts = Some(said);
                 checks = Some(summary_checks(sum).map_err(|msg| bad(n, msg))?);
             }
         }
@@ -257,6 +269,29 @@ fn read_expecting(
         evidence,
         counts,
     })
+}
+
+/// The summary's counts agree with the events before it.
+fn miscount(said: Counts, events: &[Event]) -> Result<(), String> {
+    let counted = [
+        ("events", said.events, events.len()),
+        (
+            "departures",
+            said.departures,
+            events.iter().filter(|e| e.departs).count(),
+        ),
+        (
+            "residual_adds",
+            said.residual_adds,
+            events.iter().filter(|e| e.is_residual()).count(),
+        ),
+    ];
+    match counted.into_iter().find(|(_, said, found)| said != found) {
+        Some((what, said, found)) => Err(format!(
+            "the summary says {said} {what}, the log holds {found}"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The summary's verdicts, once every check is named once with a

@@ -13,8 +13,14 @@
 //! diffed (Myers, as `similar` computes it), so the work is linear in
 //! depth; a path the diffs delete on one side and insert on the other is
 //! one step that moved.
+//!
+//! Two traces from different programs (a model traced here against a log
+//! of the real PyTorch code, [`AlignBy::Role`]) share no paths: their steps
+//! pair by what they do instead ([`role`]), and only their shapes and
+//! dtypes are compared, each program naming its ops and paths its own way.
 
 pub mod align;
+pub mod role;
 
 use crate::budget::{Budget, thousands};
 use crate::trace::{Event, Trace};
@@ -22,8 +28,9 @@ use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
 /// Keeps of `trace` what a comparison reads (each step's path, op, shape,
-/// axes, dtype and inputs, the config and where it stopped) and frees the
-/// rest: the formulas, the whys, the axes' sources, stats and values. A
+/// axes, dtype and inputs, whether it is a residual add, the config and
+/// where it stopped) and frees the rest: the formulas, the whys, the axes'
+/// sources, stats and values. A
 /// deep trace holds about 2.5 KB a step, most of it words; `compare`
 /// slims the first side before tracing the second, so that two 4096-block
 /// traces are never held whole at once.
@@ -35,7 +42,6 @@ pub fn slim(trace: &mut Trace) {
         e.sources = Vec::new();
         e.stats = None;
         e.values = None;
-        e.check = None;
     }
 }
 
@@ -74,6 +80,9 @@ pub enum Change {
 pub struct Side {
     /// Its step number in its own trace.
     pub step: usize,
+    /// Its path in its own trace (the two differ when the rows pair by
+    /// role).
+    pub path: String,
     /// The op, as the trace names it.
     pub op: String,
     /// The shape, e.g. `[2, 2, 4, 16]`.
@@ -90,7 +99,8 @@ impl Side {
     fn of(e: &Event) -> Self {
         Self {
             step: e.step,
-            op: e.op.to_string(),
+            path: e.path.clone(),
+            op: e.op_label().to_string(),
             shape: e.shape.clone(),
             named: e.named_shape(),
             dtype: e.dtype.to_string(),
@@ -102,8 +112,13 @@ impl Side {
 /// One aligned step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Step {
-    /// Its path, the same on both sides.
+    /// Its path: the same on both sides when the rows pair by path; by
+    /// role, the left side's (the right's where the left has none), each
+    /// side's own in its [`Side::path`].
     pub path: String,
+    /// The role the two steps were paired by ([`AlignBy::Role`] only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<role::Role>,
     /// Same, changed, or on one side only.
     pub status: Status,
     /// What changed (empty unless `Changed`).
@@ -114,21 +129,55 @@ pub struct Step {
     pub right: Option<Side>,
 }
 
-/// One count on both sides.
+/// One count on both sides; `None` on a side that is a trace log, which
+/// holds no model to count.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Count {
     /// What is counted, e.g. `parameters`.
     pub what: &'static str,
     /// The left model's.
-    pub left: u64,
+    pub left: Option<u64>,
     /// The right model's.
-    pub right: u64,
-    /// right − left.
-    pub delta: i128,
-    /// How the left one is computed, e.g. `2·d² + 2·d·kv·hd = …`.
+    pub right: Option<u64>,
+    /// right − left, when both are known.
+    pub delta: Option<i128>,
+    /// How the left one is computed, e.g. `2·d² + 2·d·kv·hd = …`, or
+    /// [`NOT_IN_A_LOG`].
     pub left_formula: String,
     /// How the right one is computed.
     pub right_formula: String,
+}
+
+/// The formula of a count a trace log cannot give.
+pub const NOT_IN_A_LOG: &str = "not in a log (a log holds no model to count)";
+
+/// How the steps of the two sides were paired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AlignBy {
+    /// By path ([`align`]): two traces of shapetrace's, or two logs of one
+    /// program.
+    Path,
+    /// By role ([`role`]): traces of different programs, whose paths and
+    /// op names differ.
+    Role,
+}
+
+impl AlignBy {
+    /// How two traces written by `left` and `right` pair: by path when one
+    /// program wrote both (`None` or `shapetrace …` is shapetrace itself),
+    /// else by role.
+    #[must_use]
+    pub fn between(left: Option<&str>, right: Option<&str>) -> Self {
+        fn who(p: Option<&str>) -> Option<&str> {
+            p.filter(|p| !p.starts_with("shapetrace "))
+        }
+        if who(left) == who(right) {
+            Self::Path
+        } else {
+            Self::Role
+        }
+    }
 }
 
 /// How many steps are in each state.
@@ -151,6 +200,8 @@ pub struct Comparison {
     pub left: String,
     /// The right model's name.
     pub right: String,
+    /// How the steps were paired.
+    pub aligned_by: AlignBy,
     /// Every step, in the left model's order with the right's own steps
     /// where they fall.
     pub steps: Vec<Step>,
@@ -164,60 +215,30 @@ pub struct Comparison {
     pub right_stopped: Option<String>,
 }
 
+/// One side to compare: its name, its trace, and its budget when it is a
+/// model's (`None` for a trace log).
+pub type Of<'a> = (&'a str, &'a Trace, Option<&'a Budget>);
+
 impl Comparison {
-    /// Aligns `left` and `right` (traces with their budgets) step by step.
+    /// Aligns `left` and `right` (traces with their budgets) step by step,
+    /// by path.
     #[must_use]
     pub fn of(left: (&str, &Trace, &Budget), right: (&str, &Trace, &Budget)) -> Self {
+        Self::aligned(
+            (left.0, left.1, Some(left.2)),
+            (right.0, right.1, Some(right.2)),
+            AlignBy::Path,
+        )
+    }
+
+    /// Aligns `left` and `right` step by step, `by` path or role.
+    #[must_use]
+    pub fn aligned(left: Of, right: Of, by: AlignBy) -> Self {
         let (lt, rt) = (left.1, right.1);
-        let align::Alignment {
-            rows,
-            deleted,
-            inserted,
-            ..
-        } = align::align(&lt.events, &rt.events);
-        // A path deleted on the left and inserted on the right moved.
-        let moved: HashSet<&str> = deleted.intersection(&inserted).copied().collect();
-        let le: HashMap<&str, &Event> = lt.events.iter().map(|e| (e.path.as_str(), e)).collect();
-        let re: HashMap<&str, &Event> = rt.events.iter().map(|e| (e.path.as_str(), e)).collect();
-        let mut steps = Vec::new();
-        for (path, from_left) in rows {
-            // A moved step is listed once, where the left model has it.
-            if moved.contains(path) && !from_left {
-                continue;
-            }
-            let (l, r) = (le.get(path).copied(), re.get(path).copied());
-            let mut changes = Vec::new();
-            if let (Some(l), Some(r)) = (l, r) {
-                if l.shape != r.shape {
-                    changes.push(Change::Shape);
-                }
-                if l.dtype != r.dtype {
-                    changes.push(Change::Dtype);
-                }
-                if l.op != r.op {
-                    changes.push(Change::Op);
-                }
-                if l.inputs != r.inputs {
-                    changes.push(Change::Inputs);
-                }
-                if moved.contains(path) {
-                    changes.push(Change::Position);
-                }
-            }
-            let status = match (l, r) {
-                (Some(_), None) => Status::OnlyLeft,
-                (None, Some(_)) => Status::OnlyRight,
-                _ if changes.is_empty() => Status::Same,
-                _ => Status::Changed,
-            };
-            steps.push(Step {
-                path: path.to_string(),
-                status,
-                changes,
-                left: l.map(Side::of),
-                right: r.map(Side::of),
-            });
-        }
+        let steps = match by {
+            AlignBy::Path => by_path(lt, rt),
+            AlignBy::Role => by_role(lt, rt),
+        };
         let mut summary = Summary::default();
         for s in &steps {
             *match s.status {
@@ -235,6 +256,7 @@ impl Comparison {
         Self {
             left: left.0.to_string(),
             right: right.0.to_string(),
+            aligned_by: by,
             steps,
             counts: counts(left.2, right.2),
             summary,
@@ -242,6 +264,99 @@ impl Comparison {
             right_stopped: stopped(rt),
         }
     }
+}
+
+/// The status of a row from its sides and what changed.
+fn status(l: Option<&Event>, r: Option<&Event>, changes: &[Change]) -> Status {
+    match (l, r) {
+        (Some(_), None) => Status::OnlyLeft,
+        (None, Some(_)) => Status::OnlyRight,
+        _ if changes.is_empty() => Status::Same,
+        _ => Status::Changed,
+    }
+}
+
+/// The steps paired by path ([`align`]): shape, dtype, op, inputs and
+/// place compared.
+fn by_path(lt: &Trace, rt: &Trace) -> Vec<Step> {
+    let align::Alignment {
+        rows,
+        deleted,
+        inserted,
+        ..
+    } = align::align(&lt.events, &rt.events);
+    // A path deleted on the left and inserted on the right moved.
+    let moved: HashSet<&str> = deleted.intersection(&inserted).copied().collect();
+    let le: HashMap<&str, &Event> = lt.events.iter().map(|e| (e.path.as_str(), e)).collect();
+    let re: HashMap<&str, &Event> = rt.events.iter().map(|e| (e.path.as_str(), e)).collect();
+    let mut steps = Vec::new();
+    for (path, from_left) in rows {
+        // A moved step is listed once, where the left model has it.
+        if moved.contains(path) && !from_left {
+            continue;
+        }
+        let (l, r) = (le.get(path).copied(), re.get(path).copied());
+        let mut changes = Vec::new();
+        if let (Some(l), Some(r)) = (l, r) {
+            if l.shape != r.shape {
+                changes.push(Change::Shape);
+            }
+            if l.dtype != r.dtype {
+                changes.push(Change::Dtype);
+            }
+            if l.op != r.op {
+                changes.push(Change::Op);
+            }
+            if l.inputs != r.inputs {
+                changes.push(Change::Inputs);
+            }
+            if moved.contains(path) {
+                changes.push(Change::Position);
+            }
+        }
+        steps.push(Step {
+            path: path.to_string(),
+            status: status(l, r, &changes),
+            changes,
+            role: None,
+            left: l.map(Side::of),
+            right: r.map(Side::of),
+        });
+    }
+    steps
+}
+
+/// The steps paired by role ([`role`]): shape, dtype and place compared;
+/// ops and inputs are each program's own names, so not.
+fn by_role(lt: &Trace, rt: &Trace) -> Vec<Step> {
+    role::align(&lt.events, &rt.events)
+        .into_iter()
+        .map(|row| {
+            let l = row.left.map(|i| &lt.events[i]);
+            let r = row.right.map(|j| &rt.events[j]);
+            let mut changes = Vec::new();
+            if let (Some(l), Some(r)) = (l, r) {
+                if l.shape != r.shape {
+                    changes.push(Change::Shape);
+                }
+                if l.dtype != r.dtype {
+                    changes.push(Change::Dtype);
+                }
+                if row.moved {
+                    changes.push(Change::Position);
+                }
+            }
+            let path = l.or(r).map_or_else(String::new, |e| e.path.clone());
+            Step {
+                path,
+                status: status(l, r, &changes),
+                changes,
+                role: Some(row.role),
+                left: l.map(Side::of),
+                right: r.map(Side::of),
+            }
+        })
+        .collect()
 }
 
 /// The group row `name` of a budget's one-block subtotals: its count and
@@ -253,14 +368,24 @@ fn group(b: &Budget, name: &str) -> (u64, String) {
         .map_or((0, String::new()), |r| (r.count, r.formula.clone()))
 }
 
-fn counts(l: &Budget, r: &Budget) -> Vec<Count> {
-    let count = |what, (left, lf): (u64, String), (right, rf): (u64, String)| Count {
-        what,
-        left,
-        right,
-        delta: i128::from(right) - i128::from(left),
-        left_formula: lf,
-        right_formula: rf,
+fn counts(l: Option<&Budget>, r: Option<&Budget>) -> Vec<Count> {
+    // A log's side of each count: unknown, never made up.
+    let side = |b: Option<&Budget>, f: &dyn Fn(&Budget) -> (u64, String)| {
+        b.map_or((None, NOT_IN_A_LOG.to_string()), |b| {
+            let (n, formula) = f(b);
+            (Some(n), formula)
+        })
+    };
+    let count = |what, f: &dyn Fn(&Budget) -> (u64, String)| {
+        let ((left, left_formula), (right, right_formula)) = (side(l, f), side(r, f));
+        Count {
+            what,
+            left,
+            right,
+            delta: left.zip(right).map(|(a, b)| i128::from(b) - i128::from(a)),
+            left_formula,
+            right_formula,
+        }
     };
     let total = |b: &Budget| {
         let blocks = b.by_component.iter().find(|r| r.path == "blocks");
@@ -302,19 +427,13 @@ fn counts(l: &Budget, r: &Budget) -> Vec<Count> {
         )
     };
     vec![
-        count("parameters", total(l), total(r)),
-        count(
-            "attention weights per block",
-            group(l, "attention weights"),
-            group(r, "attention weights"),
-        ),
-        count(
-            "MLP weights per block",
-            group(l, "MLP weights"),
-            group(r, "MLP weights"),
-        ),
-        count("forward FLOPs per token", flops(l), flops(r)),
-        count("weight bytes", bytes(l), bytes(r)),
-        count("activation bytes of one forward", acts(l), acts(r)),
+        count("parameters", &total),
+        count("attention weights per block", &|b| {
+            group(b, "attention weights")
+        }),
+        count("MLP weights per block", &|b| group(b, "MLP weights")),
+        count("forward FLOPs per token", &flops),
+        count("weight bytes", &bytes),
+        count("activation bytes of one forward", &acts),
     ]
 }

@@ -3,7 +3,7 @@
 //! a colour alone.
 
 use crate::budget::thousands;
-use crate::compare::{Change, Comparison, Side, Status, Step};
+use crate::compare::{AlignBy, Change, Comparison, Side, Status, Step};
 use crate::i18n::Lang;
 use crate::shape::fmt_shape;
 use crate::why::Why;
@@ -55,6 +55,9 @@ pub fn headline(c: &Comparison) -> String {
         "{l} vs {r}: {} same, {} changed, {} only in {l}, {} only in {r}",
         s.same, s.changed, s.only_left, s.only_right
     );
+    if c.aligned_by == AlignBy::Role {
+        out.push_str(" · steps paired by role (different producers: paths and op names differ)");
+    }
     for (name, stop) in [(&l, &c.left_stopped), (&r, &c.right_stopped)] {
         if let Some(stop) = stop {
             out.push_str(&format!(
@@ -91,14 +94,14 @@ pub(crate) fn reads(side: Option<&Side>) -> String {
 }
 
 /// Every step, then the counts, as a terminal table. A step whose inputs
-/// changed gets a second line saying what each side reads.
+/// changed gets a second line saying what each side reads. Steps paired
+/// by role show each side's own path and the role.
 #[must_use]
 pub fn table(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", headline(c));
     let width =
         |f: &dyn Fn(&Step) -> usize, min: usize| c.steps.iter().map(f).max().unwrap_or(0).max(min);
-    let wp = width(&|s| s.path.chars().count(), 4);
     let wl = width(
         &|s| cell(s.left.as_ref()).chars().count(),
         c.left.chars().count(),
@@ -107,6 +110,36 @@ pub fn table(c: &Comparison) -> String {
         &|s| cell(s.right.as_ref()).chars().count(),
         c.right.chars().count(),
     );
+    if c.aligned_by == AlignBy::Role {
+        let path = |side: Option<&Side>| side.map_or_else(|| "—".to_string(), |x| shown(&x.path));
+        let wlp = width(&|s| path(s.left.as_ref()).chars().count(), 4);
+        let wrp = width(&|s| path(s.right.as_ref()).chars().count(), 4);
+        let wrole = width(&|s| role(s).chars().count(), 4);
+        let _ = writeln!(
+            out,
+            "{:wrole$}  {:wlp$}  {:wl$}  {:wrp$}  {:wr$}  status",
+            "role",
+            "path",
+            shown(&c.left),
+            "path",
+            shown(&c.right)
+        );
+        for s in &c.steps {
+            let (l, r) = (cell(s.left.as_ref()), cell(s.right.as_ref()));
+            let _ = writeln!(
+                out,
+                "{:wrole$}  {:wlp$}  {l:wl$}  {:wrp$}  {r:wr$}  {}",
+                role(s),
+                path(s.left.as_ref()),
+                path(s.right.as_ref()),
+                status(c, s)
+            );
+        }
+        out.push('\n');
+        out.push_str(&counts(c));
+        return out;
+    }
+    let wp = width(&|s| s.path.chars().count(), 4);
     let _ = writeln!(
         out,
         "{:wp$}  {:wl$}  {:wr$}  status",
@@ -132,6 +165,28 @@ pub fn table(c: &Comparison) -> String {
     out
 }
 
+/// The role a row was paired by, in words (`scores`, `linear`), empty
+/// for rows paired by path.
+#[must_use]
+pub fn role(s: &Step) -> String {
+    s.role
+        .and_then(|r| serde_json::to_value(r).ok())
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// A count, or `—` on a side that is a trace log.
+#[must_use]
+pub fn amount(n: Option<u64>) -> String {
+    n.map_or_else(|| "—".into(), thousands)
+}
+
+/// [`delta`], or `unknown` when a side is a trace log.
+#[must_use]
+pub fn change(d: Option<i128>) -> String {
+    d.map_or_else(|| "unknown".into(), delta)
+}
+
 /// A difference in words: `same`, `+1,024`, `−8,320`.
 #[must_use]
 pub fn delta(d: i128) -> String {
@@ -153,13 +208,13 @@ fn counts(c: &Comparison) -> String {
         .max()
         .unwrap_or(0);
     for k in &c.counts {
-        let delta = delta(k.delta);
+        let delta = change(k.delta);
         let _ = writeln!(
             out,
             "{:w$}  {} → {}  ({delta})",
             k.what,
-            thousands(k.left),
-            thousands(k.right)
+            amount(k.left),
+            amount(k.right)
         );
         if k.left_formula == k.right_formula {
             let _ = writeln!(out, "{:w$}    both: {}", "", k.left_formula);
@@ -184,19 +239,42 @@ pub fn markdown(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {} vs {}\n", esc(&c.left), esc(&c.right));
     let _ = writeln!(out, "{}\n", words(&headline(c)));
-    let _ = writeln!(
-        out,
-        "| path | {l} | {l} reads | {r} | {r} reads | status |\n| --- | --- | --- | --- | --- | --- |",
-        l = esc(&c.left),
-        r = esc(&c.right)
-    );
+    let shape = |side: Option<&Side>| {
+        side.map_or_else(
+            || "—".into(),
+            |x| format!("`{}` {}", fmt_shape(&x.shape), x.dtype),
+        )
+    };
+    if c.aligned_by == AlignBy::Role {
+        let _ = writeln!(
+            out,
+            "| role | {l} path | {l} | {r} path | {r} | status |\n| --- | --- | --- | --- | --- | --- |",
+            l = esc(&c.left),
+            r = esc(&c.right)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "| path | {l} | {l} reads | {r} | {r} reads | status |\n| --- | --- | --- | --- | --- | --- |",
+            l = esc(&c.left),
+            r = esc(&c.right)
+        );
+    }
     for s in &c.steps {
-        let shape = |side: Option<&Side>| {
-            side.map_or_else(
-                || "—".into(),
-                |x| format!("`{}` {}", fmt_shape(&x.shape), x.dtype),
-            )
-        };
+        if c.aligned_by == AlignBy::Role {
+            let path = |side: Option<&Side>| side.map_or_else(|| "—".into(), |x| esc(&x.path));
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} |",
+                role(s),
+                path(s.left.as_ref()),
+                shape(s.left.as_ref()),
+                path(s.right.as_ref()),
+                shape(s.right.as_ref()),
+                words(&status(c, s))
+            );
+            continue;
+        }
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} |",
@@ -230,9 +308,9 @@ pub fn markdown(c: &Comparison) -> String {
             out,
             "| {} | {} | {} | {} | {formulas} |",
             k.what,
-            thousands(k.left),
-            thousands(k.right),
-            delta(k.delta)
+            amount(k.left),
+            amount(k.right),
+            change(k.delta)
         );
     }
     out

@@ -6,9 +6,8 @@
 
 use super::diagram;
 use super::page::{self, esc};
-use crate::budget::thousands;
-use crate::compare::{Comparison, Side, Status};
-use crate::report::compare::{delta, headline, reads, status};
+use crate::compare::{Comparison, Side, Status, Step};
+use crate::report::compare::{amount, change, headline, reads, status};
 use crate::report::sheet::settings;
 use crate::text::shown;
 use crate::trace::Trace;
@@ -35,6 +34,15 @@ fn shape(side: Option<&Side>) -> String {
             )
         },
     )
+}
+
+/// A row's path; where the rows pair by role and the two sides' paths
+/// differ, both: `block1.attn.scores ↔ block1.self_attn.matmul`.
+fn path(s: &Step) -> String {
+    match (&s.left, &s.right) {
+        (Some(l), Some(r)) if l.path != r.path => format!("{} ↔ {}", l.path, r.path),
+        _ => s.path.clone(),
+    }
 }
 
 /// The comparison of `c`, whose sides were traced as `left` and `right`.
@@ -72,7 +80,7 @@ pub fn compare(c: &Comparison, left: &Trace, right: &Trace) -> String {
             (
                 class(s.status).to_string(),
                 vec![
-                    format!("<code>{}</code>", esc(&shown(&s.path).to_string())),
+                    format!("<code>{}</code>", esc(&shown(&path(s)).to_string())),
                     shape(s.left.as_ref()),
                     esc(&shown(&reads(s.left.as_ref())).to_string()),
                     shape(s.right.as_ref()),
@@ -97,7 +105,7 @@ pub fn compare(c: &Comparison, left: &Trace, right: &Trace) -> String {
             let _ = writeln!(
                 b,
                 "<li><code>{}</code>: {} — {} reads {} · {} reads {}</li>",
-                esc(&shown(&s.path).to_string()),
+                esc(&shown(&path(s)).to_string()),
                 esc(&status(c, s)),
                 esc(&l),
                 esc(&shown(&reads(s.left.as_ref())).to_string()),
@@ -131,12 +139,17 @@ pub fn compare(c: &Comparison, left: &Trace, right: &Trace) -> String {
                 )
             };
             (
-                if k.delta == 0 { "same" } else { "changed" }.to_string(),
+                if k.delta == Some(0) {
+                    "same"
+                } else {
+                    "changed"
+                }
+                .to_string(),
                 vec![
                     esc(k.what),
-                    thousands(k.left),
-                    thousands(k.right),
-                    esc(&delta(k.delta)),
+                    amount(k.left),
+                    amount(k.right),
+                    esc(&change(k.delta)),
                     formulas,
                 ],
             )

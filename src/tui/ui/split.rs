@@ -19,7 +19,7 @@
 
 use super::width::{pad, take};
 use crate::compare::{Side, Status, Step};
-use crate::report::compare::{self, delta, status_in};
+use crate::report::compare::{self, change, status_in};
 use crate::tui::app::App;
 use crate::tui::app::split::{Focus, Split};
 use crate::why::Why;
@@ -171,10 +171,10 @@ fn render_detail(app: &App, split: &Split, area: Rect, buf: &mut Buffer) {
     let differ: Vec<String> = c
         .counts
         .iter()
-        .filter(|k| k.delta != 0)
+        .filter(|k| k.delta != Some(0))
         .map(|k| {
             let what = app.t(&format!("ui-count-{}", k.what.replace(' ', "-")));
-            format!("{what} {}", delta(k.delta))
+            format!("{what} {}", change(k.delta))
         })
         .collect();
     if differ.is_empty() {

@@ -76,13 +76,21 @@ pub enum Command {
     View(ViewArgs),
     /// Compare two models step by step: both shapes and dtypes, what each
     /// step reads, and whether it is the same, changed or on one side only;
-    /// then the parameter, FLOP and byte differences. Model flags apply to both.
+    /// then the parameter, FLOP and byte differences. A side may be a trace
+    /// log (e.g. of scripts/shapetrace_export.py), compared as written.
+    /// Model flags apply to every side that is a model.
     Compare(CompareArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The left model: a preset name or a model file (TOML or config.json).
+    /// The left model: a preset name, a model file (TOML or config.json),
+    /// or a trace log (a .jsonl file, or any file whose first line is a
+    /// log's header). A log is compared as written: model flags apply to
+    /// the model side only, which runs the log's B and T unless --batch or
+    /// --seq is given; its counts are unknown. Steps of different programs
+    /// (a model against an exported log) pair by role (projection, scores,
+    /// softmax, residual add, …) and shape, not by path.
     #[arg(value_name = "LEFT")]
     pub left: String,
     /// The right model, as LEFT.

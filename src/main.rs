@@ -359,6 +359,51 @@ fn side(
     Ok((cfg, note))
 }
 
+/// Whether a side of `compare` names a trace log rather than a model
+/// file: a `.jsonl` file, or a regular file whose first line is a log's
+/// header (`{"kind":"header",…}`). A pipe or device is a log only by its
+/// name, as its first line cannot be read back.
+fn is_log(name: &str) -> bool {
+    use std::io::{BufRead, Read};
+    let path = std::path::Path::new(name);
+    if name == shapetrace::files::STDIN {
+        return false;
+    }
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
+    {
+        return true;
+    }
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut first = Vec::new();
+    let mut reader = io::BufReader::new(file.take(log::MAX_LINE_BYTES));
+    if reader.read_until(b'\n', &mut first).is_err() {
+        return false;
+    }
+    serde_json::from_slice::<serde_json::Value>(&first)
+        .ok()
+        .is_some_and(|v| v.get("kind").and_then(serde_json::Value::as_str) == Some("header"))
+}
+
+/// A side of `compare` as given: a model's name or a trace log read back.
+enum Given {
+    Model(String),
+    Log(Box<log::Replay>),
+}
+
+/// A side of `compare` ready to trace: a model's config (with the note of
+/// [`side`]) or a trace log.
+enum Resolved {
+    Model(Box<shapetrace::ModelConfig>, Option<String>),
+    Log(Box<log::Replay>),
+}
+
 fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
     let m = &cli.model;
     let given = [
@@ -380,6 +425,39 @@ fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
             "compare traces shapes only, so --numeric does not apply; allowed: --shape-only (what compare does anyway) and model flags such as --seq or --d-model"
         );
     }
+    let one_line = shapetrace::text::one_line;
+    // A trace log is read as written; a preset's name is the preset.
+    let read = |which: &str, name: &str| -> Result<Given> {
+        let preset = shapetrace::config::preset::PRESETS
+            .iter()
+            .any(|(n, _)| *n == name);
+        if preset || !is_log(name) {
+            return Ok(Given::Model(name.to_string()));
+        }
+        let replay = log::read_file_with(std::path::Path::new(name), log::Whys::Later)
+            .map_err(|e| color_eyre::eyre::eyre!("compare {which} '{}': {e}", one_line(name)))?;
+        Ok(Given::Log(Box::new(replay)))
+    };
+    let (lg, rg) = (read("LEFT", &args.left)?, read("RIGHT", &args.right)?);
+    let logs: Vec<&log::Replay> = [&lg, &rg]
+        .into_iter()
+        .filter_map(|g| match g {
+            Given::Log(r) => Some(r.as_ref()),
+            Given::Model(_) => None,
+        })
+        .collect();
+    if logs.len() == 2
+        && let Some(flag) = model_flag_given()
+    {
+        bail!(
+            "compare LEFT and RIGHT are both trace logs, compared as written, so {flag} does not apply; allowed: --format and --out"
+        );
+    }
+    if !logs.is_empty() && args.format == TraceFormat::Html {
+        bail!(
+            "compare --format html draws each side's model settings and blocks, which a trace log does not hold; allowed with a log side: --format table, json or markdown"
+        );
+    }
     let target = args
         .out
         .as_deref()
@@ -387,38 +465,80 @@ fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
         .transpose()?;
     let mut flags = m.overlay();
     flags.preset = None;
-    let named = |which: &str, name: &str| {
-        side(name, &flags).map_err(|e| {
-            color_eyre::eyre::eyre!(
-                "compare {which} '{}': {e}",
-                shapetrace::text::one_line(name)
-            )
-        })
-    };
-    let ((lc, ln), (rc, rn)) = (named("LEFT", &args.left)?, named("RIGHT", &args.right)?);
-    // A preset taken over a file of its name is said, not silent.
-    for (which, note) in [("LEFT", ln), ("RIGHT", rn)] {
-        if let Some(note) = note {
+    // Beside a log, the model runs the log's B and T unless told.
+    if let [log] = logs.as_slice() {
+        let cfg = &log.trace.config;
+        let mut taken = Vec::new();
+        if flags.batch.is_none() {
+            flags.batch = Some(cfg.batch);
+            taken.push(format!("B={}", cfg.batch));
+        }
+        if flags.seq.is_none() {
+            flags.seq = Some(cfg.seq);
+            taken.push(format!("T={}", cfg.seq));
+        }
+        if !taken.is_empty() {
+            let (model, log) = if matches!(lg, Given::Log(_)) {
+                ("RIGHT", "LEFT")
+            } else {
+                ("LEFT", "RIGHT")
+            };
             out::say(format_args!(
-                "note: compare {which} {}",
-                shapetrace::text::one_line(&note)
+                "note: compare {model} traced at {}, as the log {log} ran (--batch and --seq set them)",
+                taken.join(", ")
             ));
         }
     }
-    let shapes = |c: &shapetrace::ModelConfig| -> Result<(shapetrace::Trace, shapetrace::Budget)> {
-        let mut trace = shapetrace::trace_request(c, &Request::shapes())?.trace;
-        // Counted from the trace at hand: each side is traced once.
-        let budget = shapetrace::Budget::of_trace(c, &trace)?;
+    // Both sides resolved (and their notes said) before either is traced.
+    let resolve = |which: &str, g: Given| -> Result<Resolved> {
+        match g {
+            Given::Log(r) => Ok(Resolved::Log(r)),
+            Given::Model(name) => {
+                let (c, note) = side(&name, &flags).map_err(|e| {
+                    color_eyre::eyre::eyre!("compare {which} '{}': {e}", one_line(&name))
+                })?;
+                Ok(Resolved::Model(Box::new(c), note))
+            }
+        }
+    };
+    let (lr, rr) = (resolve("LEFT", lg)?, resolve("RIGHT", rg)?);
+    // A preset taken over a file of its name is said, not silent.
+    for (which, r) in [("LEFT", &lr), ("RIGHT", &rr)] {
+        if let Resolved::Model(_, Some(note)) = r {
+            out::say(format_args!("note: compare {which} {}", one_line(note)));
+        }
+    }
+    type Traced = (
+        shapetrace::Trace,
+        Option<shapetrace::Budget>,
+        Option<String>,
+    );
+    let shapes = |r: Resolved| -> Result<Traced> {
+        let (mut trace, budget, producer) = match r {
+            Resolved::Log(r) => (r.trace, None, r.producer),
+            Resolved::Model(c, _) => {
+                let trace = shapetrace::trace_request(&c, &Request::shapes())?.trace;
+                // Counted from the trace at hand: each side is traced once.
+                let budget = shapetrace::Budget::of_trace(&c, &trace)?;
+                (trace, Some(budget), None)
+            }
+        };
         // The HTML page draws each side's steps whole; the other formats
         // read only what a comparison keeps, so the left side is slimmed
         // before the right is traced.
         if args.format != TraceFormat::Html {
             shapetrace::compare::slim(&mut trace);
         }
-        Ok((trace, budget))
+        Ok((trace, budget, producer))
     };
-    let ((lt, lb), (rt, rb)) = (shapes(&lc)?, shapes(&rc)?);
-    let c = shapetrace::compare::Comparison::of((&args.left, &lt, &lb), (&args.right, &rt, &rb));
+    let (lt, lb, lp) = shapes(lr)?;
+    let (rt, rb, rp) = shapes(rr)?;
+    let by = shapetrace::compare::AlignBy::between(lp.as_deref(), rp.as_deref());
+    let c = shapetrace::compare::Comparison::aligned(
+        (&args.left, &lt, lb.as_ref()),
+        (&args.right, &rt, rb.as_ref()),
+        by,
+    );
     let render = |out: &mut dyn Write| -> io::Result<()> {
         match args.format {
             TraceFormat::Json => {

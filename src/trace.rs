@@ -132,6 +132,11 @@ pub struct Event {
     /// e.g. `block1.attn`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces_stream: Option<String>,
+    /// Beside `replaces_stream`: the line in the block's own forward that
+    /// called that sublayer (`stud.py:68`, `x = self.attn(self.ln_1(x))`),
+    /// where `line` is the sublayer's last op inside it; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaced_at: Option<String>,
     /// Attention scores computed before any mask or softmax: the
     /// causality judge skips them, as it skips shapetrace's own `scores`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

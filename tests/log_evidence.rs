@@ -565,9 +565,39 @@ fn a_sublayer_that_replaced_the_stream_is_named_with_its_line() {
         "block1.attn's output replaced the stream at stud.py:23: write x = x + self.attn(self.ln_1(x)) (1 residual adds, expected 2, 2 per block; block1 makes 1)"
     );
     speaks_both(&c);
+    // With the line of the block's forward that called the sublayer
+    // (`replaced_at`), that line is named, not the sublayer's own last.
+    for e in &mut v {
+        if e["path"] == "block1.attn.c_proj.linear" {
+            e["replaced_at"] = json!("stud.py:50");
+        }
+    }
+    let c = get(&checks(&log_of(&v, &[], None)), CheckName::Residual);
+    assert!(
+        c.detail
+            .starts_with("block1.attn's output replaced the stream at stud.py:50: write"),
+        "{}",
+        c.detail
+    );
+    // The reader keeps it: a log written back holds it beside `replaces_stream`.
+    let kept = read(&log_of(&v, &[], None));
+    let e = kept
+        .trace
+        .events
+        .iter()
+        .find(|e| e.path == "block1.attn.c_proj.linear")
+        .unwrap();
+    assert_eq!(e.replaced_at.as_deref(), Some("stud.py:50"));
+    let back = serde_json::to_value(e).unwrap();
+    assert_eq!(back["replaced_at"], "stud.py:50");
+    let other = serde_json::to_value(&kept.trace.events[0]).unwrap();
+    assert!(other.get("replaced_at").is_none(), "{other}");
     // Without the writer's word, the count alone, per block.
-    v.iter_mut()
-        .for_each(|e| drop(e.as_object_mut().unwrap().remove("replaces_stream")));
+    for e in &mut v {
+        let o = e.as_object_mut().unwrap();
+        o.remove("replaces_stream");
+        o.remove("replaced_at");
+    }
     let c = get(&checks(&log_of(&v, &[], None)), CheckName::Residual);
     assert_eq!(c.status, Status::Fail);
     assert!(c.detail.contains("block1 makes 1"), "{}", c.detail);

@@ -164,7 +164,9 @@ pub fn residual(trace: &Trace) -> CheckResult {
 
 /// The first event of another program's log whose sublayer output
 /// replaced the stream (`replaces_stream`), as a failure of `residual`
-/// naming the sublayer, its line and the add to write; with the count
+/// naming the sublayer, the line of the block's forward that called it
+/// (`replaced_at`; the sublayer's own last `line` when the log does not
+/// say) and the add to write; with the count
 /// of adds made against the `want` declared.
 fn replaced_stream(trace: &Trace, n: usize, want: usize) -> Option<CheckResult> {
     let (i, e) = trace
@@ -196,7 +198,13 @@ fn replaced_stream(trace: &Trace, n: usize, want: usize) -> Option<CheckResult> 
         .count();
     let why = Why::new("check-residual-replaced")
         .arg("module", module)
-        .arg("line", e.line.as_deref().unwrap_or("none"))
+        .arg(
+            "line",
+            e.replaced_at
+                .as_deref()
+                .or(e.line.as_deref())
+                .unwrap_or("none"),
+        )
         .arg("add", add)
         .arg("n", n.to_string())
         .arg("want", want.to_string())

@@ -125,6 +125,7 @@ impl<B: Backend> Recorder<'_, B> {
             operands: None,
             args: None,
             replaces_stream: None,
+            replaced_at: None,
             pre_mask: false,
         });
         if let Some(tell) = &self.watch.hooks.progress {

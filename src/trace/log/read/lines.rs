@@ -67,6 +67,7 @@ pub(super) fn event_fits(e: &Event, step: usize) -> Result<(), String> {
         .chain(&e.op_name)
         .chain(&e.line)
         .chain(&e.replaces_stream)
+        .chain(&e.replaced_at)
         .chain(&e.axes)
         .chain(&e.inputs);
     printable(names.map(String::as_str))

@@ -711,3 +711,74 @@ fn a_bad_evidence_line_is_refused_in_one_line_naming_it() {
         }
     }
 }
+
+/// The events of `events()` changed by `edit`, each by its path.
+fn edited(edit: impl Fn(&str, &mut Value)) -> Vec<Value> {
+    let mut v = events();
+    for e in &mut v {
+        let p = e["path"].as_str().unwrap().to_string();
+        edit(&p, e);
+    }
+    v
+}
+
+/// `.view(B, H, T, hd)` without its transpose: the scores are heads
+/// against heads, and causality names the view that cut them, after the
+/// op that first moved an earlier position.
+#[test]
+fn causality_names_the_view_that_cut_the_heads_when_the_scores_are_not_tq_tk() {
+    let tell = "; the scores at stud.py:20 are (B, T, h, h), heads against heads, not (B, h, Tq, Tk): the heads were cut at stud.py:19 without transpose(1, 2)";
+    // The merge moved position 1 when token 2 moved.
+    let mut evidence = causal_ok();
+    evidence[2] = causal(
+        2,
+        vec![row("block1.attn.view_2", "view", &[(0, 1), (0, 2)])],
+    );
+    let cut = edited(|p, e| match p {
+        // The split, named by dataflow: its second axis is still T.
+        "block1.attn.view" => e["axes"] = json!(["B", "T", "h", "hd"]),
+        // q read straight from the view, k through its transpose.
+        "block1.attn.matmul" => {
+            e["inputs"] = json!(["block1.attn.view", "block1.attn.transpose"]);
+            e["axes"] = json!(["B", "T", "h", "h"]);
+            e.as_object_mut().unwrap().remove("pre_mask");
+        }
+        "block1.attn.view_2" => e["line"] = json!("stud.py:25"),
+        _ => {}
+    });
+    let c = get(
+        &checks(&log_of(&cut, &evidence, None)),
+        CheckName::Causality,
+    );
+    assert_eq!(c.status, Status::Fail, "{c:?}");
+    assert!(
+        c.detail
+            .contains("first changed by view at stud.py:25: likely"),
+        "{}",
+        c.detail
+    );
+    assert!(c.detail.ends_with(tell), "{}", c.detail);
+    speaks_both(&c);
+    // A transpose between the scores and the view: the view is not named.
+    let through = edited(|p, e| match p {
+        "block1.attn.view" => e["axes"] = json!(["B", "T", "h", "hd"]),
+        "block1.attn.matmul" => {
+            e["axes"] = json!(["B", "T", "h", "h"]);
+            e.as_object_mut().unwrap().remove("pre_mask");
+        }
+        _ => {}
+    });
+    let c = get(
+        &checks(&log_of(&through, &evidence, None)),
+        CheckName::Causality,
+    );
+    assert_eq!(c.status, Status::Fail, "{c:?}");
+    assert!(!c.detail.contains("the scores at"), "{}", c.detail);
+    // Scores of (Tq, Tk): no tell, the first clause alone.
+    let c = get(
+        &checks(&log_of(&events(), &evidence, None)),
+        CheckName::Causality,
+    );
+    assert_eq!(c.status, Status::Fail, "{c:?}");
+    assert!(!c.detail.contains("the scores at"), "{}", c.detail);
+}

@@ -746,7 +746,14 @@ check-leak-at = { $op }{ $line ->
     [none] {""}
    *[other] {" "}at { $line }
 }
-check-evidence-causality-fail = { check-causality-fail }; first changed by { check-leak-at }: likely { check-leak-cause }
+check-evidence-causality-fail = { check-causality-fail }; first changed by { check-leak-at }: likely { check-leak-cause }{ check-heads-cut }
+check-heads-cut = { $cut ->
+    [none] {""}
+   *[other] ; the scores at { $scores } are { $scores_axes }{ $pair ->
+        [heads] , heads against heads
+       *[other] {""}
+    }, not (B, h, Tq, Tk): the heads were cut at { $cut } without transpose(1, 2)
+}
 check-evidence-positionwise-fail = { $module } run alone: { check-positionwise-fail }; { check-leak-at } inside it mixed rows: likely { check-leak-cause }
 check-evidence-none = the log holds no evidence for { $check }{ $says ->
     [none] {""}

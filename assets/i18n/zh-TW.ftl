@@ -755,7 +755,14 @@ check-leak-at = { $op }{ $line ->
     [none] {""}
    *[other] {" "}（位於 { $line }）
 }
-check-evidence-causality-fail = { check-causality-fail }；最早出現在 { check-leak-at }：可能是{ check-leak-cause }
+check-evidence-causality-fail = { check-causality-fail }；最早出現在 { check-leak-at }：可能是{ check-leak-cause }{ check-heads-cut }
+check-heads-cut = { $cut ->
+    [none] {""}
+   *[other] ；位於 { $scores } 的注意力分數是 { $scores_axes }{ $pair ->
+        [heads] ，是頭對頭
+       *[other] {""}
+    }，而不是 (B, h, Tq, Tk)：頭在 { $cut } 切分時沒有 transpose(1, 2)
+}
 check-evidence-positionwise-fail = 單獨執行 { $module }：{ check-positionwise-fail }；其中的 { check-leak-at } 混合了不同的列：可能是{ check-leak-cause }
 check-evidence-none = 記錄中沒有 { $check } 的證據{ $says ->
     [none] {""}

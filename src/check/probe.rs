@@ -184,8 +184,121 @@ fn from_log(why: crate::why::Why, origin: &Origin, run: usize, path: &str) -> cr
             "module",
             modules.get(run).copied().flatten().unwrap_or("none"),
         );
+    if why.key == "check-causality-fail" {
+        why = heads_cut(trace, why);
+    }
     why.key = why.key.replacen("check-", "check-evidence-", 1);
     why
+}
+
+/// The tell of heads cut without their transpose, as the arguments of
+/// the catalog's `check-heads-cut`: the first attention whose scores (the
+/// product feeding a softmax, through its scaling and mask; else the
+/// softmax's own input) do not end in (Tq, Tk), and the view that cut its
+/// heads: the nearest `view`/`reshape` back through the scores' inputs,
+/// within their block and with no transpose between, whose axes hold `h`
+/// and `hd`. `scores` is `none` when the log shows no such tell.
+fn heads_cut(trace: &crate::trace::Trace, why: crate::why::Why) -> crate::why::Why {
+    let found = trace.events.iter().enumerate().find_map(|(i, e)| {
+        let op = e.op_label().to_ascii_lowercase();
+        if !matches!(op.as_str(), "softmax" | "log_softmax") {
+            return None;
+        }
+        let before = &trace.events[..i];
+        let scores = scores_of(before, e)?;
+        match scores.axes.as_slice() {
+            [.., q, k] if q == "Tq" && k == "Tk" => return None,
+            [_, _, ..] => {}
+            _ => return None,
+        }
+        let cut = cut_of(before, scores)?;
+        Some((scores, cut))
+    });
+    let Some((scores, cut)) = found else {
+        return why
+            .arg("scores", "none")
+            .arg("scores_axes", "")
+            .arg("pair", "other")
+            .arg("cut", "none");
+    };
+    let pair = match scores.axes.as_slice() {
+        [.., a, b] if a == "h" && b == "h" => "heads",
+        _ => "other",
+    };
+    let at = |e: &crate::trace::Event| e.line.clone().unwrap_or_else(|| e.path.clone());
+    why.arg("scores", at(scores))
+        .arg("scores_axes", format!("({})", scores.axes.join(", ")))
+        .arg("pair", pair)
+        .arg("cut", at(cut))
+}
+
+/// The last of `events` whose path is `path`.
+fn event_at<'a>(events: &'a [crate::trace::Event], path: &str) -> Option<&'a crate::trace::Event> {
+    events.iter().rev().find(|e| e.path == path)
+}
+
+/// The scores a softmax `e` normalised: the product (matmul, einsum,
+/// bmm) its input came from through element-wise steps (scale, mask,
+/// bias), else the step that made its input.
+fn scores_of<'a>(
+    events: &'a [crate::trace::Event],
+    e: &crate::trace::Event,
+) -> Option<&'a crate::trace::Event> {
+    let input = event_at(events, e.inputs.first()?)?;
+    let mut at = input;
+    // A step back is always to an earlier event: no loop.
+    for _ in 0..events.len() {
+        let op = at.op_label().trim_end_matches('_').to_ascii_lowercase();
+        match op.as_str() {
+            "matmul" | "einsum" | "bmm" | "baddbmm" | "scores" => return Some(at),
+            "mul" | "div" | "truediv" | "add" | "sub" | "masked_fill" | "where" | "scale"
+            | "float" | "to" | "type_as" | "cast" | "tanh" | "clamp" | "contiguous" => {}
+            _ => return Some(input),
+        }
+        // Each step is its index: what it read comes before it.
+        let earlier = &events[..at.step.min(events.len())];
+        let Some(next) = at.inputs.first().and_then(|p| event_at(earlier, p)) else {
+            return Some(input);
+        };
+        at = next;
+    }
+    Some(input)
+}
+
+/// The view that cut the heads of `scores`: the nearest `view` or
+/// `reshape` back through its inputs, in its block, with no transpose,
+/// permute or swapaxes between, whose axes hold `h` and `hd`.
+fn cut_of<'a>(
+    events: &'a [crate::trace::Event],
+    scores: &'a crate::trace::Event,
+) -> Option<&'a crate::trace::Event> {
+    let block = scores.block();
+    let mut queue = std::collections::VecDeque::from([scores]);
+    let mut seen: Vec<&str> = Vec::new();
+    while let Some(e) = queue.pop_front() {
+        for p in &e.inputs {
+            if seen.contains(&p.as_str()) {
+                continue;
+            }
+            seen.push(p);
+            let Some(x) = event_at(events, p).filter(|x| x.block() == block && x.step < e.step)
+            else {
+                continue;
+            };
+            let op = x.op_label().trim_end_matches('_').to_ascii_lowercase();
+            match op.as_str() {
+                "transpose" | "permute" | "swapaxes" | "swapdims" => {}
+                "view" | "reshape" if has(x, "h") && has(x, "hd") => return Some(x),
+                _ => queue.push_back(x),
+            }
+        }
+    }
+    None
+}
+
+/// Whether event `e` names axis `a`.
+fn has(e: &crate::trace::Event, a: &str) -> bool {
+    e.axes.iter().any(|x| x == a)
 }
 
 /// The kind of mistake an op that leaks most likely is, for the

@@ -782,3 +782,34 @@ fn causality_names_the_view_that_cut_the_heads_when_the_scores_are_not_tq_tk() {
     assert_eq!(c.status, Status::Fail, "{c:?}");
     assert!(!c.detail.contains("the scores at"), "{}", c.detail);
 }
+
+/// The forward stopped at a residual add of (2,4,64) + (2,4,256): the
+/// failure names its operands, and `residual` the line of the one off
+/// (B,T,d).
+#[test]
+fn a_stopped_residual_add_names_the_line_of_its_operand_off_the_stream() {
+    let mut v: Vec<Value> = events()
+        .into_iter()
+        .take_while(|e| e["path"] != "block1.mlp.c_proj.linear")
+        .collect();
+    for e in &mut v {
+        if e["path"] == "block1.mlp.gelu" {
+            e["line"] = json!("stud.py:41");
+        }
+    }
+    let failure = json!({"kind": "failure", "step": v.len(), "path": "block1.resid_2", "op": "add",
+        "check": "residual",
+        "detail": "residual add (2,4,64) + (2,4,256): both operands must be (2,4,64) (at stud.py:50)",
+        "operands": [{"path": "block1.resid_1", "shape": [2, 4, 64], "dtype": "f32"},
+                     {"path": "block1.mlp.gelu", "shape": [2, 4, 256], "dtype": "f32"}]});
+    let text = log_of(&v, &[], None);
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    lines.insert(lines.len() - 1, failure.to_string());
+    let c = get(&checks(&(lines.join("\n") + "\n")), CheckName::Residual);
+    assert_eq!(c.status, Status::Fail, "{c:?}");
+    assert_eq!(
+        c.detail,
+        "block1.resid_2: residual add (2,4,64) + (2,4,256): both operands must be (2,4,64) (at stud.py:50); the update block1.mlp.gelu (2,4,256) comes from stud.py:41"
+    );
+    speaks_both(&c);
+}

@@ -778,4 +778,8 @@ check-op-shapes-refused = { $path }{ $line ->
 check-residual-replaced = { $module }'s output replaced the stream{ $line ->
     [none] {""}
    *[other] {" "}at { $line }
+check-residual-operand-from = { $detail }; the { $role ->
+    [stream] stream
+   *[update] update
+} { $operand } { $shape } comes from { $line }
 }: write { $add } ({ $n } residual adds, expected { $want }, { $per } per block; { $block } makes { $adds })

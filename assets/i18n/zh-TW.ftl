@@ -787,4 +787,8 @@ check-op-shapes-refused = { $path }{ $line ->
 check-residual-replaced = { $module } 的輸出取代了殘差流{ $line ->
     [none] {""}
    *[other] {" "}（位於 { $line }）
+check-residual-operand-from = { $detail }；{ $role ->
+    [stream] 殘差流
+   *[update] 更新
+} { $operand } { $shape } 來自 { $line }
 }：請寫成 { $add }（{ $n } 次殘差相加，應為 { $want } 次，每個模組 { $per } 次；{ $block } 做了 { $adds } 次）

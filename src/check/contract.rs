@@ -88,7 +88,7 @@ pub fn op_shapes(trace: &Trace) -> CheckResult {
 pub fn residual(trace: &Trace) -> CheckResult {
     let name = CheckName::Residual;
     if let Some(r) = stopped_by(trace, name) {
-        return r;
+        return operand_from(trace, r);
     }
     let expect = (trace.stream_shape.as_slice(), trace.config.dtype);
     let mut n = 0;
@@ -160,6 +160,39 @@ pub fn residual(trace: &Trace) -> CheckResult {
             .arg("dtype", expect.1.to_string())
             .arg("parallel", parallel),
     )
+}
+
+/// The failure `r` of the residual add where the forward stopped, with
+/// where in the writer's code its operand off (B,T,d) (or off the stream's
+/// dtype) was made: that operand's event's `line`, the update looked at
+/// before the stream. `r` itself when no such operand has a line (every
+/// step of shapetrace's own traces).
+fn operand_from(trace: &Trace, r: CheckResult) -> CheckResult {
+    let Some(f) = &trace.failure else { return r };
+    let want = (trace.stream_shape.as_slice(), trace.config.dtype);
+    let off = f
+        .operands
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, o)| (o.shape.as_slice(), o.dtype) != want);
+    let Some((i, o)) = off else { return r };
+    let Some(line) = trace
+        .events
+        .iter()
+        .rev()
+        .find(|e| e.path == o.path)
+        .and_then(|e| e.line.as_deref())
+    else {
+        return r;
+    };
+    let why = Why::new("check-residual-operand-from")
+        .arg("detail", r.detail.as_str())
+        .arg("role", if i == 0 { "stream" } else { "update" })
+        .arg("operand", o.path.as_str())
+        .arg("shape", fmt_shape(&o.shape))
+        .arg("line", line);
+    CheckResult::fail(CheckName::Residual, &f.path, "").said(why)
 }
 
 /// The first event of another program's log whose sublayer output

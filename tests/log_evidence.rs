@@ -813,3 +813,36 @@ fn a_stopped_residual_add_names_the_line_of_its_operand_off_the_stream() {
     );
     speaks_both(&c);
 }
+
+/// `x = LN(x + f(x))` in a model declared Pre-LN: `wiring` names the
+/// norm the add reads as its stream, and the norm's line.
+#[test]
+fn a_residual_add_onto_a_norms_output_names_the_norms_line() {
+    let v = edited(|p, e| match p {
+        "block1.ln_2.mean" => {
+            *e = ev(
+                "block1.ln_2.layernorm",
+                "layernorm",
+                &[2, 4, 64],
+                &["block1.resid_1"],
+                json!([[2, 4, 64], [64], [64]]),
+            );
+            e["line"] = json!("stud.py:30");
+        }
+        "block1.ln_2.sub" => {
+            e["inputs"] = json!(["block1.resid_1", "block1.ln_2.layernorm"]);
+            e["operands"] = json!([[2, 4, 64], [2, 4, 64]]);
+        }
+        "block1.resid_2" => {
+            e["inputs"] = json!(["block1.ln_2.layernorm", "block1.mlp.c_proj.linear"]);
+        }
+        _ => {}
+    });
+    let c = get(&checks(&log_of(&v, &[], None)), CheckName::Wiring);
+    assert_eq!(c.status, Status::Fail, "{c:?}");
+    assert_eq!(
+        c.detail,
+        "block1.resid_2 adds onto block1.ln_2.layernorm at stud.py:30, a norm's output: a Pre-LN stream carries the sum x + f(LN(x)) itself, not a normed sum"
+    );
+    speaks_both(&c);
+}

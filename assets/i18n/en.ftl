@@ -625,7 +625,10 @@ check-residual-count = { $n } residual adds, expected { $want } ({ $per } per bl
 }
 check-returns-fail = { $path }: { $left } left { $shape } { $dtype } as { $as } { $as_dtype } and never came back
 check-wiring-fail = { $who } reads { $reads } at { $path }, expected the previous output { $want }
-check-wiring-normed = { $path } adds onto { $stream }, a norm's output: a Pre-LN stream carries the sum x + f(LN(x)) itself, not a normed sum
+check-wiring-normed = { $path } adds onto { $stream }{ $line ->
+    [none] {""}
+   *[other] {" "}at { $line }
+}, a norm's output: a Pre-LN stream carries the sum x + f(LN(x)) itself, not a normed sum
 check-shape-only = shape-only run: no values
 check-shape-only-compare = shape-only run: no values to compare
 check-probe-no-tensor = nothing to judge: no tensor to compare
@@ -775,11 +778,11 @@ check-op-shapes-refused = { $path }{ $line ->
     [none] {""}
    *[other] {" "}({ $line })
 }: { $op } refuses { $operands }: { $error }, yet the log records { $got }
-check-residual-replaced = { $module }'s output replaced the stream{ $line ->
-    [none] {""}
-   *[other] {" "}at { $line }
 check-residual-operand-from = { $detail }; the { $role ->
     [stream] stream
    *[update] update
 } { $operand } { $shape } comes from { $line }
+check-residual-replaced = { $module }'s output replaced the stream{ $line ->
+    [none] {""}
+   *[other] {" "}at { $line }
 }: write { $add } ({ $n } residual adds, expected { $want }, { $per } per block; { $block } makes { $adds })

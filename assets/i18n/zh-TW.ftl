@@ -634,7 +634,10 @@ check-wiring-fail = { $who } 在 { $path } 讀取 { $reads }，應讀取前一�
     [nothing] （無）
    *[other] { $want }
 }
-check-wiring-normed = { $path } 加在 { $stream }（一個歸一化的輸出）上：Pre-LN 的殘差流承載的是和 x + f(LN(x)) 本身，而不是歸一化後的和
+check-wiring-normed = { $path } 加在 { $stream }{ $line ->
+    [none] {""}
+   *[other] {" "}（位於 { $line }）
+}（一個歸一化的輸出）上：Pre-LN 的殘差流承載的是和 x + f(LN(x)) 本身，而不是歸一化後的和
 check-shape-only = 只追蹤形狀的執行：沒有數值
 check-shape-only-compare = 只追蹤形狀的執行：沒有可比較的數值
 check-probe-no-tensor = 沒有可判定的：沒有可比較的張量
@@ -784,11 +787,11 @@ check-op-shapes-refused = { $path }{ $line ->
     [none] {""}
    *[other] {" "}（{ $line }）
 }：{ $op } 拒絕了 { $operands }：{ $error }，但記錄中是 { $got }
-check-residual-replaced = { $module } 的輸出取代了殘差流{ $line ->
-    [none] {""}
-   *[other] {" "}（位於 { $line }）
 check-residual-operand-from = { $detail }；{ $role ->
     [stream] 殘差流
    *[update] 更新
 } { $operand } { $shape } 來自 { $line }
+check-residual-replaced = { $module } 的輸出取代了殘差流{ $line ->
+    [none] {""}
+   *[other] {" "}（位於 { $line }）
 }：請寫成 { $add }（{ $n } 次殘差相加，應為 { $want } 次，每個模組 { $per } 次；{ $block } 做了 { $adds } 次）

@@ -426,7 +426,8 @@ pub fn wiring(trace: &Trace) -> CheckResult {
 }
 
 /// The first residual add of a Pre-LN trace whose stream operand is a
-/// norm's output: `x = LN(x + f(x))` where `x = x + f(LN(x))` was declared.
+/// norm's output: `x = LN(x + f(x))` where `x = x + f(LN(x))` was declared;
+/// naming the norm's `line` in the writer's code when the log gives it.
 fn normed_stream(trace: &Trace) -> Option<CheckResult> {
     let ev = &trace.events;
     ev.iter().enumerate().find_map(|(i, e)| {
@@ -441,7 +442,8 @@ fn normed_stream(trace: &Trace) -> Option<CheckResult> {
             CheckResult::fail(CheckName::Wiring, &e.path, "").said(
                 Why::new("check-wiring-normed")
                     .arg("path", e.path.as_str())
-                    .arg("stream", stream.as_str()),
+                    .arg("stream", stream.as_str())
+                    .arg("line", from.line.as_deref().unwrap_or("none")),
             )
         })
     })

@@ -846,3 +846,57 @@ fn a_residual_add_onto_a_norms_output_names_the_norms_line() {
     );
     speaks_both(&c);
 }
+
+/// A step computed from no activation (a rotary table, a mask: `inputs:
+/// []`) between the embedding and block 1 is not the output block 1 must
+/// read: that is the embedding's.
+#[test]
+fn a_constant_before_a_block_is_not_its_previous_output() {
+    let mut v = events();
+    let embed = ev(
+        "model.embed.mul",
+        "mul",
+        &[2, 4, 64],
+        &["input"],
+        json!([[2, 4, 64], []]),
+    );
+    let cos = ev(
+        "model.rotary_emb.cos",
+        "cos",
+        &[1, 4, 16],
+        &[],
+        json!([[1, 4, 16]]),
+    );
+    v.splice(1..1, [embed, cos]);
+    for e in &mut v {
+        if e["path"] == "block1.ln_1.layernorm" {
+            e["inputs"] = json!(["model.embed.mul"]);
+        }
+        if e["path"] == "block1.resid_1" {
+            e["inputs"][0] = json!("model.embed.mul");
+        }
+    }
+    let c = get(&checks(&log_of(&v, &[], None)), CheckName::Wiring);
+    assert_eq!(c.status, Status::Pass, "{c:?}");
+    // Block 1 reading the constant itself is still refused.
+    for e in &mut v {
+        if e["path"] == "block1.ln_1.layernorm" {
+            e["inputs"] = json!(["model.rotary_emb.cos"]);
+        }
+    }
+    let c = get(&checks(&log_of(&v, &[], None)), CheckName::Wiring);
+    assert_eq!(c.status, Status::Fail, "{c:?}");
+    assert_eq!(
+        c.detail,
+        "block1 reads model.rotary_emb.cos at block1.ln_1.layernorm, expected the previous output model.embed.mul"
+    );
+    // The exporter's log of a transformers Llama: its rotary tables and
+    // mask come between the embedding and block 1.
+    let llama = log::read_file(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/exported/llama-tiny.jsonl"
+    )))
+    .unwrap();
+    let c = get(&shapetrace::check::of_log(&llama), CheckName::Wiring);
+    assert_eq!(c.status, Status::Pass, "{c:?}");
+}

@@ -376,7 +376,8 @@ pub fn returns(trace: &Trace) -> CheckResult {
 /// an earlier sum), never onto a norm's output.
 ///
 /// Events are grouped by block; an input from outside an event's own block
-/// must be the last event before that block began.
+/// must be the last activation before that block began (a step of another
+/// program's log computed from no activation, `inputs: []`, is none).
 #[must_use]
 pub fn wiring(trace: &Trace) -> CheckResult {
     let name = CheckName::Wiring;
@@ -388,7 +389,14 @@ pub fn wiring(trace: &Trace) -> CheckResult {
     for (i, e) in ev.iter().enumerate() {
         let n = e.block();
         if i == 0 || n != ev[i - 1].block() {
-            entry = i.checked_sub(1).map(|j| ev[j].path.as_str());
+            // The previous output: the last activation before the block,
+            // not a step computed from no activation (a rotary table, a
+            // mask, a constant: no inputs, and not the input or the ids).
+            entry = ev[..i]
+                .iter()
+                .rev()
+                .find(|x| matches!(x.op, OpKind::Input | OpKind::Tokens) || !x.inputs.is_empty())
+                .map(|x| x.path.as_str());
         }
         let own = n.map(|n| format!("block{n}."));
         let stray = e.inputs.iter().find(|p| {

@@ -122,3 +122,206 @@ fn the_schema_and_the_reader_agree_on_null_values() {
     assert!(nonconforming(&v, &event.to_string()).is_empty());
     assert!(read(&event).unwrap().trace.events[0].values.is_none());
 }
+
+/// The lines of the exporter's log of hf-llama-tiny (made by the exporter
+/// that writes evidence and no verdicts) conform: its events' `line`,
+/// `operands`, `args` and `pre_mask`, its evidence lines, its summary
+/// without `checks`.
+#[test]
+fn the_exporters_log_with_evidence_conforms() {
+    let v = validator();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/exported/llama-tiny.jsonl"
+    ))
+    .unwrap();
+    let bad = nonconforming(&v, &text);
+    assert!(bad.is_empty(), "{bad:?}");
+    let kinds: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(kinds.iter().any(|l| l["kind"] == "evidence"));
+    assert!(
+        kinds
+            .iter()
+            .any(|l| l["kind"] == "event" && l.get("operands").is_some())
+    );
+    let summary = kinds.last().unwrap();
+    assert!(summary["kind"] == "summary" && summary.get("checks").is_none());
+}
+
+/// A log as another program writes it, by hand: every new event field,
+/// evidence of both probes (one skipped) and a summary of counts alone
+/// conform, and the reader reads them; each line the reader refuses for
+/// its evidence or summary, the schema refuses too.
+#[test]
+fn evidence_and_the_new_event_fields_conform_as_the_reader_reads_them() {
+    let v = validator();
+    let (_, out, _) = cli(&["trace", "--format", "json"]);
+    let mut lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    lines[0]["producer"] = "stud_export 1 (torch 2.5.1)".into();
+    let seq = lines[0]["stream_shape"][1].as_u64().unwrap() as usize;
+    let batch = lines[0]["stream_shape"][0].as_u64().unwrap() as usize;
+    let e = &mut lines[2];
+    e["line"] = "stud.py:19".into();
+    e["operands"] = serde_json::json!([[2, 4, 64], [64], [64]]);
+    e["args"] = serde_json::json!({"dim": -1});
+    e["replaces_stream"] = "block1.attn".into();
+    e["replaced_at"] = "stud.py:23".into();
+    e["pre_mask"] = true.into();
+    let summary = lines.pop().unwrap();
+    let row = serde_json::json!({"path": lines[2]["path"], "op": "layernorm", "pre_mask": false,
+        "batch": batch, "seq": seq, "delta": vec![0.0; batch * seq]});
+    let evidence = [
+        serde_json::json!({"kind": "evidence", "probe": "causality", "module": null, "token": 1, "rows": [row]}),
+        serde_json::json!({"kind": "evidence", "probe": "positionwise", "module": "block1.mlp", "token": 0, "rows": []}),
+        serde_json::json!({"kind": "evidence", "probe": "causality", "module": null, "skipped": "the probe's forward raised"}),
+    ];
+    lines.extend(evidence.iter().cloned());
+    let mut counts = summary.clone();
+    counts.as_object_mut().unwrap().remove("checks");
+    lines.push(counts);
+    let text = |lines: &[Value]| {
+        lines
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let good = text(&lines);
+    assert!(
+        nonconforming(&v, &good).is_empty(),
+        "{:?}",
+        nonconforming(&v, &good)
+    );
+    let replay = shapetrace::trace::log::read(good.as_bytes(), "t.jsonl").unwrap();
+    assert_eq!(replay.evidence.len(), 3);
+    assert_eq!(
+        replay.trace.events[1].replaced_at.as_deref(),
+        Some("stud.py:23")
+    );
+    // Each edit breaks both the schema and the reader.
+    let at = lines.len() - 4;
+    let edits: [(&str, usize, Value); 6] = [
+        (
+            "an unknown probe",
+            at,
+            serde_json::json!({"kind": "evidence", "probe": "causalty", "module": null, "token": 1, "rows": []}),
+        ),
+        (
+            "a skipped probe with a token",
+            at,
+            serde_json::json!({"kind": "evidence", "probe": "causality", "module": null, "token": 1, "skipped": "why"}),
+        ),
+        (
+            "a run without rows",
+            at,
+            serde_json::json!({"kind": "evidence", "probe": "causality", "module": null, "token": 1}),
+        ),
+        (
+            "a negative delta",
+            at,
+            serde_json::json!({"kind": "evidence", "probe": "causality", "module": null, "token": 1,
+            "rows": [{"path": "p", "op": "view", "batch": 1, "seq": 1, "delta": [-0.5]}]}),
+        ),
+        (
+            "positionwise without its module",
+            at,
+            serde_json::json!({"kind": "evidence", "probe": "positionwise", "module": null, "token": 1, "rows": []}),
+        ),
+        ("a summary's unknown field", lines.len() - 1, {
+            let mut s = lines[lines.len() - 1].clone();
+            s["verdict"] = "pass".into();
+            s
+        }),
+    ];
+    for (what, i, line) in edits {
+        let mut broken = lines.clone();
+        broken[i] = line;
+        let t = text(&broken);
+        assert!(
+            !nonconforming(&v, &t).is_empty(),
+            "{what}: the schema took it"
+        );
+        assert!(
+            shapetrace::trace::log::read(t.as_bytes(), "t.jsonl").is_err(),
+            "{what}: the reader took it"
+        );
+    }
+    // A verdict without its detail: the reader refuses it, and so does the schema.
+    let mut broken = lines.clone();
+    let last = broken.len() - 1;
+    broken[last]["checks"] =
+        serde_json::json!([{"name": "causality", "ok": true, "status": "pass"}]);
+    let t = text(&broken);
+    assert!(!nonconforming(&v, &t).is_empty());
+    assert!(shapetrace::trace::log::read(t.as_bytes(), "t.jsonl").is_err());
+}
+
+/// The Python to run the exporter with (`$SHAPETRACE_PYTHON`, able to
+/// import torch), or `None` after a `skipped:` line.
+fn python() -> Option<std::path::PathBuf> {
+    let py = std::env::var_os("SHAPETRACE_PYTHON").filter(|p| !p.is_empty());
+    let ok = py.as_ref().is_some_and(|py| {
+        std::process::Command::new(py)
+            .args(["-c", "import torch"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if !ok {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: freshly exported logs: SHAPETRACE_PYTHON is unset or cannot import torch"
+        );
+        return None;
+    }
+    py.map(Into::into)
+}
+
+/// Logs exported afresh by `scripts/shapetrace_export.py` conform, with
+/// their evidence, the stream a sublayer replaced (`replaces_stream`,
+/// `replaced_at`) and a failure where the forward stopped. Skipped
+/// without a Python with torch (`$SHAPETRACE_PYTHON`).
+#[test]
+fn freshly_exported_logs_conform() {
+    let Some(py) = python() else { return };
+    let v = validator();
+    let dir = tempfile::tempdir().unwrap();
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut fields = std::collections::BTreeSet::new();
+    for file in ["forgot_attn_residual", "mlp_no_down"] {
+        let out = dir.path().join(format!("{file}.jsonl"));
+        let export = std::process::Command::new(&py)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .arg("scripts/shapetrace_export.py")
+            .arg(format!("scripts/students/{file}.py:Model"))
+            .args(["--input", "2,4,64", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            matches!(export.status.code(), Some(0 | 1)),
+            "{file}: {}",
+            String::from_utf8_lossy(&export.stderr)
+        );
+        let text = std::fs::read_to_string(&out).unwrap();
+        let bad = nonconforming(&v, &text);
+        assert!(bad.is_empty(), "{file}: {bad:?}");
+        for l in text.lines() {
+            let l: Value = serde_json::from_str(l).unwrap();
+            kinds.insert(l["kind"].as_str().unwrap().to_string());
+            fields.extend(l.as_object().unwrap().keys().cloned());
+        }
+    }
+    for k in ["header", "event", "failure", "evidence", "summary"] {
+        assert!(kinds.contains(k), "no {k} line: {kinds:?}");
+    }
+    for f in ["line", "operands", "replaces_stream", "replaced_at"] {
+        assert!(fields.contains(f), "no {f}: {fields:?}");
+    }
+}

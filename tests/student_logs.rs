@@ -9,10 +9,9 @@ use common::cli;
 
 const DIR: &str = "tests/fixtures/students";
 
-/// Whether a fixture holds evidence lines: the exporter writes them since
-/// its probes report what they saw rather than their verdicts. A fixture
-/// exported before has only its summary's verdicts, which `check --log`
-/// does not believe: its probes are skipped until it is exported again.
+/// Whether a fixture holds evidence lines: the exporter writes what its
+/// probes saw rather than verdicts (a log with none has its probes skipped,
+/// `tests/log_evidence.rs`). Every committed fixture is exported with them.
 fn has_evidence(name: &str) -> bool {
     let text = std::fs::read_to_string(format!("{DIR}/{name}.jsonl")).unwrap();
     text.lines()
@@ -45,15 +44,12 @@ fn correct_student_blocks_pass_every_check_in_their_logs() {
                 "{name}: {c} does not pass: {out}"
             );
         }
+        assert!(
+            has_evidence(name),
+            "{name}: export it again (see its module's header)"
+        );
         for c in ["positionwise", "causality"] {
-            if has_evidence(name) {
-                assert!(out.contains(&format!("✓ {c} ")), "{name}: {c}: {out}");
-            } else {
-                // The summary's "pass" alone is not believed.
-                let skip = format!("– {c}");
-                let line = out.lines().find(|l| l.starts_with(&skip)).unwrap_or("");
-                assert!(line.contains("holds no evidence"), "{name}: {c}: {out}");
-            }
+            assert!(out.contains(&format!("✓ {c} ")), "{name}: {c}: {out}");
         }
         // The checks that need the model are not in a student's log.
         assert!(
@@ -73,17 +69,10 @@ fn each_lesson_mistake_fails_with_its_check_named() {
         ("ln_after_add", "wiring", "block1.resid_2"),
     ] {
         let (code, out) = check(name);
-        if check_name == "causality" && !has_evidence(name) {
-            // Exported before the evidence lines: its summary's "fail"
-            // is not believed either, and nothing else fails.
-            assert_eq!(code, Some(0), "{name}: {out}");
-            let line = out.lines().find(|l| l.starts_with("– causality"));
-            assert!(
-                line.is_some_and(|l| l.contains("summary's \"fail\" alone is not believed")),
-                "{name}: {out}"
-            );
-            continue;
-        }
+        assert!(
+            check_name != "causality" || has_evidence(name),
+            "{name}: export it again (see its module's header)"
+        );
         assert_eq!(code, Some(1), "{name}: {out}");
         let line = out
             .lines()

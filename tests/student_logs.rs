@@ -147,3 +147,53 @@ fn the_stepper_steps_through_a_students_log_and_will_not_retrace_it() {
     assert!(status.contains("cannot re-trace"), "{status}");
     assert!(app.wanted.is_empty(), "nothing is traced");
 }
+
+/// A student's real log, edited: `check --log` judges what the log holds
+/// (its evidence, its events' operands), never what its summary claims.
+#[test]
+fn an_edited_students_log_is_judged_from_its_evidence_and_operands() {
+    let dir = tempfile::tempdir().unwrap();
+    let edit = |name: &str, from: &str, to: &str| {
+        let text = std::fs::read_to_string(format!("{DIR}/{name}.jsonl")).unwrap();
+        assert!(text.contains(from), "{name}: {from}");
+        let path = dir.path().join(format!("{name}.jsonl"));
+        std::fs::write(&path, text.replace(from, to)).unwrap();
+        let (code, out, err) = cli(&["check", "--log", path.to_str().unwrap()]);
+        (code, format!("{out}{err}"))
+    };
+    let said_pass = r#","checks":[{"name":"causality","ok":true,"status":"pass","path":null,"detail":"no leak"}]}"#;
+    // A summary that says "pass" over evidence that leaks: the summary is reported.
+    let (code, out) = edit(
+        "no_causal_mask",
+        r#""residual_adds":4}"#,
+        &format!(r#""residual_adds":4{said_pass}"#),
+    );
+    assert_eq!(code, Some(1), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("✗ causality"))
+        .unwrap_or("");
+    assert!(line.contains("summary says pass"), "{out}");
+    // The same summary over evidence that holds agrees with it.
+    let (code, out) = edit(
+        "nanogpt_style",
+        r#""residual_adds":4}"#,
+        &format!(r#""residual_adds":4{said_pass}"#),
+    );
+    assert_eq!(code, Some(0), "{out}");
+    // The FFN hidden layer edited to a shape its linear cannot give.
+    let (code, out) = edit(
+        "nanogpt_style",
+        r#""path":"block1.mlp.c_fc.linear","op":"linear","shape":[2,4,256]"#,
+        r#""path":"block1.mlp.c_fc.linear","op":"linear","shape":[2,4,100]"#,
+    );
+    assert_eq!(code, Some(1), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("✗ op-shapes"))
+        .unwrap_or("");
+    assert!(
+        line.contains("block1.mlp.c_fc.linear") && line.contains("nanogpt_style.py:"),
+        "{out}"
+    );
+}

@@ -96,8 +96,8 @@ class Names:
             return ["h_kv", "hd"]
         if len(sizes) == 2 and sizes[1] == self.hd and name.endswith("hd"):
             return ["h_kv" if sizes[0] != self.h else "h", "hd"]
-        if name == "B·T" and sizes == [self.B, self.T]:
-            return ["B", "T"]
+        if name.startswith(f"B{MIX}") and len(sizes) == 2 and sizes[0] == self.B:
+            return ["B", name[2:]]  # B·T → (B, T), B·h → (B, h)
         return [f"{name}{i}" for i in range(1, len(sizes) + 1)]
 
     def merge(self, names: list[str], size: int) -> str:
@@ -112,10 +112,9 @@ class Names:
             return "d/" + str(self.d // size) if size and self.d % size == 0 else f"[h_kv{MIX}hd]"
         if names == ["qkv", "h", "hd"]:
             return f"{size // self.d}d" if size % self.d == 0 else f"[{MIX.join(names)}]"
-        if names == ["B", "T"]:
-            return "B·T"
-        parts = [n[1:-1] if bracket(n) else n for n in names]
-        return f"[{MIX.join(parts)}]"
+        if names[0] == "B" and len(names) == 2 and not bracket(names[1]):
+            return f"B{MIX}{names[1]}"  # B·T, B·h: rows of a batched matmul, each still one (b, ·)
+        return f"[{MIX.join(_bare(n) for n in names)}]"
 
     # -- view / reshape ------------------------------------------------------------
     def view(self, names: list[str], sizes: list[int], out: list[int]) -> list[str]:
@@ -183,7 +182,7 @@ class Names:
             piece = out.pop()
             tail.insert(0, "hd" if names[-1] == "d" and piece == self.hd else f"{names[-1]}'")
             last //= piece
-        went = MIX.join(n[1:-1] if bracket(n) else n for n in names)
+        went = MIX.join(_bare(n) for n in names)
         return [f"[{went}→{s}]" for s in out] + tail
 
     # -- everything else --------------------------------------------------------
@@ -229,7 +228,14 @@ class Names:
         tokens = [k for k, n in enumerate(got) if n in ("T", "Tq", "Tk")]
         if len(tokens) == 2:
             got[tokens[0]], got[tokens[1]] = "Tq", "Tk"
+        elif len(tokens) == 1:
+            got[tokens[0]] = "T"  # weights · v: each query is a position again
         return got
+
+
+def _bare(name: str) -> str:
+    """A name without its outer brackets, to join into another: [T·d→4] → T·d→4."""
+    return name[1:-1] if bracket(name) and name.endswith("]") else name
 
 
 def broadcast(all_names: list[list[str] | None], shape: list[int]) -> list[str]:
@@ -313,4 +319,20 @@ def position_axis(axes: list[str]) -> tuple[str, int | None]:
             return "flat", k
     if any(bracket(a) and re.search(r"(^|[\[·])T(q|k)?([·→\]]|$)", a) for a in axes):
         return "all", None
+    return "none", None
+
+
+def batch_axis(axes: list[str]) -> tuple[str, int | None]:
+    """Where a tensor's batch elements are: ("axis", k) the B axis; ("first",
+    k) B merged first with another axis (B·h of a batched matmul); ("all", k)
+    B reduced ([B→1]: every batch element counts as touched); ("none", None)."""
+    for k, a in enumerate(axes):
+        if a == "B":
+            return "axis", k
+    for k, a in enumerate(axes):
+        if a.startswith(f"B{MIX}") and a != f"B{MIX}T":
+            return "first", k
+    for k, a in enumerate(axes):
+        if bracket(a) and re.search(r"(^|[\[·])B([·→\]])", a):
+            return "all", k
     return "none", None

@@ -621,6 +621,8 @@ def _user_line() -> str | None:
 # Ops that hand their operand's data on unchanged: a copy of the stream is the stream.
 _PASS_ON = {"clone", "contiguous", "view", "reshape", "to", "float", "type_as", "detach", "view_as", "reshape_as",
             "flatten", "copy"}
+# Ops that cut a piece out of a tensor: a piece at the stream's shape has not returned to it.
+_PIECES = {"split", "chunk", "getitem", "narrow", "unbind", "tensor_split", "select", "split_with_sizes"}
 # Ops that apply an attention mask or turn scores into weights: what follows is no longer "before the mask".
 _MASKING = {"masked_fill", "where", "softmax", "log_softmax"}
 
@@ -727,7 +729,8 @@ class _Recorder(TorchFunctionMode):
         shape, dtype = _shape(t), _dtype(t)
         active = bool(inputs) if active is None else active
         home = shape == self.stream_shape and dtype == self.dtype
-        departs = active and not home
+        # Token ids (and views of them) are no stream that could be left.
+        departs = active and not home and dtype != "i64"
         away = any(self._event(p)["departs"] for p in inputs if p in self.index)
         step = len(self.events)
         event = {
@@ -740,7 +743,8 @@ class _Recorder(TorchFunctionMode):
             "dtype": dtype,
             "on_stream": on_stream,
             "departs": departs,
-            "returns": active and home and away,
+            # A piece cut from a wider tensor (q from a fused q, k, v) has not come back.
+            "returns": active and home and away and op not in _PIECES,
             "inputs": inputs,
             "formula": formula,
             "stats": _stats(t),
@@ -987,6 +991,9 @@ class _Recorder(TorchFunctionMode):
                 return first + [n.features(shape[-1], False)] if len(shape) == len(first) + 1 else n.fallback(shape)
             if op == "linear":
                 return first[:-1] + [n.features(shape[-1], self._in_attention())]
+            if op in ("addmm", "mm", "matmul") and sum(a is not None for _, a in named) == 1:
+                # x @ W, addmm(b, x, W) (GPT-2's Conv1D): a linear written by hand
+                return first[:-1] + [n.features(shape[-1], self._in_attention())]
             if op in ("matmul", "bmm", "mm"):
                 second = named[1][1] if len(named) > 1 else None
                 if second is None:  # x @ W: a linear written by hand
@@ -1208,27 +1215,35 @@ def _recorded(model, x, container, blocks, names, stream_shape, dtype, vocab, ke
 
 def _rows(axes: list[str], a: torch.Tensor, b: torch.Tensor, B: int, T: int) -> list[float] | None:
     """Per (batch, position), row-major, the largest |Δ| between `a` and `b`
-    beyond rounding (0: unchanged); positions read from the axes' names. None
-    when the tensor has no batch and position axes or changed shape."""
-    if a.shape != b.shape or "B" not in axes and "B·T" not in axes:
+    beyond rounding (0: unchanged), the batch and position axes read from the
+    axes' names. None when the tensor has none or changed shape."""
+    if a.shape != b.shape or not axes:
         return None
     diff, ch = _changed(a, b)
     d = torch.where(ch, diff, torch.zeros_like(diff))
-    mode, k = axes_mod.position_axis(axes)
-    shape = list(a.shape)
-    if mode == "flat" and shape[k] == B * T:
-        rows = d.movedim(k, 0).reshape(B * T, -1).amax(-1)
-    elif "B" not in axes or shape[axes.index("B")] != B:
+    names, shape = list(axes), list(a.shape)
+    mode, k = axes_mod.position_axis(names)
+    if mode == "flat":
+        return [float(v) for v in d.movedim(k, 0).reshape(B * T, -1).amax(-1)] if shape[k] == B * T else None
+    # The batch first: B itself, B·h (a batched matmul's rows), or [B→1] (every element).
+    how, bk = axes_mod.batch_axis(names)
+    if how == "none" or (how == "axis" and shape[bk] != B) or (how == "first" and shape[bk] % B):
         return None
-    elif mode == "axis" and shape[k] == T:
-        bk = axes.index("B")
-        rows = d.movedim((bk, k), (0, 1)).reshape(B, T, -1).amax(-1).reshape(-1)
+    d = d.movedim(bk, 0)
+    names = [names[bk]] + names[:bk] + names[bk + 1:]
+    if how == "first":
+        d = d.reshape(B, shape[bk] // B, *d.shape[1:])
+        names = ["B", names[0][2:]] + names[1:]
+    elif how == "all":
+        d = d.amax(0, keepdim=True).expand(B, *d.shape[1:])
+    mode, k = axes_mod.position_axis(names)
+    if mode == "axis" and d.shape[k] == T:
+        rows = d.movedim(k, 1).reshape(B, T, -1).amax(-1)
     elif mode == "all":
-        bk = axes.index("B")
-        rows = d.movedim(bk, 0).reshape(B, -1).amax(-1, keepdim=True).expand(B, T).reshape(-1)
+        rows = d.reshape(B, -1).amax(-1, keepdim=True).expand(B, T)
     else:
         return None
-    return [float(v) for v in rows]
+    return [float(v) for v in rows.reshape(-1)]
 
 
 def _evidence(probe, module, token, base, moved, B, T, skip=("input",)) -> dict:

@@ -197,3 +197,30 @@ fn an_edited_students_log_is_judged_from_its_evidence_and_operands() {
         "{out}"
     );
 }
+
+/// The placement a log declares is judged both ways: a Pre-LN student's log
+/// declared Post-LN fails `wiring` at its second add, whose stream no norm
+/// has read; declared Pre-LN, as exported, it passes (above).
+#[test]
+fn a_pre_ln_students_log_declared_post_ln_fails_wiring() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(format!("{DIR}/nanogpt_style.jsonl")).unwrap();
+    assert!(text.contains(r#""placement":"pre""#));
+    let path = dir.path().join("post.jsonl");
+    std::fs::write(
+        &path,
+        text.replacen(r#""placement":"pre""#, r#""placement":"post""#, 1),
+    )
+    .unwrap();
+    let (code, out, err) = cli(&["check", "--log", path.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("✗ wiring"))
+        .unwrap_or("");
+    assert!(
+        line.contains("block1.resid_2 adds onto block1.resid_1 at nanogpt_style.py:")
+            && line.contains("a Post-LN block norms each sum"),
+        "{out}"
+    );
+}

@@ -629,6 +629,10 @@ check-wiring-normed = { $path } adds onto { $stream }{ $line ->
     [none] {""}
    *[other] {" "}at { $line }
 }, a norm's output: a Pre-LN stream carries the sum x + f(LN(x)) itself, not a normed sum
+check-wiring-unnormed = { $path } adds onto { $stream }{ $line ->
+    [none] {""}
+   *[other] {" "}at { $line }
+}, a sum no norm has read: a Post-LN block norms each sum, x = LN(x + f(x)), and adds onto the normed one
 check-shape-only = shape-only run: no values
 check-shape-only-compare = shape-only run: no values to compare
 check-probe-no-tensor = nothing to judge: no tensor to compare
@@ -742,6 +746,7 @@ check-leak-cause = { $cause ->
     [softmax] a softmax over the wrong axis (dim=-2 normalises over the queries; use dim=-1), or no causal mask before it
     [mask] a mask of the wrong shape or direction (triu where tril belongs, a mask over (T, T) sliced from the wrong corner)
     [reduction] a reduction over the positions axis (dim=1) instead of the features (dim=-1)
+    [batch] a reduction over the batch axis (dim=0): a norm or mean over the batch mixes one sequence into another; take it over the features (dim=-1)
     [product] a product over the wrong axes (k.transpose(1, 2) where (-2, -1) belongs, an einsum that sums over t)
    *[other] an op that reads across rows it must keep apart: check which axis it takes
 }

@@ -638,6 +638,10 @@ check-wiring-normed = { $path } 加在 { $stream }{ $line ->
     [none] {""}
    *[other] {" "}（位於 { $line }）
 }（一個歸一化的輸出）上：Pre-LN 的殘差流承載的是和 x + f(LN(x)) 本身，而不是歸一化後的和
+check-wiring-unnormed = { $path } 加在 { $stream }{ $line ->
+    [none] {""}
+   *[other] {" "}（位於 { $line }）
+}上，而這個和沒有經過任何歸一化：Post-LN 區塊會把每個和歸一化，x = LN(x + f(x))，再加在歸一化後的和上
 check-shape-only = 只追蹤形狀的執行：沒有數值
 check-shape-only-compare = 只追蹤形狀的執行：沒有可比較的數值
 check-probe-no-tensor = 沒有可判定的：沒有可比較的張量
@@ -751,6 +755,7 @@ check-leak-cause = { $cause ->
     [softmax] 在錯誤的軸上做 softmax（dim=-2 是對查詢歸一化；請用 dim=-1），或它之前沒有因果遮罩
     [mask] 形狀或方向錯誤的遮罩（該用 tril 卻用了 triu，或從錯誤的角落切出的 (T, T) 遮罩）
     [reduction] 在位置軸（dim=1）而不是特徵軸（dim=-1）上做歸約
+    [batch] 在批次軸（dim=0）上做歸約：對批次做歸一化或取平均，會把一個序列混進另一個序列；請在特徵軸（dim=-1）上做
     [product] 在錯誤的軸上做乘積（該用 (-2, -1) 卻寫了 k.transpose(1, 2)，或對 t 求和的 einsum）
    *[other] 一個跨越了必須分開的列的運算：檢查它取的是哪一個軸
 }

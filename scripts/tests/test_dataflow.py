@@ -348,3 +348,141 @@ def test_a_transformers_llama_is_traced_from_its_folder(tmp_path, shapetrace_bin
         out = tmp_path / "hf-llama-tiny.jsonl"
         p = subprocess.run([shapetrace_bin, "check", "--log", str(out)], capture_output=True, text=True)
         assert p.returncode == 0, p.stdout + p.stderr
+
+
+# -- styles beyond the lesson's ------------------------------------------------------
+
+BMM = '''
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+class Attn(nn.Module):
+    def __init__(self, d=64, h=4):
+        super().__init__()
+        self.h, self.qkv, self.wo = h, nn.Linear(d, 3 * d), nn.Linear(d, d)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        H, hd = self.h, C // self.h
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        q, k, v = (t.view(B, T, H, hd).transpose(1, 2).reshape(B * H, T, hd) for t in (q, k, v))
+        s = torch.bmm(q, k.transpose(1, 2)) / hd ** 0.5
+        s = s + torch.full((T, T), float("-inf")).triu(1)
+        w = F.softmax(s, dim={dim})
+        y = torch.bmm(w, v).view(B, H, T, hd).transpose(1, 2).reshape(B, T, C)
+        return self.wo(y)
+
+
+class Norm(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return x - x.mean(dim=self.dim, keepdim=True)
+
+
+class Block(nn.Module):
+    def __init__(self, d=64):
+        super().__init__()
+        self.ln_1, self.attn, self.ln_2 = Norm({norm}), Attn(d), nn.LayerNorm(d)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        B, T, C = x.shape
+        return x + self.mlp(self.ln_2(x).reshape(B * T, C)).reshape(B, T, C)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.blocks = nn.Sequential(Block(), Block())
+
+    def forward(self, x):
+        return self.blocks(x)
+'''
+
+
+def bmm(tmp_path, name, dim=-1, norm=-1) -> Path:
+    path = tmp_path / f"{name}.py"
+    path.write_text(BMM.format(dim=dim, norm=norm), encoding="utf-8")
+    return path
+
+
+def test_batched_matmul_heads_are_named_b_h_and_split_back(tmp_path):
+    rc, log = export(tmp_path, bmm(tmp_path, "bmm"))
+    ev = events(log)
+    assert rc == 0
+    assert ev["block1.attn.reshape"]["axes"] == ["B·h", "T", "hd"]
+    assert ev["block1.attn.bmm"]["axes"] == ["B·h", "Tq", "Tk"]
+    assert ev["block1.attn.view_4"]["axes"] == ["B", "h", "T", "hd"]
+    assert ev["block1.attn.reshape_4"]["axes"] == ["B", "T", "d"]
+    assert ev["block1.mlp.0.linear"]["axes"] == ["B·T", "ff"]
+    # The chunks of the fused q, k, v are pieces, not a return to the stream.
+    assert ev["block1.attn.chunk"]["returns"] is False and ev["block1.attn.reshape_4"]["returns"] is True
+    assert all("?" not in a and a.count("[") == a.count("]") for e in ev.values() for a in e["axes"])
+    assert first_leak(log) is None and first_leak(log, "positionwise") is None
+
+
+def test_a_softmax_over_queries_is_named_in_batched_matmul_code(tmp_path, shapetrace_bin):
+    path = bmm(tmp_path, "bmm_sm", dim=1)
+    rc, log = export(tmp_path, path)
+    token, leak = first_leak(log)
+    assert leak == "block1.attn.softmax" and events(log)[leak]["line"] == line_of(path, "F.softmax(s, dim=1)")
+
+
+def test_a_norm_over_the_batch_is_named_at_its_mean(tmp_path, shapetrace_bin):
+    path = bmm(tmp_path, "norm0", norm=0)
+    rc, log = export(tmp_path, path)
+    ev = events(log)
+    token, leak = first_leak(log)
+    assert leak == "block1.ln_1.mean" and ev[leak]["axes"] == ["[B→1]", "T", "d"]
+    assert first_leak(log, "positionwise")[1] == "block1.ln_1.mean"
+    if shapetrace_bin is not None:
+        p = subprocess.run([shapetrace_bin, "check", "--log", str(tmp_path / "norm0.jsonl")], capture_output=True,
+                           text=True)
+        assert p.returncode == 1 and f"mean at {line_of(path, 'x.mean(dim=self.dim')}" in p.stdout, p.stdout
+        assert "reduction over the batch axis (dim=0)" in p.stdout, p.stdout
+
+
+def test_token_ids_viewed_do_not_leave_the_stream(tmp_path):
+    path = tmp_path / "ids.py"
+    path.write_text('''
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mlp = nn.Linear(16, 16)
+
+    def forward(self, x):
+        return x + self.mlp(x)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.wte = nn.Embedding(11, 16)
+        self.h = nn.ModuleList([Block(), Block()])
+        self.head = nn.Linear(16, 11)
+
+    def forward(self, idx):
+        x = self.wte(idx.view(-1, idx.shape[-1]))
+        for b in self.h:
+            x = b(x)
+        return self.head(torch.einsum("btd,de->bte", x, torch.eye(16)))
+''', encoding="utf-8")
+    rc, log = export(tmp_path, path, "--tokens", "2,3")
+    ev = events(log)
+    assert rc == 0
+    assert ev["view"]["departs"] is False and ev["wte.embedding"]["returns"] is False
+    # An einsum that keeps one token axis names it T, not Tq.
+    assert ev["einsum"]["axes"] == ["B", "T", "d"]
+    assert ev["head.linear"]["axes"] == ["B", "T", "V"]

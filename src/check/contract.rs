@@ -422,6 +422,11 @@ pub fn wiring(trace: &Trace) -> CheckResult {
     {
         return r;
     }
+    if trace.config.placement == Placement::Post
+        && let Some(r) = unnormed_stream(trace)
+    {
+        return r;
+    }
     let blocks = ev
         .iter()
         .filter_map(crate::trace::Event::block)
@@ -455,6 +460,42 @@ fn normed_stream(trace: &Trace) -> Option<CheckResult> {
             )
         })
     })
+}
+
+/// The first residual add of a Post-LN trace, past the model's first, whose
+/// stream operand is no norm's output: `x = x + f(LN(x))` where
+/// `x = LN(x + f(x))` was declared. A norm is a norm step, or (in another
+/// program's log, a norm written by hand) the last step of a module named
+/// like one (`ln_1`, `input_layernorm`, `norm`).
+fn unnormed_stream(trace: &Trace) -> Option<CheckResult> {
+    let ev = &trace.events;
+    let norm = |x: &crate::trace::Event| {
+        matches!(x.op, OpKind::LayerNorm | OpKind::RmsNorm) || {
+            let module = x.path.rsplit_once('.').map_or("", |(m, _)| m);
+            let leaf = module.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+            leaf.contains("norm") || leaf.starts_with("ln")
+        }
+    };
+    ev.iter()
+        .enumerate()
+        .filter(|(_, e)| e.is_residual())
+        .skip(1)
+        .find_map(|(i, e)| {
+            let stream = e.inputs.first()?;
+            let mut from = ev[..i].iter().rev().find(|x| &x.path == stream)?;
+            while from.op == OpKind::Cast {
+                let input = from.inputs.first()?;
+                from = ev[..i].iter().rev().find(|x| &x.path == input)?;
+            }
+            (!norm(from)).then(|| {
+                CheckResult::fail(CheckName::Wiring, &e.path, "").said(
+                    Why::new("check-wiring-unnormed")
+                        .arg("path", e.path.as_str())
+                        .arg("stream", stream.as_str())
+                        .arg("line", e.line.as_deref().unwrap_or("none")),
+                )
+            })
+        })
 }
 
 /// Every recorded value is finite.

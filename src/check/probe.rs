@@ -303,7 +303,7 @@ fn has(e: &crate::trace::Event, a: &str) -> bool {
 
 /// The kind of mistake an op that leaks most likely is, for the
 /// catalog's `check-leak-cause`: `view`, `softmax`, `mask`, `reduction`,
-/// `product`, or `other`.
+/// `batch` (a reduction over the batch axis), `product`, or `other`.
 fn cause(op: &str, event: Option<&crate::trace::Event>) -> &'static str {
     let op = op.trim_end_matches('_').to_ascii_lowercase();
     // An add onto the (Tq, Tk) scores is a mask's.
@@ -314,7 +314,16 @@ fn cause(op: &str, event: Option<&crate::trace::Event>) -> &'static str {
         "view" | "reshape" | "flatten" | "unflatten" | "split_heads" | "merge_heads" => "view",
         "softmax" | "log_softmax" => "softmax",
         "masked_fill" | "where" | "tril" | "triu" => "mask",
-        "add" | "sub" if on_scores => "mask",
+        "add" | "add_op" | "sub" if on_scores => "mask",
+        // A reduction whose output kept the batch axis at 1: over dim=0.
+        _ if event.is_some_and(|e| {
+            e.axes
+                .iter()
+                .any(|a| a.starts_with("[B→") || a.starts_with("[B·"))
+        }) =>
+        {
+            "batch"
+        }
         "mean" | "sum" | "var" | "std" | "amax" | "amin" | "max" | "min" | "var_mean"
         | "std_mean" | "logsumexp" | "norm" | "layernorm" | "layer_norm" | "rmsnorm"
         | "rms_norm" | "group_norm" | "batch_norm" | "instance_norm" => "reduction",

@@ -190,6 +190,27 @@ pub fn catches_on(fault: Fault, cfg: &crate::config::ModelConfig) -> Vec<CheckNa
         .collect()
 }
 
+/// The checks that catch `fault` on `cfg` ([`catches_on`]) when this run
+/// judged none of them (each skipped: a shape-only run, a model over the
+/// probes' limit), with the first one's reason: a fault no check could
+/// catch must not read as held. `None` when at least one of them ran.
+#[must_use]
+pub fn unjudged(
+    fault: Fault,
+    cfg: &crate::config::ModelConfig,
+    checks: &[CheckResult],
+) -> Option<(Vec<CheckName>, String)> {
+    let catchers = catches_on(fault, cfg);
+    let found: Vec<&CheckResult> = catchers
+        .iter()
+        .filter_map(|c| checks.iter().find(|r| r.name == *c))
+        .collect();
+    let all_skipped = !found.is_empty()
+        && found.len() == catchers.len()
+        && found.iter().all(|r| r.status == Status::Skip);
+    all_skipped.then(|| (catchers, found[0].detail.clone()))
+}
+
 /// The skip of check `name` on a trace whose forward stopped: the check
 /// that stopped it has judged that model already. `None` when it ran on.
 pub(crate) fn stopped(name: CheckName, trace: &Trace) -> Option<CheckResult> {

@@ -560,6 +560,19 @@ fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
 
 fn check(cfg: &shapetrace::ModelConfig, req: Request, format: CheckFormat) -> Result<ExitCode> {
     let (run, _) = run(cfg, req)?;
+    // A fault that no check of this run could catch is refused, never "held".
+    if let Some(fault) = cfg.fault
+        && let Some((catchers, why)) = shapetrace::check::unjudged(fault, cfg, &run.checks)
+    {
+        let names: Vec<&str> = catchers.iter().map(|c| c.as_str()).collect();
+        let line = shapetrace::why::Why::new("check-fault-unjudged")
+            .arg("fault", fault.to_string())
+            .arg("checks", names.join(", "))
+            .arg("why", why)
+            .text();
+        out::say(line);
+        return Ok(ExitCode::from(2));
+    }
     let mut out = out::stdout();
     match format {
         CheckFormat::Text => {

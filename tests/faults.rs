@@ -335,3 +335,32 @@ fn the_checks_tab_marks_each_fault_s_failing_checks() {
         }
     }
 }
+
+/// A fault no check of the run could catch is refused, never "held": on
+/// gpt2-xl, over the memory limit, the run traces shapes only and skips
+/// causality and reference, the two checks that catch `no-causal-mask`.
+#[test]
+fn a_fault_that_nothing_in_the_run_could_catch_is_refused() {
+    let (code, out, err) =
+        common::cli(&["check", "--preset", "gpt2-xl", "--fault", "no-causal-mask"]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    let line = err
+        .lines()
+        .find(|l| l.contains("--fault no-causal-mask"))
+        .unwrap_or("");
+    assert!(
+        line.contains("every check that catches it (causality, reference) was skipped")
+            && line.contains("shape-only run")
+            && line.contains("--numeric"),
+        "{err}"
+    );
+    // The same model without the fault reports its skips, exit 0; the same
+    // fault where its checks run is caught, exit 1.
+    let (code, out, _) = common::cli(&["check", "--preset", "gpt2-xl"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("6 checks hold, 4 skipped"), "{out}");
+    let (code, out, _) = common::cli(&["check", "--fault", "no-causal-mask"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("✗ causality"), "{out}");
+}

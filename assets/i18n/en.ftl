@@ -633,6 +633,7 @@ check-wiring-unnormed = { $path } adds onto { $stream }{ $line ->
     [none] {""}
    *[other] {" "}at { $line }
 }, a sum no norm has read: a Post-LN block norms each sum, x = LN(x + f(x)), and adds onto the normed one
+check-fault-unjudged = --fault { $fault }: every check that catches it ({ $checks }) was skipped in this run ({ $why }), so the fault would pass unjudged; allowed: a run that judges them: --numeric (with a higher --max-memory if it needs more), or a smaller model (--seq, --layers, --d-model)
 check-shape-only = shape-only run: no values
 check-shape-only-compare = shape-only run: no values to compare
 check-probe-no-tensor = nothing to judge: no tensor to compare

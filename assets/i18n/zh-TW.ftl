@@ -642,6 +642,7 @@ check-wiring-unnormed = { $path } 加在 { $stream }{ $line ->
     [none] {""}
    *[other] {" "}（位於 { $line }）
 }上，而這個和沒有經過任何歸一化：Post-LN 區塊會把每個和歸一化，x = LN(x + f(x))，再加在歸一化後的和上
+check-fault-unjudged = --fault { $fault }：能抓到它的每一項檢查（{ $checks }）在這次執行中都被略過了（{ $why }），這個故障會在沒被判定的情況下通過；允許：一次會判定它們的執行：--numeric（需要更多記憶體時加大 --max-memory），或更小的模型（--seq、--layers、--d-model）
 check-shape-only = 只追蹤形狀的執行：沒有數值
 check-shape-only-compare = 只追蹤形狀的執行：沒有可比較的數值
 check-probe-no-tensor = 沒有可判定的：沒有可比較的張量

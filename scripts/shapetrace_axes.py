@@ -92,6 +92,11 @@ class Names:
             if self.h is None:
                 self.h, self.hd = sizes[1], sizes[2]
             return ["qkv", "h", "hd"]
+        if len(sizes) == 3 and sizes[0] in (2, 3) and sizes[1] * sizes[2] == self.d:
+            # A fused q, k, v (or k, v) cut in one view: (3, h, hd) whatever the linear's name.
+            if self.h is None:
+                self.h, self.hd = sizes[1], sizes[2]
+            return ["qkv" if sizes[0] == 3 else "kv", "h", "hd"]
         if name.startswith("d/") and len(sizes) == 2 and sizes[1] == self.hd:
             return ["h_kv", "hd"]
         if len(sizes) == 2 and sizes[1] == self.hd and name.endswith("hd"):

@@ -585,10 +585,6 @@ def _param_names(model: nn.Module, names: dict[int, tuple[str, int | None]]) -> 
     return out
 
 
-class _Failure(Exception):
-    pass
-
-
 def _user_file(filename: str) -> bool:
     """Whether code in `filename` is the user's own (their model file, a
     module it imports, transformers' modeling code): not torch, not the
@@ -630,10 +626,11 @@ _MASKING = {"masked_fill", "where", "softmax", "log_softmax"}
 class _Recorder(TorchFunctionMode):
     """Records every tensor op of one forward as a log event: its path, shape,
     axes named by dataflow, dtype, the events it read, its line in the user's
-    code; residual adds found by dataflow. With `keep`, every event's tensor
-    is kept (cloned) for the probes' evidence."""
+    code; residual adds found by dataflow. Every event's tensor is kept
+    (cloned) for the probes' evidence; a `probe` run (one compared with
+    the recorded one, never written) computes no stats and no lines."""
 
-    def __init__(self, model, x, container, blocks, names, stream_shape=None, vocab=None, keep=False,
+    def __init__(self, model, x, container, blocks, names, stream_shape=None, vocab=None, probe=False,
                  dtype=None):
         super().__init__()
         self.model = model
@@ -644,7 +641,7 @@ class _Recorder(TorchFunctionMode):
         self.dtype = dtype or _dtype(x)
         B, T, d = self.stream_shape
         self.namer = axes_mod.Names(B, T, d, vocab)
-        self.keep = keep
+        self.probe = probe
         self.kept: dict[str, torch.Tensor] = {}
         self.events: list[dict] = []
         self.by_tensor: dict[int, tuple[torch.Tensor, int, str]] = {}
@@ -660,6 +657,7 @@ class _Recorder(TorchFunctionMode):
         self.block: int | None = None
         self.block_depth = 0
         self.stream: set[str] = set()
+        self.streamed: set[str] = set()  # every event that carried the block's stream, the current ones too
         self.resid = 0
         self.sublayers: dict[str, str] = {}
         self.norm_inputs: list[bool] = []
@@ -717,7 +715,7 @@ class _Recorder(TorchFunctionMode):
         return bool((self.ancestry.get(path, 0) >> self.index[source]) & 1) and path != source
 
     def _from_stream(self, path: str) -> bool:
-        return any(self._computed_from(path, s) for s in self.stream)
+        return any(self._computed_from(path, s) for s in self.streamed)
 
     def _push(self, path, op, t, inputs, formula, *, axes=None, check=None, on_stream=False, active=None,
               operands=None, args=None):
@@ -747,9 +745,10 @@ class _Recorder(TorchFunctionMode):
             "returns": active and home and away and op not in _PIECES,
             "inputs": inputs,
             "formula": formula,
-            "stats": _stats(t),
+            # A probe's run is compared, never written: no stats, no lines.
+            "stats": None if self.probe else _stats(t),
         }
-        line = _user_line()
+        line = None if self.probe else _user_line()
         if line is not None:
             event["line"] = line
         if operands is not None:
@@ -766,8 +765,7 @@ class _Recorder(TorchFunctionMode):
         self.ancestry[path] = anc
         self.events.append(event)
         self.by_tensor[id(t)] = (t, t._version, path)
-        if self.keep:
-            self.kept[path] = t.detach().clone()
+        self.kept[path] = t.detach().clone()
         if active:
             self.active.add(path)
         else:
@@ -802,6 +800,7 @@ class _Recorder(TorchFunctionMode):
             self.block, self.resid, self.block_depth = n, 0, len(self.frames)
             p = self._event_of(first)
             self.stream = {p} if p is not None else set()
+            self.streamed = set(self.stream)
             self.sublayers = {}
             self._mark(first)
         if _is_norm(module) and module is not self.model:
@@ -820,6 +819,7 @@ class _Recorder(TorchFunctionMode):
                 # (Post-LN, or a norm written after the add).
                 if from_stream and self.block is not None:
                     self.stream.add(path)
+                    self.streamed.add(path)
         elif (self.block is not None and depth == self.block_depth + 1 and path is not None
               and _shape(out) == self.stream_shape and path not in self.stream and self._from_stream(path)):
             # A sublayer's output: added to the stream, or (a forgotten residual)
@@ -900,7 +900,9 @@ class _Recorder(TorchFunctionMode):
             s, u = paths[i], paths[1 - i]
             if s is None or u is None or u not in self.active:
                 continue
-            if s in self.stream and u not in self.stream and self._computed_from(u, s):
+            # The update may come from an earlier state of the stream: a parallel
+            # block adds attn(LN(x)) and then mlp(LN(x)) onto x + attn(…).
+            if s in self.stream and u not in self.streamed and self._from_stream(u):
                 return pair[i], pair[1 - i]
         for i in (0, 1):
             s, u = paths[i], paths[1 - i]
@@ -946,6 +948,7 @@ class _Recorder(TorchFunctionMode):
             self._push(path, "add", result, inputs, formula, axes=axes, check=check, on_stream=True, active=True,
                        operands=[_shape(stream), _shape(update)])
             self.stream = {path}
+            self.streamed.add(path)
             return
         if op == "add":
             op = "add_op"
@@ -968,6 +971,7 @@ class _Recorder(TorchFunctionMode):
         if (self.block is not None and op in _PASS_ON and len(inputs) == 1 and inputs[0] in self.stream
                 and e["shape"] == self.stream_shape):
             self.stream.add(path)
+            self.streamed.add(path)
         axes = e["axes"]
         if len(axes) >= 2 and axes[-2:] == ["Tq", "Tk"] and op not in _MASKING:
             scores = op in ("matmul", "bmm", "baddbmm", "einsum")
@@ -1180,14 +1184,10 @@ def _tokens(T: int) -> list[int]:
     return list(range(T)) if T <= 16 else sorted({0, 1, T // 2, T - 1})
 
 
-def _check(name, status, detail, path=None):
-    return {"name": name, "ok": status != "fail", "status": status, "path": path, "detail": detail}
-
-
-def _recorded(model, x, container, blocks, names, stream_shape, dtype, vocab, keep=True, args=(), kwargs=None):
+def _recorded(model, x, container, blocks, names, stream_shape, dtype, vocab, probe=False, args=(), kwargs=None):
     """One recorded forward of `model` on `x` (then `args`, `kwargs`): the
     recorder and the failure that stopped it, if one did."""
-    rec = _Recorder(model, x, container, blocks, names, stream_shape=stream_shape, vocab=vocab, keep=keep,
+    rec = _Recorder(model, x, container, blocks, names, stream_shape=stream_shape, vocab=vocab, probe=probe,
                     dtype=dtype)
     hooks = []
     for mod in model.modules():
@@ -1284,7 +1284,7 @@ def probe_causality(model, x, ctx, base, seed=0) -> list[dict]:
     gen = torch.Generator().manual_seed(seed)
     out = []
     for t in _tokens(T):
-        moved, failure = _recorded(model, _moved(x, t, gen, ctx["vocab"]), **ctx)
+        moved, failure = _recorded(model, _moved(x, t, gen, ctx["vocab"]), probe=True, **ctx)
         if failure is not None:
             return [_skipped("causality", f"the probe's forward stopped at {shown(failure['path'])}: "
                                           f"{escaped(failure['detail'])}")]
@@ -1340,7 +1340,7 @@ def probe_positionwise(model, x, blocks, names, ctx, seed=0) -> list[dict]:
             h.remove()
     gen = torch.Generator().manual_seed(seed + 1)
     out = []
-    alone = dict(ctx, container="", blocks=[])
+    alone = dict(ctx, container="", blocks=[], probe=True)
     for path, mod in targets:
         if id(mod) not in captured:
             continue

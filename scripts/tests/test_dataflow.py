@@ -205,6 +205,24 @@ def test_a_clone_and_in_place_adds_are_residual_adds(tmp_path):
     assert sum("check" in e for e in ev.values()) == 4
 
 
+def test_a_parallel_block_adds_both_sublayers_onto_the_stream(tmp_path):
+    # GPT-J's block: one norm, attention and MLP side by side; the second add's
+    # update comes from the stream before the first add.
+    forward = """        y = self.ln_1(x)
+        x = x + self.attn(y) + self.mlp(y)"""
+    rc, log = export(tmp_path, student(tmp_path, "parallel", forward=forward))
+    ev = events(log)
+    assert rc == 0
+    assert [p for p, e in ev.items() if "check" in e] == ["block1.resid_1", "block1.resid_2", "block2.resid_1",
+                                                          "block2.resid_2"]
+    assert not any("replaces_stream" in e for e in ev.values())
+
+
+def test_a_fused_qkv_cut_in_one_view_is_named_qkv_h_hd():
+    n = axes.Names(2, 4, 64)
+    assert n.view(["B", "T", "ff"], [2, 4, 192], [2, 4, 3, 4, 16]) == ["B", "T", "qkv", "h", "hd"]
+
+
 def test_a_forgotten_residual_counts_the_add_it_makes_and_names_the_call(tmp_path):
     forward = """        x = self.attn(self.ln_1(x))
         x = x + self.mlp(self.ln_2(x))"""

@@ -16,8 +16,9 @@
 //! parallel, shared_norm:    x = x + Attn(LN1(x)) + MLP(LN1(x)), one norm
 //! ```
 
+use crate::config::fault::Variant;
 use crate::config::names::named_enum;
-use crate::config::{Fault, ModelConfig, Placement};
+use crate::config::{ModelConfig, Placement};
 use crate::ops::{Merge, NormAxis};
 use serde::{Deserialize, Serialize};
 
@@ -242,6 +243,33 @@ pub struct Arch {
     /// The most tokens each expert of a mixture takes (`moe-capacity`:
     /// ⌈B·T·k/E⌉, later tokens dropped); `None` takes every routed token.
     pub capacity: Option<usize>,
+    /// The sliding window attention builds from the declared one.
+    pub window: WindowForm,
+}
+
+/// How attention builds the declared sliding window of w positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowForm {
+    /// As declared: each query reads the last w positions, itself included.
+    Declared,
+    /// Left out: plain causal attention (`no-sliding-window`).
+    Ignored,
+    /// One short: the last w − 1 positions (`window-off-by-one`, a `<`
+    /// written for `<=`).
+    OneShort,
+}
+
+impl Arch {
+    /// The window attention builds for a declared window of `declared`
+    /// positions (0: none).
+    #[must_use]
+    pub fn window(&self, declared: usize) -> usize {
+        match self.window {
+            WindowForm::Declared => declared,
+            WindowForm::Ignored => 0,
+            WindowForm::OneShort => declared.saturating_sub(1),
+        }
+    }
 }
 
 impl Arch {
@@ -283,63 +311,66 @@ impl Arch {
             norm_cast_back: true,
             softmax_cast_back: true,
             capacity: None,
+            window: WindowForm::Declared,
         };
-        match cfg.fault {
-            None => ok,
-            Some(Fault::FfnNoDown) => Self {
+        let Some(fault) = cfg.fault else {
+            return ok;
+        };
+        match fault.spec().builds {
+            Variant::MlpNoDown => Self {
                 mlp: MlpForm::NoDown,
                 ..ok
             },
-            Some(Fault::AttnNoMerge) => Self { merge: None, ..ok },
-            Some(Fault::BiasW164) => Self {
+            Variant::HeadsNotMerged => Self { merge: None, ..ok },
+            Variant::UpBiasOfDModel => Self {
                 up_bias_len: Some(cfg.d_model),
                 ..ok
             },
-            Some(Fault::MergeNoTranspose) => Self {
+            Variant::MergeByReshape => Self {
                 merge: Some(Merge::BareReshape),
                 ..ok
             },
-            Some(Fault::NoCausalMask) => Self {
+            Variant::NoMask => Self {
                 anatomy: Anatomy {
                     mask: Mask::None,
                     ..ok.anatomy.clone()
                 },
                 ..ok
             },
-            Some(Fault::SkipBlock1) => Self {
+            Variant::SecondBlockReadsInput => Self {
                 anatomy: Anatomy {
                     reads_input: Some(2),
                     ..ok.anatomy.clone()
                 },
                 ..ok
             },
-            Some(Fault::NormOverSeq) => Self {
+            Variant::NormOverSeq => Self {
                 norm_axis: NormAxis::Seq,
                 ..ok
             },
-            Some(Fault::NoOutProj) => Self {
+            Variant::NoOutProj => Self {
                 attn_out: false,
                 ..ok
             },
-            Some(Fault::ActAfterDown) => Self {
+            Variant::ActAfterDown => Self {
                 mlp: MlpForm::ActAfterDown,
                 ..ok
             },
-            Some(Fault::MlpReturnsInput) => Self {
+            Variant::MlpReturnsInput => Self {
                 mlp: MlpForm::ReturnsInput,
                 ..ok
             },
-            Some(Fault::DownToFf) => Self {
+            Variant::DownToFf => Self {
                 down_width: Some(cfg.d_ff),
                 ..ok
             },
             // Post-LN's anatomy, `x = LN(x + f(x))`, in a model whose
             // config says Pre-LN.
-            Some(Fault::LnAfterAdd) => Self {
+            Variant::PostLnAnatomy => Self {
                 anatomy: Anatomy::block(Placement::Post),
                 ..ok
             },
-            Some(Fault::NormOverBatch) => Self {
+            Variant::NormOverBatch => Self {
                 norm_axis: NormAxis::Batch,
                 ..ok
             },
@@ -349,21 +380,29 @@ impl Arch {
             // (64 on the lesson model), so the largest of a row's scores
             // passes 88.7, where e^s overflows f32. The stable softmax
             // takes e^(s − max) ≤ 1 of the same scores and never does.
-            Some(Fault::SoftmaxNoMax) => Self {
+            Variant::SoftmaxNoMaxOnLargeScores => Self {
                 softmax_max: false,
                 qk_randn: true,
                 ..ok
             },
-            Some(Fault::NormNoCastBack) => Self {
+            Variant::NormNoCastBack => Self {
                 norm_cast_back: false,
                 ..ok
             },
-            Some(Fault::SoftmaxNoCastBack) => Self {
+            Variant::SoftmaxNoCastBack => Self {
                 softmax_cast_back: false,
                 ..ok
             },
+            Variant::WindowIgnored => Self {
+                window: WindowForm::Ignored,
+                ..ok
+            },
+            Variant::WindowOneShort => Self {
+                window: WindowForm::OneShort,
+                ..ok
+            },
             // Capacity factor 1: an even share of the B·T·k routes each.
-            Some(Fault::MoeCapacity) => Self {
+            Variant::ExpertCapacity => Self {
                 capacity: Some((cfg.batch * cfg.seq * cfg.top_k).div_ceil(cfg.experts.max(1))),
                 ..ok
             },

@@ -135,40 +135,8 @@ pub fn as_logged(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
         .collect()
 }
 
-/// The checks that catch `fault` on a model where it shows, in the order
-/// [`all`] runs them.
-///
-/// A fault that stops the forward is caught by the judge that stopped it
-/// alone (every later check has nothing to judge); a fault whose model
-/// runs to the end computes something else than the declared
-/// architecture, so `reference` catches it too.
-#[must_use]
-pub fn catches(fault: Fault) -> &'static [CheckName] {
-    use CheckName::{
-        Causality, Finite, OpShapes, Params, Positionwise, Reference, Residual, Returns, Routing,
-        Stream, Wiring,
-    };
-    match fault {
-        Fault::FfnNoDown | Fault::AttnNoMerge => &[Residual],
-        Fault::BiasW164 => &[OpShapes],
-        Fault::DownToFf => &[Stream],
-        Fault::SoftmaxNoMax => &[Finite],
-        Fault::MlpReturnsInput => &[Returns, Reference],
-        Fault::SkipBlock1 | Fault::LnAfterAdd => &[Wiring, Reference],
-        Fault::NoOutProj => &[Params, Reference],
-        Fault::MergeNoTranspose | Fault::NoCausalMask => &[Causality, Reference],
-        Fault::NormOverSeq | Fault::NormOverBatch => &[Positionwise, Causality, Reference],
-        Fault::ActAfterDown => &[Reference],
-        Fault::NormNoCastBack => &[Stream],
-        Fault::SoftmaxNoCastBack => &[OpShapes],
-        // Whether a token keeps its expert depends on the tokens before
-        // it, in its own sequence and the other batch elements: the MoE is
-        // no longer position-wise, and a token moves other sequences' outputs.
-        Fault::MoeCapacity => &[Routing, Positionwise, Causality, Reference],
-    }
-}
-
-/// The checks that catch `fault` on `cfg`'s model: [`catches`], less
+/// The checks that catch `fault` on `cfg`'s model: its row's `caught_by`
+/// ([`crate::config::FaultSpec`]), less
 /// `causality` where the fault mixes tokens only within a sequence and the
 /// model is an encoder, whose influence may spread both ways (mixing the
 /// heads of different tokens, a norm over T): `reference` still sees them.
@@ -178,7 +146,9 @@ pub fn catches(fault: Fault) -> &'static [CheckName] {
 #[must_use]
 pub fn catches_on(fault: Fault, cfg: &crate::config::ModelConfig) -> Vec<CheckName> {
     let within_sequence = matches!(fault, Fault::MergeNoTranspose | Fault::NormOverSeq);
-    catches(fault)
+    fault
+        .spec()
+        .caught_by
         .iter()
         .map(|&c| match c {
             CheckName::Residual if cfg.parallel || cfg.placement == Placement::Sandwich => {

@@ -80,6 +80,24 @@ pub enum Command {
     /// log (e.g. of scripts/shapetrace_export.py), compared as written.
     /// Model flags apply to every side that is a model.
     Compare(CompareArgs),
+    /// List every teaching fault (--fault): the mistake, the checks that
+    /// catch it, where it shows on the lesson model, and the flags it needs
+    /// there (e.g. --dtype bf16).
+    Faults(FaultsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FaultsArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FaultsFormat::Table)]
+    pub format: FaultsFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FaultsFormat {
+    Table,
+    Json,
+    Markdown,
 }
 
 #[derive(Debug, Args)]

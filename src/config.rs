@@ -6,7 +6,7 @@
 //! [`ModelConfig::validate`] turns every impossible combination into one
 //! [`ConfigError`] that names the bad value and what is allowed.
 
-mod fault;
+pub mod fault;
 pub mod file;
 pub mod hf;
 pub mod names;
@@ -17,7 +17,7 @@ mod validate;
 
 /// Kept in [`crate::text`], a leaf that the file readers use too.
 pub use crate::text::human_bytes;
-pub use fault::Fault;
+pub use fault::{Fault, FaultSpec};
 use names::{UnknownName, named_enum};
 pub use rope::RopeScaling;
 use serde::{Deserialize, Serialize};

@@ -125,6 +125,14 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
     if let Some(Command::Compare(args)) = &cli.command {
         return compare(cli, args);
     }
+    if let Some(Command::Faults(args)) = &cli.command {
+        if let Some(flag) = model_flag_given() {
+            bail!(
+                "faults lists every teaching fault with the flags each needs, so {flag} does not apply; allowed: --format, --lang"
+            );
+        }
+        return faults(args.format, cli.lang);
+    }
     // A log is judged as it was written: no model flag can change it.
     if let Some(Command::Check(cli::CheckArgs { log: Some(_), .. })) = &cli.command
         && let Some(flag) = model_flag_given()
@@ -194,6 +202,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         Some(Command::Probes(args)) => labs::probes(&cfg, &req, args),
         Some(Command::View(args)) => view(args, cli.lang),
         Some(Command::Compare(args)) => compare(cli, args),
+        Some(Command::Faults(args)) => faults(args.format, cli.lang),
     }?;
     if cli.command.is_some() {
         for note in &notes {
@@ -643,6 +652,19 @@ fn ended(how: tui::Ended) -> ExitCode {
 /// Replays a saved trace log: the stepper, or a table with `--format`.
 /// The verdicts are the ones the log's summary recorded; a log without
 /// one opens with a note saying so.
+/// `shapetrace faults`: every teaching fault's row, in the chosen format.
+fn faults(format: cli::FaultsFormat, lang: Option<shapetrace::i18n::Lang>) -> Result<ExitCode> {
+    use shapetrace::report::faults;
+    let lang = shapetrace::i18n::Lang::from_env(lang);
+    let text = match format {
+        cli::FaultsFormat::Table => faults::table(lang),
+        cli::FaultsFormat::Json => faults::json(lang),
+        cli::FaultsFormat::Markdown => faults::markdown(lang),
+    };
+    out::print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn view(args: &cli::ViewArgs, lang: Option<shapetrace::i18n::Lang>) -> Result<ExitCode> {
     // A handout words another program's whys step by step, as it writes
     // them (a table shows none); the stepper keeps them all.

@@ -23,6 +23,7 @@ pub mod linear;
 pub mod mlp;
 pub mod moe;
 pub mod norm;
+mod record;
 
 pub use crate::arch::Arch;
 use crate::config::ModelConfig;
@@ -33,6 +34,7 @@ use crate::weights::Weights;
 use block::Block;
 use embed::Embeddings;
 use norm::Norm;
+pub(crate) use record::record;
 
 /// Where a model's weights come from.
 #[derive(Debug, Clone, Copy, Default)]

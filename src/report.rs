@@ -3,6 +3,7 @@
 //! table ([`table`]).
 
 pub mod compare;
+pub mod faults;
 pub mod handout;
 pub mod html;
 mod sheet;

@@ -7,12 +7,12 @@
 
 use crate::config::{self, ModelConfig};
 use crate::error::Error;
-use crate::model::{self, Model, Source};
+use crate::model::{Source, record};
+use crate::ops;
 use crate::ops::numeric::{Numeric, Scalar, Tensor};
 use crate::ops::shape::ShapeOnly;
-use crate::ops::{self, Backend};
 use crate::plan::{self, Plan, Request};
-use crate::trace::recorder::{Capture, Recorder, Val, Watch};
+use crate::trace::recorder::{Capture, Watch};
 use crate::trace::{Mode, Trace};
 use ndarray::{Array2, ArrayD};
 
@@ -138,64 +138,4 @@ pub(crate) fn captured<F: Scalar>(
         &watch,
     );
     (r.trace, r.captures)
-}
-
-/// What [`record`] gives back.
-struct Recorded<T> {
-    trace: Trace,
-    captures: Vec<Capture>,
-    output: Option<T>,
-    cancelled: bool,
-}
-
-/// Records the model of `cfg` from x0 when one is given (the blocks, as
-/// the probes run them), else, with a vocabulary, from the token ids (the
-/// given ones or the seeded ones) to the logits, else from the seeded x0.
-fn record<B: Backend>(
-    cfg: &ModelConfig,
-    backend: &B,
-    source: Source,
-    (x0, ids): (Option<B::Tensor>, Option<&Array2<i64>>),
-    watch: &Watch,
-) -> Recorded<B::Tensor> {
-    let ids = match ids {
-        _ if x0.is_some() || cfg.vocab.is_none() => None,
-        Some(ids) => Some(ids.clone()),
-        None => model::tokens(cfg),
-    };
-    let model = if ids.is_some() {
-        Model::build_lm(cfg, backend, source)
-    } else {
-        Model::build_from(cfg, backend, source)
-    };
-    let mut rec = Recorder::new(backend, cfg.stream_shape(), watch.clone()).in_dtype(cfg.dtype);
-    // A stop is not an error here: the failure is part of the trace.
-    let output = match (&model.ends, ids) {
-        (Some(ends), Some(ids)) => model.forward_lm(&mut rec, ends, backend.ids(&ids)),
-        _ => {
-            let x0 = x0.unwrap_or_else(|| model::input(cfg, backend));
-            model.forward(&mut rec, x0)
-        }
-    };
-    let output = output.ok().map(Val::into_tensor);
-    let done = rec.finish();
-    let mode = if B::NUMERIC {
-        Mode::Numeric
-    } else {
-        Mode::ShapeOnly
-    };
-    let trace = Trace {
-        config: cfg.clone(),
-        mode,
-        stream_shape: cfg.stream_shape(),
-        anatomy: model.arch.anatomy.clone(),
-        events: done.events,
-        failure: done.failure,
-    };
-    Recorded {
-        trace,
-        captures: done.captures,
-        output,
-        cancelled: done.cancelled,
-    }
 }

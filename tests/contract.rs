@@ -95,7 +95,7 @@ fn a_fault_is_caught_by_its_check() {
     assert!(!causality.ok);
     assert_eq!(causality.status, shapetrace::Status::Fail);
     assert_eq!(causality.path.as_deref(), Some("block1.attn.weights"));
-    for name in shapetrace::check::catches(Fault::NoCausalMask) {
+    for name in Fault::NoCausalMask.spec().caught_by {
         assert!(!verdict(&broken, name.as_str()).ok, "{name}");
     }
 }

@@ -1,77 +1,34 @@
-//! Every teaching fault against every check: each fault is caught by
-//! exactly the checks its row of [`TABLE`] names (computed verdicts on the
-//! lesson model, not the table read back), every check (each `CheckName`,
-//! enumerated from the enum) is failed by at least one fault, and the
-//! command line says the same with its exit codes.
+//! Every teaching fault against every check, from the faults' own rows
+//! (`shapetrace faults --format json`): each fault, run with the flags its
+//! row lists, fails exactly the checks its row names (computed verdicts,
+//! compared with the row's claim), every check is failed by at least one
+//! fault, the first catching check points where the row says, and the
+//! README's table is the command's Markdown.
 
 mod common;
 use common::cfg;
-use shapetrace::CheckName::{
-    self, Causality, Finite, OpShapes, Params, Positionwise, Reference, Residual, Returns, Routing,
-    Stream, Wiring,
-};
+use shapetrace::CheckName::{self, Causality, Finite, Positionwise, Reference, Stream};
 use shapetrace::config::Fault;
 use shapetrace::ops::numeric::Numeric;
 use shapetrace::ops::{Backend, Masking, Op};
 use shapetrace::{ModelConfig, Request, Status};
 use std::collections::BTreeSet;
 
-/// Fault → the checks that must fail on the lesson model, and where the
-/// first of them points.
-const TABLE: &[(&str, &[CheckName], &str)] = &[
-    ("ffn-no-down", &[Residual], "block1.resid_2"),
-    ("attn-no-merge", &[Residual], "block1.resid_1"),
-    ("bias-w1-64", &[OpShapes], "block1.mlp.up"),
-    ("down-to-ff", &[Stream], "block1.mlp.down"),
-    ("softmax-no-max", &[Finite], "block1.attn.weights"),
-    ("mlp-returns-input", &[Returns, Reference], "block1.resid_2"),
-    ("skip-block1", &[Wiring, Reference], "block2.ln_1"),
-    ("ln-after-add", &[Wiring, Reference], "block1.resid_2"),
-    ("no-out-proj", &[Params, Reference], "block1.attn"),
-    (
-        "merge-no-transpose",
-        &[Causality, Reference],
-        "block1.attn.merge",
-    ),
-    (
-        "no-causal-mask",
-        &[Causality, Reference],
-        "block1.attn.weights",
-    ),
-    (
-        "norm-over-seq",
-        &[Positionwise, Causality, Reference],
-        "block1.ln_1",
-    ),
-    (
-        "norm-over-batch",
-        &[Positionwise, Causality, Reference],
-        "block1.ln_1",
-    ),
-    ("act-after-down", &[Reference], "block1.resid_2"),
-    ("norm-no-cast-back", &[Stream], "block1.ln_1"),
-    ("softmax-no-cast-back", &[OpShapes], "block1.attn.context"),
-    (
-        "moe-capacity",
-        &[Routing, Positionwise, Causality, Reference],
-        "block1.moe.combine",
-    ),
-];
-
-/// The dtype a fault needs to show: the cast faults need a 16-bit model.
-fn dtype_for(fault: Fault) -> &'static str {
-    match fault {
-        Fault::NormNoCastBack | Fault::SoftmaxNoCastBack => "bf16",
-        _ => "f32",
-    }
+/// One fault as `faults --format json` lists it.
+#[derive(serde::Deserialize)]
+struct Listed {
+    name: String,
+    mistake: String,
+    caught_by: Vec<String>,
+    args: Vec<String>,
+    at: String,
+    why: String,
 }
 
-fn row(fault: Fault) -> (&'static [CheckName], &'static str) {
-    let (_, checks, path) = TABLE
-        .iter()
-        .find(|(name, _, _)| *name == fault.as_str())
-        .unwrap_or_else(|| panic!("{fault} has no row in the table"));
-    (checks, path)
+fn listed() -> Vec<Listed> {
+    let (code, out, err) = common::cli(&["faults", "--format", "json", "--lang", "en"]);
+    assert_eq!(code, Some(0), "{err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
 
 /// The names of the checks that fail in `run`.
@@ -83,49 +40,102 @@ fn failing(run: &shapetrace::Run) -> BTreeSet<&'static str> {
         .collect()
 }
 
-/// The preset a fault shows on: `moe-capacity` needs experts.
-fn preset_for(fault: Fault) -> &'static str {
-    match fault {
-        Fault::MoeCapacity => "lesson-moe",
-        _ => "lesson",
-    }
-}
-
+/// The lesson model with `fault`, built from the flags its row lists
+/// (`--dtype bf16` is the model file's `dtype = 'bf16'`).
 fn lesson(fault: Fault) -> ModelConfig {
-    cfg(&format!(
-        "preset = '{}'\nfault = '{fault}'\ndtype = '{}'",
-        preset_for(fault),
-        dtype_for(fault)
-    ))
+    let mut toml = format!("fault = '{fault}'\n");
+    for pair in fault.spec().args.chunks(2) {
+        let key = pair[0].trim_start_matches("--").replace('-', "_");
+        let value = match pair[1].parse::<u64>() {
+            Ok(n) => n.to_string(),
+            Err(_) => format!("'{}'", pair[1]),
+        };
+        toml.push_str(&format!("{key} = {value}\n"));
+    }
+    cfg(&toml)
 }
 
 #[test]
-fn each_fault_is_caught_by_exactly_the_checks_of_its_row() {
-    assert_eq!(TABLE.len(), Fault::ALL.len(), "one row per fault");
+fn every_listed_fault_run_with_its_args_fails_exactly_its_caught_by() {
+    let all = listed();
+    let names: Vec<&str> = all.iter().map(|l| l.name.as_str()).collect();
+    let every: Vec<&str> = Fault::ALL.iter().map(|f| f.as_str()).collect();
+    assert_eq!(names, every, "one row per fault, in --fault's order");
+    assert_eq!(shapetrace_cli(&["check"]).0, Some(0));
+    let mut caught: BTreeSet<String> = BTreeSet::new();
+    for l in &all {
+        assert!(!l.caught_by.is_empty() && !l.why.is_empty(), "{}", l.name);
+        let mut args = vec!["check", "--format", "json", "--fault", l.name.as_str()];
+        args.extend(l.args.iter().map(String::as_str));
+        let (code, out, err) = common::cli(&args);
+        assert_eq!(code, Some(1), "{}: {out}{err}", l.name);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let checks = v["checks"].as_array().unwrap();
+        let failed: Vec<&str> = checks
+            .iter()
+            .filter(|c| c["status"] == "fail")
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        // In the order check runs them, exactly the row's.
+        assert_eq!(failed, l.caught_by, "{}: {out}", l.name);
+        let first = checks
+            .iter()
+            .find(|c| c["name"] == l.caught_by[0].as_str())
+            .unwrap();
+        assert_eq!(first["path"], l.at.as_str(), "{}: {first}", l.name);
+        caught.extend(failed.iter().map(|s| (*s).to_string()));
+        // The text report names the fault and marks each failing check.
+        let mut args = vec!["check", "--fault", l.name.as_str()];
+        args.extend(l.args.iter().map(String::as_str));
+        let (code, out) = shapetrace_cli(&args);
+        assert_eq!(code, Some(1), "{}: {out}", l.name);
+        for name in CheckName::ALL {
+            let marked = out.contains(&format!("✗ {name} "));
+            assert_eq!(
+                marked,
+                l.caught_by.iter().any(|c| c == name.as_str()),
+                "{} {name}: {out}",
+                l.name
+            );
+        }
+        assert!(out.contains(&format!("fault {}", l.name)), "{out}");
+    }
+    // Every check is failed by some fault: none is decoration.
+    for name in CheckName::ALL {
+        assert!(caught.contains(name.as_str()), "no fault fails {name}");
+    }
+}
+
+/// The library's runs agree with the command line's: the same failing
+/// checks, from `shapetrace::run` on the row's config.
+#[test]
+fn each_fault_s_library_run_fails_its_row_s_checks() {
     for &fault in Fault::ALL {
-        let (checks, path) = row(fault);
         let run = shapetrace::run(&lesson(fault)).unwrap();
-        let want: BTreeSet<&str> = checks.iter().map(|c| c.as_str()).collect();
+        let want: BTreeSet<&str> = fault.spec().caught_by.iter().map(|c| c.as_str()).collect();
         assert_eq!(failing(&run), want, "{fault}");
-        let first = run.checks.iter().find(|c| c.name == checks[0]).unwrap();
-        assert_eq!(first.path.as_deref(), Some(path), "{fault}: {first:?}");
-        // The library's table, which the grid of variants reads, agrees.
-        assert_eq!(shapetrace::check::catches(fault), checks, "{fault}");
     }
     // The correct model fails nothing: the rows are the faults' doing.
     let run = shapetrace::run(&ModelConfig::default()).unwrap();
     assert!(failing(&run).is_empty(), "{:?}", run.checks);
 }
 
+/// Without its args a fault that needs them is refused, naming the need:
+/// the args are what makes it show, not decoration.
 #[test]
-fn every_check_is_failed_by_some_fault() {
-    let mut caught: BTreeSet<&str> = BTreeSet::new();
-    for &fault in Fault::ALL {
-        caught.extend(failing(&shapetrace::run(&lesson(fault)).unwrap()));
+fn a_fault_without_its_listed_args_is_refused_naming_what_it_needs() {
+    let mut n = 0;
+    for l in listed().iter().filter(|l| !l.args.is_empty()) {
+        let (code, out, err) = common::cli(&["check", "--fault", l.name.as_str()]);
+        assert_eq!(code, Some(2), "{}: {out}{err}", l.name);
+        assert!(err.contains("needs"), "{}: {err}", l.name);
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        n += 1;
     }
-    for name in CheckName::ALL {
-        assert!(caught.contains(name.as_str()), "no fault fails {name}");
-    }
+    assert!(
+        n >= 3,
+        "the cast faults, moe-capacity and the window faults need flags"
+    );
 }
 
 fn shapetrace_cli(args: &[&str]) -> (Option<i32>, String) {
@@ -133,50 +143,47 @@ fn shapetrace_cli(args: &[&str]) -> (Option<i32>, String) {
     (code, out)
 }
 
+/// The README's fault table is `faults --format markdown`, every mistake
+/// is its own sentence, and `check --help` lists every fault.
 #[test]
-fn check_exits_1_on_every_fault_naming_each_failing_check() {
-    assert_eq!(shapetrace_cli(&["check"]).0, Some(0));
-    for &fault in Fault::ALL {
-        let args = [
-            "check",
-            "--fault",
-            fault.as_str(),
-            "--dtype",
-            dtype_for(fault),
-            "--preset",
-            preset_for(fault),
-        ];
-        let (code, out) = shapetrace_cli(&args);
-        assert_eq!(code, Some(1), "{fault}: {out}");
-        let (checks, path) = row(fault);
-        for name in CheckName::ALL {
-            let line = format!("✗ {name} ");
-            assert_eq!(
-                out.contains(&line),
-                checks.contains(name),
-                "{fault} {name}: {out}"
-            );
-        }
-        assert!(out.contains(path), "{fault}: {out}");
-        assert!(out.contains(&format!("fault {fault}")), "{fault}: {out}");
-    }
-}
-
-#[test]
-fn every_fault_is_described_and_listed_in_the_help_and_the_readme() {
-    let (_, help) = shapetrace_cli(&["check", "--help"]);
+fn the_readme_s_fault_table_is_the_command_s_markdown() {
+    let (code, md, _) = common::cli(&["faults", "--format", "markdown", "--lang", "en"]);
+    assert_eq!(code, Some(0));
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(
+        readme.contains(&md),
+        "README.md's table under 'Teaching faults' differs from `shapetrace faults --format markdown`:\n{md}"
+    );
+    let (_, help) = shapetrace_cli(&["check", "--help"]);
     let mut seen = BTreeSet::new();
-    for &fault in Fault::ALL {
-        let d = fault.describe();
-        assert!(d.len() > 20 && seen.insert(d), "{fault}: {d}");
-        assert!(help.contains(fault.as_str()), "--help lacks {fault}");
+    for l in listed() {
         assert!(
-            readme.contains(&format!("| `{fault}` |")),
-            "README lacks {fault}"
+            l.mistake.len() > 20 && seen.insert(l.mistake.clone()),
+            "{}: {}",
+            l.name,
+            l.mistake
         );
+        assert!(help.contains(&l.name), "--help lacks {}", l.name);
     }
+    // In another language the words are the catalog's, not English.
+    let (_, zh, _) = common::cli(&["faults", "--format", "markdown", "--lang", "zh-TW"]);
+    assert_ne!(zh, md);
+    assert!(zh.contains("`ffn-no-down`"), "{zh}");
+}
+
+/// Model flags do not apply to the list of faults: refused, exit 2.
+#[test]
+fn faults_refuses_model_flags() {
+    let (code, out, err) = common::cli(&["faults", "--preset", "gpt2-xl"]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(
+        err.contains("--preset") && err.contains("allowed: --format"),
+        "{err}"
+    );
+    let (code, _, err) = common::cli(&["faults", "--format", "yaml"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("yaml"), "{err}");
 }
 
 /// The scores the `softmax-no-max` fault overflows on are those its q/k
@@ -318,7 +325,7 @@ fn the_checks_tab_marks_each_fault_s_failing_checks() {
         lp.app.update(Action::NextTab);
         common::settle(&mut lp);
         let screen = common::frame(&lp);
-        let (checks, _) = row(fault);
+        let checks = fault.spec().caught_by;
         for name in CheckName::ALL {
             let marked = screen.contains(&format!("✗ FAIL {name} "));
             assert_eq!(marked, checks.contains(name), "{fault} {name}:\n{screen}");

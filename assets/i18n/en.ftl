@@ -368,6 +368,35 @@ fault-down-to-ff = the down projection W2 is (d_ff, d_ff): the MLP's output stay
 fault-norm-no-cast-back = the norm upcasts to f32 and returns f32, never casting back to the stream's dtype
 fault-softmax-no-cast-back = the softmax runs in f32 and its weights are never cast back, so weights·v mixes f32 with the model's dtype
 fault-moe-capacity = each expert takes at most ⌈B·T·k/E⌉ tokens: later ones are dropped
+fault-no-sliding-window = the declared sliding window is left out: every query reads every earlier key
+fault-window-off-by-one = the sliding window reads one position fewer than declared, a < written for <=
+fault-why-ffn-no-down = the residual add meets the hidden layer: (B,T,d) + (B,T,d_ff), (2,4,64) + (2,4,256) on the lesson model
+fault-why-attn-no-merge = the residual add meets the split heads: (B,T,d) + (B,h,T,hd), (2,4,64) + (2,4,4,16) on the lesson model
+fault-why-bias-w1-64 = x·W1 is (B,T,d_ff) and b1 is (d): the bias add refuses the shapes
+fault-why-merge-no-transpose = every shape passes; a bare reshape of (B,h,T,hd) packs several tokens into each row, so a later token moves an earlier output
+fault-why-no-causal-mask = every shape passes; each position reads the later ones, so a later token moves an earlier output
+fault-why-skip-block1 = block 2 reads x0, not block 1's output: block 1's output reaches no later step
+fault-why-norm-over-seq = the norm's mean and variance run over T: one token moves every other token's output, earlier ones too
+fault-why-no-out-proj = every shape passes; each block holds d² + d fewer parameters than the formula of its declared architecture
+fault-why-act-after-down = every shape, count and probe passes; block 1's output differs from the declared architecture's on the same weights
+fault-why-ln-after-add = the residual add adds onto the norm's output, x = LN(x + f(x)), not onto the stream
+fault-why-mlp-returns-input = the MLP's hidden layer departs from (B,T,d) and never returns: the update added is the MLP's input
+fault-why-norm-over-batch = the norm's statistics run over B: batch element 1 moves batch element 0's outputs
+fault-why-softmax-no-max = e^s overflows f32 past 88.7 on scores of a few hundred, so the weights hold inf and NaN (with --weights, q and k are the checkpoint's and the scores stay small: nothing to catch)
+fault-why-down-to-ff = the MLP's output stays d_ff wide: (B,T,d_ff) where the stream is (B,T,d), (2,4,256) against (2,4,64)
+fault-why-norm-no-cast-back = the norm's output is f32 where the stream is bf16
+fault-why-softmax-no-cast-back = weights·v multiplies f32 by bf16, which a matrix product refuses (as PyTorch's matmul does)
+fault-why-moe-capacity = at most ⌈B·T·k/E⌉ routes per expert come back (14 of 16 on lesson-moe), and whether a token keeps its expert depends on the tokens before it, across the batch too
+fault-why-no-sliding-window = every shape passes; a token moves queries more than w − 1 positions after it, which the declared window hides from it
+fault-why-window-off-by-one = every shape passes; the query w − 1 positions after a token, which the declared window lets read it, stays unchanged when it changes
+
+## shapetrace faults: the columns
+
+faults-col-fault = fault
+faults-col-mistake = the mistake
+faults-col-caught-by = caught by
+faults-col-args = args
+faults-at = at
 
 ## The Budget tab
 

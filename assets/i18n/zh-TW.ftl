@@ -380,6 +380,35 @@ fault-down-to-ff = 下投影 W2 是 (d_ff, d_ff)：前饋網絡的輸出保持 d
 fault-norm-no-cast-back = 歸一化升為 f32 並交回 f32，從未轉回殘差流的數據類型
 fault-softmax-no-cast-back = softmax 在 f32 中計算且權重從未轉回，所以 weights·v 把 f32 與模型的數據類型混用
 fault-moe-capacity = 每個專家至多接收 ⌈B·T·k/E⌉ 個詞元：之後的被丟棄
+fault-no-sliding-window = 遺漏了宣告的滑動視窗：每個查詢都讀取所有較早的鍵
+fault-window-off-by-one = 滑動視窗比宣告的少讀一個位置，把 <= 寫成了 <
+fault-why-ffn-no-down = 殘差相加遇到隱藏層：(B,T,d) + (B,T,d_ff)，在課程模型上是 (2,4,64) + (2,4,256)
+fault-why-attn-no-merge = 殘差相加遇到分開的頭：(B,T,d) + (B,h,T,hd)，在課程模型上是 (2,4,64) + (2,4,4,16)
+fault-why-bias-w1-64 = x·W1 是 (B,T,d_ff) 而 b1 是 (d)：偏置相加拒絕這些形狀
+fault-why-merge-no-transpose = 每個形狀都通過；直接重塑 (B,h,T,hd) 把好幾個詞元塞進同一列，所以較後的詞元會移動較前的輸出
+fault-why-no-causal-mask = 每個形狀都通過；每個位置都讀取後面的位置，所以較後的詞元會移動較前的輸出
+fault-why-skip-block1 = 區塊 2 讀取 x0，而不是區塊 1 的輸出：區塊 1 的輸出沒有到達任何後續步驟
+fault-why-norm-over-seq = 歸一化的平均與變異數沿 T 計算：一個詞元會移動其他每個詞元的輸出，較前的也會
+fault-why-no-out-proj = 每個形狀都通過；每個區塊比其宣告架構的公式少了 d² + d 個參數
+fault-why-act-after-down = 每個形狀、計數與探針都通過；在相同權重下，區塊 1 的輸出與宣告架構的不同
+fault-why-ln-after-add = 殘差相加加在歸一化的輸出上，x = LN(x + f(x))，而不是加在殘差流上
+fault-why-mlp-returns-input = 前饋網絡的隱藏層離開 (B,T,d) 後從未返回：加上去的更新是前饋網絡的輸入
+fault-why-norm-over-batch = 歸一化的統計量沿 B 計算：批次元素 1 會移動批次元素 0 的輸出
+fault-why-softmax-no-max = 在數百的分數上，e^s 超過 88.7 就讓 f32 溢位，權重因而含有 inf 與 NaN（用 --weights 時 q 與 k 來自檢查點，分數維持很小：沒有可抓的）
+fault-why-down-to-ff = 前饋網絡的輸出維持 d_ff 寬：(B,T,d_ff)，而殘差流是 (B,T,d)，即 (2,4,256) 對 (2,4,64)
+fault-why-norm-no-cast-back = 歸一化的輸出是 f32，而殘差流是 bf16
+fault-why-softmax-no-cast-back = weights·v 以 f32 乘 bf16，矩陣乘積拒絕這樣做（PyTorch 的 matmul 也是）
+fault-why-moe-capacity = 每個專家最多只有 ⌈B·T·k/E⌉ 條路由回來（lesson-moe 上是 16 條中的 14 條），而一個詞元能否保住它的專家取決於它之前的詞元，跨批次也是
+fault-why-no-sliding-window = 每個形狀都通過；一個詞元會移動它之後超過 w − 1 個位置的查詢，而宣告的視窗對那些查詢隱藏了它
+fault-why-window-off-by-one = 每個形狀都通過；在一個詞元之後 w − 1 個位置的查詢，宣告的視窗讓它讀取該詞元，但該詞元改變時它卻沒有改變
+
+## shapetrace faults：欄位
+
+faults-col-fault = 故障
+faults-col-mistake = 錯誤
+faults-col-caught-by = 由誰抓到
+faults-col-args = 參數
+faults-at = 位於
 
 ## 預算分頁
 

@@ -1,8 +1,22 @@
-//! The teaching faults: each names a known mistake, which
-//! [`crate::arch::Arch::of`] builds as a wrong variant of the model, and
-//! says it in one sentence.
+//! The teaching faults, one row each in [`TABLE`]: the fault's name, the
+//! mistake in words (a catalog key), the wrong [`Variant`] of the
+//! architecture it builds, what a model [`Need`]s for it to show, the
+//! checks that catch it, where it shows on the lesson model and why it is
+//! caught. Validation, `check`, the architecture, `shapetrace faults`,
+//! the tests and the README's table all read these rows; nothing else
+//! lists a fault's facts.
 
+use super::ModelConfig;
+use super::names::CheckName::{
+    self, Causality, Finite, OpShapes, Params, Positionwise, Reference, Residual, Returns, Routing,
+    Stream, Wiring,
+};
 use super::names::named_enum;
+pub use need::Need;
+pub use variant::Variant;
+
+mod need;
+mod variant;
 
 named_enum! {
     /// A teaching fault: a known mistake built as a wrong variant of the model.
@@ -41,49 +55,263 @@ named_enum! {
         SoftmaxNoCastBack = "softmax-no-cast-back",
         /// Each expert takes at most ⌈B·T·k/E⌉ tokens: the rest are dropped.
         MoeCapacity = "moe-capacity",
+        /// The declared sliding window is left out.
+        NoSlidingWindow = "no-sliding-window",
+        /// The sliding window reads one position fewer than declared.
+        WindowOffByOne = "window-off-by-one",
+    }
+}
+
+/// One teaching fault's row: everything the tool knows of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FaultSpec {
+    /// The fault.
+    pub fault: Fault,
+    /// The wrong variant of the architecture it builds.
+    pub builds: Variant,
+    /// What a model needs for the fault to show; validation refuses the
+    /// fault on a model that lacks one, naming it.
+    pub needs: &'static [Need],
+    /// The checks that catch it on a model where it shows, in the order
+    /// `check` runs them. A fault that stops the forward is caught by the
+    /// judge that stopped it alone (every later check has nothing to
+    /// judge); a fault whose model runs to the end computes something else
+    /// than the declared architecture, so `reference` catches it too.
+    pub caught_by: &'static [CheckName],
+    /// The flags that make it show on the lesson model, e.g. `--dtype bf16`.
+    pub args: &'static [&'static str],
+    /// Where the first of `caught_by` points on the lesson model (run with
+    /// `args`).
+    pub at: &'static str,
+}
+
+impl FaultSpec {
+    /// The catalog key of the mistake in one sentence, e.g.
+    /// `fault-ffn-no-down`.
+    #[must_use]
+    pub fn mistake_key(&self) -> String {
+        format!("fault-{}", self.fault)
+    }
+
+    /// The catalog key of why `caught_by` catch it, e.g.
+    /// `fault-why-ffn-no-down`.
+    #[must_use]
+    pub fn why_key(&self) -> String {
+        format!("fault-why-{}", self.fault)
+    }
+
+    /// The first need `cfg` lacks, if any: the fault would not show there.
+    #[must_use]
+    pub fn unmet(&self, cfg: &ModelConfig) -> Option<Need> {
+        self.needs.iter().copied().find(|n| !n.met(cfg))
     }
 }
 
 impl Fault {
-    /// The mistake this fault builds, in one sentence.
+    /// This fault's row in [`TABLE`].
     #[must_use]
-    pub fn describe(self) -> &'static str {
-        match self {
-            Fault::FfnNoDown => "the MLP returns its hidden layer: no down projection",
-            Fault::AttnNoMerge => "the attention heads are never merged back",
-            Fault::BiasW164 => "b1 is sized d_model instead of d_ff",
-            Fault::MergeNoTranspose => {
-                "the heads are merged by a bare reshape, without the transpose"
-            }
-            Fault::NoCausalMask => "the causal mask is left out",
-            Fault::SkipBlock1 => "Block2(x) instead of Block2(Block1(x))",
-            Fault::NormOverSeq => "the norm averages over the sequence instead of the features",
-            Fault::NoOutProj => {
-                "attention has no output projection: the merged heads are its output"
-            }
-            Fault::ActAfterDown => {
-                "the activation comes after the down projection instead of between up and down"
-            }
-            Fault::LnAfterAdd => "the norm sits after the residual add in a model declared Pre-LN",
-            Fault::MlpReturnsInput => "the MLP computes its hidden layer and returns its input",
-            Fault::NormOverBatch => {
-                "the norm averages over the batch, as BatchNorm does, instead of the features"
-            }
-            Fault::SoftmaxNoMax => {
-                "the softmax skips subtracting the row maximum, on large scores (q/k weights drawn N(0, 1))"
-            }
-            Fault::DownToFf => {
-                "the down projection W2 is (d_ff, d_ff): the MLP's output stays d_ff wide"
-            }
-            Fault::NormNoCastBack => {
-                "the norm upcasts to f32 and returns f32, never casting back to the stream's dtype"
-            }
-            Fault::SoftmaxNoCastBack => {
-                "the softmax runs in f32 and its weights are never cast back, so weights·v mixes f32 with the model's dtype"
-            }
-            Fault::MoeCapacity => {
-                "each expert takes at most ⌈B·T·k/E⌉ tokens: later ones are dropped"
-            }
-        }
+    pub fn spec(self) -> &'static FaultSpec {
+        // Row i is the fault of index i: checked as the crate compiles.
+        &TABLE[self as usize]
     }
 }
+
+// The table holds one row per fault, in declaration order, so that
+// [`Fault::spec`] indexes it: a missing, extra or misplaced row does not
+// compile.
+const _: () = {
+    assert!(TABLE.len() == Fault::ALL.len());
+    let mut i = 0;
+    while i < TABLE.len() {
+        assert!(TABLE[i].fault as usize == i);
+        i += 1;
+    }
+};
+
+/// Shorthand for a row.
+const fn row(
+    fault: Fault,
+    builds: Variant,
+    needs: &'static [Need],
+    caught_by: &'static [CheckName],
+    args: &'static [&'static str],
+    at: &'static str,
+) -> FaultSpec {
+    FaultSpec {
+        fault,
+        builds,
+        needs,
+        caught_by,
+        args,
+        at,
+    }
+}
+
+const NONE: &[&str] = &[];
+const BF16: &[&str] = &["--dtype", "bf16"];
+const WINDOW2: &[&str] = &["--window", "2"];
+/// The MLP faults change one dense MLP whose width differs from d.
+const DENSE_WIDE: &[Need] = &[Need::DenseMlp, Need::WideFf];
+
+/// Every teaching fault, in the order `--fault` lists them.
+pub const TABLE: &[FaultSpec] = &[
+    row(
+        Fault::FfnNoDown,
+        Variant::MlpNoDown,
+        DENSE_WIDE,
+        &[Residual],
+        NONE,
+        "block1.resid_2",
+    ),
+    row(
+        Fault::AttnNoMerge,
+        Variant::HeadsNotMerged,
+        &[],
+        &[Residual],
+        NONE,
+        "block1.resid_1",
+    ),
+    row(
+        Fault::BiasW164,
+        Variant::UpBiasOfDModel,
+        &[Need::DenseMlp, Need::Bias, Need::WideFf],
+        &[OpShapes],
+        NONE,
+        "block1.mlp.up",
+    ),
+    row(
+        Fault::MergeNoTranspose,
+        Variant::MergeByReshape,
+        &[Need::Heads2, Need::Seq2],
+        &[Causality, Reference],
+        NONE,
+        "block1.attn.merge",
+    ),
+    row(
+        Fault::NoCausalMask,
+        Variant::NoMask,
+        &[Need::Decoder, Need::Seq2],
+        &[Causality, Reference],
+        NONE,
+        "block1.attn.weights",
+    ),
+    row(
+        Fault::SkipBlock1,
+        Variant::SecondBlockReadsInput,
+        &[Need::Layers2],
+        &[Wiring, Reference],
+        NONE,
+        "block2.ln_1",
+    ),
+    row(
+        Fault::NormOverSeq,
+        Variant::NormOverSeq,
+        &[Need::Seq2],
+        &[Positionwise, Causality, Reference],
+        NONE,
+        "block1.ln_1",
+    ),
+    row(
+        Fault::NoOutProj,
+        Variant::NoOutProj,
+        &[],
+        &[Params, Reference],
+        NONE,
+        "block1.attn",
+    ),
+    row(
+        Fault::ActAfterDown,
+        Variant::ActAfterDown,
+        &[Need::DenseMlp, Need::ElementwiseAct],
+        &[Reference],
+        NONE,
+        "block1.resid_2",
+    ),
+    row(
+        Fault::LnAfterAdd,
+        Variant::PostLnAnatomy,
+        &[Need::PreLn, Need::Sequential],
+        &[Wiring, Reference],
+        NONE,
+        "block1.resid_2",
+    ),
+    row(
+        Fault::MlpReturnsInput,
+        Variant::MlpReturnsInput,
+        DENSE_WIDE,
+        &[Returns, Reference],
+        NONE,
+        "block1.resid_2",
+    ),
+    row(
+        Fault::NormOverBatch,
+        Variant::NormOverBatch,
+        &[Need::Batch2],
+        &[Positionwise, Causality, Reference],
+        NONE,
+        "block1.ln_1",
+    ),
+    row(
+        Fault::SoftmaxNoMax,
+        Variant::SoftmaxNoMaxOnLargeScores,
+        &[Need::NotF64],
+        &[Finite],
+        NONE,
+        "block1.attn.weights",
+    ),
+    row(
+        Fault::DownToFf,
+        Variant::DownToFf,
+        DENSE_WIDE,
+        &[Stream],
+        NONE,
+        "block1.mlp.down",
+    ),
+    row(
+        Fault::NormNoCastBack,
+        Variant::NormNoCastBack,
+        &[Need::Half],
+        &[Stream],
+        BF16,
+        "block1.ln_1",
+    ),
+    row(
+        Fault::SoftmaxNoCastBack,
+        Variant::SoftmaxNoCastBack,
+        &[Need::Half],
+        &[OpShapes],
+        BF16,
+        "block1.attn.context",
+    ),
+    // Whether a token keeps its expert depends on the tokens before it, in
+    // its own sequence and the other batch elements: the MoE is no longer
+    // position-wise, and a token moves other sequences' outputs.
+    row(
+        Fault::MoeCapacity,
+        Variant::ExpertCapacity,
+        &[Need::Experts, Need::TopKBelowExperts],
+        &[Routing, Positionwise, Causality, Reference],
+        &["--preset", "lesson-moe"],
+        "block1.moe.combine",
+    ),
+    // A token moves a query the window hides from it: causality's window
+    // verdict, from a model run.
+    row(
+        Fault::NoSlidingWindow,
+        Variant::WindowIgnored,
+        &[Need::Window],
+        &[Causality, Reference],
+        WINDOW2,
+        "block1.attn.weights",
+    ),
+    // A query the declared window lets read a token is left unchanged by
+    // it: causality's missing-row verdict, from a model run.
+    row(
+        Fault::WindowOffByOne,
+        Variant::WindowOneShort,
+        &[Need::Window, Need::Window2],
+        &[Causality, Reference],
+        WINDOW2,
+        "block1.attn.weights",
+    ),
+];

@@ -1,5 +1,7 @@
 //! Closed sets of names (activations, norms, …) that parse from the command
-//! line and from model files with one error that lists what is allowed.
+//! line and from model files with one error that lists what is allowed, and
+//! the names of the contract checks (which a fault's row in
+//! [`super::fault`] lists and a trace log's summary carries).
 
 /// A name that was not one of the allowed ones.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -82,3 +84,34 @@ macro_rules! named_enum {
     };
 }
 pub(crate) use named_enum;
+
+named_enum! {
+    /// The name of a contract check.
+    CheckName, "check" {
+        /// Every op accepted its operand shapes.
+        OpShapes = "op-shapes",
+        /// Every residual add has two (B,T,d) operands of the input dtype.
+        Residual = "residual",
+        /// Every stream tensor is (B,T,d).
+        Stream = "stream",
+        /// Every departure returns to (B,T,d) before its residual add.
+        Returns = "returns",
+        /// Each block reads the previous block's output.
+        Wiring = "wiring",
+        /// In a mixture of experts, every token's k routes reach an expert
+        /// and come back, weighted by weights that sum to 1.
+        Routing = "routing",
+        /// Every value is finite.
+        Finite = "finite",
+        /// The built model has the parameter count of the closed-form
+        /// formula of its declared architecture.
+        Params = "params",
+        /// MLPs and norms act on each token alone.
+        Positionwise = "positionwise",
+        /// No output depends on a later token or another batch element.
+        Causality = "causality",
+        /// Each block's output equals that of the architecture the config
+        /// declares, run on the same weights and input.
+        Reference = "reference",
+    }
+}

@@ -213,15 +213,20 @@ overlay! {
         /// The norms' ε.
         #[arg(skip)]
         eps: f64,
-        /// Build a known mistake: ffn-no-down, attn-no-merge, bias-w1-64,
-        /// merge-no-transpose, no-causal-mask, skip-block1, norm-over-seq, no-out-proj,
-        /// act-after-down, ln-after-add, mlp-returns-input, norm-over-batch,
-        /// softmax-no-max, down-to-ff, with --dtype bf16 or f16
-        /// norm-no-cast-back, softmax-no-cast-back, and with --experts
-        /// moe-capacity.
-        #[arg(long, global = true)]
+        /// Build a known mistake (`shapetrace faults` lists each with the
+        /// checks that catch it and the flags it needs).
+        #[arg(long, global = true, value_parser = fault_names())]
         fault: Fault => |c, v| c.fault = Some(v),
     }
+}
+
+/// `--fault`'s parser: the faults' names, read off their rows, which
+/// `--help` lists.
+fn fault_names() -> impl clap::builder::TypedValueParser<Value = Fault> {
+    let names = Fault::ALL.iter().map(|f| f.as_str());
+    clap::builder::TypedValueParser::try_map(clap::builder::PossibleValuesParser::new(names), |s| {
+        s.parse::<Fault>()
+    })
 }
 
 impl Overlay {

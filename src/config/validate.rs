@@ -5,8 +5,7 @@
 //! computes values would hold; [`crate::plan`] compares it with the limit.
 
 use super::{
-    ConfigError, DType, Fault, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, ModelConfig, Placement, PosEmb,
-    divisors,
+    ConfigError, DType, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, ModelConfig, Placement, PosEmb, divisors,
 };
 
 impl ModelConfig {
@@ -131,10 +130,14 @@ impl ModelConfig {
         }
         self.validate_experts()?;
         self.validate_variants()?;
+        // What the fault needs to show, read off its row.
         if let Some(fault) = self.fault
-            && let Some(needs) = self.fault_needs(fault)
+            && let Some(need) = fault.spec().unmet(self)
         {
-            return Err(ConfigError::FaultNeeds { fault, needs });
+            return Err(ConfigError::FaultNeeds {
+                fault,
+                needs: need.words(),
+            });
         }
         Ok(())
     }
@@ -319,65 +322,6 @@ impl ModelConfig {
             }
         }
         Ok(())
-    }
-
-    /// Why a fault would not show on this model, if it would not.
-    fn fault_needs(&self, fault: Fault) -> Option<&'static str> {
-        match fault {
-            Fault::MoeCapacity if self.experts < 2 => {
-                Some("needs a mixture of experts; add --experts 4 (or use --preset lesson-moe)")
-            }
-            // With k = E every token takes every expert: ⌈B·T·k/E⌉ = B·T
-            // rows, and nothing is ever dropped.
-            Fault::MoeCapacity if self.top_k >= self.experts => {
-                Some("needs top_k below experts, or no expert is ever over capacity")
-            }
-            Fault::BiasW164
-            | Fault::FfnNoDown
-            | Fault::MlpReturnsInput
-            | Fault::DownToFf
-            | Fault::ActAfterDown
-                if self.experts > 0 =>
-            {
-                Some("needs a dense MLP: in a mixture each expert is one; drop --experts")
-            }
-            Fault::BiasW164 if !self.bias => Some("needs biases; drop --no-bias"),
-            Fault::BiasW164 | Fault::FfnNoDown | Fault::MlpReturnsInput | Fault::DownToFf
-                if self.d_ff == self.d_model =>
-            {
-                Some("needs d_ff different from d_model")
-            }
-            Fault::SkipBlock1 if self.layers < 2 => Some("needs at least 2 layers"),
-            Fault::MergeNoTranspose if self.heads < 2 || self.seq < 2 => {
-                Some("needs at least 2 heads and seq at least 2")
-            }
-            Fault::NoCausalMask if self.encoder => {
-                Some("needs a decoder: an encoder has no causal mask to leave out; drop encoder")
-            }
-            Fault::NoCausalMask | Fault::NormOverSeq if self.seq < 2 => {
-                Some("needs seq at least 2")
-            }
-            Fault::NormOverBatch if self.batch < 2 => Some("needs batch at least 2"),
-            Fault::ActAfterDown if self.act.is_gated() => Some(
-                "needs an element-wise activation (relu, gelu, gelu-tanh, silu); drop --act swiglu",
-            ),
-            Fault::LnAfterAdd if self.placement != Placement::Pre => {
-                Some("needs a Pre-LN model; use --placement pre")
-            }
-            Fault::LnAfterAdd if self.parallel => {
-                Some("needs sequential sublayers, each with its own add; drop --parallel")
-            }
-            // exp overflows past 88.7 in f32 but only past 709.8 in f64,
-            // far beyond these scores.
-            Fault::SoftmaxNoMax if self.dtype == DType::F64 => {
-                Some("needs f32: in f64 exp overflows only past 709; drop --dtype f64")
-            }
-            // In f32 and f64 nothing is cast, so there is no cast to forget.
-            Fault::NormNoCastBack | Fault::SoftmaxNoCastBack if !self.dtype.is_half() => Some(
-                "needs a 16-bit model, where norms and softmax run in f32; add --dtype bf16 or --dtype f16",
-            ),
-            _ => None,
-        }
     }
 
     /// Rough bytes a numeric run holds at once: weights (the embeddings too,

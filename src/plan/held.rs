@@ -121,9 +121,11 @@ pub fn estimate(cfg: &ModelConfig) -> Option<Held> {
         layers: SAMPLE_LAYERS,
         ..cfg.clone()
     };
-    let trace = crate::run::trace_request(&sample, &super::Request::shapes())
-        .ok()?
-        .trace;
+    sample.validate().ok()?;
+    let backend = crate::ops::shape::ShapeOnly(sample.dtype);
+    let watch = crate::trace::recorder::Watch::default();
+    let source = crate::model::Source::Seeded;
+    let trace = crate::model::record(&sample, &backend, source, (None, None), &watch).trace;
     Some(scale(&trace.events, cfg.layers))
 }
 

@@ -68,8 +68,13 @@ pub(crate) fn settings(trace: &Trace) -> Vec<(&'static str, String)> {
         ("dtype", c.dtype.to_string()),
         (
             "fault",
-            c.fault
-                .map_or_else(|| "none".into(), |f| format!("{f}: {}", f.describe())),
+            c.fault.map_or_else(
+                || "none".into(),
+                |f| {
+                    let words = crate::i18n::Lang::En.t(&f.spec().mistake_key());
+                    format!("{f}: {words}")
+                },
+            ),
         ),
     ]
 }

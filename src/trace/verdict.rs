@@ -2,39 +2,8 @@
 //! The checks themselves live in `check`; the trace keeps their verdicts
 //! (the log's summary, a replay), so the types live here.
 
-use crate::config::names::named_enum;
+pub use crate::config::names::CheckName;
 use serde::{Deserialize, Serialize, Serializer};
-
-named_enum! {
-    /// The name of a contract check.
-    CheckName, "check" {
-        /// Every op accepted its operand shapes.
-        OpShapes = "op-shapes",
-        /// Every residual add has two (B,T,d) operands of the input dtype.
-        Residual = "residual",
-        /// Every stream tensor is (B,T,d).
-        Stream = "stream",
-        /// Every departure returns to (B,T,d) before its residual add.
-        Returns = "returns",
-        /// Each block reads the previous block's output.
-        Wiring = "wiring",
-        /// In a mixture of experts, every token's k routes reach an expert
-        /// and come back, weighted by weights that sum to 1.
-        Routing = "routing",
-        /// Every value is finite.
-        Finite = "finite",
-        /// The built model has the parameter count of the closed-form
-        /// formula of its declared architecture.
-        Params = "params",
-        /// MLPs and norms act on each token alone.
-        Positionwise = "positionwise",
-        /// No output depends on a later token or another batch element.
-        Causality = "causality",
-        /// Each block's output equals that of the architecture the config
-        /// declares, run on the same weights and input.
-        Reference = "reference",
-    }
-}
 
 /// A check's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -126,7 +126,7 @@ impl RawEvidence {
             .iter()
             .chain(&self.skipped)
             .chain(self.rows.iter().flatten().flat_map(|r| [&r.path, &r.op]));
-        super::read::printable(names.map(String::as_str))?;
+        super::read::lines::printable(names.map(String::as_str))?;
         if let Some(why) = self.skipped {
             if self.token.is_some() || self.rows.is_some() {
                 return Err(

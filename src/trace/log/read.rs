@@ -11,7 +11,7 @@ use super::{
 };
 use crate::trace::{CheckName, Event, Failure, Trace};
 use crate::trace::{CheckResult, Status};
-pub(super) use lines::printable;
+use lines::printable;
 use lines::{event_fits, json_error, query_and_key};
 
 mod foreign;
@@ -372,6 +372,6 @@ fn read_capped(
     trace
 }
 
-mod lines;
+pub(in crate::trace::log) mod lines;
 #[cfg(test)]
 mod tests;

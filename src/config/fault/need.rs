@@ -1,0 +1,111 @@
+//! What a model needs for a fault to show: one condition each, with the
+//! words validation says when it is not met.
+
+use crate::config::{DType, ModelConfig, Placement};
+
+/// A condition on the model a fault needs to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// A mixture of at least 2 experts.
+    Experts,
+    /// top_k below the number of experts: with k = E every token takes
+    /// every expert, ⌈B·T·k/E⌉ = B·T rows, and none is ever dropped.
+    TopKBelowExperts,
+    /// One dense MLP (in a mixture each expert is one).
+    DenseMlp,
+    /// Biases on the linears.
+    Bias,
+    /// d_ff different from d_model, so a wrong width shows.
+    WideFf,
+    /// At least 2 blocks.
+    Layers2,
+    /// At least 2 heads.
+    Heads2,
+    /// A sequence of at least 2 tokens.
+    Seq2,
+    /// A batch of at least 2.
+    Batch2,
+    /// A decoder: an encoder has no causal mask to leave out.
+    Decoder,
+    /// An element-wise activation (not a gated one).
+    ElementwiseAct,
+    /// A Pre-LN model.
+    PreLn,
+    /// Sequential sublayers, each with its own residual add.
+    Sequential,
+    /// Not f64: exp overflows past 88.7 in f32 but only past 709.8 in f64,
+    /// far beyond the scores the fault draws.
+    NotF64,
+    /// A sliding window on block 1 shorter than the sequence, so that some
+    /// key lies outside it.
+    Window,
+    /// A window of at least 2 positions: one short of 1 is no window.
+    Window2,
+    /// A 16-bit model, where norms and softmax run in f32: in f32 and f64
+    /// nothing is cast, so there is no cast to forget.
+    Half,
+}
+
+impl Need {
+    /// Whether `cfg` meets this need.
+    #[must_use]
+    pub fn met(self, cfg: &ModelConfig) -> bool {
+        match self {
+            Need::Experts => cfg.experts >= 2,
+            Need::TopKBelowExperts => cfg.top_k < cfg.experts,
+            Need::DenseMlp => cfg.experts == 0,
+            Need::Bias => cfg.bias,
+            Need::WideFf => cfg.d_ff != cfg.d_model,
+            Need::Layers2 => cfg.layers >= 2,
+            Need::Heads2 => cfg.heads >= 2,
+            Need::Seq2 => cfg.seq >= 2,
+            Need::Batch2 => cfg.batch >= 2,
+            Need::Decoder => !cfg.encoder,
+            Need::ElementwiseAct => !cfg.act.is_gated(),
+            Need::PreLn => cfg.placement == Placement::Pre,
+            Need::Sequential => !cfg.parallel,
+            Need::NotF64 => cfg.dtype != DType::F64,
+            Need::Half => cfg.dtype.is_half(),
+            Need::Window => cfg.window_at(1) > 0 && cfg.window < cfg.seq,
+            Need::Window2 => cfg.window >= 2,
+        }
+    }
+
+    /// What is needed and how to get it, as validation says it.
+    #[must_use]
+    pub fn words(self) -> &'static str {
+        match self {
+            Need::Experts => {
+                "needs a mixture of experts; add --experts 4 (or use --preset lesson-moe)"
+            }
+            Need::TopKBelowExperts => {
+                "needs top_k below experts, or no expert is ever over capacity"
+            }
+            Need::DenseMlp => "needs a dense MLP: in a mixture each expert is one; drop --experts",
+            Need::Bias => "needs biases; drop --no-bias",
+            Need::WideFf => "needs d_ff different from d_model",
+            Need::Layers2 => "needs at least 2 layers",
+            Need::Heads2 => "needs at least 2 heads",
+            Need::Seq2 => "needs seq at least 2",
+            Need::Batch2 => "needs batch at least 2",
+            Need::Decoder => {
+                "needs a decoder: an encoder has no causal mask to leave out; drop encoder"
+            }
+            Need::ElementwiseAct => {
+                "needs an element-wise activation (relu, gelu, gelu-tanh, silu); drop --act swiglu"
+            }
+            Need::PreLn => "needs a Pre-LN model; use --placement pre",
+            Need::Sequential => {
+                "needs sequential sublayers, each with its own add; drop --parallel"
+            }
+            Need::NotF64 => "needs f32: in f64 exp overflows only past 709; drop --dtype f64",
+            Need::Window => {
+                "needs a sliding window on block 1 shorter than the sequence; add --window 2"
+            }
+            Need::Window2 => "needs a window of at least 2 positions; add --window 2",
+            Need::Half => {
+                "needs a 16-bit model, where norms and softmax run in f32; add --dtype bf16 or --dtype f16"
+            }
+        }
+    }
+}

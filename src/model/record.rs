@@ -1,0 +1,75 @@
+//! One forward of a model recorded end to end: the model of a config
+//! built on a backend, run from x0 or from token ids, into a [`Trace`].
+//! `run` asks for it in both modes; `plan` traces a shape-only sample
+//! of the first blocks with it.
+
+use super::{Model, Source};
+use crate::config::ModelConfig;
+use crate::ops::Backend;
+use crate::trace::recorder::{Capture, Recorder, Val, Watch};
+use crate::trace::{Mode, Trace};
+use ndarray::Array2;
+
+/// What [`record`] gives back.
+pub(crate) struct Recorded<T> {
+    /// The recorded trace, its failure included.
+    pub trace: Trace,
+    /// The values captured, when the watch asked for them.
+    pub captures: Vec<Capture>,
+    /// The model's output, when the forward ran to its end.
+    pub output: Option<T>,
+    /// Whether the watch's hooks cancelled the run.
+    pub cancelled: bool,
+}
+
+/// Records the model of `cfg` from x0 when one is given (the blocks, as
+/// the probes run them), else, with a vocabulary, from the token ids (the
+/// given ones or the seeded ones) to the logits, else from the seeded x0.
+pub(crate) fn record<B: Backend>(
+    cfg: &ModelConfig,
+    backend: &B,
+    source: Source,
+    (x0, ids): (Option<B::Tensor>, Option<&Array2<i64>>),
+    watch: &Watch,
+) -> Recorded<B::Tensor> {
+    let ids = match ids {
+        _ if x0.is_some() || cfg.vocab.is_none() => None,
+        Some(ids) => Some(ids.clone()),
+        None => super::tokens(cfg),
+    };
+    let model = if ids.is_some() {
+        Model::build_lm(cfg, backend, source)
+    } else {
+        Model::build_from(cfg, backend, source)
+    };
+    let mut rec = Recorder::new(backend, cfg.stream_shape(), watch.clone()).in_dtype(cfg.dtype);
+    // A stop is not an error here: the failure is part of the trace.
+    let output = match (&model.ends, ids) {
+        (Some(ends), Some(ids)) => model.forward_lm(&mut rec, ends, backend.ids(&ids)),
+        _ => {
+            let x0 = x0.unwrap_or_else(|| super::input(cfg, backend));
+            model.forward(&mut rec, x0)
+        }
+    };
+    let output = output.ok().map(Val::into_tensor);
+    let done = rec.finish();
+    let mode = if B::NUMERIC {
+        Mode::Numeric
+    } else {
+        Mode::ShapeOnly
+    };
+    let trace = Trace {
+        config: cfg.clone(),
+        mode,
+        stream_shape: cfg.stream_shape(),
+        anatomy: model.arch.anatomy.clone(),
+        events: done.events,
+        failure: done.failure,
+    };
+    Recorded {
+        trace,
+        captures: done.captures,
+        output,
+        cancelled: done.cancelled,
+    }
+}

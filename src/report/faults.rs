@@ -12,6 +12,7 @@ use crate::config::FaultSpec;
 use crate::config::fault::TABLE;
 use crate::i18n::Lang;
 use serde::Serialize;
+use unicode_width::UnicodeWidthStr;
 
 /// One fault as `faults --format json` writes it.
 #[derive(Debug, Clone, Serialize)]
@@ -69,7 +70,8 @@ pub fn json(lang: Lang) -> String {
     s
 }
 
-/// The faults as aligned columns: name, caught by, args, the mistake.
+/// The faults as aligned columns (by display width, so a catalog's
+/// wide characters keep them aligned): name, caught by, args, the mistake.
 #[must_use]
 pub fn table(lang: Lang) -> String {
     let all = listed(lang);
@@ -92,8 +94,8 @@ pub fn table(lang: Lang) -> String {
         .collect();
     let width = |i: usize| {
         rows.iter()
-            .map(|r| r[i].chars().count())
-            .chain([head[i].chars().count()])
+            .map(|r| r[i].width())
+            .chain([head[i].width()])
             .max()
             .unwrap_or(0)
     };
@@ -102,7 +104,7 @@ pub fn table(lang: Lang) -> String {
         let mut s = String::new();
         for (cell, w) in r.iter().zip(widths) {
             s.push_str(cell);
-            s.push_str(&" ".repeat(w - cell.chars().count() + 2));
+            s.push_str(&" ".repeat(w - cell.width() + 2));
         }
         s.push_str(&r[3]);
         s.push('\n');
@@ -144,4 +146,34 @@ pub fn markdown(lang: Lang) -> String {
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Lang, table};
+    use unicode_width::UnicodeWidthStr;
+
+    /// The display column where a line's second cell starts.
+    fn second_cell(line: &str) -> usize {
+        let end = line.find("  ").unwrap_or(line.len());
+        let rest = &line[end..];
+        let gap = rest.len() - rest.trim_start().len();
+        line[..end + gap].width()
+    }
+
+    /// In both languages every line's second cell starts at one display
+    /// column, the header's translated (wide) words included; counting
+    /// chars instead of display width would shift the Chinese header.
+    #[test]
+    fn the_table_s_columns_align_by_display_width() {
+        for lang in [Lang::En, Lang::ZhTw] {
+            let text = table(lang);
+            let starts: Vec<usize> = text.lines().map(second_cell).collect();
+            assert!(starts.len() > 10, "{text}");
+            assert!(starts.iter().all(|&s| s == starts[0]), "{lang:?}:\n{text}");
+        }
+        let zh = table(Lang::ZhTw);
+        let header = zh.lines().next().unwrap_or("");
+        assert_ne!(header.chars().count(), header.width(), "{header}");
+    }
 }

@@ -163,7 +163,9 @@ impl App {
                     .min(self.rows().saturating_sub(1));
                 self.quiz_rerun();
                 // Reveal mode goes on from the step the cursor kept.
-                self.reveal = self.reveal.map(|_| self.cursor);
+                if let super::Overlay::Reveal(r) = &mut self.overlay {
+                    *r = self.cursor;
+                }
                 let name = self.said(what);
                 let said = match &self.run.trace.failure {
                     Some(f) => self.tr(&Why::new("ui-status-stops")

@@ -177,7 +177,6 @@ fn the_budget_quiz_names_the_mistakes_behind_16384_and_49152() {
     assert!(ratio.contains('?'), "the ratio would give it away: {ratio}");
     assert!(s.contains("how many MLP weights"), "{s}");
     a.answer("16,384");
-    let lab = a.labs.budget.as_ref().unwrap();
     let (ok, msg) = a.count_quiz().unwrap().feedback.clone().unwrap();
     assert!(!ok && msg.contains("only W1"), "{msg}");
     assert!(a.frame().contains("only W1"));
@@ -185,7 +184,6 @@ fn the_budget_quiz_names_the_mistakes_behind_16384_and_49152() {
     // Next: SwiGLU at the matched width; 49,152 keeps d_ff at 256.
     a.act(Action::Next);
     a.answer("49,152");
-    let lab = a.labs.budget.as_ref().unwrap();
     let (ok, msg) = a.count_quiz().unwrap().feedback.clone().unwrap();
     assert!(!ok && msg.contains("SwiGLU kept at d_ff = 256"), "{msg}");
     a.act(Action::Next);

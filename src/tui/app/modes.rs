@@ -311,10 +311,10 @@ impl App {
     /// After every action: the count quiz belongs to the Budget tab and
     /// the model it was asked of, so it ends when either is left.
     pub(super) fn settle(&mut self) {
-        if let Overlay::CountQuiz(q) = &self.overlay {
-            if self.tab != Tab::Budget || self.presenting() || q.of != self.generation {
-                self.overlay = Overlay::None;
-            }
+        if let Overlay::CountQuiz(q) = &self.overlay
+            && (self.tab != Tab::Budget || self.presenting() || q.of != self.generation)
+        {
+            self.overlay = Overlay::None;
         }
     }
 

@@ -10,8 +10,10 @@
 
 pub mod big;
 mod compact;
+mod reach;
 
 pub use compact::{legend, lines};
+pub use reach::Reach;
 
 use crate::arch::Mask;
 use crate::i18n::Lang;
@@ -24,46 +26,6 @@ pub const SHADES: [&str; 5] = ["·", "░", "▒", "▓", "█"];
 use crate::tui::app::HEATMAP_SCROLL as SCROLL;
 /// Slices with at most this many columns print their numbers.
 const NUMBER_COLS: usize = 8;
-
-/// Which keys each query of a block's attention read, as the trace
-/// records it: the anatomy's mask, and the block's sliding window (0:
-/// none) from the trace's config. Query t of a causal mask reads keys
-/// `max(0, t + 1 − w) ..= t` (every key up to t without a window); a
-/// two-way mask, or none at all (the `no-causal-mask` fault), every key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reach {
-    /// The anatomy's mask.
-    pub mask: Mask,
-    /// The sliding window's width, 0 for none.
-    pub window: usize,
-}
-
-impl Reach {
-    /// What block `n` (from 1) of `trace` read.
-    #[must_use]
-    pub fn at(trace: &Trace, n: usize) -> Self {
-        Self {
-            mask: trace.anatomy.mask,
-            window: trace.config.window_at(n),
-        }
-    }
-
-    /// Whether any key is hidden from some query: a causal mask.
-    #[must_use]
-    pub fn masks(self) -> bool {
-        self.mask == Mask::Causal
-    }
-
-    /// Whether query `t` reads key `j`, of `keys` keys.
-    #[must_use]
-    pub fn reads(self, t: usize, j: usize, keys: usize) -> bool {
-        if !self.masks() {
-            return j < keys;
-        }
-        let end = (t + 1).min(keys);
-        j < end && (self.window == 0 || j + self.window >= end)
-    }
-}
 
 /// A cell of the slice: masked, or a value with its shade.
 #[derive(Debug, Clone, Copy, PartialEq)]

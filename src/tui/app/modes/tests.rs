@@ -100,6 +100,13 @@ fn the_count_quiz_belongs_to_the_budget_tab() {
     // Leaving the tab ends it.
     press(&mut a, KeyCode::Tab);
     assert!(a.count_quiz().is_none() && a.overlay == Overlay::None);
+    // So does a new model (a switch's trace landing).
+    press(&mut a, KeyCode::BackTab);
+    press(&mut a, KeyCode::Char('z'));
+    assert!(a.count_quiz().is_some());
+    a.generation += 1;
+    a.settle();
+    assert!(a.count_quiz().is_none());
 }
 
 #[test]

@@ -15,9 +15,8 @@ mod reach;
 pub use compact::{legend, lines};
 pub use reach::Reach;
 
-use crate::arch::Mask;
 use crate::i18n::Lang;
-use crate::trace::{Event, OpKind, Trace};
+use crate::trace::{Event, OpKind};
 use crate::why::Why;
 use unicode_width::UnicodeWidthStr;
 

@@ -1,5 +1,9 @@
+use super::table::{ALL, FOOTERS, STEPPING, c, row};
 use super::*;
 use crate::i18n::Lang;
+use Action as A;
+use KeyCode as K;
+use KeyMode as M;
 
 /// Every key a table binds, as a key event, and one typed character.
 fn events(table: &[Row]) -> Vec<KeyEvent> {

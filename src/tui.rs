@@ -121,14 +121,16 @@ pub fn app(
     if launch.quiz {
         app.update(Action::ToggleQuiz);
     }
-    app.present = launch.present;
+    if launch.present {
+        app.showing = app::Showing::Presenter { split: false };
+    }
     app.ascii = launch.ascii;
     app.lang = launch.lang;
     if let Some(secs) = launch.autoplay {
         if !(0.1..=3600.0).contains(&secs) {
             return Err(TuiError::Autoplay(secs));
         }
-        app.present = true;
+        app.showing = app::Showing::Presenter { split: false };
         app.autoplay = Some(Autoplay {
             every: Duration::from_secs_f64(secs),
             paused: false,

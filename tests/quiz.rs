@@ -44,7 +44,7 @@ impl Stepper {
     }
 
     fn feedback(&self) -> (bool, String) {
-        self.quiz.as_ref().unwrap().feedback.clone().unwrap()
+        self.quiz().unwrap().feedback.clone().unwrap()
     }
 }
 
@@ -57,7 +57,7 @@ fn at_q() -> Stepper {
     let mut a = app();
     a.act(Action::ToggleQuiz);
     a.act(Action::NextDeparture);
-    assert_eq!(a.quiz.as_ref().unwrap().asking, Some(5));
+    assert_eq!(a.quiz().unwrap().asking, Some(5));
     assert_eq!(a.path(5), Some("block1.attn.q"));
     a
 }
@@ -69,7 +69,7 @@ fn b_t_h_hd_for_q_is_wrong_and_b_h_t_hd_is_right() {
     let (ok, msg) = a.feedback();
     assert!(!ok, "{msg}");
     assert!(msg.contains("before the transpose"), "{msg}");
-    let q = a.quiz.as_ref().unwrap();
+    let q = a.quiz().unwrap();
     assert_eq!((q.right, q.asked, a.cursor), (0, 1, 5));
     assert!(a.frame().contains("before the transpose"), "on screen");
     insta::assert_snapshot!("wrong_order_verdict", a.frame());
@@ -77,7 +77,7 @@ fn b_t_h_hd_for_q_is_wrong_and_b_h_t_hd_is_right() {
     let mut a = at_q();
     a.answer("B,h,T,hd");
     assert!(a.feedback().0, "{}", a.feedback().1);
-    let q = a.quiz.as_ref().unwrap();
+    let q = a.quiz().unwrap();
     assert_eq!((q.right, q.asked), (1, 1));
     // The why follows every answer, right or wrong.
     let why = q.why.clone().unwrap();
@@ -90,7 +90,7 @@ fn b_t_h_hd_for_q_is_wrong_and_b_h_t_hd_is_right() {
 fn sizes_alone_get_a_follow_up_before_any_verdict() {
     let mut a = at_q();
     a.answer("2,4,4,16");
-    let q = a.quiz.as_ref().unwrap();
+    let q = a.quiz().unwrap();
     assert_eq!(q.asking, Some(5), "not judged yet");
     assert_eq!((q.asked, q.feedback.clone()), (0, None));
     assert!(q.follow_up.is_some());
@@ -114,7 +114,7 @@ fn the_scores_as_the_stream_shape_are_named_and_unchanged_steps_are_said() {
     a.act(Action::Next);
     a.act(Action::Next);
     a.act(Action::Next);
-    let q = a.quiz.as_ref().unwrap();
+    let q = a.quiz().unwrap();
     assert_eq!(q.asking, Some(8));
     assert_eq!(
         q.also.as_deref(),
@@ -129,7 +129,7 @@ fn the_scores_as_the_stream_shape_are_named_and_unchanged_steps_are_said() {
     a.act(Action::Next);
     a.act(Action::Next);
     a.act(Action::Cancel);
-    let q = a.quiz.as_ref().unwrap();
+    let q = a.quiz().unwrap();
     assert!(q.feedback.as_ref().unwrap().1.starts_with("skipped"));
     assert!(q.why.is_some());
     assert_eq!((q.right, q.asked), (1, 2));
@@ -159,7 +159,7 @@ fn the_footer_hides_the_counts_in_the_quiz_and_leaving_gives_the_score() {
 
 fn budget_quiz() -> Stepper {
     let mut a = app();
-    while a.tab.title() != "Budget" {
+    while a.t(a.tab.key()) != "Budget" {
         a.act(Action::NextTab);
     }
     a.act(Action::ToggleQuiz);
@@ -177,20 +177,18 @@ fn the_budget_quiz_names_the_mistakes_behind_16384_and_49152() {
     assert!(ratio.contains('?'), "the ratio would give it away: {ratio}");
     assert!(s.contains("how many MLP weights"), "{s}");
     a.answer("16,384");
-    let lab = a.labs.budget.as_ref().unwrap();
-    let (ok, msg) = lab.quiz.as_ref().unwrap().feedback.clone().unwrap();
+    let (ok, msg) = a.count_quiz().unwrap().feedback.clone().unwrap();
     assert!(!ok && msg.contains("only W1"), "{msg}");
     assert!(a.frame().contains("only W1"));
     insta::assert_snapshot!("budget_quiz_only_w1", a.frame());
     // Next: SwiGLU at the matched width; 49,152 keeps d_ff at 256.
     a.act(Action::Next);
     a.answer("49,152");
-    let lab = a.labs.budget.as_ref().unwrap();
-    let (ok, msg) = lab.quiz.as_ref().unwrap().feedback.clone().unwrap();
+    let (ok, msg) = a.count_quiz().unwrap().feedback.clone().unwrap();
     assert!(!ok && msg.contains("SwiGLU kept at d_ff = 256"), "{msg}");
     a.act(Action::Next);
     a.answer("16.4k");
-    let q = a.labs.budget.as_ref().unwrap().quiz.clone().unwrap();
+    let q = a.count_quiz().cloned().unwrap();
     assert!(q.invalid.unwrap().contains("not an exact count"));
     assert!(q.asking, "a malformed count keeps the question open");
     // Leaving gives the score.
@@ -204,7 +202,7 @@ fn the_budget_quiz_counts_from_the_budget_and_scores_right_answers() {
     let mut a = budget_quiz();
     let truth = a.labs.budget.as_ref().unwrap().ours.block.mlp_weights;
     a.answer(&shapetrace::budget::thousands(truth));
-    let q = a.labs.budget.as_ref().unwrap().quiz.clone().unwrap();
+    let q = a.count_quiz().cloned().unwrap();
     assert!(q.feedback.unwrap().0);
     assert_eq!((q.right, q.asked), (1, 1));
     assert!(a.frame().contains("✓ right"), "{}", a.frame());

@@ -259,7 +259,10 @@ fn the_quiz_and_reveal_mode_take_the_one_model_view_and_give_it_back() {
     press(&mut lp, "n");
     let at = lp.app.cursor;
     press(&mut lp, "z");
-    assert!(lp.app.quiz.is_some(), "z starts the quiz in the split view");
+    assert!(
+        lp.app.quiz().is_some(),
+        "z starts the quiz in the split view"
+    );
     assert!(!lp.app.split_shown(), "the quiz follows one model");
     assert!(frame(&lp).contains("Block "), "{}", frame(&lp));
     // | cannot bring the split back over the quiz.
@@ -281,7 +284,7 @@ fn the_quiz_and_reveal_mode_take_the_one_model_view_and_give_it_back() {
         Some(at)
     );
     press(&mut lp, "o");
-    assert!(lp.app.reveal.is_some() && !lp.app.split_shown());
+    assert!(lp.app.reveal().is_some() && !lp.app.split_shown());
     press(&mut lp, "o");
     assert!(lp.app.split_shown());
 }

@@ -10,7 +10,7 @@ use common::{frame, settle, stepper};
 use shapetrace::config::Fault;
 use shapetrace::load::{Sources, resolve};
 use shapetrace::trace::log;
-use shapetrace::tui::action::{Action, KEYS};
+use shapetrace::tui::action::{Action, keys};
 use shapetrace::tui::app::{App, Given};
 use shapetrace::tui::theme::MONO;
 use shapetrace::{Overlay, Request};
@@ -78,13 +78,14 @@ fn the_diagram_and_the_help_are_not_cut() {
     // Every key's line is whole on some screen of the overlay, which
     // scrolls with ↓ when the keys outnumber the rows.
     let mut seen = String::new();
-    for _ in 0..=KEYS.len() {
+    for _ in 0..=keys::listed().count() {
         lp.show().unwrap();
         seen.push_str(&frame(&lp));
         lp.app.update(Action::Down);
     }
-    for (keys, what) in KEYS {
-        assert!(seen.contains(what), "help cuts '{keys}: {what}':\n{seen}");
+    for (keys, words) in keys::listed() {
+        let what = lp.app.t(words);
+        assert!(seen.contains(&what), "help cuts '{keys}: {what}':\n{seen}");
     }
     assert!(seen.contains("✓/✗ residual add"), "{seen}");
 }

@@ -388,7 +388,7 @@ fn faults_cycle_and_steps_after_the_failure_cannot_be_reached() {
 fn quiz_asks_before_each_new_shape_and_keeps_score() {
     let mut a = with(&[Action::ToggleQuiz]);
     a.act(Action::NextDeparture);
-    let q = a.quiz.as_ref().unwrap();
+    let q = a.quiz().unwrap();
     assert_eq!(q.asking, Some(5), "asked before block1.attn.q is shown");
     assert_eq!(a.cursor, 4);
     assert!(a.hidden(5) && !a.hidden(4));
@@ -398,10 +398,10 @@ fn quiz_asks_before_each_new_shape_and_keeps_score() {
     }
     a.act(Action::Submit);
     // h = T = 4: the sizes fit two orders, so the quiz asks which 4 is h.
-    assert!(a.quiz.as_ref().unwrap().follow_up.is_some());
+    assert!(a.quiz().unwrap().follow_up.is_some());
     a.act(Action::Char('2'));
     a.act(Action::Submit);
-    let q = a.quiz.as_ref().unwrap();
+    let q = a.quiz().unwrap();
     assert_eq!((q.right, q.asked, a.cursor), (1, 1, 5));
     assert!(q.feedback.as_ref().unwrap().0);
     // k has the same shape as q: no question; scores differ from v.
@@ -409,12 +409,12 @@ fn quiz_asks_before_each_new_shape_and_keeps_score() {
     a.act(Action::Next);
     assert_eq!(a.cursor, 7);
     a.act(Action::Next);
-    assert_eq!(a.quiz.as_ref().unwrap().asking, Some(8));
+    assert_eq!(a.quiz().unwrap().asking, Some(8));
     for c in "2,4,64".chars() {
         a.act(Action::Char(c));
     }
     a.act(Action::Submit);
-    let q = a.quiz.as_ref().unwrap();
+    let q = a.quiz().unwrap();
     assert_eq!((q.right, q.asked), (1, 2));
     assert!(
         q.feedback
@@ -426,13 +426,13 @@ fn quiz_asks_before_each_new_shape_and_keeps_score() {
     // Text that is not a shape keeps the question open.
     a.act(Action::Next);
     a.act(Action::Next);
-    assert_eq!(a.quiz.as_ref().unwrap().asking, Some(10));
+    assert_eq!(a.quiz().unwrap().asking, Some(10));
     a.act(Action::Char(','));
     a.act(Action::Submit);
-    assert!(a.quiz.as_ref().unwrap().invalid.is_some());
-    assert_eq!(a.quiz.as_ref().unwrap().asking, Some(10));
+    assert!(a.quiz().unwrap().invalid.is_some());
+    assert_eq!(a.quiz().unwrap().asking, Some(10));
     a.act(Action::Cancel);
-    assert_eq!((a.cursor, a.quiz.as_ref().unwrap().asked), (10, 2));
+    assert_eq!((a.cursor, a.quiz().unwrap().asked), (10, 2));
 }
 
 #[test]
@@ -462,7 +462,7 @@ fn autoplay_steps_on_ticks_and_pauses() {
     };
     let mut a =
         shapetrace::tui::app(ModelConfig::default(), launch, Given::default(), COLOR).unwrap();
-    assert!(a.present);
+    assert!(a.presenting());
     assert_eq!(a.key_mode(), KeyMode::Autoplay);
     a.update(Action::Tick);
     assert_eq!(a.cursor, 1);
@@ -567,7 +567,7 @@ fn help_opens_and_closes() {
     assert_eq!(a.key_mode(), KeyMode::Help);
     assert!(screen(&a).contains("cycle the teaching faults"));
     a.act(Action::ToggleHelp);
-    assert!(!a.help);
+    assert!(a.overlay.help().is_none());
 }
 
 // ---- keymap ---------------------------------------------------------------
@@ -648,7 +648,7 @@ fn keymap_is_a_pure_function_of_key_and_mode() {
 
 fn tab(name: &str) -> Stepper {
     let mut a = app();
-    while a.tab.title() != name {
+    while a.t(a.tab.key()) != name {
         a.act(Action::NextTab);
     }
     a
@@ -664,10 +664,10 @@ fn type_text(a: &mut Stepper, s: &str) {
 #[test]
 fn tab_cycles_through_every_tab_and_back() {
     let mut a = app();
-    let mut seen = vec![a.tab.title()];
+    let mut seen = vec![a.t(a.tab.key())];
     for _ in 0..6 {
         a.act(Action::NextTab);
-        seen.push(a.tab.title());
+        seen.push(a.t(a.tab.key()));
     }
     assert_eq!(
         seen,
@@ -676,7 +676,7 @@ fn tab_cycles_through_every_tab_and_back() {
         ]
     );
     a.act(Action::PrevTab);
-    assert_eq!(a.tab.title(), "Probes");
+    assert_eq!(a.t(a.tab.key()), "Probes");
 }
 
 #[test]
@@ -1194,7 +1194,7 @@ fn snapshot_budget_charts() {
     for (preset, cross) in [("lesson", 256.0), ("gpt2-small", 3072.0)] {
         let cfg = shapetrace::config::preset::by_name(preset).unwrap();
         let mut a = Stepper(common::stepper(cfg.clone(), Given::default()));
-        while a.tab.title() != "Budget" {
+        while a.t(a.tab.key()) != "Budget" {
             a.act(Action::NextTab);
         }
         a.act(Action::ToggleCharts);
@@ -1246,7 +1246,7 @@ fn ascii_leaves_no_glyph_on_any_screen() {
         lp.app.update(Action::NextTab);
         common::settle(&mut lp);
         screens.push(common::frame(&lp));
-        if lp.app.tab.title() == "Budget" {
+        if lp.app.t(lp.app.tab.key()) == "Budget" {
             lp.app.update(Action::ToggleCharts);
             common::settle(&mut lp);
             screens.push(common::frame(&lp));

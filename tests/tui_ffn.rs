@@ -21,7 +21,7 @@ fn act(lp: &mut TestLoop, action: Action) {
 /// The stepper on the lesson model, on the FFN tab.
 fn ffn_tab() -> TestLoop {
     let mut lp = common::stepper(ModelConfig::default(), Given::default());
-    while lp.app.tab.title() != "FFN" {
+    while lp.app.t(lp.app.tab.key()) != "FFN" {
         act(&mut lp, Action::NextTab);
     }
     lp

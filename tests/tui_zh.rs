@@ -10,7 +10,7 @@ use shapetrace::ModelConfig;
 use shapetrace::config::Fault;
 use shapetrace::config::preset::PRESETS;
 use shapetrace::i18n::Lang;
-use shapetrace::tui::action::{Action, KEYS};
+use shapetrace::tui::action::{Action, keys};
 use shapetrace::tui::app::Given;
 use shapetrace::tui::theme::COLOR;
 use shapetrace::tui::{Launch, event_loop::EventLoop};
@@ -164,17 +164,15 @@ fn snapshot_zh_budget_tab() {
 fn every_help_line_fits_80_columns_in_zh_tw() {
     let mut lp = zh(ModelConfig::default(), &[Action::ToggleHelp]);
     let mut seen = String::new();
-    for _ in 0..=KEYS.len() {
+    for _ in 0..=keys::listed().count() {
         lp.show().unwrap();
         seen.push_str(&frame(&lp));
         seen.push('\n');
         lp.app.update(Action::Down);
     }
     fits(&seen);
-    for (keys, _) in KEYS {
-        let key = shapetrace::tui::ui::help_message(keys)
-            .unwrap_or_else(|| panic!("'{keys}' has no catalog key"));
-        let what = Lang::ZhTw.t(key);
+    for (keys, words) in keys::listed() {
+        let what = Lang::ZhTw.t(words);
         assert!(seen.contains(&what), "help cuts '{keys}: {what}':\n{seen}");
     }
 }

@@ -1,6 +1,10 @@
-//! What a key press means: a pure map from keys to [`Action`]s.
+//! What a key press means: a pure map from keys to [`Action`]s, read off
+//! the one key table in [`keys`], which also makes the footer's hints, the
+//! help overlay and the README's key list.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+pub mod keys;
+
+use ratatui::crossterm::event::KeyEvent;
 
 /// Everything the user can ask the app to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +98,9 @@ pub enum Action {
     Quit,
 }
 
-/// Which keys are live.
+/// Which keys are live: the stepper's state says which (see
+/// [`crate::tui::app::App::key_mode`]); each row of [`keys::TABLE`] lists
+/// the modes it applies in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyMode {
     /// Every key: steps, switches, tabs.
@@ -107,106 +113,15 @@ pub enum KeyMode {
     Typing,
 }
 
-/// The action for `key` in `mode`, if any.
+/// The action for `key` in `mode`, if any: the first row of the key
+/// table that applies in `mode` and binds `key`. A row that applies in
+/// fewer modes stands before a row it overrides (space pauses autoplay;
+/// Esc closes the help and skips a question), which a test of the table
+/// holds.
 #[must_use]
 pub fn map_key(key: KeyEvent, mode: KeyMode) -> Option<Action> {
-    use Action as A;
-    use KeyCode as K;
-    if key.modifiers.contains(KeyModifiers::CONTROL) {
-        return match (key.code, mode) {
-            (K::Char('c'), _) => Some(A::Quit),
-            (K::Char('u'), KeyMode::Typing) => Some(A::ClearInput),
-            _ => None,
-        };
-    }
-    match mode {
-        KeyMode::Typing => match key.code {
-            K::Enter => Some(A::Submit),
-            K::Backspace => Some(A::Backspace),
-            K::Esc => Some(A::Cancel),
-            // Every printable character goes in; the parser names what it refuses.
-            K::Char(c) if !c.is_control() => Some(A::Char(c)),
-            _ => None,
-        },
-        KeyMode::Help => match key.code {
-            K::Char('?') | K::Esc | K::Enter => Some(A::ToggleHelp),
-            K::Down | K::Char('j') => Some(A::Down),
-            K::Up | K::Char('k') => Some(A::Up),
-            K::Char('q') => Some(A::Quit),
-            _ => None,
-        },
-        KeyMode::Normal | KeyMode::Autoplay => match key.code {
-            K::Char(' ') if mode == KeyMode::Autoplay => Some(A::TogglePause),
-            K::Right | K::Char('l' | ' ') => Some(A::Next),
-            K::Left | K::Char('h') => Some(A::Prev),
-            K::Down | K::Char('j') => Some(A::Down),
-            K::Up | K::Char('k') => Some(A::Up),
-            K::Char('e') => Some(A::Edit),
-            K::Char('x') => Some(A::CycleMistake),
-            K::Char('s') => Some(A::ToggleGated),
-            K::Home | K::Char('g') => Some(A::First),
-            K::End | K::Char('G') => Some(A::Last),
-            K::PageDown => Some(A::PageDown),
-            K::PageUp => Some(A::PageUp),
-            K::Char('n') => Some(A::NextDeparture),
-            K::Char('N') => Some(A::PrevDeparture),
-            K::Char('r') => Some(A::NextResidual),
-            K::Char('R') => Some(A::PrevResidual),
-            K::Tab => Some(A::NextTab),
-            K::BackTab => Some(A::PrevTab),
-            K::Char('?') => Some(A::ToggleHelp),
-            K::Char('a') => Some(A::CycleAct),
-            K::Char('m') => Some(A::ToggleNorm),
-            K::Char('p') => Some(A::TogglePlacement),
-            K::Char('f') => Some(A::CycleFault),
-            K::Char('z') => Some(A::ToggleQuiz),
-            K::Char('P') => Some(A::TogglePresent),
-            K::Char(']') => Some(A::NextHead),
-            K::Char('[') => Some(A::PrevHead),
-            K::Char('<') => Some(A::ScrollLeft),
-            K::Char('>') => Some(A::ScrollRight),
-            K::Char('v') => Some(A::BackToReplay),
-            K::Char('w') => Some(A::ToggleWhy),
-            K::Char('o') => Some(A::ToggleReveal),
-            K::Char('c') => Some(A::ToggleCharts),
-            K::Char('|') => Some(A::ToggleSplit),
-            K::Char('b') => Some(A::SwitchSide),
-            K::Char('q') | K::Esc => Some(A::Quit),
-            _ => None,
-        },
-    }
+    keys::TABLE
+        .iter()
+        .filter(|row| row.modes.contains(&mode))
+        .find_map(|row| row.action(key))
 }
-
-/// The key table shown by `?` and in the README: (keys, what they do).
-pub const KEYS: &[(&str, &str)] = &[
-    ("→ l space", "next step"),
-    ("← h", "previous step"),
-    ("↓ j / ↑ k", "move down / up (labs: field or view)"),
-    ("g Home / G End", "first / last step"),
-    ("PgDn / PgUp", "ten steps on / back"),
-    ("n / N", "next / previous departure from (B,T,d)"),
-    ("r / R", "next / previous residual add"),
-    ("[ / ]", "previous / next head in the heatmap"),
-    ("< / >", "scroll a wide heatmap left / right"),
-    ("w", "the whole why in the Detail pane (hides the heatmap)"),
-    ("a", "cycle the activation (re-runs)"),
-    ("m", "switch LayerNorm / RMSNorm (re-runs)"),
-    ("p", "switch Pre-LN / Post-LN (re-runs)"),
-    ("f", "cycle the teaching faults (re-runs)"),
-    ("z", "quiz: predict each new shape"),
-    ("o", "reveal mode: each next shape hidden until → shows it"),
-    ("c", "Budget: its pictures / its table"),
-    ("P", "presenter mode (space pauses autoplay)"),
-    ("v", "back to the replayed log after a switch"),
-    ("|", "--compare: the split view / the left model alone"),
-    ("b", "--compare: a m p f switch the left / right model"),
-    (
-        "Tab / Shift-Tab",
-        "tabs: Steps Checks FFN Norms Budget Probes",
-    ),
-    ("e", "labs: edit the input vector"),
-    ("x / s", "FFN: cycle the mistake / simple or gated (SwiGLU)"),
-    ("click", "select a step"),
-    ("?", "this help"),
-    ("q Esc Ctrl-C", "quit"),
-];

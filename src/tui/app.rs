@@ -5,18 +5,20 @@
 //! `navigate`, tracing again in `retrace` and the jobs in `work`.
 
 pub mod labs;
+mod modes;
 mod navigate;
 pub mod quiz;
 mod retrace;
 pub mod split;
 mod work;
 
-use super::action::{Action, KeyMode};
+use super::action::Action;
 use super::theme::Theme;
 use crate::Run;
 use crate::config::{Act, ModelConfig, NormKind, Placement};
 use crate::trace::{Event, Failure};
 use labs::Labs;
+pub use modes::{Overlay, Showing};
 pub use quiz::{Quiz, parse_shape};
 pub use retrace::{Given, Retrace, Switch};
 use std::time::Duration;
@@ -63,19 +65,6 @@ impl Tab {
         }
     }
 
-    /// The tab's name in the tab bar, e.g. `Budget`.
-    #[must_use]
-    pub fn title(self) -> &'static str {
-        match self {
-            Tab::Steps => "Steps",
-            Tab::Checks => "Checks",
-            Tab::Ffn => "FFN",
-            Tab::Norms => "Norms",
-            Tab::Budget => "Budget",
-            Tab::Probes => "Probes",
-        }
-    }
-
     fn step(self, by: usize) -> Tab {
         let n = Tab::ALL.len();
         Tab::ALL[(self as usize + by) % n]
@@ -117,19 +106,14 @@ pub struct App {
     pub cursor: usize,
     /// The tab shown.
     pub tab: Tab,
-    /// Whether the key help overlay is open.
-    pub help: bool,
-    /// The first line of the help overlay shown, when it scrolls.
-    pub help_at: usize,
+    /// What the body shows: the tab's panes, the split view or
+    /// presenter mode.
+    pub showing: Showing,
+    /// What lies over it and takes keys first: the help, the quiz, reveal
+    /// mode or the count quiz.
+    pub overlay: Overlay,
     /// The Detail pane shows the step's whole why instead of its heatmap.
     pub why_whole: bool,
-    /// The quiz, while it is on.
-    pub quiz: Option<Quiz>,
-    /// Presenter mode: the current step in large text.
-    pub present: bool,
-    /// Reveal mode (`o`): the last step whose shape is shown; every later
-    /// step's is hidden until the step key reveals it. `None`: off.
-    pub reveal: Option<usize>,
     /// Whether the Budget tab draws its pictures instead of its table (`c`).
     pub charts: bool,
     /// Whether glyphs and box drawing are drawn as ASCII (`--ascii`).
@@ -243,15 +227,12 @@ impl App {
             generation: 0,
             cursor: 0,
             tab: Tab::Steps,
-            help: false,
-            help_at: 0,
+            showing: Showing::Tabs,
+            overlay: Overlay::None,
             why_whole: false,
-            quiz: None,
-            present: false,
             ascii: false,
             lang: crate::i18n::Lang::En,
             charts: false,
-            reveal: None,
             autoplay: None,
             head: 0,
             col: 0,
@@ -340,7 +321,7 @@ impl App {
 
     /// The model the next switch starts from: the newest one asked for,
     /// else the one shown.
-    fn next_cfg(&self) -> ModelConfig {
+    pub(super) fn next_cfg(&self) -> ModelConfig {
         self.asked.as_ref().unwrap_or(self.cfg()).clone()
     }
 
@@ -365,121 +346,8 @@ impl App {
         self.lang.why(message)
     }
 
-    /// Which keys are live now.
-    #[must_use]
-    pub fn key_mode(&self) -> KeyMode {
-        if self.quiz.as_ref().is_some_and(|q| q.asking.is_some())
-            || self.labs.editing.is_some()
-            || (self.tab == Tab::Budget && self.labs.budget.as_ref().is_some_and(|b| b.asking()))
-        {
-            KeyMode::Typing
-        } else if self.help {
-            KeyMode::Help
-        } else if self.autoplay.is_some() {
-            KeyMode::Autoplay
-        } else {
-            KeyMode::Normal
-        }
-    }
-
-    /// Applies one action.
-    pub fn update(&mut self, action: Action) {
-        use Action as A;
-        // The split view steps its aligned rows and switches the side `b`
-        // points at (not while the help is open).
-        // Autoplay waits behind the help while the split view is shown.
-        if self.help && action == A::Tick && self.split_shown() {
-            return;
-        }
-        if !self.help && self.split_update(action) {
-            self.refresh_split();
-            return;
-        }
-        match action {
-            A::Quit => self.quit = true,
-            A::NextTab | A::PrevTab => {
-                let by = if action == A::NextTab {
-                    1
-                } else {
-                    Tab::ALL.len() - 1
-                };
-                self.tab = self.tab.step(by);
-                // A message belongs to the tab it was said on.
-                self.status = None;
-            }
-            A::ToggleHelp => {
-                self.help = !self.help;
-                self.help_at = 0;
-            }
-            A::Down | A::Up if self.help => {
-                self.help_at = if action == A::Down {
-                    (self.help_at + 1).min(crate::tui::action::KEYS.len())
-                } else {
-                    self.help_at.saturating_sub(1)
-                };
-            }
-            A::CycleAct | A::ToggleNorm | A::TogglePlacement | A::CycleFault => {
-                if let Some((cfg, switch)) = switched(&self.next_cfg(), action) {
-                    self.rerun(cfg, switch);
-                }
-            }
-            A::ToggleQuiz => self.toggle_quiz(),
-            A::TogglePresent => self.present = !self.present,
-            A::TogglePause => self.toggle_pause(),
-            A::Tick => self.tick(),
-            A::BackToReplay => self.back_to_replay(),
-            A::ToggleWhy => self.why_whole = !self.why_whole,
-            A::ToggleCharts => {
-                self.charts = !self.charts;
-                if self.tab != Tab::Budget {
-                    self.status = Some(if self.charts {
-                        self.t("ui-status-charts-on")
-                    } else {
-                        self.t("ui-status-charts-off")
-                    });
-                }
-            }
-            A::ToggleSplit | A::SwitchSide => {
-                self.status = Some(self.t("ui-split-needs-compare"));
-            }
-            A::ToggleReveal => {
-                self.reveal = match self.reveal {
-                    Some(_) => None,
-                    None => Some(self.cursor),
-                };
-                self.status = Some(match self.reveal {
-                    Some(_) => self.t("ui-status-reveal-on"),
-                    None => self.t("ui-status-reveal-off"),
-                });
-            }
-            // Reveal mode: the first step key on a hidden step shows it.
-            A::Next
-                if self.reveal_hides()
-                    && (matches!(self.tab, Tab::Steps | Tab::Checks) || self.present) =>
-            {
-                self.reveal = Some(self.cursor);
-            }
-            A::Char(_) | A::Backspace | A::ClearInput | A::Submit | A::Cancel => self.typed(action),
-            _ if matches!(self.tab, Tab::Steps | Tab::Checks) || self.present => {
-                self.navigate(action)
-            }
-            _ => self.lab_update(action),
-        }
-        self.refresh_labs();
-        self.refresh_split();
-    }
-
-    /// Typing goes to the open quiz question, else to the lab being edited.
-    fn typed(&mut self, action: Action) {
-        if self.quiz.as_ref().is_some_and(|q| q.asking.is_some()) {
-            self.quiz_input(action);
-        } else {
-            self.lab_update(action);
-        }
-    }
-
     /// A key's action for the lab on the shown tab.
-    fn lab_update(&mut self, action: Action) {
+    pub(super) fn lab_update(&mut self, action: Action) {
         let cfg = &self.run.trace.config;
         self.labs.update(self.tab, action, self.generation, cfg);
     }

@@ -38,9 +38,9 @@ mod small;
 mod split;
 mod steps;
 mod width;
+mod words;
 
 use super::app::{App, Tab};
-pub use help::message as help_message;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Widget;
@@ -99,7 +99,8 @@ pub fn areas(app: &App, area: Rect) -> Areas {
 /// The step under the mouse at (`x`, `y`), if any.
 #[must_use]
 pub fn step_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
-    if app.present || app.help || app.tab != Tab::Steps || too_small(area) {
+    if app.presenting() || app.overlay.help().is_some() || app.tab != Tab::Steps || too_small(area)
+    {
         return None;
     }
     if let (true, Some(s)) = (app.split_shown(), &app.split) {
@@ -153,7 +154,7 @@ impl App {
             height: a.footer.y - a.steps.y,
             ..a.steps
         };
-        if self.present {
+        if self.presenting() {
             present::render(self, body, buf);
         } else {
             match self.tab {
@@ -173,11 +174,11 @@ impl App {
         if self.labs.editing.is_some() {
             edit::render(self, body, buf);
         }
-        if self.quiz.is_some() {
+        if self.quiz().is_some() {
             quiz::render(self, body, buf);
         }
-        if self.help {
-            help::render(self, area, buf);
+        if let Some(at) = self.overlay.help() {
+            help::render(self, at, area, buf);
         }
     }
 }

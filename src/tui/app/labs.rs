@@ -14,7 +14,7 @@ use crate::config::ModelConfig;
 use crate::lesson::norms::NormCompare;
 use crate::lesson::parse_vector;
 use crate::tui::action::Action;
-pub use budget::{BudgetLab, Field};
+pub use budget::{BudgetLab, CountQuiz, Field};
 use budget::{budget_lab, set_budget};
 pub use ffn::FfnLab;
 pub use probes::{ProbeKey, ProbesLab};

@@ -32,18 +32,14 @@ impl App {
             A::Last => self.goto(usize::MAX),
             A::PageDown => self.goto(self.cursor + PAGE),
             A::PageUp => self.cursor = self.cursor.saturating_sub(PAGE),
-            A::NextDeparture => self.jump(self.find(self.cursor, true, |e| e.departs), "departure"),
-            A::PrevDeparture => {
-                self.jump(self.find(self.cursor, false, |e| e.departs), "departure")
+            A::NextDeparture | A::PrevDeparture => {
+                let to = self.find(self.cursor, action == A::NextDeparture, |e| e.departs);
+                self.jump(to, "ui-what-departure");
             }
-            A::NextResidual => self.jump(
-                self.find(self.cursor, true, Event::is_residual),
-                "residual add",
-            ),
-            A::PrevResidual => self.jump(
-                self.find(self.cursor, false, Event::is_residual),
-                "residual add",
-            ),
+            A::NextResidual | A::PrevResidual => {
+                let to = self.find(self.cursor, action == A::NextResidual, Event::is_residual);
+                self.jump(to, "ui-what-residual-add");
+            }
             A::Select(i) if i < self.rows() => self.goto(i),
             // A replayed log's header may say 0 heads: one is shown.
             A::NextHead => self.head = (self.head + 1) % self.cfg().heads.max(1),
@@ -57,7 +53,8 @@ impl App {
         }
     }
 
-    /// Moves to `to`, or says there is no further `what` that way.
+    /// Moves to `to`, or says there is no further `what` (the catalog key
+    /// of its name) that way.
     pub(super) fn jump(&mut self, to: Option<usize>, what: &str) {
         match to {
             Some(i) => {
@@ -68,10 +65,10 @@ impl App {
         }
     }
 
-    /// Says there is no further `what` (`departure`, `residual add`) in
-    /// the direction asked, in the app's language.
+    /// Says there is no further `what` (the catalog key of its name, e.g.
+    /// `ui-what-departure`) in the direction asked, in the app's language.
     pub(super) fn no_further(&mut self, what: &str) {
-        let what = self.t(&format!("ui-what-{}", what.replace(' ', "-")));
+        let what = self.t(what);
         self.status =
             Some(self.tr(&crate::why::Why::new("ui-status-no-further").arg("what", what)));
     }
@@ -95,12 +92,12 @@ impl App {
         }
         // Reveal mode: a tick shows the hidden step before moving on.
         if self.reveal_hides() {
-            self.reveal = Some(self.cursor);
+            self.overlay = super::Overlay::Reveal(self.cursor);
         } else if self.cursor + 1 < self.rows() {
             self.goto(self.cursor + 1);
         } else if let Some(a) = &mut self.autoplay {
             a.paused = true;
-            self.status = Some("autoplay reached the last step (space replays)".into());
+            self.status = Some(self.t("ui-status-autoplay-end"));
         }
     }
 
@@ -109,11 +106,14 @@ impl App {
     pub(super) fn toggle_pause(&mut self) {
         let last = self.cursor + 1 >= self.rows();
         if let Some(a) = &mut self.autoplay {
-            if a.paused && last {
-                self.cursor = 0;
-                self.reveal = self.reveal.map(|_| 0);
-            }
+            let replay = a.paused && last;
             a.paused = !a.paused;
+            if replay {
+                self.cursor = 0;
+                if let super::Overlay::Reveal(r) = &mut self.overlay {
+                    *r = 0;
+                }
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 //! [`crate::quiz`]; here are the turns: ask, follow up when the sizes fit
 //! two axis orders, reveal with the step's why, keep score.
 
-use super::{App, Row, Tab};
+use super::{App, Row};
 use crate::Shape;
 use crate::quiz::{FollowUp, Question, Verdict, parse::parse};
 use crate::shape::fmt_shape;
@@ -62,16 +62,15 @@ impl App {
     /// Whether the shape of row `i` is hidden by the quiz.
     #[must_use]
     pub fn hidden(&self, i: usize) -> bool {
-        match &self.quiz {
-            Some(q) => i > q.revealed,
-            // Reveal mode, which the quiz replaces while it runs.
-            None => self.reveal.is_some_and(|r| i > r),
+        match (self.quiz(), self.reveal()) {
+            (Some(q), _) => i > q.revealed,
+            (None, r) => r.is_some_and(|r| i > r),
         }
     }
 
     /// Whether reveal mode hides the step the cursor is on.
     pub(super) fn reveal_hides(&self) -> bool {
-        self.quiz.is_none() && self.reveal.is_some_and(|r| self.cursor > r)
+        self.reveal().is_some_and(|r| self.cursor > r)
     }
 
     /// Whether the quiz asks before showing row `i`: its shape differs
@@ -89,7 +88,7 @@ impl App {
     /// steps it showed on the way (their shape did not change).
     pub(super) fn goto(&mut self, target: usize) {
         let target = target.min(self.rows().saturating_sub(1));
-        let Some(quiz) = &self.quiz else {
+        let Some(quiz) = self.quiz() else {
             self.cursor = target;
             return;
         };
@@ -117,7 +116,7 @@ impl App {
         });
         let moved = ask.map_or(target, |a| a - 1) != self.cursor || ask.is_some();
         self.cursor = ask.map_or(target, |a| a - 1);
-        if let Some(q) = &mut self.quiz {
+        if let Some(q) = self.quiz_mut() {
             q.revealed = revealed;
             q.asking = ask;
             if moved {
@@ -127,38 +126,18 @@ impl App {
         }
     }
 
-    pub(super) fn toggle_quiz(&mut self) {
-        if self.tab == Tab::Budget {
-            if let Some(lab) = &mut self.labs.budget {
-                self.status = Some(lab.toggle_quiz());
-            }
-            return;
-        }
-        if let Some(q) = self.quiz.take() {
-            let off = crate::why::Why::new("ui-status-quiz-off")
-                .arg("right", q.right)
-                .arg("asked", q.asked);
-            self.status = Some(self.tr(&off));
-        } else {
-            self.quiz = Some(Quiz {
-                revealed: self.cursor,
-                ..Quiz::default()
-            });
-            self.status = Some(self.t("ui-status-quiz-on"));
-        }
-    }
-
     /// After a re-run the quiz goes on from the cursor.
     pub(super) fn quiz_rerun(&mut self) {
-        if let Some(q) = &mut self.quiz {
-            q.revealed = self.cursor;
+        let cursor = self.cursor;
+        if let Some(q) = self.quiz_mut() {
+            q.revealed = cursor;
             q.asking = None;
             q.follow_up = None;
         }
     }
 
     pub(super) fn quiz_input(&mut self, action: Action) {
-        let Some(q) = &mut self.quiz else { return };
+        let Some(q) = self.quiz_mut() else { return };
         match action {
             Action::Char(c) => q.input.push(c),
             Action::Backspace => {
@@ -166,7 +145,7 @@ impl App {
             }
             Action::ClearInput => q.input.clear(),
             Action::Submit => self.answer(),
-            Action::Cancel => self.reveal(None),
+            Action::Cancel => self.show_answer(None),
             _ => {}
         }
     }
@@ -174,7 +153,7 @@ impl App {
     /// Judges what was typed: a verdict, a follow-up, or why it is not an
     /// answer (the question stays open).
     fn answer(&mut self) {
-        let Some(q) = &self.quiz else { return };
+        let Some(q) = self.quiz() else { return };
         let Some(Row::Event(e)) = q.asking.and_then(|i| self.row(i)) else {
             return;
         };
@@ -187,22 +166,22 @@ impl App {
                 .map(|a| question.judge(&a))
                 .map_err(|err| err.to_string()),
         };
-        let Some(q) = &mut self.quiz else { return };
+        let Some(q) = self.quiz_mut() else { return };
         match judged {
             Ok(Verdict::Ask(f)) => {
                 q.follow_up = Some(f);
                 q.input.clear();
                 q.invalid = None;
             }
-            Ok(v) => self.reveal(Some((v, question))),
+            Ok(v) => self.show_answer(Some((v, question))),
             Err(msg) => q.invalid = Some(msg),
         }
     }
 
     /// Shows the asked step with its why; scores the verdict when there is
     /// one (none: skipped).
-    fn reveal(&mut self, verdict: Option<(Verdict, Question)>) {
-        let Some(step) = self.quiz.as_ref().and_then(|q| q.asking) else {
+    fn show_answer(&mut self, verdict: Option<(Verdict, Question)>) {
+        let Some(step) = self.quiz().and_then(|q| q.asking) else {
             return;
         };
         let Some(Row::Event(e)) = self.row(step) else {
@@ -233,7 +212,8 @@ impl App {
             }
             v => (v, question),
         });
-        if let Some(q) = &mut self.quiz {
+        let lang = self.lang;
+        if let Some(q) = self.quiz_mut() {
             q.asked += usize::from(verdict.is_some());
             q.feedback = Some(match verdict {
                 Some((Verdict::Right, _)) => {
@@ -247,7 +227,7 @@ impl App {
                     let wrong = crate::why::Why::new("ui-quiz-wrong-is")
                         .arg("says", says)
                         .arg("is", is);
-                    (false, self.lang.why(&wrong))
+                    (false, lang.why(&wrong))
                 }
                 Some((Verdict::Ask(_), _)) | None => (false, skipped),
             });

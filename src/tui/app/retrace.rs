@@ -61,6 +61,21 @@ impl fmt::Display for Switch {
     }
 }
 
+impl Retrace {
+    /// The catalog key of its name, e.g. `ui-switch-activation`.
+    #[must_use]
+    pub fn key(self) -> &'static str {
+        match self {
+            Retrace::Values => "ui-switch-values",
+            Retrace::Switch(Switch::Activation) => "ui-switch-activation",
+            Retrace::Switch(Switch::Norm) => "ui-switch-norm",
+            Retrace::Switch(Switch::Placement) => "ui-switch-placement",
+            Retrace::Switch(Switch::Fault) => "ui-switch-fault",
+            Retrace::Switch(Switch::File) => "ui-switch-model-file",
+        }
+    }
+}
+
 impl fmt::Display for Retrace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -163,7 +178,9 @@ impl App {
                     .min(self.rows().saturating_sub(1));
                 self.quiz_rerun();
                 // Reveal mode goes on from the step the cursor kept.
-                self.reveal = self.reveal.map(|_| self.cursor);
+                if let super::Overlay::Reveal(r) = &mut self.overlay {
+                    *r = self.cursor;
+                }
                 let name = self.said(what);
                 let said = match &self.run.trace.failure {
                     Some(f) => self.tr(&Why::new("ui-status-stops")
@@ -203,7 +220,7 @@ impl App {
 impl App {
     /// What was re-traced (`fault`, `model file`), in the app's language.
     pub(super) fn said(&self, what: Retrace) -> String {
-        self.t(&format!("ui-switch-{}", what.to_string().replace(' ', "-")))
+        self.t(what.key())
     }
 
     /// Shows the replayed log again that a switch left for a live run.

@@ -12,7 +12,7 @@
 //! side is traced for its shapes at once (shapes are all a comparison
 //! reads). The comparison is made again whenever either side changes.
 
-use super::{App, Switch, Tab};
+use super::{App, Showing, Switch, Tab};
 use crate::budget::Budget;
 use crate::compare::{Comparison, Status};
 use crate::config::ModelConfig;
@@ -43,9 +43,6 @@ pub struct Split {
     pub row: usize,
     /// The side `a` `m` `p` `f` switch.
     pub focus: Focus,
-    /// Whether the Steps tab shows the split view (`|`) or the left
-    /// model's own steps, diagram and detail.
-    pub shown: bool,
     /// The left model's generation and config the comparison was made of.
     made_of: (u64, ModelConfig),
 }
@@ -86,24 +83,26 @@ impl App {
             cmp,
             row: 0,
             focus: Focus::Left,
-            shown: true,
             made_of: (self.generation, self.cfg().clone()),
         });
+        self.showing = match self.showing {
+            Showing::Presenter { .. } => Showing::Presenter { split: true },
+            Showing::Tabs | Showing::Split => Showing::Split,
+        };
         // On the step the stepper opened at (`--at`).
         self.row_follows_cursor();
         Ok(())
     }
 
-    /// Whether the screen shows the split view now. The quiz and reveal
-    /// mode follow one model, so while either is on the left model's own
-    /// steps are shown.
+    /// Whether the screen shows the split view now: it is the view shown
+    /// and the Steps tab is on, and no overlay that follows one model (the
+    /// quiz, reveal mode) lies over it.
     #[must_use]
     pub fn split_shown(&self) -> bool {
-        self.tab == Tab::Steps
-            && !self.present
-            && self.quiz.is_none()
-            && self.reveal.is_none()
-            && self.split.as_ref().is_some_and(|s| s.shown)
+        self.showing == Showing::Split
+            && self.tab == Tab::Steps
+            && !self.overlay.one_model()
+            && self.split.is_some()
     }
 
     /// The split view's row moves to the left model's cursor, where the
@@ -121,57 +120,58 @@ impl App {
         }
     }
 
-    /// The split view's part of an action; `true` when it took it.
-    pub(super) fn split_update(&mut self, action: Action) -> bool {
-        use Action as A;
-        let shown = self.split_shown();
+    /// `|` and `b`, in any view: the split view or the left model's own
+    /// (in presenter mode, which of the two comes back after it), and the
+    /// side `a` `m` `p` `f` switch. Without a second model, how to get one.
+    pub(super) fn split_shared(&mut self, action: Action) {
         let Some(split) = &mut self.split else {
-            return false;
+            self.status = Some(self.t("ui-split-needs-compare"));
+            return;
+        };
+        if action == Action::ToggleSplit {
+            self.showing = match self.showing {
+                Showing::Tabs => Showing::Split,
+                Showing::Split => Showing::Tabs,
+                Showing::Presenter { split } => Showing::Presenter { split: !split },
+            };
+            return;
+        }
+        split.focus = match split.focus {
+            Focus::Left => Focus::Right,
+            Focus::Right => Focus::Left,
+        };
+        let side = match split.focus {
+            Focus::Left => left_name(&self.run.trace.config),
+            Focus::Right => split.right_name.clone(),
+        };
+        let side = crate::text::shown(&side).to_string();
+        self.status = Some(self.tr(&Why::new("ui-split-now-switch").arg("name", side)));
+    }
+
+    /// The split view's keys while it is on screen: the step keys move
+    /// through the aligned rows, the switches act on the side `b` points
+    /// at, autoplay steps both. The rest is returned.
+    pub(super) fn split_keys(&mut self, action: Action) -> Option<Action> {
+        use Action as A;
+        let Some(split) = &self.split else {
+            return Some(action);
         };
         match action {
-            A::ToggleSplit if self.quiz.is_some() || self.reveal.is_some() => {
-                self.status = Some(self.t("ui-split-quiz-first"));
-                return true;
-            }
-            A::ToggleSplit => {
-                split.shown = !split.shown;
-                return true;
-            }
-            A::SwitchSide => {
-                split.focus = match split.focus {
-                    Focus::Left => Focus::Right,
-                    Focus::Right => Focus::Left,
-                };
-                let side = match split.focus {
-                    Focus::Left => left_name(&self.run.trace.config),
-                    Focus::Right => split.right_name.clone(),
-                };
-                let side = crate::text::shown(&side).to_string();
-                self.status = Some(self.tr(&Why::new("ui-split-now-switch").arg("name", side)));
-                return true;
-            }
-            // The right model only while it is on screen.
+            // The right model: switched here, traced for its shapes.
             A::CycleAct | A::ToggleNorm | A::TogglePlacement | A::CycleFault
-                if split.focus == Focus::Right && shown =>
+                if split.focus == Focus::Right =>
             {
                 if let Some((cfg, switch)) = super::switched(&split.right.config, action) {
                     self.switch_right(cfg, switch);
                 }
-                return true;
             }
-            _ => {}
-        }
-        if !self.split_shown() {
-            return false;
-        }
-        match action {
             // Space at the last row under autoplay replays from the first.
             A::TogglePause => {
-                let last = self.split.as_ref().map_or(0, |s| s.cmp.steps.len());
+                let last = split.cmp.steps.len();
                 if self.autoplay.is_some_and(|a| a.paused) && self.split_row() + 1 >= last {
                     self.split_goto(0);
                 }
-                return false;
+                return Some(action);
             }
             A::Next | A::Down => self.split_goto(self.split_row() + 1),
             A::Prev | A::Up => self.split_goto(self.split_row().saturating_sub(1)),
@@ -181,7 +181,7 @@ impl App {
             A::PageUp => self.split_goto(self.split_row().saturating_sub(10)),
             A::NextDeparture | A::PrevDeparture => {
                 let to = self.split_find(action == A::NextDeparture, |s| s.status != Status::Same);
-                self.split_jump(to, "differing step");
+                self.split_jump(to, "ui-what-differing-step");
             }
             A::NextResidual | A::PrevResidual => {
                 let to = self.split_find(action == A::NextResidual, |s| {
@@ -190,22 +190,22 @@ impl App {
                         .next()
                         .is_some_and(|l| l.starts_with("resid"))
                 });
-                self.split_jump(to, "residual add");
+                self.split_jump(to, "ui-what-residual-add");
             }
             A::Select(i) => self.split_goto(i),
             // Autoplay's tick, when autoplay runs and is not paused.
             A::Tick if self.autoplay.is_none_or(|a| a.paused) => {}
             A::Tick => {
-                let last = self.split.as_ref().map_or(0, |s| s.cmp.steps.len());
+                let last = split.cmp.steps.len();
                 if self.split_row() + 1 < last {
                     self.split_goto(self.split_row() + 1);
                 } else if let Some(a) = &mut self.autoplay {
                     a.paused = true;
                 }
             }
-            _ => return false,
+            _ => return Some(action),
         }
-        true
+        None
     }
 
     fn split_row(&self) -> usize {

@@ -94,6 +94,8 @@ impl App {
                 self.labs.probes.came(key, now, result);
             }
         }
+        // A new model ends the count quiz asked of the old one.
+        self.settle();
         self.refresh_labs();
         self.refresh_split();
     }

@@ -118,7 +118,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .render(left, buf);
 
     // The pictures would show the number the quiz is asking for.
-    let asking = lab.quiz.as_ref().is_some_and(|q| q.asking);
+    let asking = app.count_quiz().is_some_and(|q| q.asking);
     if app.charts && !asking {
         super::budget_charts::render(app, &lab.ours, right, buf);
         quiz(app, area, buf);
@@ -127,9 +127,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let mut ours = rows(&lab.ours);
     let mut theirs = rows(&lab.gpt2);
     // The row being asked about is hidden until it is answered.
-    let hidden = lab
-        .quiz
-        .as_ref()
+    let hidden = app
+        .count_quiz()
         .filter(|q| q.asking)
         .and_then(|q| q.question());
     if let Some(q) = hidden {
@@ -166,7 +165,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
 /// The count quiz along the bottom: the question, or the last verdict.
 fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
-    let Some(q) = app.labs.budget.as_ref().and_then(|l| l.quiz.as_ref()) else {
+    let Some(q) = app.count_quiz() else {
         return;
     };
     let mut lines = Vec::new();

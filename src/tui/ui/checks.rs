@@ -1,5 +1,6 @@
 //! The Checks tab: every check with its verdict, where it failed and why.
 
+use super::words::{check_detail, fault_text};
 use crate::check::{Status, catches_on};
 use crate::report::table::verdict;
 use crate::tui::app::App;
@@ -18,7 +19,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .collect();
         let fault = crate::why::Why::new("ui-checks-fault")
             .arg("fault", f.to_string())
-            .arg("what", super::detail::fault_text(app, f))
+            .arg("what", fault_text(app, f))
             .arg("by", names.join(&app.t("ui-and")));
         lines.push(Line::styled(app.tr(&fault), t.fail));
         lines.push(Line::raw(""));
@@ -38,7 +39,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .run
             .checks
             .iter()
-            .map(|c| textwrap::wrap(&detail(app, c), width).len())
+            .map(|c| textwrap::wrap(&check_detail(app, c), width).len())
             .sum::<usize>();
     for c in &app.run.checks {
         let (word, style) = match c.status {
@@ -46,7 +47,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             Status::Fail => (app.t("ui-verdict-fail"), t.fail),
             Status::Skip => (app.t("ui-verdict-skip"), t.dim),
         };
-        let detail = detail(app, c);
+        let detail = check_detail(app, c);
         let mut parts = textwrap::wrap(&detail, width);
         if full > inner && c.status != Status::Fail && parts.len() > 1 {
             let first = textwrap::wrap(&detail, width.saturating_sub(1)).swap_remove(0);
@@ -70,13 +71,4 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         .wrap(Wrap { trim: false })
         .block(Block::bordered().title(format!(" {} ", app.t("ui-checks-title"))))
         .render(area, buf);
-}
-
-/// A check's detail in the app's language: its catalog message when it
-/// has one, else its English.
-pub(super) fn detail(app: &App, c: &crate::CheckResult) -> String {
-    match (&c.why, app.lang) {
-        (Some(why), lang) if lang != crate::i18n::Lang::En => app.tr(why),
-        _ => c.detail.clone(),
-    }
 }

@@ -3,6 +3,7 @@
 //! small tensors, a value heatmap.
 
 use super::heatmap;
+use super::words::{check_detail, fault_text};
 use crate::config::human_bytes;
 use crate::shape::fmt_shape;
 use crate::tui::app::{App, Row};
@@ -42,7 +43,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             lines.push(Line::raw(formula_in(app.lang, &e.formula)));
             if let Some(c) = app.failed_at(&e.path) {
                 lines.push(Line::styled(
-                    format!("✗ {}: {}", c.name, super::checks::detail(app, c)),
+                    format!("✗ {}: {}", c.name, check_detail(app, c)),
                     t.fail,
                 ));
             }
@@ -89,7 +90,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let w = usize::from(inner.width).max(1);
             let used: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
             let room = usize::from(inner.height).saturating_sub(used);
-            let mask = app.run.trace.masking_at(e.block().unwrap_or(1));
+            let mask = heatmap::Reach::at(&app.run.trace, e.block().unwrap_or(1));
             // The why comes first: a line of it is kept from the heatmap,
             // which takes what it needs of the rest; the why then takes
             // what the heatmap leaves, wrapped at words (the presenter and
@@ -160,11 +161,6 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         None => {}
     }
     finish(app, lines, legend, area, buf);
-}
-
-/// What a teaching fault does, in the app's language.
-pub(super) fn fault_text(app: &App, fault: crate::config::Fault) -> String {
-    app.t(&format!("fault-{fault}"))
 }
 
 /// Draws the pane's `lines` in its border, the heatmap's legend, if any,

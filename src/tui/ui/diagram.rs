@@ -346,7 +346,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 t.fail,
             ),
         ],
-        _ if app.quiz.is_some() => vec![
+        _ if app.quiz().is_some() => vec![
             Line::raw(""),
             Line::styled(format!(" {}", app.t("ui-now-quiz")), t.dim),
         ],

@@ -49,7 +49,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let departures = trace.departures().count();
     let returns = trace.events.iter().filter(|e| e.returns).count();
     // The counts give the quiz's answers away (which steps leave (B,T,d)).
-    let (long, short) = if app.quiz.is_some() {
+    let (long, short) = if app.quiz().is_some() {
         (
             format!(" · {} · ", app.t("ui-counts-hidden")),
             format!(" · {} · ", app.t("ui-counts-hidden-short")),
@@ -63,7 +63,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             format!(" · ◆ {departures} · ↩ {returns} · "),
         )
     };
-    let quiz = app.quiz.as_ref().map_or_else(
+    let quiz = app.quiz().map_or_else(
         || Span::raw(""),
         |q| {
             let quiz = Why::new("ui-footer-quiz")
@@ -155,80 +155,34 @@ pub fn message_rows(app: &App, width: u16) -> u16 {
     u16::try_from(rows).unwrap_or(0)
 }
 
+/// The key hints of the footer the app is in, from the key table.
 fn hints(app: &App) -> Line<'static> {
-    let t = app.theme;
+    use crate::tui::action::keys::{self, Footer, PAUSE, RESUME};
     use crate::tui::app::Tab;
-    let pairs: &[(&str, &str)] = if app.autoplay.is_some() {
-        &[
-            (
-                "space",
-                if app.autoplay.is_some_and(|a| a.paused) {
-                    "resume"
-                } else {
-                    "pause"
-                },
-            ),
-            ("←→", "step"),
-            ("P", "presenter"),
-            ("?", "help"),
-            ("q", "quit"),
-        ]
-    } else if matches!(app.tab, Tab::Ffn | Tab::Norms) && !app.present {
-        &[
-            ("←→", "step"),
-            ("e", "edit x"),
-            ("Tab", "next tab"),
-            ("?", "help"),
-            ("q", "quit"),
-        ]
-    } else if app.tab == Tab::Budget && !app.present {
-        &[
-            ("↑↓", "field"),
-            ("←→", "change"),
-            ("e", "type"),
-            ("g", "reset"),
-            ("z", "quiz"),
-            ("Tab", "next tab"),
-            ("?", "help"),
-            ("q", "quit"),
-        ]
-    } else if app.tab == Tab::Probes && !app.present {
-        &[
-            ("←→", "token"),
-            ("↑↓", "probe"),
-            ("f", "fault"),
-            ("Tab", "next tab"),
-            ("?", "help"),
-            ("q", "quit"),
-        ]
+    let footer = if app.autoplay.is_some() {
+        Footer::Autoplay
+    } else if app.presenting() {
+        Footer::Steps
     } else if app.split_shown() {
-        &[
-            ("←→", "step both"),
-            ("n/N", "differs"),
-            ("r", "add"),
-            ("a m p f", "switch"),
-            ("b", "side"),
-            ("|", "one model"),
-            ("?", "help"),
-            ("q", "quit"),
-        ]
+        Footer::Split
     } else {
-        &[
-            ("←→", "step"),
-            ("n/N", "departure"),
-            ("r", "add"),
-            ("a m p f", "switch"),
-            ("z", "quiz"),
-            ("P", "present"),
-            ("?", "help"),
-            ("q", "quit"),
-        ]
+        match app.tab {
+            Tab::Ffn | Tab::Norms => Footer::Lab,
+            Tab::Budget => Footer::Budget,
+            Tab::Probes => Footer::Probes,
+            Tab::Steps | Tab::Checks => Footer::Steps,
+        }
     };
+    let paused = app.autoplay.is_some_and(|a| a.paused);
     let mut spans = vec![Span::raw(" ")];
-    for (k, what) in pairs {
-        spans.push(Span::styled((*k).to_string(), t.key));
-        let word = app.t(&format!("ui-hint-{}", what.replace(' ', "-")));
-        spans.push(Span::raw(format!(" {word} ")));
+    for h in keys::hints(footer) {
+        spans.push(Span::styled(h.keys.to_string(), app.theme.key));
+        let word = if paused && h.word == PAUSE {
+            RESUME
+        } else {
+            h.word
+        };
+        spans.push(Span::raw(format!(" {} ", app.t(word))));
     }
     Line::from(spans)
 }

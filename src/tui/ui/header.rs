@@ -101,11 +101,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let name_at = tabs.len();
     tabs.push(Span::styled(format!(" {name} "), t.title));
-    for tab in Tab::ALL.into_iter().filter(|_| !app.present) {
+    for tab in Tab::ALL.into_iter().filter(|_| !app.presenting()) {
         let label = app.t(tab.key());
         let failing = tab == Tab::Checks && app.run.checks.iter().any(|c| !c.ok);
         let mark = if failing { "✗" } else { " " };
-        tabs.push(if tab == app.tab && !app.present {
+        tabs.push(if tab == app.tab && !app.presenting() {
             Span::styled(format!("[{label}]"), t.title)
         } else {
             Span::styled(format!(" {label}"), t.dim)
@@ -116,7 +116,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             Span::raw(mark)
         });
     }
-    if app.present {
+    if app.presenting() {
         tabs.push(Span::styled(
             format!("[{}]", app.t("ui-tab-presenter")),
             t.title,

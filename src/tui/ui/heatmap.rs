@@ -10,11 +10,12 @@
 
 pub mod big;
 mod compact;
+mod reach;
 
 pub use compact::{legend, lines};
+pub use reach::Reach;
 
 use crate::i18n::Lang;
-use crate::ops::Masking;
 use crate::trace::{Event, OpKind};
 use crate::why::Why;
 use unicode_width::UnicodeWidthStr;
@@ -45,7 +46,7 @@ pub struct Grid<'a> {
     /// Softmax weights: each row sums to 1, so the sums are shown.
     pub sums: bool,
     /// The mask of a softmax's weights, whose masked cells show `╳`.
-    mask: Option<Masking>,
+    mask: Option<Reach>,
     row_axis: String,
     col_axis: String,
     pub lo: f64,
@@ -59,7 +60,7 @@ impl<'a> Grid<'a> {
     /// The slice of `e` for `head`, or `None` without values or for a
     /// tensor that is not 3-D or 4-D.
     #[must_use]
-    pub fn of(e: &'a Event, head: usize, mask: Masking) -> Option<Self> {
+    pub fn of(e: &'a Event, head: usize, mask: Reach) -> Option<Self> {
         let values = e.values.as_ref()?;
         let (h, rows, cols) = match e.shape.as_slice() {
             [_, r, c] => (None, *r, *c),

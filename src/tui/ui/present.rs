@@ -54,7 +54,7 @@ fn slide(app: &App) -> Option<Slide> {
             path: e.path.clone(),
             shape: "?".into(),
             mark: app.t("ui-present-predict"),
-            why: if app.quiz.is_some() {
+            why: if app.quiz().is_some() {
                 app.t("ui-present-quiz-first")
             } else {
                 app.t("ui-present-reveal")
@@ -105,7 +105,7 @@ fn failed_operands(app: &App, f: &Failure) -> String {
     let fault = app.cfg().fault.map_or_else(String::new, |x| {
         let line = Why::new("ui-fault-line")
             .arg("fault", x.to_string())
-            .arg("what", super::detail::fault_text(app, x));
+            .arg("what", super::words::fault_text(app, x));
         format!(" · {}", app.tr(&line))
     });
     format!("{}{}{fault}", app.t("ui-operands"), ops.join(" · "))
@@ -152,7 +152,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     .render(mark_area, buf);
     let grid = match app.row(app.cursor) {
         Some(Row::Event(e)) if !app.hidden(app.cursor) => {
-            let mask = app.run.trace.masking_at(e.block().unwrap_or(1));
+            let mask = heatmap::Reach::at(&app.run.trace, e.block().unwrap_or(1));
             Grid::of(e, app.head, mask).map(|g| g.in_lang(app.lang))
         }
         _ => None,

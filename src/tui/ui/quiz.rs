@@ -12,17 +12,20 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Padding, Paragraph, Widget, Wrap};
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
-    let Some(q) = &app.quiz else { return };
+    let Some(q) = app.quiz() else { return };
     if q.asking.is_some() {
         question(app, area, buf);
-    } else if (q.feedback.is_some() || q.also.is_some()) && app.tab == Tab::Steps && !app.present {
+    } else if (q.feedback.is_some() || q.also.is_some())
+        && app.tab == Tab::Steps
+        && !app.presenting()
+    {
         verdict(app, area, buf);
     }
 }
 
 fn question(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
-    let Some(q) = &app.quiz else { return };
+    let Some(q) = app.quiz() else { return };
     let Some(Row::Event(e)) = q.asking.and_then(|i| app.row(i)) else {
         return;
     };
@@ -71,7 +74,7 @@ fn question(app: &App, area: Rect, buf: &mut Buffer) {
 
 fn verdict(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
-    let Some(q) = &app.quiz else { return };
+    let Some(q) = app.quiz() else { return };
     let mut lines = Vec::new();
     if let Some((ok, msg)) = &q.feedback {
         lines.push(Line::styled(msg.clone(), if *ok { t.ok } else { t.fail }));

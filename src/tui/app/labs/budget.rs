@@ -115,8 +115,6 @@ pub struct BudgetLab {
     pub gpt2: Budget,
     /// Why the last change was refused.
     pub error: Option<String>,
-    /// The count quiz, while it is on.
-    pub quiz: Option<CountQuiz>,
 }
 
 fn step_size(v: usize) -> usize {
@@ -128,11 +126,6 @@ impl Labs {
     /// starts over from the stepper's model (`First`).
     pub(super) fn budget_update(&mut self, action: Action, generation: u64, cfg: &ModelConfig) {
         let Some(lab) = &mut self.budget else { return };
-        if let Some(quiz) = &mut lab.quiz {
-            // The model stays as asked about until the quiz ends (z).
-            quiz.update(action);
-            return;
-        }
         let field = lab.field;
         let up = match action {
             Action::Down => {
@@ -224,6 +217,5 @@ pub(super) fn budget_lab(generation: u64, cfg: &ModelConfig) -> Option<BudgetLab
         ours,
         gpt2,
         error: None,
-        quiz: None,
     })
 }

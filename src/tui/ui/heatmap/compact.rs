@@ -16,7 +16,7 @@ use ratatui::text::{Line, Span};
 pub fn legend(
     e: &Event,
     head: usize,
-    mask: crate::ops::Masking,
+    mask: super::Reach,
     width: usize,
     lang: Lang,
 ) -> Option<String> {
@@ -29,7 +29,7 @@ pub fn legend(
 pub fn lines(
     e: &Event,
     view: (usize, usize),
-    mask: crate::ops::Masking,
+    mask: super::Reach,
     (width, height): (usize, usize),
     (t, lang): (Theme, Lang),
 ) -> Vec<Line<'static>> {

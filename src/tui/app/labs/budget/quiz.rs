@@ -10,13 +10,20 @@ use crate::why::Why;
 /// The Budget tab's quiz: one row of the table at a time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CountQuiz {
+    /// The generation of the stepper's model the lab was made for: a new
+    /// model ends the quiz.
+    pub of: u64,
+    /// The questions, in the order asked.
     pub questions: Vec<CountQuestion>,
     /// The question shown, from 0.
     pub at: usize,
     /// Whether it waits for an answer (else its verdict is shown).
     pub asking: bool,
+    /// What has been typed so far.
     pub input: String,
+    /// Answers judged right so far.
     pub right: usize,
+    /// Answers judged so far (skipped questions not counted).
     pub asked: usize,
     /// The verdict on the last answer: (right, message).
     pub feedback: Option<(bool, String)>,
@@ -42,7 +49,7 @@ impl CountQuiz {
 
     /// While on, the lab's keys go here: typing, Enter, Esc (skip), and
     /// → for the next question once a verdict is shown.
-    pub(super) fn update(&mut self, action: Action) {
+    pub(crate) fn update(&mut self, action: Action) {
         if !self.asking {
             if matches!(action, Action::Next | Action::Down) && !self.done() {
                 self.at += 1;
@@ -95,20 +102,13 @@ impl CountQuiz {
     }
 }
 
-impl BudgetLab {
-    /// Whether the quiz waits for a typed count.
+impl CountQuiz {
+    /// The quiz on `lab`'s model and GPT-2 small's, at its first question.
     #[must_use]
-    pub fn asking(&self) -> bool {
-        self.quiz.as_ref().is_some_and(|q| q.asking)
-    }
-
-    /// Starts or ends the quiz; says so, with the score at the end.
-    pub fn toggle_quiz(&mut self) -> String {
-        if let Some(q) = self.quiz.take() {
-            return format!("budget quiz off: {} of {} right", q.right, q.asked);
-        }
-        self.quiz = Some(CountQuiz {
-            questions: questions(&self.ours, &self.gpt2),
+    pub fn of(lab: &BudgetLab) -> Self {
+        CountQuiz {
+            of: lab.of,
+            questions: questions(&lab.ours, &lab.gpt2),
             at: 0,
             asking: true,
             input: String::new(),
@@ -117,7 +117,6 @@ impl BudgetLab {
             feedback: None,
             feedback_why: None,
             invalid: None,
-        });
-        "budget quiz on: predict each count before it is shown".into()
+        }
     }
 }

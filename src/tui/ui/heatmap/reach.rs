@@ -1,0 +1,99 @@
+//! Which keys each query of attention read, as the trace records it, so
+//! the heatmap marks the masked cells `╳` without asking the model.
+
+use crate::arch::Mask;
+use crate::trace::Trace;
+
+/// Which keys each query of a block's attention read, as the trace
+/// records it: the anatomy's mask, and the block's sliding window (0:
+/// none) from the trace's config. Query t of a causal mask reads keys
+/// `max(0, t + 1 − w) ..= t` (every key up to t without a window); a
+/// two-way mask, or none at all (the `no-causal-mask` fault), every key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reach {
+    /// The anatomy's mask.
+    pub mask: Mask,
+    /// The sliding window's width, 0 for none.
+    pub window: usize,
+}
+
+impl Reach {
+    /// What block `n` (from 1) of `trace` read.
+    #[must_use]
+    pub fn at(trace: &Trace, n: usize) -> Self {
+        Self {
+            mask: trace.anatomy.mask,
+            window: trace.config.window_at(n),
+        }
+    }
+
+    /// Whether any key is hidden from some query: a causal mask.
+    #[must_use]
+    pub fn masks(self) -> bool {
+        self.mask == Mask::Causal
+    }
+
+    /// Whether query `t` reads key `j`, of `keys` keys.
+    #[must_use]
+    pub fn reads(self, t: usize, j: usize, keys: usize) -> bool {
+        if !self.masks() {
+            return j < keys;
+        }
+        let end = (t + 1).min(keys);
+        j < end && (self.window == 0 || j + self.window >= end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cells query `t` reads of 4 keys, as a row of `x` (read) and `.`.
+    fn row(r: Reach, t: usize) -> String {
+        (0..4)
+            .map(|j| if r.reads(t, j, 4) { 'x' } else { '.' })
+            .collect()
+    }
+
+    #[test]
+    fn a_causal_mask_reads_up_to_the_query_and_a_window_back() {
+        let causal = Reach {
+            mask: Mask::Causal,
+            window: 0,
+        };
+        let rows: Vec<String> = (0..4).map(|t| row(causal, t)).collect();
+        assert_eq!(rows, ["x...", "xx..", "xxx.", "xxxx"]);
+        let window = Reach {
+            mask: Mask::Causal,
+            window: 2,
+        };
+        let rows: Vec<String> = (0..4).map(|t| row(window, t)).collect();
+        assert_eq!(rows, ["x...", "xx..", ".xx.", "..xx"]);
+        // A two-way mask, or none by mistake, hides nothing.
+        for mask in [Mask::TwoWay, Mask::None] {
+            let r = Reach { mask, window: 2 };
+            assert!(!r.masks());
+            assert!((0..4).all(|t| row(r, t) == "xxxx"), "{mask:?}");
+        }
+    }
+
+    #[test]
+    fn the_reach_is_the_traced_anatomys() {
+        let mut cfg = crate::ModelConfig::default();
+        let causal = crate::trace_request(&cfg, &crate::Request::shapes())
+            .unwrap()
+            .trace;
+        assert_eq!(
+            Reach::at(&causal, 1),
+            Reach {
+                mask: Mask::Causal,
+                window: 0
+            }
+        );
+        cfg.fault = Some(crate::config::Fault::NoCausalMask);
+        let none = crate::trace_request(&cfg, &crate::Request::shapes())
+            .unwrap()
+            .trace;
+        assert!(!Reach::at(&none, 1).masks());
+    }
+}

@@ -5,7 +5,7 @@ use crate::tui::app::App;
 
 /// What a teaching fault does, in the app's language.
 pub(super) fn fault_text(app: &App, fault: crate::config::Fault) -> String {
-    app.t(&format!("fault-{fault}"))
+    app.t(&fault.spec().mistake_key())
 }
 
 /// A check's detail in the app's language: its catalog message when it

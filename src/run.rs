@@ -80,6 +80,7 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
     let watch = Watch {
         values: req.values,
         capture: false,
+        fuse: false,
         hooks: req.hooks.clone(),
         expected,
     };
@@ -148,6 +149,51 @@ struct Recorded<T> {
     cancelled: bool,
 }
 
+/// A run of the fast path as an uncaptured trace runs it (fused where it
+/// fuses) with every built tensor captured, and the weights it ran with,
+/// by name, widened to f64: what `reference` holds against a plain forward.
+pub(crate) struct Fast {
+    /// The run's trace.
+    pub trace: Trace,
+    /// Every tensor the backend built, in execution order.
+    pub captures: Vec<Capture>,
+    /// Every parameter of the model as built (seeded or loaded, rounded to
+    /// a 16-bit dtype), by name, (in, out) for a linear's weight.
+    pub weights: std::collections::HashMap<String, ArrayD<f64>>,
+}
+
+/// The fast path in `F` on x0 with `source`'s weights: see [`Fast`].
+pub(crate) fn fast<F: Scalar>(cfg: &ModelConfig, source: Source, x0: ArrayD<F>) -> Fast {
+    let backend = Numeric::<F>::new();
+    let model = Model::build_from(cfg, &backend, source);
+    let weights = model
+        .params()
+        .into_iter()
+        .filter_map(|p| {
+            let values = backend.values(&p.t)?;
+            let shape = ndarray::IxDyn(<Numeric<F> as Backend>::shape(&p.t));
+            Some((p.name.clone(), ArrayD::from_shape_vec(shape, values).ok()?))
+        })
+        .collect();
+    let watch = Watch {
+        capture: true,
+        fuse: true,
+        ..Watch::default()
+    };
+    let r = record_on(
+        cfg,
+        &backend,
+        &model,
+        (Some(x0.into()), None),
+        &watch,
+    );
+    Fast {
+        trace: r.trace,
+        captures: r.captures,
+        weights,
+    }
+}
+
 /// Records the model of `cfg` from x0 when one is given (the blocks, as
 /// the probes run them), else, with a vocabulary, from the token ids (the
 /// given ones or the seeded ones) to the logits, else from the seeded x0.
@@ -158,15 +204,27 @@ fn record<B: Backend>(
     (x0, ids): (Option<B::Tensor>, Option<&Array2<i64>>),
     watch: &Watch,
 ) -> Recorded<B::Tensor> {
-    let ids = match ids {
-        _ if x0.is_some() || cfg.vocab.is_none() => None,
-        Some(ids) => Some(ids.clone()),
-        None => model::tokens(cfg),
-    };
-    let model = if ids.is_some() {
+    let lm = x0.is_none() && cfg.vocab.is_some();
+    let model = if lm {
         Model::build_lm(cfg, backend, source)
     } else {
         Model::build_from(cfg, backend, source)
+    };
+    record_on(cfg, backend, &model, (x0, ids), watch)
+}
+
+/// Records `model`, built of `cfg`, as [`record`] says.
+fn record_on<B: Backend>(
+    cfg: &ModelConfig,
+    backend: &B,
+    model: &Model<B::Tensor>,
+    (x0, ids): (Option<B::Tensor>, Option<&Array2<i64>>),
+    watch: &Watch,
+) -> Recorded<B::Tensor> {
+    let ids = match ids {
+        _ if x0.is_some() || model.ends.is_none() => None,
+        Some(ids) => Some(ids.clone()),
+        None => model::tokens(cfg),
     };
     let mut rec = Recorder::new(backend, cfg.stream_shape(), watch.clone()).in_dtype(cfg.dtype);
     // A stop is not an error here: the failure is part of the trace.

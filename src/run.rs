@@ -180,13 +180,7 @@ pub(crate) fn fast<F: Scalar>(cfg: &ModelConfig, source: Source, x0: ArrayD<F>) 
         fuse: true,
         ..Watch::default()
     };
-    let r = record_on(
-        cfg,
-        &backend,
-        &model,
-        (Some(x0.into()), None),
-        &watch,
-    );
+    let r = record_on(cfg, &backend, &model, (Some(x0.into()), None), &watch);
     Fast {
         trace: r.trace,
         captures: r.captures,

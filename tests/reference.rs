@@ -94,10 +94,15 @@ fn every_preset_passes_against_the_plain_forward() {
             ..Request::default()
         };
         let run = shapetrace::run_request(&c, &req).unwrap();
-        let r = run.checks.iter().find(|r| r.name == CheckName::Reference).unwrap();
+        let r = run
+            .checks
+            .iter()
+            .find(|r| r.name == CheckName::Reference)
+            .unwrap();
         assert_eq!(r.status, Status::Pass, "{name}: {r:?}");
         assert!(
-            r.detail.contains("agrees with a plain f64 forward: max |Δ| "),
+            r.detail
+                .contains("agrees with a plain f64 forward: max |Δ| "),
             "{name}: {r:?}"
         );
     }

@@ -28,7 +28,7 @@ mod attention;
 mod mlp;
 
 use crate::config::{DType, Fault, ModelConfig, NormKind, Placement};
-use ndarray::{Array1, Array2, ArrayD, Axis, Ix1, Ix2};
+use ndarray::{Array2, ArrayD, ArrayView1, ArrayView2, Axis, Ix1, Ix2};
 use std::collections::HashMap;
 
 /// The weights by name, e.g. `block1.attn.q_proj.weight` (d, h·hd).
@@ -102,7 +102,12 @@ pub fn forward(cfg: &ModelConfig, w: &Params, x0: &ArrayD<f64>) -> Result<Output
 }
 
 /// Block `n` (from 1) on x (B·T, d), as the config places its norms.
-fn block(cfg: &ModelConfig, w: &Params, n: usize, x: &Array2<f64>) -> Result<Array2<f64>, PlainError> {
+fn block(
+    cfg: &ModelConfig,
+    w: &Params,
+    n: usize,
+    x: &Array2<f64>,
+) -> Result<Array2<f64>, PlainError> {
     let p = format!("block{n}");
     let attn = |h: &Array2<f64>| attention::attention(cfg, w, n, h);
     let mlp = |h: &Array2<f64>| mlp::sublayer(cfg, w, &p, h);
@@ -140,12 +145,17 @@ fn block(cfg: &ModelConfig, w: &Params, n: usize, x: &Array2<f64>) -> Result<Arr
 /// The norm `name` on each row of x (n, d): LayerNorm
 /// `(x − mean)/√(var + ε)·γ + β`, RMSNorm `x/√(mean(x²) + ε)·γ`, or
 /// Gemma's, which scales by `1 + w`.
-fn norm(cfg: &ModelConfig, w: &Params, name: &str, x: &Array2<f64>) -> Result<Array2<f64>, PlainError> {
+fn norm(
+    cfg: &ModelConfig,
+    w: &Params,
+    name: &str,
+    x: &Array2<f64>,
+) -> Result<Array2<f64>, PlainError> {
     let g = vector(w, &format!("{name}.weight"))?; // (d)
     let beta = vector(w, &format!("{name}.bias")).ok(); // (d)
     let gamma = match cfg.norm {
         NormKind::RmsNormPlusOne => g.mapv(|v| 1.0 + v),
-        _ => g,
+        _ => g.to_owned(),
     };
     let mut y = x.clone();
     for mut row in y.rows_mut() {
@@ -154,7 +164,10 @@ fn norm(cfg: &ModelConfig, w: &Params, name: &str, x: &Array2<f64>) -> Result<Ar
         let (centre, square) = match cfg.norm {
             NormKind::LayerNorm => {
                 let mean = row.sum() / d;
-                (mean, row.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / d)
+                (
+                    mean,
+                    row.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / d,
+                )
             }
             _ => (0.0, row.iter().map(|v| v * v).sum::<f64>() / d),
         };
@@ -177,17 +190,17 @@ fn linear(w: &Params, name: &str, x: &Array2<f64>) -> Result<Array2<f64>, PlainE
     Ok(y)
 }
 
-/// The weight `name` as a matrix.
-fn matrix(w: &Params, name: &str) -> Result<Array2<f64>, PlainError> {
+/// The weight `name` as a matrix, where it lies.
+fn matrix<'w>(w: &'w Params, name: &str) -> Result<ArrayView2<'w, f64>, PlainError> {
     w.get(name)
-        .and_then(|a| a.clone().into_dimensionality::<Ix2>().ok())
+        .and_then(|a| a.view().into_dimensionality::<Ix2>().ok())
         .ok_or_else(|| PlainError::Missing(name.to_string()))
 }
 
-/// The weight `name` as a vector.
-fn vector(w: &Params, name: &str) -> Result<Array1<f64>, PlainError> {
+/// The weight `name` as a vector, where it lies.
+fn vector<'w>(w: &'w Params, name: &str) -> Result<ArrayView1<'w, f64>, PlainError> {
     w.get(name)
-        .and_then(|a| a.clone().into_dimensionality::<Ix1>().ok())
+        .and_then(|a| a.view().into_dimensionality::<Ix1>().ok())
         .ok_or_else(|| PlainError::Missing(name.to_string()))
 }
 

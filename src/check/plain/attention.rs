@@ -18,7 +18,7 @@
 //! - x, y: (B·T, d); q: (B·T, h·hd); k, v: (B·T, kv·hd)
 //! - per head: q_h (T, hd), scores (T, T), context (T, hd)
 
-use super::{PlainError, Params, linear, sequence};
+use super::{Params, PlainError, linear, sequence};
 use crate::config::{ModelConfig, PosEmb, QkvFusion, RopeScaling};
 use ndarray::{Array2, s};
 
@@ -44,7 +44,7 @@ pub(super) fn attention(
     let mut merged = Array2::zeros((bsz * t, h * hd)); // (B·T, h·hd)
     for b in 0..bsz {
         let (qb, kb, vb) = (sequence(&q, b, t), sequence(&k, b, t), sequence(&v, b, t));
-        for head in 0..h {
+        for (head, slope) in slopes.iter().enumerate() {
             let g = head / (h / kv); // its key and value head
             let qh = qb.slice(s![.., head * hd..(head + 1) * hd]); // (T, hd)
             let kh = kb.slice(s![.., g * hd..(g + 1) * hd]); // (T, hd)
@@ -59,7 +59,7 @@ pub(super) fn attention(
                         if cfg.pos_emb == PosEmb::Alibi {
                             #[allow(clippy::cast_precision_loss)]
                             let back = j as f64 - tq as f64;
-                            s += slopes[head] * back;
+                            s += slope * back;
                         }
                         if cfg.attn_softcap > 0.0 {
                             s = cfg.attn_softcap * (s / cfg.attn_softcap).tanh();
@@ -80,15 +80,13 @@ pub(super) fn attention(
     linear(w, &format!("{p}.out"), &merged) // (B·T, d)
 }
 
+/// q (B·T, h·hd), k and v (B·T, kv·hd).
+type Qkv = (Array2<f64>, Array2<f64>, Array2<f64>);
+
 /// q (B·T, h·hd), k and v (B·T, kv·hd): three matrices, or the columns
 /// of one fused `qkv_proj`, `[q; k; v]` (concat) or `[q_g; k_g; v_g]` for
 /// each K/V group g (grouped).
-fn projections(
-    cfg: &ModelConfig,
-    w: &Params,
-    p: &str,
-    x: &Array2<f64>,
-) -> Result<(Array2<f64>, Array2<f64>, Array2<f64>), PlainError> {
+fn projections(cfg: &ModelConfig, w: &Params, p: &str, x: &Array2<f64>) -> Result<Qkv, PlainError> {
     let (h, kv, hd) = (cfg.heads, cfg.kv_heads, cfg.head_dim());
     if cfg.fused_qkv == QkvFusion::Apart {
         let one = |name: &str| linear(w, &format!("{p}.{name}"), x);
@@ -106,7 +104,8 @@ fn projections(
         let mut out = Array2::zeros((all.nrows(), width * groups));
         for g in 0..groups {
             let from = all.slice(s![.., g * period + lo..g * period + lo + width]);
-            out.slice_mut(s![.., g * width..(g + 1) * width]).assign(&from);
+            out.slice_mut(s![.., g * width..(g + 1) * width])
+                .assign(&from);
         }
         out
     };

@@ -12,7 +12,7 @@
 //! # Shapes
 //! - x, output: (n, d); hidden: (n, ff); router: (n, E)
 
-use super::{PlainError, Params, linear};
+use super::{Params, PlainError, linear};
 use crate::config::{Act, ModelConfig};
 use ndarray::{Array2, Axis, s};
 

@@ -4,14 +4,16 @@
 //! Checks that judge one step (`op-shapes`, `residual`, `stream`,
 //! `finite`) also stopped the forward where they failed; the others judge
 //! the whole run. `params` compares the built weights with the closed form;
-//! `reference` compares the blocks' outputs with those of the declared
-//! architecture on the same weights and input.
+//! `reference` compares the blocks' outputs with a plain f64 forward
+//! written apart from the fast backend (under a fault, with those of the
+//! declared architecture) on the same weights and input.
 
 pub mod contract;
 pub mod evidence;
 pub mod influence;
 pub mod ops;
 pub mod params;
+pub mod plain;
 pub mod probe;
 pub mod reference;
 pub mod routing;

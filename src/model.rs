@@ -34,7 +34,7 @@ use crate::weights::Weights;
 use block::Block;
 use embed::Embeddings;
 use norm::Norm;
-pub(crate) use record::record;
+pub(crate) use record::{record, record_on};
 
 /// Where a model's weights come from.
 #[derive(Debug, Clone, Copy, Default)]

@@ -7,10 +7,10 @@
 
 use crate::config::{self, ModelConfig};
 use crate::error::Error;
-use crate::model::{Source, record};
-use crate::ops;
+use crate::model::{Model, Source, record, record_on};
 use crate::ops::numeric::{Numeric, Scalar, Tensor};
 use crate::ops::shape::ShapeOnly;
+use crate::ops::{self, Backend};
 use crate::plan::{self, Plan, Request};
 use crate::trace::recorder::{Capture, Watch};
 use crate::trace::{Mode, Trace};
@@ -80,6 +80,7 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
     let watch = Watch {
         values: req.values,
         capture: false,
+        fuse: false,
         hooks: req.hooks.clone(),
         expected,
     };
@@ -138,4 +139,43 @@ pub(crate) fn captured<F: Scalar>(
         &watch,
     );
     (r.trace, r.captures)
+}
+
+/// A run of the fast path as an uncaptured trace runs it (fused where it
+/// fuses) with every built tensor captured, and the weights it ran with,
+/// by name, widened to f64: what `reference` holds against a plain forward.
+pub(crate) struct Fast {
+    /// The run's trace.
+    pub trace: Trace,
+    /// Every tensor the backend built, in execution order.
+    pub captures: Vec<Capture>,
+    /// Every parameter of the model as built (seeded or loaded, rounded to
+    /// a 16-bit dtype), by name, (in, out) for a linear's weight.
+    pub weights: std::collections::HashMap<String, ArrayD<f64>>,
+}
+
+/// The fast path in `F` on x0 with `source`'s weights: see [`Fast`].
+pub(crate) fn fast<F: Scalar>(cfg: &ModelConfig, source: Source, x0: ArrayD<F>) -> Fast {
+    let backend = Numeric::<F>::new();
+    let model = Model::build_from(cfg, &backend, source);
+    let weights = model
+        .params()
+        .into_iter()
+        .filter_map(|p| {
+            let values = backend.values(&p.t)?;
+            let shape = ndarray::IxDyn(<Numeric<F> as Backend>::shape(&p.t));
+            Some((p.name.clone(), ArrayD::from_shape_vec(shape, values).ok()?))
+        })
+        .collect();
+    let watch = Watch {
+        capture: true,
+        fuse: true,
+        ..Watch::default()
+    };
+    let r = record_on(cfg, &backend, &model, (Some(x0.into()), None), &watch);
+    Fast {
+        trace: r.trace,
+        captures: r.captures,
+        weights,
+    }
 }

@@ -641,6 +641,7 @@ check-causality-pass = { $spread ->
     [two-way] , and { $path } exactly where the two-way attention reads it
    *[causal] , and { $path } exactly where the causal mask reads it
 } ({ $tried } tokens tried)
+check-reference-plain-pass = every block's output ({ $n } compared) agrees with a plain f64 forward: max |Δ| { $delta } (allowed { $tol }·(1 + the output's largest |x|) in { $dtype })
 check-reference-pass = every block's output ({ $n } compared) equals the declared architecture{ $fault ->
     [none] {""}
    *[other] {" "}(without { $fault })
@@ -691,6 +692,8 @@ check-causality-fail = { $path }: changing token { $token } of batch 0 { $what -
 } (|Δ| up to { $delta })
 check-params-fail = { $path }: built { $got } parameters, { $by } { $than } than the closed form { $formula } = { $want }
 check-params-extra = { $path }: built { $got } parameters the declared architecture does not have
+check-reference-plain-fail = { $path }: differs from a plain f64 forward on the same weights and input by |Δ| up to { $delta }, over the { $allowed } that { $dtype } allows there
+check-reference-plain-error = not compared: { $error }
 check-reference-fail = { $path }: differs from the declared architecture{ $fault ->
     [none] {""}
    *[other] {" "}(without { $fault })

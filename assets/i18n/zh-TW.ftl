@@ -647,6 +647,7 @@ check-causality-pass = { $spread ->
     [two-way] ，且 { $path } 正好在雙向注意力讀取它之處改變
    *[causal] ，且 { $path } 正好在因果遮罩讀取它之處改變
 }（試了 { $tried } 個詞元）
+check-reference-plain-pass = 每個模組的輸出（比較了 { $n } 個）都與一個樸素的 f64 前向傳播相符：最大 |Δ| { $delta }（{ $dtype } 容許 { $tol }·(1 + 該輸出的最大 |x|)）
 check-reference-pass = 每個模組的輸出（比較了 { $n } 個）都等於宣告的架構{ $fault ->
     [none] {""}
    *[other] （不含 { $fault }）
@@ -703,6 +704,8 @@ check-params-fail = { $path }：建出 { $got } 個參數，比封閉式 { $form
    *[more] 多
 }了 { $by } 個
 check-params-extra = { $path }：建出了宣告的架構沒有的 { $got } 個參數
+check-reference-plain-fail = { $path }：在相同的權重與輸入上，與樸素的 f64 前向傳播相差 |Δ| 最大 { $delta }，超過 { $dtype } 在此容許的 { $allowed }
+check-reference-plain-error = 未比較：{ $error }
 check-reference-fail = { $path }：在相同的權重與輸入上，與宣告的架構{ $fault ->
     [none] {""}
    *[other] （不含 { $fault }）

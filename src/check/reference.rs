@@ -1,21 +1,32 @@
-//! The `reference` check: the model as built against the architecture its
-//! config declares (the same config without its fault), both run on the
-//! same weights and the same input x0.
+//! The `reference` check: the model's computed values against a forward
+//! written apart from them, on the same weights and the same input x0.
+//!
+//! - Without a fault: the fast path (the numeric backend in the model's
+//!   dtype, fused where the trace fuses) against the plain f64 forward of
+//!   [`super::plain`] ([`plain`] here): every block's output within
+//!   64·ε of its dtype, relative to `1 + max |plain|`, and the largest
+//!   |Δ| named. A bug in a kernel (a tile bound, a head merge in place)
+//!   fails it.
+//! - Under a fault: the model as built against the architecture its
+//!   config declares (the same config without its fault), both on the
+//!   fast path:
 //!
 //! ```text
 //! for n in 1..=layers:   |blockN(x)_built − blockN(x)_declared| ≤ 1e-5·(1 + |declared|)
 //! ```
 //!
-//! It compares the output of every block, the last stream tensor each
-//! block records (and the final norm's, if any), value by value, and
-//! names the first block that differs with the largest |Δ|. A mistake
-//! that keeps every shape, every parameter and every position-wise and
-//! causal property (the activation after the down projection) still
-//! computes something else, and only this comparison sees it.
+//! Either compares the output of every block, the last stream tensor each
+//! block records (and the final norm's, if any), and names the first
+//! block that differs with the largest |Δ|. A mistake that keeps every
+//! shape, every parameter and every position-wise and causal property
+//! (the activation after the down projection) still computes something
+//! else, and only this comparison sees it.
 //!
 //! Skipped, as the probes are, in shape-only runs (no values), on models
 //! too large to re-run, and when the forward stopped (the check that
 //! stopped it judges it).
+
+pub mod plain;
 
 use super::CheckResult;
 use super::influence::Subject;
@@ -61,6 +72,9 @@ pub fn reference(trace: &Trace, subject: Subject) -> CheckResult {
     if let Err(why) = super::influence::rerunnable_why(subject.cfg) {
         return CheckResult::skip(name, "").said(why);
     }
+    if subject.cfg.fault.is_none() {
+        return judge_plain(subject);
+    }
     match compare(subject, &declared) {
         Err(why) => CheckResult::skip(name, why),
         Ok((n, None)) => CheckResult::pass(name, "").said(
@@ -88,6 +102,37 @@ pub fn reference(trace: &Trace, subject: Subject) -> CheckResult {
                 )
                 .arg("delta", format!("{:.2e}", d.delta)),
         ),
+    }
+}
+
+/// The verdict of the fast path against the plain f64 forward.
+fn judge_plain(subject: Subject) -> CheckResult {
+    use crate::why::Why;
+    let name = CheckName::Reference;
+    let e = |v: f64| format!("{v:.1e}");
+    let dtype = subject.cfg.dtype.as_str();
+    match plain::against_plain(subject) {
+        Ok(a) => match a.apart {
+            None => CheckResult::pass(name, "").said(
+                Why::new("check-reference-plain-pass")
+                    .arg("n", a.compared)
+                    .arg("delta", e(a.largest))
+                    .arg("tol", e(plain::tolerance(subject.cfg.dtype)))
+                    .arg("dtype", dtype),
+            ),
+            Some(d) => CheckResult::fail(name, &d.path, "").said(
+                Why::new("check-reference-plain-fail")
+                    .arg("path", d.path.as_str())
+                    .arg("delta", e(d.delta))
+                    .arg("allowed", e(d.allowed))
+                    .arg("dtype", dtype),
+            ),
+        },
+        Err(plain::NotCompared::Stopped(path)) => {
+            CheckResult::skip(name, "").said(Why::new("check-stopped").arg("path", path.as_str()))
+        }
+        Err(plain::NotCompared::Plain(why)) => CheckResult::skip(name, "")
+            .said(Why::new("check-reference-plain-error").arg("error", why.to_string())),
     }
 }
 

@@ -110,8 +110,9 @@ named_enum! {
         Positionwise = "positionwise",
         /// No output depends on a later token or another batch element.
         Causality = "causality",
-        /// Each block's output equals that of the architecture the config
-        /// declares, run on the same weights and input.
+        /// Each block's output agrees with a plain f64 forward written
+        /// apart from the fast backend (under a fault, with that of the
+        /// architecture the config declares), on the same weights and input.
         Reference = "reference",
     }
 }

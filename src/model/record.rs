@@ -32,15 +32,27 @@ pub(crate) fn record<B: Backend>(
     (x0, ids): (Option<B::Tensor>, Option<&Array2<i64>>),
     watch: &Watch,
 ) -> Recorded<B::Tensor> {
-    let ids = match ids {
-        _ if x0.is_some() || cfg.vocab.is_none() => None,
-        Some(ids) => Some(ids.clone()),
-        None => super::tokens(cfg),
-    };
-    let model = if ids.is_some() {
+    let lm = x0.is_none() && cfg.vocab.is_some();
+    let model = if lm {
         Model::build_lm(cfg, backend, source)
     } else {
         Model::build_from(cfg, backend, source)
+    };
+    record_on(cfg, backend, &model, (x0, ids), watch)
+}
+
+/// Records `model`, built of `cfg`, as [`record`] says.
+pub(crate) fn record_on<B: Backend>(
+    cfg: &ModelConfig,
+    backend: &B,
+    model: &Model<B::Tensor>,
+    (x0, ids): (Option<B::Tensor>, Option<&Array2<i64>>),
+    watch: &Watch,
+) -> Recorded<B::Tensor> {
+    let ids = match ids {
+        _ if x0.is_some() || model.ends.is_none() => None,
+        Some(ids) => Some(ids.clone()),
+        None => super::tokens(cfg),
     };
     let mut rec = Recorder::new(backend, cfg.stream_shape(), watch.clone()).in_dtype(cfg.dtype);
     // A stop is not an error here: the failure is part of the trace.

@@ -236,3 +236,34 @@ pub fn frame(lp: &TestLoop) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// `s` with the digits of every largest difference from the plain f64
+/// forward (the number after `|Δ| `, or `\|Δ\| ` in Markdown) masked as
+/// `#`, its width kept: its last digits depend on the order the CPU's
+/// kernels add in, so a snapshot keeps its form and place, not them.
+pub fn mask_delta(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find("Δ") {
+        let (before, after) = rest.split_at(at + "Δ".len());
+        out.push_str(before);
+        let bar = ["\\| ", "| "].into_iter().find(|b| after.starts_with(b));
+        let Some(bar) = bar else {
+            rest = after;
+            continue;
+        };
+        out.push_str(bar);
+        let number = &after[bar.len()..];
+        let end = number
+            .find(|c: char| !(c.is_ascii_digit() || ".e-+".contains(c)))
+            .unwrap_or(number.len());
+        out.extend(
+            number[..end]
+                .chars()
+                .map(|c| if c.is_ascii_digit() { '#' } else { c }),
+        );
+        rest = &number[end..];
+    }
+    out.push_str(rest);
+    out
+}

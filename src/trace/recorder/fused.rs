@@ -17,7 +17,8 @@ impl<B: Backend> Recorder<'_, B> {
     /// backend may run in one pass as `fusion`. Either way every step is
     /// recorded as its own event, with the same shapes and stats: fused,
     /// the steps record what the pass gave instead of running their ops.
-    /// Never fused while capturing values for the probes, or when a step
+    /// Never fused while capturing values for the probes (unless the
+    /// watch asks to fuse all the same, [`super::Watch::fuse`]), or when a step
     /// refuses its operands (the steps then run one by one, so the one
     /// that refuses is on record).
     ///
@@ -33,7 +34,8 @@ impl<B: Backend> Recorder<'_, B> {
         // A 16-bit model rounds every step's output, which a pass that
         // never builds them cannot do: its steps run one by one.
         let half = self.dtype.is_half();
-        if half || self.watch.capture || self.fused.is_some() || !fusion.accepts(&shapes) {
+        let capturing = self.watch.capture && !self.watch.fuse;
+        if half || capturing || self.fused.is_some() || !fusion.accepts(&shapes) {
             return steps(self);
         }
         self.check_cancel()?;

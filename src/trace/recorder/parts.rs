@@ -147,6 +147,11 @@ pub struct Watch {
     pub values: bool,
     /// Keep every tensor's full values, for the probes.
     pub capture: bool,
+    /// While capturing, let the backend still fuse what it fuses in an
+    /// uncaptured run: the steps inside a fused group, which it never
+    /// builds, are then not captured, their group's last step is. The
+    /// `reference` check runs the fast path so, as the trace ran it.
+    pub fuse: bool,
     /// Progress and cancel hooks.
     pub hooks: Hooks,
     /// Events the run is expected to record, for progress.

@@ -61,6 +61,20 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// How attention builds the declared sliding window of w positions.
+    WindowForm, "window form" {
+        /// As declared: each query reads the last w positions, itself
+        /// included.
+        Declared = "declared",
+        /// Left out: plain causal attention (`no-sliding-window`).
+        Ignored = "ignored",
+        /// One short: the last w − 1 positions (`window-off-by-one`, a `<`
+        /// written for `<=`).
+        OneShort = "one-short",
+    }
+}
+
 /// One sublayer of a block: number i (from 1) has the norm `ln_i` and
 /// the residual add `resid_i`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,6 +107,19 @@ pub struct Anatomy {
     /// block's output: block 2 under the `skip-block1` fault.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reads_input: Option<usize>,
+    /// How attention builds the config's sliding window: as declared, or
+    /// (a window fault) left out or one short. Recorded, so a replay's
+    /// heatmap draws the window the model ran.
+    #[serde(default = "declared", skip_serializing_if = "is_declared")]
+    pub window: WindowForm,
+}
+
+fn declared() -> WindowForm {
+    WindowForm::Declared
+}
+
+fn is_declared(w: &WindowForm) -> bool {
+    *w == WindowForm::Declared
 }
 
 impl Anatomy {
@@ -113,6 +140,18 @@ impl Anatomy {
             parallel: false,
             shared_norm: false,
             reads_input: None,
+            window: WindowForm::Declared,
+        }
+    }
+
+    /// The window attention builds for a declared window of `declared`
+    /// positions (0: none).
+    #[must_use]
+    pub fn window(&self, declared: usize) -> usize {
+        match self.window {
+            WindowForm::Declared => declared,
+            WindowForm::Ignored => 0,
+            WindowForm::OneShort => declared.saturating_sub(1),
         }
     }
 
@@ -243,33 +282,6 @@ pub struct Arch {
     /// The most tokens each expert of a mixture takes (`moe-capacity`:
     /// ⌈B·T·k/E⌉, later tokens dropped); `None` takes every routed token.
     pub capacity: Option<usize>,
-    /// The sliding window attention builds from the declared one.
-    pub window: WindowForm,
-}
-
-/// How attention builds the declared sliding window of w positions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WindowForm {
-    /// As declared: each query reads the last w positions, itself included.
-    Declared,
-    /// Left out: plain causal attention (`no-sliding-window`).
-    Ignored,
-    /// One short: the last w − 1 positions (`window-off-by-one`, a `<`
-    /// written for `<=`).
-    OneShort,
-}
-
-impl Arch {
-    /// The window attention builds for a declared window of `declared`
-    /// positions (0: none).
-    #[must_use]
-    pub fn window(&self, declared: usize) -> usize {
-        match self.window {
-            WindowForm::Declared => declared,
-            WindowForm::Ignored => 0,
-            WindowForm::OneShort => declared.saturating_sub(1),
-        }
-    }
 }
 
 impl Arch {
@@ -311,7 +323,6 @@ impl Arch {
             norm_cast_back: true,
             softmax_cast_back: true,
             capacity: None,
-            window: WindowForm::Declared,
         };
         let Some(fault) = cfg.fault else {
             return ok;
@@ -394,11 +405,17 @@ impl Arch {
                 ..ok
             },
             Variant::WindowIgnored => Self {
-                window: WindowForm::Ignored,
+                anatomy: Anatomy {
+                    window: WindowForm::Ignored,
+                    ..ok.anatomy.clone()
+                },
                 ..ok
             },
             Variant::WindowOneShort => Self {
-                window: WindowForm::OneShort,
+                anatomy: Anatomy {
+                    window: WindowForm::OneShort,
+                    ..ok.anatomy.clone()
+                },
                 ..ok
             },
             // Capacity factor 1: an even share of the B·T·k routes each.

@@ -66,7 +66,7 @@ impl<T: Clone> Block<T> {
     /// (`blockN`).
     pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>, n: usize) -> Self {
         let shared_norm = b.arch.anatomy.shared_norm;
-        let window = b.arch.window(b.cfg.window_at(n));
+        let window = b.arch.anatomy.window(b.cfg.window_at(n));
         let sublayers = b.arch.anatomy.sublayers.iter().enumerate();
         let sublayers = sublayers
             .map(|(i, &anatomy)| {

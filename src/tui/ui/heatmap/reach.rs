@@ -5,8 +5,8 @@ use crate::arch::Mask;
 use crate::trace::Trace;
 
 /// Which keys each query of a block's attention read, as the trace
-/// records it: the anatomy's mask, and the block's sliding window (0:
-/// none) from the trace's config. Query t of a causal mask reads keys
+/// records it: the anatomy's mask, and the sliding window it built for
+/// the block (0: none; a window fault's too). Query t of a causal mask reads keys
 /// `max(0, t + 1 − w) ..= t` (every key up to t without a window); a
 /// two-way mask, or none at all (the `no-causal-mask` fault), every key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,7 +23,7 @@ impl Reach {
     pub fn at(trace: &Trace, n: usize) -> Self {
         Self {
             mask: trace.anatomy.mask,
-            window: trace.config.window_at(n),
+            window: trace.anatomy.window(trace.config.window_at(n)),
         }
     }
 
@@ -95,5 +95,18 @@ mod tests {
             .unwrap()
             .trace;
         assert!(!Reach::at(&none, 1).masks());
+        // The window the model built, not the one its config declares: a
+        // window fault's heatmap marks what the model read.
+        cfg.fault = None;
+        cfg.window = 2;
+        let traced = |cfg: &crate::ModelConfig| {
+            let t = crate::trace_request(cfg, &crate::Request::shapes());
+            Reach::at(&t.unwrap().trace, 1).window
+        };
+        assert_eq!(traced(&cfg), 2);
+        cfg.fault = Some(crate::config::Fault::NoSlidingWindow);
+        assert_eq!(traced(&cfg), 0);
+        cfg.fault = Some(crate::config::Fault::WindowOffByOne);
+        assert_eq!(traced(&cfg), 1);
     }
 }

@@ -33,7 +33,6 @@ use super::influence::Subject;
 use crate::config::{DType, ModelConfig};
 use crate::model;
 use crate::ops::numeric::{Numeric, Scalar};
-use crate::trace::recorder::Capture;
 use crate::trace::{CheckName, Mode, Trace};
 
 /// The largest |Δ| allowed between two values, relative to `1 + |want|`.
@@ -173,7 +172,7 @@ fn compare_as<F: Scalar>(
             return Err(format!("{who} stops at {}", f.path));
         }
     }
-    let (a, b) = (outputs(cfg, &built), outputs(cfg, &want));
+    let (a, b) = (plain::outputs(cfg, &built), plain::outputs(cfg, &want));
     for (x, y) in a.iter().zip(&b) {
         let delta = largest_delta(&x.values, &y.values);
         if delta > 0.0 {
@@ -188,18 +187,6 @@ fn compare_as<F: Scalar>(
         }
     }
     Ok((a.len(), None))
-}
-
-/// The output of each block (its last capture) and of the final norm.
-fn outputs<'c>(cfg: &ModelConfig, caps: &'c [Capture]) -> Vec<&'c Capture> {
-    let mut out: Vec<&Capture> = (1..=cfg.layers)
-        .filter_map(|n| {
-            let prefix = format!("block{n}.");
-            caps.iter().rev().find(|c| c.path.starts_with(&prefix))
-        })
-        .collect();
-    out.extend(caps.iter().find(|c| c.path == "ln_f"));
-    out
 }
 
 /// The largest |a − b| beyond the tolerance (∞ where one is NaN or the

@@ -20,7 +20,7 @@
 //! dtypes are compared, each program naming its ops and paths its own way.
 
 pub mod align;
-pub mod role;
+pub mod class;
 
 use crate::budget::{Budget, thousands};
 use crate::trace::{Event, Trace};
@@ -118,7 +118,7 @@ pub struct Step {
     pub path: String,
     /// The role the two steps were paired by ([`AlignBy::Role`] only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<role::Role>,
+    pub role: Option<class::Class>,
     /// Same, changed, or on one side only.
     pub status: Status,
     /// What changed (empty unless `Changed`).
@@ -329,7 +329,7 @@ fn by_path(lt: &Trace, rt: &Trace) -> Vec<Step> {
 /// The steps paired by role ([`role`]): shape, dtype and place compared;
 /// ops and inputs are each program's own names, so not.
 fn by_role(lt: &Trace, rt: &Trace) -> Vec<Step> {
-    role::align(&lt.events, &rt.events)
+    class::align(&lt.events, &rt.events)
         .into_iter()
         .map(|row| {
             let l = row.left.map(|i| &lt.events[i]);

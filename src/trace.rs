@@ -8,6 +8,7 @@ pub mod hooks;
 pub mod judge;
 pub mod log;
 pub mod recorder;
+pub mod role;
 pub mod verdict;
 
 use crate::arch::Anatomy;
@@ -16,6 +17,7 @@ pub use crate::ops::OpKind;
 use crate::ops::Stats;
 use crate::shape::{Shape, fmt_shape};
 use crate::why::{AxisSource, Why};
+pub use role::Role;
 use serde::{Deserialize, Serialize};
 pub use verdict::{CheckName, CheckResult, Status};
 
@@ -72,6 +74,11 @@ pub struct Event {
     /// for (`op` is then `other`), e.g. `einsum`; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub op_name: Option<String>,
+    /// What the tensor is in the model (`scores`, `mlp-hidden`,
+    /// `residual-add` …), which the checks and whys judge by; absent before
+    /// schema 4, and then given on reading ([`role::infer`]).
+    #[serde(default)]
+    pub role: Role,
     /// Its size along each axis, e.g. `[2, 4, 4, 16]` for `block1.attn.q`.
     pub shape: Shape,
     /// Axis names, e.g. `["B","h","T","hd"]`.

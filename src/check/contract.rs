@@ -10,7 +10,7 @@ use crate::arch::SublayerKind;
 use crate::config::Placement;
 use crate::shape::fmt_shape;
 use crate::trace::OpKind;
-use crate::trace::{CheckName, Mode, Trace, block_of, judge};
+use crate::trace::{CheckName, Mode, Role, Trace, block_of, judge};
 use crate::why::Why;
 
 /// The six contract checks, in a fixed order, and `routing` after
@@ -210,17 +210,14 @@ fn replaced_stream(trace: &Trace, n: usize, want: usize) -> Option<CheckResult> 
     let module = e.replaces_stream.as_deref().unwrap_or_default();
     let sub = module.rsplit('.').next().unwrap_or(module);
     let block = module.split('.').next().unwrap_or_default();
-    // The norm the sublayer read: the last `blockN.ln_k` step before it.
+    // The norm the sublayer read: the block's last norm before it, named
+    // as the block names its module (`ln_1`, `norm1`).
     let norm = trace.events[..i]
         .iter()
         .rev()
-        .take_while(|x| x.path.starts_with(&format!("{block}.")))
-        .find_map(|x| {
-            x.path
-                .split('.')
-                .nth(1)
-                .filter(|s| s.starts_with("ln_") || s.starts_with("norm"))
-        });
+        .take_while(|x| x.block() == block_of(block))
+        .find(|x| x.role == Role::Norm)
+        .and_then(|x| x.path.split('.').nth(1));
     let add = match norm {
         Some(ln) => format!("x = x + self.{sub}(self.{ln}(x))"),
         None => format!("x = x + self.{sub}(x)"),
@@ -287,7 +284,7 @@ pub fn returns(trace: &Trace) -> CheckResult {
     for (i, e) in trace.events.iter().enumerate() {
         // Parallel residuals sum the sublayers' updates (`update`) before
         // their one add: each operand of the sum ends a sublayer of its own.
-        let summed = trace.anatomy.parallel && e.path.ends_with(".update");
+        let summed = trace.anatomy.parallel && e.role == Role::Update;
         if !e.is_residual() && !summed {
             continue;
         }
@@ -317,14 +314,14 @@ pub fn returns(trace: &Trace) -> CheckResult {
             // on the output read (through its casts in a 16-bit model).
             // Each step back is to an earlier event, so a log whose norm
             // reads itself cannot loop.
-            while let Some(k) = update.filter(|&k| inside[k].path.contains(".post_ln_")) {
+            while let Some(k) = update.filter(|&k| inside[k].role == Role::OutputNorm) {
                 update = inside[k].inputs.first().and_then(at).filter(|&j| j < k);
             }
             // The output norm's own casts (a 16-bit model) come after the
             // sublayer's output: they are the norm's, not the sublayer's.
             let last = inside
                 .iter()
-                .rposition(|x| x.departs && !x.path.contains(".post_ln_"));
+                .rposition(|x| x.departs && x.role != Role::OutputNorm);
             if let Some(last_departure) = last {
                 let back = inside[last_departure..].iter().any(&home);
                 // The output comes after the last departure, on (B,T,d).
@@ -464,18 +461,12 @@ fn normed_stream(trace: &Trace) -> Option<CheckResult> {
 
 /// The first residual add of a Post-LN trace, past the model's first, whose
 /// stream operand is no norm's output: `x = x + f(LN(x))` where
-/// `x = LN(x + f(x))` was declared. A norm is a norm step, or (in another
-/// program's log, a norm written by hand) the last step of a module named
-/// like one (`ln_1`, `input_layernorm`, `norm`).
+/// `x = LN(x + f(x))` was declared. A norm is a step whose role is a
+/// norm's (in another program's log, a norm written by hand is given that
+/// role on reading, [`crate::trace::role::infer`]).
 fn unnormed_stream(trace: &Trace) -> Option<CheckResult> {
     let ev = &trace.events;
-    let norm = |x: &crate::trace::Event| {
-        matches!(x.op, OpKind::LayerNorm | OpKind::RmsNorm) || {
-            let module = x.path.rsplit_once('.').map_or("", |(m, _)| m);
-            let leaf = module.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
-            leaf.contains("norm") || leaf.starts_with("ln")
-        }
-    };
+    let norm = |x: &crate::trace::Event| x.role.is_norm();
     ev.iter()
         .enumerate()
         .filter(|(_, e)| e.is_residual())

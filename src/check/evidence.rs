@@ -11,23 +11,29 @@
 use super::influence::{Influence, Kind, RowChange};
 use super::probe::{Origin, worded};
 use super::{CheckName, CheckResult, Status};
-use crate::trace::OpKind;
 use crate::trace::log::{Evidence, EvidenceRow, Probe, Replay};
+use crate::trace::{Event, OpKind, Role};
 use crate::why::Why;
 
-/// The row of an evidence line as a probe's [`RowChange`]: a pre-mask
-/// row is `scores` (causality skips it), any other the op it names, or
-/// `other` for an op shapetrace has no name for.
+/// The row of an evidence line as a probe's [`RowChange`], in the role
+/// `role` of the log's event at its path: a pre-mask row is `scores`
+/// (causality skips it) whatever the log says of its event.
 #[must_use]
-pub fn row_change(r: &EvidenceRow) -> RowChange {
+pub fn row_change(r: &EvidenceRow, role: Option<Role>) -> RowChange {
     let op = if r.pre_mask {
         OpKind::Scores
     } else {
         r.op.parse().unwrap_or(OpKind::Other)
     };
+    let role = if r.pre_mask {
+        Role::Scores
+    } else {
+        role.unwrap_or_else(|| Role::of_op(op, None))
+    };
     RowChange {
         path: r.path.clone(),
         op,
+        role,
         batch: r.batch,
         seq: r.seq,
         delta: r.delta.clone(),
@@ -37,7 +43,8 @@ pub fn row_change(r: &EvidenceRow) -> RowChange {
 /// An evidence line that ran, as a probe's run: its moved token and rows,
 /// no declared pattern (the log declares no mask to compare with).
 #[must_use]
-pub fn influence(e: &Evidence) -> Option<Influence> {
+pub fn influence(e: &Evidence, events: &[Event]) -> Option<Influence> {
+    let role = |path: &str| events.iter().find(|x| x.path == path).map(|x| x.role);
     let kind = match e.probe {
         Probe::Causality => Kind::Causality,
         Probe::Positionwise => Kind::Positionwise,
@@ -45,7 +52,11 @@ pub fn influence(e: &Evidence) -> Option<Influence> {
     Some(Influence {
         kind,
         token: e.token?,
-        rows: e.rows.iter().map(row_change).collect(),
+        rows: e
+            .rows
+            .iter()
+            .map(|r| row_change(r, role(&r.path)))
+            .collect(),
         pattern: None,
     })
 }
@@ -108,7 +119,10 @@ fn from_evidence(replay: &Replay, name: CheckName, said: Option<Status>) -> Chec
                 .arg("says", says),
         );
     }
-    let runs: Vec<Influence> = ran.iter().filter_map(|e| influence(e)).collect();
+    let runs: Vec<Influence> = ran
+        .iter()
+        .filter_map(|e| influence(e, &replay.trace.events))
+        .collect();
     let mut tokens: Vec<usize> = runs.iter().map(|r| r.token).collect();
     tokens.sort_unstable();
     tokens.dedup();

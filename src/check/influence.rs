@@ -16,8 +16,8 @@ use crate::ops::OpKind;
 use crate::ops::numeric::{Numeric, Scalar, Tensor};
 use crate::plan::Request;
 use crate::seed::seed_for;
-use crate::trace::CheckName;
 use crate::trace::recorder::{Capture, Recorder, Stop, Val, Watch};
+use crate::trace::{CheckName, Role};
 use crate::weights::Weights;
 use ndarray::{ArrayD, s};
 
@@ -91,6 +91,8 @@ pub struct RowChange {
     pub path: String,
     /// The op that produced it.
     pub op: OpKind,
+    /// What the tensor is in the model: the probes judge and show rows by it.
+    pub role: Role,
     /// Batch elements, B: the rows of `delta` per position.
     pub batch: usize,
     /// Positions along the token axis (T, or Tq of the scores and weights).
@@ -253,38 +255,27 @@ impl Kind {
         }
     }
 
-    /// Whether `r` is a row worth showing: for causality the sublayer
-    /// interfaces and the attention mix; for positionwise every tensor but
-    /// the pre-mask scores.
+    /// Whether `r` is a row worth showing: for causality the input, the
+    /// norms, the attention's weights and merged heads, and the residual
+    /// adds (where a leak enters the stream); for positionwise every tensor
+    /// but the pre-mask scores.
     #[must_use]
     pub fn shows(self, r: &RowChange) -> bool {
-        let leaf = r.path.split_once('.').map_or(r.path.as_str(), |(_, l)| l);
         match self {
-            Kind::Causality => {
-                r.op == OpKind::Input
-                    || matches!(
-                        leaf,
-                        "ln_1"
-                            | "attn.weights"
-                            | "attn.merge"
-                            | "resid_1"
-                            | "mlp.act"
-                            | "resid_2"
-                            | "ln_f"
-                    )
-            }
+            Kind::Causality => matches!(
+                r.role,
+                Role::Input | Role::Norm | Role::Weights | Role::MergedHeads | Role::ResidualAdd
+            ),
             Kind::Positionwise => !pre_mask(r),
         }
     }
 }
 
-/// The scores before the mask: `scores`, ALiBi's and the soft cap's steps on them, and in a 16-bit model their cast
-/// to f32 (`scores.to_f32`), which the softmax masks.
+/// The scores before the mask: q·kᵀ/√hd and what bends them before the
+/// softmax (ALiBi, a soft cap, a 16-bit model's cast to f32), all
+/// [`Role::Scores`]; the softmax masks them.
 fn pre_mask(r: &RowChange) -> bool {
-    r.op == OpKind::Scores
-        || (r.op == OpKind::SoftCap && r.path.ends_with(".scores.capped"))
-        || (r.op == OpKind::Alibi && r.path.ends_with(".scores.alibi"))
-        || (r.op == OpKind::Cast && r.path.ends_with(".scores.to_f32"))
+    r.role == Role::Scores
 }
 
 /// A change where the probe forbids one: in tensor `path`, row (`batch`,
@@ -446,6 +437,7 @@ fn rows(a: &Capture, b: &Capture) -> RowChange {
     RowChange {
         path: a.path.clone(),
         op: a.op,
+        role: a.role,
         batch: nb,
         seq: nt,
         delta,
@@ -635,7 +627,7 @@ pub fn rerunnable_why(cfg: &ModelConfig) -> Result<(), crate::why::Why> {
 
 #[cfg(test)]
 mod pattern_tests {
-    use super::{Influence, Kind, Masking, OpKind, Pattern, RowChange};
+    use super::{Influence, Kind, Masking, OpKind, Pattern, Role, RowChange};
 
     fn run(changed: &[usize], mask: Masking) -> Influence {
         Influence {
@@ -644,6 +636,7 @@ mod pattern_tests {
             rows: vec![RowChange {
                 path: "block1.attn.weights".into(),
                 op: OpKind::Softmax,
+                role: Role::Weights,
                 batch: 1,
                 seq: 4,
                 delta: (0..4)
@@ -689,6 +682,7 @@ mod pattern_tests {
             RowChange {
                 path: "block1.attn.scores".into(),
                 op: OpKind::Scores,
+                role: Role::Scores,
                 batch: 1,
                 seq: 4,
                 delta: vec![0.0; 4],

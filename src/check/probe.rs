@@ -308,7 +308,8 @@ fn cause(op: &str, event: Option<&crate::trace::Event>) -> &'static str {
     let op = op.trim_end_matches('_').to_ascii_lowercase();
     // An add onto the (Tq, Tk) scores is a mask's.
     let on_scores = event.is_some_and(|e| {
-        e.pre_mask || matches!(e.axes.as_slice(), [.., q, k] if q == "Tq" && k == "Tk")
+        e.role == crate::trace::Role::Scores
+            || matches!(e.axes.as_slice(), [.., q, k] if q == "Tq" && k == "Tk")
     });
     match op.as_str() {
         "view" | "reshape" | "flatten" | "unflatten" | "split_heads" | "merge_heads" => "view",

@@ -21,6 +21,7 @@ use super::Builder;
 use super::linear::Linear;
 use crate::config::{DType, PosEmb, QkvFusion};
 use crate::ops::{Backend, Fusion, Masking, Merge, Op};
+use crate::trace::Role;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// How q, k and v are projected from x.
@@ -165,9 +166,9 @@ impl<T: Clone> Attention<T> {
         // Project every token to a query, a key and a value.
         let (q, k, v) = match &self.qkv {
             Qkv::Apart { q, k, v } => (
-                q.forward(rec, "q_proj", x)?, // x·Wq + bq: (B, T, h·hd)
-                k.forward(rec, "k_proj", x)?, // x·Wk + bk: (B, T, kv·hd)
-                v.forward(rec, "v_proj", x)?, // x·Wv + bv: (B, T, kv·hd)
+                q.forward(rec.role(Role::Query), "q_proj", x)?, // x·Wq + bq: (B, T, h·hd)
+                k.forward(rec.role(Role::Key), "k_proj", x)?,   // x·Wk + bk: (B, T, kv·hd)
+                v.forward(rec.role(Role::Value), "v_proj", x)?, // x·Wv + bv: (B, T, kv·hd)
             ),
             // One fused matmul, then its output split by columns.
             Qkv::Fused { qkv, split } => {
@@ -175,9 +176,9 @@ impl<T: Clone> Attention<T> {
                 let all = qkv.forward(rec, "qkv_proj", x)?; // x·Wqkv + b: (B, T, (h+2kv)·hd)
                 let all = In::Act(&all);
                 (
-                    rec.op("q_proj", sq, &[all])?, // (B, T, h·hd)
-                    rec.op("k_proj", sk, &[all])?, // (B, T, kv·hd)
-                    rec.op("v_proj", sv, &[all])?, // (B, T, kv·hd)
+                    rec.role(Role::Query).op("q_proj", sq, &[all])?, // (B, T, h·hd)
+                    rec.role(Role::Key).op("k_proj", sk, &[all])?,   // (B, T, kv·hd)
+                    rec.role(Role::Value).op("v_proj", sv, &[all])?, // (B, T, kv·hd)
                 )
             }
         };
@@ -260,7 +261,7 @@ impl<T: Clone> Attention<T> {
 
         // Output projection; the no-out-proj fault returns the merge as it is.
         match &self.o {
-            Some(o) => o.output(rec, "out", &y), // y·Wo + bo: (B, T, d)
+            Some(o) => o.output(rec.role(Role::AttnOut), "out", &y), // y·Wo + bo: (B, T, d)
             None => Ok(y),
         }
     }

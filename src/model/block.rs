@@ -20,6 +20,7 @@ use super::moe::Moe;
 use super::norm::Norm;
 use crate::arch::{NormAt, Sublayer, SublayerKind};
 use crate::ops::{Backend, Op};
+use crate::trace::Role;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// What a sublayer computes.
@@ -139,7 +140,10 @@ impl<T: Clone> Block<T> {
             update = Some(match update {
                 None => u,
                 // attn(LN1(x)) + mlp(LN2(x)): (B, T, d)
-                Some(sum) => rec.op("update", &Op::Add, &[In::Act(&sum), In::Act(&u)])?,
+                Some(sum) => {
+                    rec.role(Role::Update)
+                        .op("update", &Op::Add, &[In::Act(&sum), In::Act(&u)])?
+                }
             });
         }
         match update {
@@ -184,7 +188,7 @@ impl<T: Clone> Sub<T> {
                 let h = self.norm(rec, &ln, x)?; // LN(x): (B, T, d)
                 let u = self.layer(rec, &h)?; // f(LN(x)): (B, T, d)
                 let u = match &self.post {
-                    Some(post) => post.forward(rec, &format!("post_{ln}"), &u)?, // LN_out(f(LN(x)))
+                    Some(post) => post.on_output(rec, &format!("post_{ln}"), &u)?, // LN_out(f(LN(x)))
                     None => u,
                 };
                 rec.residual(&resid, x, u) // x + LN_out(f(LN(x))): (B, T, d)

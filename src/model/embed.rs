@@ -28,6 +28,7 @@ use super::linear::Linear;
 use super::norm::Norm;
 use crate::config::{DType, Head, PosEmb};
 use crate::ops::{Backend, Init, Op};
+use crate::trace::Role;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// The vocabulary-sized weights of a GPT-style model.
@@ -140,7 +141,8 @@ impl<T: Clone> Embeddings<T> {
             x = step(rec, "emb.types", types_last, &Op::Add, &sum)?; // + type_emb: (B, T, d)
         }
         match &self.norm {
-            Some(norm) => norm.forward(rec, "input", &x), // x0 = LN_emb(emb): (B, T, d)
+            // BERT's embedding LayerNorm: its output is x0, the embeddings'.
+            Some(norm) => norm.forward_as(rec, "input", &x, Role::Embedding), // x0 = LN_emb(emb): (B, T, d)
             None => Ok(x),
         }
     }
@@ -159,7 +161,7 @@ impl<T: Clone> Embeddings<T> {
             return self.logits(rec, x); // (B, T, V)
         };
         let first = rec.op("pooler.first", &Op::FirstToken, &[In::Act(x)])?; // x[:, 0]: (B, d)
-        let p = pooler.forward(rec, "pooler", &first)?; // x[:, 0]·W_p + b_p: (B, d)
+        let p = pooler.forward(rec.role(Role::Pooled), "pooler", &first)?; // x[:, 0]·W_p + b_p: (B, d)
         rec.op_owned("pooled", &Op::Act(crate::ops::Unary::Tanh), p, &[]) // tanh: (B, d)
     }
 

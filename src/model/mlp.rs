@@ -20,6 +20,7 @@ use super::linear::Linear;
 use crate::arch::MlpForm;
 use crate::config::Act;
 use crate::ops::{Backend, Fusion, Op, Unary};
+use crate::trace::Role;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// The hidden layer's non-linearity.
@@ -111,15 +112,15 @@ impl<T: Clone> Mlp<T> {
         if let (MlpForm::ActAfterDown, Activation::Unary(act), Some(down)) =
             (self.form, &self.act, &self.down)
         {
-            let u = self.up.forward(rec, "up", x)?; // x·W1 + b1: (B, T, ff)
-            let y = down.forward(rec, "down", &u)?; // u·W2 + b2: (B, T, d)
+            let u = self.up.forward(rec.role(Role::MlpHidden), "up", x)?; // x·W1 + b1: (B, T, ff)
+            let y = down.forward(rec.role(Role::MlpOut), "down", &u)?; // u·W2 + b2: (B, T, d)
             return rec.interface("act", &Op::Act(*act), &[In::Act(&y)]); // act(y): (B, T, d)
         }
         let h = self.hidden(rec, x)?; // (B, T, ff)
         match (self.form, &self.down) {
             // Down, back to the stream's width.
             (MlpForm::UpActDown | MlpForm::ActAfterDown, Some(down)) => {
-                down.output(rec, "down", &h) // h·W2 + b2: (B, T, d)
+                down.output(rec.role(Role::MlpOut), "down", &h) // h·W2 + b2: (B, T, d)
             }
             // The mlp-returns-input fault drops the hidden layer.
             (MlpForm::ReturnsInput, _) => Ok(x.clone()), // x: (B, T, d)
@@ -141,7 +142,7 @@ impl<T: Clone> Mlp<T> {
     ) -> Result<Val<T>, Stop> {
         let h = self.hidden(rec, x)?; // (n_e, ff)
         match &self.down {
-            Some(down) => down.forward(rec, "down", &h), // h·W2 + b2: (n_e, d)
+            Some(down) => down.forward(rec.role(Role::MlpOut), "down", &h), // h·W2 + b2: (n_e, d)
             None => Ok(h),
         }
     }
@@ -159,19 +160,19 @@ impl<T: Clone> Mlp<T> {
             Activation::Unary(act) => {
                 let up = Fusion::LinearAct(*act);
                 rec.fusable(up, &self.up.operands(x), |rec| {
-                    let u = self.up.forward(rec, "up", x)?; // x·W1 + b1: (B, T, ff)
+                    let u = self.up.forward(rec.role(Role::MlpHidden), "up", x)?; // x·W1 + b1: (B, T, ff)
                     rec.op_owned("act", &Op::Act(*act), u, &[]) // act(u): (B, T, ff)
                 })
             }
             // SwiGLU or GeGLU: a gate and an up projection, multiplied.
             Activation::Gated(gate, glu) => {
-                let g = gate.forward(rec, "gate", x)?; // x·Wg: (B, T, ff)
-                let u = self.up.forward(rec, "up", x)?; // x·Wu: (B, T, ff)
+                let g = gate.forward(rec.role(Role::MlpHidden), "gate", x)?; // x·Wg: (B, T, ff)
+                let u = self.up.forward(rec.role(Role::MlpHidden), "up", x)?; // x·Wu: (B, T, ff)
                 rec.op_owned("act", glu, g, &[In::Act(&u)]) // act(g) ⊙ u: (B, T, ff)
             }
             // Phi-3: one fused matmul, its output split into gate and up.
             Activation::FusedGated(glu) => {
-                let gu = self.up.forward(rec, "gate_up", x)?; // x·W_gu: (B, T, 2·ff)
+                let gu = self.up.forward(rec.role(Role::MlpHidden), "gate_up", x)?; // x·W_gu: (B, T, 2·ff)
                 let two = gu.shape.last().copied().unwrap_or(0);
                 let half = |lo, hi| Op::Columns {
                     lo,

@@ -23,6 +23,7 @@ use super::Builder;
 use super::linear::Linear;
 use super::mlp::Mlp;
 use crate::ops::{Backend, Op};
+use crate::trace::Role;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// The router and the experts.
@@ -64,7 +65,7 @@ impl<T: Clone> Moe<T> {
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
         let (k, capacity) = (self.k, self.capacity);
-        let logits = self.router.forward(rec, "router", x)?; // x·W_r: (B, T, E)
+        let logits = self.router.forward(rec.role(Role::Router), "router", x)?; // x·W_r: (B, T, E)
         let probs = rec.op_owned("probs", &Op::RouterSoftmax, logits, &[])?; // softmax over E: (B, T, E)
         let ids = rec.op("top_k", &Op::TopK { k }, &[In::Act(&probs)])?; // (B, T, k)
         let w = rec.op(

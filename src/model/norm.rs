@@ -14,6 +14,7 @@
 use super::Builder;
 use crate::config::{DType, NormKind};
 use crate::ops::{Backend, Init, Op};
+use crate::trace::Role;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// A norm layer; LayerNorm has β when the model has biases.
@@ -68,18 +69,49 @@ impl<T: Clone> Norm<T> {
         name: &str,
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
+        self.forward_as(rec, name, x, Role::Norm)
+    }
+
+    /// As [`Norm::forward`], on a sublayer's output before its residual
+    /// add (Gemma 2's sandwich norm): its steps are [`Role::OutputNorm`].
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    pub fn on_output<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        name: &str,
+        x: &Val<T>,
+    ) -> Result<Val<T>, Stop> {
+        self.forward_as(rec, name, x, Role::OutputNorm)
+    }
+
+    /// The norm's steps, each in `role`: its casts are the norm's too.
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    pub fn forward_as<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        name: &str,
+        x: &Val<T>,
+        role: Role,
+    ) -> Result<Val<T>, Stop> {
         let Some(half) = self.half else {
-            return rec.interface(name, &self.op, &self.operands(x)); // (B, T, d)
+            return rec.role(role).interface(name, &self.op, &self.operands(x)); // (B, T, d)
         };
         let up = Op::Cast { to: DType::F32 };
-        let x = rec.op(&format!("{name}.to_f32"), &up, &[In::Act(x)])?; // (B, T, d) f32
+        let x = rec
+            .role(role)
+            .op(&format!("{name}.to_f32"), &up, &[In::Act(x)])?; // (B, T, d) f32
         if !self.cast_back {
             // norm-no-cast-back: the f32 result goes on as the stream tensor.
-            return rec.interface(name, &self.op, &self.operands(&x)); // (B, T, d) f32
+            return rec.role(role).interface(name, &self.op, &self.operands(&x)); // (B, T, d) f32
         }
-        let y = rec.op(name, &self.op, &self.operands(&x))?; // (B, T, d) f32
+        let y = rec.role(role).op(name, &self.op, &self.operands(&x))?; // (B, T, d) f32
         let back = Op::Cast { to: half };
-        rec.interface(&format!("{name}.to_{half}"), &back, &[In::Act(&y)]) // (B, T, d) bf16
+        rec.role(role)
+            .interface(&format!("{name}.to_{half}"), &back, &[In::Act(&y)]) // (B, T, d) bf16
     }
 
     /// x, γ and β: the operands of the norm.

@@ -1,7 +1,7 @@
 //! The trace log: JSON Lines.
 //!
 //! ```text
-//! {"kind":"header","schema":2,"mode":"numeric", …config…, "stream_shape":[2,4,64], "anatomy":{…}}
+//! {"kind":"header","schema":4,"mode":"numeric", …config…, "stream_shape":[2,4,64], "anatomy":{…}}
 //! {"kind":"event","step":0,"path":"input", …, "sources":[…], "why":{…}, "why_text":"…"}   one per step
 //! {"kind":"failure","path":…,"check":…,"detail":…}   only if the forward stopped
 //! {"kind":"evidence","probe":"causality","token":2,"rows":[…]}   another program's probes
@@ -22,13 +22,16 @@ use std::io::{self, Write};
 /// published format (`assets/trace-log.schema.json`) that any program may
 /// write: the header names its `producer` and needs only the stream's
 /// shape of the model's fields, and an op shapetrace has no name for is
-/// kept by the writer's own name.
-pub const SCHEMA: u32 = 3;
+/// kept by the writer's own name. Version 4 gives each event its `role`
+/// (what the tensor is in the model: `scores`, `mlp-hidden`,
+/// `residual-add` …); a log without roles is given them on reading.
+pub const SCHEMA: u32 = 4;
 
 /// The schema versions [`read`] takes: version 1 logs read with empty
 /// whys; version 3 logs of another program get whys from their steps'
-/// kinds and shapes.
-pub const READS: [u32; 3] = [1, 2, 3];
+/// kinds and shapes; logs before version 4 (and any event without its
+/// `role`) get their roles from their ops and dataflow.
+pub const READS: [u32; 4] = [1, 2, 3, 4];
 
 /// The first line: the schema, the mode and the model that was traced.
 #[derive(Serialize, Deserialize)]

@@ -13,7 +13,7 @@
 //! recorded as `block1.attn.scores`.
 
 use super::judge;
-use super::{CheckName, Event, Failure, Operand};
+use super::{CheckName, Event, Failure, Operand, Role};
 use crate::config::DType;
 use crate::ops::{Backend, Op, OpKind, Shape, Stats, fmt_shape};
 use std::ops::{Deref, DerefMut};
@@ -44,6 +44,8 @@ pub struct Recorder<'b, B: Backend> {
     cancelled: bool,
     /// Inside a group the backend ran in one pass: what its steps record.
     fused: Option<Fused<B::Tensor>>,
+    /// The role the model gave the next step ([`Recorder::role`]).
+    next_role: Option<Role>,
 }
 
 /// A fused group's steps take the pass's outputs one for one.
@@ -102,6 +104,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
             failure: None,
             cancelled: false,
             fused: None,
+            next_role: None,
         }
     }
 
@@ -136,6 +139,14 @@ impl<'b, B: Backend> Recorder<'b, B> {
         Scoped { rec: self, outer }
     }
 
+    /// The next step is `role` in the model (a linear is a query, a key,
+    /// the MLP's hidden units …), where its op alone does not say; every
+    /// other step takes its role from its op ([`Role::of_op`]).
+    pub fn role(&mut self, role: Role) -> &mut Self {
+        self.next_role = Some(role);
+        self
+    }
+
     /// The path of step `name` in the current scope.
     #[must_use]
     fn path(&self, name: &str) -> String {
@@ -158,6 +169,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
             why,
             path: self.path("input"),
             op: OpKind::Input,
+            role: Role::Input,
             shape,
             dtype: self.dtype,
             axes: ["B", "T", "d"].map(String::from).to_vec(),
@@ -189,6 +201,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
             why,
             path: self.path("tokens"),
             op: OpKind::Tokens,
+            role: Role::Input,
             shape,
             dtype: DType::I64,
             axes: ["B", "T"].map(String::from).to_vec(),
@@ -268,6 +281,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 return Err(self.fail(&path, OpKind::Add, failure));
             }
         };
+        self.next_role = Some(Role::ResidualAdd);
         let mut out = self.run(name, &Op::Add, Some((update, 1)), &[In::Act(stream)], true)?;
         if let Some(e) = self.events.last_mut() {
             e.check = Some(check);
@@ -287,12 +301,18 @@ impl<'b, B: Backend> Recorder<'b, B> {
         ins: &[In<B::Tensor>],
         on_stream: bool,
     ) -> Result<Val<B::Tensor>, Stop> {
+        let named = self.next_role.take();
         self.check_cancel()?;
         let path = self.path(name);
         let mut all: Vec<In<B::Tensor>> = ins.to_vec();
         if let Some((x, at)) = &owned {
             all.insert(*at, In::Act(x));
         }
+        let first = all.iter().find_map(|i| match i {
+            In::Act(v) => Some(v.role),
+            In::Param(_) => None,
+        });
+        let role = named.unwrap_or_else(|| Role::of_op(op.kind(), first));
         let about = self.describe(op, &all);
         let shapes: Vec<&[usize]> = all.iter().map(|i| Self::shape_of(i)).collect();
         let dtypes: Vec<DType> = all.iter().map(|i| self.dtype_of(i)).collect();
@@ -312,7 +332,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         let data_dependent =
             matches!(op, Op::Dispatch { .. }).then(|| (about.clone(), path.clone()));
         let (mut event, operands) = about.event(
-            (path, name),
+            (path, name, role),
             op,
             (shape, dtype),
             (on_stream, &stream, self.dtype),
@@ -338,7 +358,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
                     let (path, shape, axes) =
                         (event.path.clone(), event.shape.clone(), event.axes.clone());
                     self.note(event, Some((stats, None)), operands)?;
-                    Ok(Val::unbuilt(path, shape, axes, dtype))
+                    Ok(Val::unbuilt(path, shape, axes, dtype).as_role(role))
                 }
                 None => {
                     // The backend gave one output per step of the group.
@@ -369,7 +389,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         };
         let (event, operands) = match data_dependent {
             Some((about, path)) if B::shape(&t) != event.shape.as_slice() => about.event(
-                (path, name),
+                (path, name, role),
                 op,
                 (B::shape(&t).to_vec(), dtype),
                 (on_stream, &stream, self.dtype),
@@ -399,6 +419,13 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 .collect(),
             operands: self.operands(all),
             operand_axes: all.iter().map(|i| i.axes().to_vec()).collect(),
+            operand_roles: all
+                .iter()
+                .map(|i| match i {
+                    In::Act(v) => Some(v.role),
+                    In::Param(_) => None,
+                })
+                .collect(),
         }
     }
 

@@ -10,6 +10,7 @@ use super::{AxisSource, Why};
 use crate::config::{DType, NormKind};
 use crate::ops::{Masking, Merge, NormAxis, Op, Unary};
 use crate::shape::fmt_shape;
+use crate::trace::{Role, block_of};
 
 /// One operand of a step: its path (or parameter name), shape and axes.
 #[derive(Debug, Clone, Copy)]
@@ -23,6 +24,8 @@ pub struct Part<'a> {
     pub axes: &'a [String],
     /// Its element type, e.g. bf16.
     pub dtype: DType,
+    /// An activation's role in the model; `None` for a parameter.
+    pub role: Option<Role>,
 }
 
 /// A step to explain: the op, the step's own name (`q_proj`, `up`), its
@@ -33,6 +36,8 @@ pub struct Step<'a> {
     pub op: &'a Op,
     /// The step's own name in its layer, e.g. `q_proj`, `up`.
     pub name: &'a str,
+    /// What its output is in the model, e.g. [`Role::Key`].
+    pub role: Role,
     /// Its whole path, e.g. `block2.resid_1`.
     pub path: &'a str,
     /// Its operands, in the op's order.
@@ -60,6 +65,11 @@ impl Step<'_> {
 
     fn path(&self, i: usize) -> &str {
         self.ins.get(i).map_or("?", |p| p.path)
+    }
+
+    /// The role of operand `i`, an activation's; `None` for a parameter.
+    fn role_of(&self, i: usize) -> Option<Role> {
+        self.ins.get(i).and_then(|p| p.role)
     }
 
     fn last(&self, i: usize) -> usize {
@@ -238,7 +248,7 @@ fn message(s: &Step) -> Why {
             .arg("hd", s.out(3))
             .arg("pairs", s.out(3) / 2)
             .arg("shape", shape),
-        Op::SoftCap { cap } if s.name.starts_with("logits") => Why::new("why-softcap-logits")
+        Op::SoftCap { cap } if s.role == Role::Logits => Why::new("why-softcap-logits")
             .arg("cap", cap.to_string())
             .arg("shape", shape),
         Op::SoftCap { cap } => Why::new("why-softcap")
@@ -307,7 +317,7 @@ fn message(s: &Step) -> Why {
         Op::Act(Unary::Tanh) => Why::new("why-pooler").arg("shape", shape),
         // After the down projection (the act-after-down fault) it acts on
         // the stream's features, not the hidden units.
-        Op::Act(u) => Why::new(if s.path(0).ends_with(".down") {
+        Op::Act(u) => Why::new(if s.role_of(0) == Some(Role::MlpOut) {
             "why-act-after-down"
         } else {
             "why-act"
@@ -344,7 +354,10 @@ fn message(s: &Step) -> Why {
             .arg("shape", shape),
         // A later block's add onto x0: the block before it was skipped
         // (the skip-block1 fault).
-        Op::Add if s.path(0) == "input" && block_of(s.path).is_some_and(|b| b > 1) => {
+        Op::Add
+            if matches!(s.role_of(0), Some(Role::Input | Role::Embedding))
+                && block_of(s.path).is_some_and(|b| b > 1) =>
+        {
             let block = block_of(s.path).unwrap_or(0);
             Why::new("why-add-reads-x0")
                 .arg("update", s.path(1))
@@ -353,18 +366,18 @@ fn message(s: &Step) -> Why {
                 .arg("shape", shape)
         }
         // The heads merged and added with no output projection (no-out-proj).
-        Op::Add if leaf(s.path(1)) == "merge" => Why::new("why-add-no-out-proj")
+        Op::Add if s.role_of(1) == Some(Role::MergedHeads) => Why::new("why-add-no-out-proj")
             .arg("update", s.path(1))
             .arg("d", d)
             .arg("shape", shape),
         // An update straight from a norm: the sublayer was skipped (the
         // mlp-returns-input fault).
-        Op::Add if leaf(s.path(1)).starts_with("ln_") => Why::new("why-add-skips-sublayer")
+        Op::Add if s.role_of(1).is_some_and(Role::is_norm) => Why::new("why-add-skips-sublayer")
             .arg("stream", s.path(0))
             .arg("update", s.path(1))
             .arg("shape", shape),
         // Parallel residuals: the sublayers' updates summed, not yet added.
-        Op::Add if s.name == "update" => Why::new("why-add-updates")
+        Op::Add if s.role == Role::Update => Why::new("why-add-updates")
             .arg("a", s.path(0))
             .arg("b", s.path(1))
             .arg("shape", shape),
@@ -464,7 +477,7 @@ fn message(s: &Step) -> Why {
             } else {
                 "why-cast-up"
             };
-            let what = if s.path.contains(".scores") || s.path.contains(".weights") {
+            let what = if matches!(s.role, Role::Scores | Role::Weights) {
                 "softmax"
             } else {
                 "norm"
@@ -506,16 +519,6 @@ fn heads_of(axis: &str) -> &'static str {
     if axis == "h" { "heads" } else { "kv_heads" }
 }
 
-/// The block number of a path: `block2.resid_1` → 2.
-fn block_of(path: &str) -> Option<usize> {
-    path.strip_prefix("block")?.split('.').next()?.parse().ok()
-}
-
-/// The last segment of a path: `block1.ln_2` → `ln_2`.
-fn leaf(path: &str) -> &str {
-    path.rsplit('.').next().unwrap_or(path)
-}
-
 /// A selector's `yes` or `no`.
 fn yes_no(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
@@ -546,7 +549,7 @@ fn linear(s: &Step) -> Why {
         // Narrower than d_model: fewer K/V heads than query heads (a width
         // given apart from d / h can make k wider, which is no GQA).
         .arg("gqa", if cols < rows { "yes" } else { "no" })
-        .arg("role", if s.name == "k_proj" { "key" } else { "value" })
+        .arg("role", if s.role == Role::Key { "key" } else { "value" })
         .arg("wide", yes_no(cols != rows))
         .arg("shape", s.shape())
 }

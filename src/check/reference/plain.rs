@@ -18,6 +18,7 @@ use super::super::plain::{self, PlainError};
 use crate::config::ModelConfig;
 use crate::ops::numeric::{Numeric, Scalar};
 use crate::trace::recorder::Capture;
+use crate::trace::{Role, block_of};
 use ndarray::{Array2, ArrayD};
 
 /// How many ε of its dtype the fast path may be off, relative to
@@ -87,11 +88,14 @@ fn against<F: Scalar>(subject: Subject) -> Result<Agreement, NotCompared> {
     if let Some(f) = &fast.trace.failure {
         return Err(NotCompared::Stopped(f.path.clone()));
     }
-    // x0 as the model took it: rounded to a 16-bit dtype, as its steps are.
+    // x0 as the model took it (the last input or embedding before block 1):
+    // rounded to a 16-bit dtype, as its steps are.
     let x0 = fast
         .captures
         .iter()
-        .find(|c| c.path == "input")
+        .take_while(|c| block_of(&c.path).is_none())
+        .filter(|c| matches!(c.role, Role::Input | Role::Embedding))
+        .last()
         .and_then(|c| ArrayD::from_shape_vec(c.shape.clone(), c.values.clone()).ok())
         .ok_or(NotCompared::Plain(PlainError::Input))?;
     let want = plain::forward(cfg, &fast.weights, &x0).map_err(NotCompared::Plain)?;
@@ -134,7 +138,7 @@ fn agree(tol: f64, got: &[&Capture], want: &[&Array2<f64>]) -> Agreement {
 }
 
 /// The output of each block (its last capture) and of the final norm (its
-/// stream tensor, the last `ln_f` capture).
+/// stream tensor: the last norm capture outside the blocks).
 pub(super) fn outputs<'c>(cfg: &ModelConfig, caps: &'c [Capture]) -> Vec<&'c Capture> {
     let mut out: Vec<&Capture> = (1..=cfg.layers)
         .filter_map(|n| {
@@ -143,7 +147,11 @@ pub(super) fn outputs<'c>(cfg: &ModelConfig, caps: &'c [Capture]) -> Vec<&'c Cap
         })
         .collect();
     if cfg.final_norm {
-        out.extend(caps.iter().rev().find(|c| c.path.starts_with("ln_f")));
+        let ln_f = caps
+            .iter()
+            .rev()
+            .find(|c| c.role == Role::Norm && block_of(&c.path).is_none());
+        out.extend(ln_f);
     }
     out
 }

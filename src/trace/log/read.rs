@@ -91,6 +91,8 @@ fn read_expecting(
     };
     let mut header: Option<Header> = None;
     let mut events: Vec<Event> = Vec::with_capacity(expect);
+    // Whether each event's line gave its role.
+    let mut roles_given: Vec<bool> = Vec::with_capacity(expect);
     let mut failure = None;
     let mut evidence = Vec::new();
     let mut counts = None;
@@ -153,9 +155,13 @@ fn read_expecting(
             }
         }
         let mut value = value;
+        let role_given = value.get("role").is_some();
         foreign::known_op(&mut value);
         if value.get("kind").and_then(serde_json::Value::as_str) == Some("header")
-            && value.get("schema").and_then(serde_json::Value::as_u64) == Some(3)
+            && value
+                .get("schema")
+                .and_then(serde_json::Value::as_u64)
+                .is_some_and(|s| s >= 3)
         {
             foreign::fill_header(&mut value);
         }
@@ -195,6 +201,7 @@ fn read_expecting(
                     ));
                 }
                 events.push(e);
+                roles_given.push(role_given);
             }
             (ReadLine::Failure(f), Some(_)) => {
                 let names = [&f.path, &f.detail, &f.why_text];
@@ -242,6 +249,9 @@ fn read_expecting(
         e.leaves_dtype =
             (e.shape == h.stream_shape && e.dtype != h.config.dtype).then_some(h.config.dtype);
     }
+    // A log that does not say what each step is (schema 3 and before, or
+    // a writer that leaves roles out): its roles, from its ops and dataflow.
+    crate::trace::role::infer(&mut events, &roles_given);
     // Another program's log: each step's why from its kind and shapes.
     if h.producer
         .as_deref()

@@ -3,7 +3,7 @@
 use super::push::Pending;
 use crate::config::DType;
 use crate::ops::{Op, fmt_shape};
-use crate::trace::Operand;
+use crate::trace::{Operand, Role};
 use crate::why::{self, Step, explain::Part};
 
 /// What an event says of its operands: its output's axes, the paths of
@@ -15,15 +15,16 @@ pub(super) struct About {
     pub inputs: Vec<String>,
     pub operands: Vec<Operand>,
     pub operand_axes: Vec<Vec<String>>,
+    pub operand_roles: Vec<Option<Role>>,
 }
 
 impl About {
-    /// The event at `path` (step `name`) of `op`'s output of `shape`, with
+    /// The event at `path` (step `name`, in `role`) of `op`'s output of `shape`, with
     /// its formula and its why against the stream's `stream` shape, and its
     /// operands.
     pub fn event(
         self,
-        (path, name): (String, &str),
+        (path, name, role): (String, &str, Role),
         op: &Op,
         (shape, dtype): (Vec<usize>, DType),
         (on_stream, stream, stream_dtype): (bool, &[usize], DType),
@@ -33,16 +34,19 @@ impl About {
             .operands
             .iter()
             .zip(&self.operand_axes)
-            .map(|(o, axes)| Part {
+            .zip(&self.operand_roles)
+            .map(|((o, axes), role)| Part {
                 path: &o.path,
                 shape: &o.shape,
                 axes,
                 dtype: o.dtype,
+                role: *role,
             })
             .collect();
         let (sources, why) = why::explain(&Step {
             op,
             name,
+            role,
             path: &path,
             ins: &parts,
             out: &shape,
@@ -56,8 +60,9 @@ impl About {
             why,
             path,
             op: op.kind(),
+            role,
             // Parallel residuals sum the updates before their one add.
-            formula: if name == "update" && *op == Op::Add {
+            formula: if role == Role::Update {
                 format!(
                     "attn + mlp : {}+{} → {}",
                     fmt_shape(shapes[0]),

@@ -3,6 +3,7 @@
 
 use crate::config::DType;
 use crate::ops::{OpKind, Shape};
+use crate::trace::Role;
 use crate::trace::hooks::Hooks;
 
 /// An activation: the path of the event that produced it, its shape and
@@ -18,6 +19,9 @@ pub struct Val<T> {
     /// Its element type: the stream's, f32 inside a 16-bit model's norm or
     /// softmax, i64 for the token ids.
     pub dtype: DType,
+    /// What it is in the model: the step's role, which a step that only
+    /// moves or casts it passes on.
+    pub role: Role,
     /// `None` for a step inside a fused group that the backend never
     /// built: only the group's next step reads it, and that step records
     /// what the pass gave.
@@ -32,8 +36,16 @@ impl<T> Val<T> {
             shape,
             axes,
             dtype,
+            role: Role::Other,
             t: Some(t),
         }
+    }
+
+    /// The same activation, as `role`.
+    #[must_use]
+    pub fn as_role(mut self, role: Role) -> Self {
+        self.role = role;
+        self
     }
 
     /// A fused group's step the backend never built.
@@ -43,6 +55,7 @@ impl<T> Val<T> {
             shape,
             axes,
             dtype,
+            role: Role::Other,
             t: None,
         }
     }
@@ -132,6 +145,8 @@ pub struct Capture {
     pub path: String,
     /// The op that produced it.
     pub op: OpKind,
+    /// What it is in the model.
+    pub role: Role,
     /// Its size along each axis.
     pub shape: Shape,
     /// Axis names, one per axis, e.g. `["B","h","Tq","Tk"]`.

@@ -11,6 +11,7 @@ use crate::why::AxisSource;
 pub(super) struct Pending {
     pub path: String,
     pub op: OpKind,
+    pub role: crate::trace::Role,
     pub shape: Vec<usize>,
     pub dtype: crate::config::DType,
     pub axes: Vec<String>,
@@ -55,12 +56,13 @@ impl<B: Backend> Recorder<'_, B> {
                 dtype: e.dtype,
             }]
         });
-        let (path, op, shape, axes, dtype) = (
+        let (path, op, shape, axes, dtype, role) = (
             e.path.clone(),
             e.op,
             e.shape.clone(),
             e.axes.clone(),
             e.dtype,
+            e.role,
         );
         self.note(e, summary, operands)?;
         if self.watch.capture
@@ -69,12 +71,13 @@ impl<B: Backend> Recorder<'_, B> {
             self.captures.push(Capture {
                 path: path.clone(),
                 op,
+                role,
                 shape: shape.clone(),
                 axes: axes.clone(),
                 values,
             });
         }
-        Ok(Val::new(path, shape, axes, dtype, t))
+        Ok(Val::new(path, shape, axes, dtype, t).as_role(role))
     }
 
     /// Records an event, or the failure of its stream or finiteness judge.
@@ -105,6 +108,7 @@ impl<B: Backend> Recorder<'_, B> {
             path: e.path,
             op: e.op,
             op_name: None,
+            role: e.role,
             shape: e.shape,
             axes: e.axes,
             dtype: e.dtype,

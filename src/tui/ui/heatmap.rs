@@ -16,7 +16,7 @@ pub use compact::{legend, lines};
 pub use reach::Reach;
 
 use crate::i18n::Lang;
-use crate::trace::{Event, OpKind};
+use crate::trace::{Event, Role};
 use crate::why::Why;
 use unicode_width::UnicodeWidthStr;
 
@@ -72,7 +72,7 @@ impl<'a> Grid<'a> {
         }
         let start = h.unwrap_or(0) * rows * cols;
         let slice = values.get(start..start + rows * cols)?;
-        let attention = matches!(e.op, OpKind::Scores | OpKind::Softmax);
+        let attention = matches!(e.role, Role::Scores | Role::Weights);
         let axis = |k: usize| e.axes.get(e.axes.len().wrapping_sub(k)).cloned();
         let mut g = Grid {
             slice,
@@ -80,8 +80,8 @@ impl<'a> Grid<'a> {
             cols,
             head: h,
             attention,
-            sums: e.op == OpKind::Softmax,
-            mask: (e.op == OpKind::Softmax)
+            sums: e.role == Role::Weights,
+            mask: (e.role == Role::Weights)
                 .then_some(mask)
                 .filter(|m| m.masks()),
             row_axis: axis(2).unwrap_or_else(|| "T".into()),

@@ -18,6 +18,7 @@ fn capture(path: &str, values: Vec<f64>) -> Capture {
     Capture {
         path: path.to_string(),
         op: crate::ops::OpKind::Add,
+        role: crate::trace::Role::ResidualAdd,
         shape: vec![values.len()],
         axes: vec!["d".to_string()],
         values,

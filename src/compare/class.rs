@@ -1,18 +1,19 @@
 //! The aligned order of two traces that different programs wrote (a
 //! model traced here against a log of the real PyTorch code), by each
-//! step's role.
+//! step's class: what kind of op it is, the same whichever program
+//! recorded it (coarser than its [`crate::trace::Role`] in the model).
 //!
 //! Paths do not line up across producers (`block1.attn.q_proj` here,
 //! `block1.self_attn.q_proj.linear` in an exported log), and the other
 //! program records many more small steps (an RMSNorm's `pow`, `mean`,
 //! `rsqrt`, rotary's `neg` and `cat`, the mask's constants). So each step
-//! gets a [`Role`] from its op (and, for a hand-written norm, from the
+//! gets a [`Class`] from its op (and, for a hand-written norm, from the
 //! module it ran in), and the two traces are cut into their parts
 //! ([`super::align::parts`]: the prefix, each block, the suffix) and paired
 //! part by part, in two rounds:
 //!
 //! 1. The anchors, the steps both programs record as one op
-//!    ([`Role::anchor`]: input, embedding, norm, projection, scores,
+//!    ([`Class::anchor`]: input, embedding, norm, projection, scores,
 //!    softmax, weights·v, residual add), are diffed (Myers) by role and
 //!    shape.
 //! 2. Between two paired anchors, the remaining steps are diffed by role,
@@ -36,7 +37,7 @@ use std::ops::Range;
 /// What a step does, the same whichever program recorded it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Role {
+pub enum Class {
     /// The model's input: token ids or x0.
     Input,
     /// A lookup of token or position embeddings.
@@ -71,7 +72,7 @@ pub enum Role {
     Other,
 }
 
-impl Role {
+impl Class {
     /// Whether both programs record this role as one step, so that it
     /// pairs first: input, embedding, norm, projection, scores, softmax,
     /// weights·v, residual add.
@@ -91,90 +92,73 @@ impl Role {
     }
 }
 
-/// The role of `e` by its op alone (a hand-written norm's output is found
-/// by [`roles`]).
+/// The class of `e` by its op alone (a hand-written norm's output is
+/// found by [`classes`]).
 #[must_use]
-pub fn role_of(e: &Event) -> Role {
+pub fn class_of(e: &Event) -> Class {
     if e.is_residual() {
-        return Role::Residual;
+        return Class::Residual;
     }
     let name = e.op_name.as_deref().unwrap_or(e.op.as_str());
     let qk = e.axes.len() >= 2 && e.axes[e.axes.len() - 2..] == ["Tq", "Tk"];
     match e.op {
-        OpKind::Input | OpKind::Tokens => return Role::Input,
-        OpKind::Embedding | OpKind::Positions | OpKind::TokenType => return Role::Embedding,
-        OpKind::LayerNorm | OpKind::RmsNorm => return Role::Norm,
-        OpKind::Linear | OpKind::LmHead => return Role::Linear,
-        OpKind::Scores => return Role::Scores,
-        OpKind::Softmax => return Role::Softmax,
-        OpKind::WeightedSum => return Role::Attend,
+        OpKind::Input | OpKind::Tokens => return Class::Input,
+        OpKind::Embedding | OpKind::Positions | OpKind::TokenType => return Class::Embedding,
+        OpKind::LayerNorm | OpKind::RmsNorm => return Class::Norm,
+        OpKind::Linear | OpKind::LmHead => return Class::Linear,
+        OpKind::Scores => return Class::Scores,
+        OpKind::Softmax => return Class::Softmax,
+        OpKind::WeightedSum => return Class::Attend,
         OpKind::SplitHeads
         | OpKind::MergeHeads
         | OpKind::RepeatKv
         | OpKind::Reshape
-        | OpKind::Columns => return Role::Layout,
+        | OpKind::Columns => return Class::Layout,
         OpKind::Relu
         | OpKind::Gelu
         | OpKind::GeluTanh
         | OpKind::Silu
         | OpKind::Tanh
-        | OpKind::SoftCap => return Role::Activation,
-        OpKind::SwiGlu | OpKind::GeGlu | OpKind::Scale => return Role::Product,
+        | OpKind::SoftCap => return Class::Activation,
+        OpKind::SwiGlu | OpKind::GeGlu | OpKind::Scale => return Class::Product,
         // Rotary's output is written `q * cos + rotate_half(q) * sin`.
-        OpKind::Rope | OpKind::Alibi | OpKind::AddPositions | OpKind::Add => return Role::Sum,
-        OpKind::Cast => return Role::Cast,
+        OpKind::Rope | OpKind::Alibi | OpKind::AddPositions | OpKind::Add => return Class::Sum,
+        OpKind::Cast => return Class::Cast,
         _ => {}
     }
     match name.to_ascii_lowercase().as_str() {
-        "layer_norm" | "rms_norm" | "group_norm" => Role::Norm,
-        "addmm" | "conv1d" => Role::Linear,
-        "matmul" | "bmm" | "einsum" | "baddbmm" if qk => Role::Scores,
-        "matmul" | "bmm" | "einsum" | "baddbmm" | "scaled_dot_product_attention" => Role::Attend,
-        "log_softmax" => Role::Softmax,
+        "layer_norm" | "rms_norm" | "group_norm" => Class::Norm,
+        "addmm" | "conv1d" => Class::Linear,
+        "matmul" | "bmm" | "einsum" | "baddbmm" if qk => Class::Scores,
+        "matmul" | "bmm" | "einsum" | "baddbmm" | "scaled_dot_product_attention" => Class::Attend,
+        "log_softmax" => Class::Softmax,
         "view" | "reshape" | "transpose" | "permute" | "contiguous" | "flatten" | "unflatten"
         | "expand" | "repeat" | "repeat_interleave" | "squeeze" | "unsqueeze" | "t" | "split"
-        | "chunk" => Role::Layout,
-        "relu" | "gelu" | "silu" | "tanh" | "sigmoid" | "gelu_new" => Role::Activation,
-        "mul" | "mul_op" | "div" | "truediv" => Role::Product,
-        "add_op" | "iadd" | "sub" => Role::Sum,
-        "to" | "float" | "half" | "bfloat16" | "double" | "type_as" | "type" => Role::Cast,
-        _ => Role::Other,
+        | "chunk" => Class::Layout,
+        "relu" | "gelu" | "silu" | "tanh" | "sigmoid" | "gelu_new" => Class::Activation,
+        "mul" | "mul_op" | "div" | "truediv" => Class::Product,
+        "add_op" | "iadd" | "sub" => Class::Sum,
+        "to" | "float" | "half" | "bfloat16" | "double" | "type_as" | "type" => Class::Cast,
+        _ => Class::Other,
     }
 }
 
-/// Whether a module's name is a norm's: `input_layernorm`, `norm`,
-/// `ln_1`, `ln_f`.
-fn norm_module(module: &str) -> bool {
-    let last = module.rsplit('.').next().unwrap_or(module);
-    let last = last.to_ascii_lowercase();
-    last.contains("norm") || last == "ln" || last.starts_with("ln_")
-}
-
-/// Every step's role. A norm written by hand (RMSNorm's `pow`, `mean`,
+/// Every step's class. A norm written by hand (RMSNorm's `pow`, `mean`,
 /// `rsqrt`, `mul` inside a module named like a norm) has its last step as
-/// the norm's output, unless the module recorded a norm op of its own.
+/// the norm's output: the step the log's reading gave the norm's role
+/// ([`crate::trace::role::infer`]), where the op alone says nothing.
 #[must_use]
-pub fn roles(events: &[Event]) -> Vec<Role> {
-    let mut out: Vec<Role> = events.iter().map(role_of).collect();
-    let paths: HashSet<&str> = events.iter().map(|e| e.path.as_str()).collect();
-    let module = |e: &Event| e.path.rsplit_once('.').map(|(m, _)| m.to_string());
-    let mut i = 0;
-    while i < events.len() {
-        let Some(m) = module(&events[i]) else {
-            i += 1;
-            continue;
-        };
-        let mut end = i + 1;
-        while end < events.len() && module(&events[end]).as_deref() == Some(m.as_str()) {
-            end += 1;
-        }
-        let has_norm = out[i..end].contains(&Role::Norm);
-        if norm_module(&m) && !has_norm && !paths.contains(m.as_str()) {
-            out[end - 1] = Role::Norm;
-        }
-        i = end;
-    }
-    out
+pub fn classes(events: &[Event]) -> Vec<Class> {
+    events
+        .iter()
+        .map(|e| {
+            if e.op == OpKind::Other && e.role.is_norm() {
+                Class::Norm
+            } else {
+                class_of(e)
+            }
+        })
+        .collect()
 }
 
 /// One row of the aligned order: a step of either side or both.
@@ -187,7 +171,7 @@ pub struct Row {
     /// Both sides have the step, each in another place of its order.
     pub moved: bool,
     /// The role the row's step plays (the left's, else the right's).
-    pub role: Role,
+    pub role: Class,
 }
 
 /// A part of the left trace and of the right, paired, or one alone.
@@ -196,8 +180,8 @@ type Paired = (Option<Range<usize>>, Option<Range<usize>>);
 /// The key a step pairs by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Key {
-    role: Role,
-    /// The op's name, for [`Role::Other`] only.
+    role: Class,
+    /// The op's name, for [`Class::Other`] only.
     name: String,
     /// The shape, or only its number of axes when the streams differ.
     size: Vec<usize>,
@@ -208,7 +192,7 @@ struct Key {
 /// One side's steps with what the pairing reads of them.
 struct Sided<'a> {
     events: &'a [Event],
-    roles: Vec<Role>,
+    roles: Vec<Class>,
     /// The nearest anchor up each step's inputs (first input first).
     from: Vec<Option<usize>>,
     /// The pair number of each paired anchor.
@@ -217,7 +201,7 @@ struct Sided<'a> {
 
 impl<'a> Sided<'a> {
     fn new(events: &'a [Event]) -> Self {
-        let roles = roles(events);
+        let roles = classes(events);
         let mut at: HashMap<&str, usize> = HashMap::new();
         let mut from = vec![None; events.len()];
         for (i, e) in events.iter().enumerate() {
@@ -240,7 +224,7 @@ impl<'a> Sided<'a> {
         let role = self.roles[i];
         Key {
             role,
-            name: if role == Role::Other {
+            name: if role == Class::Other {
                 e.op_name.clone().unwrap_or_else(|| e.op.as_str().into())
             } else {
                 String::new()
@@ -466,22 +450,24 @@ mod tests {
     /// one `rmsnorm` step with casts around it, keeps its own.
     #[test]
     fn a_hand_written_norm_ends_at_its_modules_last_step() {
-        let theirs = [
+        let mut theirs = [
             ev("block1.input_layernorm.pow", "pow", &[2, 4, 8], &[]),
             ev("block1.input_layernorm.mul", "mul", &[2, 4, 8], &[]),
             ev("block1.input_layernorm.mul_2", "mul", &[2, 4, 8], &[]),
             ev("block1.mlp.up", "linear", &[2, 4, 8], &[]),
         ];
+        // As the log's reading gives them.
+        crate::trace::role::infer(&mut theirs, &[]);
         assert_eq!(
-            roles(&theirs),
-            [Role::Other, Role::Product, Role::Norm, Role::Linear]
+            classes(&theirs),
+            [Class::Other, Class::Product, Class::Norm, Class::Linear]
         );
         let ours = [
             ev("block1.ln_1.to_f32", "cast", &[2, 4, 8], &[]),
             ev("block1.ln_1", "rmsnorm", &[2, 4, 8], &[]),
             ev("block1.ln_1.to_bf16", "cast", &[2, 4, 8], &[]),
         ];
-        assert_eq!(roles(&ours), [Role::Cast, Role::Norm, Role::Cast]);
+        assert_eq!(classes(&ours), [Class::Cast, Class::Norm, Class::Cast]);
     }
 
     /// The split of q that the other program makes right after q_proj

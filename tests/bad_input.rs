@@ -450,10 +450,10 @@ fn cases() -> Vec<Case> {
             case(
                 "log wrong schema",
                 &["view", "t.jsonl", "--format", "table"],
-                &["schema 9", "allowed: 1, 2, 3"],
+                &["schema 9", "allowed: 1, 2, 3, 4"],
             ),
             "t.jsonl",
-            log.replacen("\"schema\":3", "\"schema\":9", 1),
+            log.replacen("\"schema\":4", "\"schema\":9", 1),
         ),
         with_file(
             case(

@@ -63,7 +63,7 @@ fn trace_json_follows_the_contract() {
         .collect();
     let header = &lines[0];
     assert_eq!(header["kind"], "header");
-    assert_eq!(header["schema"], 3);
+    assert_eq!(header["schema"], 4);
     assert_eq!(header["stream_shape"], serde_json::json!([2, 4, 64]));
     assert_eq!(header["dtype"], "f32");
     assert_eq!(header["d_model"], 64);
@@ -302,10 +302,10 @@ fn view_prints_a_saved_trace_and_names_the_first_bad_line() {
     let o = shapetrace(&["view", bad.to_str().unwrap(), "--format", "table"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("bad.jsonl:6:"), "{}", stderr(&o));
-    std::fs::write(&bad, text.replacen("\"schema\":3", "\"schema\":7", 1)).unwrap();
+    std::fs::write(&bad, text.replacen("\"schema\":4", "\"schema\":7", 1)).unwrap();
     let o = shapetrace(&["view", bad.to_str().unwrap(), "--format", "table"]);
     assert!(
-        stderr(&o).contains("bad.jsonl:1: schema 7 is not supported; allowed: 1, 2, 3"),
+        stderr(&o).contains("bad.jsonl:1: schema 7 is not supported; allowed: 1, 2, 3, 4"),
         "{}",
         stderr(&o)
     );

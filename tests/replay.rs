@@ -287,10 +287,10 @@ fn a_schema_1_log_still_replays() {
     }
     // A version the reader does not know is refused, naming those it takes.
     let text = std::fs::read_to_string("tests/fixtures/lesson-v1.jsonl").unwrap();
-    let (code, _, err) = view_table(&text.replacen("\"schema\":1", "\"schema\":4", 1));
+    let (code, _, err) = view_table(&text.replacen("\"schema\":1", "\"schema\":5", 1));
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("schema 4 is not supported; allowed: 1, 2, 3"),
+        err.contains("schema 5 is not supported; allowed: 1, 2, 3, 4"),
         "{err}"
     );
 }

@@ -12,16 +12,16 @@ pub fn cases(log: &str) -> Vec<Case> {
     );
     let after = format!("{log}{}\n", log.lines().nth(1).unwrap());
     let twice = log.replacen("{\"name\":\"wiring\"", "{\"name\":\"stream\"", 1);
-    let first = "\"step\":0,\"path\":\"input\",\"op\":\"input\",\"shape\":[2,4,64]";
+    let first = "\"step\":0,\"path\":\"input\",\"op\":\"input\",\"role\":\"input\",\"shape\":[2,4,64]";
     assert!(log.contains(first), "the lesson log starts with its input");
     let ranked = log.replacen(
         first,
-        "\"step\":0,\"path\":\"input\",\"op\":\"input\",\"shape\":[2,4,64,1,1,1,1,1,1]",
+        "\"step\":0,\"path\":\"input\",\"op\":\"input\",\"role\":\"input\",\"shape\":[2,4,64,1,1,1,1,1,1]",
         1,
     );
     let escaped = log.replacen(
         first,
-        "\"step\":0,\"path\":\"in\\u001b[2Jput\",\"op\":\"input\",\"shape\":[2,4,64]",
+        "\"step\":0,\"path\":\"in\\u001b[2Jput\",\"op\":\"input\",\"role\":\"input\",\"shape\":[2,4,64]",
         1,
     );
     vec![

@@ -512,13 +512,40 @@ def _plain_list_message(where: str, kind: str, n: int) -> str:
             "and optimizers); allowed: nn.ModuleList or nn.Sequential")
 
 
+def _block_runs(container: nn.Module, composite: bool) -> list[tuple[int, list[nn.Module]]]:
+    """The candidate blocks of a ModuleList or Sequential, as (index of the
+    first, modules): all its children when they share one class; else, for
+    an nn.Sequential (run in order), each run of two or more consecutive
+    children of one class that hold modules of their own
+    (``nn.Sequential(emb, Block(), Block(), norm, head)``), longest first.
+    With `composite`, only modules that hold modules of their own."""
+    children = list(container.children())
+    if not children:
+        return []
+    if len({type(c) for c in children}) == 1:
+        runs = [(0, children)]
+    elif isinstance(container, nn.Sequential) and composite:
+        runs, start = [], 0
+        for i in range(1, len(children) + 1):
+            if i == len(children) or type(children[i]) is not type(children[start]):
+                if i - start >= 2:
+                    runs.append((start, children[start:i]))
+                start = i
+        runs.sort(key=lambda r: -len(r[1]))
+    else:
+        runs = []
+    return [(k, run) for k, run in runs if not composite or any(True for _ in run[0].children())]
+
+
 def find_blocks(model: nn.Module, blocks: str | None = None,
                 seen: _Survey | None = None, stream_shape=None) -> tuple[str, list[nn.Module]]:
     """The blocks: the children of `blocks` (a dotted attribute), or of the shallowest
-    nn.ModuleList / nn.Sequential whose one or more children share one class
-    (children that hold modules of their own first, any children after) and,
-    when a survey is given, every one of which took and returned a
-    `stream_shape` tensor; else the model itself as one block ("", [model])."""
+    nn.ModuleList / nn.Sequential, the model itself included, whose one or
+    more children share one class, or of an nn.Sequential's longest run of
+    two or more consecutive children of one class (children that hold
+    modules of their own first, any children after) and, when a survey is
+    given, every one of which took and returned a `stream_shape` tensor;
+    else the model itself as one block ("", [model])."""
     if blocks is not None:
         if not blocks.strip():
             raise ValueError("--blocks '' names no attribute; allowed: the attribute holding the blocks, e.g. h or transformer.h")
@@ -539,18 +566,21 @@ def find_blocks(model: nn.Module, blocks: str | None = None,
             raise ValueError(f"--blocks {_q(blocks)} has no children; allowed: a ModuleList or Sequential of blocks")
         return blocks, children
     want = tuple(stream_shape) if stream_shape is not None else None
-    tried: set[int] = set()
+    tried: set[tuple[int, int]] = set()
     # Blocks are built of modules of their own: a Sequential of one Linear is
     # passed over while a container of composite modules is left to find.
+    # The model itself is a container like any other (a root
+    # ``nn.Sequential(Block(), Block())``, or a Sequential subclass): its
+    # children are the blocks, never "block 1" holding them all.
     for composite in (True, False):
         queue = [("", model)]
         while queue:
             name, mod = queue.pop(0)
-            if isinstance(mod, (nn.ModuleList, nn.Sequential)) and mod is not model and id(mod) not in tried:
-                children = list(mod.children())
-                if (children and len({type(c) for c in children}) == 1
-                        and (not composite or any(True for _ in children[0].children()))):
-                    tried.add(id(mod))
+            if isinstance(mod, (nn.ModuleList, nn.Sequential)):
+                for start, children in _block_runs(mod, composite):
+                    if (id(mod), start) in tried:
+                        continue
+                    tried.add((id(mod), start))
                     if seen is None or want is None or _takes_stream(children, seen, want):
                         return name, children
             for cname, child in mod.named_children():

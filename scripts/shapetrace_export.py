@@ -649,6 +649,40 @@ _PASS_ON = {"clone", "contiguous", "view", "reshape", "to", "float", "type_as", 
             "flatten", "copy"}
 # Ops that cut a piece out of a tensor: a piece at the stream's shape has not returned to it.
 _PIECES = {"split", "chunk", "getitem", "narrow", "unbind", "tensor_split", "select", "split_with_sizes"}
+# Ops that hand out memory without writing it (``baddbmm(torch.empty(…), q, kᵀ, beta=0)``).
+_UNINITIALIZED = {"empty", "empty_like", "new_empty", "empty_strided"}
+# Products of two (batched) matrices: op → (position of the added term or None,
+# of the first factor, of the second; their keyword names). ``baddbmm(input,
+# batch1, batch2, beta=, alpha=)`` is β·input + α·batch1 @ batch2.
+_PRODUCTS = {
+    "matmul": (None, 0, 1, (None, "input", "other")),
+    "mm": (None, 0, 1, (None, "input", "mat2")),
+    "bmm": (None, 0, 1, (None, "input", "mat2")),
+    "baddbmm": (0, 1, 2, ("input", "batch1", "batch2")),
+    "addmm": (0, 1, 2, ("input", "mat1", "mat2")),
+}
+# An additive mask writes −inf, or a large negative number (−1e4, −1e9, the dtype's minimum).
+MASK_VALUE = -1e4
+
+
+def _factors(op, args, kwargs) -> tuple:
+    """(added term, first factor, second factor) of a product in `_PRODUCTS`,
+    each None when not passed; positional or by keyword."""
+    spec = _PRODUCTS.get(op)
+    if spec is None:
+        return None, None, None
+    *where, keys = spec
+    out = []
+    for pos, key in zip(where, keys):
+        if pos is None:
+            out.append(None)
+        elif pos < len(args):
+            out.append(args[pos])
+        else:
+            out.append(kwargs.get(key, kwargs.get("self") if key == "input" else None))
+    return tuple(out)
+
+
 # Ops that apply an attention mask or turn scores into weights: what follows is no longer "before the mask".
 _MASKING = {"masked_fill", "where", "softmax", "log_softmax"}
 
@@ -778,6 +812,10 @@ class _Recorder(TorchFunctionMode):
             # A probe's run is compared, never written: no stats, no lines.
             "stats": None if self.probe else _stats(t),
         }
+        if op in _UNINITIALIZED and event["stats"] is not None:
+            # torch.empty's memory is whatever was there (a NaN, maybe): it is
+            # judged finite where it is read (baddbmm with β ≠ 0), not here.
+            event["stats"]["finite"] = True
         line = None if self.probe else _user_line()
         if line is not None:
             event["line"] = line
@@ -992,11 +1030,14 @@ class _Recorder(TorchFunctionMode):
             formula = f"{op} : {ins} → {_fmt(r.shape)}" if ins else f"{op} : → {_fmt(r.shape)}"
             axes = self._name(op, args, kwargs, operands, r, k) if inputs else None
             self._push(path, op, r, inputs, formula, axes=axes, operands=shapes, args=extra)
-            self._follow(path, op, operands, inputs)
+            self._follow(path, op, operands, inputs, args, kwargs)
 
-    def _follow(self, path, op, operands, inputs) -> None:
+    def _follow(self, path, op, operands, inputs, args=(), kwargs=None) -> None:
         """What the new event carries: the stream (a copy or view of it), or
-        scores before the mask."""
+        scores before the mask: a product of two activations (every form of
+        it, `_PRODUCTS` and einsum) giving (…, Tq, Tk), unless a mask is added
+        in the same op (baddbmm's input), or a step on such scores that adds
+        no mask."""
         e = self._event(path)
         if (self.block is not None and op in _PASS_ON and len(inputs) == 1 and inputs[0] in self.stream
                 and e["shape"] == self.stream_shape):
@@ -1004,12 +1045,31 @@ class _Recorder(TorchFunctionMode):
             self.streamed.add(path)
         axes = e["axes"]
         if len(axes) >= 2 and axes[-2:] == ["Tq", "Tk"] and op not in _MASKING:
-            scores = op in ("matmul", "bmm", "baddbmm", "einsum")
+            scores = op == "einsum" or (op in _PRODUCTS and not self._masked_product(op, args, kwargs or {}))
             masked_by_add = op in ("add_op", "sub") and any(
                 self._event_of(t) not in self.active and t.dim() >= 2 for t in operands)
             if scores or (any(p in self.premask for p in inputs) and not masked_by_add):
                 self.premask.add(path)
                 e["pre_mask"] = True
+
+    def _masked_product(self, op, args, kwargs) -> bool:
+        """Whether a product that adds a term (``baddbmm(mask, q, kᵀ)``,
+        ``addmm``) adds a mask with it: a term read (β ≠ 0) that is no
+        activation and holds −inf or a value at or below −1e4 (−1e9, the
+        dtype's minimum: what an additive causal mask writes). An ALiBi bias
+        (Bloom's ``alibi.baddbmm(q, kᵀ)``) or β = 0 (``baddbmm(torch.empty(…),
+        q, kᵀ, beta=0)``) leaves the scores before their mask."""
+        added, _, _ = _factors(op, args, kwargs)
+        beta = kwargs.get("beta", 1)
+        if not isinstance(added, torch.Tensor) or added.dim() < 2 or self._event_of(added) in self.active:
+            return False
+        if isinstance(beta, (int, float)) and beta == 0:
+            return False
+        try:
+            v = added.detach()
+            return bool(v.is_floating_point() and v.numel() and float(v.min()) <= MASK_VALUE)
+        except (RuntimeError, TypeError):
+            return False
 
     def _name(self, op, args, kwargs, operands, r, k) -> list[str]:
         """The axes of result `r` (the k-th of op), by dataflow."""
@@ -1025,6 +1085,16 @@ class _Recorder(TorchFunctionMode):
                 return first + [n.features(shape[-1], False)] if len(shape) == len(first) + 1 else n.fallback(shape)
             if op == "linear":
                 return first[:-1] + [n.features(shape[-1], self._in_attention())]
+            if op in _PRODUCTS:
+                # The two factors of the product, wherever they are passed
+                # (baddbmm's and addmm's come after the term they add).
+                _, fa, fb = _factors(op, args, kwargs)
+                ax_a, ax_b = self._axes_of(fa), self._axes_of(fb)
+                if ax_a is not None and ax_b is not None:
+                    return n.matmul(ax_a, ax_b, shape)
+                if ax_a is not None and len(ax_a) == len(shape):
+                    # x @ W, addmm(b, x, W) (GPT-2's Conv1D): a linear written by hand
+                    return ax_a[:-1] + [n.features(shape[-1], self._in_attention())]
             if op in ("addmm", "mm", "matmul") and sum(a is not None for _, a in named) == 1:
                 # x @ W, addmm(b, x, W) (GPT-2's Conv1D): a linear written by hand
                 return first[:-1] + [n.features(shape[-1], self._in_attention())]
@@ -1322,24 +1392,70 @@ def probe_causality(model, x, ctx, base, seed=0) -> list[dict]:
     return out
 
 
-def _positionwise_targets(model, blocks, names) -> list[tuple[str, nn.Module]]:
+def _positionwise_targets(model, blocks, names, base=None) -> list[tuple[str, nn.Module]]:
+    """The modules the positionwise probe runs alone: every norm, and the
+    sublayers of each block that mix no tokens (the MLP whatever its name).
+
+    A block's child that is attention by its name is left out; one that holds
+    attention inside it (a whole Block, when the model is one block around
+    blocks of its own; a wrapper such as ``Residual(PreNorm(Attention()))``)
+    is not a per-position sublayer either: its own children are looked at in
+    its place, so the MLP inside it is still probed. Attention is known by a
+    name (its attribute or class, `_is_attention`) or by dataflow: a module
+    inside which the recorded forward (`base`) computed scores (…, Tq, Tk) or
+    ran torch's attention."""
+    mixing = _mixing_paths(base)
+
+    def mixes_here(mod) -> bool:
+        return names.get(id(mod), ("", None))[0] in mixing
+
+    def holds_attention(mod) -> bool:
+        path = names.get(id(mod), ("", None))[0]
+        if any(p == path or p.startswith(path + ".") for p in mixing):
+            return True
+        return any(_is_attention(n.rpartition(".")[2], m) for n, m in mod.named_modules() if m is not mod)
+
     out, seen = [], set()
     for mod in model.modules():
         if mod is not model and _is_norm(mod) and id(mod) not in seen:
             seen.add(id(mod))
             out.append((names[id(mod)][0], mod))
-    # Every direct child of a block that is not attention: the MLP whatever its
-    # name (mlp, ffwd, ff, feed ...), a Linear; parameterless ones (dropout, an
-    # activation) are left out.
+    block_ids = {id(b) for b in blocks}
+
+    def visit(cname: str, child: nn.Module) -> None:
+        if id(child) in seen or id(child) in block_ids or _is_attention(cname, child) or mixes_here(child):
+            return
+        if holds_attention(child):
+            seen.add(id(child))
+            for gname, grand in child.named_children():
+                visit(gname, grand)
+            return
+        # Parameterless modules (dropout, an activation) are left out.
+        if not _is_norm(child) and not any(True for _ in child.parameters()):
+            return
+        seen.add(id(child))
+        out.append((names[id(child)][0], child))
+
     for b in blocks:
         for cname, child in b.named_children():
-            if id(child) in seen or _is_attention(cname, child):
-                continue
-            if not _is_norm(child) and not any(True for _ in child.parameters()):
-                continue
-            seen.add(id(child))
-            out.append((names[id(child)][0], child))
+            visit(cname, child)
     return out
+
+
+# Torch's own attention: a module that runs one of these mixes tokens on purpose.
+ATTENTION_OPS = {"scaled_dot_product_attention", "multi_head_attention_forward", "flex_attention"}
+
+
+def _mixing_paths(base) -> set[str]:
+    """The display paths of the modules inside which the recorded forward
+    `base` computed attention scores (axes ending Tq, Tk, or marked pre_mask)
+    or ran torch's attention: the module whose own step it was."""
+    found: set[str] = set()
+    for e in (base.events if base is not None else []):
+        axes = e.get("axes") or []
+        if e.get("pre_mask") or e["op"] in ATTENTION_OPS or ("Tq" in axes and "Tk" in axes):
+            found.add(e["path"].rpartition(".")[0])
+    return found
 
 
 def _is_attention(name: str, mod: nn.Module | None) -> bool:
@@ -1347,12 +1463,12 @@ def _is_attention(name: str, mod: nn.Module | None) -> bool:
     return any(w in n for w in ATTENTION_WORDS for n in words)
 
 
-def probe_positionwise(model, x, blocks, names, ctx, seed=0) -> list[dict]:
+def probe_positionwise(model, x, blocks, names, ctx, seed=0, base=None) -> list[dict]:
     """Evidence: each norm and MLP called alone on the input it got, its token t
     of batch 0 moved: which rows of each op inside it changed (shapetrace
     judges: only row (0, t))."""
     B, T = x.shape[0], x.shape[1]
-    targets = _positionwise_targets(model, blocks, names)
+    targets = _positionwise_targets(model, blocks, names, base)
     captured: dict[int, tuple] = {}
 
     def capture(mod, args, kwargs):
@@ -1801,7 +1917,7 @@ def _run(model, x, blocks, placement, seed, model_name) -> tuple[list[dict], Tra
         rec, failure = _recorded(model, x.clone(), **ctx)
         if failure is None:
             evidence = (probe_causality(model, x, ctx, rec, seed)
-                        + probe_positionwise(model, x, block_list, names, ctx, seed))
+                        + probe_positionwise(model, x, block_list, names, ctx, seed, rec))
         else:
             evidence = []
     finally:

@@ -20,16 +20,20 @@ the exporter). Module hooks name each step after the module that ran it:
 Axes are named by dataflow (scripts/shapetrace_axes.py), never guessed: x is
 (B, T, d); a linear maps the last axis (d → d, 3d, ff, V); a view splits or
 merges axes whose sizes multiply out (d → h, hd); a transpose moves names; a
-product (…, Tq, hd) @ (…, hd, Tk) gives (…, Tq, Tk). A view that regroups
-across axes is named with what it mixed: ``(B, [T·d→4], [T·d→4], hd)``, and
-a reduction that keeps its axis ``[T→1]``. So a head split by
+product (…, Tq, hd) @ (…, hd, Tk) gives (…, Tq, Tk), in every form (``@``,
+``matmul``, ``mm``, ``bmm``, ``baddbmm``, ``addmm``, ``einsum``). A view that
+regroups across axes is named with what it mixed: ``(B, [T·d→4], [T·d→4],
+hd)``, and a reduction that keeps its axis ``[T→1]``. So a head split by
 ``.view(B, H, T, hd)`` shows at once: its scores pair heads, not tokens.
 
 The blocks are the children of the attribute given with ``--blocks``, or else
-of the first ``nn.ModuleList`` / ``nn.Sequential`` of same-class modules whose
-every child, in a first unrecorded forward, takes a (B, T, d) tensor as its
-first argument and returns a (B, T, d) tensor (a ModuleList of attention
-heads inside one block is passed over); with ``--hf`` the ModuleList of
+of the first ``nn.ModuleList`` / ``nn.Sequential`` of same-class modules (the
+model itself too: ``nn.Sequential(Block(), Block())`` is two blocks; in an
+``nn.Sequential`` that holds other modules as well, its longest run of two
+or more same-class modules that hold modules of their own) whose every
+child, in a first unrecorded forward, takes a (B, T, d) tensor as its first
+argument and returns a (B, T, d) tensor (a ModuleList of attention heads
+inside one block is passed over); with ``--hf`` the ModuleList of
 ``num_hidden_layers`` modules. With no such container the model itself is one
 block (layers 1, paths ``block1.…``). A plain Python list of modules is
 refused: PyTorch does not register what it holds.
@@ -52,7 +56,11 @@ an activation back at the stream's shape and dtype one of whose inputs had
 departed. ``finite`` is false when a value is NaN or +inf; −inf is allowed
 anywhere (a causal mask writes it on purpose, and a −inf that reaches a
 product or a norm turns into NaN there). Scores before their mask carry
-``pre_mask``.
+``pre_mask``: a product of two activations giving (…, Tq, Tk) (a
+``baddbmm`` or ``addmm`` unless the term it adds holds a mask: −inf or a
+value ≤ −1e4), and the steps on them that add no mask. ``torch.empty``'s
+unwritten memory is not judged finite where it is made (``baddbmm(empty,
+q, kᵀ, beta=0)`` never reads it).
 
 The probes' evidence, not verdicts
 ----------------------------------
@@ -67,6 +75,10 @@ own models:
   attention (its attribute or class name holds none of attn, attention,
   heads, mha, sa, self: the MLP whatever its name), called alone on the
   input it got with token t moved: which rows of each op inside it changed.
+  A child that holds attention (a whole Block inside the one block, a
+  ``Residual(attention)`` wrapper; attention by name, or a module that
+  computed scores (…, Tq, Tk) or ran torch's attention) is not run alone:
+  its own children are, by the same rule.
 
 Positions are read from the axes: the T (or Tq) axis, a merged B·T axis, or
 every position when T was mixed into another axis or reduced (``[T→1]``), so

@@ -617,19 +617,21 @@ def probed(log: list[dict]) -> set[str]:
     return {e["module"] for e in log if e["kind"] == "evidence" and e["probe"] == "positionwise" and "rows" in e}
 
 
-@pytest.mark.parametrize("layer", ["Block()", "nn.ModuleList([Block()])[0]"])
-def test_positionwise_runs_no_module_that_holds_attention_but_the_sublayers_inside_it(tmp_path, layer,
+@pytest.mark.parametrize(("layer", "at"), [("Block()", "block1.layer"),
+                                           ("nn.Sequential(Block(), nn.Dropout(0.0))", "block1.layer.0")])
+def test_positionwise_runs_no_module_that_holds_attention_but_the_sublayers_inside_it(tmp_path, layer, at,
                                                                                       shapetrace_bin):
-    # The model is one block (no container of blocks) holding a whole Block;
-    # the Block's sublayers are wrapped: neither is run alone, what is inside is.
+    # The model is one block (no container of blocks) holding a whole Block
+    # (alone, or in a Sequential with a dropout); the Block's sublayers are
+    # wrapped: none of them is run alone, what is inside them is.
     path = tmp_path / "wrapped.py"
     path.write_text(WRAPPED.format(mlp="", layer=layer), encoding="utf-8")
     rc, log = export(tmp_path, path)
     assert rc == 0 and log[0]["layers"] == 1
     mods = probed(log)
-    assert "block1.layer" not in mods and "block1.layer.first" not in mods
-    assert not any(m.startswith("block1.layer.first.f") for m in mods)
-    assert {"block1.layer.second", "block1.layer.first.norm", "block1.norm"} <= mods
+    assert not {"block1.layer", at, f"{at}.first"} & mods
+    assert not any(m.startswith(f"{at}.first.f") for m in mods)
+    assert {f"{at}.second", f"{at}.first.norm", "block1.norm"} <= mods
     assert first_leak(log, "positionwise") is None and first_leak(log) is None
     p = judged(shapetrace_bin, tmp_path / "wrapped.jsonl")
     assert p is None or p.returncode == 0, p.stdout + p.stderr

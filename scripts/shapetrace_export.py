@@ -57,8 +57,10 @@ departed. ``finite`` is false when a value is NaN or +inf; −inf is allowed
 anywhere (a causal mask writes it on purpose, and a −inf that reaches a
 product or a norm turns into NaN there). Scores before their mask carry
 ``pre_mask``: a product of two activations giving (…, Tq, Tk) (a
-``baddbmm`` or ``addmm`` unless the term it adds holds a mask: −inf or a
-value ≤ −1e4), and the steps on them that add no mask. ``torch.empty``'s
+``baddbmm`` or ``addmm`` unless the term it adds holds a mask), and the
+steps on them that add no mask; a constant holds a mask when it has −inf or
+a value ≤ −1e4 (−1e9, the dtype's minimum), not an ALiBi bias of small
+negative numbers. ``torch.empty``'s
 unwritten memory is not judged finite where it is made (``baddbmm(empty,
 q, kᵀ, beta=0)`` never reads it).
 
@@ -677,6 +679,19 @@ _PRODUCTS = {
 MASK_VALUE = -1e4
 
 
+def _holds_mask(t, sub: bool = False) -> bool:
+    """Whether constant `t`, added to scores (subtracted with `sub`), masks
+    them: of two or more axes and holding −inf or a value ≤ −1e4 (+inf or
+    ≥ 1e4 subtracted)."""
+    try:
+        if not isinstance(t, torch.Tensor) or t.dim() < 2 or not t.is_floating_point() or not t.numel():
+            return False
+        v = t.detach()
+        return bool(float(v.max()) >= -MASK_VALUE) if sub else bool(float(v.min()) <= MASK_VALUE)
+    except (RuntimeError, TypeError):
+        return False
+
+
 def _factors(op, args, kwargs) -> tuple:
     """(added term, first factor, second factor) of a product in `_PRODUCTS`,
     each None when not passed; positional or by keyword."""
@@ -1058,8 +1073,11 @@ class _Recorder(TorchFunctionMode):
         axes = e["axes"]
         if len(axes) >= 2 and axes[-2:] == ["Tq", "Tk"] and op not in _MASKING:
             scores = op == "einsum" or (op in _PRODUCTS and not self._masked_product(op, args, kwargs or {}))
+            # An add of a constant that holds a mask's values masks the scores;
+            # one of a bias without them (ALiBi's −slope·distance) does not.
             masked_by_add = op in ("add_op", "sub") and any(
-                self._event_of(t) not in self.active and t.dim() >= 2 for t in operands)
+                self._event_of(t) not in self.active and _holds_mask(t, sub=op == "sub" and t is operands[-1])
+                for t in operands)
             if scores or (any(p in self.premask for p in inputs) and not masked_by_add):
                 self.premask.add(path)
                 e["pre_mask"] = True
@@ -1067,21 +1085,17 @@ class _Recorder(TorchFunctionMode):
     def _masked_product(self, op, args, kwargs) -> bool:
         """Whether a product that adds a term (``baddbmm(mask, q, kᵀ)``,
         ``addmm``) adds a mask with it: a term read (β ≠ 0) that is no
-        activation and holds −inf or a value at or below −1e4 (−1e9, the
+        activation and holds a mask's values (`_holds_mask`: −inf, −1e9, the
         dtype's minimum: what an additive causal mask writes). An ALiBi bias
         (Bloom's ``alibi.baddbmm(q, kᵀ)``) or β = 0 (``baddbmm(torch.empty(…),
         q, kᵀ, beta=0)``) leaves the scores before their mask."""
         added, _, _ = _factors(op, args, kwargs)
         beta = kwargs.get("beta", 1)
-        if not isinstance(added, torch.Tensor) or added.dim() < 2 or self._event_of(added) in self.active:
+        if not isinstance(added, torch.Tensor) or self._event_of(added) in self.active:
             return False
         if isinstance(beta, (int, float)) and beta == 0:
             return False
-        try:
-            v = added.detach()
-            return bool(v.is_floating_point() and v.numel() and float(v.min()) <= MASK_VALUE)
-        except (RuntimeError, TypeError):
-            return False
+        return _holds_mask(added)
 
     def _name(self, op, args, kwargs, operands, r, k) -> list[str]:
         """The axes of result `r` (the k-th of op), by dataflow."""

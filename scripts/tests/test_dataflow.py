@@ -693,3 +693,39 @@ def test_torch_empty_is_judged_where_it_is_read():
     for op in ("empty", "empty_like", "new_empty", "full"):
         rec._push(op, op, nan.clone(), [], op)
     assert [e["stats"]["finite"] for e in rec.events[1:]] == [True, True, True, False]
+
+
+# The mask added to the scores, or a bias that is none (then masked_fill masks).
+ADDED = {
+    "inf_triu": ('s = s + torch.full((T, T), float("-inf")).triu(1)', False),
+    "minus_1e9": ("s = s + (1.0 - torch.ones(T, T).tril()) * -1e9", False),
+    "sub_1e9": ("s = s - (1.0 - torch.ones(T, T).tril()) * 1e9", False),
+    "alibi": ("s = s + (torch.arange(T)[None, :] - torch.arange(T)[:, None]).abs() * -0.5\n"
+              "        s = s.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float('-inf'))", True),
+}
+
+
+@pytest.mark.parametrize("form", list(ADDED))
+def test_an_added_mask_masks_the_scores_and_a_bias_does_not(tmp_path, form, shapetrace_bin):
+    path = tmp_path / f"added_{form}.py"
+    line, pre_mask = ADDED[form]
+    source = BMM.format(dim=-1, norm=-1).replace('s = s + torch.full((T, T), float("-inf")).triu(1)', line)
+    assert line in source
+    path.write_text(source, encoding="utf-8")
+    rc, log = export(tmp_path, path)
+    ev = events(log)
+    added = next(e for e in ev.values() if e.get("line") == line_of(path, line.split("\n")[0])
+                 and e["op"] in ("add_op", "sub") and e["inputs"])
+    assert rc == 0 and added["axes"] == ["B·h", "Tq", "Tk"]
+    assert added.get("pre_mask", False) is pre_mask, added
+    assert first_leak(log) is None
+    p = judged(shapetrace_bin, tmp_path / f"{path.stem}.jsonl")
+    assert p is None or p.returncode == 0, p.stdout + p.stderr
+
+
+def test_a_mask_added_the_wrong_way_leaks_at_its_add(tmp_path):
+    path = tmp_path / "added_wrong.py"
+    source = BMM.format(dim=-1, norm=-1).replace('float("-inf")).triu(1)', 'float("-inf")).tril(-1)')
+    path.write_text(source, encoding="utf-8")
+    token, leak = first_leak(export(tmp_path, path)[1])
+    assert leak == "block1.attn.add_op"

@@ -729,3 +729,21 @@ def test_a_mask_added_the_wrong_way_leaks_at_its_add(tmp_path):
     path.write_text(source, encoding="utf-8")
     token, leak = first_leak(export(tmp_path, path)[1])
     assert leak == "block1.attn.add_op"
+
+
+def test_a_whole_gpt_written_as_one_sequential_finds_its_blocks(tmp_path, shapetrace_bin):
+    # nn.Sequential(embedding, blocks…, norm, head) on token ids: the run of blocks.
+    path = tmp_path / "seq_gpt.py"
+    source = BLOCK.format(split="gpt", q=GOOD_Q, forward=GOOD_FORWARD)
+    path.write_text(source[:source.index("class Model(nn.Module):")]
+                    + "def Model():\n    torch.manual_seed(0)\n"
+                      "    return nn.Sequential(nn.Embedding(50, 64), Block(), Block(), nn.LayerNorm(64), "
+                      "nn.Linear(64, 50))\n", encoding="utf-8")
+    rc, log = export(tmp_path, path, "--tokens", "2,4")
+    ev = events(log)
+    assert rc == 0 and log[0]["layers"] == 2
+    assert [p for p, e in ev.items() if "check" in e] == ["block1.resid_1", "block1.resid_2", "block2.resid_1",
+                                                          "block2.resid_2"]
+    assert "0.embedding" in ev and ev["4.linear"]["axes"] == ["B", "T", "V"]
+    p = judged(shapetrace_bin, tmp_path / "seq_gpt.jsonl")
+    assert p is None or p.returncode == 0, p.stdout + p.stderr

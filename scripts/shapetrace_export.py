@@ -20,16 +20,20 @@ the exporter). Module hooks name each step after the module that ran it:
 Axes are named by dataflow (scripts/shapetrace_axes.py), never guessed: x is
 (B, T, d); a linear maps the last axis (d → d, 3d, ff, V); a view splits or
 merges axes whose sizes multiply out (d → h, hd); a transpose moves names; a
-product (…, Tq, hd) @ (…, hd, Tk) gives (…, Tq, Tk). A view that regroups
-across axes is named with what it mixed: ``(B, [T·d→4], [T·d→4], hd)``, and
-a reduction that keeps its axis ``[T→1]``. So a head split by
+product (…, Tq, hd) @ (…, hd, Tk) gives (…, Tq, Tk), in every form (``@``,
+``matmul``, ``mm``, ``bmm``, ``baddbmm``, ``addmm``, ``einsum``). A view that
+regroups across axes is named with what it mixed: ``(B, [T·d→4], [T·d→4],
+hd)``, and a reduction that keeps its axis ``[T→1]``. So a head split by
 ``.view(B, H, T, hd)`` shows at once: its scores pair heads, not tokens.
 
 The blocks are the children of the attribute given with ``--blocks``, or else
-of the first ``nn.ModuleList`` / ``nn.Sequential`` of same-class modules whose
-every child, in a first unrecorded forward, takes a (B, T, d) tensor as its
-first argument and returns a (B, T, d) tensor (a ModuleList of attention
-heads inside one block is passed over); with ``--hf`` the ModuleList of
+of the first ``nn.ModuleList`` / ``nn.Sequential`` of same-class modules (the
+model itself too: ``nn.Sequential(Block(), Block())`` is two blocks; in an
+``nn.Sequential`` that holds other modules as well, its longest run of two
+or more same-class modules that hold modules of their own) whose every
+child, in a first unrecorded forward, takes a (B, T, d) tensor as its first
+argument and returns a (B, T, d) tensor (a ModuleList of attention heads
+inside one block is passed over); with ``--hf`` the ModuleList of
 ``num_hidden_layers`` modules. With no such container the model itself is one
 block (layers 1, paths ``block1.…``). A plain Python list of modules is
 refused: PyTorch does not register what it holds.
@@ -52,7 +56,13 @@ an activation back at the stream's shape and dtype one of whose inputs had
 departed. ``finite`` is false when a value is NaN or +inf; −inf is allowed
 anywhere (a causal mask writes it on purpose, and a −inf that reaches a
 product or a norm turns into NaN there). Scores before their mask carry
-``pre_mask``.
+``pre_mask``: a product of two activations giving (…, Tq, Tk) (a
+``baddbmm`` or ``addmm`` unless the term it adds holds a mask), and the
+steps on them that add no mask; a constant holds a mask when it has −inf or
+a value ≤ −1e4 (−1e9, the dtype's minimum), not an ALiBi bias of small
+negative numbers. ``torch.empty``'s
+unwritten memory is not judged finite where it is made (``baddbmm(empty,
+q, kᵀ, beta=0)`` never reads it).
 
 The probes' evidence, not verdicts
 ----------------------------------
@@ -67,6 +77,10 @@ own models:
   attention (its attribute or class name holds none of attn, attention,
   heads, mha, sa, self: the MLP whatever its name), called alone on the
   input it got with token t moved: which rows of each op inside it changed.
+  A child that holds attention (a whole Block inside the one block, a
+  ``Residual(attention)`` wrapper; attention by name, or a module that
+  computed scores (…, Tq, Tk) or ran torch's attention) is not run alone:
+  its own children are, by the same rule.
 
 Positions are read from the axes: the T (or Tq) axis, a merged B·T axis, or
 every position when T was mixed into another axis or reduced (``[T→1]``), so
@@ -512,13 +526,40 @@ def _plain_list_message(where: str, kind: str, n: int) -> str:
             "and optimizers); allowed: nn.ModuleList or nn.Sequential")
 
 
+def _block_runs(container: nn.Module, composite: bool) -> list[tuple[int, list[nn.Module]]]:
+    """The candidate blocks of a ModuleList or Sequential, as (index of the
+    first, modules): all its children when they share one class; else, for
+    an nn.Sequential (run in order), each run of two or more consecutive
+    children of one class that hold modules of their own
+    (``nn.Sequential(emb, Block(), Block(), norm, head)``), longest first.
+    With `composite`, only modules that hold modules of their own."""
+    children = list(container.children())
+    if not children:
+        return []
+    if len({type(c) for c in children}) == 1:
+        runs = [(0, children)]
+    elif isinstance(container, nn.Sequential) and composite:
+        runs, start = [], 0
+        for i in range(1, len(children) + 1):
+            if i == len(children) or type(children[i]) is not type(children[start]):
+                if i - start >= 2:
+                    runs.append((start, children[start:i]))
+                start = i
+        runs.sort(key=lambda r: -len(r[1]))
+    else:
+        runs = []
+    return [(k, run) for k, run in runs if not composite or any(True for _ in run[0].children())]
+
+
 def find_blocks(model: nn.Module, blocks: str | None = None,
                 seen: _Survey | None = None, stream_shape=None) -> tuple[str, list[nn.Module]]:
     """The blocks: the children of `blocks` (a dotted attribute), or of the shallowest
-    nn.ModuleList / nn.Sequential whose one or more children share one class
-    (children that hold modules of their own first, any children after) and,
-    when a survey is given, every one of which took and returned a
-    `stream_shape` tensor; else the model itself as one block ("", [model])."""
+    nn.ModuleList / nn.Sequential, the model itself included, whose one or
+    more children share one class, or of an nn.Sequential's longest run of
+    two or more consecutive children of one class (children that hold
+    modules of their own first, any children after) and, when a survey is
+    given, every one of which took and returned a `stream_shape` tensor;
+    else the model itself as one block ("", [model])."""
     if blocks is not None:
         if not blocks.strip():
             raise ValueError("--blocks '' names no attribute; allowed: the attribute holding the blocks, e.g. h or transformer.h")
@@ -539,18 +580,21 @@ def find_blocks(model: nn.Module, blocks: str | None = None,
             raise ValueError(f"--blocks {_q(blocks)} has no children; allowed: a ModuleList or Sequential of blocks")
         return blocks, children
     want = tuple(stream_shape) if stream_shape is not None else None
-    tried: set[int] = set()
+    tried: set[tuple[int, int]] = set()
     # Blocks are built of modules of their own: a Sequential of one Linear is
     # passed over while a container of composite modules is left to find.
+    # The model itself is a container like any other (a root
+    # ``nn.Sequential(Block(), Block())``, or a Sequential subclass): its
+    # children are the blocks, never "block 1" holding them all.
     for composite in (True, False):
         queue = [("", model)]
         while queue:
             name, mod = queue.pop(0)
-            if isinstance(mod, (nn.ModuleList, nn.Sequential)) and mod is not model and id(mod) not in tried:
-                children = list(mod.children())
-                if (children and len({type(c) for c in children}) == 1
-                        and (not composite or any(True for _ in children[0].children()))):
-                    tried.add(id(mod))
+            if isinstance(mod, (nn.ModuleList, nn.Sequential)):
+                for start, children in _block_runs(mod, composite):
+                    if (id(mod), start) in tried:
+                        continue
+                    tried.add((id(mod), start))
                     if seen is None or want is None or _takes_stream(children, seen, want):
                         return name, children
             for cname, child in mod.named_children():
@@ -619,6 +663,53 @@ _PASS_ON = {"clone", "contiguous", "view", "reshape", "to", "float", "type_as", 
             "flatten", "copy"}
 # Ops that cut a piece out of a tensor: a piece at the stream's shape has not returned to it.
 _PIECES = {"split", "chunk", "getitem", "narrow", "unbind", "tensor_split", "select", "split_with_sizes"}
+# Ops that hand out memory without writing it (``baddbmm(torch.empty(…), q, kᵀ, beta=0)``).
+_UNINITIALIZED = {"empty", "empty_like", "new_empty", "empty_strided"}
+# Products of two (batched) matrices: op → (position of the added term or None,
+# of the first factor, of the second; their keyword names). ``baddbmm(input,
+# batch1, batch2, beta=, alpha=)`` is β·input + α·batch1 @ batch2.
+_PRODUCTS = {
+    "matmul": (None, 0, 1, (None, "input", "other")),
+    "mm": (None, 0, 1, (None, "input", "mat2")),
+    "bmm": (None, 0, 1, (None, "input", "mat2")),
+    "baddbmm": (0, 1, 2, ("input", "batch1", "batch2")),
+    "addmm": (0, 1, 2, ("input", "mat1", "mat2")),
+}
+# An additive mask writes −inf, or a large negative number (−1e4, −1e9, the dtype's minimum).
+MASK_VALUE = -1e4
+
+
+def _holds_mask(t, sub: bool = False) -> bool:
+    """Whether constant `t`, added to scores (subtracted with `sub`), masks
+    them: of two or more axes and holding −inf or a value ≤ −1e4 (+inf or
+    ≥ 1e4 subtracted)."""
+    try:
+        if not isinstance(t, torch.Tensor) or t.dim() < 2 or not t.is_floating_point() or not t.numel():
+            return False
+        v = t.detach()
+        return bool(float(v.max()) >= -MASK_VALUE) if sub else bool(float(v.min()) <= MASK_VALUE)
+    except (RuntimeError, TypeError):
+        return False
+
+
+def _factors(op, args, kwargs) -> tuple:
+    """(added term, first factor, second factor) of a product in `_PRODUCTS`,
+    each None when not passed; positional or by keyword."""
+    spec = _PRODUCTS.get(op)
+    if spec is None:
+        return None, None, None
+    *where, keys = spec
+    out = []
+    for pos, key in zip(where, keys):
+        if pos is None:
+            out.append(None)
+        elif pos < len(args):
+            out.append(args[pos])
+        else:
+            out.append(kwargs.get(key, kwargs.get("self") if key == "input" else None))
+    return tuple(out)
+
+
 # Ops that apply an attention mask or turn scores into weights: what follows is no longer "before the mask".
 _MASKING = {"masked_fill", "where", "softmax", "log_softmax"}
 
@@ -748,6 +839,10 @@ class _Recorder(TorchFunctionMode):
             # A probe's run is compared, never written: no stats, no lines.
             "stats": None if self.probe else _stats(t),
         }
+        if op in _UNINITIALIZED and event["stats"] is not None:
+            # torch.empty's memory is whatever was there (a NaN, maybe): it is
+            # judged finite where it is read (baddbmm with β ≠ 0), not here.
+            event["stats"]["finite"] = True
         line = None if self.probe else _user_line()
         if line is not None:
             event["line"] = line
@@ -962,11 +1057,14 @@ class _Recorder(TorchFunctionMode):
             formula = f"{op} : {ins} → {_fmt(r.shape)}" if ins else f"{op} : → {_fmt(r.shape)}"
             axes = self._name(op, args, kwargs, operands, r, k) if inputs else None
             self._push(path, op, r, inputs, formula, axes=axes, operands=shapes, args=extra)
-            self._follow(path, op, operands, inputs)
+            self._follow(path, op, operands, inputs, args, kwargs)
 
-    def _follow(self, path, op, operands, inputs) -> None:
+    def _follow(self, path, op, operands, inputs, args=(), kwargs=None) -> None:
         """What the new event carries: the stream (a copy or view of it), or
-        scores before the mask."""
+        scores before the mask: a product of two activations (every form of
+        it, `_PRODUCTS` and einsum) giving (…, Tq, Tk), unless a mask is added
+        in the same op (baddbmm's input), or a step on such scores that adds
+        no mask."""
         e = self._event(path)
         if (self.block is not None and op in _PASS_ON and len(inputs) == 1 and inputs[0] in self.stream
                 and e["shape"] == self.stream_shape):
@@ -974,12 +1072,30 @@ class _Recorder(TorchFunctionMode):
             self.streamed.add(path)
         axes = e["axes"]
         if len(axes) >= 2 and axes[-2:] == ["Tq", "Tk"] and op not in _MASKING:
-            scores = op in ("matmul", "bmm", "baddbmm", "einsum")
+            scores = op == "einsum" or (op in _PRODUCTS and not self._masked_product(op, args, kwargs or {}))
+            # An add of a constant that holds a mask's values masks the scores;
+            # one of a bias without them (ALiBi's −slope·distance) does not.
             masked_by_add = op in ("add_op", "sub") and any(
-                self._event_of(t) not in self.active and t.dim() >= 2 for t in operands)
+                self._event_of(t) not in self.active and _holds_mask(t, sub=op == "sub" and t is operands[-1])
+                for t in operands)
             if scores or (any(p in self.premask for p in inputs) and not masked_by_add):
                 self.premask.add(path)
                 e["pre_mask"] = True
+
+    def _masked_product(self, op, args, kwargs) -> bool:
+        """Whether a product that adds a term (``baddbmm(mask, q, kᵀ)``,
+        ``addmm``) adds a mask with it: a term read (β ≠ 0) that is no
+        activation and holds a mask's values (`_holds_mask`: −inf, −1e9, the
+        dtype's minimum: what an additive causal mask writes). An ALiBi bias
+        (Bloom's ``alibi.baddbmm(q, kᵀ)``) or β = 0 (``baddbmm(torch.empty(…),
+        q, kᵀ, beta=0)``) leaves the scores before their mask."""
+        added, _, _ = _factors(op, args, kwargs)
+        beta = kwargs.get("beta", 1)
+        if not isinstance(added, torch.Tensor) or self._event_of(added) in self.active:
+            return False
+        if isinstance(beta, (int, float)) and beta == 0:
+            return False
+        return _holds_mask(added)
 
     def _name(self, op, args, kwargs, operands, r, k) -> list[str]:
         """The axes of result `r` (the k-th of op), by dataflow."""
@@ -995,6 +1111,16 @@ class _Recorder(TorchFunctionMode):
                 return first + [n.features(shape[-1], False)] if len(shape) == len(first) + 1 else n.fallback(shape)
             if op == "linear":
                 return first[:-1] + [n.features(shape[-1], self._in_attention())]
+            if op in _PRODUCTS:
+                # The two factors of the product, wherever they are passed
+                # (baddbmm's and addmm's come after the term they add).
+                _, fa, fb = _factors(op, args, kwargs)
+                ax_a, ax_b = self._axes_of(fa), self._axes_of(fb)
+                if ax_a is not None and ax_b is not None:
+                    return n.matmul(ax_a, ax_b, shape)
+                if ax_a is not None and len(ax_a) == len(shape):
+                    # x @ W, addmm(b, x, W) (GPT-2's Conv1D): a linear written by hand
+                    return ax_a[:-1] + [n.features(shape[-1], self._in_attention())]
             if op in ("addmm", "mm", "matmul") and sum(a is not None for _, a in named) == 1:
                 # x @ W, addmm(b, x, W) (GPT-2's Conv1D): a linear written by hand
                 return first[:-1] + [n.features(shape[-1], self._in_attention())]
@@ -1292,24 +1418,70 @@ def probe_causality(model, x, ctx, base, seed=0) -> list[dict]:
     return out
 
 
-def _positionwise_targets(model, blocks, names) -> list[tuple[str, nn.Module]]:
+def _positionwise_targets(model, blocks, names, base=None) -> list[tuple[str, nn.Module]]:
+    """The modules the positionwise probe runs alone: every norm, and the
+    sublayers of each block that mix no tokens (the MLP whatever its name).
+
+    A block's child that is attention by its name is left out; one that holds
+    attention inside it (a whole Block, when the model is one block around
+    blocks of its own; a wrapper such as ``Residual(PreNorm(Attention()))``)
+    is not a per-position sublayer either: its own children are looked at in
+    its place, so the MLP inside it is still probed. Attention is known by a
+    name (its attribute or class, `_is_attention`) or by dataflow: a module
+    inside which the recorded forward (`base`) computed scores (…, Tq, Tk) or
+    ran torch's attention."""
+    mixing = _mixing_paths(base)
+
+    def mixes_here(mod) -> bool:
+        return names.get(id(mod), ("", None))[0] in mixing
+
+    def holds_attention(mod) -> bool:
+        path = names.get(id(mod), ("", None))[0]
+        if any(p == path or p.startswith(path + ".") for p in mixing):
+            return True
+        return any(_is_attention(n.rpartition(".")[2], m) for n, m in mod.named_modules() if m is not mod)
+
     out, seen = [], set()
     for mod in model.modules():
         if mod is not model and _is_norm(mod) and id(mod) not in seen:
             seen.add(id(mod))
             out.append((names[id(mod)][0], mod))
-    # Every direct child of a block that is not attention: the MLP whatever its
-    # name (mlp, ffwd, ff, feed ...), a Linear; parameterless ones (dropout, an
-    # activation) are left out.
+    block_ids = {id(b) for b in blocks}
+
+    def visit(cname: str, child: nn.Module) -> None:
+        if id(child) in seen or id(child) in block_ids or _is_attention(cname, child) or mixes_here(child):
+            return
+        if holds_attention(child):
+            seen.add(id(child))
+            for gname, grand in child.named_children():
+                visit(gname, grand)
+            return
+        # Parameterless modules (dropout, an activation) are left out.
+        if not _is_norm(child) and not any(True for _ in child.parameters()):
+            return
+        seen.add(id(child))
+        out.append((names[id(child)][0], child))
+
     for b in blocks:
         for cname, child in b.named_children():
-            if id(child) in seen or _is_attention(cname, child):
-                continue
-            if not _is_norm(child) and not any(True for _ in child.parameters()):
-                continue
-            seen.add(id(child))
-            out.append((names[id(child)][0], child))
+            visit(cname, child)
     return out
+
+
+# Torch's own attention: a module that runs one of these mixes tokens on purpose.
+ATTENTION_OPS = {"scaled_dot_product_attention", "multi_head_attention_forward", "flex_attention"}
+
+
+def _mixing_paths(base) -> set[str]:
+    """The display paths of the modules inside which the recorded forward
+    `base` computed attention scores (axes ending Tq, Tk, or marked pre_mask)
+    or ran torch's attention: the module whose own step it was."""
+    found: set[str] = set()
+    for e in (base.events if base is not None else []):
+        axes = e.get("axes") or []
+        if e.get("pre_mask") or e["op"] in ATTENTION_OPS or ("Tq" in axes and "Tk" in axes):
+            found.add(e["path"].rpartition(".")[0])
+    return found
 
 
 def _is_attention(name: str, mod: nn.Module | None) -> bool:
@@ -1317,12 +1489,12 @@ def _is_attention(name: str, mod: nn.Module | None) -> bool:
     return any(w in n for w in ATTENTION_WORDS for n in words)
 
 
-def probe_positionwise(model, x, blocks, names, ctx, seed=0) -> list[dict]:
+def probe_positionwise(model, x, blocks, names, ctx, seed=0, base=None) -> list[dict]:
     """Evidence: each norm and MLP called alone on the input it got, its token t
     of batch 0 moved: which rows of each op inside it changed (shapetrace
     judges: only row (0, t))."""
     B, T = x.shape[0], x.shape[1]
-    targets = _positionwise_targets(model, blocks, names)
+    targets = _positionwise_targets(model, blocks, names, base)
     captured: dict[int, tuple] = {}
 
     def capture(mod, args, kwargs):
@@ -1771,7 +1943,7 @@ def _run(model, x, blocks, placement, seed, model_name) -> tuple[list[dict], Tra
         rec, failure = _recorded(model, x.clone(), **ctx)
         if failure is None:
             evidence = (probe_causality(model, x, ctx, rec, seed)
-                        + probe_positionwise(model, x, block_list, names, ctx, seed))
+                        + probe_positionwise(model, x, block_list, names, ctx, seed, rec))
         else:
             evidence = []
     finally:

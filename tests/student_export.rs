@@ -123,6 +123,28 @@ const STUDENTS: &[Student] = &[
         input: Input::Tokens,
         expect: five!(Pass, Pass, Pass, Pass, Pass),
     },
+    // The model is itself an nn.Sequential of blocks: block1 and block2.
+    Student {
+        file: "sequential_root",
+        class: "make_model",
+        input: Input::Floats,
+        expect: five!(Pass, Pass, Pass, Pass, Pass),
+    },
+    // One Block held as an attribute: the model is the one block, and
+    // positionwise runs that Block's MLP alone, never the whole Block.
+    Student {
+        file: "wrapped_block",
+        class: "Model",
+        input: Input::Floats,
+        expect: five!(Pass, Pass, Pass, Pass, Pass),
+    },
+    // Scores from torch.baddbmm(empty, q, kᵀ, beta=0, alpha=…): pre-mask.
+    Student {
+        file: "baddbmm_style",
+        class: "Model",
+        input: Input::Floats,
+        expect: five!(Pass, Pass, Pass, Pass, Pass),
+    },
     // Lesson mistakes.
     Student {
         file: "forgot_attn_residual",
@@ -459,6 +481,9 @@ students!(
     functional_style,
     clone_iadd,
     gpt_tokens,
+    sequential_root,
+    wrapped_block,
+    baddbmm_style,
     forgot_attn_residual,
     view_no_transpose,
     softmax_wrong_dim,

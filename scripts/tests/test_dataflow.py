@@ -504,3 +504,246 @@ class Model(nn.Module):
     # An einsum that keeps one token axis names it T, not Tq.
     assert ev["einsum"]["axes"] == ["B", "T", "d"]
     assert ev["head.linear"]["axes"] == ["B", "T", "V"]
+
+
+# -- blocks in a root container, attention inside a child, every product form -------------
+
+def judged(shapetrace_bin, log_path: Path) -> subprocess.CompletedProcess | None:
+    """`shapetrace check --log` of a log, or None without a built shapetrace."""
+    if shapetrace_bin is None:
+        return None
+    return subprocess.run([shapetrace_bin, "check", "--log", str(log_path)], capture_output=True, text=True)
+
+
+ROOTS = {
+    # The model is an nn.Sequential of blocks, from a factory.
+    "sequential": "def Model():\n    torch.manual_seed(0)\n    return nn.Sequential(Block(), Block())\n",
+    # A class that is an nn.Sequential.
+    "subclass": ("class Model(nn.Sequential):\n    def __init__(self):\n        torch.manual_seed(0)\n"
+                 "        super().__init__(Block(), Block())\n"),
+    # A ModuleList with a forward of its own.
+    "modulelist": ("class Model(nn.ModuleList):\n    def __init__(self):\n        torch.manual_seed(0)\n"
+                   "        super().__init__([Block(), Block()])\n\n    def forward(self, x):\n"
+                   "        for b in self:\n            x = b(x)\n        return x\n"),
+    # The blocks, then a final norm, in one Sequential: the run of blocks.
+    "run": ("def Model():\n    torch.manual_seed(0)\n"
+            "    return nn.Sequential(nn.Linear(64, 64), Block(), Block(), nn.LayerNorm(64))\n"),
+}
+
+
+@pytest.mark.parametrize("root", list(ROOTS))
+def test_a_model_that_is_a_container_of_blocks_has_them_as_block1_and_block2(tmp_path, root, shapetrace_bin):
+    path = tmp_path / f"root_{root}.py"
+    source = BLOCK.format(split=root, q=GOOD_Q, forward=GOOD_FORWARD)
+    path.write_text(source[:source.index("class Model(nn.Module):")] + ROOTS[root], encoding="utf-8")
+    rc, log = export(tmp_path, path)
+    ev = events(log)
+    assert rc == 0 and log[0]["layers"] == 2
+    assert [p for p, e in ev.items() if "check" in e] == ["block1.resid_1", "block1.resid_2", "block2.resid_1",
+                                                          "block2.resid_2"]
+    assert "block2.attn.wq.linear" in ev and not any(p.startswith("block1.0") for p in ev)
+    assert first_leak(log) is None and first_leak(log, "positionwise") is None
+    p = judged(shapetrace_bin, tmp_path / f"{path.stem}.jsonl")
+    assert p is None or p.returncode == 0, p.stdout + p.stderr
+
+
+def test_a_sequential_of_sublayers_is_no_stack_of_blocks():
+    # Runs of two or more of one class only; an MLP's Linear, GELU, Linear is none.
+    seq = ex.nn.Sequential(ex.nn.Linear(4, 8), ex.nn.GELU(), ex.nn.Linear(8, 4))
+    assert ex._block_runs(seq, True) == [] and ex._block_runs(seq, False) == []
+
+
+# A Block whose sublayers are wrapped: `Residual(norm, f)` adds f(norm(x))
+# onto x, and the attention's class and attribute name no attention word, so
+# only its scores (q @ kᵀ) say what it is.
+WRAPPED = '''
+import torch
+from torch import nn
+
+
+class Mixer(nn.Module):
+    def __init__(self, d=64):
+        super().__init__()
+        self.wq, self.wk, self.wv = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+
+    def forward(self, x):
+        T = x.shape[1]
+        s = self.wq(x) @ self.wk(x).transpose(-2, -1) / 8
+        s = s.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf"))
+        return s.softmax(dim=-1) @ self.wv(x)
+
+
+class Feed(nn.Module):
+    def __init__(self, d=64):
+        super().__init__()
+        self.up, self.down = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        h = self.up(x)
+        return self.down(torch.relu(h{mlp}))
+
+
+class Residual(nn.Module):
+    def __init__(self, f, d=64):
+        super().__init__()
+        self.norm, self.f = nn.LayerNorm(d), f
+
+    def forward(self, x):
+        return x + self.f(self.norm(x))
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first, self.second = Residual(Mixer()), Residual(Feed())
+
+    def forward(self, x):
+        return self.second(self.first(x))
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.layer = {layer}
+        self.norm = nn.LayerNorm(64)
+
+    def forward(self, x):
+        return self.norm(self.layer(x))
+'''
+
+
+def probed(log: list[dict]) -> set[str]:
+    return {e["module"] for e in log if e["kind"] == "evidence" and e["probe"] == "positionwise" and "rows" in e}
+
+
+@pytest.mark.parametrize(("layer", "at"), [("Block()", "block1.layer"),
+                                           ("nn.Sequential(Block(), nn.Dropout(0.0))", "block1.layer.0")])
+def test_positionwise_runs_no_module_that_holds_attention_but_the_sublayers_inside_it(tmp_path, layer, at,
+                                                                                      shapetrace_bin):
+    # The model is one block (no container of blocks) holding a whole Block
+    # (alone, or in a Sequential with a dropout); the Block's sublayers are
+    # wrapped: none of them is run alone, what is inside them is.
+    path = tmp_path / "wrapped.py"
+    path.write_text(WRAPPED.format(mlp="", layer=layer), encoding="utf-8")
+    rc, log = export(tmp_path, path)
+    assert rc == 0 and log[0]["layers"] == 1
+    mods = probed(log)
+    assert not {"block1.layer", at, f"{at}.first"} & mods
+    assert not any(m.startswith(f"{at}.first.f") for m in mods)
+    assert {f"{at}.second", f"{at}.first.norm", "block1.norm"} <= mods
+    assert first_leak(log, "positionwise") is None and first_leak(log) is None
+    p = judged(shapetrace_bin, tmp_path / "wrapped.jsonl")
+    assert p is None or p.returncode == 0, p.stdout + p.stderr
+
+
+def test_a_wrapped_mlp_that_mixes_positions_is_still_caught(tmp_path, shapetrace_bin):
+    path = tmp_path / "wrapped_bad.py"
+    path.write_text(WRAPPED.format(mlp=" - h.mean(dim=1, keepdim=True)", layer="Block()"), encoding="utf-8")
+    rc, log = export(tmp_path, path)
+    token, leak = first_leak(log, "positionwise")
+    assert leak == "block1.layer.second.f.mean"
+    p = judged(shapetrace_bin, tmp_path / "wrapped_bad.jsonl")
+    assert p is None or (p.returncode == 1 and "✗ positionwise" in p.stdout), p.stdout + p.stderr
+
+
+# Every way of writing the scores of folded heads q, k: (B·h, T, hd).
+SCORES = {
+    "bmm": "torch.bmm(q, k.transpose(1, 2)) / hd ** 0.5",
+    "matmul_kw": "torch.matmul(input=q, other=k.transpose(1, 2)) / hd ** 0.5",
+    "method": "q.matmul(k.transpose(1, 2)) / hd ** 0.5",
+    "baddbmm_empty": "torch.baddbmm(torch.empty(B * H, T, T), q, k.transpose(1, 2), beta=0, alpha=hd ** -0.5)",
+    "baddbmm_zeros": "torch.baddbmm(torch.zeros(B * H, T, T), q, k.transpose(1, 2), alpha=hd ** -0.5)",
+    "baddbmm_inplace": "torch.empty(B * H, T, T).baddbmm_(q, k.transpose(1, 2), beta=0, alpha=hd ** -0.5)",
+    # Bloom: an ALiBi bias (no mask: small values) as the term, the factors by keyword.
+    "baddbmm_alibi": ("(torch.arange(T) * -0.5).expand(B * H, 1, T).baddbmm(batch1=q, batch2=k.transpose(1, 2), "
+                      "beta=1.0, alpha=hd ** -0.5)"),
+}
+# The scores' mask is added in the product itself: they are masked scores.
+MASKED_IN_PRODUCT = "torch.baddbmm(torch.full((B * H, T, T), float('-inf')).triu(1), q, k.transpose(1, 2))"
+
+
+@pytest.mark.parametrize("form", list(SCORES) + ["masked_in_product"])
+def test_scores_are_pre_mask_in_every_product_form(tmp_path, form, shapetrace_bin):
+    path = tmp_path / f"scores_{form}.py"
+    scores = SCORES.get(form, MASKED_IN_PRODUCT)
+    source = BMM.format(dim=-1, norm=-1).replace("s = torch.bmm(q, k.transpose(1, 2)) / hd ** 0.5", f"s = {scores}")
+    assert f"s = {scores}" in source
+    path.write_text(source, encoding="utf-8")
+    rc, log = export(tmp_path, path)
+    ev = events(log)
+    assert rc == 0
+    # The product: the step of that line that read both q and k.
+    product = next(e for e in ev.values() if e.get("line") == line_of(path, "s = ") and len(e["inputs"]) == 2)
+    assert product["axes"] == ["B·h", "Tq", "Tk"]
+    assert product.get("pre_mask", False) is (form != "masked_in_product"), product
+    assert first_leak(log) is None and first_leak(log, "positionwise") is None
+    p = judged(shapetrace_bin, tmp_path / f"{path.stem}.jsonl")
+    assert p is None or p.returncode == 0, p.stdout + p.stderr
+
+
+def test_torch_empty_is_judged_where_it_is_read():
+    # Unwritten memory may hold NaN: baddbmm(empty, …, beta=0) never reads it,
+    # and a NaN the model writes (torch.full) is judged where it is made.
+    torch = ex.torch
+    model = ex.nn.Linear(4, 4)
+    x = torch.zeros(1, 2, 4)
+    rec = ex._Recorder(model, x, "", [model], ex._display_names(model, "", [model]))
+    nan = torch.full((2, 2), float("nan"))
+    for op in ("empty", "empty_like", "new_empty", "full"):
+        rec._push(op, op, nan.clone(), [], op)
+    assert [e["stats"]["finite"] for e in rec.events[1:]] == [True, True, True, False]
+
+
+# The mask added to the scores, or a bias that is none (then masked_fill masks).
+ADDED = {
+    "inf_triu": ('s = s + torch.full((T, T), float("-inf")).triu(1)', False),
+    "minus_1e9": ("s = s + (1.0 - torch.ones(T, T).tril()) * -1e9", False),
+    "sub_1e9": ("s = s - (1.0 - torch.ones(T, T).tril()) * 1e9", False),
+    "alibi": ("s = s + (torch.arange(T)[None, :] - torch.arange(T)[:, None]).abs() * -0.5\n"
+              "        s = s.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float('-inf'))", True),
+}
+
+
+@pytest.mark.parametrize("form", list(ADDED))
+def test_an_added_mask_masks_the_scores_and_a_bias_does_not(tmp_path, form, shapetrace_bin):
+    path = tmp_path / f"added_{form}.py"
+    line, pre_mask = ADDED[form]
+    source = BMM.format(dim=-1, norm=-1).replace('s = s + torch.full((T, T), float("-inf")).triu(1)', line)
+    assert line in source
+    path.write_text(source, encoding="utf-8")
+    rc, log = export(tmp_path, path)
+    ev = events(log)
+    added = next(e for e in ev.values() if e.get("line") == line_of(path, line.split("\n")[0])
+                 and e["op"] in ("add_op", "sub") and e["inputs"])
+    assert rc == 0 and added["axes"] == ["B·h", "Tq", "Tk"]
+    assert added.get("pre_mask", False) is pre_mask, added
+    assert first_leak(log) is None
+    p = judged(shapetrace_bin, tmp_path / f"{path.stem}.jsonl")
+    assert p is None or p.returncode == 0, p.stdout + p.stderr
+
+
+def test_a_mask_added_the_wrong_way_leaks_at_its_add(tmp_path):
+    path = tmp_path / "added_wrong.py"
+    source = BMM.format(dim=-1, norm=-1).replace('float("-inf")).triu(1)', 'float("-inf")).tril(-1)')
+    path.write_text(source, encoding="utf-8")
+    token, leak = first_leak(export(tmp_path, path)[1])
+    assert leak == "block1.attn.add_op"
+
+
+def test_a_whole_gpt_written_as_one_sequential_finds_its_blocks(tmp_path, shapetrace_bin):
+    # nn.Sequential(embedding, blocks…, norm, head) on token ids: the run of blocks.
+    path = tmp_path / "seq_gpt.py"
+    source = BLOCK.format(split="gpt", q=GOOD_Q, forward=GOOD_FORWARD)
+    path.write_text(source[:source.index("class Model(nn.Module):")]
+                    + "def Model():\n    torch.manual_seed(0)\n"
+                      "    return nn.Sequential(nn.Embedding(50, 64), Block(), Block(), nn.LayerNorm(64), "
+                      "nn.Linear(64, 50))\n", encoding="utf-8")
+    rc, log = export(tmp_path, path, "--tokens", "2,4")
+    ev = events(log)
+    assert rc == 0 and log[0]["layers"] == 2
+    assert [p for p, e in ev.items() if "check" in e] == ["block1.resid_1", "block1.resid_2", "block2.resid_1",
+                                                          "block2.resid_2"]
+    assert "0.embedding" in ev and ev["4.linear"]["axes"] == ["B", "T", "V"]
+    p = judged(shapetrace_bin, tmp_path / "seq_gpt.jsonl")
+    assert p is None or p.returncode == 0, p.stdout + p.stderr

@@ -86,19 +86,24 @@ Positions are read from the axes: the T (or Tq) axis, a merged B·T axis, or
 every position when T was mixed into another axis or reduced (``[T→1]``), so
 the first op that breaks a rule is the one named, with its line.
 
-The format (schema 3, JSON Lines)
+The format (schema 4, JSON Lines)
 ---------------------------------
 ::
 
-    {"kind":"header","schema":3,"producer":"shapetrace_export 1 (torch 2.5.1)",
+    {"kind":"header","schema":4,"producer":"shapetrace_export 1 (torch 2.5.1)",
      "mode":"numeric","stream_shape":[2,4,64],"batch":2,"seq":4,"d_model":64,
      "layers":2,"placement":"pre","dtype":"f32","model":"student.py:Model"}
      (with --tokens also "input":"tokens","vocab":V)
-    {"kind":"event","step":0,"path":"input","op":"input","shape":[2,4,64],
+    {"kind":"event","step":0,"path":"input","op":"input","role":"input","shape":[2,4,64],
      "axes":["B","T","d"],"dtype":"f32","on_stream":true,"departs":false,
      "returns":false,"inputs":[],"formula":"x0 : (2,4,64)","stats":{...}}
     {"kind":"event",...,"line":"stud.py:19","operands":[[2,4,64],[192,64],[192]],
      "args":{"dims":[1,2]}}  ... one event per step; residual adds also carry "check":{...}
+    Each event says its "role" where the trace knows it from the module's
+    type or the dataflow: "input", "embedding", "norm" (a norm module's
+    output, whatever it is named), "scores" (a product before its mask),
+    "weights" (a softmax), "residual-add"; shapetrace gives the rest theirs
+    from the ops on reading (src/trace/role.rs).
     {"kind":"failure", ...}            only when the forward raised
     {"kind":"evidence","probe":"causality","module":null,"token":2,
      "rows":[{"path":"block1.attn.softmax","op":"softmax","pre_mask":false,
@@ -214,8 +219,14 @@ import shapetrace_axes as axes_mod  # noqa: E402  (beside this file; torch-free)
 
 sys.path.pop(0)
 
-SCHEMA = 3
+SCHEMA = 4
 VERSION = 1
+
+# The role an op's event has in the model, where the op alone says it
+# (shapetrace's names, assets/trace-log.schema.json); a norm module's output
+# and scores before their mask are given theirs from the module and the
+# dataflow, a residual add from its check.
+ROLE_OF_OP = {"input": "input", "embedding": "embedding", "softmax": "weights"}
 
 DTYPES = {
     torch.float32: "f32",
@@ -852,6 +863,9 @@ class _Recorder(TorchFunctionMode):
             event["args"] = args
         if check is not None:
             event["check"] = check
+        role = "residual-add" if check is not None else ROLE_OF_OP.get(op)
+        if role is not None:
+            event["role"] = role
         self.used.add(path)
         self.index[path] = step
         anc = 1 << step
@@ -909,6 +923,7 @@ class _Recorder(TorchFunctionMode):
         if _is_norm(module) and module is not self.model:
             from_stream = self.norm_inputs.pop() if self.norm_inputs else False
             if path is not None:
+                self._event(path)["role"] = "norm"
                 self._mark(out)
                 # A norm of the stream is the stream its block adds onto next
                 # (Post-LN, or a norm written after the add).
@@ -1081,6 +1096,7 @@ class _Recorder(TorchFunctionMode):
             if scores or (any(p in self.premask for p in inputs) and not masked_by_add):
                 self.premask.add(path)
                 e["pre_mask"] = True
+                e["role"] = "scores"
 
     def _masked_product(self, op, args, kwargs) -> bool:
         """Whether a product that adds a term (``baddbmm(mask, q, kᵀ)``,
@@ -2114,7 +2130,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
     """The command line, every value checked; no file is touched yet."""
-    p = _Parser(prog="shapetrace_export.py", description="Trace a PyTorch module into a shapetrace log (schema 3).",
+    p = _Parser(prog="shapetrace_export.py", description="Trace a PyTorch module into a shapetrace log (schema 4).",
                 epilog="exit status: 0 the forward ran and every value is finite (the probes' evidence is in the "
                        "log: judge it with shapetrace check --log); 1 the forward stopped, or a value is NaN or "
                        "+inf; 2 a bad argument, an output that cannot be written or is an input (the model file, "

@@ -747,3 +747,35 @@ def test_a_whole_gpt_written_as_one_sequential_finds_its_blocks(tmp_path, shapet
     assert "0.embedding" in ev and ev["4.linear"]["axes"] == ["B", "T", "V"]
     p = judged(shapetrace_bin, tmp_path / "seq_gpt.jsonl")
     assert p is None or p.returncode == 0, p.stdout + p.stderr
+
+
+# -- roles ---------------------------------------------------------------------
+
+def test_each_event_says_the_role_the_trace_knows(tmp_path):
+    """A norm module is a norm whatever its attribute is named (here `pre` and
+    `post`, which no name rule reads as a norm); the product before the mask
+    is the scores, the softmax the weights, each add onto the stream a
+    residual add. The steps the trace cannot place carry no role: shapetrace
+    gives them theirs on reading."""
+    forward = """        x = x + self.attn(self.pre(x))
+        x = x + self.mlp(self.post(x))"""
+    path = tmp_path / "renamed_norms.py"
+    text = BLOCK.format(split="renamed_norms", q=GOOD_Q, forward=forward)
+    text = text.replace("self.ln_1 = nn.LayerNorm(d)", "self.pre = nn.LayerNorm(d)")
+    text = text.replace("self.ln_2 = nn.LayerNorm(d)", "self.post = nn.LayerNorm(d)")
+    path.write_text(text, encoding="utf-8")
+    rc, log = export(tmp_path, path)
+    assert rc == 0
+    assert log[0]["schema"] == 4
+    evs = [e for e in log if e["kind"] == "event"]
+    roles = [e.get("role") for e in evs]
+    assert evs[0]["role"] == "input"
+    assert roles.count("norm") == 4, [(e["path"], e.get("role")) for e in evs]
+    assert all(e["path"].split(".")[1] in ("pre", "post") for e in evs if e.get("role") == "norm")
+    assert roles.count("residual-add") == 4
+    assert all("check" in e for e in evs if e.get("role") == "residual-add")
+    scores = [e for e in evs if e.get("role") == "scores"]
+    assert scores and all(e.get("pre_mask") for e in scores)
+    assert roles.count("weights") == 2
+    # A linear is not placed by the trace: no role written.
+    assert all("role" not in e for e in evs if e["op"] == "linear")

@@ -211,7 +211,7 @@ impl DType {
 /// Everything that decides the traced model and its input: the model-wide
 /// settings here, the rest in one part per piece of the model.
 ///
-/// Read and written as [`Flat`] (TOML model files, presets, a log's
+/// Read and written as `Flat` (TOML model files, presets, a log's
 /// header): one level of keys, a part's `None` written as 0.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "Flat", into = "Flat")]

@@ -222,12 +222,19 @@ fn shape_only(c: &mut Criterion) {
     // LLaMA-2-70B: 80 blocks, d 8192, 64 heads, 8 K/V heads, SwiGLU 28672,
     // RMSNorm, rotary positions, T 4096.
     let mut l70 = xl.clone();
-    (l70.d_model, l70.heads, l70.kv_heads, l70.d_ff, l70.layers) = (8192, 64, 8, 28672, 80);
-    (l70.seq, l70.context, l70.vocab, l70.tied) = (4096, 4096, Some(32000), false);
-    l70.act = shapetrace::config::Act::Swiglu;
-    l70.norm = shapetrace::config::NormKind::RmsNorm;
+    (
+        l70.d_model,
+        l70.attention.heads,
+        l70.attention.kv_heads,
+        l70.mlp.d_ff,
+        l70.layers,
+    ) = (8192, 64, 8, 28672, 80);
+    (l70.seq, l70.positions.context) = (4096, Some(4096));
+    (l70.vocab.size, l70.vocab.tied) = (Some(32000), false);
+    l70.mlp.act = shapetrace::config::Act::Swiglu;
+    l70.norms.kind = shapetrace::config::NormKind::RmsNorm;
     l70.bias = false;
-    l70.pos_emb = shapetrace::config::PosEmb::Rope;
+    l70.positions.kind = shapetrace::config::PosEmb::Rope;
     let req = Request::shapes();
     for (name, cfg) in [("gpt2-xl", xl), ("llama-2-70b-sized", l70)] {
         c.bench_function(&format!("shape-only trace {name}"), |b| {

@@ -145,13 +145,13 @@ impl Anatomy {
     }
 
     /// The window attention builds for a declared window of `declared`
-    /// positions (0: none).
+    /// positions (`None`: every earlier key).
     #[must_use]
-    pub fn window(&self, declared: usize) -> usize {
+    pub fn window(&self, declared: Option<usize>) -> Option<usize> {
         match self.window {
             WindowForm::Declared => declared,
-            WindowForm::Ignored => 0,
-            WindowForm::OneShort => declared.saturating_sub(1),
+            WindowForm::Ignored => None,
+            WindowForm::OneShort => declared.and_then(|w| w.checked_sub(1)).filter(|&w| w > 0),
         }
     }
 
@@ -216,16 +216,16 @@ impl Anatomy {
     }
 
     /// Which keys each query reads: the causal mask within a sliding
-    /// `window` (0: none), every key by design (an encoder), or every key
+    /// `window` (`None`: none), every key by design (an encoder), or every key
     /// by mistake (the `no-causal-mask` fault).
     #[must_use]
-    pub fn masking(&self, window: usize) -> crate::ops::Masking {
+    pub fn masking(&self, window: Option<usize>) -> crate::ops::Masking {
         use crate::ops::Masking;
         match (self.mask, window) {
             (Mask::TwoWay, _) => Masking::TwoWay,
             (Mask::None, _) => Masking::Full,
-            (Mask::Causal, 0) => Masking::Causal,
-            (Mask::Causal, w) => Masking::Window(w),
+            (Mask::Causal, None) => Masking::Causal,
+            (Mask::Causal, Some(w)) => Masking::Window(w),
         }
     }
 
@@ -289,15 +289,15 @@ impl Arch {
     #[must_use]
     pub fn of(cfg: &ModelConfig) -> Self {
         // An encoder's attention reads both ways; a decoder's is causal.
-        let mut anatomy = Anatomy::block(cfg.placement);
+        let mut anatomy = Anatomy::block(cfg.norms.placement);
         if cfg.encoder {
             anatomy.mask = Mask::TwoWay;
         }
         anatomy.parallel = cfg.parallel;
-        anatomy.shared_norm = cfg.shared_norm;
+        anatomy.shared_norm = cfg.norms.shared;
         let mut arch = Self::variant(cfg, anatomy);
         // A mixture of experts in the MLP's place, whatever the fault.
-        if cfg.experts > 0 {
+        if cfg.mixture.is_some() {
             for s in &mut arch.anatomy.sublayers {
                 if s.kind == SublayerKind::Mlp {
                     s.kind = SublayerKind::Moe;
@@ -372,7 +372,7 @@ impl Arch {
                 ..ok
             },
             Variant::DownToFf => Self {
-                down_width: Some(cfg.d_ff),
+                down_width: Some(cfg.mlp.d_ff),
                 ..ok
             },
             // Post-LN's anatomy, `x = LN(x + f(x))`, in a model whose
@@ -420,7 +420,9 @@ impl Arch {
             },
             // Capacity factor 1: an even share of the B·T·k routes each.
             Variant::ExpertCapacity => Self {
-                capacity: Some((cfg.batch * cfg.seq * cfg.top_k).div_ceil(cfg.experts.max(1))),
+                capacity: cfg
+                    .mixture
+                    .map(|m| (cfg.batch * cfg.seq * m.top_k).div_ceil(m.experts)),
                 ..ok
             },
         }

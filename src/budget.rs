@@ -232,7 +232,11 @@ impl Budget {
         };
         let no_bias = |ps: &[&Counted]| sum(ps.iter().copied().filter(|p| !p.is_bias()));
         // The MLP, or the mixture of experts in its place.
-        let mlp = if cfg.experts > 0 { "moe." } else { "mlp." };
+        let mlp = if cfg.mixture.is_some() {
+            "moe."
+        } else {
+            "mlp."
+        };
         let groups: Vec<(&str, Vec<&Counted>)> = vec![
             ("attention weights", pick("attn.", true)),
             ("MLP weights", pick(mlp, true)),
@@ -248,7 +252,7 @@ impl Budget {
             sum(pick("moe.expert1.", true)),
         );
         // E − k experts a token skips (none in a dense model: `expert` is 0).
-        let skipped = cfg.experts.saturating_sub(cfg.top_k) as u64;
+        let skipped = cfg.mixture.map_or(0, |m| m.experts.saturating_sub(m.top_k)) as u64;
         let active_w = mw - skipped * expert_w;
         let block = BlockCount {
             attention_weights: aw,
@@ -274,12 +278,12 @@ impl Budget {
             mlp_weights: active_w,
             attention: flops::attention_per_token(trace),
             layers: cfg.layers,
-            heads: cfg.heads,
+            heads: cfg.attention.heads,
             head_dim: cfg.head_dim(),
             seq: cfg.seq,
             // BERT's pooler reads one token a sequence: no head per token.
-            vocab_d: match cfg.head {
-                crate::config::Head::Lm => cfg.vocab.map_or(0, |v| (v * cfg.d_model) as u64),
+            vocab_d: match cfg.vocab.head {
+                crate::config::Head::Lm => cfg.vocab.size.map_or(0, |v| (v * cfg.d_model) as u64),
                 crate::config::Head::Pooler => 0,
             },
             // 6·N counts the parameters a token uses: a mixture's active ones.
@@ -402,7 +406,7 @@ fn rows(cfg: &ModelConfig, params: &[Counted], one: &[&Counted]) -> Vec<Row> {
             .filter(|p| p.block().is_none())
             .map(|p| row(p.name.clone(), p)),
     );
-    if cfg.vocab.is_some() && cfg.tied && cfg.head == crate::config::Head::Lm {
+    if cfg.vocab.size.is_some() && cfg.vocab.tied && cfg.vocab.head == crate::config::Head::Lm {
         out.push(Row {
             path: "lm_head".into(),
             count: 0,

@@ -153,7 +153,7 @@ pub fn catches_on(fault: Fault, cfg: &crate::config::ModelConfig) -> Vec<CheckNa
         .caught_by
         .iter()
         .map(|&c| match c {
-            CheckName::Residual if cfg.parallel || cfg.placement == Placement::Sandwich => {
+            CheckName::Residual if cfg.parallel || cfg.norms.placement == Placement::Sandwich => {
                 CheckName::OpShapes
             }
             c => c,

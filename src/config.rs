@@ -6,21 +6,35 @@
 //! [`ModelConfig::validate`] turns every impossible combination into one
 //! [`ConfigError`] that names the bad value and what is allowed.
 
+mod attention;
 pub mod fault;
 pub mod file;
+mod flat;
 pub mod hf;
+mod mixture;
+mod mlp;
 pub mod names;
+mod norms;
 mod overlay;
+mod positions;
 pub mod preset;
 mod rope;
 mod validate;
+mod vocab;
 
 /// Kept in [`crate::text`], a leaf that the file readers use too.
 pub use crate::text::human_bytes;
+pub use attention::Attention;
 pub use fault::{Fault, FaultSpec};
+use flat::Flat;
+pub use mixture::Mixture;
+pub use mlp::Mlp;
 use names::{UnknownName, named_enum};
+pub use norms::Norms;
+pub use positions::Positions;
 pub use rope::RopeScaling;
 use serde::{Deserialize, Serialize};
+pub use vocab::Vocab;
 
 named_enum! {
     /// The MLP's non-linearity.
@@ -194,11 +208,15 @@ impl DType {
     }
 }
 
-/// Everything that decides the traced model and its input.
+/// Everything that decides the traced model and its input: the model-wide
+/// settings here, the rest in one part per piece of the model.
+///
+/// Read and written as `Flat` (TOML model files, presets, a log's
+/// header): one level of keys, a part's `None` written as 0.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "Flat", into = "Flat")]
 pub struct ModelConfig {
     /// The preset this config started from.
-    #[serde(default)]
     pub preset: String,
     /// B, the number of sequences run side by side.
     pub batch: usize,
@@ -207,170 +225,40 @@ pub struct ModelConfig {
     /// The width of the residual stream: every sublayer maps
     /// (B, T, d_model) → (B, T, d_model).
     pub d_model: usize,
-    /// Query heads; each attends in its own head_dim wide slice.
-    pub heads: usize,
-    /// The width of one head, hd, when given apart from d_model / heads
-    /// (Mistral-NeMo: 128 with d_model 5120 and 32 heads); 0 means
-    /// d_model / heads. Read it through [`ModelConfig::head_dim`]. With
-    /// heads·hd ≠ d_model the merged heads leave (B, T, d_model) and the
-    /// output projection brings them back.
-    #[serde(default)]
-    pub head_dim: usize,
-    /// Key/value heads: equal to `heads` for multi-head attention, fewer
-    /// for grouped-query attention (each K/V head serves heads / kv_heads
-    /// query heads), 1 for multi-query attention.
-    pub kv_heads: usize,
-    /// The MLP's hidden width (4·d_model in GPT-2): W1 is (d_model, d_ff).
-    pub d_ff: usize,
     /// How many blocks are stacked.
     pub layers: usize,
-    /// The MLP's non-linearity; [`Act::Swiglu`] adds a gate projection.
-    pub act: Act,
-    /// LayerNorm or RMSNorm, in every block and at the end.
-    pub norm: NormKind,
-    /// Norms before the sublayer (Pre-LN) or after the residual add (Post-LN).
-    pub placement: Placement,
-    /// Whether the linear layers (and LayerNorm's β) have biases.
+    /// Whether the linear layers (and LayerNorm's β) have biases, unless a
+    /// part says otherwise ([`Mlp::bias`], [`Norms::bias`],
+    /// [`Attention::qkv_bias`]).
     pub bias: bool,
-    /// Whether q, k and v have biases even without `bias` (Qwen2's: the
-    /// output projection and the MLP have none).
-    #[serde(default)]
-    pub qkv_bias: bool,
-    /// Whether the MLP's projections have biases when that differs from
-    /// `bias` (Hugging Face's `mlp_bias` beside `attention_bias`); `None`
-    /// follows `bias`. Read it through [`ModelConfig::mlp_bias`].
-    #[serde(default)]
-    pub mlp_bias: Option<bool>,
     /// Parallel residuals, as GPT-NeoX: attention and the MLP both read
     /// the block's input (each through its own norm) and their updates are
     /// summed into one residual add, `x + attn(LN1(x)) + mlp(LN2(x))`.
     /// Pre-LN only.
-    #[serde(default)]
     pub parallel: bool,
     /// An encoder (as BERT): attention reads every position, before and
     /// after; a decoder's (the default) reads the past only.
-    #[serde(default)]
     pub encoder: bool,
-    /// How q, k and v are projected: three matrices, or one fused matrix
-    /// and its split.
-    #[serde(default)]
-    pub fused_qkv: QkvFusion,
-    /// A gated MLP's gate and up as one matrix `gate_up` (d, 2·d_ff), its
-    /// output split into `[gate; up]` (Phi-3).
-    #[serde(default)]
-    pub fused_gate_up: bool,
-    /// Parallel residuals read through one norm `ln_1` shared by every
-    /// sublayer, `x + attn(LN(x)) + mlp(LN(x))`, as Falcon-7B; parallel
-    /// only.
-    #[serde(default)]
-    pub shared_norm: bool,
-    /// Whether LayerNorm has β when that differs from `bias` (Falcon's
-    /// LayerNorms have β and its linears no bias); `None` follows `bias`.
-    /// Read it through [`ModelConfig::norm_bias`].
-    #[serde(default)]
-    pub norm_bias: Option<bool>,
-    /// Whether a final norm (`ln_f`) follows the last block.
-    pub final_norm: bool,
-    /// V, the vocabulary size; `None` models the blocks alone, with no
-    /// embeddings and no LM head.
-    #[serde(default)]
-    pub vocab: Option<usize>,
-    /// Positions the position embedding holds (nanoGPT's block_size); 0
-    /// means as many as `seq`. T may not exceed it.
-    #[serde(default)]
-    pub context: usize,
-    /// The LM head reuses the token embedding wte (as GPT-2), adding no
-    /// parameters; untied, it is its own (d, V) matrix.
-    #[serde(default = "tied_by_default")]
-    pub tied: bool,
-    /// Learned positions (wpe) or rotary ones (no parameters).
-    #[serde(default)]
-    pub pos_emb: PosEmb,
-    /// Token-type (segment) embeddings wtt (types, d), BERT's
-    /// `type_vocab_size`: every token of a trace is type 0, so each adds
-    /// row 0; 0 for none.
-    #[serde(default)]
-    pub token_types: usize,
-    /// A norm on the summed embeddings before block 1 (BERT's embedding
-    /// LayerNorm, `ln_emb`).
-    #[serde(default)]
-    pub embed_norm: bool,
-    /// What the model ends in: the LM head, or BERT's pooler.
-    #[serde(default)]
-    pub head: Head,
-    /// Rows of wpe before position 0 (OPT's 2): position t reads row
-    /// t + pos_offset, and wpe holds context + pos_offset rows.
-    #[serde(default)]
-    pub pos_offset: usize,
-    /// Whether x0 is `wte[ids]·√d_model` (Gemma's scaled embeddings).
-    #[serde(default)]
-    pub embed_scale: bool,
-    /// Features of each head the rotary embedding turns, the first
-    /// `rotary_dims` (GPT-NeoX's `rotary_pct`·hd); the rest pass as they
-    /// are. 0 turns them all.
-    #[serde(default)]
-    pub rotary_dims: usize,
-    /// θ of the rotary embedding (rotary positions only).
-    #[serde(default = "rope_theta_by_default")]
-    pub rope_theta: f64,
-    /// How the rotary frequencies are stretched for a longer context
-    /// (Llama 3's and linear scaling); `None` keeps θ^(−2i/hd).
-    #[serde(default)]
-    pub rope_scaling: Option<RopeScaling>,
-    /// A sliding window, as Mistral's: query t reads keys t − window + 1
-    /// ..= t, itself and the window − 1 before it; 0 for none (every
-    /// earlier key).
-    #[serde(default)]
-    pub window: usize,
-    /// Every n-th block (n, 2n, …) attends to every earlier position and
-    /// the others within `window` (Gemma 2's alternating layers: 2); 0
-    /// puts the window on every block. Read through
-    /// [`ModelConfig::window_at`].
-    #[serde(default)]
-    pub full_every: usize,
-    /// The number whose √ divides the scores when it is not hd (Gemma 2's
-    /// `query_pre_attn_scalar`); 0: hd.
-    #[serde(default)]
-    pub query_scale: usize,
-    /// Attention scores soft-capped before the mask, `c·tanh(s/c)` (Gemma
-    /// 2's 50); 0: none.
-    #[serde(default)]
-    pub attn_softcap: f64,
-    /// Logits soft-capped, `c·tanh(z/c)` (Gemma 2's 30); 0: none.
-    #[serde(default)]
-    pub logit_softcap: f64,
-    /// Experts of a mixture-of-experts MLP, as Mixtral's
-    /// `num_local_experts`: a router sends each token to `top_k` of
-    /// `experts` MLPs and mixes their outputs; 0 for one dense MLP.
-    #[serde(default)]
-    pub experts: usize,
-    /// How many experts each token is sent to (Mixtral's
-    /// `num_experts_per_tok`); read only with `experts`.
-    #[serde(default = "top_k_by_default")]
-    pub top_k: usize,
+    /// The attention sublayer: heads, head width, projections, window.
+    pub attention: Attention,
+    /// The MLP sublayer: hidden width, activation, biases.
+    pub mlp: Mlp,
+    /// A mixture of experts in the MLP's place; `None` (written
+    /// `experts = 0`) for one dense MLP.
+    pub mixture: Option<Mixture>,
+    /// The norms: kind, placement, β, which exist, ε.
+    pub norms: Norms,
+    /// The position embedding and its settings.
+    pub positions: Positions,
+    /// The vocabulary, the embeddings and the head.
+    pub vocab: Vocab,
     /// The element type of every tensor of a numeric run.
     pub dtype: DType,
     /// The run seed: every seeded tensor draws from its own stream derived
     /// from it and the tensor's name ([`crate::seed::seed_for`]).
     pub seed: u64,
-    /// The norms' ε, added under the square root (to the variance, or to
-    /// mean(x²) for RMSNorm) so that no token divides by 0.
-    pub eps: f64,
     /// The teaching fault built into the model; `None` for the correct model.
-    #[serde(default)]
     pub fault: Option<Fault>,
-}
-
-fn tied_by_default() -> bool {
-    true
-}
-
-fn rope_theta_by_default() -> f64 {
-    10_000.0
-}
-
-fn top_k_by_default() -> usize {
-    2
 }
 
 /// Most experts a mixture-of-experts MLP may have (DeepSeek-V3 routes
@@ -562,65 +450,74 @@ pub fn divisors(n: usize) -> String {
 }
 
 impl ModelConfig {
-    /// Size of one attention head, hd: the `head_dim` given, else
+    /// Size of one attention head, hd: [`Attention::head_dim`], else
     /// d_model / heads.
     #[must_use]
     pub fn head_dim(&self) -> usize {
-        if self.head_dim > 0 {
-            self.head_dim
-        } else {
-            self.d_model / self.heads.max(1)
-        }
+        self.attention
+            .head_dim
+            .unwrap_or(self.d_model / self.attention.heads.max(1))
     }
 
     /// The width of the merged heads, h·hd: q's width, and the output
     /// projection's input. d_model unless `head_dim` says otherwise.
     #[must_use]
     pub fn attn_width(&self) -> usize {
-        self.heads * self.head_dim()
+        self.attention.heads * self.head_dim()
     }
 
-    /// Whether the MLP's projections have biases.
+    /// The width of k and v, kv·hd.
+    #[must_use]
+    pub fn kv_width(&self) -> usize {
+        self.attention.kv_heads * self.head_dim()
+    }
+
+    /// Whether the MLP's projections have biases: [`Mlp::bias`], or `bias`.
     #[must_use]
     pub fn mlp_bias(&self) -> bool {
-        self.mlp_bias.unwrap_or(self.bias)
+        self.mlp.bias.unwrap_or(self.bias)
     }
 
-    /// Whether the norms have β: LayerNorm only, as `norm_bias` or `bias`.
+    /// Whether the norms have β: LayerNorm only, as [`Norms::bias`] or
+    /// `bias`.
     #[must_use]
     pub fn norm_bias(&self) -> bool {
-        self.norm == NormKind::LayerNorm && self.norm_bias.unwrap_or(self.bias)
+        self.norms.kind == NormKind::LayerNorm && self.norms.bias.unwrap_or(self.bias)
     }
 
-    /// The sliding window of block `n` (from 1): `window`, or 0 (none) on
-    /// every `full_every`-th block.
+    /// The sliding window of block `n` (from 1): [`Attention::window`], or
+    /// `None` (every earlier key) on every `full_every`-th block.
     #[must_use]
-    pub fn window_at(&self, n: usize) -> usize {
-        if self.full_every > 0 && n.is_multiple_of(self.full_every) {
-            0
-        } else {
-            self.window
+    pub fn window_at(&self, n: usize) -> Option<usize> {
+        match self.attention.full_every {
+            Some(every) if n.is_multiple_of(every) => None,
+            _ => self.attention.window,
         }
     }
 
-    /// The features of each head rotary positions turn: `rotary_dims`, or hd.
+    /// The features of each head rotary positions turn:
+    /// [`Positions::rotary_dims`], or hd.
     #[must_use]
     pub fn rotary_dims(&self) -> usize {
-        if self.rotary_dims == 0 {
-            self.head_dim()
-        } else {
-            self.rotary_dims
-        }
+        self.positions
+            .rotary_dims
+            .unwrap_or_else(|| self.head_dim())
     }
 
-    /// The number whose √ divides attention's scores: `query_scale`, or hd.
+    /// The number whose √ divides attention's scores:
+    /// [`Attention::query_scale`], or hd.
     #[must_use]
     pub fn score_scale(&self) -> usize {
-        if self.query_scale == 0 {
-            self.head_dim()
-        } else {
-            self.query_scale
-        }
+        self.attention
+            .query_scale
+            .unwrap_or_else(|| self.head_dim())
+    }
+
+    /// The experts of the MLP: [`Mixture::experts`], or 0 for a dense MLP
+    /// (the count every per-expert sum and the router's width read).
+    #[must_use]
+    pub fn experts(&self) -> usize {
+        self.mixture.map_or(0, |m| m.experts)
     }
 
     /// The shape every stream tensor keeps: (B, T, d_model).
@@ -629,15 +526,17 @@ impl ModelConfig {
         vec![self.batch, self.seq, self.d_model]
     }
 
-    /// Rows of the position embedding: `context` (or `seq` when it is 0),
-    /// and the `pos_offset` rows before position 0.
+    /// Positions the position embedding holds: [`Positions::context`], or
+    /// `seq`.
+    #[must_use]
+    pub fn context(&self) -> usize {
+        self.positions.context.unwrap_or(self.seq)
+    }
+
+    /// Rows of the position embedding: [`ModelConfig::context`] and the
+    /// [`Positions::offset`] rows before position 0.
     #[must_use]
     pub fn positions(&self) -> usize {
-        let ctx = if self.context == 0 {
-            self.seq
-        } else {
-            self.context
-        };
-        ctx.saturating_add(self.pos_offset)
+        self.context().saturating_add(self.positions.offset)
     }
 }

@@ -182,7 +182,7 @@ pub fn resolve(
         }
     };
     if let Some(ids) = ids {
-        let vocab = cfg.vocab.ok_or(Error::TokensNoVocab)?;
+        let vocab = cfg.vocab.size.ok_or(Error::TokensNoVocab)?;
         crate::tokens::check_range(&ids, vocab)?;
         req.tokens = Some(Arc::new(ids));
     }
@@ -208,15 +208,15 @@ pub fn resolve(
         let w = c.load(&cfg)?;
         let w = if keep { w.keep_widened() } else { w };
         // From token ids every embedding the model uses must be the file's.
-        if cfg.vocab.is_some() && req.input.is_none() {
+        if cfg.vocab.size.is_some() && req.input.is_none() {
             let needed = [
                 ("wte", "wte.weight", true),
                 (
                     "wpe",
                     "wpe.weight",
-                    cfg.pos_emb == crate::config::PosEmb::Learned,
+                    cfg.positions.kind == crate::config::PosEmb::Learned,
                 ),
-                ("lm_head.weight", "lm_head.weight", !cfg.tied),
+                ("lm_head.weight", "lm_head.weight", !cfg.vocab.tied),
             ];
             if let Some((_, name, _)) = needed.iter().find(|(ours, _, n)| *n && !w.has(ours)) {
                 return Err(Error::NoEmbedding {

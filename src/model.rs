@@ -165,7 +165,7 @@ impl<T: Clone> Model<T> {
         let blocks = (1..=cfg.layers)
             .map(|i| Block::new(&b.pp(&format!("block{i}")), i))
             .collect();
-        let ln_f = cfg.final_norm.then(|| Norm::new(&b.pp("ln_f")));
+        let ln_f = cfg.norms.final_norm.then(|| Norm::new(&b.pp("ln_f")));
         Self {
             blocks,
             ln_f,
@@ -265,7 +265,7 @@ pub fn input<B: Backend>(cfg: &ModelConfig, backend: &B) -> B::Tensor {
 #[must_use]
 pub fn tokens(cfg: &ModelConfig) -> Option<ndarray::Array2<i64>> {
     use rand::{RngExt, SeedableRng};
-    let v = i64::try_from(cfg.vocab?).ok()?;
+    let v = i64::try_from(cfg.vocab.size?).ok()?;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed_for(cfg.seed, "tokens"));
     Some(ndarray::Array2::from_shape_fn((cfg.batch, cfg.seq), |_| {
         rng.random_range(0..v)

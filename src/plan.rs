@@ -257,11 +257,11 @@ pub fn check_held(cfg: &ModelConfig, req: &Request) -> Result<Option<held::Held>
     if held.bytes <= bytes {
         return Ok(Some(held));
     }
-    let each = match cfg.experts {
-        0 => String::new(),
-        e => format!(" of {e} experts each"),
+    let each = match cfg.mixture {
+        None => String::new(),
+        Some(m) => format!(" of {} experts each", m.experts),
     };
-    let fewer = if cfg.experts > 0 {
+    let fewer = if cfg.mixture.is_some() {
         "lower --layers or --experts"
     } else {
         "lower --layers"

@@ -320,7 +320,7 @@ impl Checkpoint {
         let mut widened: HashMap<String, u128> = HashMap::new();
         let mut widest = 0u128;
         for e in self.naming.expected(cfg) {
-            if matches!(e.target, Target::Embedding { .. }) && cfg.vocab.is_none() {
+            if matches!(e.target, Target::Embedding { .. }) && cfg.vocab.size.is_none() {
                 continue;
             }
             let values = e.shape.iter().map(|&n| n as u128).product::<u128>();
@@ -396,7 +396,7 @@ impl Checkpoint {
         };
         for e in self.naming.expected(cfg) {
             let embedding = matches!(e.target, Target::Embedding { .. });
-            if (embedding && cfg.vocab.is_none()) || self.file.shape(&e.name).is_none() {
+            if (embedding && cfg.vocab.size.is_none()) || self.file.shape(&e.name).is_none() {
                 continue;
             }
             let t = self.file.mapped(&e.name)?;
@@ -429,7 +429,7 @@ impl Checkpoint {
         }
         // A tied model runs wte as its head: a different head in the file
         // is refused, an equal one (nanoGPT saves both) dropped.
-        if cfg.tied
+        if cfg.vocab.tied
             && let Some(head) = tensors.remove("lm_head.weight")
             && tensors
                 .get("wte")

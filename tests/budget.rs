@@ -40,7 +40,7 @@ fn lesson_ffn_has_32768_weights_and_33088_with_biases() {
 fn swiglu_matched_width_has_32832_and_keeping_256_gives_49152() {
     assert_eq!(swiglu_width(256, None), 171);
     let matched = budget("lesson-swiglu");
-    assert_eq!(matched.config.d_ff, 171);
+    assert_eq!(matched.config.mlp.d_ff, 171);
     assert_eq!(matched.block.mlp, 32_832);
     assert_eq!(matched.block.mlp_weights, 32_832);
     assert_eq!(ffn_params(64, 171, true), 32_832);
@@ -138,11 +138,11 @@ fn gpt2_presets_trace_b1_at_full_context_and_xl_only_shape_only() {
     for name in ["gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"] {
         let c = by_name(name).unwrap();
         assert_eq!(
-            (c.batch, c.seq, c.context, c.vocab),
-            (1, 1024, 1024, Some(50_257))
+            (c.batch, c.seq, c.positions.context, c.vocab.size),
+            (1, 1024, Some(1024), Some(50_257))
         );
         assert_eq!(
-            (c.d_ff, c.tied, c.bias, c.final_norm),
+            (c.mlp.d_ff, c.vocab.tied, c.bias, c.norms.final_norm),
             (4 * c.d_model, true, true, true)
         );
     }
@@ -268,7 +268,7 @@ fn seq_may_not_exceed_the_context_and_vocab_0_removes_the_vocabulary() {
         "{err}"
     );
     let c = cfg("preset = 'gpt2-small'\nvocab = 0\nseq = 8\ncontext = 0");
-    assert_eq!(c.vocab, None);
+    assert_eq!(c.vocab.size, None);
     let b = Budget::of(&c).unwrap();
     assert_eq!(b.total, 12 * 7_087_872 + 1_536, "blocks and ln_f only");
     assert_eq!(b.flops.split.head, 0);

@@ -73,34 +73,43 @@ fn matches_transformers(dir: &str) -> shapetrace::ModelConfig {
 #[test]
 fn qwen2_matches_transformers_with_its_qkv_biases() {
     let cfg = matches_transformers("hf-qwen2-tiny");
-    assert!(cfg.qkv_bias && !cfg.bias);
+    assert!(cfg.attention.qkv_bias && !cfg.bias);
 }
 
 #[test]
 fn gemma2_matches_transformers_with_every_setting_of_its_block() {
     let cfg = matches_transformers("hf-gemma2-tiny");
-    assert_eq!((cfg.window_at(1), cfg.window_at(2)), (2, 0));
-    assert_eq!((cfg.query_scale, cfg.head_dim()), (32, 16));
-    assert_eq!((cfg.attn_softcap, cfg.logit_softcap), (2.0, 3.0));
+    assert_eq!((cfg.window_at(1), cfg.window_at(2)), (Some(2), None));
+    assert_eq!((cfg.attention.query_scale, cfg.head_dim()), (Some(32), 16));
+    assert_eq!(
+        (cfg.attention.softcap, cfg.vocab.logit_softcap),
+        (Some(2.0), Some(3.0))
+    );
 }
 
 #[test]
 fn gpt_neox_matches_transformers_with_its_fused_qkv_and_partial_rotary() {
     let cfg = matches_transformers("hf-neox-tiny");
     assert_eq!(cfg.rotary_dims(), 8);
-    assert!(cfg.parallel && !cfg.shared_norm);
+    assert!(cfg.parallel && !cfg.norms.shared);
 }
 
 #[test]
 fn phi3_matches_transformers_with_its_fused_projections() {
     let cfg = matches_transformers("hf-phi3-tiny");
-    assert!(cfg.fused_gate_up);
+    assert!(cfg.mlp.fused_gate_up);
 }
 
 #[test]
 fn mixtral_matches_transformers_expert_by_expert() {
     let cfg = matches_transformers("hf-mixtral-tiny");
-    assert_eq!((cfg.experts, cfg.top_k), (4, 2));
+    assert_eq!(
+        cfg.mixture,
+        Some(shapetrace::config::Mixture {
+            experts: 4,
+            top_k: 2
+        })
+    );
 }
 
 /// Each family's trace names its own steps: the fused matmul and its

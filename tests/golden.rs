@@ -156,7 +156,7 @@ fn the_handout_follows_the_model() {
     let c = cfg("heads = 8\nfault = \"ffn-no-down\"");
     let run = shapetrace::run(&c).unwrap();
     let md = shapetrace::report::handout::markdown(&run.trace, &run.checks);
-    let hd = c.d_model / c.heads;
+    let hd = c.d_model / c.attention.heads;
     assert!(md.starts_with("# shapetrace: lesson, 2 blocks\n"), "{md}");
     assert!(md.contains("| heads | 8 |"), "{md}");
     assert!(

@@ -54,20 +54,26 @@ fn parameter_counts_equal_the_published_ones() {
 fn llama_family_is_rmsnorm_swiglu_untied_without_biases_or_wpe() {
     let c = load("mistral-7b-v0.1.json");
     assert_eq!(
-        (c.d_model, c.heads, c.kv_heads, c.d_ff, c.layers),
+        (
+            c.d_model,
+            c.attention.heads,
+            c.attention.kv_heads,
+            c.mlp.d_ff,
+            c.layers
+        ),
         (4096, 32, 8, 14336, 32)
     );
     assert_eq!(
-        (c.act, c.norm, c.pos_emb),
+        (c.mlp.act, c.norms.kind, c.positions.kind),
         (Act::Swiglu, NormKind::RmsNorm, PosEmb::Rope)
     );
-    assert!(!c.bias && !c.tied && c.final_norm);
+    assert!(!c.bias && !c.vocab.tied && c.norms.final_norm);
     assert_eq!(
-        (c.vocab, c.context, c.batch, c.seq),
-        (Some(32000), 32768, 1, 32768)
+        (c.vocab.size, c.positions.context, c.batch, c.seq),
+        (Some(32000), Some(32768), 1, 32768)
     );
     assert_eq!(c.preset, "mistral (mistral-7b-v0.1.json)");
-    assert_eq!(c.rope_theta, 10_000.0);
+    assert_eq!(c.positions.rope_theta, 10_000.0);
     let dir = tempfile::tempdir().unwrap();
     let l3 = dir.path().join("config.json");
     let text = std::fs::read_to_string("tests/fixtures/hf/llama-2-7b.json").unwrap();
@@ -77,27 +83,33 @@ fn llama_family_is_rmsnorm_swiglu_untied_without_biases_or_wpe() {
     )
     .unwrap();
     let c3 = Overlay::from_file(&l3).unwrap().resolve().unwrap();
-    assert_eq!(c3.rope_theta, 500_000.0);
+    assert_eq!(c3.positions.rope_theta, 500_000.0);
     let g = load("gpt2.json");
     assert_eq!(
-        (g.act, g.norm, g.pos_emb),
+        (g.mlp.act, g.norms.kind, g.positions.kind),
         (Act::GeluTanh, NormKind::LayerNorm, PosEmb::Learned)
     );
-    assert!(g.bias && g.tied && (g.eps - 1e-5).abs() < 1e-12);
+    assert!(g.bias && g.vocab.tied && (g.norms.eps - 1e-5).abs() < 1e-12);
 }
 
 #[test]
 fn rope_adds_no_parameters_and_learned_positions_add_ctx_times_d() {
     let mut c = load("gpt2.json");
     let learned = Budget::of(&c).unwrap().total;
-    c.pos_emb = PosEmb::Rope;
+    c.positions.kind = PosEmb::Rope;
     assert_eq!(learned - Budget::of(&c).unwrap().total, 1024 * 768);
 }
 
 #[test]
 fn a_70b_sized_config_traces_shape_only_with_a_note() {
     let mut c = load("llama-2-7b.json");
-    (c.d_model, c.heads, c.kv_heads, c.d_ff, c.layers) = (8192, 64, 8, 28672, 80);
+    (
+        c.d_model,
+        c.attention.heads,
+        c.attention.kv_heads,
+        c.mlp.d_ff,
+        c.layers,
+    ) = (8192, 64, 8, 28672, 80);
     let t = shapetrace::trace_request(&c, &shapetrace::Request::default()).unwrap();
     assert!(t.plan.switched && t.plan.note().unwrap().contains("shapes only"));
     assert_eq!(
@@ -308,7 +320,7 @@ fn theta_is_read_where_transformers_5_writes_it_and_a_matching_head_dim_is_accep
         .unwrap()
         .resolve()
         .unwrap();
-    assert_eq!((c.rope_theta, c.head_dim()), (500_000.0, 16));
+    assert_eq!((c.positions.rope_theta, c.head_dim()), (500_000.0, 16));
     // The header of its trace says so.
     let (code, out, err) = common::cli(&[
         "trace",
@@ -334,7 +346,7 @@ fn theta_is_read_where_transformers_5_writes_it_and_a_matching_head_dim_is_accep
         .unwrap()
         .resolve()
         .unwrap();
-    assert_eq!(c.rope_theta, 250_000.0);
+    assert_eq!(c.positions.rope_theta, 250_000.0);
 }
 
 /// `path` of `dir`, written with `text`.
@@ -353,7 +365,7 @@ fn a_head_dim_apart_from_d_over_heads_is_applied_and_the_merge_leaves_the_stream
     let mut c = load("mistral-nemo-12b.json");
     assert_eq!((c.head_dim(), c.attn_width(), c.d_model), (128, 4096, 5120));
     let published = Budget::of(&c).unwrap().total;
-    c.head_dim = 0;
+    c.attention.head_dim = None;
     assert_eq!(
         Budget::of(&c).unwrap().total - published,
         524_288_000,
@@ -430,7 +442,7 @@ fn gpt2_activations_are_applied_as_transformers_names_them() {
             .unwrap()
             .resolve()
             .unwrap();
-        assert_eq!(c.act, want, "{act}");
+        assert_eq!(c.mlp.act, want, "{act}");
         let blocks: u64 = Budget::of(&c).unwrap().total - 10 * 64 - 8 * 64;
         // Per block: attention 4·d² + 4·d, MLP 2·d·4d + 4d + d, 2 norms 4·d.
         assert_eq!(blocks, 2 * 49_984 + 128, "{act}: two matrices a block");
@@ -511,13 +523,18 @@ fn rope_scaling_gives_the_frequencies_transformers_computes() {
             .collect();
         let mut moved = false;
         for (i, w) in want.iter().enumerate() {
-            let got =
-                shapetrace::config::RopeScaling::frequency(c.rope_scaling, c.rope_theta, i, hd);
+            let got = shapetrace::config::RopeScaling::frequency(
+                c.positions.rope_scaling,
+                c.positions.rope_theta,
+                i,
+                hd,
+            );
             assert!(
                 (got - w).abs() <= 1e-6 * w.abs(),
                 "{name} pair {i}: {got} against {w}"
             );
-            let plain = shapetrace::config::RopeScaling::frequency(None, c.rope_theta, i, hd);
+            let plain =
+                shapetrace::config::RopeScaling::frequency(None, c.positions.rope_theta, i, hd);
             moved |= (plain - w).abs() > 1e-6 * w.abs();
         }
         assert_eq!(
@@ -540,7 +557,7 @@ fn a_sliding_window_masks_outside_the_band_and_still_passes_causality() {
         .unwrap()
         .resolve()
         .unwrap();
-    assert_eq!(c.window, 2);
+    assert_eq!(c.attention.window, Some(2));
     let (code, out, err) = common::cli(&[
         "trace", "--config", &p, "--seq", "4", "--format", "json", "--values",
     ]);
@@ -570,7 +587,7 @@ fn a_sliding_window_masks_outside_the_band_and_still_passes_causality() {
     let mut banded = c.clone();
     banded.seq = 4;
     let full = Budget::of(&banded).unwrap().flops.per_token_per_block;
-    banded.window = 0;
+    banded.attention.window = None;
     let causal = Budget::of(&banded).unwrap().flops.per_token_per_block;
     assert_eq!(full.attention_full, causal.attention_full);
     assert_eq!(
@@ -620,7 +637,7 @@ fn transformers_5_config_files_load_without_a_note() {
         assert!(out.contains(&format!("{family} (")), "{out}");
     }
     let q = load("transformers5/qwen2.json");
-    assert!(q.qkv_bias && !q.bias && !q.mlp_bias());
+    assert!(q.attention.qkv_bias && !q.bias && !q.mlp_bias());
     let with = Budget::of(&q).unwrap();
     let biases = with.total - with.total_no_bias;
     // Per block: q 64 + k 32 + v 32 (2 K/V heads of 16); 2 blocks.
@@ -645,26 +662,32 @@ fn rope_settings_are_read_as_transformers_reads_them() {
     use shapetrace::config::RopeScaling;
     let c =
         cfg(r#""rope_scaling": {"rope_type": "linear", "factor": 2.0, "rope_theta": 500000.0}"#);
-    assert_eq!(c.rope_theta, 500_000.0);
-    assert_eq!(c.rope_scaling, Some(RopeScaling::Linear { factor: 2.0 }));
+    assert_eq!(c.positions.rope_theta, 500_000.0);
+    assert_eq!(
+        c.positions.rope_scaling,
+        Some(RopeScaling::Linear { factor: 2.0 })
+    );
     let both = cfg(
         r#""rope_scaling": {"type": "linear", "factor": 4.0}, "rope_parameters": {"rope_type": "default", "rope_theta": 99.0}, "rope_theta": 250000.0"#,
     );
-    assert_eq!(both.rope_scaling, Some(RopeScaling::Linear { factor: 4.0 }));
     assert_eq!(
-        both.rope_theta, 250_000.0,
+        both.positions.rope_scaling,
+        Some(RopeScaling::Linear { factor: 4.0 })
+    );
+    assert_eq!(
+        both.positions.rope_theta, 250_000.0,
         "rope_scaling's object has none: the top level's"
     );
     let null_type = cfg(r#""rope_scaling": {"rope_type": null, "type": "linear", "factor": 3.0}"#);
     assert_eq!(
-        null_type.rope_scaling,
+        null_type.positions.rope_scaling,
         Some(RopeScaling::Linear { factor: 3.0 })
     );
     let fallback = cfg(
         r#""rope_parameters": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "rope_theta": 10000.0}"#,
     );
     assert!(matches!(
-        fallback.rope_scaling,
+        fallback.positions.rope_scaling,
         Some(RopeScaling::Llama3 {
             original_max_position_embeddings: 64,
             ..
@@ -726,7 +749,11 @@ fn bias_fields_follow_the_family_and_the_no_bias_flag_wins() {
 #[test]
 fn mixtral_reads_its_experts_and_counts_the_active_parameters() {
     let c = load("mixtral-8x7b-v0.1.json");
-    assert_eq!((c.experts, c.top_k, c.d_ff, c.window), (8, 2, 14336, 0));
+    let m = c.mixture.unwrap();
+    assert_eq!(
+        (m.experts, m.top_k, c.mlp.d_ff, c.attention.window),
+        (8, 2, 14336, None)
+    );
     let b = Budget::of(&c).unwrap();
     assert_eq!(b.active_per_token, 12_879_925_248);
     let (code, out, err) = common::cli(&[
@@ -753,10 +780,10 @@ fn mixtral_reads_its_experts_and_counts_the_active_parameters() {
 fn phi3_applies_its_window_and_notes_nothing() {
     let c = load("phi-3-mini-4k.json");
     assert_eq!(
-        (c.d_model, c.d_ff, c.layers, c.window),
-        (3072, 8192, 32, 2047)
+        (c.d_model, c.mlp.d_ff, c.layers, c.attention.window),
+        (3072, 8192, 32, Some(2047))
     );
-    assert!(!c.bias && !c.tied);
+    assert!(!c.bias && !c.vocab.tied);
     let (code, out, err) =
         common::cli(&["check", "--config", "tests/fixtures/hf/phi-3-mini-4k.json"]);
     assert_eq!(code, Some(0), "{out}{err}");
@@ -792,50 +819,64 @@ fn every_family_passes_check_shape_only_and_notes_nothing() {
 #[test]
 fn the_families_apply_their_own_block_settings() {
     let neox = load("pythia-160m.json");
-    assert!(neox.parallel && !neox.shared_norm && neox.bias && !neox.tied);
+    assert!(neox.parallel && !neox.norms.shared && neox.bias && !neox.vocab.tied);
     assert_eq!((neox.rotary_dims(), neox.head_dim()), (16, 64));
-    assert_eq!(neox.fused_qkv, shapetrace::config::QkvFusion::Grouped);
+    assert_eq!(
+        neox.attention.fused_qkv,
+        shapetrace::config::QkvFusion::Grouped
+    );
 
     let falcon = load("falcon-7b.json");
-    assert!(falcon.parallel && falcon.shared_norm && !falcon.bias && falcon.norm_bias());
+    assert!(falcon.parallel && falcon.norms.shared && !falcon.bias && falcon.norm_bias());
     assert_eq!(
-        (falcon.kv_heads, falcon.d_ff, falcon.context),
-        (1, 4 * 4544, 2048)
+        (
+            falcon.attention.kv_heads,
+            falcon.mlp.d_ff,
+            falcon.positions.context
+        ),
+        (1, 4 * 4544, Some(2048))
     );
-    assert_eq!(falcon.fused_qkv, shapetrace::config::QkvFusion::Concat);
+    assert_eq!(
+        falcon.attention.fused_qkv,
+        shapetrace::config::QkvFusion::Concat
+    );
 
     let opt = load("opt-125m.json");
     assert_eq!(
-        (opt.pos_offset, opt.positions(), opt.act),
+        (opt.positions.offset, opt.positions(), opt.mlp.act),
         (2, 2050, Act::Relu)
     );
-    assert!(opt.bias && opt.tied && opt.final_norm);
+    assert!(opt.bias && opt.vocab.tied && opt.norms.final_norm);
 
     let gemma = load("gemma-2b.json");
     assert_eq!(
-        (gemma.act, gemma.norm),
+        (gemma.mlp.act, gemma.norms.kind),
         (Act::Geglu, NormKind::RmsNormPlusOne)
     );
-    assert!(gemma.embed_scale && gemma.tied);
-    assert_eq!((gemma.head_dim(), gemma.kv_heads), (256, 1));
+    assert!(gemma.vocab.embed_scale && gemma.vocab.tied);
+    assert_eq!((gemma.head_dim(), gemma.attention.kv_heads), (256, 1));
 
     let bert = load("bert-base-uncased.json");
-    assert!(bert.encoder && bert.embed_norm && !bert.final_norm);
+    assert!(bert.encoder && bert.norms.embed && !bert.norms.final_norm);
     assert_eq!(
-        (bert.token_types, bert.head),
-        (2, shapetrace::config::Head::Pooler)
+        (bert.vocab.token_types, bert.vocab.head),
+        (Some(2), shapetrace::config::Head::Pooler)
     );
-    assert_eq!(bert.placement, shapetrace::config::Placement::Post);
+    assert_eq!(bert.norms.placement, shapetrace::config::Placement::Post);
 
     let two = load("gemma-2-2b.json");
-    assert_eq!(two.placement, shapetrace::config::Placement::Sandwich);
+    assert_eq!(two.norms.placement, shapetrace::config::Placement::Sandwich);
     assert_eq!(
         (two.window_at(1), two.window_at(2), two.window_at(25)),
-        (4096, 0, 4096)
+        (Some(4096), None, Some(4096))
     );
     assert_eq!(
-        (two.attn_softcap, two.logit_softcap, two.query_scale),
-        (50.0, 30.0, 256)
+        (
+            two.attention.softcap,
+            two.vocab.logit_softcap,
+            two.attention.query_scale
+        ),
+        (Some(50.0), Some(30.0), Some(256))
     );
 }
 
@@ -943,7 +984,7 @@ fn gemma2_layer_types_read_as_full_attention_on_every_nth_block() {
             .unwrap()
             .resolve()
             .unwrap();
-        let got: Vec<usize> = (1..=4).map(|n| c.window_at(n)).collect();
+        let got: Vec<usize> = (1..=4).map(|n| c.window_at(n).unwrap_or(0)).collect();
         assert_eq!(got, windows, "{types}");
     }
 }
@@ -966,20 +1007,31 @@ fn absent_fields_take_transformers_defaults_and_null_means_none() {
     };
     let c = read(&gemma2("")).resolve().unwrap();
     assert_eq!(
-        (c.attn_softcap, c.logit_softcap, c.window),
-        (50.0, 30.0, 4096)
+        (
+            c.attention.softcap,
+            c.vocab.logit_softcap,
+            c.attention.window
+        ),
+        (Some(50.0), Some(30.0), Some(4096))
     );
     let c = read(&gemma2(
         r#", "attn_logit_softcapping": null, "final_logit_softcapping": null, "sliding_window": null"#,
     ))
     .resolve()
     .unwrap();
-    assert_eq!((c.attn_softcap, c.logit_softcap, c.window), (0.0, 0.0, 0));
+    assert_eq!(
+        (
+            c.attention.softcap,
+            c.vocab.logit_softcap,
+            c.attention.window
+        ),
+        (None, None, None)
+    );
     let neox = read(
         r#"{"model_type": "gpt_neox", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 9, "max_position_embeddings": 8, "rope_theta": 500, "rotary_emb_base": 20000}"#,
     );
     let notes = neox.notes.clone().unwrap_or_default().join(" ");
     let c = neox.resolve().unwrap();
-    assert_eq!((c.rope_theta, c.rotary_dims()), (20_000.0, 4));
+    assert_eq!((c.positions.rope_theta, c.rotary_dims()), (20_000.0, 4));
     assert!(notes.contains("rope_theta"), "{notes}");
 }

@@ -92,11 +92,20 @@ fn the_f32_file_matches_transformers_from_x0_and_from_token_ids() {
 fn the_config_json_beside_the_checkpoint_is_read() {
     let cfg = matches(&at(TINY, "model.safetensors"), Start::Input, TINY);
     assert_eq!(
-        (cfg.d_model, cfg.heads, cfg.kv_heads, cfg.d_ff, cfg.layers),
+        (
+            cfg.d_model,
+            cfg.attention.heads,
+            cfg.attention.kv_heads,
+            cfg.mlp.d_ff,
+            cfg.layers
+        ),
         (64, 4, 2, 128, 2)
     );
-    assert_eq!((cfg.vocab, cfg.context, cfg.tied), (Some(96), 16, false));
-    assert_eq!((cfg.eps, cfg.rope_theta), (1e-5, 10_000.0));
+    assert_eq!(
+        (cfg.vocab.size, cfg.positions.context, cfg.vocab.tied),
+        (Some(96), Some(16), false)
+    );
+    assert_eq!((cfg.norms.eps, cfg.positions.rope_theta), (1e-5, 10_000.0));
     assert_eq!(cfg.preset, "llama (config.json)");
     assert_eq!((cfg.batch, cfg.seq), (2, 4)); // from the input, over the config's 1 × 16
 }
@@ -125,7 +134,7 @@ fn another_config_json_beside_it_changes_the_outputs_and_config_wins() {
     assert_ne!(wide_eps, fixture_config());
     let weights = lone_copy(dir.path(), Some(&wide_eps));
     let (cfg, got) = run(&weights, Start::Input, &Overlay::default());
-    assert_eq!(cfg.eps, 0.5);
+    assert_eq!(cfg.norms.eps, 0.5);
     assert!(largest_delta(&got, &want(TINY, Start::Input)) > 1e-2);
     // --config wins over the file beside the checkpoint.
     let src = Sources {
@@ -134,7 +143,7 @@ fn another_config_json_beside_it_changes_the_outputs_and_config_wins() {
         ..Sources::default()
     };
     let (cfg, _) = resolve(&Overlay::default(), &src, Request::default()).unwrap();
-    assert_eq!(cfg.eps, 1e-5);
+    assert_eq!(cfg.norms.eps, 1e-5);
 }
 
 #[test]
@@ -165,8 +174,11 @@ fn without_a_config_json_the_model_is_read_off_the_shapes_given_heads() {
     };
     for start in [Start::Input, Start::Tokens] {
         let (cfg, got) = run(&weights, start, &flags);
-        assert_eq!((cfg.kv_heads, cfg.d_ff, cfg.layers), (2, 128, 2));
-        assert_eq!((cfg.vocab, cfg.tied), (Some(96), false));
+        assert_eq!(
+            (cfg.attention.kv_heads, cfg.mlp.d_ff, cfg.layers),
+            (2, 128, 2)
+        );
+        assert_eq!((cfg.vocab.size, cfg.vocab.tied), (Some(96), false));
         let delta = largest_delta(&got, &want(TINY, start));
         assert!(delta < 1e-4, "{start:?}: |Δ| {delta}");
     }
@@ -176,7 +188,7 @@ fn without_a_config_json_the_model_is_read_off_the_shapes_given_heads() {
         ..Overlay::default()
     };
     let (cfg, got) = run(&weights, Start::Input, &eight);
-    assert_eq!((cfg.heads, cfg.kv_heads), (8, 4));
+    assert_eq!((cfg.attention.heads, cfg.attention.kv_heads), (8, 4));
     assert!(largest_delta(&got, &want(TINY, Start::Input)) > 1e-2);
 }
 

@@ -104,7 +104,7 @@ fn gpt2(dtype: Option<DType>) -> ndarray::ArrayD<f32> {
         ..Request::default()
     };
     let (cfg, req) = resolve(&flags, &src, req).unwrap();
-    assert_eq!((cfg.vocab, cfg.batch, cfg.seq), (Some(96), 2, 4));
+    assert_eq!((cfg.vocab.size, cfg.batch, cfg.seq), (Some(96), 2, 4));
     let traced = shapetrace::trace_request(&cfg, &req).unwrap();
     assert!(traced.trace.failure.is_none());
     traced.output.unwrap()

@@ -37,7 +37,10 @@ fn run(tokens: bool) -> ArrayD<f32> {
     };
     let (cfg, req) = resolve(&Overlay::default(), &src, req).unwrap();
     assert_eq!(cfg.preset, "mistral (config.json)");
-    assert_eq!((cfg.heads, cfg.kv_heads, cfg.layers), (4, 2, 2));
+    assert_eq!(
+        (cfg.attention.heads, cfg.attention.kv_heads, cfg.layers),
+        (4, 2, 2)
+    );
     let traced = shapetrace::trace_request(&cfg, &req).unwrap();
     assert!(traced.trace.failure.is_none(), "{:?}", traced.trace.failure);
     traced.output.unwrap()

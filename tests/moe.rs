@@ -60,7 +60,8 @@ fn affine(x: &[f64], (w, n): &(Vec<f32>, usize), b: Option<&(Vec<f32>, usize)>) 
 fn the_sparse_mixture_equals_every_expert_run_densely_and_its_top_k_mixed() {
     let cfg = lesson_moe();
     let (caps, model) = forward(&cfg);
-    let (d, e, k) = (cfg.d_model, cfg.experts, cfg.top_k);
+    let m = cfg.mixture.unwrap();
+    let (d, e, k) = (cfg.d_model, m.experts, m.top_k);
     let x = values(&caps, "block1.ln_2");
     let router = weight(&model, "block1.moe.router.weight");
     let experts: Vec<_> = (1..=e)

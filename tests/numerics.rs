@@ -367,11 +367,9 @@ fn soft_caps_and_fused_columns_compute_their_formulas() {
 
 #[test]
 fn rotary_models_trace_q_rot_and_k_rot_and_stay_causal() {
-    let cfg = shapetrace::ModelConfig {
-        pos_emb: shapetrace::config::PosEmb::Rope,
-        kv_heads: 2,
-        ..shapetrace::ModelConfig::default()
-    };
+    let mut cfg = shapetrace::ModelConfig::default();
+    cfg.positions.kind = shapetrace::config::PosEmb::Rope;
+    cfg.attention.kv_heads = 2;
     let run = shapetrace::run(&cfg).unwrap();
     let paths: Vec<&str> = run.trace.events.iter().map(|e| e.path.as_str()).collect();
     let at = |p: &str| paths.iter().position(|q| *q == p).unwrap();
@@ -431,7 +429,7 @@ fn fused_passes_record_what_the_ops_one_at_a_time_record() {
         ("lesson", Some(shapetrace::config::Fault::NoCausalMask)),
     ] {
         let mut cfg = shapetrace::config::preset::by_name(preset).unwrap();
-        (cfg.seq, cfg.context, cfg.fault) = (48, 48, fault);
+        (cfg.seq, cfg.positions.context, cfg.fault) = (48, Some(48), fault);
         let b = Numeric::<f32>::new();
         let model = Model::build(&cfg, &b);
         let x0 = shapetrace::model::input(&cfg, &b);
@@ -577,7 +575,7 @@ fn recorded_stats_are_the_stats_of_the_recorded_values() {
     use shapetrace::model::Model;
     use shapetrace::trace::recorder::{Recorder, Watch};
     let mut cfg = shapetrace::config::preset::by_name("lesson").unwrap();
-    (cfg.seq, cfg.context) = (48, 48);
+    (cfg.seq, cfg.positions.context) = (48, Some(48));
     let b = Numeric::<f32>::new();
     let model = Model::build(&cfg, &b);
     let mut rec = Recorder::new(

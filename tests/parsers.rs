@@ -119,11 +119,8 @@ fn config_json(bytes: &[u8]) {
 fn checkpoint(bytes: &[u8]) {
     via_file(bytes, "w.safetensors", |p| {
         if let Ok(c) = shapetrace::weights::Checkpoint::open(p) {
-            let cfg = ModelConfig {
-                heads: 4,
-                kv_heads: 4,
-                ..ModelConfig::default()
-            };
+            let mut cfg = ModelConfig::default();
+            (cfg.attention.heads, cfg.attention.kv_heads) = (4, 4);
             if let Err(e) = c.load(&cfg) {
                 one_printable_line(&e);
             }

@@ -141,17 +141,17 @@ fn switches_act_on_the_side_b_points_at() {
     // b: the right side; p switches the right model to Post-LN.
     press(&mut lp, "bp");
     assert_eq!(
-        lp.app.cfg().placement,
+        lp.app.cfg().norms.placement,
         Placement::Pre,
         "the left is untouched"
     );
     let right = &lp.app.split.as_ref().unwrap().right.config;
-    assert_eq!(right.placement, Placement::Post);
+    assert_eq!(right.norms.placement, Placement::Post);
     assert!(cmp(&lp).summary.changed > 0, "now the wiring differs");
     assert!(frame(&lp).contains("switch ▶ lesson"), "{}", frame(&lp));
     // b again: the left side; p switches the left model too, on a worker.
     press(&mut lp, "bp");
-    assert_eq!(lp.app.cfg().placement, Placement::Post);
+    assert_eq!(lp.app.cfg().norms.placement, Placement::Post);
     assert_eq!(cmp(&lp).summary.changed, 0, "both Post-LN: the same again");
     // A fault on the right stops its forward; the box says where.
     press(&mut lp, "bf");
@@ -312,13 +312,13 @@ fn with_the_split_view_hidden_the_switches_act_on_the_model_shown() {
     let mut lp = split("lesson", "lesson");
     press(&mut lp, "b|p");
     assert_eq!(
-        lp.app.cfg().placement,
+        lp.app.cfg().norms.placement,
         Placement::Post,
         "the left, on screen"
     );
     let right = &lp.app.split.as_ref().unwrap().right.config;
     assert_eq!(
-        right.placement,
+        right.norms.placement,
         Placement::Pre,
         "the hidden right untouched"
     );

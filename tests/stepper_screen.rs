@@ -56,11 +56,11 @@ fn quick_switch_presses_add_up_instead_of_being_dropped() {
     assert!(!lp.app.stale());
     assert!(!frame(&lp).contains("stale"), "{}", frame(&lp));
     // Two norm presses come back to the norm the model started with.
-    let norm = lp.app.cfg().norm;
+    let norm = lp.app.cfg().norms.kind;
     lp.app.update(Action::ToggleNorm);
     lp.app.update(Action::ToggleNorm);
     settle(&mut lp);
-    assert_eq!(lp.app.cfg().norm, norm);
+    assert_eq!(lp.app.cfg().norms.kind, norm);
 }
 
 #[test]

@@ -283,7 +283,7 @@ fn live_switches_rerun_and_keep_the_cursor_on_the_path() {
     a.press("rr");
     assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
     a.press("a");
-    assert_eq!(a.cfg().act, Act::GeluTanh);
+    assert_eq!(a.cfg().mlp.act, Act::GeluTanh);
     assert_eq!(a.run.trace.get("block1.mlp.act").unwrap().op, "gelu_tanh");
     assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
     assert!(
@@ -298,7 +298,7 @@ fn live_switches_rerun_and_keep_the_cursor_on_the_path() {
     );
     assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
     a.press("p");
-    assert_eq!(a.cfg().placement, Placement::Post);
+    assert_eq!(a.cfg().norms.placement, Placement::Post);
     assert_eq!(a.path(a.cursor), Some("block1.resid_2"));
     let steps: Vec<&str> = a.run.trace.events.iter().map(|e| e.path.as_str()).collect();
     let at = |p: &str| steps.iter().position(|s| *s == p).unwrap();
@@ -312,12 +312,12 @@ fn a_switch_traces_on_a_worker_and_a_newer_one_supersedes_it() {
     let mut a = app();
     a.0.app.update(Action::CycleAct);
     assert!(
-        matches!(&a.wanted[..], [Wanted::Trace { cfg, what: Retrace::Switch(_), .. }] if cfg.act == Act::GeluTanh),
+        matches!(&a.wanted[..], [Wanted::Trace { cfg, what: Retrace::Switch(_), .. }] if cfg.mlp.act == Act::GeluTanh),
         "{:?}",
         a.wanted
     );
     assert_eq!(
-        a.cfg().act,
+        a.cfg().mlp.act,
         Act::Gelu,
         "the shown model stays until the trace is done"
     );
@@ -327,7 +327,7 @@ fn a_switch_traces_on_a_worker_and_a_newer_one_supersedes_it() {
     a.0.app.update(Action::ToggleNorm);
     settle(&mut a.0);
     assert_eq!(
-        (a.cfg().act, a.cfg().norm),
+        (a.cfg().mlp.act, a.cfg().norms.kind),
         (Act::GeluTanh, NormKind::RmsNorm)
     );
     assert_eq!(a.status.as_deref(), Some("norm → rmsnorm: re-traced"));
@@ -757,12 +757,12 @@ fn budget_lab_updates_live_and_matches_the_budget_api() {
     a.act(Action::Down);
     a.act(Action::Down); // heads
     a.act(Action::Next);
-    assert_eq!(a.labs.budget.as_ref().unwrap().cfg.heads, 8);
+    assert_eq!(a.labs.budget.as_ref().unwrap().cfg.attention.heads, 8);
     a.act(Action::Down);
     a.act(Action::Down);
     a.act(Action::Down); // act
     a.act(Action::Next);
-    assert_eq!(a.labs.budget.as_ref().unwrap().cfg.act, Act::GeluTanh);
+    assert_eq!(a.labs.budget.as_ref().unwrap().cfg.mlp.act, Act::GeluTanh);
     a.act(Action::First);
     assert_eq!(
         &a.labs.budget.as_ref().unwrap().cfg,
@@ -1029,7 +1029,7 @@ fn the_diagram_draws_the_recorded_anatomy() {
     assert!(!common::frame(&lp).contains("reads x0"));
 
     let mut lp = common::stepper(common::cfg(""), shapetrace::tui::app::Given::default());
-    lp.app.run.trace.config.placement = shapetrace::config::Placement::Post;
+    lp.app.run.trace.config.norms.placement = shapetrace::config::Placement::Post;
     lp.app.cursor = at(&lp, "block1.attn.q");
     lp.show().unwrap();
     let screen = common::frame(&lp);
@@ -1044,10 +1044,8 @@ fn the_diagram_draws_the_recorded_anatomy() {
 /// only), the header names the window, and the why explains it.
 #[test]
 fn snapshot_sliding_window_heatmap() {
-    let cfg = ModelConfig {
-        window: 2,
-        ..ModelConfig::default()
-    };
+    let mut cfg = ModelConfig::default();
+    cfg.attention.window = Some(2);
     let mut a = Stepper(common::stepper(cfg, Given::default()));
     for _ in 0..5 {
         a.act(Action::NextDeparture);
@@ -1110,10 +1108,8 @@ fn snapshot_parallel_block() {
 /// start from `ln_1`, computed once; there is no `ln_2`.
 #[test]
 fn snapshot_shared_norm_block() {
-    let cfg = shapetrace::ModelConfig {
-        shared_norm: true,
-        ..shapetrace::config::preset::by_name("lesson-parallel").unwrap()
-    };
+    let mut cfg = shapetrace::config::preset::by_name("lesson-parallel").unwrap();
+    cfg.norms.shared = true;
     let mut a = Stepper(common::stepper(cfg, Given::default()));
     while a.path(a.cursor) != Some("block1.mlp.up") {
         a.act(Action::Next);

@@ -298,7 +298,7 @@ fn a_foreign_logs_header_speaks_the_language() {
     let en = header(&app);
     let want = format!(
         " B={} T={} d_model={}  blocks={}  {}-LN declared",
-        c.batch, c.seq, c.d_model, c.layers, c.placement
+        c.batch, c.seq, c.d_model, c.layers, c.norms.placement
     );
     assert!(en.starts_with(&want), "{en}");
     app.lang = Lang::ZhTw;

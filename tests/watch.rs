@@ -34,7 +34,7 @@ fn an_edit_in_place_or_by_rename_is_read_again_and_a_broken_one_named() {
     std::fs::write(&tmp, "d_ff = 512\n").unwrap();
     std::fs::rename(&tmp, &file).unwrap();
     let c = next(&rx).unwrap();
-    assert_eq!((c.d_ff, c.seq), (512, 3), "the flags still apply");
+    assert_eq!((c.mlp.d_ff, c.seq), (512, 3), "the flags still apply");
     // An edit in place, broken.
     std::fs::write(&file, "d_ff = \"wide\"\n").unwrap();
     let e = next(&rx).unwrap_err();
@@ -43,7 +43,7 @@ fn an_edit_in_place_or_by_rename_is_read_again_and_a_broken_one_named() {
     // Another file in the folder is not the model.
     std::fs::write(dir.path().join("notes.txt"), "hello").unwrap();
     std::fs::write(&file, "heads = 2\n").unwrap();
-    assert_eq!(next(&rx).unwrap().heads, 2);
+    assert_eq!(next(&rx).unwrap().attention.heads, 2);
 }
 
 #[test]

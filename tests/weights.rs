@@ -50,12 +50,12 @@ fn nanogpt_checkpoint_matches_pytorch_to_1e_4() {
     assert!(max_diff(&out, &want) < 1e-4, "{}", max_diff(&out, &want));
     // Inferred from the shapes: the tiny model, B and T from the input.
     assert_eq!(
-        (cfg.d_model, cfg.layers, cfg.d_ff, cfg.batch, cfg.seq),
+        (cfg.d_model, cfg.layers, cfg.mlp.d_ff, cfg.batch, cfg.seq),
         (64, 2, 256, 2, 4)
     );
-    assert!(cfg.bias && cfg.final_norm);
-    assert_eq!((cfg.vocab, cfg.context), (Some(16), 8));
-    assert_eq!(cfg.act, shapetrace::config::Act::Gelu);
+    assert!(cfg.bias && cfg.norms.final_norm);
+    assert_eq!((cfg.vocab.size, cfg.positions.context), (Some(16), Some(8)));
+    assert_eq!(cfg.mlp.act, shapetrace::config::Act::Gelu);
 }
 
 #[test]
@@ -63,7 +63,7 @@ fn hugging_face_f16_checkpoint_matches_pytorch_to_1e_4() {
     let (cfg, out) = output(&fix("hf-gpt2-tiny.safetensors"), &heads(4));
     let want = shapetrace::npy::read(&fix("hf-gpt2-tiny-output.npy")).unwrap();
     assert!(max_diff(&out, &want) < 1e-4, "{}", max_diff(&out, &want));
-    assert_eq!(cfg.act, shapetrace::config::Act::GeluTanh);
+    assert_eq!(cfg.mlp.act, shapetrace::config::Act::GeluTanh);
 }
 
 #[test]

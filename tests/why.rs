@@ -121,7 +121,7 @@ fn every_run() -> Vec<(String, Trace)> {
     let mut out = Vec::new();
     // Rotary positions and ALiBi, which no preset uses.
     let rope = cfg("pos_emb = \"rope\"");
-    assert!(rope.pos_emb == shapetrace::config::PosEmb::Rope);
+    assert!(rope.positions.kind == shapetrace::config::PosEmb::Rope);
     out.push(("rope".to_string(), shapes_only(&rope)));
     out.push((
         "alibi".to_string(),
@@ -224,7 +224,7 @@ fn every_step_and_failure_of_every_preset_and_fault_has_a_why_the_catalog_format
 #[test]
 fn each_failure_says_what_went_wrong_with_its_numbers() {
     let lesson = ModelConfig::default();
-    let (b, t, d, ff) = (lesson.batch, lesson.seq, lesson.d_model, lesson.d_ff);
+    let (b, t, d, ff) = (lesson.batch, lesson.seq, lesson.d_model, lesson.mlp.d_ff);
     let fail = |fault: &str| {
         let trace = shapes_only(&cfg(&format!("fault = \"{fault}\"")));
         trace.failure.expect("the forward stops").why_text
@@ -236,7 +236,7 @@ fn each_failure_says_what_went_wrong_with_its_numbers() {
         )
     );
     let heads = fail("attn-no-merge");
-    let (h, hd) = (lesson.heads, lesson.head_dim());
+    let (h, hd) = (lesson.attention.heads, lesson.head_dim());
     assert!(
         heads.contains(&format!("unmerged, ({b},{h},{t},{hd})")),
         "{heads}"
@@ -329,13 +329,12 @@ fn every_catalog_message_is_used_or_reserved_for_a_failure() {
 /// not `heads`: the axis sources say so with the config's numbers.
 #[test]
 fn gqa_sources_name_kv_heads() {
-    let cfg = shapetrace::ModelConfig {
+    let mut cfg = shapetrace::ModelConfig {
         d_model: 96,
-        heads: 8,
-        kv_heads: 2,
-        d_ff: 200,
         ..shapetrace::ModelConfig::default()
     };
+    (cfg.attention.heads, cfg.attention.kv_heads) = (8, 2);
+    cfg.mlp.d_ff = 200;
     let run = shapetrace::run(&cfg).unwrap();
     let from = |path: &str, axis: &str| {
         let e = run.trace.get(path).unwrap();
@@ -345,20 +344,23 @@ fn gqa_sources_name_kv_heads() {
             .map(|s| s.from.clone())
             .unwrap()
     };
-    let hd = cfg.d_model / cfg.heads;
+    let hd = cfg.d_model / cfg.attention.heads;
     assert_eq!(
         from("block1.attn.k", "kv"),
-        format!("kv_heads = {}", cfg.kv_heads)
+        format!("kv_heads = {}", cfg.attention.kv_heads)
     );
     assert_eq!(
         from("block1.attn.k", "hd"),
         format!(
             "kv·hd / kv_heads = {} / {}",
-            cfg.kv_heads * hd,
-            cfg.kv_heads
+            cfg.attention.kv_heads * hd,
+            cfg.attention.kv_heads
         )
     );
-    assert_eq!(from("block1.attn.q", "h"), format!("heads = {}", cfg.heads));
+    assert_eq!(
+        from("block1.attn.q", "h"),
+        format!("heads = {}", cfg.attention.heads)
+    );
 }
 
 /// Every catalog holds the same keys as the English one, so no message

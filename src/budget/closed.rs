@@ -34,19 +34,19 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
     let n = |x: usize| x as u64;
     let (d, f, kv, hq) = (
         n(cfg.d_model),
-        n(cfg.d_ff),
-        n(cfg.kv_heads * cfg.head_dim()),
+        n(cfg.mlp.d_ff),
+        n(cfg.attention.kv_heads * cfg.head_dim()),
         n(cfg.attn_width()),
     );
     let bias = u64::from(cfg.bias);
     let mlp_bias = cfg.mlp_bias();
-    let gated = cfg.act.is_gated();
+    let gated = cfg.mlp.act.is_gated();
     let c = |path: String, count, formula| Component {
         path,
         count,
         formula,
     };
-    let qkv_bias = u64::from(cfg.bias || cfg.qkv_bias);
+    let qkv_bias = u64::from(cfg.bias || cfg.attention.qkv_bias);
     let attention = 2 * d * hq + 2 * d * kv + qkv_bias * (hq + 2 * kv) + bias * d;
     let (mlp, mlp_formula) = match (gated, mlp_bias) {
         (false, false) => (2 * d * f, "2·d·d_ff"),
@@ -56,7 +56,7 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
     };
     let norm_bias = cfg.norm_bias();
     let (norm, norm_formula) = if norm_bias { (2 * d, "2·d") } else { (d, "d") };
-    let attn_formula = match (cfg.bias, cfg.qkv_bias, hq == d) {
+    let attn_formula = match (cfg.bias, cfg.attention.qkv_bias, hq == d) {
         (true, _, true) => "2·d² + 2·d·kv·hd + 2·d + 2·kv·hd",
         (false, true, true) => "2·d² + 2·d·kv·hd + d + 2·kv·hd",
         (false, false, true) => "2·d² + 2·d·kv·hd",
@@ -69,12 +69,12 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
         out.push(c(format!("block{i}.ln_1"), norm, norm_formula));
         out.push(c(format!("block{i}.attn"), attention, attn_formula));
         // One norm shared by parallel sublayers: no ln_2.
-        if !cfg.shared_norm {
+        if !cfg.norms.shared {
             out.push(c(format!("block{i}.ln_2"), norm, norm_formula));
         }
         // A mixture: E expert MLPs and the router W_r (d, E).
-        if cfg.experts > 0 {
-            let e = n(cfg.experts);
+        if let Some(mixture) = cfg.mixture {
+            let e = n(mixture.experts);
             let moe_formula = match (gated, mlp_bias) {
                 (false, false) => "E·2·d·d_ff + d·E",
                 (false, true) => "E·(2·d·d_ff + d_ff + d) + d·E",
@@ -86,33 +86,33 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
             out.push(c(format!("block{i}.mlp"), mlp, mlp_formula));
         }
         // Sandwich norms: a second norm on each sublayer's output.
-        if cfg.placement == Placement::Sandwich {
+        if cfg.norms.placement == Placement::Sandwich {
             out.push(c(format!("block{i}.post_ln_1"), norm, norm_formula));
             out.push(c(format!("block{i}.post_ln_2"), norm, norm_formula));
         }
     }
-    if cfg.final_norm {
+    if cfg.norms.final_norm {
         out.push(c("ln_f".into(), norm, norm_formula));
     }
-    if let Some(v) = cfg.vocab {
+    if let Some(v) = cfg.vocab.size {
         let v = n(v);
         out.push(c("wte".into(), v * d, "V·d"));
-        if cfg.pos_emb == PosEmb::Learned {
-            let rows = if cfg.pos_offset > 0 {
+        if cfg.positions.kind == PosEmb::Learned {
+            let rows = if cfg.positions.offset > 0 {
                 "(ctx+offset)·d"
             } else {
                 "ctx·d"
             };
             out.push(c("wpe".into(), n(cfg.positions()) * d, rows));
         }
-        if cfg.token_types > 0 {
-            out.push(c("wtt".into(), n(cfg.token_types) * d, "types·d"));
+        if let Some(types) = cfg.vocab.token_types {
+            out.push(c("wtt".into(), n(types) * d, "types·d"));
         }
-        if cfg.embed_norm {
+        if cfg.norms.embed {
             out.push(c("ln_emb".into(), norm, norm_formula));
         }
-        match cfg.head {
-            Head::Lm if !cfg.tied => out.push(c("lm_head".into(), v * d, "V·d")),
+        match cfg.vocab.head {
+            Head::Lm if !cfg.vocab.tied => out.push(c("lm_head".into(), v * d, "V·d")),
             Head::Lm => {}
             Head::Pooler => {
                 let (p, f) = if cfg.bias {

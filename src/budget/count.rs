@@ -75,7 +75,11 @@ impl Counted {
 fn symbol(cfg: &ModelConfig, axis: &str) -> String {
     match axis {
         "ff" => "d_ff".into(),
-        "kv·hd" if cfg.kv_heads == cfg.heads && cfg.attn_width() == cfg.d_model => "d".into(),
+        "kv·hd"
+            if cfg.attention.kv_heads == cfg.attention.heads && cfg.attn_width() == cfg.d_model =>
+        {
+            "d".into()
+        }
         a => a.into(),
     }
 }

@@ -118,14 +118,14 @@ pub fn text(b: &Budget) -> String {
         ]));
     }
     // A mixture of experts: all of them are stored, k of E run per token.
-    if c.experts > 0 {
+    if let Some(m) = c.mixture {
         lines.push(line([
             "active per token",
             &thousands(b.active_per_token),
             &format!(
                 "total minus {} of {} experts a block, which a token skips",
-                c.experts - c.top_k,
-                c.experts
+                m.experts - m.top_k,
+                m.experts
             ),
         ]));
     }
@@ -174,8 +174,8 @@ fn flops(out: &mut String, b: &Budget) {
     // The weights one token is multiplied by: a mixture's router and k experts.
     let weights = b.block.attention_weights + b.block.mlp_active_weights;
     // The exact count exploits the mask: causal, or the sliding window's band.
-    let exact = if c.window > 0 {
-        format!("window {} exact", c.window)
+    let exact = if let Some(window) = c.attention.window {
+        format!("window {window} exact")
     } else {
         "causal exact".to_string()
     };

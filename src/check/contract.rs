@@ -414,12 +414,14 @@ pub fn wiring(trace: &Trace) -> CheckResult {
             return CheckResult::fail(name, &e.path, "").said(why);
         }
     }
-    if matches!(trace.config.placement, Placement::Pre | Placement::Sandwich)
-        && let Some(r) = normed_stream(trace)
+    if matches!(
+        trace.config.norms.placement,
+        Placement::Pre | Placement::Sandwich
+    ) && let Some(r) = normed_stream(trace)
     {
         return r;
     }
-    if trace.config.placement == Placement::Post
+    if trace.config.norms.placement == Placement::Post
         && let Some(r) = unnormed_stream(trace)
     {
         return r;

@@ -93,7 +93,7 @@ pub fn forward(cfg: &ModelConfig, w: &Params, x0: &ArrayD<f64>) -> Result<Output
         x = block(cfg, w, n, &x)?; // (B·T, d)
         blocks.push(x.clone());
     }
-    let ln_f = if cfg.final_norm {
+    let ln_f = if cfg.norms.final_norm {
         Some(norm(cfg, w, "ln_f", &x)?)
     } else {
         None
@@ -113,7 +113,7 @@ fn block(
     let mlp = |h: &Array2<f64>| mlp::sublayer(cfg, w, &p, h);
     if cfg.parallel {
         let h1 = norm(cfg, w, &format!("{p}.ln_1"), x)?; // LN1(x)
-        let h2 = if cfg.shared_norm {
+        let h2 = if cfg.norms.shared {
             h1.clone()
         } else {
             norm(cfg, w, &format!("{p}.ln_2"), x)? // LN2(x)
@@ -129,7 +129,7 @@ fn block(
     .enumerate()
     {
         let ln = format!("{p}.ln_{}", i + 1);
-        x = match cfg.placement {
+        x = match cfg.norms.placement {
             Placement::Pre => &x + &f(&norm(cfg, w, &ln, &x)?)?, // x + f(LN(x))
             Placement::Post => norm(cfg, w, &ln, &(&x + &f(&x)?))?, // LN(x + f(x))
             Placement::Sandwich => {
@@ -153,7 +153,7 @@ fn norm(
 ) -> Result<Array2<f64>, PlainError> {
     let g = vector(w, &format!("{name}.weight"))?; // (d)
     let beta = vector(w, &format!("{name}.bias")).ok(); // (d)
-    let gamma = match cfg.norm {
+    let gamma = match cfg.norms.kind {
         NormKind::RmsNormPlusOne => g.mapv(|v| 1.0 + v),
         _ => g.to_owned(),
     };
@@ -161,7 +161,7 @@ fn norm(
     for mut row in y.rows_mut() {
         #[allow(clippy::cast_precision_loss)]
         let d = row.len() as f64;
-        let (centre, square) = match cfg.norm {
+        let (centre, square) = match cfg.norms.kind {
             NormKind::LayerNorm => {
                 let mean = row.sum() / d;
                 (
@@ -171,7 +171,7 @@ fn norm(
             }
             _ => (0.0, row.iter().map(|v| v * v).sum::<f64>() / d),
         };
-        let inv = 1.0 / (square + cfg.eps).sqrt();
+        let inv = 1.0 / (square + cfg.norms.eps).sqrt();
         for (j, v) in row.iter_mut().enumerate() {
             *v = (*v - centre) * inv * gamma[j] + beta.as_ref().map_or(0.0, |b| b[j]);
         }

@@ -5,14 +5,16 @@
 //! `overlay!` list below: from that one declaration come the struct, its
 //! TOML key (serde; an unknown key is refused), its command-line flag (clap;
 //! a field marked `#[arg(skip)]` has none), [`Overlay::then`] and
-//! [`Overlay::apply`]. A field laid on the config's field of the same name
-//! needs nothing more; one laid some other way says how after `=>`.
+//! [`Overlay::apply`]. A field is laid on the written form's field of the
+//! same name (`Flat`, [`ModelConfig`] as its keys are written) and needs
+//! nothing more; one laid some other way says how after `=>`.
 //!
-//! A new config field is one entry here beside its field of [`ModelConfig`]
-//! (and its rule in `validate.rs`); the tests fail until the two agree.
+//! A new config field is one entry here beside its key of `Flat` and its
+//! place in a part of [`ModelConfig`] (and its rule in `validate.rs`); the
+//! tests fail until they agree.
 
 use super::{
-    Act, DType, Fault, Head, MAX_DIM, MAX_LAYERS, ModelConfig, NormKind, Placement, PosEmb,
+    Act, DType, Fault, Flat, Head, MAX_DIM, MAX_LAYERS, ModelConfig, NormKind, Placement, PosEmb,
     QkvFusion, RopeScaling,
 };
 use serde::Deserialize;
@@ -41,14 +43,14 @@ macro_rules! overlay {
             }
 
             /// Lays every set field on `base`, each as its declaration says.
-            fn lay(&self, base: &mut ModelConfig) {
+            fn lay(&self, base: &mut Flat) {
                 $( if let Some(v) = self.$f.clone() { overlay!(@lay base, v, $f, $t $(, $how)?); } )*
             }
         }
     };
     (@lay $base:ident, $v:ident, $f:ident, $t:ty) => { $base.$f = $v };
     (@lay $base:ident, $v:ident, $f:ident, $t:ty, $how:expr) => {{
-        let how: fn(&mut ModelConfig, $t) = $how;
+        let how: fn(&mut Flat, $t) = $how;
         how($base, $v);
     }};
 }
@@ -235,12 +237,14 @@ impl Overlay {
     /// When the heads change and the kv-heads are not given, a base without
     /// grouped-query attention stays without it (kv-heads follow heads).
     pub fn apply(&self, base: &mut ModelConfig) {
+        let mut flat = Flat::from(base.clone());
         if let (Some(h), None) = (self.heads, self.kv_heads)
-            && base.kv_heads == base.heads
+            && flat.kv_heads == flat.heads
         {
-            base.kv_heads = h;
+            flat.kv_heads = h;
         }
-        self.lay(base);
+        self.lay(&mut flat);
+        *base = flat.into();
     }
 }
 

@@ -21,13 +21,13 @@ impl ModelConfig {
             ("batch", self.batch),
             ("seq", self.seq),
             ("d_model", self.d_model),
-            ("heads", self.heads),
-            ("kv_heads", self.kv_heads),
+            ("heads", self.attention.heads),
+            ("kv_heads", self.attention.kv_heads),
             ("head_dim", self.head_dim()),
-            ("d_ff", self.d_ff),
+            ("d_ff", self.mlp.d_ff),
             ("layers", self.layers),
         ];
-        dims.extend(self.vocab.map(|v| ("vocab", v)));
+        dims.extend(self.vocab.size.map(|v| ("vocab", v)));
         for (name, got) in dims {
             if got == 0 {
                 return Err(ConfigError::Zero { name });
@@ -41,20 +41,23 @@ impl ModelConfig {
                 return Err(ConfigError::TooLarge { name, got, max });
             }
         }
-        if self.context > MAX_DIM {
+        let context = self.positions.context;
+        if let Some(got) = context.filter(|&c| c > MAX_DIM) {
             return Err(ConfigError::TooLarge {
                 name: "context",
-                got: self.context,
+                got,
                 max: MAX_DIM,
             });
         }
-        if self.context != 0 && self.seq > self.context {
+        if let Some(context) = context.filter(|&c| self.seq > c) {
             return Err(ConfigError::SeqOverContext {
                 seq: self.seq,
-                context: self.context,
+                context,
             });
         }
-        for (name, got) in [("head_dim", self.head_dim), ("window", self.window)] {
+        let a = &self.attention;
+        for (name, got) in [("head_dim", a.head_dim), ("window", a.window)] {
+            let Some(got) = got else { continue };
             if got > MAX_DIM {
                 return Err(ConfigError::TooLarge {
                     name,
@@ -64,29 +67,29 @@ impl ModelConfig {
             }
         }
         // A head width given apart from d_model need not divide it.
-        if self.head_dim == 0 && !self.d_model.is_multiple_of(self.heads) {
+        if a.head_dim.is_none() && !self.d_model.is_multiple_of(a.heads) {
             return Err(ConfigError::HeadsDontDivide {
                 d_model: self.d_model,
-                heads: self.heads,
+                heads: a.heads,
                 allowed: divisors(self.d_model),
             });
         }
-        if !self.heads.is_multiple_of(self.kv_heads) {
+        if !a.heads.is_multiple_of(a.kv_heads) {
             return Err(ConfigError::KvHeadsDontDivide {
-                heads: self.heads,
-                kv_heads: self.kv_heads,
-                allowed: divisors(self.heads),
+                heads: a.heads,
+                kv_heads: a.kv_heads,
+                allowed: divisors(a.heads),
             });
         }
         // Every count the tool makes must fit u64 with room for FLOPs and bytes.
-        let (b, t, d, f, l, h, a) = [
+        let (b, t, d, f, l, h, w) = [
             self.batch,
             self.seq,
             self.d_model,
-            self.d_ff,
+            self.mlp.d_ff,
             self.layers,
-            self.heads,
-            self.attn_width().max(self.kv_heads * self.head_dim()),
+            a.heads,
+            self.attn_width().max(self.kv_width()),
         ]
         .map(|v| v as u128)
         .into();
@@ -94,38 +97,39 @@ impl ModelConfig {
             ("the stream (B·T·d_model)", b * t * d),
             ("the MLP hidden layer (B·T·d_ff)", b * t * f),
             ("the scores (B·heads·T·T)", b * h * t * t),
-            ("the merged heads (B·T·heads·head_dim)", b * t * a),
+            ("the merged heads (B·T·heads·head_dim)", b * t * w),
             (
                 "the weights (layers·d_model·(4·heads·head_dim + 3·d_ff))",
-                l * d * (4 * a + 3 * f),
+                l * d * (4 * w + 3 * f),
             ),
             (
                 "the embeddings (vocab·d_model)",
-                self.vocab.unwrap_or(0) as u128 * d,
+                self.vocab.size.unwrap_or(0) as u128 * d,
             ),
         ];
         if let Some((what, got)) = sizes.into_iter().find(|(_, n)| *n > super::MAX_ELEMENTS) {
             return Err(ConfigError::TooManyElements { what, got });
         }
-        if !(self.eps.is_finite() && self.eps > 0.0) {
-            return Err(ConfigError::Eps(self.eps));
+        let (n, p) = (&self.norms, &self.positions);
+        if !(n.eps.is_finite() && n.eps > 0.0) {
+            return Err(ConfigError::Eps(n.eps));
         }
-        if !(self.rope_theta.is_finite() && self.rope_theta > 1.0) {
-            return Err(ConfigError::RopeTheta(self.rope_theta));
+        if !(p.rope_theta.is_finite() && p.rope_theta > 1.0) {
+            return Err(ConfigError::RopeTheta(p.rope_theta));
         }
-        if self.pos_emb == PosEmb::Rope && !self.head_dim().is_multiple_of(2) {
+        if p.kind == PosEmb::Rope && !self.head_dim().is_multiple_of(2) {
             return Err(ConfigError::OddRotary(self.head_dim()));
         }
-        if self.rope_scaling.is_some() && self.pos_emb != PosEmb::Rope {
+        if p.rope_scaling.is_some() && p.kind != PosEmb::Rope {
             return Err(ConfigError::NeedsRotary("rope_scaling"));
         }
-        if self.parallel && self.placement != Placement::Pre {
-            return Err(ConfigError::ParallelPlacement(self.placement));
+        if self.parallel && n.placement != Placement::Pre {
+            return Err(ConfigError::ParallelPlacement(n.placement));
         }
-        if self.encoder && self.window > 0 {
-            return Err(ConfigError::WindowInEncoder(self.window));
+        if let Some(window) = a.window.filter(|_| self.encoder) {
+            return Err(ConfigError::WindowInEncoder(window));
         }
-        if let Some(s) = self.rope_scaling {
+        if let Some(s) = p.rope_scaling {
             s.validate()?;
         }
         self.validate_experts()?;
@@ -146,10 +150,13 @@ impl ModelConfig {
     /// 1 ≤ top_k ≤ experts, and values in f32 or f64 (routing in 16 bits
     /// is not modelled).
     fn validate_experts(&self) -> Result<(), ConfigError> {
-        let (e, k) = (self.experts, self.top_k);
-        if e == 0 {
+        let Some(super::Mixture {
+            experts: e,
+            top_k: k,
+        }) = self.mixture
+        else {
             return Ok(());
-        }
+        };
         if e > MAX_EXPERTS {
             return Err(ConfigError::Experts {
                 what: "experts",
@@ -189,27 +196,28 @@ impl ModelConfig {
             })
         };
         let hd = self.head_dim();
-        if self.rotary_dims > 0 {
-            if self.pos_emb != PosEmb::Rope {
+        let (a, n, p, v) = (&self.attention, &self.norms, &self.positions, &self.vocab);
+        if let Some(rotary_dims) = p.rotary_dims {
+            if p.kind != PosEmb::Rope {
                 return Err(ConfigError::NeedsRotary("rotary_dims"));
             }
-            if self.rotary_dims > hd || !self.rotary_dims.is_multiple_of(2) {
+            if rotary_dims > hd || !rotary_dims.is_multiple_of(2) {
                 return field(
                     "rotary_dims",
-                    self.rotary_dims.to_string(),
+                    rotary_dims.to_string(),
                     format!("an even number from 2 to head_dim ({hd}), or 0 for all"),
                 );
             }
         }
         let ends = [
-            ("token_types", self.token_types > 0),
-            ("embed_norm", self.embed_norm),
-            ("head", self.head != super::Head::Lm),
-            ("embed_scale", self.embed_scale),
-            ("pos_offset", self.pos_offset > 0),
-            ("logit_softcap", self.logit_softcap > 0.0),
+            ("token_types", v.token_types.is_some()),
+            ("embed_norm", n.embed),
+            ("head", v.head != super::Head::Lm),
+            ("embed_scale", v.embed_scale),
+            ("pos_offset", p.offset > 0),
+            ("logit_softcap", v.logit_softcap.is_some_and(|c| c > 0.0)),
         ];
-        if let (None, Some((name, _))) = (self.vocab, ends.iter().find(|(_, set)| *set)) {
+        if let (None, Some((name, _))) = (v.size, ends.iter().find(|(_, set)| *set)) {
             return field(
                 name,
                 "set".into(),
@@ -217,15 +225,15 @@ impl ModelConfig {
                     .into(),
             );
         }
-        if self.head == super::Head::Pooler {
-            if self.logit_softcap > 0.0 {
+        if v.head == super::Head::Pooler {
+            if let Some(cap) = v.logit_softcap.filter(|&c| c > 0.0) {
                 return field(
                     "logit_softcap",
-                    self.logit_softcap.to_string(),
+                    cap.to_string(),
                     "0 with head pooler (there are no logits to cap)".into(),
                 );
             }
-            if !self.tied {
+            if !v.tied {
                 return field(
                     "tied",
                     "false".into(),
@@ -234,74 +242,71 @@ impl ModelConfig {
                 );
             }
         }
-        if self.norm_bias == Some(true) && self.norm != super::NormKind::LayerNorm {
+        if n.bias == Some(true) && n.kind != super::NormKind::LayerNorm {
             return field(
                 "norm_bias",
                 "true".into(),
-                format!("norm_bias with norm layernorm ({} has no β)", self.norm),
+                format!("norm_bias with norm layernorm ({} has no β)", n.kind),
             );
         }
-        if self.fused_gate_up && self.experts > 0 {
+        if self.mlp.fused_gate_up && self.mixture.is_some() {
             return field(
                 "fused_gate_up",
                 "true".into(),
                 "fused_gate_up without experts (a mixture's experts keep gate and up apart, as Mixtral's w1 and w3)".into(),
             );
         }
-        if self.encoder && self.pos_emb == PosEmb::Alibi {
+        if self.encoder && p.kind == PosEmb::Alibi {
             return field(
                 "pos_emb",
                 "alibi".into(),
                 "learned or rope in an encoder (ALiBi's m·(j − t) would reward keys ahead of the query)".into(),
             );
         }
-        if self.token_types > MAX_DIM {
+        if let Some(got) = v.token_types.filter(|&t| t > MAX_DIM) {
             return Err(ConfigError::TooLarge {
                 name: "token_types",
-                got: self.token_types,
+                got,
                 max: MAX_DIM,
             });
         }
-        if self.fused_gate_up && !self.act.is_gated() {
+        if self.mlp.fused_gate_up && !self.mlp.act.is_gated() {
             return field(
                 "fused_gate_up",
                 "true".into(),
                 "fused_gate_up with a gated MLP (act swiglu or geglu)".into(),
             );
         }
-        if self.shared_norm && !self.parallel {
+        if n.shared && !self.parallel {
             return field(
                 "shared_norm",
                 "true".into(),
                 "shared_norm with parallel (a sequential block's sublayers each read their own norm)".into(),
             );
         }
-        if self.pos_offset > MAX_DIM {
+        if p.offset > MAX_DIM {
             return Err(ConfigError::TooLarge {
                 name: "pos_offset",
-                got: self.pos_offset,
+                got: p.offset,
                 max: MAX_DIM,
             });
         }
-        if self.pos_offset > 0 && self.pos_emb != PosEmb::Learned {
+        if p.offset > 0 && p.kind != PosEmb::Learned {
             return field(
                 "pos_offset",
-                self.pos_offset.to_string(),
+                p.offset.to_string(),
                 "0 with rotary positions (an offset shifts the rows of a learned wpe)".into(),
             );
         }
-        if self.full_every > 0 && self.window == 0 {
+        if let (Some(every), None) = (a.full_every, a.window) {
             return field(
                 "full_every",
-                self.full_every.to_string(),
+                every.to_string(),
                 "0 without a window (every block attends fully already): with --window 0 add --full-every 0".into(),
             );
         }
-        for (name, got) in [
-            ("full_every", self.full_every),
-            ("query_scale", self.query_scale),
-        ] {
-            if got > MAX_DIM {
+        for (name, got) in [("full_every", a.full_every), ("query_scale", a.query_scale)] {
+            if let Some(got) = got.filter(|&g| g > MAX_DIM) {
                 return Err(ConfigError::TooLarge {
                     name,
                     got,
@@ -310,8 +315,8 @@ impl ModelConfig {
             }
         }
         for (name, cap) in [
-            ("attn_softcap", self.attn_softcap),
-            ("logit_softcap", self.logit_softcap),
+            ("attn_softcap", a.softcap.unwrap_or(0.0)),
+            ("logit_softcap", v.logit_softcap.unwrap_or(0.0)),
         ] {
             if !(cap.is_finite() && cap >= 0.0) {
                 return field(
@@ -343,21 +348,18 @@ impl ModelConfig {
             self.batch as u128,
             self.seq as u128,
             self.d_model as u128,
-            self.d_ff as u128,
+            self.mlp.d_ff as u128,
             self.layers as u128,
         );
-        let h = self.heads as u128;
-        let (a, kv) = (
-            self.attn_width() as u128,
-            (self.kv_heads * self.head_dim()) as u128,
-        );
+        let h = self.attention.heads as u128;
+        let (a, kv) = (self.attn_width() as u128, self.kv_width() as u128);
         // Saturating: a replayed log's header is not validated.
         let m = |xs: &[u128]| xs.iter().fold(1u128, |a, x| a.saturating_mul(*x));
         // Per block: q and out (d, h·hd), k and v (d, kv·hd), three (d, d_ff).
         // A mixture holds every expert's (and its router's).
         let attn = m(&[2, d, a]).saturating_add(m(&[2, d, kv]));
-        let experts = (self.experts as u128).max(1);
-        let mlp = m(&[experts, 3, d, f]).saturating_add(m(&[d, self.experts as u128]));
+        let experts = self.experts() as u128;
+        let mlp = m(&[experts.max(1), 3, d, f]).saturating_add(m(&[d, experts]));
         let mut weights = m(&[l, attn.saturating_add(mlp)]);
         // The widest activations: a fused projection's output is wider
         // than its parts (gate_up (B,T,2·d_ff), qkv (B,T,(h+2·kv)·hd)).
@@ -366,11 +368,11 @@ impl ModelConfig {
             .max(m(&[b, t, a.saturating_add(m(&[2, kv]))]))
             .max(m(&[b, t, d]));
         // From token ids: wte, wpe and an untied head, and the logits (B, T, V).
-        if let Some(v) = self.vocab {
+        if let Some(v) = self.vocab.size {
             let v = v as u128;
-            let heads = if self.tied { 1 } else { 2 };
+            let heads = if self.vocab.tied { 1 } else { 2 };
             // BERT's token types, embedding norm and pooler.
-            let ends = m(&[self.token_types as u128, d])
+            let ends = m(&[self.vocab.token_types.unwrap_or(0) as u128, d])
                 .saturating_add(m(&[d, d]))
                 .saturating_add(m(&[4, d]));
             weights = weights

@@ -87,13 +87,17 @@ pub struct Attention<T> {
 
 impl<T: Clone> Attention<T> {
     /// The projections `q_proj`, `k_proj`, `v_proj` and `out`, in `b`'s
-    /// scope, reading keys within `window` (0: every earlier key).
-    pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>, window: usize) -> Self {
+    /// scope, reading keys within `window` (`None`: every earlier key).
+    pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>, window: Option<usize>) -> Self {
         let c = b.cfg;
-        let (d, hq, kv) = (c.d_model, c.attn_width(), c.kv_heads * c.head_dim());
+        let (d, hq, kv) = (
+            c.d_model,
+            c.attn_width(),
+            c.attention.kv_heads * c.head_dim(),
+        );
         let bias = |n| c.bias.then_some(n);
         // Qwen2 gives q, k and v biases and the output projection none.
-        let qkv_bias = |n| (c.bias || c.qkv_bias).then_some(n);
+        let qkv_bias = |n| (c.bias || c.attention.qkv_bias).then_some(n);
         let std = Builder::<B>::STD;
         // The softmax-no-max fault draws q and k N(0, 1), as torch.randn.
         let qk_std = if b.arch.qk_randn { 1.0 } else { std };
@@ -105,7 +109,7 @@ impl<T: Clone> Attention<T> {
         let lin = |name: &str, shape, axes, std, bias_len| {
             Linear::new(&b.pp(name), shape, axes, std, bias_len)
         };
-        let qkv = match c.fused_qkv {
+        let qkv = match c.attention.fused_qkv {
             QkvFusion::Apart => Qkv::Apart {
                 q: lin("q_proj", (d, hq), ["d", q_axis], qk_std, qkv_bias(hq)),
                 k: lin("k_proj", (d, kv), ["d", kv_axis], qk_std, qkv_bias(kv)),
@@ -116,7 +120,7 @@ impl<T: Clone> Attention<T> {
                 let qkv = lin("qkv_proj", (d, w), ["d", "qkv"], std, qkv_bias(w));
                 Qkv::Fused {
                     qkv,
-                    split: Box::new(split_qkv(fusion, hq, kv, c.kv_heads, d)),
+                    split: Box::new(split_qkv(fusion, hq, kv, c.attention.kv_heads, d)),
                 }
             }
         };
@@ -125,21 +129,21 @@ impl<T: Clone> Attention<T> {
             o: b.arch
                 .attn_out
                 .then(|| lin("out", (hq, d), [q_axis, "d"], b.out_std(), bias(d))),
-            heads: c.heads,
-            kv_heads: c.kv_heads,
+            heads: c.attention.heads,
+            kv_heads: c.attention.kv_heads,
             head_dim: c.head_dim(),
             merge: b.arch.merge,
             mask,
-            rope: (c.pos_emb == PosEmb::Rope).then(|| {
+            rope: (c.positions.kind == PosEmb::Rope).then(|| {
                 Box::new(Op::Rope {
-                    theta: c.rope_theta,
-                    scaling: c.rope_scaling,
+                    theta: c.positions.rope_theta,
+                    scaling: c.positions.rope_scaling,
                     dims: c.rotary_dims(),
                 })
             }),
             scale: c.score_scale(),
-            alibi: c.pos_emb == PosEmb::Alibi,
-            cap: (c.attn_softcap > 0.0).then_some(c.attn_softcap),
+            alibi: c.positions.kind == PosEmb::Alibi,
+            cap: c.attention.softcap,
             softmax: if b.arch.softmax_max {
                 Op::Softmax { mask }
             } else {

@@ -58,34 +58,28 @@ impl<T: Clone> Embeddings<T> {
     /// `wte`, `wpe` (learned positions) and, untied, `lm_head.weight`; `None` without a vocabulary.
     pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>) -> Option<Self> {
         let c = b.cfg;
-        let v = c.vocab?;
+        let v = c.vocab.size?;
         let (d, std) = (c.d_model, Builder::<B>::STD);
         Some(Self {
             wte: b.param("wte", &[v, d], &["V", "d"], Init::Normal(std)),
-            wpe: (c.pos_emb == PosEmb::Learned)
+            wpe: (c.positions.kind == PosEmb::Learned)
                 .then(|| b.param("wpe", &[c.positions(), d], &["ctx", "d"], Init::Normal(std))),
-            lm_head: (!c.tied && c.head == Head::Lm)
+            lm_head: (!c.vocab.tied && c.vocab.head == Head::Lm)
                 .then(|| b.param("lm_head.weight", &[d, v], &["d", "V"], Init::Normal(std))),
-            pos_offset: c.pos_offset,
+            pos_offset: c.positions.offset,
             // √d, rounded to a 16-bit model's dtype first, as transformers
             // makes it a tensor of the embeddings' dtype.
             #[allow(clippy::cast_precision_loss)]
-            scale: c.embed_scale.then(|| match c.dtype {
+            scale: c.vocab.embed_scale.then(|| match c.dtype {
                 DType::BF16 => half::bf16::from_f64((d as f64).sqrt()).to_f64(),
                 DType::F16 => half::f16::from_f64((d as f64).sqrt()).to_f64(),
                 _ => (d as f64).sqrt(),
             }),
-            cap: (c.logit_softcap > 0.0).then_some(c.logit_softcap),
-            wtt: (c.token_types > 0).then(|| {
-                b.param(
-                    "wtt",
-                    &[c.token_types, d],
-                    &["types", "d"],
-                    Init::Normal(std),
-                )
-            }),
-            norm: c.embed_norm.then(|| Norm::new(&b.pp("ln_emb"))),
-            pooler: (c.head == Head::Pooler).then(|| {
+            cap: c.vocab.logit_softcap,
+            wtt: (c.vocab.token_types)
+                .map(|types| b.param("wtt", &[types, d], &["types", "d"], Init::Normal(std))),
+            norm: c.norms.embed.then(|| Norm::new(&b.pp("ln_emb"))),
+            pooler: (c.vocab.head == Head::Pooler).then(|| {
                 let bias = c.bias.then_some(d);
                 Linear::new(&b.pp("pooler"), (d, d), ["d", "d"], std, bias)
             }),

@@ -52,17 +52,17 @@ impl<T: Clone> Mlp<T> {
     /// `gate` (SwiGLU), `up` and `down`, in `b`'s scope.
     pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>) -> Self {
         let c = b.cfg;
-        let (d, f) = (c.d_model, c.d_ff);
+        let (d, f) = (c.d_model, c.mlp.d_ff);
         let bias = |n| c.mlp_bias().then_some(n);
         let std = Builder::<B>::STD;
         let up_bias = bias(b.arch.up_bias_len.unwrap_or(f));
-        let glu = if c.act == Act::Geglu {
+        let glu = if c.mlp.act == Act::Geglu {
             Op::GeGlu
         } else {
             Op::SwiGlu
         };
-        let fused = c.fused_gate_up && c.act.is_gated();
-        let act = match c.act {
+        let fused = c.mlp.fused_gate_up && c.mlp.act.is_gated();
+        let act = match c.mlp.act {
             _ if fused => Activation::FusedGated(glu.clone()),
             Act::Relu => Activation::Unary(Unary::Relu),
             Act::Gelu => Activation::Unary(Unary::Gelu),

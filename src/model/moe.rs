@@ -41,7 +41,9 @@ pub struct Moe<T> {
 impl<T: Clone> Moe<T> {
     /// The router and `experts` MLPs, in `b`'s scope (`blockN.moe`).
     pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>) -> Self {
-        let (d, e) = (b.cfg.d_model, b.cfg.experts);
+        // The anatomy has a moe sublayer only with a mixture.
+        let (e, k) = b.cfg.mixture.map_or((0, 0), |m| (m.experts, m.top_k));
+        let d = b.cfg.d_model;
         let router = Linear::new(&b.pp("router"), (d, e), ["d", "E"], Builder::<B>::STD, None);
         let experts = (1..=e)
             .map(|i| Mlp::new(&b.pp(&format!("expert{i}"))))
@@ -49,7 +51,7 @@ impl<T: Clone> Moe<T> {
         Self {
             router,
             experts,
-            k: b.cfg.top_k,
+            k,
             capacity: b.arch.capacity,
         }
     }

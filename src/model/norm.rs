@@ -39,16 +39,16 @@ impl<T: Clone> Norm<T> {
         let d = b.cfg.d_model;
         let has_bias = b.cfg.norm_bias();
         // Gemma's weight is the offset from 1: 0 scales by 1.
-        let one = if b.cfg.norm == NormKind::RmsNormPlusOne {
+        let one = if b.cfg.norms.kind == NormKind::RmsNormPlusOne {
             0.0
         } else {
             1.0
         };
         Self {
             op: Op::Norm {
-                kind: b.cfg.norm,
+                kind: b.cfg.norms.kind,
                 axis: b.arch.norm_axis,
-                eps: b.cfg.eps,
+                eps: b.cfg.norms.eps,
             },
             weight: b.param("weight", &[d], &["d"], Init::Const(one)),
             bias: has_bias.then(|| b.param("bias", &[d], &["d"], Init::Const(0.0))),

@@ -32,7 +32,7 @@ pub(crate) fn record<B: Backend>(
     (x0, ids): (Option<B::Tensor>, Option<&Array2<i64>>),
     watch: &Watch,
 ) -> Recorded<B::Tensor> {
-    let lm = x0.is_none() && cfg.vocab.is_some();
+    let lm = x0.is_none() && cfg.vocab.size.is_some();
     let model = if lm {
         Model::build_lm(cfg, backend, source)
     } else {

@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn a_mixture_is_weighed_per_expert_and_scaled_to_its_depth() {
         let moe = |experts, layers| crate::config::ModelConfig {
-            experts,
+            mixture: Some(crate::config::Mixture { experts, top_k: 2 }),
             layers,
             ..preset::by_name("lesson-moe").unwrap()
         };

@@ -79,12 +79,11 @@ fn sizes_that_fit_two_orders_get_a_follow_up_and_it_decides() {
 
 #[test]
 fn where_sizes_differ_they_decide_alone() {
-    let cfg = ModelConfig {
-        heads: 8,
-        kv_heads: 8,
+    let mut cfg = ModelConfig {
         d_model: 128,
         ..ModelConfig::default()
     };
+    (cfg.attention.heads, cfg.attention.kv_heads) = (8, 8);
     let t = trace(&cfg);
     let q = question(&t, "block1.attn.q");
     assert_eq!(judge(&q, "2,8,4,16"), Verdict::Right, "h=8, T=4, hd=16");

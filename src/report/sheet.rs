@@ -57,13 +57,13 @@ pub(crate) fn settings(trace: &Trace) -> Vec<(&'static str, String)> {
         ("B (batch)", c.batch.to_string()),
         ("T (seq)", c.seq.to_string()),
         ("d_model", c.d_model.to_string()),
-        ("heads", c.heads.to_string()),
-        ("kv heads", c.kv_heads.to_string()),
+        ("heads", c.attention.heads.to_string()),
+        ("kv heads", c.attention.kv_heads.to_string()),
         ("hd (d_model / heads)", c.head_dim().to_string()),
-        ("d_ff", c.d_ff.to_string()),
-        ("norm", format!("{} ({})", c.norm, c.placement)),
-        ("activation", c.act.to_string()),
-        ("positions", c.pos_emb.to_string()),
+        ("d_ff", c.mlp.d_ff.to_string()),
+        ("norm", format!("{} ({})", c.norms.kind, c.norms.placement)),
+        ("activation", c.mlp.act.to_string()),
+        ("positions", c.positions.kind.to_string()),
         ("blocks", c.layers.to_string()),
         ("dtype", c.dtype.to_string()),
         (
@@ -89,7 +89,7 @@ pub(crate) fn settings_of_log(trace: &Trace, producer: &str) -> Vec<(&'static st
         ("T (seq)", c.seq.to_string()),
         ("d_model", c.d_model.to_string()),
         ("blocks", c.layers.to_string()),
-        ("declared", format!("{}-LN", c.placement)),
+        ("declared", format!("{}-LN", c.norms.placement)),
         ("dtype", c.dtype.to_string()),
     ]
 }

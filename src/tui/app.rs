@@ -361,18 +361,18 @@ pub(crate) fn switched(cfg: &ModelConfig, action: Action) -> Option<(ModelConfig
     let mut cfg = cfg.clone();
     match action {
         Action::CycleAct => {
-            cfg.act = next_of(Act::ALL, cfg.act);
+            cfg.mlp.act = next_of(Act::ALL, cfg.mlp.act);
             Some((cfg, Switch::Activation))
         }
         Action::ToggleNorm => {
             // LayerNorm ↔ RMSNorm; Gemma's (1 + w) RMSNorm, which computes
             // what RMSNorm computes on seeded weights, turns into plain
             // RMSNorm.
-            cfg.norm = next_of(&[NormKind::LayerNorm, NormKind::RmsNorm], cfg.norm);
+            cfg.norms.kind = next_of(&[NormKind::LayerNorm, NormKind::RmsNorm], cfg.norms.kind);
             Some((cfg, Switch::Norm))
         }
         Action::TogglePlacement => {
-            cfg.placement = next_of(Placement::ALL, cfg.placement);
+            cfg.norms.placement = next_of(Placement::ALL, cfg.norms.placement);
             Some((cfg, Switch::Placement))
         }
         Action::CycleFault => {

@@ -5,6 +5,8 @@ use ratatui::crossterm::event::Event;
 use std::io;
 
 /// What wakes the event loop.
+// A reload comes once a file save; its config's size costs nothing there.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Msg {
     /// A terminal event: a key, a click, a resize.

@@ -45,8 +45,8 @@ pub const THETA: f64 = 10_000.0;
 /// Every tensor a Llama checkpoint of `cfg` holds, under prefix `r`.
 #[must_use]
 pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
-    let (d, f, hq) = (cfg.d_model, cfg.d_ff, cfg.attn_width());
-    let kv = cfg.kv_heads * cfg.head_dim();
+    let (d, f, hq) = (cfg.d_model, cfg.mlp.d_ff, cfg.attn_width());
+    let kv = cfg.attention.kv_heads * cfg.head_dim();
     let mut out = Vec::new();
     let mut push = |name: String, shape: Vec<usize>, target| {
         out.push(Expect {
@@ -68,7 +68,8 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
         let (n, s, t) = norm("input_layernorm", "ln_1");
         push(n, s, t);
         // (file name, our name, our (in, out))
-        let qkv: Vec<(&str, &str, (usize, usize))> = if cfg.fused_qkv == QkvFusion::Concat {
+        let qkv: Vec<(&str, &str, (usize, usize))> = if cfg.attention.fused_qkv == QkvFusion::Concat
+        {
             vec![("self_attn.qkv_proj", "attn.qkv_proj", (d, hq + 2 * kv))]
         } else {
             vec![
@@ -77,9 +78,9 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
                 ("self_attn.v_proj", "attn.v_proj", (d, kv)),
             ]
         };
-        let mlp: Vec<(String, String, (usize, usize))> = if cfg.experts > 0 {
-            mixture(cfg.experts, d, f)
-        } else if cfg.fused_gate_up {
+        let mlp: Vec<(String, String, (usize, usize))> = if let Some(m) = cfg.mixture {
+            mixture(m.experts, d, f)
+        } else if cfg.mlp.fused_gate_up {
             vec![
                 ("mlp.gate_up_proj".into(), "mlp.gate_up".into(), (d, 2 * f)),
                 ("mlp.down_proj".into(), "mlp.down".into(), (f, d)),
@@ -116,7 +117,7 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
             } else if file == "self_attn.o_proj" {
                 cfg.bias
             } else {
-                cfg.bias || cfg.qkv_bias
+                cfg.bias || cfg.attention.qkv_bias
             };
             if biased {
                 push(
@@ -131,7 +132,7 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
                     ("pre_feedforward_layernorm", "ln_2"),
                     ("post_feedforward_layernorm", "post_ln_2"),
                 ];
-                if cfg.placement == Placement::Sandwich {
+                if cfg.norms.placement == Placement::Sandwich {
                     for (file, ours) in sandwich {
                         let (n, s, t) = norm(file, ours);
                         push(n, s, t);
@@ -143,14 +144,14 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
             }
         }
     }
-    if cfg.final_norm {
+    if cfg.norms.final_norm {
         push(
             format!("{r}norm.weight"),
             vec![d],
             Target::Same("ln_f.weight".into()),
         );
     }
-    let v = cfg.vocab.unwrap_or(0);
+    let v = cfg.vocab.size.unwrap_or(0);
     out.extend(super::expect::ends(
         format!("{r}embed_tokens.weight"),
         "lm_head.weight",

@@ -103,8 +103,8 @@ impl Naming {
             Layout::NeoX => return super::neox::expected(&self.root, cfg),
             Layout::NanoGpt | Layout::HfConv1d => {}
         }
-        let (d, f) = (cfg.d_model, cfg.d_ff);
-        let kv = cfg.kv_heads * cfg.head_dim();
+        let (d, f) = (cfg.d_model, cfg.mlp.d_ff);
+        let kv = cfg.attention.kv_heads * cfg.head_dim();
         let nano = self.layout == Layout::NanoGpt;
         let r = &self.root;
         let mut out = Vec::new();
@@ -184,10 +184,10 @@ impl Naming {
                 }
             }
         }
-        if cfg.final_norm {
+        if cfg.norms.final_norm {
             norm(&mut push, format!("{r}ln_f"), "ln_f".into());
         }
-        let (v, ctx) = (cfg.vocab.unwrap_or(0), cfg.positions());
+        let (v, ctx) = (cfg.vocab.size.unwrap_or(0), cfg.positions());
         let table = |to| Target::Embedding {
             to,
             transposed: false,
@@ -214,7 +214,7 @@ impl Naming {
         let mut out = Vec::new();
         for e in &expected {
             let embedding = matches!(e.target, Target::Embedding { .. });
-            let check_shape = !embedding || cfg.vocab.is_some();
+            let check_shape = !embedding || cfg.vocab.size.is_some();
             match h.shape(&e.name) {
                 None if e.required => {
                     out.push(format!("missing {} {}", e.name, fmt_shape(&e.shape)));
@@ -255,22 +255,22 @@ impl Naming {
 pub fn unsupported(layout: Layout, cfg: &ModelConfig) -> Option<(String, &'static str)> {
     // Experts' names are Mixtral's (block_sparse_moe.experts.N.w1, …), in
     // a Llama-named file only.
-    if cfg.experts > 0 && layout != Layout::Llama {
+    if let Some(m) = cfg.mixture.filter(|_| layout != Layout::Llama) {
         return Some((
-            format!("experts {} (a mixture of experts)", cfg.experts),
+            format!("experts {} (a mixture of experts)", m.experts),
             "a checkpoint of dense blocks (experts 0): a mixture's experts are read from Mixtral's names only",
         ));
     }
     if layout == Layout::NeoX {
-        let what = if cfg.fused_qkv != QkvFusion::Grouped {
+        let what = if cfg.attention.fused_qkv != QkvFusion::Grouped {
             format!(
                 "fused_qkv {} is not the file's grouped query_key_value",
-                cfg.fused_qkv
+                cfg.attention.fused_qkv
             )
-        } else if cfg.act.is_gated() {
-            format!("act {} has a gate projection", cfg.act)
-        } else if cfg.norm != NormKind::LayerNorm || !cfg.norm_bias() {
-            format!("norm {} is not the file's LayerNorm with β", cfg.norm)
+        } else if cfg.mlp.act.is_gated() {
+            format!("act {} has a gate projection", cfg.mlp.act)
+        } else if cfg.norms.kind != NormKind::LayerNorm || !cfg.norm_bias() {
+            format!("norm {} is not the file's LayerNorm with β", cfg.norms.kind)
         } else {
             return None;
         };
@@ -281,9 +281,10 @@ pub fn unsupported(layout: Layout, cfg: &ModelConfig) -> Option<(String, &'stati
     }
     if layout != Layout::Llama {
         let what = cfg
+            .mlp
             .act
             .is_gated()
-            .then(|| format!("act {} has a gate projection", cfg.act));
+            .then(|| format!("act {} has a gate projection", cfg.mlp.act));
         return what.map(|w| {
             (
                 w,
@@ -293,15 +294,18 @@ pub fn unsupported(layout: Layout, cfg: &ModelConfig) -> Option<(String, &'stati
     }
     // Llama's names also hold Gemma's (GeGLU, RMSNorm · (1 + w)), Gemma
     // 2's sandwich norms and Phi-3's fused projections.
-    let what = if !cfg.act.is_gated() {
-        format!("act {} has no gate projection", cfg.act)
-    } else if cfg.norm == NormKind::LayerNorm {
-        format!("norm {} is not the file's RMSNorm", cfg.norm)
-    } else if cfg.pos_emb != PosEmb::Rope {
-        format!("positions {} are not the file's rotary ones", cfg.pos_emb)
-    } else if cfg.placement == Placement::Post || cfg.parallel {
+    let what = if !cfg.mlp.act.is_gated() {
+        format!("act {} has no gate projection", cfg.mlp.act)
+    } else if cfg.norms.kind == NormKind::LayerNorm {
+        format!("norm {} is not the file's RMSNorm", cfg.norms.kind)
+    } else if cfg.positions.kind != PosEmb::Rope {
+        format!(
+            "positions {} are not the file's rotary ones",
+            cfg.positions.kind
+        )
+    } else if cfg.norms.placement == Placement::Post || cfg.parallel {
         "a Post-LN or parallel block is not the file's pre-norm block".to_string()
-    } else if cfg.fused_qkv == QkvFusion::Grouped {
+    } else if cfg.attention.fused_qkv == QkvFusion::Grouped {
         "fused_qkv grouped is not the file's q_proj, k_proj, v_proj (or Phi-3's qkv_proj)"
             .to_string()
     } else {

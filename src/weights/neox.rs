@@ -27,8 +27,8 @@ pub const BLOCK0: &str = "layers.0.attention.query_key_value.weight";
 /// Every tensor a GPT-NeoX checkpoint of `cfg` holds, under prefix `r`.
 #[must_use]
 pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
-    let (d, f) = (cfg.d_model, cfg.d_ff);
-    let qkv = cfg.attn_width() + 2 * cfg.kv_heads * cfg.head_dim();
+    let (d, f) = (cfg.d_model, cfg.mlp.d_ff);
+    let qkv = cfg.attn_width() + 2 * cfg.attention.kv_heads * cfg.head_dim();
     let mut out = Vec::new();
     let mut push = |name: String, shape: Vec<usize>, target| {
         out.push(Expect {
@@ -84,7 +84,7 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
                     Target::Same(format!("{op}.{ours}.bias")),
                 );
             }
-            if file == "attention.dense" && !cfg.shared_norm {
+            if file == "attention.dense" && !cfg.norms.shared {
                 norm(
                     &mut push,
                     &format!("{fp}.post_attention_layernorm"),
@@ -93,10 +93,10 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
             }
         }
     }
-    if cfg.final_norm {
+    if cfg.norms.final_norm {
         norm(&mut push, &format!("{r}final_layer_norm"), "ln_f");
     }
-    let v = cfg.vocab.unwrap_or(0);
+    let v = cfg.vocab.size.unwrap_or(0);
     out.extend(super::expect::ends(
         format!("{r}embed_in.weight"),
         "embed_out.weight",

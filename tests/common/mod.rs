@@ -127,28 +127,26 @@ pub fn small_configs(faults: bool) -> impl proptest::strategy::Strategy<Value = 
                     batch: b,
                     seq: t,
                     d_model: heads * hd * 2,
-                    heads,
-                    kv_heads: kv,
-                    d_ff: heads * hd * 3,
                     layers,
-                    act: Act::ALL[act],
-                    norm: if rms {
-                        NormKind::RmsNorm
-                    } else {
-                        NormKind::LayerNorm
-                    },
-                    placement: if post {
-                        Placement::Post
-                    } else {
-                        Placement::Pre
-                    },
                     bias,
-                    final_norm: fin,
-                    pos_emb: if rope { PosEmb::Rope } else { PosEmb::Learned },
                     dtype: if f64 { DType::F64 } else { DType::F32 },
                     seed,
                     ..ModelConfig::default()
                 };
+                (c.attention.heads, c.attention.kv_heads) = (heads, kv);
+                (c.mlp.d_ff, c.mlp.act) = (heads * hd * 3, Act::ALL[act]);
+                c.norms.kind = if rms {
+                    NormKind::RmsNorm
+                } else {
+                    NormKind::LayerNorm
+                };
+                c.norms.placement = if post {
+                    Placement::Post
+                } else {
+                    Placement::Pre
+                };
+                c.norms.final_norm = fin;
+                c.positions.kind = if rope { PosEmb::Rope } else { PosEmb::Learned };
                 c.fault = fault.map(|i| Fault::ALL[i]);
                 if c.validate().is_err() {
                     c.fault = None; // a fault that would not show on this model

@@ -30,9 +30,9 @@ pub(super) fn attention(
     x: &Array2<f64>,
 ) -> Result<Array2<f64>, PlainError> {
     let p = format!("block{n}.attn");
-    let (h, kv, hd) = (cfg.heads, cfg.kv_heads, cfg.head_dim());
+    let (h, kv, hd) = (cfg.attention.heads, cfg.attention.kv_heads, cfg.head_dim());
     let (mut q, mut k, v) = projections(cfg, w, &p, x)?; // (B·T, h·hd), (B·T, kv·hd) ×2
-    if cfg.pos_emb == PosEmb::Rope {
+    if cfg.positions.kind == PosEmb::Rope {
         rotate(cfg, &mut q, h, hd);
         rotate(cfg, &mut k, kv, hd);
     }
@@ -50,19 +50,20 @@ pub(super) fn attention(
             let kh = kb.slice(s![.., g * hd..(g + 1) * hd]); // (T, hd)
             let vh = vb.slice(s![.., g * hd..(g + 1) * hd]); // (T, hd)
             for tq in 0..t {
-                let reads = |j: usize| cfg.encoder || (j <= tq && (window == 0 || j + window > tq));
+                let reads =
+                    |j: usize| cfg.encoder || (j <= tq && window.is_none_or(|w| j + w > tq));
                 let keys: Vec<usize> = (0..t).filter(|&j| reads(j)).collect();
                 let scores: Vec<f64> = keys
                     .iter()
                     .map(|&j| {
                         let mut s = qh.row(tq).dot(&kh.row(j)) * scale;
-                        if cfg.pos_emb == PosEmb::Alibi {
+                        if cfg.positions.kind == PosEmb::Alibi {
                             #[allow(clippy::cast_precision_loss)]
                             let back = j as f64 - tq as f64;
                             s += slope * back;
                         }
-                        if cfg.attn_softcap > 0.0 {
-                            s = cfg.attn_softcap * (s / cfg.attn_softcap).tanh();
+                        if let Some(c) = cfg.attention.softcap {
+                            s = c * (s / c).tanh();
                         }
                         s
                     })
@@ -87,14 +88,14 @@ type Qkv = (Array2<f64>, Array2<f64>, Array2<f64>);
 /// of one fused `qkv_proj`, `[q; k; v]` (concat) or `[q_g; k_g; v_g]` for
 /// each K/V group g (grouped).
 fn projections(cfg: &ModelConfig, w: &Params, p: &str, x: &Array2<f64>) -> Result<Qkv, PlainError> {
-    let (h, kv, hd) = (cfg.heads, cfg.kv_heads, cfg.head_dim());
-    if cfg.fused_qkv == QkvFusion::Apart {
+    let (h, kv, hd) = (cfg.attention.heads, cfg.attention.kv_heads, cfg.head_dim());
+    if cfg.attention.fused_qkv == QkvFusion::Apart {
         let one = |name: &str| linear(w, &format!("{p}.{name}"), x);
         return Ok((one("q_proj")?, one("k_proj")?, one("v_proj")?));
     }
     let all = linear(w, &format!("{p}.qkv_proj"), x)?; // (B·T, (h + 2kv)·hd)
     // Each group's q, k and v columns, `groups` groups side by side.
-    let (groups, qw) = match cfg.fused_qkv {
+    let (groups, qw) = match cfg.attention.fused_qkv {
         QkvFusion::Grouped => (kv, h / kv * hd),
         _ => (1, h * hd),
     };
@@ -138,8 +139,8 @@ fn rotate(cfg: &ModelConfig, x: &mut Array2<f64>, heads: usize, hd: usize) {
 /// divided by the factor (linear), or Llama 3's blend by wavelength.
 fn frequency(cfg: &ModelConfig, i: usize, r: usize) -> f64 {
     #[allow(clippy::cast_precision_loss)]
-    let base = cfg.rope_theta.powf(-2.0 * i as f64 / r as f64);
-    match cfg.rope_scaling {
+    let base = cfg.positions.rope_theta.powf(-2.0 * i as f64 / r as f64);
+    match cfg.positions.rope_scaling {
         None => base,
         Some(RopeScaling::Linear { factor }) => base / factor,
         Some(RopeScaling::Llama3 {

@@ -24,9 +24,9 @@ pub(super) fn sublayer(
     block: &str,
     x: &Array2<f64>,
 ) -> Result<Array2<f64>, PlainError> {
-    if cfg.experts == 0 {
+    let Some(mixture) = cfg.mixture else {
         return mlp(cfg, w, &format!("{block}.mlp"), x);
-    }
+    };
     let p = format!("{block}.moe");
     let logits = linear(w, &format!("{p}.router"), x)?; // (n, E)
     let mut y = Array2::zeros(x.raw_dim()); // (n, d)
@@ -38,7 +38,7 @@ pub(super) fn sublayer(
         // The k most probable experts, best first; equal ones by index.
         let mut order: Vec<usize> = (0..probs.len()).collect();
         order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]).then(a.cmp(&b)));
-        let chosen = &order[..cfg.top_k.min(order.len())];
+        let chosen = &order[..mixture.top_k.min(order.len())];
         let sum: f64 = chosen.iter().map(|&e| probs[e]).sum();
         let token = x.slice(s![i..=i, ..]).to_owned(); // (1, d)
         for &e in chosen {
@@ -52,9 +52,9 @@ pub(super) fn sublayer(
 
 /// The MLP in scope `p` (`blockN.mlp`, `blockN.moe.expertE`) on x (n, d).
 fn mlp(cfg: &ModelConfig, w: &Params, p: &str, x: &Array2<f64>) -> Result<Array2<f64>, PlainError> {
-    let hidden = match cfg.act {
+    let hidden = match cfg.mlp.act {
         Act::Swiglu | Act::Geglu => {
-            let (g, u) = if cfg.fused_gate_up {
+            let (g, u) = if cfg.mlp.fused_gate_up {
                 let gu = linear(w, &format!("{p}.gate_up"), x)?; // (n, 2·ff)
                 let ff = gu.ncols() / 2;
                 let g = gu.slice(s![.., ..ff]).to_owned();
@@ -65,7 +65,7 @@ fn mlp(cfg: &ModelConfig, w: &Params, p: &str, x: &Array2<f64>) -> Result<Array2
                     linear(w, &format!("{p}.up"), x)?,   // (n, ff)
                 )
             };
-            let act = if cfg.act == Act::Swiglu {
+            let act = if cfg.mlp.act == Act::Swiglu {
                 silu
             } else {
                 gelu_tanh

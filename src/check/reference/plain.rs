@@ -146,7 +146,7 @@ pub(super) fn outputs<'c>(cfg: &ModelConfig, caps: &'c [Capture]) -> Vec<&'c Cap
             caps.iter().rev().find(|c| c.path.starts_with(&prefix))
         })
         .collect();
-    if cfg.final_norm {
+    if cfg.norms.final_norm {
         let ln_f = caps
             .iter()
             .rev()

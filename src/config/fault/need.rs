@@ -51,23 +51,23 @@ impl Need {
     #[must_use]
     pub fn met(self, cfg: &ModelConfig) -> bool {
         match self {
-            Need::Experts => cfg.experts >= 2,
-            Need::TopKBelowExperts => cfg.top_k < cfg.experts,
-            Need::DenseMlp => cfg.experts == 0,
+            Need::Experts => cfg.experts() >= 2,
+            Need::TopKBelowExperts => cfg.mixture.is_some_and(|m| m.top_k < m.experts),
+            Need::DenseMlp => cfg.mixture.is_none(),
             Need::Bias => cfg.bias,
-            Need::WideFf => cfg.d_ff != cfg.d_model,
+            Need::WideFf => cfg.mlp.d_ff != cfg.d_model,
             Need::Layers2 => cfg.layers >= 2,
-            Need::Heads2 => cfg.heads >= 2,
+            Need::Heads2 => cfg.attention.heads >= 2,
             Need::Seq2 => cfg.seq >= 2,
             Need::Batch2 => cfg.batch >= 2,
             Need::Decoder => !cfg.encoder,
-            Need::ElementwiseAct => !cfg.act.is_gated(),
-            Need::PreLn => cfg.placement == Placement::Pre,
+            Need::ElementwiseAct => !cfg.mlp.act.is_gated(),
+            Need::PreLn => cfg.norms.placement == Placement::Pre,
             Need::Sequential => !cfg.parallel,
             Need::NotF64 => cfg.dtype != DType::F64,
             Need::Half => cfg.dtype.is_half(),
-            Need::Window => cfg.window_at(1) > 0 && cfg.window < cfg.seq,
-            Need::Window2 => cfg.window >= 2,
+            Need::Window => cfg.window_at(1).is_some_and(|w| w < cfg.seq),
+            Need::Window2 => cfg.attention.window.is_some_and(|w| w >= 2),
         }
     }
 

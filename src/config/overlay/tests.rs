@@ -5,7 +5,8 @@
 use super::Overlay;
 use crate::config::preset::lesson;
 use crate::config::{
-    Act, DType, Fault, Head, ModelConfig, NormKind, Placement, PosEmb, QkvFusion, RopeScaling,
+    Act, Attention, DType, Fault, Head, Mixture, Mlp, ModelConfig, NormKind, Norms, Placement,
+    PosEmb, Positions, QkvFusion, RopeScaling, Vocab,
 };
 use clap::{Args, FromArgMatches};
 
@@ -17,46 +18,58 @@ fn every_field_changed() -> ModelConfig {
         batch: 3,
         seq: 5,
         d_model: 48,
-        heads: 6,
-        head_dim: 12,
-        kv_heads: 2,
-        d_ff: 96,
         layers: 3,
-        act: Act::Swiglu,
-        norm: NormKind::RmsNorm,
-        placement: Placement::Post,
         bias: false,
-        qkv_bias: true,
-        mlp_bias: Some(true),
-        encoder: true,
         parallel: true,
-        fused_qkv: QkvFusion::Grouped,
-        fused_gate_up: true,
-        shared_norm: true,
-        norm_bias: Some(false),
-        final_norm: true,
-        vocab: Some(11),
-        context: 8,
-        tied: false,
-        pos_emb: PosEmb::Rope,
-        token_types: 2,
-        embed_norm: true,
-        head: Head::Pooler,
-        pos_offset: 2,
-        embed_scale: true,
-        rotary_dims: 4,
-        rope_theta: 500.0,
-        rope_scaling: Some(RopeScaling::Linear { factor: 2.0 }),
-        window: 3,
-        full_every: 2,
-        query_scale: 7,
-        attn_softcap: 50.0,
-        logit_softcap: 30.0,
-        experts: 5,
-        top_k: 3,
+        encoder: true,
+        attention: Attention {
+            heads: 6,
+            head_dim: Some(12),
+            kv_heads: 2,
+            qkv_bias: true,
+            fused_qkv: QkvFusion::Grouped,
+            window: Some(3),
+            full_every: Some(2),
+            query_scale: Some(7),
+            softcap: Some(50.0),
+        },
+        mlp: Mlp {
+            d_ff: 96,
+            act: Act::Swiglu,
+            bias: Some(true),
+            fused_gate_up: true,
+        },
+        mixture: Some(Mixture {
+            experts: 5,
+            top_k: 3,
+        }),
+        norms: Norms {
+            kind: NormKind::RmsNorm,
+            placement: Placement::Post,
+            bias: Some(false),
+            final_norm: true,
+            shared: true,
+            embed: true,
+            eps: 1e-6,
+        },
+        positions: Positions {
+            kind: PosEmb::Rope,
+            context: Some(8),
+            offset: 2,
+            rotary_dims: Some(4),
+            rope_theta: 500.0,
+            rope_scaling: Some(RopeScaling::Linear { factor: 2.0 }),
+        },
+        vocab: Vocab {
+            size: Some(11),
+            tied: false,
+            token_types: Some(2),
+            embed_scale: true,
+            head: Head::Pooler,
+            logit_softcap: Some(30.0),
+        },
         dtype: DType::F64,
         seed: 9,
-        eps: 1e-6,
         fault: Some(Fault::NoCausalMask),
     }
 }
@@ -97,7 +110,7 @@ fn the_name_is_laid_on_the_preset_and_vocab_0_removes_the_vocabulary() {
     };
     o.apply(&mut cfg);
     assert_eq!(
-        (cfg.preset.as_str(), cfg.vocab),
+        (cfg.preset.as_str(), cfg.vocab.size),
         ("llama (config.json)", None)
     );
 }

@@ -3,7 +3,7 @@
 
 use super::{Column, CountQuestion, Value};
 use crate::budget::{Budget, thousands};
-use crate::config::{Act, ModelConfig};
+use crate::config::{Act, Mlp, ModelConfig};
 
 /// The row of `b` named `path`, counted.
 fn row(b: &Budget, path: &str) -> u64 {
@@ -33,8 +33,8 @@ pub fn questions(ours: &Budget, gpt2: &Budget) -> Vec<CountQuestion> {
 
 fn mlp(b: &Budget) -> CountQuestion {
     let c = &b.config;
-    let (d, f) = (c.d_model, c.d_ff);
-    let gated = c.act.is_gated();
+    let (d, f) = (c.d_model, c.mlp.d_ff);
+    let gated = c.mlp.act.is_gated();
     let one = row(b, "block.mlp.up.weight");
     let mut mistakes = vec![(
         Value::Count(one),
@@ -45,8 +45,11 @@ fn mlp(b: &Budget) -> CountQuestion {
         ),
     )];
     let other = ModelConfig {
-        act: if gated { c.act } else { Act::Swiglu },
-        d_ff: if gated { 4 * d } else { f },
+        mlp: Mlp {
+            act: if gated { c.mlp.act } else { Act::Swiglu },
+            d_ff: if gated { 4 * d } else { f },
+            ..c.mlp.clone()
+        },
         ..c.clone()
     };
     if let Some(o) = of(&other) {
@@ -58,7 +61,7 @@ fn mlp(b: &Budget) -> CountQuestion {
         } else {
             format!(
                 "three matrices, as SwiGLU at d_ff = {f} (3·d·d_ff); this MLP ({}) has two",
-                c.act
+                c.mlp.act
             )
         };
         mistakes.push((
@@ -87,10 +90,10 @@ fn mlp(b: &Budget) -> CountQuestion {
 
 fn swiglu_matched(b: &Budget) -> Option<CountQuestion> {
     let c = &b.config;
-    if c.act.is_gated() {
+    if c.mlp.act.is_gated() {
         return None;
     }
-    let (d, f) = (c.d_model, c.d_ff);
+    let (d, f) = (c.d_model, c.mlp.d_ff);
     #[allow(
         clippy::cast_precision_loss,
         clippy::cast_possible_truncation,
@@ -98,8 +101,11 @@ fn swiglu_matched(b: &Budget) -> Option<CountQuestion> {
     )]
     let matched = ((2.0 * f as f64) / 3.0).round().max(1.0) as usize;
     let swiglu = |d_ff| ModelConfig {
-        act: Act::Swiglu,
-        d_ff,
+        mlp: Mlp {
+            act: Act::Swiglu,
+            d_ff,
+            ..c.mlp.clone()
+        },
         ..c.clone()
     };
     let truth = of(&swiglu(matched))?.block.mlp_weights;
@@ -158,7 +164,7 @@ fn gpt2_questions(g: &Budget) -> Vec<CountQuestion> {
             thousands(g.non_embedding.minus_position)
         ),
     )];
-    if g.config.tied && wte > 0 {
+    if g.config.vocab.tied && wte > 0 {
         let head = g.total + wte;
         total.push((
             Value::Count(head),

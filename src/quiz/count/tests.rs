@@ -57,11 +57,8 @@ fn the_lesson_mistakes_are_named_and_the_truth_is_right() {
 
 #[test]
 fn a_swiglu_model_counts_three_matrices_and_names_the_kept_width() {
-    let cfg = ModelConfig {
-        act: Act::Swiglu,
-        d_ff: 171,
-        ..ModelConfig::default()
-    };
+    let mut cfg = ModelConfig::default();
+    (cfg.mlp.act, cfg.mlp.d_ff) = (Act::Swiglu, 171);
     let ours = Budget::of(&cfg).unwrap();
     let qs = questions(&ours, &ours);
     assert_eq!(qs[0].judge("32,832"), Ok(CountVerdict::Right));

@@ -167,7 +167,7 @@ fn chart(b: &Budget, c: &Curves) -> String {
     if let Some(t) = c.cross.filter(|t| *t >= 1.0) {
         let (px, _) = at(t.log10(), y_min);
         #[allow(clippy::cast_precision_loss)]
-        let is_dff = (t - b.config.d_ff as f64).abs() < 0.5;
+        let is_dff = (t - b.config.mlp.d_ff as f64).abs() < 0.5;
         let label = if is_dff {
             format!("T* = {t:.0} = d_ff")
         } else {

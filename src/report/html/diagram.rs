@@ -115,7 +115,7 @@ pub fn formula(a: &Anatomy) -> Vec<String> {
 #[must_use]
 pub fn figure(trace: &Trace, tag: &str) -> String {
     let a = &trace.anatomy;
-    let norm = trace.config.norm.to_string();
+    let norm = trace.config.norms.kind.to_string();
     let mut s = String::new();
     let mut y = 30;
     let _ = write!(
@@ -235,7 +235,7 @@ pub fn figure(trace: &Trace, tag: &str) -> String {
             y += 12;
         }
     }
-    if trace.config.final_norm {
+    if trace.config.norms.final_norm {
         let ny = y + BOX_H / 2;
         boxed(&mut s, STREAM_X, ny, "ln_f (final)", "norm stream-norm");
         let _ = write!(

@@ -42,9 +42,9 @@ impl App {
             }
             A::Select(i) if i < self.rows() => self.goto(i),
             // A replayed log's header may say 0 heads: one is shown.
-            A::NextHead => self.head = (self.head + 1) % self.cfg().heads.max(1),
+            A::NextHead => self.head = (self.head + 1) % self.cfg().attention.heads.max(1),
             A::PrevHead => {
-                let n = self.cfg().heads.max(1);
+                let n = self.cfg().attention.heads.max(1);
                 self.head = (self.head + n - 1) % n;
             }
             A::ScrollLeft => self.col = self.col.saturating_sub(SCROLL),

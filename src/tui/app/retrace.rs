@@ -38,9 +38,9 @@ impl Switch {
     /// The setting's new value in `cfg`, as shown, e.g. `relu`.
     pub(super) fn value(self, cfg: &ModelConfig) -> String {
         match self {
-            Switch::Activation => cfg.act.to_string(),
-            Switch::Norm => cfg.norm.to_string(),
-            Switch::Placement => cfg.placement.to_string(),
+            Switch::Activation => cfg.mlp.act.to_string(),
+            Switch::Norm => cfg.norms.kind.to_string(),
+            Switch::Placement => cfg.norms.placement.to_string(),
             Switch::Fault => cfg
                 .fault
                 .map_or_else(|| "none".to_string(), |f| f.to_string()),

@@ -110,7 +110,7 @@ pub fn render(app: &App, b: &Budget, area: Rect, buf: &mut Buffer) {
         match cross {
             #[allow(clippy::cast_precision_loss)]
             Some(x) if b.config.encoder => note("chart-cross-encoder", x),
-            Some(x) if (x - b.config.d_ff as f64).abs() < 0.5 => note("chart-cross-d-ff", x),
+            Some(x) if (x - b.config.mlp.d_ff as f64).abs() < 0.5 => note("chart-cross-d-ff", x),
             Some(x) => note("chart-cross", x),
             None => app.t("chart-cross-none"),
         },

@@ -60,7 +60,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let from = if !e.inputs.is_empty() {
                 e.inputs.join(", ")
             } else if e.op == crate::trace::OpKind::Tokens {
-                match (&app.given.req.tokens, app.run.trace.config.vocab) {
+                match (&app.given.req.tokens, app.run.trace.config.vocab.size) {
                     // A log keeps the ids' stats, not the ids.
                     _ if app.source.is_some() => app.t("ui-from-log-ids"),
                     (Some(_), _) => app.t("ui-from-given-ids"),

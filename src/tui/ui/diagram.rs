@@ -184,10 +184,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         if types {
             top.extend([raw("+".into()), e("wtt")]);
         }
-        if types || trace.config.embed_norm {
+        if types || trace.config.norms.embed {
             lines.push(Line::from(top));
             top = vec![raw("     ".into())];
-            if trace.config.embed_norm {
+            if trace.config.norms.embed {
                 top.push(raw("─▶ LN ".into()));
             }
         }
@@ -294,7 +294,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     }
     if lm {
         let mut bottom = vec![raw(" x ─▶".into())];
-        if trace.config.final_norm {
+        if trace.config.norms.final_norm {
             bottom.extend([e("ln_f"), raw("─▶".into())]);
         }
         if trace.get("pooled").is_some() {

@@ -25,22 +25,23 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     };
     // Full names when they fit, short ones otherwise: [B, T, d_model, heads, kv, d_ff, layers].
     let line = |names: [&str; 7], gap: &str| {
-        let mut kv = if c.kv_heads == c.heads {
+        let a = &c.attention;
+        let mut kv = if a.kv_heads == a.heads {
             String::new()
         } else {
-            format!(" {}={}", names[4], c.kv_heads)
+            format!(" {}={}", names[4], a.kv_heads)
         };
         // A head width apart from d / h and a sliding window, when set.
-        if c.head_dim > 0 {
-            kv.push_str(&format!(" hd={}", c.head_dim));
+        if let Some(hd) = a.head_dim {
+            kv.push_str(&format!(" hd={hd}"));
         }
-        if c.window > 0 {
-            kv.push_str(&format!(" window={}", c.window));
+        if let Some(window) = a.window {
+            kv.push_str(&format!(" window={window}"));
         }
         // A mixture of experts: each token's MLP is k of E.
         let mut ff = String::new();
-        if c.experts > 0 {
-            let experts = Why::new("ui-experts").arg("k", c.top_k).arg("E", c.experts);
+        if let Some(m) = c.mixture {
+            let experts = Why::new("ui-experts").arg("k", m.top_k).arg("E", m.experts);
             ff = format!(" {}", app.tr(&experts));
         }
         format!(
@@ -52,14 +53,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             names[2],
             c.d_model,
             names[3],
-            c.heads,
+            c.attention.heads,
             names[5],
-            c.d_ff,
+            c.mlp.d_ff,
             names[6],
             c.layers,
-            c.act,
-            c.norm,
-            c.placement,
+            c.mlp.act,
+            c.norms.kind,
+            c.norms.placement,
             c.dtype,
             origin,
         )
@@ -75,7 +76,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .arg("T", c.seq)
             .arg("d", c.d_model)
             .arg("blocks", c.layers)
-            .arg("placement", c.placement.to_string())
+            .arg("placement", c.norms.placement.to_string())
             .arg("dtype", c.dtype.to_string())
             .arg("producer", escaped(producer).to_string());
         format!(" {}", app.tr(&foreign))

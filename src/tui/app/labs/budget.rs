@@ -64,7 +64,7 @@ impl Field {
     pub fn set(self, cfg: &mut ModelConfig, text: &str) -> Result<(), String> {
         let text = text.trim();
         if self == Field::Act {
-            cfg.act = text
+            cfg.mlp.act = text
                 .parse()
                 .map_err(|e: crate::config::names::UnknownName| e.to_string())?;
             return Ok(());
@@ -76,8 +76,8 @@ impl Field {
             .ok_or_else(|| format!("{} = '{text}' is not a whole number ≥ 1", self.name()))?;
         match self {
             Field::DModel => cfg.d_model = v,
-            Field::DFf => cfg.d_ff = v,
-            Field::Heads => (cfg.heads, cfg.kv_heads) = (v, v),
+            Field::DFf => cfg.mlp.d_ff = v,
+            Field::Heads => (cfg.attention.heads, cfg.attention.kv_heads) = (v, v),
             Field::Layers => cfg.layers = v,
             Field::Seq => cfg.seq = v,
             Field::Act => {}
@@ -90,11 +90,11 @@ impl Field {
     pub fn value(self, cfg: &ModelConfig) -> String {
         match self {
             Field::DModel => cfg.d_model.to_string(),
-            Field::DFf => cfg.d_ff.to_string(),
-            Field::Heads => cfg.heads.to_string(),
+            Field::DFf => cfg.mlp.d_ff.to_string(),
+            Field::Heads => cfg.attention.heads.to_string(),
             Field::Layers => cfg.layers.to_string(),
             Field::Seq => cfg.seq.to_string(),
-            Field::Act => cfg.act.to_string(),
+            Field::Act => cfg.mlp.act.to_string(),
         }
     }
 }
@@ -161,31 +161,31 @@ impl Labs {
         match (field, up) {
             (Field::DModel, true) => next.d_model += step_size(next.d_model),
             (Field::DModel, false) => next.d_model -= step_size(next.d_model).min(next.d_model - 1),
-            (Field::DFf, true) => next.d_ff += step_size(next.d_ff),
-            (Field::DFf, false) => next.d_ff -= step_size(next.d_ff).min(next.d_ff - 1),
+            (Field::DFf, true) => next.mlp.d_ff += step_size(next.mlp.d_ff),
+            (Field::DFf, false) => next.mlp.d_ff -= step_size(next.mlp.d_ff).min(next.mlp.d_ff - 1),
             (Field::Heads, true) => {
-                next.heads = divisors
+                next.attention.heads = divisors
                     .iter()
                     .copied()
-                    .find(|&k| k > next.heads)
-                    .unwrap_or(next.heads)
+                    .find(|&k| k > next.attention.heads)
+                    .unwrap_or(next.attention.heads)
             }
             (Field::Heads, false) => {
-                next.heads = divisors
+                next.attention.heads = divisors
                     .iter()
                     .rev()
                     .copied()
-                    .find(|&k| k < next.heads)
-                    .unwrap_or(next.heads)
+                    .find(|&k| k < next.attention.heads)
+                    .unwrap_or(next.attention.heads)
             }
             (Field::Layers, true) => next.layers += 1,
             (Field::Layers, false) => next.layers = (next.layers - 1).max(1),
             (Field::Seq, true) => next.seq *= 2,
             (Field::Seq, false) => next.seq = (next.seq / 2).max(1),
-            (Field::Act, _) => next.act = super::super::next_of(Act::ALL, next.act),
+            (Field::Act, _) => next.mlp.act = super::super::next_of(Act::ALL, next.mlp.act),
         }
         if field == Field::Heads {
-            next.kv_heads = next.heads;
+            next.attention.kv_heads = next.attention.heads;
         }
         lab.error = set_budget(lab, next).err();
     }
@@ -193,8 +193,8 @@ impl Labs {
 
 /// Recounts the lab's budget for `next`, keeping the old one if it is invalid.
 pub(super) fn set_budget(lab: &mut BudgetLab, mut next: ModelConfig) -> Result<(), String> {
-    if next.context != 0 && next.seq > next.context {
-        next.context = next.seq;
+    if next.positions.context.is_some_and(|c| next.seq > c) {
+        next.positions.context = Some(next.seq);
     }
     let b = Budget::of(&next).map_err(|e| e.to_string())?;
     lab.cfg = next;

@@ -13,8 +13,8 @@ use crate::trace::Trace;
 pub struct Reach {
     /// The anatomy's mask.
     pub mask: Mask,
-    /// The sliding window's width, 0 for none.
-    pub window: usize,
+    /// The sliding window's width, `None` for none.
+    pub window: Option<usize>,
 }
 
 impl Reach {
@@ -40,7 +40,7 @@ impl Reach {
             return j < keys;
         }
         let end = (t + 1).min(keys);
-        j < end && (self.window == 0 || j + self.window >= end)
+        j < end && self.window.is_none_or(|w| j + w >= end)
     }
 }
 
@@ -59,19 +59,22 @@ mod tests {
     fn a_causal_mask_reads_up_to_the_query_and_a_window_back() {
         let causal = Reach {
             mask: Mask::Causal,
-            window: 0,
+            window: None,
         };
         let rows: Vec<String> = (0..4).map(|t| row(causal, t)).collect();
         assert_eq!(rows, ["x...", "xx..", "xxx.", "xxxx"]);
         let window = Reach {
             mask: Mask::Causal,
-            window: 2,
+            window: Some(2),
         };
         let rows: Vec<String> = (0..4).map(|t| row(window, t)).collect();
         assert_eq!(rows, ["x...", "xx..", ".xx.", "..xx"]);
         // A two-way mask, or none by mistake, hides nothing.
         for mask in [Mask::TwoWay, Mask::None] {
-            let r = Reach { mask, window: 2 };
+            let r = Reach {
+                mask,
+                window: Some(2),
+            };
             assert!(!r.masks());
             assert!((0..4).all(|t| row(r, t) == "xxxx"), "{mask:?}");
         }
@@ -87,7 +90,7 @@ mod tests {
             Reach::at(&causal, 1),
             Reach {
                 mask: Mask::Causal,
-                window: 0
+                window: None
             }
         );
         cfg.fault = Some(crate::config::Fault::NoCausalMask);
@@ -98,15 +101,15 @@ mod tests {
         // The window the model built, not the one its config declares: a
         // window fault's heatmap marks what the model read.
         cfg.fault = None;
-        cfg.window = 2;
+        cfg.attention.window = Some(2);
         let traced = |cfg: &crate::ModelConfig| {
             let t = crate::trace_request(cfg, &crate::Request::shapes());
             Reach::at(&t.unwrap().trace, 1).window
         };
-        assert_eq!(traced(&cfg), 2);
+        assert_eq!(traced(&cfg), Some(2));
         cfg.fault = Some(crate::config::Fault::NoSlidingWindow);
-        assert_eq!(traced(&cfg), 0);
+        assert_eq!(traced(&cfg), None);
         cfg.fault = Some(crate::config::Fault::WindowOffByOne);
-        assert_eq!(traced(&cfg), 1);
+        assert_eq!(traced(&cfg), Some(1));
     }
 }

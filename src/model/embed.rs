@@ -27,7 +27,7 @@ use super::Builder;
 use super::linear::Linear;
 use super::norm::Norm;
 use crate::config::{DType, Head, PosEmb};
-use crate::ops::{Backend, Init, Op};
+use crate::ops::{Axis, Backend, Init, Op};
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// The vocabulary-sized weights of a GPT-style model.
@@ -60,11 +60,28 @@ impl<T: Clone> Embeddings<T> {
         let v = c.vocab?;
         let (d, std) = (c.d_model, Builder::<B>::STD);
         Some(Self {
-            wte: b.param("wte", &[v, d], &["V", "d"], Init::Normal(std)),
-            wpe: (c.pos_emb == PosEmb::Learned)
-                .then(|| b.param("wpe", &[c.positions(), d], &["ctx", "d"], Init::Normal(std))),
-            lm_head: (!c.tied && c.head == Head::Lm)
-                .then(|| b.param("lm_head.weight", &[d, v], &["d", "V"], Init::Normal(std))),
+            wte: b.param(
+                "wte",
+                &[v, d],
+                &[Axis::Vocab, Axis::Model],
+                Init::Normal(std),
+            ),
+            wpe: (c.pos_emb == PosEmb::Learned).then(|| {
+                b.param(
+                    "wpe",
+                    &[c.positions(), d],
+                    &[Axis::Context, Axis::Model],
+                    Init::Normal(std),
+                )
+            }),
+            lm_head: (!c.tied && c.head == Head::Lm).then(|| {
+                b.param(
+                    "lm_head.weight",
+                    &[d, v],
+                    &[Axis::Model, Axis::Vocab],
+                    Init::Normal(std),
+                )
+            }),
             pos_offset: c.pos_offset,
             // √d, rounded to a 16-bit model's dtype first, as transformers
             // makes it a tensor of the embeddings' dtype.
@@ -79,14 +96,20 @@ impl<T: Clone> Embeddings<T> {
                 b.param(
                     "wtt",
                     &[c.token_types, d],
-                    &["types", "d"],
+                    &[Axis::TokenTypes, Axis::Model],
                     Init::Normal(std),
                 )
             }),
             norm: c.embed_norm.then(|| Norm::new(&b.pp("ln_emb"))),
             pooler: (c.head == Head::Pooler).then(|| {
                 let bias = c.bias.then_some(d);
-                Linear::new(&b.pp("pooler"), (d, d), ["d", "d"], std, bias)
+                Linear::new(
+                    &b.pp("pooler"),
+                    (d, d),
+                    [Axis::Model, Axis::Model],
+                    std,
+                    bias,
+                )
             }),
         })
     }

@@ -22,7 +22,7 @@
 use super::Builder;
 use super::linear::Linear;
 use super::mlp::Mlp;
-use crate::ops::{Backend, Op};
+use crate::ops::{Axis, Backend, Op};
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// The router and the experts.
@@ -41,7 +41,13 @@ impl<T: Clone> Moe<T> {
     /// The router and `experts` MLPs, in `b`'s scope (`blockN.moe`).
     pub fn new<B: Backend<Tensor = T>>(b: &Builder<B>) -> Self {
         let (d, e) = (b.cfg.d_model, b.cfg.experts);
-        let router = Linear::new(&b.pp("router"), (d, e), ["d", "E"], Builder::<B>::STD, None);
+        let router = Linear::new(
+            &b.pp("router"),
+            (d, e),
+            [Axis::Model, Axis::Experts],
+            Builder::<B>::STD,
+            None,
+        );
         let experts = (1..=e)
             .map(|i| Mlp::new(&b.pp(&format!("expert{i}"))))
             .collect();

@@ -3,6 +3,7 @@
 
 use crate::config::DType;
 use crate::ops::{OpKind, Shape};
+use crate::shape::Axis;
 use crate::trace::hooks::Hooks;
 
 /// An activation: the path of the event that produced it, its shape and
@@ -13,8 +14,8 @@ pub struct Val<T> {
     pub path: String,
     /// Its size along each axis, e.g. `[2, 4, 4, 16]`.
     pub shape: Shape,
-    /// Axis names, one per axis, e.g. `["B","h","T","hd"]`.
-    pub axes: Vec<String>,
+    /// Axis names, one per axis, e.g. (B, h, T, hd).
+    pub axes: Vec<Axis>,
     /// Its element type: the stream's, f32 inside a 16-bit model's norm or
     /// softmax, i64 for the token ids.
     pub dtype: DType,
@@ -26,7 +27,7 @@ pub struct Val<T> {
 
 impl<T> Val<T> {
     /// The activation `t` of `shape` and `dtype` at `path`.
-    pub fn new(path: String, shape: Shape, axes: Vec<String>, dtype: DType, t: T) -> Self {
+    pub fn new(path: String, shape: Shape, axes: Vec<Axis>, dtype: DType, t: T) -> Self {
         Self {
             path,
             shape,
@@ -37,7 +38,7 @@ impl<T> Val<T> {
     }
 
     /// A fused group's step the backend never built.
-    pub(crate) fn unbuilt(path: String, shape: Shape, axes: Vec<String>, dtype: DType) -> Self {
+    pub(crate) fn unbuilt(path: String, shape: Shape, axes: Vec<Axis>, dtype: DType) -> Self {
         Self {
             path,
             shape,
@@ -77,8 +78,8 @@ pub struct Param<T> {
     pub name: String,
     /// The tensor: values (numeric) or only a shape (shape-only).
     pub t: T,
-    /// Axis names, one per axis, e.g. `["d","d"]` for (d_model, d_model).
-    pub axes: Vec<String>,
+    /// Axis names, one per axis, e.g. (d, d) for (d_model, d_model).
+    pub axes: Vec<Axis>,
 }
 
 /// An operand of an op: an activation or a parameter.
@@ -106,7 +107,7 @@ impl<T> In<'_, T> {
         }
     }
 
-    pub(crate) fn axes(&self) -> &[String] {
+    pub(crate) fn axes(&self) -> &[Axis] {
         match self {
             In::Act(v) => &v.axes,
             In::Param(p) => &p.axes,
@@ -134,8 +135,8 @@ pub struct Capture {
     pub op: OpKind,
     /// Its size along each axis.
     pub shape: Shape,
-    /// Axis names, one per axis, e.g. `["B","h","Tq","Tk"]`.
-    pub axes: Vec<String>,
+    /// Axis names, one per axis, e.g. (B, h, Tq, Tk).
+    pub axes: Vec<Axis>,
     /// Every value, row-major, widened to f64.
     pub values: Vec<f64>,
 }

@@ -19,7 +19,7 @@ fn capture(path: &str, values: Vec<f64>) -> Capture {
         path: path.to_string(),
         op: crate::ops::OpKind::Add,
         shape: vec![values.len()],
-        axes: vec!["d".to_string()],
+        axes: vec!["d".into()],
         values,
     }
 }

@@ -151,12 +151,18 @@ impl Axis {
         Self::compound(s).unwrap_or_else(|| Axis::Named(s.to_string()))
     }
 
-    /// `s` as any form but [`Axis::Named`] at its top.
+    /// `s` as any form but [`Axis::Named`] at its top. A bound is one
+    /// level deep (`n_e≤≤` is a name): no log line nests the parse.
     fn compound(s: &str) -> Option<Axis> {
         if let Some(inner) = s.strip_suffix(BOUND) {
-            let inner = Self::compound(inner).or_else(|| Self::name(inner))?;
+            let inner = Self::unbound_form(inner).or_else(|| Self::name(inner))?;
             return Some(Axis::Bound(Box::new(inner)));
         }
+        Self::unbound_form(s)
+    }
+
+    /// `s` as a bracketed form, a product or an atom other than a name.
+    fn unbound_form(s: &str) -> Option<Axis> {
         if let Some(inner) = s.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
             return Self::bracketed(inner);
         }

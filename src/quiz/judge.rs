@@ -185,7 +185,7 @@ impl Question {
             Some(p) => format!(
                 "your sizes fit more than one order: which of the {} {size}s is {}, the {}? Type its position ({}), or name the axes {template}",
                 count[group.len()],
-                p.to_string(),
+                p,
                 or_list(&group.iter().map(|&g| ORDINALS[g]).collect::<Vec<_>>()),
                 choices(&group),
             ),
@@ -240,12 +240,7 @@ impl Question {
             .enumerate()
             .filter(|(_, (d, t))| !fits_dim(d, t))
             .map(|(i, (d, (x, n)))| {
-                format!(
-                    "the {} is {}={n}, not {}",
-                    ORDINALS[i],
-                    x.to_string(),
-                    dim_text(d)
-                )
+                format!("the {} is {}={n}, not {}", ORDINALS[i], x, dim_text(d))
             })
             .collect();
         format!(
@@ -274,7 +269,7 @@ fn fits(a: &Answer, dims: &[(Axis, usize)]) -> bool {
 
 fn dim_text(d: &Dim) -> String {
     match (&d.axis, d.size) {
-        (Some(a), Some(n)) => format!("{}={n}", a.to_string()),
+        (Some(a), Some(n)) => format!("{a}={n}"),
         (Some(a), None) => a.to_string(),
         (None, Some(n)) => n.to_string(),
         (None, None) => "?".into(),

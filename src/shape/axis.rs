@@ -359,7 +359,7 @@ impl From<Axis> for String {
 /// (`axes == ["B", "T", "d"]`); decisions match variants.
 impl PartialEq<&str> for Axis {
     fn eq(&self, other: &&str) -> bool {
-        self.to_string() == *other
+        Axis::parse(other) == *self
     }
 }
 

@@ -27,7 +27,7 @@ mod record;
 
 pub use crate::arch::Arch;
 use crate::config::ModelConfig;
-use crate::ops::{Backend, Init};
+use crate::ops::{Axis, Backend, Init};
 use crate::seed::seed_for;
 use crate::trace::recorder::{Param, Recorder, Stop, Val};
 use crate::weights::Weights;
@@ -95,7 +95,7 @@ impl<'b, B: Backend> Builder<'b, B> {
         &self,
         name: &str,
         shape: &[usize],
-        axes: &[&str],
+        axes: &[Axis],
         init: Init,
     ) -> Param<B::Tensor> {
         let name = &self.pp(name).scope;
@@ -118,7 +118,7 @@ impl<'b, B: Backend> Builder<'b, B> {
         Param {
             name: name.to_string(),
             t,
-            axes: axes.iter().map(|a| (*a).to_string()).collect(),
+            axes: axes.to_vec(),
         }
     }
 

@@ -17,7 +17,7 @@ pub use infer::OpError;
 use crate::config::names::named_enum;
 use crate::config::{DType, NormKind};
 
-pub use crate::shape::{Shape, fmt_shape};
+pub use crate::shape::{Axis, Shape, fmt_shape};
 
 named_enum! {
     /// What kind of step produced a tensor: the trace's `op` field.
@@ -202,8 +202,8 @@ pub enum Op {
     SplitHeads {
         /// Heads the features split into: h for q, kv for k and v.
         heads: usize,
-        /// The name of the new heads axis: `h`, or `kv` (`kv·hd` under GQA).
-        axis: &'static str,
+        /// The new heads axis: `h`, or `kv` under grouped-query attention.
+        axis: Axis,
     },
     /// (B, kv, T, hd) → (B, kv·rep, T, hd); query head i reads kv head i / rep.
     RepeatKv {
@@ -250,8 +250,8 @@ pub enum Op {
         hi: usize,
         /// The period the pattern repeats with; W for one block.
         period: usize,
-        /// The name of the output's last axis: `d`, `kv·hd`, `ff`.
-        axis: &'static str,
+        /// The output's last axis: `d`, `kv·hd`, `ff`.
+        axis: Axis,
     },
     /// `x·by`, element-wise, the shape kept.
     Scale {

@@ -15,7 +15,7 @@ use crate::arch::Anatomy;
 use crate::config::{DType, ModelConfig};
 pub use crate::ops::OpKind;
 use crate::ops::Stats;
-use crate::shape::{Shape, fmt_shape};
+use crate::shape::{Axis, Shape, fmt_shape};
 use crate::why::{AxisSource, Why};
 pub use role::Role;
 use serde::{Deserialize, Serialize};
@@ -81,8 +81,8 @@ pub struct Event {
     pub role: Role,
     /// Its size along each axis, e.g. `[2, 4, 4, 16]` for `block1.attn.q`.
     pub shape: Shape,
-    /// Axis names, e.g. `["B","h","T","hd"]`.
-    pub axes: Vec<String>,
+    /// Its axes, e.g. `["B","h","T","hd"]` in the log.
+    pub axes: Vec<Axis>,
     /// The element type: the model's, f32 inside a 16-bit model's norm and
     /// softmax, i64 for the token ids.
     pub dtype: DType,

@@ -35,8 +35,8 @@ pub const EN: &str = include_str!("../assets/i18n/en.ftl");
 /// 64 / 4`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AxisSource {
-    /// The axis name, e.g. `hd`.
-    pub axis: String,
+    /// The axis, e.g. `hd`.
+    pub axis: crate::shape::Axis,
     /// Its size, e.g. 16.
     pub size: usize,
     /// Where that size comes from: an operand's axis (`T of

@@ -180,7 +180,7 @@ fn stats_taken_inside_the_kernels_equal_stats_read_afterwards() {
         (
             Op::SplitHeads {
                 heads: 3,
-                axis: "h",
+                axis: "h".into(),
             },
             vec![&x],
         ),
@@ -347,7 +347,7 @@ fn soft_caps_and_fused_columns_compute_their_formulas() {
         lo: 1,
         hi: 3,
         period: 4,
-        axis: "kv·hd",
+        axis: "kv·hd".into(),
     };
     let y = b.apply(&op, &[&x]).unwrap().into_array();
     assert_eq!(y.shape(), [2, 3, 6]);
@@ -360,7 +360,7 @@ fn soft_caps_and_fused_columns_compute_their_formulas() {
         lo: 1,
         hi: 3,
         period: 5,
-        axis: "d",
+        axis: "d".into(),
     };
     assert!(b.apply(&bad, &[&x]).is_err(), "12 is no multiple of 5");
 }
@@ -394,7 +394,7 @@ fn heads_split_in_place_equal_heads_split_from_a_borrow() {
     let b = Numeric::<f32>::new();
     let split = Op::SplitHeads {
         heads: 4,
-        axis: "h",
+        axis: "h".into(),
     };
     // Small enough for a preview, and large enough for the parallel stats.
     for shape in [[2, 4, 64], [1, 512, 256]] {

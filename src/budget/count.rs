@@ -11,6 +11,7 @@ use crate::config::ModelConfig;
 use crate::model::embed::Embeddings;
 use crate::model::{Builder, Model};
 use crate::ops::shape::ShapeOnly;
+use crate::shape::Axis;
 
 /// One built parameter: its name, shape and axis names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,15 +73,17 @@ impl Counted {
 
 /// The symbol of an axis in formulas: `ff` reads `d_ff`, and `kv·hd` reads
 /// `d` when there are as many K/V heads as query heads.
-fn symbol(cfg: &ModelConfig, axis: &str) -> String {
+fn symbol(cfg: &ModelConfig, axis: &Axis) -> String {
     match axis {
-        "ff" => "d_ff".into(),
-        "kv·hd"
-            if cfg.attention.kv_heads == cfg.attention.heads && cfg.attn_width() == cfg.d_model =>
+        Axis::Hidden => "d_ff".into(),
+        Axis::Product(p)
+            if matches!(p.as_slice(), [Axis::KvHeads, Axis::HeadDim])
+                && cfg.attention.kv_heads == cfg.attention.heads
+                && cfg.attn_width() == cfg.d_model =>
         {
             "d".into()
         }
-        a => a.into(),
+        a => a.to_string(),
     }
 }
 

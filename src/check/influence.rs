@@ -16,6 +16,7 @@ use crate::ops::OpKind;
 use crate::ops::numeric::{Numeric, Scalar, Tensor};
 use crate::plan::Request;
 use crate::seed::seed_for;
+use crate::shape::Axis;
 use crate::trace::recorder::{Capture, Recorder, Stop, Val, Watch};
 use crate::trace::{CheckName, Role};
 use crate::weights::Weights;
@@ -408,7 +409,12 @@ fn token_rows<'a>(
 ) -> impl Iterator<Item = RowChange> + 'a {
     base.iter()
         .zip(moved)
-        .filter(|(a, b)| a.shape == b.shape && a.axes.first().is_none_or(|x| !x.starts_with("n_e")))
+        .filter(|(a, b)| {
+            a.shape == b.shape
+                && a.axes
+                    .first()
+                    .is_none_or(|x| !matches!(x.unbound(), Axis::Routed))
+        })
         .map(|(a, b)| rows(a, b))
 }
 
@@ -419,7 +425,7 @@ fn rows(a: &Capture, b: &Capture) -> RowChange {
     let t_axis = a
         .axes
         .iter()
-        .position(|x| x == "T" || x == "Tq")
+        .position(|x| matches!(x, Axis::Seq | Axis::Query))
         .unwrap_or(1);
     let stride = |axis: usize| a.shape[axis + 1..].iter().product::<usize>();
     let (sb, st) = (stride(0), stride(t_axis));
@@ -529,7 +535,7 @@ fn run_part<F: Scalar>(
     let xv = Val::new(
         "x".into(),
         cfg.stream_shape(),
-        ["B", "T", "d"].map(String::from).to_vec(),
+        vec![Axis::Batch, Axis::Seq, Axis::Model],
         cfg.dtype,
         x.clone().into(),
     );
@@ -698,6 +704,50 @@ mod pattern_tests {
             (kept.pos, kept.missing),
             (1, true),
             "row 1 reads keys 0 and 1"
+        );
+    }
+}
+
+#[cfg(test)]
+mod row_tests {
+    use super::{Capture, OpKind, rows, token_rows};
+    use crate::shape::axes;
+
+    fn capture(names: &[&str], shape: &[usize], values: Vec<f64>) -> Capture {
+        Capture {
+            path: "block1.x".into(),
+            op: OpKind::Add,
+            role: crate::trace::Role::Other,
+            shape: shape.to_vec(),
+            axes: axes(names),
+            values,
+        }
+    }
+
+    /// An expert's batch (`n_e`, or `n_e≤` when known by its bound) has no
+    /// row per token and is passed over; the rows of the scores are their
+    /// queries (`Tq`).
+    #[test]
+    fn token_rows_skip_an_experts_batch_and_read_the_queries() {
+        let at = |names: &[&str]| {
+            let a = capture(names, &[2, 2], vec![0.0; 4]);
+            let b = capture(names, &[2, 2], vec![1.0; 4]);
+            token_rows(&[a], &[b]).count()
+        };
+        assert_eq!(at(&["n_e", "d"]), 0);
+        assert_eq!(at(&["n_e≤", "d"]), 0);
+        assert_eq!(at(&["B", "T"]), 1);
+        // (B=1, h=2, Tq=3, Tk=2): query 1 of head 1 moved.
+        let a = capture(&["B", "h", "Tq", "Tk"], &[1, 2, 3, 2], vec![0.0; 12]);
+        let mut moved = a.values.clone();
+        moved[6 + 2] = 1.0;
+        let b = capture(&["B", "h", "Tq", "Tk"], &[1, 2, 3, 2], moved);
+        let r = rows(&a, &b);
+        assert_eq!((r.batch, r.seq), (1, 3));
+        assert!(
+            r.delta[1] > 0.5 && r.delta[0] == 0.0 && r.delta[2] == 0.0,
+            "{:?}",
+            r.delta
         );
     }
 }

@@ -12,6 +12,7 @@
 use super::CheckResult;
 use super::influence::{Influence, Kind, Leak, Subject, tokens};
 use crate::ops::Masking;
+use crate::shape::{Axis, joined};
 use crate::trace::{Mode, Trace};
 
 /// Both probes on the model of `trace`, re-run as `subject` (whose config
@@ -207,7 +208,7 @@ fn heads_cut(trace: &crate::trace::Trace, why: crate::why::Why) -> crate::why::W
         let before = &trace.events[..i];
         let scores = scores_of(before, e)?;
         match scores.axes.as_slice() {
-            [.., q, k] if q == "Tq" && k == "Tk" => return None,
+            [.., Axis::Query, Axis::Key] => return None,
             [_, _, ..] => {}
             _ => return None,
         }
@@ -222,12 +223,12 @@ fn heads_cut(trace: &crate::trace::Trace, why: crate::why::Why) -> crate::why::W
             .arg("cut", "none");
     };
     let pair = match scores.axes.as_slice() {
-        [.., a, b] if a == "h" && b == "h" => "heads",
+        [.., Axis::Heads, Axis::Heads] => "heads",
         _ => "other",
     };
     let at = |e: &crate::trace::Event| e.line.clone().unwrap_or_else(|| e.path.clone());
     why.arg("scores", at(scores))
-        .arg("scores_axes", format!("({})", scores.axes.join(", ")))
+        .arg("scores_axes", format!("({})", joined(&scores.axes, ", ")))
         .arg("pair", pair)
         .arg("cut", at(cut))
 }
@@ -288,7 +289,9 @@ fn cut_of<'a>(
             let op = x.op_label().trim_end_matches('_').to_ascii_lowercase();
             match op.as_str() {
                 "transpose" | "permute" | "swapaxes" | "swapdims" => {}
-                "view" | "reshape" if has(x, "h") && has(x, "hd") => return Some(x),
+                "view" | "reshape" if has(x, &Axis::Heads) && has(x, &Axis::HeadDim) => {
+                    return Some(x);
+                }
                 _ => queue.push_back(x),
             }
         }
@@ -297,8 +300,8 @@ fn cut_of<'a>(
 }
 
 /// Whether event `e` names axis `a`.
-fn has(e: &crate::trace::Event, a: &str) -> bool {
-    e.axes.iter().any(|x| x == a)
+fn has(e: &crate::trace::Event, a: &Axis) -> bool {
+    e.axes.contains(a)
 }
 
 /// The kind of mistake an op that leaks most likely is, for the
@@ -309,7 +312,7 @@ fn cause(op: &str, event: Option<&crate::trace::Event>) -> &'static str {
     // An add onto the (Tq, Tk) scores is a mask's.
     let on_scores = event.is_some_and(|e| {
         e.role == crate::trace::Role::Scores
-            || matches!(e.axes.as_slice(), [.., q, k] if q == "Tq" && k == "Tk")
+            || matches!(e.axes.as_slice(), [.., Axis::Query, Axis::Key])
     });
     match op.as_str() {
         "view" | "reshape" | "flatten" | "unflatten" | "split_heads" | "merge_heads" => "view",
@@ -317,14 +320,7 @@ fn cause(op: &str, event: Option<&crate::trace::Event>) -> &'static str {
         "masked_fill" | "where" | "tril" | "triu" => "mask",
         "add" | "add_op" | "sub" if on_scores => "mask",
         // A reduction whose output kept the batch axis at 1: over dim=0.
-        _ if event.is_some_and(|e| {
-            e.axes
-                .iter()
-                .any(|a| a.starts_with("[B→") || a.starts_with("[B·"))
-        }) =>
-        {
-            "batch"
-        }
+        _ if event.is_some_and(|e| e.axes.iter().any(Axis::mixes_batch)) => "batch",
         "mean" | "sum" | "var" | "std" | "amax" | "amin" | "max" | "min" | "var_mean"
         | "std_mean" | "logsumexp" | "norm" | "layernorm" | "layer_norm" | "rmsnorm"
         | "rms_norm" | "group_norm" | "batch_norm" | "instance_norm" => "reduction",
@@ -339,5 +335,45 @@ fn mask_name(mask: Option<Masking>) -> String {
         Some(Masking::Window(w)) => format!("sliding window of {w}"),
         Some(Masking::TwoWay | Masking::Full) => "two-way attention".into(),
         _ => "causal mask".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Axis, cause};
+    use crate::trace::Event;
+
+    fn event(op: &str, axes: &[&str]) -> Event {
+        let line = serde_json::json!({
+            "step": 0, "path": "block1.x", "op": "other", "op_name": op,
+            "shape": vec![2; axes.len()], "axes": axes, "dtype": "f32", "on_stream": false,
+            "departs": false, "returns": false, "inputs": [], "formula": "", "stats": null,
+        });
+        serde_json::from_value(line).unwrap()
+    }
+
+    /// A reduction or reshape whose output mixed the batch's rows reads
+    /// `batch`; an add onto the (Tq, Tk) scores is a mask's.
+    #[test]
+    fn a_leak_is_blamed_by_the_axes_of_its_output() {
+        for axes in [
+            ["[B→1]", "T", "d"],
+            ["[B·T]", "d", "1"],
+            ["[B·T·d→4]", "T", "d"],
+        ] {
+            assert_eq!(
+                cause("mean", Some(&event("mean", &axes))),
+                "batch",
+                "{axes:?}"
+            );
+        }
+        assert_eq!(
+            cause("mean", Some(&event("mean", &["B", "[T→1]", "d"]))),
+            "reduction"
+        );
+        let scores = event("add", &["B", "h", "Tq", "Tk"]);
+        assert_eq!(scores.axes[2..], [Axis::Query, Axis::Key]);
+        assert_eq!(cause("add", Some(&scores)), "mask");
+        assert_eq!(cause("add", Some(&event("add", &["B", "T", "d"]))), "other");
     }
 }

@@ -28,6 +28,7 @@
 //! then differ and are marked so).
 
 use super::align::{Part, parts};
+use crate::shape::Axis;
 use crate::trace::{Event, OpKind};
 use serde::Serialize;
 use similar::{Algorithm, DiffOp, capture_diff_slices};
@@ -100,7 +101,7 @@ pub fn class_of(e: &Event) -> Class {
         return Class::Residual;
     }
     let name = e.op_name.as_deref().unwrap_or(e.op.as_str());
-    let qk = e.axes.len() >= 2 && e.axes[e.axes.len() - 2..] == ["Tq", "Tk"];
+    let qk = matches!(e.axes.as_slice(), [.., Axis::Query, Axis::Key]);
     match e.op {
         OpKind::Input | OpKind::Tokens => return Class::Input,
         OpKind::Embedding | OpKind::Positions | OpKind::TokenType => return Class::Embedding,
@@ -444,6 +445,18 @@ mod tests {
             e.op_name = None;
         }
         e
+    }
+
+    /// A product whose last axes are (Tq, Tk) is the scores; another,
+    /// the weighted sum.
+    #[test]
+    fn a_product_ending_in_queries_and_keys_is_the_scores() {
+        let mut e = ev("block1.attn.matmul", "matmul", &[2, 2, 4, 4], &[]);
+        assert_eq!(class_of(&e), Class::Attend);
+        e.axes = crate::shape::axes(&["B", "h", "Tq", "Tk"]);
+        assert_eq!(class_of(&e), Class::Scores);
+        e.axes = crate::shape::axes(&["B", "h", "Tk", "Tq"]);
+        assert_eq!(class_of(&e), Class::Attend);
     }
 
     /// A hand-written RMSNorm's last step is the norm's output; ours,

@@ -20,7 +20,7 @@
 use super::Builder;
 use super::linear::Linear;
 use crate::config::{DType, PosEmb, QkvFusion};
-use crate::ops::{Backend, Fusion, Masking, Merge, Op};
+use crate::ops::{Axis, Backend, Fusion, Masking, Merge, Op};
 use crate::trace::Role;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
@@ -104,20 +104,37 @@ impl<T: Clone> Attention<T> {
         let mask = b.arch.anatomy.masking(window);
         // Q is d wide unless the head width is given apart from d; K and
         // V are narrower than Q only under grouped-query attention.
-        let q_axis = if hq == d { "d" } else { "h·hd" };
-        let kv_axis = if kv == d { "d" } else { "kv·hd" };
+        let (q_axis, kv_axis) = widths(hq, kv, d);
         let lin = |name: &str, shape, axes, std, bias_len| {
             Linear::new(&b.pp(name), shape, axes, std, bias_len)
         };
         let qkv = match c.attention.fused_qkv {
             QkvFusion::Apart => Qkv::Apart {
-                q: lin("q_proj", (d, hq), ["d", q_axis], qk_std, qkv_bias(hq)),
-                k: lin("k_proj", (d, kv), ["d", kv_axis], qk_std, qkv_bias(kv)),
-                v: lin("v_proj", (d, kv), ["d", kv_axis], std, qkv_bias(kv)),
+                q: lin(
+                    "q_proj",
+                    (d, hq),
+                    [Axis::Model, q_axis.clone()],
+                    qk_std,
+                    qkv_bias(hq),
+                ),
+                k: lin(
+                    "k_proj",
+                    (d, kv),
+                    [Axis::Model, kv_axis.clone()],
+                    qk_std,
+                    qkv_bias(kv),
+                ),
+                v: lin("v_proj", (d, kv), [Axis::Model, kv_axis], std, qkv_bias(kv)),
             },
             fusion => {
                 let w = hq + 2 * kv;
-                let qkv = lin("qkv_proj", (d, w), ["d", "qkv"], std, qkv_bias(w));
+                let qkv = lin(
+                    "qkv_proj",
+                    (d, w),
+                    [Axis::Model, Axis::Qkv],
+                    std,
+                    qkv_bias(w),
+                );
                 Qkv::Fused {
                     qkv,
                     split: Box::new(split_qkv(fusion, hq, kv, c.attention.kv_heads, d)),
@@ -128,7 +145,7 @@ impl<T: Clone> Attention<T> {
             qkv,
             o: b.arch
                 .attn_out
-                .then(|| lin("out", (hq, d), [q_axis, "d"], b.out_std(), bias(d))),
+                .then(|| lin("out", (hq, d), [q_axis, Axis::Model], b.out_std(), bias(d))),
             heads: c.attention.heads,
             kv_heads: c.attention.kv_heads,
             head_dim: c.head_dim(),
@@ -165,7 +182,7 @@ impl<T: Clone> Attention<T> {
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
         let (h, kv, mask) = (self.heads, self.kv_heads, self.mask);
-        let kv_axis = if kv == h { "h" } else { "kv" };
+        let kv_axis = if kv == h { Axis::Heads } else { Axis::KvHeads };
 
         // Project every token to a query, a key and a value.
         let (q, k, v) = match &self.qkv {
@@ -190,8 +207,8 @@ impl<T: Clone> Attention<T> {
         // Split the features into heads. Each is handed over: the backend
         // may split it in place.
         let split = |heads, axis| Op::SplitHeads { heads, axis };
-        let q = rec.op_owned("q", &split(h, "h"), q, &[])?; // (B, h, T, hd)
-        let k = rec.op_owned("k", &split(kv, kv_axis), k, &[])?; // (B, kv, T, hd)
+        let q = rec.op_owned("q", &split(h, Axis::Heads), q, &[])?; // (B, h, T, hd)
+        let k = rec.op_owned("k", &split(kv, kv_axis.clone()), k, &[])?; // (B, kv, T, hd)
         let v = rec.op_owned("v", &split(kv, kv_axis), v, &[])?; // (B, kv, T, hd)
 
         // Rotary positions turn q and k by each token's position.
@@ -323,11 +340,24 @@ fn split_qkv(fusion: QkvFusion, hq: usize, kv: usize, groups: usize, d: usize) -
         period,
         axis,
     };
-    let q_axis = if hq == d { "d" } else { "h·hd" };
-    let kv_axis = if kv == d { "d" } else { "kv·hd" };
+    let (q_axis, kv_axis) = widths(hq, kv, d);
     [
         col(lo, q, q_axis),
-        col(q, q + k, kv_axis),
+        col(q, q + k, kv_axis.clone()),
         col(q + k, q + 2 * k, kv_axis),
     ]
+}
+
+/// The width axes of q and of k and v: `d`, unless the head width is given
+/// apart from d (q `h·hd`) or there are fewer K/V heads than query heads
+/// (k and v `kv·hd`).
+fn widths(hq: usize, kv: usize, d: usize) -> (Axis, Axis) {
+    let of = |heads: Axis, n: usize| {
+        if n == d {
+            Axis::Model
+        } else {
+            Axis::Product(vec![heads, Axis::HeadDim])
+        }
+    };
+    (of(Axis::Heads, hq), of(Axis::KvHeads, kv))
 }

@@ -27,7 +27,7 @@ use super::Builder;
 use super::linear::Linear;
 use super::norm::Norm;
 use crate::config::{DType, Head, PosEmb};
-use crate::ops::{Backend, Init, Op};
+use crate::ops::{Axis, Backend, Init, Op};
 use crate::trace::Role;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
@@ -61,11 +61,28 @@ impl<T: Clone> Embeddings<T> {
         let v = c.vocab.size?;
         let (d, std) = (c.d_model, Builder::<B>::STD);
         Some(Self {
-            wte: b.param("wte", &[v, d], &["V", "d"], Init::Normal(std)),
-            wpe: (c.positions.kind == PosEmb::Learned)
-                .then(|| b.param("wpe", &[c.positions(), d], &["ctx", "d"], Init::Normal(std))),
-            lm_head: (!c.vocab.tied && c.vocab.head == Head::Lm)
-                .then(|| b.param("lm_head.weight", &[d, v], &["d", "V"], Init::Normal(std))),
+            wte: b.param(
+                "wte",
+                &[v, d],
+                &[Axis::Vocab, Axis::Model],
+                Init::Normal(std),
+            ),
+            wpe: (c.positions.kind == PosEmb::Learned).then(|| {
+                b.param(
+                    "wpe",
+                    &[c.positions(), d],
+                    &[Axis::Context, Axis::Model],
+                    Init::Normal(std),
+                )
+            }),
+            lm_head: (!c.vocab.tied && c.vocab.head == Head::Lm).then(|| {
+                b.param(
+                    "lm_head.weight",
+                    &[d, v],
+                    &[Axis::Model, Axis::Vocab],
+                    Init::Normal(std),
+                )
+            }),
             pos_offset: c.positions.offset,
             // √d, rounded to a 16-bit model's dtype first, as transformers
             // makes it a tensor of the embeddings' dtype.
@@ -76,12 +93,24 @@ impl<T: Clone> Embeddings<T> {
                 _ => (d as f64).sqrt(),
             }),
             cap: c.vocab.logit_softcap,
-            wtt: (c.vocab.token_types)
-                .map(|types| b.param("wtt", &[types, d], &["types", "d"], Init::Normal(std))),
+            wtt: (c.vocab.token_types).map(|types| {
+                b.param(
+                    "wtt",
+                    &[types, d],
+                    &[Axis::TokenTypes, Axis::Model],
+                    Init::Normal(std),
+                )
+            }),
             norm: c.norms.embed.then(|| Norm::new(&b.pp("ln_emb"))),
             pooler: (c.vocab.head == Head::Pooler).then(|| {
                 let bias = c.bias.then_some(d);
-                Linear::new(&b.pp("pooler"), (d, d), ["d", "d"], std, bias)
+                Linear::new(
+                    &b.pp("pooler"),
+                    (d, d),
+                    [Axis::Model, Axis::Model],
+                    std,
+                    bias,
+                )
             }),
         })
     }

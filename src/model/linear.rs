@@ -6,7 +6,7 @@
 //! - y: (…, out)
 
 use super::Builder;
-use crate::ops::{Backend, Init, Op};
+use crate::ops::{Axis, Backend, Init, Op};
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
 /// A dense layer, with an optional bias.
@@ -23,7 +23,7 @@ impl<T: Clone> Linear<T> {
     pub fn new<B: Backend<Tensor = T>>(
         b: &Builder<B>,
         (fan_in, fan_out): (usize, usize),
-        axes: [&str; 2],
+        axes: [Axis; 2],
         std: f64,
         bias_len: Option<usize>,
     ) -> Self {

@@ -19,7 +19,7 @@ use super::Builder;
 use super::linear::Linear;
 use crate::arch::MlpForm;
 use crate::config::Act;
-use crate::ops::{Backend, Fusion, Op, Unary};
+use crate::ops::{Axis, Backend, Fusion, Op, Unary};
 use crate::trace::Role;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
@@ -69,15 +69,39 @@ impl<T: Clone> Mlp<T> {
             Act::GeluTanh => Activation::Unary(Unary::GeluTanh),
             Act::Silu => Activation::Unary(Unary::Silu),
             Act::Swiglu | Act::Geglu => Activation::Gated(
-                Linear::new(&b.pp("gate"), (d, f), ["d", "ff"], std, bias(f)),
+                Linear::new(
+                    &b.pp("gate"),
+                    (d, f),
+                    [Axis::Model, Axis::Hidden],
+                    std,
+                    bias(f),
+                ),
                 glu,
             ),
         };
         let up = if fused {
             let two = 2 * f;
-            Linear::new(&b.pp("gate_up"), (d, two), ["d", "2ff"], std, bias(two))
+            Linear::new(
+                &b.pp("gate_up"),
+                (d, two),
+                [
+                    Axis::Model,
+                    Axis::Multiple {
+                        times: 2,
+                        of: Box::new(Axis::Hidden),
+                    },
+                ],
+                std,
+                bias(two),
+            )
         } else {
-            Linear::new(&b.pp("up"), (d, f), ["d", "ff"], std, up_bias)
+            Linear::new(
+                &b.pp("up"),
+                (d, f),
+                [Axis::Model, Axis::Hidden],
+                std,
+                up_bias,
+            )
         };
         Self {
             up,
@@ -85,11 +109,11 @@ impl<T: Clone> Mlp<T> {
             // W2 maps d_ff back to d; the down-to-ff fault keeps it d_ff wide.
             down: (b.arch.mlp != MlpForm::NoDown).then(|| {
                 let out = b.arch.down_width.unwrap_or(d);
-                let axis = if out == d { "d" } else { "ff" };
+                let axis = if out == d { Axis::Model } else { Axis::Hidden };
                 Linear::new(
                     &b.pp("down"),
                     (f, out),
-                    ["ff", axis],
+                    [Axis::Hidden, axis],
                     b.out_std(),
                     bias(out),
                 )
@@ -178,7 +202,7 @@ impl<T: Clone> Mlp<T> {
                     lo,
                     hi,
                     period: two,
-                    axis: "ff",
+                    axis: Axis::Hidden,
                 };
                 let gu = In::Act(&gu);
                 let g = rec.op("gate", &half(0, two / 2), &[gu])?; // (B, T, ff)

@@ -22,7 +22,7 @@
 use super::Builder;
 use super::linear::Linear;
 use super::mlp::Mlp;
-use crate::ops::{Backend, Op};
+use crate::ops::{Axis, Backend, Op};
 use crate::trace::Role;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
@@ -44,7 +44,13 @@ impl<T: Clone> Moe<T> {
         // The anatomy has a moe sublayer only with a mixture.
         let (e, k) = b.cfg.mixture.map_or((0, 0), |m| (m.experts, m.top_k));
         let d = b.cfg.d_model;
-        let router = Linear::new(&b.pp("router"), (d, e), ["d", "E"], Builder::<B>::STD, None);
+        let router = Linear::new(
+            &b.pp("router"),
+            (d, e),
+            [Axis::Model, Axis::Experts],
+            Builder::<B>::STD,
+            None,
+        );
         let experts = (1..=e)
             .map(|i| Mlp::new(&b.pp(&format!("expert{i}"))))
             .collect();

@@ -13,7 +13,7 @@
 
 use super::Builder;
 use crate::config::{DType, NormKind};
-use crate::ops::{Backend, Init, Op};
+use crate::ops::{Axis, Backend, Init, Op};
 use crate::trace::Role;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
@@ -50,8 +50,8 @@ impl<T: Clone> Norm<T> {
                 axis: b.arch.norm_axis,
                 eps: b.cfg.norms.eps,
             },
-            weight: b.param("weight", &[d], &["d"], Init::Const(one)),
-            bias: has_bias.then(|| b.param("bias", &[d], &["d"], Init::Const(0.0))),
+            weight: b.param("weight", &[d], &[Axis::Model], Init::Const(one)),
+            bias: has_bias.then(|| b.param("bias", &[d], &[Axis::Model], Init::Const(0.0))),
             half: b.cfg.dtype.is_half().then_some(b.cfg.dtype),
             cast_back: b.arch.norm_cast_back,
         }

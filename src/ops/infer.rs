@@ -1,7 +1,7 @@
 //! What each [`Op`] does to shapes: its name, the shape it gives for the
 //! shapes it is handed (or why it refuses them), and its output's axes.
 
-use super::{Merge, Op, OpKind, Shape, Unary, fmt_shape};
+use super::{Axis, Merge, Op, OpKind, Shape, Unary, fmt_shape};
 use crate::config::NormKind;
 
 /// An op refused the shapes it was given.
@@ -320,12 +320,11 @@ impl Op {
         }
     }
 
-    /// Names of the output axes, from the input axes' names.
+    /// The output's axes, from the input axes.
     #[must_use]
-    pub fn axes(&self, ins: &[&[String]]) -> Vec<String> {
+    pub fn axes(&self, ins: &[&[Axis]]) -> Vec<Axis> {
         let x = ins.first().copied().unwrap_or(&[]);
-        let at = |v: &[String], i: usize| v.get(i).cloned().unwrap_or_else(|| "?".into());
-        let owned = |names: &[&str]| names.iter().map(|s| (*s).to_string()).collect();
+        let at = |v: &[Axis], i: usize| v.get(i).cloned().unwrap_or(Axis::Unknown);
         match self {
             Op::Linear => {
                 let mut out = x.to_vec();
@@ -334,34 +333,34 @@ impl Op {
                 }
                 out
             }
-            Op::SplitHeads { axis, .. } => owned(&[&at(x, 0), axis, &at(x, 1), "hd"]),
-            Op::RepeatKv { .. } => owned(&[&at(x, 0), "h", &at(x, 2), &at(x, 3)]),
+            Op::SplitHeads { axis, .. } => vec![at(x, 0), axis.clone(), at(x, 1), Axis::HeadDim],
+            Op::RepeatKv { .. } => vec![at(x, 0), Axis::Heads, at(x, 2), at(x, 3)],
             // Query and key positions are two axes: (B, h, Tq, Tk).
             Op::Scores { .. } => {
                 let k = ins.get(1).copied().unwrap_or(&[]);
-                let (tq, tk) = (at(x, 2), at(k, 2));
-                let (tq, tk) = if tq == tk {
-                    (format!("{tq}q"), format!("{tk}k"))
-                } else {
-                    (tq, tk)
+                let (tq, tk) = match (at(x, 2), at(k, 2)) {
+                    (Axis::Seq, Axis::Seq) => (Axis::Query, Axis::Key),
+                    pair => pair,
                 };
-                owned(&[&at(x, 0), &at(x, 1), &tq, &tk])
+                vec![at(x, 0), at(x, 1), tq, tk]
             }
             // The key axis is summed away; the query positions are T again.
             Op::WeightedSum => {
                 let v = ins.get(1).copied().unwrap_or(&[]);
-                let t = at(x, 2);
-                let t = t.strip_suffix('q').unwrap_or(&t).to_string();
-                owned(&[&at(x, 0), &at(x, 1), &t, &at(v, 3)])
+                let t = match at(x, 2) {
+                    Axis::Query => Axis::Seq,
+                    t => t,
+                };
+                vec![at(x, 0), at(x, 1), t, at(v, 3)]
             }
-            Op::MergeHeads(_) => owned(&[&at(x, 0), &at(x, 2), "d"]),
+            Op::MergeHeads(_) => vec![at(x, 0), at(x, 2), Axis::Model],
             Op::Gather => {
                 let w = ins.get(1).copied().unwrap_or(&[]);
-                owned(&[&at(x, 0), &at(x, 1), &at(w, 1)])
+                vec![at(x, 0), at(x, 1), at(w, 1)]
             }
             Op::Positions { .. } => {
                 let ids = ins.get(1).copied().unwrap_or(&[]);
-                owned(&[&at(ids, 1), &at(x, 1)])
+                vec![at(ids, 1), at(x, 1)]
             }
             Op::LmHead { tied } => {
                 let w = ins.get(1).copied().unwrap_or(&[]);
@@ -371,26 +370,58 @@ impl Op {
                 }
                 out
             }
-            Op::TopK { .. } => owned(&[&at(x, 0), &at(x, 1), "k"]),
+            Op::TopK { .. } => vec![at(x, 0), at(x, 1), Axis::Chosen],
             Op::TokenType { .. } => {
                 let ids = ins.get(1).copied().unwrap_or(&[]);
-                owned(&[&at(ids, 0), &at(ids, 1), &at(x, 1)])
+                vec![at(ids, 0), at(ids, 1), at(x, 1)]
             }
-            Op::FirstToken => owned(&[&at(x, 0), &at(x, 2)]),
+            Op::FirstToken => vec![at(x, 0), at(x, 2)],
             Op::Columns { axis, .. } => {
                 let mut out = x.to_vec();
                 if let Some(last) = out.last_mut() {
-                    *last = (*axis).to_string();
+                    last.clone_from(axis);
                 }
                 out
             }
             Op::RouteWeights => ins.get(1).map_or_else(Vec::new, |ids| ids.to_vec()),
-            Op::Dispatch { .. } => owned(&["n_e", &at(x, 2)]),
+            Op::Dispatch { .. } => vec![Axis::Routed, at(x, 2)],
             Op::Combine { .. } => {
                 let y = ins.get(2).copied().unwrap_or(&[]);
-                owned(&[&at(x, 0), &at(x, 1), &at(y, 1)])
+                vec![at(x, 0), at(x, 1), at(y, 1)]
             }
             _ => x.to_vec(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::axes;
+
+    /// q's and k's positions T become the scores' (Tq, Tk); the weighted
+    /// sum gives the queries' T back; a dispatch counts the expert's rows.
+    #[test]
+    fn the_scores_name_queries_and_keys_and_the_sum_gives_t_back() {
+        let qk = axes(&["B", "h", "T", "hd"]);
+        let scores = Op::Scores { head_dim: 16 }.axes(&[&qk, &qk]);
+        assert_eq!(scores, axes(&["B", "h", "Tq", "Tk"]));
+        let v = axes(&["B", "h", "T", "hd"]);
+        assert_eq!(Op::WeightedSum.axes(&[&scores, &v]), v);
+        // Positions already told apart are kept.
+        let cached = axes(&["B", "h", "Tk", "hd"]);
+        assert_eq!(
+            Op::Scores { head_dim: 16 }.axes(&[&qk, &cached])[2..],
+            [Axis::Seq, Axis::Key]
+        );
+        let x = axes(&["B", "T", "d"]);
+        let ids = axes(&["B", "T", "k"]);
+        let op = Op::Dispatch {
+            expert: 0,
+            capacity: None,
+        };
+        assert_eq!(op.axes(&[&x, &ids]), [Axis::Routed, Axis::Model]);
+        let merged = Op::MergeHeads(Merge::Transpose).axes(&[&v]);
+        assert_eq!(merged, axes(&["B", "T", "d"]));
     }
 }

@@ -12,6 +12,7 @@
 //! resident set (`scripts/peak_memory.sh`, README).
 
 use crate::config::ModelConfig;
+use crate::shape::Axis;
 use crate::trace::{Event, block_of};
 use crate::why::Arg;
 use std::mem::size_of;
@@ -69,6 +70,27 @@ fn alloc(n: usize) -> u128 {
     }
 }
 
+/// An axis's heap: nothing for a word, its name's or parts' otherwise.
+fn axis(a: &Axis) -> u128 {
+    match a {
+        Axis::Named(s) => alloc(s.capacity()),
+        Axis::Bound(x)
+        | Axis::Primed(x)
+        | Axis::Reduced(x)
+        | Axis::Multiple { of: x, .. }
+        | Axis::Fraction { of: x, .. } => alloc(size_of::<Axis>()) + axis(x),
+        Axis::Product(v) | Axis::Merged(v) | Axis::Regrouped { from: v, .. } => {
+            axes(v, v.capacity())
+        }
+        _ => 0,
+    }
+}
+
+/// A `Vec<Axis>`'s heap: its buffer and every axis's.
+fn axes(v: &[Axis], cap: usize) -> u128 {
+    alloc(cap * size_of::<Axis>()) + v.iter().map(axis).sum::<u128>()
+}
+
 /// A `Vec<String>`'s heap: its buffer and every string's.
 fn strings(v: &[String], cap: usize) -> u128 {
     alloc(cap * size_of::<String>()) + v.iter().map(|s| alloc(s.capacity())).sum::<u128>()
@@ -82,7 +104,7 @@ pub fn event_bytes(e: &Event) -> u128 {
     n += alloc(e.path.capacity());
     n += e.op_name.as_ref().map_or(0, |s| alloc(s.capacity()));
     n += alloc(e.shape.capacity() * size_of::<usize>());
-    n += strings(&e.axes, e.axes.capacity());
+    n += axes(&e.axes, e.axes.capacity());
     n += strings(&e.inputs, e.inputs.capacity());
     n += alloc(e.formula.capacity());
     n += e.values.as_ref().map_or(0, |v| alloc(v.capacity() * 8));
@@ -90,7 +112,7 @@ pub fn event_bytes(e: &Event) -> u128 {
     n += e
         .sources
         .iter()
-        .map(|s| alloc(s.axis.capacity()) + alloc(s.from.capacity()))
+        .map(|s| axis(&s.axis) + alloc(s.from.capacity()))
         .sum::<u128>();
     if let Some(c) = &e.check {
         n += alloc(c.stream.capacity() * 8) + alloc(c.update.capacity() * 8);

@@ -1,99 +1,74 @@
-//! Axis names a student may type, and the trace's own names, mapped to one
+//! Axis names a student may type, and the trace's own axes, read as one
 //! [`Axis`] each: `B`, `T` (`Tq`, `Tk`), `d`, `h`, `hd`, `ff`, `kv`, …
 //!
 //! The trace names the axes of the scores either `(B,h,T,T)` or
 //! `(B,h,Tq,Tk)`; [`truth`] reads both as (Batch, Heads, Query, Key), so
 //! the judge works with either naming.
 
-/// One axis of a shape, whatever name it was typed or recorded under.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Axis {
-    /// B: sequences in the batch.
-    Batch,
-    /// T: positions, where only one T axis is present.
-    Seq,
-    /// Tq: the query positions (rows of the scores).
-    Query,
-    /// Tk: the key positions (columns of the scores).
-    Key,
-    /// d: the model width (the stream's last axis).
-    Model,
-    /// h: the query heads.
-    Heads,
-    /// kv: the key/value heads under grouped-query attention.
-    KvHeads,
-    /// hd: the width of one head, d / h.
-    HeadDim,
-    /// ff: the MLP's hidden width, d_ff.
-    Hidden,
-    /// kv·hd: the width of k and v under grouped-query attention.
-    KvWidth,
-    /// V: the vocabulary.
-    Vocab,
-    /// A name this module does not know, kept as recorded.
-    Other(String),
-}
+pub use crate::shape::Axis;
 
-/// Every name a student may type for each axis (case matters for one-
-/// letter names: `d` is the width, `D` too, `h` the heads, `H` too).
-const ALIASES: &[(&str, Axis)] = &[
-    ("B", Axis::Batch),
-    ("b", Axis::Batch),
-    ("batch", Axis::Batch),
-    ("T", Axis::Seq),
-    ("t", Axis::Seq),
-    ("seq", Axis::Seq),
-    ("L", Axis::Seq),
-    ("Tq", Axis::Query),
-    ("T_q", Axis::Query),
-    ("tq", Axis::Query),
-    ("Tk", Axis::Key),
-    ("T_k", Axis::Key),
-    ("tk", Axis::Key),
-    ("S", Axis::Key),
-    ("s", Axis::Key),
-    ("d", Axis::Model),
-    ("D", Axis::Model),
-    ("C", Axis::Model),
-    ("d_model", Axis::Model),
-    ("dmodel", Axis::Model),
-    ("n_embd", Axis::Model),
-    ("h", Axis::Heads),
-    ("H", Axis::Heads),
-    ("nh", Axis::Heads),
-    ("heads", Axis::Heads),
-    ("n_head", Axis::Heads),
-    ("n_heads", Axis::Heads),
-    ("hd", Axis::HeadDim),
-    ("hs", Axis::HeadDim),
-    ("dk", Axis::HeadDim),
-    ("d_k", Axis::HeadDim),
-    ("head_dim", Axis::HeadDim),
-    ("head_size", Axis::HeadDim),
-    ("C/nh", Axis::HeadDim),
-    ("d/h", Axis::HeadDim),
-    ("f", Axis::Hidden),
-    ("F", Axis::Hidden),
-    ("ff", Axis::Hidden),
-    ("d_ff", Axis::Hidden),
-    ("dff", Axis::Hidden),
-    ("4d", Axis::Hidden),
-    ("4C", Axis::Hidden),
-    ("n_inner", Axis::Hidden),
-    ("kv", Axis::KvHeads),
-    ("n_kv", Axis::KvHeads),
-    ("kv_heads", Axis::KvHeads),
-    ("n_kv_heads", Axis::KvHeads),
-    ("kv·hd", Axis::KvWidth),
-    ("kv*hd", Axis::KvWidth),
-    ("kvhd", Axis::KvWidth),
-    ("V", Axis::Vocab),
-    ("vocab", Axis::Vocab),
+/// Every name a student may type for each axis, with the axis as the
+/// trace writes it (case matters for one-letter names: `d` is the width,
+/// `D` too, `h` the heads, `H` too).
+const ALIASES: &[(&str, &str)] = &[
+    ("B", "B"),
+    ("b", "B"),
+    ("batch", "B"),
+    ("T", "T"),
+    ("t", "T"),
+    ("seq", "T"),
+    ("L", "T"),
+    ("Tq", "Tq"),
+    ("T_q", "Tq"),
+    ("tq", "Tq"),
+    ("Tk", "Tk"),
+    ("T_k", "Tk"),
+    ("tk", "Tk"),
+    ("S", "Tk"),
+    ("s", "Tk"),
+    ("d", "d"),
+    ("D", "d"),
+    ("C", "d"),
+    ("d_model", "d"),
+    ("dmodel", "d"),
+    ("n_embd", "d"),
+    ("h", "h"),
+    ("H", "h"),
+    ("nh", "h"),
+    ("heads", "h"),
+    ("n_head", "h"),
+    ("n_heads", "h"),
+    ("hd", "hd"),
+    ("hs", "hd"),
+    ("dk", "hd"),
+    ("d_k", "hd"),
+    ("head_dim", "hd"),
+    ("head_size", "hd"),
+    ("C/nh", "hd"),
+    ("d/h", "hd"),
+    ("f", "ff"),
+    ("F", "ff"),
+    ("ff", "ff"),
+    ("d_ff", "ff"),
+    ("dff", "ff"),
+    ("4d", "ff"),
+    ("4C", "ff"),
+    ("n_inner", "ff"),
+    ("kv", "kv"),
+    ("n_kv", "kv"),
+    ("kv_heads", "kv"),
+    ("n_kv_heads", "kv"),
+    ("kv·hd", "kv·hd"),
+    ("kv*hd", "kv·hd"),
+    ("kvhd", "kv·hd"),
+    ("V", "V"),
+    ("vocab", "V"),
 ];
 
 /// The names listed when a typed name is unknown.
 pub const KNOWN: &str = "B, T (Tq, Tk), d (C), h (nh), hd (hs), ff (d_ff), kv";
 
+/// How the quiz reads axes: typed names, and which name which axis.
 impl Axis {
     /// The axis a typed name stands for, if any.
     #[must_use]
@@ -104,26 +79,7 @@ impl Axis {
                 .iter()
                 .find(|(n, _)| n.len() > 1 && n.eq_ignore_ascii_case(name))
         };
-        exact.or_else(folded).map(|(_, a)| a.clone())
-    }
-
-    /// The name shown for this axis in feedback.
-    #[must_use]
-    pub fn symbol(&self) -> &str {
-        match self {
-            Axis::Batch => "B",
-            Axis::Seq => "T",
-            Axis::Query => "Tq",
-            Axis::Key => "Tk",
-            Axis::Model => "d",
-            Axis::Heads => "h",
-            Axis::KvHeads => "kv",
-            Axis::HeadDim => "hd",
-            Axis::Hidden => "ff",
-            Axis::KvWidth => "kv·hd",
-            Axis::Vocab => "V",
-            Axis::Other(s) => s,
-        }
+        exact.or_else(folded).map(|(_, a)| Axis::parse(a))
     }
 
     /// Positions, whichever role: T, Tq and Tk make one family, which
@@ -147,14 +103,18 @@ impl Axis {
     }
 }
 
-/// The recorded axes as [`Axis`]es; where T appears twice (the scores of
-/// a trace that names both T), the first is the queries, the second the
-/// keys.
+/// The recorded axes as the quiz reads them: a name the trace does not
+/// know is read as a student's would be (`C`, `nh`); where T appears
+/// twice (the scores of a trace that names both T), the first is the
+/// queries, the second the keys.
 #[must_use]
-pub fn truth(names: &[String]) -> Vec<Axis> {
-    let mut axes: Vec<Axis> = names
+pub fn truth(recorded: &[Axis]) -> Vec<Axis> {
+    let mut axes: Vec<Axis> = recorded
         .iter()
-        .map(|n| Axis::named(n).unwrap_or_else(|| Axis::Other(n.clone())))
+        .map(|a| match a {
+            Axis::Named(n) => Axis::named(n).unwrap_or_else(|| a.clone()),
+            a => a.clone(),
+        })
         .collect();
     let seq: Vec<usize> = (0..axes.len()).filter(|&i| axes[i] == Axis::Seq).collect();
     if let [q, k] = seq[..] {
@@ -168,8 +128,8 @@ pub fn truth(names: &[String]) -> Vec<Axis> {
 mod tests {
     use super::*;
 
-    fn owned(names: &[&str]) -> Vec<String> {
-        names.iter().map(|s| (*s).to_string()).collect()
+    fn owned(names: &[&str]) -> Vec<Axis> {
+        crate::shape::axes(names)
     }
 
     #[test]

@@ -157,21 +157,21 @@ impl Question {
         let once = |x: &Axis| families.iter().filter(|y| *y == x).count() == 1;
         let mut distinct = families.clone();
         distinct.dedup();
-        distinct.sort_by_key(|a| a.symbol().to_string());
+        distinct.sort_by_key(|a| a.to_string());
         distinct.dedup();
         let pivot = (groups.iter().all(|g| *g == group) && distinct.len() == 2)
             .then(|| group.iter().map(|&g| self.dims[g].0.clone()).find(once))
             .flatten();
         let template = {
-            let names: Vec<&str> = self
+            let names: Vec<String> = self
                 .dims
                 .iter()
                 .enumerate()
                 .map(|(i, (x, _))| {
                     if groups.iter().any(|g| g.contains(&i)) {
-                        "?"
+                        "?".to_string()
                     } else {
-                        x.symbol()
+                        x.to_string()
                     }
                 })
                 .collect();
@@ -185,7 +185,7 @@ impl Question {
             Some(p) => format!(
                 "your sizes fit more than one order: which of the {} {size}s is {}, the {}? Type its position ({}), or name the axes {template}",
                 count[group.len()],
-                p.symbol(),
+                p,
                 or_list(&group.iter().map(|&g| ORDINALS[g]).collect::<Vec<_>>()),
                 choices(&group),
             ),
@@ -200,7 +200,7 @@ impl Question {
                     .arg("count", count[group.len()])
                     .arg("n", group.len())
                     .arg("size", size)
-                    .arg("axis", p.symbol())
+                    .arg("axis", p.to_string())
                     .arg(
                         "ordinals",
                         or_list(&group.iter().map(|&g| ORDINALS[g]).collect::<Vec<_>>()),
@@ -240,12 +240,7 @@ impl Question {
             .enumerate()
             .filter(|(_, (d, t))| !fits_dim(d, t))
             .map(|(i, (d, (x, n)))| {
-                format!(
-                    "the {} is {}={n}, not {}",
-                    ORDINALS[i],
-                    x.symbol(),
-                    dim_text(d)
-                )
+                format!("the {} is {}={n}, not {}", ORDINALS[i], x, dim_text(d))
             })
             .collect();
         format!(
@@ -274,8 +269,8 @@ fn fits(a: &Answer, dims: &[(Axis, usize)]) -> bool {
 
 fn dim_text(d: &Dim) -> String {
     match (&d.axis, d.size) {
-        (Some(a), Some(n)) => format!("{}={n}", a.symbol()),
-        (Some(a), None) => a.symbol().to_string(),
+        (Some(a), Some(n)) => format!("{a}={n}"),
+        (Some(a), None) => a.to_string(),
         (None, Some(n)) => n.to_string(),
         (None, None) => "?".into(),
     }

@@ -29,10 +29,7 @@ pub struct Mistake {
 
 /// `(B=2,T=4,d=64)` for dims.
 pub(crate) fn show(dims: &[(Axis, usize)]) -> String {
-    let (sizes, names): (Vec<usize>, Vec<String>) = dims
-        .iter()
-        .map(|(a, n)| (*n, a.symbol().to_string()))
-        .unzip();
+    let (sizes, names): (Vec<usize>, Vec<Axis>) = dims.iter().map(|(a, n)| (*n, a.clone())).unzip();
     named(&sizes, &names)
 }
 

@@ -15,7 +15,7 @@
 use super::judge;
 use super::{CheckName, Event, Failure, Operand, Role};
 use crate::config::DType;
-use crate::ops::{Backend, Op, OpKind, Shape, Stats, fmt_shape};
+use crate::ops::{Axis, Backend, Op, OpKind, Shape, Stats, fmt_shape};
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::Ordering;
 
@@ -172,7 +172,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
             role: Role::Input,
             shape,
             dtype: self.dtype,
-            axes: ["B", "T", "d"].map(String::from).to_vec(),
+            axes: vec![Axis::Batch, Axis::Seq, Axis::Model],
             inputs: vec![],
             formula,
             on_stream: true,
@@ -204,7 +204,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
             role: Role::Input,
             shape,
             dtype: DType::I64,
-            axes: ["B", "T"].map(String::from).to_vec(),
+            axes: vec![Axis::Batch, Axis::Seq],
             inputs: vec![],
             formula,
             on_stream: false,
@@ -343,7 +343,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         // Heads merged to a width other than d_model (a head_dim given
         // apart from it) are h·hd wide, not d.
         if matches!(op, Op::MergeHeads(_)) && event.shape.last() != stream.last() {
-            let wide = "h·hd".to_string();
+            let wide = Axis::Product(vec![Axis::Heads, Axis::HeadDim]);
             if let Some(last) = event.axes.last_mut() {
                 last.clone_from(&wide);
             }
@@ -477,11 +477,12 @@ impl<'b, B: Backend> Recorder<'b, B> {
 /// A shape-only dispatch records the bound of its rows, not their count:
 /// its first axis reads `n_e≤8`, not `n_e=8`, and its why says so.
 fn mark_bound(event: &mut Pending) {
+    let bound = |a: &mut Axis| *a = Axis::Bound(Box::new(a.clone()));
     if let Some(a) = event.axes.first_mut() {
-        a.push('≤');
+        bound(a);
     }
     if let Some(s) = event.sources.first_mut() {
-        s.axis.push('≤');
+        bound(&mut s.axis);
     }
     let expert = event
         .path

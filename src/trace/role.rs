@@ -18,6 +18,7 @@
 use super::Event;
 use crate::config::names::named_enum;
 use crate::ops::OpKind;
+use crate::shape::Axis;
 use std::collections::HashMap;
 
 named_enum! {
@@ -212,7 +213,7 @@ fn own(e: &Event, first: Option<Role>) -> Role {
 /// The role of another program's op (`e.op` is `other`).
 fn foreign(e: &Event, first: Option<Role>, hand_norm: bool) -> Role {
     let name = e.op_name.as_deref().unwrap_or("").to_ascii_lowercase();
-    let qk = e.axes.len() >= 2 && e.axes[e.axes.len() - 2..] == ["Tq", "Tk"];
+    let qk = matches!(e.axes.as_slice(), [.., Axis::Query, Axis::Key]);
     match name.as_str() {
         "softmax" | "log_softmax" => Role::Weights,
         "matmul" | "bmm" | "einsum" | "baddbmm" | "mm" if e.pre_mask || qk => Role::Scores,

@@ -9,7 +9,7 @@
 use super::{AxisSource, Why};
 use crate::config::{DType, NormKind};
 use crate::ops::{Masking, Merge, NormAxis, Op, Unary};
-use crate::shape::fmt_shape;
+use crate::shape::{Axis, fmt_shape};
 use crate::trace::{Role, block_of};
 
 /// One operand of a step: its path (or parameter name), shape and axes.
@@ -20,8 +20,8 @@ pub struct Part<'a> {
     pub path: &'a str,
     /// Its shape, e.g. `[2, 4, 64]`.
     pub shape: &'a [usize],
-    /// Its axis names, one per dimension, e.g. `["B", "T", "d"]`.
-    pub axes: &'a [String],
+    /// Its axes, one per dimension, e.g. (B, T, d).
+    pub axes: &'a [Axis],
     /// Its element type, e.g. bf16.
     pub dtype: DType,
     /// An activation's role in the model; `None` for a parameter.
@@ -44,8 +44,8 @@ pub struct Step<'a> {
     pub ins: &'a [Part<'a>],
     /// Its output shape.
     pub out: &'a [usize],
-    /// The output's axis names, one per dimension.
-    pub axes: &'a [String],
+    /// The output's axes, one per dimension.
+    pub axes: &'a [Axis],
     /// The residual stream's shape (B, T, d_model).
     pub stream: &'a [usize],
     /// The output's element type.
@@ -92,13 +92,13 @@ impl Step<'_> {
 /// The input x0: B, T and d come from the config.
 #[must_use]
 pub fn input(shape: &[usize]) -> (Vec<AxisSource>, Why) {
-    let names = ["B", "T", "d"];
+    let names = [Axis::Batch, Axis::Seq, Axis::Model];
     let from = ["batch", "seq", "d_model"];
     let sources = shape
         .iter()
-        .zip(names.iter().zip(from))
+        .zip(names.into_iter().zip(from))
         .map(|(&size, (axis, from))| AxisSource {
-            axis: (*axis).to_string(),
+            axis,
             size,
             from: format!("config {from}"),
         })
@@ -124,7 +124,7 @@ fn sources(s: &Step) -> Vec<AxisSource> {
     let n = s.out.len();
     (0..n)
         .map(|i| {
-            let axis = s.axes.get(i).cloned().unwrap_or_else(|| "?".into());
+            let axis = s.axes.get(i).cloned().unwrap_or(Axis::Unknown);
             let size = s.out[i];
             let from = made(s, i).unwrap_or_else(|| carried(s, i));
             AxisSource { axis, size, from }
@@ -144,7 +144,7 @@ fn made(s: &Step, i: usize) -> Option<String> {
             s.ins
                 .first()
                 .and_then(|p| p.axes.last())
-                .map_or("d", String::as_str),
+                .unwrap_or(&Axis::Model),
             heads_of(axis),
             s.last(0)
         )),
@@ -175,7 +175,7 @@ fn made(s: &Step, i: usize) -> Option<String> {
             s.ins
                 .first()
                 .and_then(|p| p.axes.get(i))
-                .map_or("?", String::as_str),
+                .unwrap_or(&Axis::Unknown),
             s.path(0)
         )),
         _ => None,
@@ -194,7 +194,7 @@ fn carried(s: &Step, i: usize) -> String {
     let (path, name) = same.unwrap_or_else(|| {
         let x = s.ins.first();
         let name = x.and_then(|p| p.axes.get(i)).cloned();
-        (s.path(0), name.unwrap_or_else(|| "?".into()))
+        (s.path(0), name.unwrap_or(Axis::Unknown))
     });
     format!("{name} of {path}")
 }
@@ -225,7 +225,7 @@ fn message(s: &Step) -> Why {
                 .arg("shape", shape)
         }
         Op::SplitHeads { heads, axis } => {
-            let key = if *axis == "h" {
+            let key = if *axis == Axis::Heads {
                 "why-split"
             } else {
                 "why-split-kv"
@@ -449,7 +449,7 @@ fn message(s: &Step) -> Why {
             if s.ins
                 .iter()
                 .skip(2)
-                .any(|p| p.axes.first().is_some_and(|a| a.ends_with('≤'))) =>
+                .any(|p| p.axes.first().is_some_and(Axis::is_bound)) =>
         {
             Why::new("why-combine-bound")
                 .arg("E", s.ins.len().saturating_sub(2))
@@ -498,9 +498,9 @@ fn message(s: &Step) -> Why {
 pub fn tokens(shape: &[usize]) -> (Vec<AxisSource>, Why) {
     let sources = shape
         .iter()
-        .zip([("B", "rows of the ids"), ("T", "ids per row")])
+        .zip([(Axis::Batch, "rows of the ids"), (Axis::Seq, "ids per row")])
         .map(|(&size, (axis, from))| AxisSource {
-            axis: axis.to_string(),
+            axis,
             size,
             from: from.to_string(),
         })
@@ -515,8 +515,12 @@ pub fn tokens(shape: &[usize]) -> (Vec<AxisSource>, Why) {
 
 /// The config field that gives the heads of a split: `heads` for the
 /// query heads (axis `h`), `kv_heads` for grouped-query K/V heads.
-fn heads_of(axis: &str) -> &'static str {
-    if axis == "h" { "heads" } else { "kv_heads" }
+fn heads_of(axis: &Axis) -> &'static str {
+    if *axis == Axis::Heads {
+        "heads"
+    } else {
+        "kv_heads"
+    }
 }
 
 /// A selector's `yes` or `no`.
@@ -552,4 +556,72 @@ fn linear(s: &Step) -> Why {
         .arg("role", if s.role == Role::Key { "key" } else { "value" })
         .arg("wide", yes_no(cols != rows))
         .arg("shape", s.shape())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::axes;
+
+    fn part<'a>(path: &'a str, shape: &'a [usize], axes: &'a [Axis]) -> Part<'a> {
+        Part {
+            path,
+            shape,
+            axes,
+            dtype: DType::F32,
+            role: None,
+        }
+    }
+
+    fn step<'a>(op: &'a Op, ins: &'a [Part<'a>], out: &'a [usize], axes: &'a [Axis]) -> Step<'a> {
+        Step {
+            op,
+            name: "k",
+            role: Role::Key,
+            path: "block1.attn.k",
+            ins,
+            out,
+            axes,
+            stream: &[2, 4, 64],
+            dtype: DType::F32,
+            stream_dtype: DType::F32,
+        }
+    }
+
+    /// A split into the query heads `h` reads `heads`; into the K/V heads
+    /// `kv`, `kv_heads`.
+    #[test]
+    fn a_split_reads_its_heads_by_the_axis_it_makes() {
+        let (x_axes, out_axes) = (axes(&["B", "T", "d"]), axes(&["B", "kv", "T", "hd"]));
+        let x = [part("block1.attn.k_proj", &[2, 4, 32], &x_axes)];
+        for (axis, key, heads) in [
+            (Axis::Heads, "why-split", "heads"),
+            (Axis::KvHeads, "why-split-kv", "kv_heads"),
+        ] {
+            let op = Op::SplitHeads { heads: 2, axis };
+            let (sources, why) = explain(&step(&op, &x, &[2, 2, 4, 16], &out_axes));
+            assert_eq!(why.key, key);
+            assert_eq!(sources[1].from, format!("{heads} = 2"));
+            assert_eq!(sources[3].from, format!("d / {heads} = 32 / 2"));
+        }
+    }
+
+    /// A combine of experts whose rows are known by their bound alone
+    /// (`n_e≤`) says so; of counted rows (`n_e`), how many were routed.
+    #[test]
+    fn a_combine_of_bound_experts_says_it_knows_only_the_bound() {
+        let ids_axes = axes(&["B", "T", "k"]);
+        let out_axes = axes(&["B", "T", "d"]);
+        for (first, key) in [("n_e≤", "why-combine-bound"), ("n_e", "why-combine")] {
+            let y_axes = axes(&[first, "d"]);
+            let ins = [
+                part("ids", &[2, 4, 2], &ids_axes),
+                part("w", &[2, 4, 2], &ids_axes),
+                part("y", &[8, 64], &y_axes),
+            ];
+            let op = Op::Combine { capacity: None };
+            let (_, why) = explain(&step(&op, &ins, &[2, 4, 64], &out_axes));
+            assert_eq!(why.key, key, "{first}");
+        }
+    }
 }

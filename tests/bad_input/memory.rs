@@ -12,7 +12,8 @@ pub fn cases(log: &str) -> Vec<Case> {
     );
     let after = format!("{log}{}\n", log.lines().nth(1).unwrap());
     let twice = log.replacen("{\"name\":\"wiring\"", "{\"name\":\"stream\"", 1);
-    let first = "\"step\":0,\"path\":\"input\",\"op\":\"input\",\"role\":\"input\",\"shape\":[2,4,64]";
+    let first =
+        "\"step\":0,\"path\":\"input\",\"op\":\"input\",\"role\":\"input\",\"shape\":[2,4,64]";
     assert!(log.contains(first), "the lesson log starts with its input");
     let ranked = log.replacen(
         first,

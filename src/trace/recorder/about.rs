@@ -3,6 +3,7 @@
 use super::push::Pending;
 use crate::config::DType;
 use crate::ops::{Op, fmt_shape};
+use crate::shape::Axis;
 use crate::trace::{Operand, Role};
 use crate::why::{self, Step, explain::Part};
 
@@ -11,10 +12,10 @@ use crate::why::{self, Step, explain::Part};
 /// every operand's axes.
 #[derive(Clone)]
 pub(super) struct About {
-    pub axes: Vec<String>,
+    pub axes: Vec<Axis>,
     pub inputs: Vec<String>,
     pub operands: Vec<Operand>,
-    pub operand_axes: Vec<Vec<String>>,
+    pub operand_axes: Vec<Vec<Axis>>,
     pub operand_roles: Vec<Option<Role>>,
 }
 

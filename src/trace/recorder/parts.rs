@@ -3,6 +3,7 @@
 
 use crate::config::DType;
 use crate::ops::{OpKind, Shape};
+use crate::shape::Axis;
 use crate::trace::Role;
 use crate::trace::hooks::Hooks;
 
@@ -14,8 +15,8 @@ pub struct Val<T> {
     pub path: String,
     /// Its size along each axis, e.g. `[2, 4, 4, 16]`.
     pub shape: Shape,
-    /// Axis names, one per axis, e.g. `["B","h","T","hd"]`.
-    pub axes: Vec<String>,
+    /// Axis names, one per axis, e.g. (B, h, T, hd).
+    pub axes: Vec<Axis>,
     /// Its element type: the stream's, f32 inside a 16-bit model's norm or
     /// softmax, i64 for the token ids.
     pub dtype: DType,
@@ -30,7 +31,7 @@ pub struct Val<T> {
 
 impl<T> Val<T> {
     /// The activation `t` of `shape` and `dtype` at `path`.
-    pub fn new(path: String, shape: Shape, axes: Vec<String>, dtype: DType, t: T) -> Self {
+    pub fn new(path: String, shape: Shape, axes: Vec<Axis>, dtype: DType, t: T) -> Self {
         Self {
             path,
             shape,
@@ -49,7 +50,7 @@ impl<T> Val<T> {
     }
 
     /// A fused group's step the backend never built.
-    pub(crate) fn unbuilt(path: String, shape: Shape, axes: Vec<String>, dtype: DType) -> Self {
+    pub(crate) fn unbuilt(path: String, shape: Shape, axes: Vec<Axis>, dtype: DType) -> Self {
         Self {
             path,
             shape,
@@ -90,8 +91,8 @@ pub struct Param<T> {
     pub name: String,
     /// The tensor: values (numeric) or only a shape (shape-only).
     pub t: T,
-    /// Axis names, one per axis, e.g. `["d","d"]` for (d_model, d_model).
-    pub axes: Vec<String>,
+    /// Axis names, one per axis, e.g. (d, d) for (d_model, d_model).
+    pub axes: Vec<Axis>,
 }
 
 /// An operand of an op: an activation or a parameter.
@@ -119,7 +120,7 @@ impl<T> In<'_, T> {
         }
     }
 
-    pub(crate) fn axes(&self) -> &[String] {
+    pub(crate) fn axes(&self) -> &[Axis] {
         match self {
             In::Act(v) => &v.axes,
             In::Param(p) => &p.axes,
@@ -149,8 +150,8 @@ pub struct Capture {
     pub role: Role,
     /// Its size along each axis.
     pub shape: Shape,
-    /// Axis names, one per axis, e.g. `["B","h","Tq","Tk"]`.
-    pub axes: Vec<String>,
+    /// Axis names, one per axis, e.g. (B, h, Tq, Tk).
+    pub axes: Vec<Axis>,
     /// Every value, row-major, widened to f64.
     pub values: Vec<f64>,
 }

@@ -14,7 +14,7 @@ pub(super) struct Pending {
     pub role: crate::trace::Role,
     pub shape: Vec<usize>,
     pub dtype: crate::config::DType,
-    pub axes: Vec<String>,
+    pub axes: Vec<crate::shape::Axis>,
     pub inputs: Vec<String>,
     pub formula: String,
     pub on_stream: bool,

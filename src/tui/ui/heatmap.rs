@@ -73,7 +73,11 @@ impl<'a> Grid<'a> {
         let start = h.unwrap_or(0) * rows * cols;
         let slice = values.get(start..start + rows * cols)?;
         let attention = matches!(e.role, Role::Scores | Role::Weights);
-        let axis = |k: usize| e.axes.get(e.axes.len().wrapping_sub(k)).cloned();
+        let axis = |k: usize| {
+            e.axes
+                .get(e.axes.len().wrapping_sub(k))
+                .map(ToString::to_string)
+        };
         let mut g = Grid {
             slice,
             rows,

@@ -20,7 +20,7 @@ fn capture(path: &str, values: Vec<f64>) -> Capture {
         op: crate::ops::OpKind::Add,
         role: crate::trace::Role::ResidualAdd,
         shape: vec![values.len()],
-        axes: vec!["d".to_string()],
+        axes: vec!["d".into()],
         values,
     }
 }

@@ -108,7 +108,11 @@ pub(super) fn word_whys(
         if e.sources.is_empty() {
             e.sources = (0..e.shape.len())
                 .map(|i| crate::why::AxisSource {
-                    axis: e.axes.get(i).cloned().unwrap_or_else(|| "?".into()),
+                    axis: e
+                        .axes
+                        .get(i)
+                        .cloned()
+                        .unwrap_or(crate::shape::Axis::Unknown),
                     size: e.shape[i],
                     from: "as the log recorded it".into(),
                 })

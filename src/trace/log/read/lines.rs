@@ -8,6 +8,7 @@
 //! schema 1: scores (B,h,T,T)  →  (B,h,Tq,Tk)
 //! ```
 
+use crate::shape::Axis;
 use crate::trace::Event;
 
 /// Most axes a logged tensor may have: the tool's own have at most four
@@ -62,13 +63,15 @@ pub(super) fn event_fits(e: &Event, step: usize) -> Result<(), String> {
             o.len()
         ));
     }
+    // An axis is checked as the log writes it.
+    let axes: Vec<String> = e.axes.iter().map(ToString::to_string).collect();
     let names = [&e.path, &e.formula, &e.why_text]
         .into_iter()
         .chain(&e.op_name)
         .chain(&e.line)
         .chain(&e.replaces_stream)
         .chain(&e.replaced_at)
-        .chain(&e.axes)
+        .chain(&axes)
         .chain(&e.inputs);
     printable(names.map(String::as_str))
 }
@@ -107,13 +110,10 @@ pub(super) fn no_null_value(line: &serde_json::Value) -> Result<(), String> {
 
 /// A schema-1 log names the scores' two position axes `T` and `T`:
 /// they are the queries' `Tq` and the keys' `Tk`, as schema 2 writes them.
-pub(super) fn query_and_key(axes: &mut [String]) {
-    if let [.., q, k] = axes
-        && q == "T"
-        && k == "T"
-    {
-        *q = "Tq".into();
-        *k = "Tk".into();
+pub(super) fn query_and_key(axes: &mut [Axis]) {
+    if let [.., q @ Axis::Seq, k @ Axis::Seq] = axes {
+        *q = Axis::Query;
+        *k = Axis::Key;
     }
 }
 

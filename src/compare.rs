@@ -16,7 +16,7 @@
 //!
 //! Two traces from different programs (a model traced here against a log
 //! of the real PyTorch code, [`AlignBy::Role`]) share no paths: their steps
-//! pair by what they do instead ([`role`]), and only their shapes and
+//! pair by what they do instead ([`class`]), and only their shapes and
 //! dtypes are compared, each program naming its ops and paths its own way.
 
 pub mod align;
@@ -158,7 +158,7 @@ pub enum AlignBy {
     /// By path ([`align`]): two traces of shapetrace's, or two logs of one
     /// program.
     Path,
-    /// By role ([`role`]): traces of different programs, whose paths and
+    /// By role ([`class`]): traces of different programs, whose paths and
     /// op names differ.
     Role,
 }
@@ -326,7 +326,7 @@ fn by_path(lt: &Trace, rt: &Trace) -> Vec<Step> {
     steps
 }
 
-/// The steps paired by role ([`role`]): shape, dtype and place compared;
+/// The steps paired by role ([`class`]): shape, dtype and place compared;
 /// ops and inputs are each program's own names, so not.
 fn by_role(lt: &Trace, rt: &Trace) -> Vec<Step> {
     class::align(&lt.events, &rt.events)

@@ -325,3 +325,26 @@ fn freshly_exported_logs_conform() {
         assert!(fields.contains(f), "no {f}: {fields:?}");
     }
 }
+
+/// The published schema lists exactly the roles shapetrace knows: a role
+/// added to `Role` and not to the schema (or the other way) fails here.
+#[test]
+fn the_schema_lists_every_role() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/trace-log.schema.json"
+    ))
+    .unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    let listed: Vec<&str> = schema["$defs"]["event"]["properties"]["role"]["enum"]
+        .as_array()
+        .expect("the event's role is an enum")
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let known: Vec<&str> = shapetrace::trace::Role::ALL
+        .iter()
+        .map(|r| r.as_str())
+        .collect();
+    assert_eq!(listed, known);
+}

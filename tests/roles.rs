@@ -242,3 +242,40 @@ fn an_exported_log_is_given_its_roles_on_reading() {
     );
     assert!(first(Role::Weights).op_label().contains("softmax"));
 }
+
+/// The why of a residual add reads its update's role: a sandwich norm's
+/// output is the sublayer's, normed, not a skipped sublayer; an update
+/// straight from the block's input norm is (`mlp-returns-input`).
+#[test]
+fn an_add_of_a_sandwich_norm_is_no_skipped_sublayer() {
+    let why_of_adds = |args: &[&str]| -> Vec<String> {
+        read(&log_of(args))
+            .trace
+            .events
+            .iter()
+            .filter(|e| e.is_residual())
+            .map(|e| e.why.as_ref().map_or(String::new(), |w| w.key.clone()))
+            .collect()
+    };
+    let sandwich = why_of_adds(&["--preset", "lesson-sandwich"]);
+    assert_eq!(sandwich.len(), 4);
+    assert!(
+        sandwich.iter().all(|k| k != "why-add-skips-sublayer"),
+        "{sandwich:?}"
+    );
+    let skipped = why_of_adds(&["--fault", "mlp-returns-input"]);
+    assert!(
+        skipped.iter().any(|k| k == "why-add-skips-sublayer"),
+        "{skipped:?}"
+    );
+}
+
+/// Under a bare-reshape merge (`merge-no-transpose`) the merge is still
+/// the merged heads: the step where that fault's leak starts.
+#[test]
+fn a_bare_reshape_merge_is_still_the_merged_heads() {
+    let r = read(&log_of(&["--fault", "merge-no-transpose"]));
+    assert_eq!(role_at(&r, "block1.attn.merge"), Role::MergedHeads);
+    let old = read(&without_roles(&log_of(&["--fault", "merge-no-transpose"])));
+    assert_eq!(role_at(&old, "block1.attn.merge"), Role::MergedHeads);
+}

@@ -44,7 +44,9 @@ pub fn row_change(r: &EvidenceRow, role: Option<Role>) -> RowChange {
 /// no declared pattern (the log declares no mask to compare with).
 #[must_use]
 pub fn influence(e: &Evidence, events: &[Event]) -> Option<Influence> {
-    let role = |path: &str| events.iter().find(|x| x.path == path).map(|x| x.role);
+    let roles: std::collections::HashMap<&str, Role> =
+        events.iter().map(|x| (x.path.as_str(), x.role)).collect();
+    let role = |path: &str| roles.get(path).copied();
     let kind = match e.probe {
         Probe::Causality => Kind::Causality,
         Probe::Positionwise => Kind::Positionwise,

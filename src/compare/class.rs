@@ -8,15 +8,15 @@
 //! program records many more small steps (an RMSNorm's `pow`, `mean`,
 //! `rsqrt`, rotary's `neg` and `cat`, the mask's constants). So each step
 //! gets a [`Class`] from its op (and, for a hand-written norm, from the
-//! module it ran in), and the two traces are cut into their parts
+//! norm role its log's reading gave it), and the two traces are cut into their parts
 //! ([`super::align::parts`]: the prefix, each block, the suffix) and paired
 //! part by part, in two rounds:
 //!
 //! 1. The anchors, the steps both programs record as one op
 //!    ([`Class::anchor`]: input, embedding, norm, projection, scores,
-//!    softmax, weights·v, residual add), are diffed (Myers) by role and
+//!    softmax, weights·v, residual add), are diffed (Myers) by class and
 //!    shape.
-//! 2. Between two paired anchors, the remaining steps are diffed by role,
+//! 2. Between two paired anchors, the remaining steps are diffed by class,
 //!    shape and the paired anchor they come from (the nearest anchor up
 //!    their inputs), so a layout step pairs only with one made from the
 //!    same projection. A step left alone on each side of a part with the
@@ -470,7 +470,7 @@ mod tests {
             ev("block1.mlp.up", "linear", &[2, 4, 8], &[]),
         ];
         // As the log's reading gives them.
-        crate::trace::role::infer(&mut theirs, &[]);
+        crate::trace::role::infer(&mut theirs, &[], true);
         assert_eq!(
             classes(&theirs),
             [Class::Other, Class::Product, Class::Norm, Class::Linear]

@@ -278,7 +278,10 @@ impl<T: Clone> Attention<T> {
         let Some(merge) = self.merge else {
             return Ok(y); // (B, h, T, hd)
         };
-        let y = rec.op_owned("merge", &Op::MergeHeads(merge), y, &[])?; // (B, T, h·hd)
+        let merged = Op::MergeHeads(merge);
+        let y = rec
+            .role(Role::MergedHeads)
+            .op_owned("merge", &merged, y, &[])?; // (B, T, h·hd)
 
         // Output projection; the no-out-proj fault returns the merge as it is.
         match &self.o {

@@ -138,10 +138,11 @@ impl<T: Clone> Embeddings<T> {
         let scale_last = self.scale.is_some() && !pos_last && !types_last && !norm_last;
         let lookup_last = !(scale_last || pos_last || types_last || norm_last);
         let step = |rec: &mut Recorder<B>, name: &str, last: bool, op: &Op, ins: &[In<T>]| {
+            // Every step up to x0 is the embeddings'.
             if last {
-                rec.interface("input", op, ins)
+                rec.role(Role::Embedding).interface("input", op, ins)
             } else {
-                rec.op(name, op, ins)
+                rec.role(Role::Embedding).op(name, op, ins)
             }
         };
         let mut x = step(rec, "tok_emb", lookup_last, &Op::Gather, &[ids, wte])?; // wte[ids]: (B, T, d)

@@ -1,9 +1,10 @@
 //! What each activation *is* in the model, whatever its path says.
 //!
 //! The checks and the whys decide by role, never by a step's name: the
-//! causality probe reads the [`Role::Scores`] steps, the return check ends
-//! a sublayer at its [`Role::Update`] or [`Role::ResidualAdd`], a sandwich
-//! norm is an [`Role::OutputNorm`]. Renaming a step changes its path and
+//! causality probe skips the [`Role::Scores`] steps (compared after the
+//! mask, as weights), the return check splits a parallel block's sum at
+//! its [`Role::Update`] and looks past a sandwich norm, an
+//! [`Role::OutputNorm`], to the sublayer's own output. Renaming a step changes its path and
 //! nothing it is judged by.
 //!
 //! Our model states each role where a name alone cannot say it (which
@@ -18,7 +19,6 @@
 use super::Event;
 use crate::config::names::named_enum;
 use crate::ops::OpKind;
-use crate::shape::Axis;
 use std::collections::HashMap;
 
 named_enum! {
@@ -132,23 +132,25 @@ impl Role {
 
 /// Gives every event of a log that does not carry its role (schema 3 and
 /// before, or another program's log without them) a role, in order:
-/// the one place a role is read from anything but the model.
+/// the one place a role is read from a log rather than the model.
 ///
 /// - A residual add (it carries its operands' check) is
 ///   [`Role::ResidualAdd`].
-/// - An op shapetrace names takes [`Role::of_op`], except for the steps
-///   only our own older logs hold, named by our model's fixed step names
-///   (`q_proj`, `up`, `down`, `out`, `update`, `post_ln_1`, …).
-/// - Another program's op (`op` is `other`, its own name in `op_name`):
-///   a softmax is [`Role::Weights`]; a product marked pre-mask, or whose
-///   last two axes are (Tq, Tk), is [`Role::Scores`]; a product of the
+/// - Our own older log (`foreign` false): an op takes [`Role::of_op`],
+///   except the steps our model names, read by its fixed step names
+///   (`q_proj`, `up`, `down`, `out`, `merge`, `update`, `post_ln_1`, the
+///   embeddings' steps before block 1, …).
+/// - Another program's log (`foreign`), by its op's name: an input, an
+///   embedding, a norm op, a softmax ([`Role::Weights`]) take theirs; a
+///   step marked pre-mask is [`Role::Scores`] (the writer marks the
+///   product and what scales it, never the mask); a product of the
 ///   weights is [`Role::Context`]; a hand-written norm's last step (its
-///   module named like a norm: `ln_1`, `input_layernorm`, `norm`) is
-///   [`Role::Norm`]; a view, cast or element-wise op of one input keeps
-///   that input's role.
+///   module named like a norm: `ln_1`, `ln1`, `input_layernorm`, `norm`)
+///   is [`Role::Norm`]; a view, cast or scale of one input keeps that
+///   input's role, unless it reads a norm's output or the stream.
 ///
 /// `given[i]` says the log gave event `i` its role, which it keeps.
-pub fn infer(events: &mut [Event], given: &[bool]) {
+pub fn infer(events: &mut [Event], given: &[bool], foreign: bool) {
     let mut by_path: HashMap<String, Role> = HashMap::new();
     let n = events.len();
     for i in 0..n {
@@ -158,7 +160,7 @@ pub fn infer(events: &mut [Event], given: &[bool]) {
             e.role
         } else if e.is_residual() {
             Role::ResidualAdd
-        } else if e.op == OpKind::Other {
+        } else if foreign {
             // A hand-written norm's output: the last step of a module named
             // like a norm that recorded no norm of its own.
             let m = module(&e.path);
@@ -169,7 +171,7 @@ pub fn infer(events: &mut [Event], given: &[bool]) {
                 .take_while(|x| module(&x.path) == m)
                 .any(|x| x.role.is_norm());
             let hand_norm = last && !normed && m.rsplit('.').next().is_some_and(norm_name);
-            foreign(e, first, hand_norm)
+            theirs(e, first, hand_norm)
         } else {
             own(e, first)
         };
@@ -186,18 +188,35 @@ fn own(e: &Event, first: Option<Role>) -> Role {
         "k_proj" => Some(Role::Key),
         "v_proj" => Some(Role::Value),
         "out" => Some(Role::AttnOut),
+        "merge" => Some(Role::MergedHeads),
         "up" | "gate" | "gate_up" => Some(Role::MlpHidden),
         "down" => Some(Role::MlpOut),
         "update" => Some(Role::Update),
         "router" => Some(Role::Router),
-        "pooler" | "pooler.dense" => Some(Role::Pooled),
+        "pooler" => Some(Role::Pooled),
         _ => None,
     };
     // A sandwich norm and its casts: `post_ln_1`, `post_ln_1.to_f32`.
     let sandwich = e.path.split('.').any(|p| p.starts_with("post_ln_"));
+    // Before block 1, every step up to x0 (`input`, and BERT's norm on it
+    // and its casts) is the embeddings'.
+    let embeddings = e.block().is_none()
+        && (e.path == "input" || e.path.starts_with("input.") || e.path.starts_with("emb"));
     match named {
-        Some(r) if matches!(e.op, OpKind::Linear | OpKind::Columns | OpKind::Add) => r,
+        Some(r)
+            if matches!(
+                e.op,
+                OpKind::Linear
+                    | OpKind::Columns
+                    | OpKind::Add
+                    | OpKind::MergeHeads
+                    | OpKind::Reshape
+            ) =>
+        {
+            r
+        }
         _ if sandwich => Role::OutputNorm,
+        _ if embeddings && e.op != OpKind::Input => Role::Embedding,
         _ => match Role::of_op(e.op, first) {
             // A norm's casts (`ln_1.to_f32`) are the norm's.
             Role::Other | Role::Input | Role::ResidualAdd | Role::Embedding
@@ -210,24 +229,24 @@ fn own(e: &Event, first: Option<Role>) -> Role {
     }
 }
 
-/// The role of another program's op (`e.op` is `other`).
-fn foreign(e: &Event, first: Option<Role>, hand_norm: bool) -> Role {
-    let name = e.op_name.as_deref().unwrap_or("").to_ascii_lowercase();
-    let qk = matches!(e.axes.as_slice(), [.., Axis::Query, Axis::Key]);
+/// The role of a step of another program's log, by its op's name (ours
+/// where shapetrace has one, `linear`, `softmax`; the writer's otherwise).
+fn theirs(e: &Event, first: Option<Role>, hand_norm: bool) -> Role {
+    let name = e.op_label().to_ascii_lowercase();
     match name.as_str() {
+        "input" | "tokens" => Role::Input,
+        "embedding" => Role::Embedding,
+        _ if e.pre_mask => Role::Scores,
         "softmax" | "log_softmax" => Role::Weights,
-        "matmul" | "bmm" | "einsum" | "baddbmm" | "mm" if e.pre_mask || qk => Role::Scores,
         "matmul" | "bmm" | "einsum" | "baddbmm" | "mm" if first == Some(Role::Weights) => {
             Role::Context
         }
         "scaled_dot_product_attention" => Role::Context,
-        "layer_norm" | "rms_norm" | "group_norm" => Role::Norm,
-        _ if e.pre_mask => Role::Scores,
+        "layernorm" | "rmsnorm" | "layer_norm" | "rms_norm" | "group_norm" => Role::Norm,
         _ if hand_norm => Role::Norm,
         "view" | "reshape" | "transpose" | "permute" | "contiguous" | "flatten" | "unflatten"
         | "expand" | "repeat" | "repeat_interleave" | "squeeze" | "unsqueeze" | "t" | "to"
-        | "float" | "half" | "bfloat16" | "double" | "type_as" | "type" | "masked_fill"
-        | "dropout" | "clone" | "div" | "truediv" | "mul" | "tanh" => {
+        | "float" | "half" | "bfloat16" | "double" | "type_as" | "type" | "dropout" | "clone" => {
             match first {
                 // A step after a norm's output or a residual add is the
                 // next sublayer's, not the norm's or the add's.
@@ -245,8 +264,15 @@ fn module(path: &str) -> &str {
 }
 
 /// Whether a module's name is a norm's: `input_layernorm`, `norm`,
-/// `ln_1`, `ln_f`.
+/// `ln`, `ln_1`, `ln1`, `ln_f`, `lnf`.
 fn norm_name(leaf: &str) -> bool {
     let leaf = leaf.to_ascii_lowercase();
-    leaf.contains("norm") || leaf == "ln" || leaf.starts_with("ln_")
+    let after_ln = leaf.strip_prefix("ln");
+    leaf.contains("norm")
+        || after_ln.is_some_and(|r| {
+            r.is_empty()
+                || r == "f"
+                || r.starts_with('_')
+                || r.starts_with(|c: char| c.is_ascii_digit())
+        })
 }

@@ -372,7 +372,7 @@ fn message(s: &Step) -> Why {
             .arg("shape", shape),
         // An update straight from a norm: the sublayer was skipped (the
         // mlp-returns-input fault).
-        Op::Add if s.role_of(1).is_some_and(Role::is_norm) => Why::new("why-add-skips-sublayer")
+        Op::Add if s.role_of(1) == Some(Role::Norm) => Why::new("why-add-skips-sublayer")
             .arg("stream", s.path(0))
             .arg("update", s.path(1))
             .arg("shape", shape),
@@ -528,17 +528,18 @@ fn yes_no(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
 }
 
-/// A linear layer's message, by the role its step name gives it.
+/// A linear layer's message, by its role (a gated MLP's gate and up are
+/// both its hidden units; the step's name tells which of the two).
 fn linear(s: &Step) -> Why {
     let (rows, cols) = (s.dim(1, 0), s.dim(1, 1));
-    let key = match s.name {
-        "q_proj" => "why-linear-q",
-        "k_proj" | "v_proj" => "why-linear-kv",
-        "out" => "why-linear-out",
-        "up" => "why-linear-up",
-        "gate" => "why-linear-gate",
-        "down" => "why-linear-down",
-        "router" => "why-linear-router",
+    let key = match s.role {
+        Role::Query => "why-linear-q",
+        Role::Key | Role::Value => "why-linear-kv",
+        Role::AttnOut => "why-linear-out",
+        Role::MlpHidden if s.name == "gate" => "why-linear-gate",
+        Role::MlpHidden if s.name == "up" => "why-linear-up",
+        Role::MlpOut => "why-linear-down",
+        Role::Router => "why-linear-router",
         _ => "why-linear",
     };
     let bias = s

@@ -33,7 +33,7 @@ impl Influence {
     /// The shown rows as (path, cells per batch element per position), at
     /// most `max_b` batch elements and `max_t` positions.
     ///
-    /// A leak in a row the probe does not show (say `ln_2`) is shown too
+    /// A leak in a row the probe does not show (say the MLP's hidden units) is shown too
     /// when no shown row leaks, so a failing verdict always has its ✗.
     #[must_use]
     pub fn grid(&self, max_b: usize, max_t: usize) -> Vec<(&str, Vec<Vec<Cell>>)> {

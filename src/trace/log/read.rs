@@ -251,7 +251,11 @@ fn read_expecting(
     }
     // A log that does not say what each step is (schema 3 and before, or
     // a writer that leaves roles out): its roles, from its ops and dataflow.
-    crate::trace::role::infer(&mut events, &roles_given);
+    let foreign = h
+        .producer
+        .as_deref()
+        .is_some_and(|p| !p.starts_with("shapetrace "));
+    crate::trace::role::infer(&mut events, &roles_given, foreign);
     // Another program's log: each step's why from its kind and shapes.
     if h.producer
         .as_deref()

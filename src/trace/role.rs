@@ -152,9 +152,15 @@ impl Role {
 /// `given[i]` says the log gave event `i` its role, which it keeps.
 pub fn infer(events: &mut [Event], given: &[bool], foreign: bool) {
     let mut by_path: HashMap<String, Role> = HashMap::new();
+    // Whether the run of steps in the current module holds a norm yet.
+    let mut module_normed = false;
     let n = events.len();
     for i in 0..n {
         let e = &events[i];
+        let m = module(&e.path);
+        if i == 0 || module(&events[i - 1].path) != m {
+            module_normed = false;
+        }
         let first = e.inputs.first().and_then(|p| by_path.get(p)).copied();
         let role = if given.get(i).copied().unwrap_or(false) {
             e.role
@@ -163,18 +169,13 @@ pub fn infer(events: &mut [Event], given: &[bool], foreign: bool) {
         } else if foreign {
             // A hand-written norm's output: the last step of a module named
             // like a norm that recorded no norm of its own.
-            let m = module(&e.path);
             let last = events.get(i + 1).is_none_or(|x| module(&x.path) != m);
-            let normed = events[..i]
-                .iter()
-                .rev()
-                .take_while(|x| module(&x.path) == m)
-                .any(|x| x.role.is_norm());
-            let hand_norm = last && !normed && m.rsplit('.').next().is_some_and(norm_name);
+            let hand_norm = last && !module_normed && m.rsplit('.').next().is_some_and(norm_name);
             theirs(e, first, hand_norm)
         } else {
             own(e, first)
         };
+        module_normed |= role.is_norm();
         by_path.insert(events[i].path.clone(), role);
         events[i].role = role;
     }

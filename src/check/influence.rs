@@ -256,17 +256,21 @@ impl Kind {
         }
     }
 
-    /// Whether `r` is a row worth showing: for causality the input, the
-    /// norms, the attention's weights and merged heads, and the residual
-    /// adds (where a leak enters the stream); for positionwise every tensor
-    /// but the pre-mask scores.
+    /// Whether `r` is a row worth showing: for causality the sublayer
+    /// interfaces (the input, each norm's output, each residual add, where
+    /// a leak enters the stream) and the attention's weights and merged
+    /// heads; for positionwise every tensor but the pre-mask scores.
     #[must_use]
     pub fn shows(self, r: &RowChange) -> bool {
         match self {
-            Kind::Causality => matches!(
-                r.role,
-                Role::Input | Role::Norm | Role::Weights | Role::MergedHeads | Role::ResidualAdd
-            ),
+            Kind::Causality => match r.role {
+                // A 16-bit norm's casts are its own: one row a norm.
+                Role::Norm => r.op != OpKind::Cast,
+                role => matches!(
+                    role,
+                    Role::Input | Role::Weights | Role::MergedHeads | Role::ResidualAdd
+                ),
+            },
             Kind::Positionwise => !pre_mask(r),
         }
     }

@@ -16,8 +16,8 @@ use crate::trace::{Event, OpKind, Role};
 use crate::why::Why;
 
 /// The row of an evidence line as a probe's [`RowChange`], in the role
-/// `role` of the log's event at its path: a pre-mask row is `scores`
-/// (causality skips it) whatever the log says of its event.
+/// `role` of the log's event at its path, but for the scores: the row's
+/// own `pre_mask` says whether causality skips it.
 #[must_use]
 pub fn row_change(r: &EvidenceRow, role: Option<Role>) -> RowChange {
     let op = if r.pre_mask {
@@ -25,10 +25,12 @@ pub fn row_change(r: &EvidenceRow, role: Option<Role>) -> RowChange {
     } else {
         r.op.parse().unwrap_or(OpKind::Other)
     };
-    let role = if r.pre_mask {
-        Role::Scores
-    } else {
-        role.unwrap_or_else(|| Role::of_op(op, None))
+    // The row says whether it is pre-mask: it alone is skipped.
+    let role = match role {
+        _ if r.pre_mask => Role::Scores,
+        Some(Role::Scores) => Role::Other,
+        Some(role) => role,
+        None => Role::of_op(op, None),
     };
     RowChange {
         path: r.path.clone(),

@@ -923,7 +923,10 @@ class _Recorder(TorchFunctionMode):
         if _is_norm(module) and module is not self.model:
             from_stream = self.norm_inputs.pop() if self.norm_inputs else False
             if path is not None:
-                self._event(path)["role"] = "norm"
+                # A norm itself, not a wrapper named like one (`PreNorm(d, fn)`),
+                # whose output is its sublayer's.
+                if not any(True for _ in module.children()):
+                    self._event(path)["role"] = "norm"
                 self._mark(out)
                 # A norm of the stream is the stream its block adds onto next
                 # (Post-LN, or a norm written after the add).

@@ -779,3 +779,29 @@ def test_each_event_says_the_role_the_trace_knows(tmp_path):
     assert roles.count("weights") == 2
     # A linear is not placed by the trace: no role written.
     assert all("role" not in e for e in evs if e["op"] == "linear")
+
+
+def test_a_wrapper_named_like_a_norm_gives_no_norm_role(tmp_path):
+    """`PreNorm(d, fn)` (a norm and the sublayer it feeds): its LayerNorm's
+    output is the norm, the wrapper's output (the sublayer's) is not."""
+    forward = """        x = x + self.attn(x)
+        x = x + self.mlp(self.ln_2(x))"""
+    path = tmp_path / "prenorm_wrapper.py"
+    text = BLOCK.format(split="prenorm_wrapper", q=GOOD_Q, forward=forward)
+    text = text.replace("self.attn = Attn(d)", "self.attn = PreNorm(d, Attn(d))")
+    text = text.replace("class Block(nn.Module):", """class PreNorm(nn.Module):
+    def __init__(self, d, fn):
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(self.norm(x))
+
+
+class Block(nn.Module):""")
+    path.write_text(text, encoding="utf-8")
+    rc, log = export(tmp_path, path)
+    assert rc == 0
+    normed = [e["path"] for e in log if e["kind"] == "event" and e.get("role") == "norm"]
+    assert normed and all(p.endswith("norm.layernorm") or ".ln_" in p for p in normed), normed

@@ -282,6 +282,15 @@ pub struct Arch {
     /// The most tokens each expert of a mixture takes (`moe-capacity`:
     /// ⌈B·T·k/E⌉, later tokens dropped); `None` takes every routed token.
     pub capacity: Option<usize>,
+    /// Whether a decode step writes its new key and value into the cache
+    /// before reading it (`decode-no-append` does not).
+    pub cache_append: bool,
+    /// Whether a decode step turns its new token at its true position
+    /// (`decode-rope-at-zero` turns it at 0).
+    pub rope_at_position: bool,
+    /// Whether the causal mask is aligned at the top left,
+    /// `tril(ones(Tq, Tk))` (`decode-mask-top-left`).
+    pub mask_top_left: bool,
 }
 
 impl Arch {
@@ -323,6 +332,9 @@ impl Arch {
             norm_cast_back: true,
             softmax_cast_back: true,
             capacity: None,
+            cache_append: true,
+            rope_at_position: true,
+            mask_top_left: false,
         };
         let Some(fault) = cfg.fault else {
             return ok;
@@ -416,6 +428,18 @@ impl Arch {
                     window: WindowForm::OneShort,
                     ..ok.anatomy.clone()
                 },
+                ..ok
+            },
+            Variant::CacheNotAppended => Self {
+                cache_append: false,
+                ..ok
+            },
+            Variant::NewTokenAtZero => Self {
+                rope_at_position: false,
+                ..ok
+            },
+            Variant::MaskTopLeft => Self {
+                mask_top_left: true,
                 ..ok
             },
             // Capacity factor 1: an even share of the B·T·k routes each.

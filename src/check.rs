@@ -9,6 +9,7 @@
 //! declared architecture) on the same weights and input.
 
 pub mod contract;
+pub mod decode;
 pub mod evidence;
 pub mod influence;
 pub mod ops;
@@ -34,6 +35,10 @@ pub fn all(trace: &Trace) -> Vec<CheckResult> {
 /// loaded weights or input, if the trace had them).
 #[must_use]
 pub fn all_of(trace: &Trace, subject: influence::Subject) -> Vec<CheckResult> {
+    // A run that decodes is judged pass by pass.
+    if trace.config.decode > 0 {
+        return decode::all(trace, subject);
+    }
     let mut out = contract::all(trace);
     out.push(params::params(trace));
     out.extend(probe::all(trace, subject));
@@ -53,7 +58,7 @@ pub fn all_of(trace: &Trace, subject: influence::Subject) -> Vec<CheckResult> {
 #[must_use]
 pub fn of_log(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
     let trace = &replay.trace;
-    let mut out = contract::all(trace);
+    let mut out = decode::contract(trace);
     for c in &mut out {
         if c.name == CheckName::OpShapes
             && c.status != Status::Fail
@@ -109,6 +114,9 @@ pub fn of_log(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
     out.push(evidence::judged(replay, CheckName::Positionwise));
     out.push(evidence::judged(replay, CheckName::Causality));
     out.push(needs_model(CheckName::Reference));
+    if trace.config.decode > 0 {
+        out.push(needs_model(CheckName::Decode));
+    }
     out
 }
 

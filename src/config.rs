@@ -220,8 +220,13 @@ pub struct ModelConfig {
     pub preset: String,
     /// B, the number of sequences run side by side.
     pub batch: usize,
-    /// T, the number of positions (tokens) in each sequence.
+    /// T, the number of positions (tokens) in each sequence: the prompt,
+    /// when the run decodes.
     pub seq: usize,
+    /// Decode steps after the prompt's prefill, each feeding one token and
+    /// reading the key/value cache ([`crate::model::decode`]); 0 runs the
+    /// training-time forward alone.
+    pub decode: usize,
     /// The width of the residual stream: every sublayer maps
     /// (B, T, d_model) → (B, T, d_model).
     pub d_model: usize,
@@ -272,6 +277,9 @@ pub const MAX_DIM: usize = 1 << 20;
 /// a few hundred; every event of every block is held in the trace, so the
 /// depth bounds a shape-only run's memory (about 30 MB per 1,000 blocks).
 pub const MAX_LAYERS: usize = 4096;
+
+/// Most decode steps a run takes: each is a pass of its own in the trace.
+pub const MAX_DECODE: usize = 4096;
 
 /// An impossible or unsupported configuration.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -527,10 +535,12 @@ impl ModelConfig {
     }
 
     /// Positions the position embedding holds: [`Positions::context`], or
-    /// `seq`.
+    /// `seq` (and the decode steps after it).
     #[must_use]
     pub fn context(&self) -> usize {
-        self.positions.context.unwrap_or(self.seq)
+        self.positions
+            .context
+            .unwrap_or(self.seq.saturating_add(self.decode))
     }
 
     /// Rows of the position embedding: [`ModelConfig::context`] and the

@@ -18,6 +18,7 @@
 
 pub mod attention;
 pub mod block;
+pub mod decode;
 pub mod embed;
 pub mod linear;
 pub mod mlp;
@@ -225,7 +226,7 @@ impl<T: Clone> Model<T> {
         ends: &Embeddings<T>,
         ids: T,
     ) -> Result<Val<T>, Stop> {
-        let x0 = ends.embed(rec, ids)?; // wte[ids] + wpe[0..T]: (B, T) → (B, T, d)
+        let x0 = ends.embed_at(rec, ids, 0)?; // wte[ids] + wpe[0..T]: (B, T) → (B, T, d)
         let x = self.stack(rec, x0)?; // (B, T, d)
         ends.head(rec, &x) // x·wteᵀ: (B, T, V), or BERT's pooler: (B, d)
     }
@@ -235,6 +236,17 @@ impl<T: Clone> Model<T> {
         &self,
         rec: &mut Recorder<B>,
         x0: Val<T>,
+    ) -> Result<Val<T>, Stop> {
+        self.stack_kv(rec, x0, None)
+    }
+
+    /// As [`Model::stack`]; with `kv` (one per block) a pass of
+    /// generation, each block's attention reading and writing its cache.
+    fn stack_kv<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        x0: Val<T>,
+        mut kv: Option<&mut Vec<decode::Kv<T>>>,
     ) -> Result<Val<T>, Stop> {
         let mut x = x0.clone();
         for (i, block) in self.blocks.iter().enumerate() {
@@ -246,7 +258,8 @@ impl<T: Clone> Model<T> {
             } else {
                 &x
             };
-            x = block.forward(&mut rec.pp(&format!("block{n}")), input)?; // (B, T, d)
+            let cache = kv.as_deref_mut().and_then(|kv| kv.get_mut(i));
+            x = block.forward(&mut rec.pp(&format!("block{n}")), input, cache)?; // (B, T, d)
         }
         match &self.ln_f {
             Some(n) => n.forward(rec, "ln_f", &x), // (B, T, d)

@@ -82,6 +82,10 @@ named_enum! {
         Embedding = "embedding",
         /// The first T rows of wpe (context, d) → (T, d), one per position.
         Positions = "positions",
+        /// A key/value cache with the new tokens' keys or values written
+        /// in: (B, kv, S, hd) + (B, kv, n, hd) → (B, kv, S + n, hd), or at
+        /// most the window's positions (a ring buffer).
+        KvCache = "kv_cache",
         /// x0 = tok_emb + pos_emb: (B, T, d) + (T, d), broadcast over B.
         AddPositions = "add_positions",
         /// The LM head: x·W_head, (B, T, d) → (B, T, V): a score per token of the vocabulary.
@@ -137,41 +141,57 @@ pub enum Unary {
 
 /// Which keys each query of attention reads; the others get weight 0 and
 /// show as `╳`.
+///
+/// Queries and keys are aligned at the bottom right: of Tq queries over
+/// Tk keys, query i sits at position i + (Tk − Tq), so a decode step's one
+/// query over a cache of S keys is the newest position, S − 1, and reads
+/// them all. In the training forward Tq = Tk and query i is position i.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Masking {
     /// Every key, by mistake: the `no-causal-mask` fault.
     Full,
     /// Every key, by design: an encoder's two-way attention (BERT).
     TwoWay,
-    /// Keys 0..=t for query t: a decoder's causal mask.
+    /// Keys 0..=p for the query at position p: a decoder's causal mask.
     Causal,
-    /// Keys t − w + 1 ..= t: a causal mask within a sliding window of w
+    /// Keys p − w + 1 ..= p: a causal mask within a sliding window of w
     /// (Mistral's `sliding_window`).
     Window(usize),
+    /// Keys 0..=i for query row i, aligned at the top left whatever the
+    /// keys: `tril(ones(Tq, Tk))`, the same as [`Masking::Causal`] when Tq
+    /// = Tk, but a decode step's one query reads key 0 alone (the
+    /// `decode-mask-top-left` fault).
+    TopLeft,
 }
 
 impl Masking {
-    /// The keys query `t` reads, of `keys` in all: a range.
+    /// The keys query row `t` of `queries` reads, of `keys` in all: a range.
     #[must_use]
-    pub fn keys(self, t: usize, keys: usize) -> std::ops::Range<usize> {
-        let end = (t + 1).min(keys);
+    pub fn keys(self, t: usize, queries: usize, keys: usize) -> std::ops::Range<usize> {
+        // The query's position: the rows sit at the last Tq of the Tk positions.
+        let p = t + keys.saturating_sub(queries);
+        let end = (p + 1).min(keys);
         match self {
             Masking::Full | Masking::TwoWay => 0..keys,
             Masking::Causal => 0..end,
             Masking::Window(w) => end.saturating_sub(w.max(1))..end,
+            Masking::TopLeft => 0..(t + 1).min(keys),
         }
     }
 
-    /// Whether query `t` reads key `j`.
+    /// Whether query row `t` of `queries` reads key `j` of `keys`.
     #[must_use]
-    pub fn reads(self, t: usize, j: usize, keys: usize) -> bool {
-        self.keys(t, keys).contains(&j)
+    pub fn reads(self, t: usize, j: usize, queries: usize, keys: usize) -> bool {
+        self.keys(t, queries, keys).contains(&j)
     }
 
     /// Whether any key is masked: causal or windowed.
     #[must_use]
     pub fn masks(self) -> bool {
-        matches!(self, Masking::Causal | Masking::Window(_))
+        matches!(
+            self,
+            Masking::Causal | Masking::Window(_) | Masking::TopLeft
+        )
     }
 }
 
@@ -222,6 +242,9 @@ pub enum Op {
         /// rotary, as GPT-NeoX's); the pairs are (i, i + dims/2), and the
         /// features past `dims` pass as they are. hd turns them all.
         dims: usize,
+        /// The position of row 0: 0 in the training forward, the cache's
+        /// length S − 1 for a decode step's one new token.
+        start: usize,
     },
     /// q (B,h,T,hd) · kᵀ (B,h,hd,S) / √hd → (B,h,T,S).
     Scores {
@@ -283,11 +306,25 @@ pub enum Op {
     Add,
     /// `wte[ids]`: ids (B, T) of whole numbers, wte (V, d) → (B, T, d).
     Gather,
-    /// `wpe[offset..offset + T]`: wpe (context + offset, d), ids (B, T) →
-    /// (T, d). The offset is OPT's 2; 0 elsewhere.
+    /// `wpe[offset + start..offset + start + T]`: wpe (context + offset,
+    /// d), ids (B, T) → (T, d). The offset is OPT's 2, 0 elsewhere; the
+    /// start is the first token's position (a decode step's S − 1).
     Positions {
         /// Rows of wpe before position 0.
         offset: usize,
+        /// The position of the first id.
+        start: usize,
+    },
+    /// The key/value cache after writing n new rows: the cache (B, kv, S,
+    /// hd), when there is one, and the new keys or values (B, kv, n, hd),
+    /// at positions `at..at + n` → (B, kv, S + n, hd). Under a sliding
+    /// window of w the cache is a ring of w slots: position p goes to slot
+    /// p mod w, overwriting position p − w, and the shape stops at w.
+    KvCache {
+        /// The ring's size, the window; `None` keeps every position.
+        window: Option<usize>,
+        /// The position of the first new row: the positions cached before.
+        at: usize,
     },
     /// `tok_emb + pos_emb`: (B, T, d) + (T, d) → (B, T, d), broadcast over B.
     AddPositions,

@@ -113,10 +113,15 @@ fn numeric<F: Scalar>(
         return Err(Error::Cancelled);
     }
     #[allow(clippy::cast_possible_truncation)]
-    let out = r
-        .output
-        .filter(|_| keep)
-        .map(|o| o.read().mapv(|v| v.f64() as f32));
+    let widen = |o: &Tensor<F>| o.read().mapv(|v| v.f64() as f32);
+    let out = if r.passes.is_empty() {
+        r.output.filter(|_| keep).map(|o| widen(&o))
+    } else {
+        // A decoding run's output: every pass's rows, (B, T + N, ·).
+        let parts: Vec<ArrayD<f32>> = r.passes.iter().filter(|_| keep).map(widen).collect();
+        let views: Vec<_> = parts.iter().map(|p| p.view()).collect();
+        ndarray::concatenate(ndarray::Axis(1), &views).ok()
+    };
     Ok((r.trace, out))
 }
 

@@ -109,6 +109,20 @@ why-add-positions = x0 = tok_emb + pos_emb: { $tok } + { $pos } broadcasts the p
 
 why-positions-offset = Position t reads row t + { $offset } of wpe ({ $ctx },{ $d }): the first { $offset } rows come before position 0, so rows { $offset } to { $end } are used and pos_emb is { $shape }: one vector per position, the same for every sequence, with no B axis.
 
+why-kv-cache = The key/value cache after this step: the { $held } positions cached before and the { $new } new, { $S } in all, { $shape }. A decode step computes k and v for its new token alone and reads every earlier one from here, which is why its query is one row and its keys are all of them.
+
+why-kv-cache-ring = A sliding window of { $w }: the cache is a ring of { $w } slots, and position { $pos } goes to slot { $slot }, overwriting position { $old }, which no query from now on may read. The shape stays { $shape }: the cache stops growing at the window.
+
+why-rope-decode = The new token turns at its true position, { $pos } (the cache's length minus one), not at 0: its query then meets each cached key at the distance the two really stand apart. The shape { $shape } does not change.
+
+why-scores-decode = A decode step's query is one row, Tq = { $Tq }: only the new token asks. Its keys are all { $Tk } cached positions, the prompt's and every token decoded since, so the scores are { $shape }: one row of { $Tk } dot products per head, each divided by √{ $hd }.
+
+why-softmax-decode = The new token is the newest position, so no key comes after it: the causal mask hides nothing in its one row, and softmax turns the { $Tk } scores into weights that sum to 1. The shape stays { $shape }.
+
+why-softmax-top-left = The mask is tril(ones(Tq, Tk)), aligned at the top left: query row i reads keys 0..=i. With Tq = { $Tq } and Tk = { $Tk } the new token, the newest position, reads key 0 alone and ignores the rest of the cache; the mask must sit at the bottom right, query i at position i + Tk − Tq. The shape { $shape } hides the mistake.
+
+why-positions-decode = A decode step's one token stands at position { $start }, so it reads row { $pos } of wpe, not row 0: pos_emb is { $shape }.
+
 why-token-type = Every token of the trace is of type { $id } (BERT's first segment), so each adds row { $id } of wtt ({ $types },{ $d }): one vector per token, { $shape }, the same for every position, telling the encoder which sentence of a pair the token is in.
 
 why-first-token = BERT's pooler reads one token per sequence, the first ([CLS]): x[:, 0] keeps { $B } vectors of the { $T } positions, { $shape }. The T axis is gone: the pooled vector stands for the whole sequence, which is why a classifier reads it and why it never returns to (B,T,d).
@@ -371,6 +385,9 @@ fault-softmax-no-cast-back = the softmax runs in f32 and its weights are never c
 fault-moe-capacity = each expert takes at most ⌈B·T·k/E⌉ tokens: later ones are dropped
 fault-no-sliding-window = the declared sliding window is left out: every query reads every earlier key
 fault-window-off-by-one = the sliding window reads one position fewer than declared, a < written for <=
+fault-decode-no-append = a decode step never writes its new key and value into the cache: the token attends only to the past
+fault-decode-rope-at-zero = a decode step turns its new token as if it stood at position 0, not at the cache's length
+fault-decode-mask-top-left = the causal mask is tril(ones(Tq, Tk)), aligned at the top left: a decode step's one query reads key 0 alone
 fault-why-ffn-no-down = the residual add meets the hidden layer: (B,T,d) + (B,T,d_ff), (2,4,64) + (2,4,256) on the lesson model
 fault-why-attn-no-merge = the residual add meets the split heads: (B,T,d) + (B,h,T,hd), (2,4,64) + (2,4,4,16) on the lesson model
 fault-why-bias-w1-64 = x·W1 is (B,T,d_ff) and b1 is (d): the bias add refuses the shapes
@@ -390,6 +407,9 @@ fault-why-softmax-no-cast-back = weights·v multiplies f32 by bf16, which a matr
 fault-why-moe-capacity = at most ⌈B·T·k/E⌉ routes per expert come back (14 of 16 on lesson-moe), and whether a token keeps its expert depends on the tokens before it, across the batch too
 fault-why-no-sliding-window = every shape passes; a token moves queries more than w − 1 positions after it, which the declared window hides from it
 fault-why-window-off-by-one = every shape passes; the query w − 1 positions after a token, which the declared window lets read it, stays unchanged when it changes
+fault-why-decode-no-append = every shape passes, the cache just stops growing; the new token's logits differ from the full forward's at its position
+fault-why-decode-rope-at-zero = every shape passes; the new token meets each cached key at the wrong distance, so its logits differ from the full forward's
+fault-why-decode-mask-top-left = the mask is the same as the causal one while Tq = Tk, so the prefill passes; the decode step's logits differ from the full forward's
 
 ## shapetrace faults: the columns
 
@@ -642,6 +662,7 @@ check-causality-pass = { $spread ->
    *[causal] , and { $path } exactly where the causal mask reads it
 } ({ $tried } tokens tried)
 check-reference-plain-pass = every block's output ({ $n } compared) agrees with a plain f64 forward: max |Δ| { $delta } (allowed { $tol }·(1 + the output's largest |x|) in { $dtype })
+check-decode-pass = each of the { $n } decode steps, through the key/value cache, gives the { $what } of a full forward of the whole sequence without a cache at its position, and so does the prefill: max |Δ| { $delta } (allowed { $tol }·(1 + the largest |x|) in { $dtype })
 check-reference-pass = every block's output ({ $n } compared) equals the declared architecture{ $fault ->
     [none] {""}
    *[other] {" "}(without { $fault })
@@ -693,6 +714,7 @@ check-causality-fail = { $path }: changing token { $token } of batch 0 { $what -
 check-params-fail = { $path }: built { $got } parameters, { $by } { $than } than the closed form { $formula } = { $want }
 check-params-extra = { $path }: built { $got } parameters the declared architecture does not have
 check-reference-plain-fail = { $path }: differs from a plain f64 forward on the same weights and input by |Δ| up to { $delta }, over the { $allowed } that { $dtype } allows there
+check-decode-fail = { $path }: at position { $pos } the { $what } differ from a full forward without a cache by |Δ| up to { $delta }, over the { $allowed } allowed: the cache path computes something else
 check-reference-plain-error = not compared: { $error }
 check-reference-fail = { $path }: differs from the declared architecture{ $fault ->
     [none] {""}

@@ -127,6 +127,20 @@ why-add-positions = x0 = tok_emb + pos_emb：{ $tok } + { $pos } 把位置廣播
 
 why-positions-offset = 位置 t 讀取 wpe ({ $ctx },{ $d }) 的第 t + { $offset } 行：前 { $offset } 行在位置 0 之前，所以用到第 { $offset } 到 { $end } 行，pos_emb 為 { $shape }：每個位置一個向量，每個序列相同，沒有 B 軸。
 
+why-kv-cache = 這一步之後的鍵/值快取：先前快取的 { $held } 個位置加上新的 { $new } 個，共 { $S } 個，{ $shape }。解碼步只為新的詞元計算 k 與 v，先前的全都從這裡讀取，所以它的查詢只有一列，而鍵是全部。
+
+why-kv-cache-ring = 滑動視窗為 { $w }：快取是 { $w } 格的環形緩衝區，位置 { $pos } 寫入第 { $slot } 格，覆蓋位置 { $old }，此後沒有查詢能讀到它。形狀維持 { $shape }：快取長到視窗大小就不再增長。
+
+why-rope-decode = 新詞元在它真正的位置 { $pos }（快取長度減一）旋轉，而不是在 0：這樣它的查詢與每個快取的鍵相遇時，距離才是兩者真正相隔的距離。形狀 { $shape } 不變。
+
+why-scores-decode = 解碼步的查詢只有一列，Tq = { $Tq }：只有新詞元在提問。它的鍵是全部 { $Tk } 個快取位置，提示詞的與之後解碼的每個詞元，所以分數是 { $shape }：每個頭一列 { $Tk } 個內積，各除以 √{ $hd }。
+
+why-softmax-decode = 新詞元是最新的位置，沒有任何鍵在它之後：因果遮罩在這一列什麼也不遮，softmax 把 { $Tk } 個分數變成總和為 1 的權重。形狀維持 { $shape }。
+
+why-softmax-top-left = 遮罩是 tril(ones(Tq, Tk))，對齊在左上角：查詢第 i 列讀鍵 0..=i。在 Tq = { $Tq }、Tk = { $Tk } 時，新詞元雖是最新位置，卻只讀鍵 0，忽略其餘快取；遮罩必須對齊右下角，查詢 i 位於 i + Tk − Tq。形狀 { $shape } 看不出這個錯誤。
+
+why-positions-decode = 解碼步的唯一詞元位於位置 { $start }，所以它讀 wpe 的第 { $pos } 列，而不是第 0 列：pos_emb 是 { $shape }。
+
 why-token-type = 追蹤中每個詞元的類型都是 { $id }（BERT 的第一段），所以每個詞元加上 wtt ({ $types },{ $d }) 的第 { $id } 行：每個詞元一個向量，{ $shape }，每個位置相同，告訴編碼器詞元屬於句對中的哪一句。
 
 why-first-token = BERT 的池化層每個序列只讀一個詞元，即第一個 ([CLS])：x[:, 0] 從 { $T } 個位置中保留 { $B } 個向量，{ $shape }。T 軸消失了：池化後的向量代表整個序列，所以分類器讀它，它也永遠不回到 (B,T,d)。
@@ -383,6 +397,9 @@ fault-softmax-no-cast-back = softmax 在 f32 中計算且權重從未轉回，�
 fault-moe-capacity = 每個專家至多接收 ⌈B·T·k/E⌉ 個詞元：之後的被丟棄
 fault-no-sliding-window = 遺漏了宣告的滑動視窗：每個查詢都讀取所有較早的鍵
 fault-window-off-by-one = 滑動視窗比宣告的少讀一個位置，把 <= 寫成了 <
+fault-decode-no-append = 解碼步從未把新的鍵與值寫入快取：該詞元只注意過去
+fault-decode-rope-at-zero = 解碼步把新詞元當作位於位置 0 來旋轉，而不是在快取的長度
+fault-decode-mask-top-left = 因果遮罩是 tril(ones(Tq, Tk))，對齊在左上角：解碼步唯一的查詢只讀鍵 0
 fault-why-ffn-no-down = 殘差相加遇到隱藏層：(B,T,d) + (B,T,d_ff)，在課程模型上是 (2,4,64) + (2,4,256)
 fault-why-attn-no-merge = 殘差相加遇到分開的頭：(B,T,d) + (B,h,T,hd)，在課程模型上是 (2,4,64) + (2,4,4,16)
 fault-why-bias-w1-64 = x·W1 是 (B,T,d_ff) 而 b1 是 (d)：偏置相加拒絕這些形狀
@@ -402,6 +419,9 @@ fault-why-softmax-no-cast-back = weights·v 以 f32 乘 bf16，矩陣乘積拒�
 fault-why-moe-capacity = 每個專家最多只有 ⌈B·T·k/E⌉ 條路由回來（lesson-moe 上是 16 條中的 14 條），而一個詞元能否保住它的專家取決於它之前的詞元，跨批次也是
 fault-why-no-sliding-window = 每個形狀都通過；一個詞元會移動它之後超過 w − 1 個位置的查詢，而宣告的視窗對那些查詢隱藏了它
 fault-why-window-off-by-one = 每個形狀都通過；在一個詞元之後 w − 1 個位置的查詢，宣告的視窗讓它讀取該詞元，但該詞元改變時它卻沒有改變
+fault-why-decode-no-append = 每個形狀都通過，只是快取不再增長；新詞元的 logits 與完整前向傳播在該位置的不同
+fault-why-decode-rope-at-zero = 每個形狀都通過；新詞元與每個快取的鍵以錯誤的距離相遇，所以它的 logits 與完整前向傳播的不同
+fault-why-decode-mask-top-left = 在 Tq = Tk 時遮罩與因果遮罩相同，所以預填通過；解碼步的 logits 與完整前向傳播的不同
 
 ## shapetrace faults：欄位
 
@@ -648,6 +668,7 @@ check-causality-pass = { $spread ->
    *[causal] ，且 { $path } 正好在因果遮罩讀取它之處改變
 }（試了 { $tried } 個詞元）
 check-reference-plain-pass = 每個模組的輸出（比較了 { $n } 個）都與一個樸素的 f64 前向傳播相符：最大 |Δ| { $delta }（{ $dtype } 容許 { $tol }·(1 + 該輸出的最大 |x|)）
+check-decode-pass = { $n } 個解碼步中的每一步，經由鍵/值快取，在其位置上都給出與不用快取、一次跑完整個序列的前向傳播相同的 { $what }，預填也是：最大 |Δ| { $delta }（{ $dtype } 容許 { $tol }·(1 + 最大 |x|)）
 check-reference-pass = 每個模組的輸出（比較了 { $n } 個）都等於宣告的架構{ $fault ->
     [none] {""}
    *[other] （不含 { $fault }）
@@ -705,6 +726,7 @@ check-params-fail = { $path }：建出 { $got } 個參數，比封閉式 { $form
 }了 { $by } 個
 check-params-extra = { $path }：建出了宣告的架構沒有的 { $got } 個參數
 check-reference-plain-fail = { $path }：在相同的權重與輸入上，與樸素的 f64 前向傳播相差 |Δ| 最大 { $delta }，超過 { $dtype } 在此容許的 { $allowed }
+check-decode-fail = { $path }：它在位置 { $pos } 的 { $what } 與不用快取的完整前向傳播相差 |Δ| 最大 { $delta }，超過容許的 { $allowed }：快取路徑算的是別的東西
 check-reference-plain-error = 未比較：{ $error }
 check-reference-fail = { $path }：在相同的權重與輸入上，與宣告的架構{ $fault ->
     [none] {""}

@@ -38,6 +38,9 @@ pub struct Subject<'a> {
     pub source: Source<'a>,
     /// The input x0, (B, T, d_model), when given; else drawn from the seed.
     pub input: Option<&'a ArrayD<f32>>,
+    /// The token ids (B, T) a language model starts from, when given; else
+    /// drawn from the seed.
+    pub tokens: Option<&'a ndarray::Array2<i64>>,
 }
 
 impl<'a> Subject<'a> {
@@ -52,6 +55,7 @@ impl<'a> Subject<'a> {
             cfg,
             source: weights.map_or(Source::Seeded, Source::Loaded),
             input,
+            tokens: None,
         }
     }
 
@@ -59,7 +63,10 @@ impl<'a> Subject<'a> {
     /// loaded weights and input, or the seeded ones.
     #[must_use]
     pub fn of(cfg: &'a ModelConfig, req: &'a Request) -> Self {
-        Self::new(cfg, req.weights.as_deref(), req.input.as_deref())
+        Self {
+            tokens: req.tokens.as_deref(),
+            ..Self::new(cfg, req.weights.as_deref(), req.input.as_deref())
+        }
     }
 
     /// The seeded weights on the seeded input.
@@ -69,6 +76,7 @@ impl<'a> Subject<'a> {
             cfg,
             source: Source::Seeded,
             input: None,
+            tokens: None,
         }
     }
 }
@@ -187,7 +195,7 @@ impl Influence {
             (Kind::Causality, Some(p)) => {
                 b != 0
                     || (p.mask.masks() && t < self.token)
-                    || (r.path == p.path && !p.mask.reads(t, self.token, r.seq))
+                    || (r.path == p.path && !p.mask.reads(t, self.token, r.seq, r.seq))
             }
             _ => self.kind.forbids(self.token, b, t),
         }
@@ -213,8 +221,8 @@ impl Influence {
                 r.path == p.path
                     && b == 0
                     && key_moved
-                    && p.mask.reads(t, self.token, r.seq)
-                    && p.mask.keys(t, r.seq).len() >= 2
+                    && p.mask.reads(t, self.token, r.seq, r.seq)
+                    && p.mask.keys(t, r.seq, r.seq).len() >= 2
                     && !r.at(b, t)
             })
     }
@@ -553,7 +561,7 @@ fn run_part<F: Scalar>(
     } else if part.norm {
         Ok(xv.clone())
     } else {
-        sub.layer(&mut rec.pp(&p), &xv)
+        sub.layer(&mut rec.pp(&p), &xv, None)
     };
     let done = rec.finish();
     match (r, done.failure) {

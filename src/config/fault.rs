@@ -8,8 +8,8 @@
 
 use super::ModelConfig;
 use super::names::CheckName::{
-    self, Causality, Finite, OpShapes, Params, Positionwise, Reference, Residual, Returns, Routing,
-    Stream, Wiring,
+    self, Causality, Decode, Finite, OpShapes, Params, Positionwise, Reference, Residual, Returns,
+    Routing, Stream, Wiring,
 };
 use super::names::named_enum;
 pub use need::Need;
@@ -59,6 +59,14 @@ named_enum! {
         NoSlidingWindow = "no-sliding-window",
         /// The sliding window reads one position fewer than declared.
         WindowOffByOne = "window-off-by-one",
+        /// A decode step never writes its new key and value into the
+        /// cache: the token attends only to the past.
+        DecodeNoAppend = "decode-no-append",
+        /// A decode step rotates its new token as if at position 0.
+        DecodeRopeAtZero = "decode-rope-at-zero",
+        /// The causal mask is `tril(ones(Tq, Tk))`, aligned at the top left:
+        /// a decode step's one query reads key 0 alone.
+        DecodeMaskTopLeft = "decode-mask-top-left",
     }
 }
 
@@ -150,6 +158,8 @@ const fn row(
 const NONE: &[&str] = &[];
 const BF16: &[&str] = &["--dtype", "bf16"];
 const WINDOW2: &[&str] = &["--window", "2"];
+const DECODE3: &[&str] = &["--decode", "3"];
+const ROPE_DECODE3: &[&str] = &["--pos-emb", "rope", "--decode", "3"];
 /// The MLP faults change one dense MLP whose width differs from d.
 const DENSE_WIDE: &[Need] = &[Need::DenseMlp, Need::WideFf];
 
@@ -313,5 +323,31 @@ pub const TABLE: &[FaultSpec] = &[
         &[Causality, Reference],
         WINDOW2,
         "block1.attn.weights",
+    ),
+    // Each decode step's logits against a full forward without a cache:
+    // every shape passes, the numbers do not.
+    row(
+        Fault::DecodeNoAppend,
+        Variant::CacheNotAppended,
+        &[Need::Decode, Need::Decoder],
+        &[Decode],
+        DECODE3,
+        "decode1.block2.resid_2",
+    ),
+    row(
+        Fault::DecodeRopeAtZero,
+        Variant::NewTokenAtZero,
+        &[Need::Decode, Need::Rotary],
+        &[Decode],
+        ROPE_DECODE3,
+        "decode1.block2.resid_2",
+    ),
+    row(
+        Fault::DecodeMaskTopLeft,
+        Variant::MaskTopLeft,
+        &[Need::Decode, Need::Decoder],
+        &[Decode],
+        DECODE3,
+        "decode1.block2.resid_2",
     ),
 ];

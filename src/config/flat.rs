@@ -21,6 +21,9 @@ pub(super) struct Flat {
     pub(super) batch: usize,
     /// [`ModelConfig::seq`].
     pub(super) seq: usize,
+    /// [`ModelConfig::decode`]; unwritten when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(super) decode: usize,
     /// [`ModelConfig::d_model`].
     pub(super) d_model: usize,
     /// [`Attention::heads`].
@@ -148,6 +151,12 @@ fn top_k_by_default() -> usize {
     2
 }
 
+/// Whether `n` is 0: a key written only when set.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// A written 0 as `None`, the written form's "none".
 fn nonzero(n: usize) -> Option<usize> {
     (n != 0).then_some(n)
@@ -164,6 +173,7 @@ impl From<Flat> for ModelConfig {
             preset: f.preset,
             batch: f.batch,
             seq: f.seq,
+            decode: f.decode,
             d_model: f.d_model,
             layers: f.layers,
             bias: f.bias,
@@ -231,6 +241,7 @@ impl From<ModelConfig> for Flat {
             preset: c.preset,
             batch: c.batch,
             seq: c.seq,
+            decode: c.decode,
             d_model: c.d_model,
             heads: a.heads,
             head_dim: a.head_dim.unwrap_or(0),

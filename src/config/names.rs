@@ -114,5 +114,8 @@ named_enum! {
         /// apart from the fast backend (under a fault, with that of the
         /// architecture the config declares), on the same weights and input.
         Reference = "reference",
+        /// Each decode step's output, through the key/value cache, equals
+        /// the full forward's at its position, computed without a cache.
+        Decode = "decode",
     }
 }

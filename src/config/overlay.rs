@@ -14,8 +14,8 @@
 //! tests fail until they agree.
 
 use super::{
-    Act, DType, Fault, Flat, Head, MAX_DIM, MAX_LAYERS, ModelConfig, NormKind, Placement, PosEmb,
-    QkvFusion, RopeScaling,
+    Act, DType, Fault, Flat, Head, MAX_DECODE, MAX_DIM, MAX_LAYERS, ModelConfig, NormKind,
+    Placement, PosEmb, QkvFusion, RopeScaling,
 };
 use serde::Deserialize;
 
@@ -83,6 +83,10 @@ overlay! {
         /// T, the sequence length.
         #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
         seq: usize,
+        /// Decode N tokens after the prompt: its prefill, then N steps of
+        /// one token each through the key/value cache, greedy (0: none).
+        #[arg(long, global = true, value_parser = decode_steps, allow_negative_numbers = true)]
+        decode: usize,
         /// d_model, the width of the residual stream.
         #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
         d_model: usize,
@@ -154,8 +158,9 @@ overlay! {
         /// The LM head reuses wte (as GPT-2).
         #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
         tied: bool,
-        /// Learned positions (wpe) or rotary ones (no parameters).
-        #[arg(skip)]
+        /// learned (a table wpe), rope (rotary: q and k turned, no
+        /// parameters) or alibi (a distance penalty on the scores).
+        #[arg(long, global = true)]
         pos_emb: PosEmb,
         /// Token-type embeddings of N types (BERT's type_vocab_size; 0: none).
         #[arg(skip)]
@@ -257,6 +262,11 @@ fn dim(s: &str) -> Result<usize, String> {
 /// A dimension flag for which 0 means "none" or "follow another".
 fn dim_or_zero(s: &str) -> Result<usize, String> {
     whole(s, 0, MAX_DIM)
+}
+
+/// Decode steps, 0 to [`MAX_DECODE`].
+fn decode_steps(s: &str) -> Result<usize, String> {
+    whole(s, 0, MAX_DECODE)
 }
 
 fn layers(s: &str) -> Result<usize, String> {

@@ -5,7 +5,8 @@
 //! computes values would hold; [`crate::plan`] compares it with the limit.
 
 use super::{
-    ConfigError, DType, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, ModelConfig, Placement, PosEmb, divisors,
+    ConfigError, DType, Head, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, ModelConfig, Placement, PosEmb,
+    divisors,
 };
 
 impl ModelConfig {
@@ -254,6 +255,43 @@ impl ModelConfig {
                 "fused_gate_up",
                 "true".into(),
                 "fused_gate_up without experts (a mixture's experts keep gate and up apart, as Mixtral's w1 and w3)".into(),
+            );
+        }
+        // A decode step reads a causal cache and ends in logits (or, with
+        // no vocabulary, the blocks' output), at positions T..T+N.
+        if self.decode > 0 && self.encoder {
+            return field(
+                "decode",
+                self.decode.to_string(),
+                "0 in an encoder (two-way attention has no cache to grow: every token reads every later one)".into(),
+            );
+        }
+        if self.decode > 0 && v.head == Head::Pooler {
+            return field(
+                "decode",
+                self.decode.to_string(),
+                "0 for a model ending in a pooler (decoding picks each token from the logits)"
+                    .into(),
+            );
+        }
+        if self.decode > 0 && p.kind == PosEmb::Alibi && self.attention.window.is_some() {
+            return field(
+                "decode",
+                self.decode.to_string(),
+                "0 with ALiBi under a sliding window (a ring cache keeps no key order for m·(j − t))".into(),
+            );
+        }
+        if let Some(context) = self.positions.context.filter(|&c| {
+            self.decode > 0 && p.kind == PosEmb::Learned && self.seq.saturating_add(self.decode) > c
+        }) {
+            return field(
+                "decode",
+                self.decode.to_string(),
+                format!(
+                    "0..={} (seq {} + decode must fit the {context} learned positions; raise --context)",
+                    context.saturating_sub(self.seq),
+                    self.seq
+                ),
             );
         }
         if self.encoder && p.kind == PosEmb::Alibi {

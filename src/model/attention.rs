@@ -13,11 +13,18 @@
 //! of 128 in a stream of 5120): then the merged heads are h·hd wide, not
 //! d, and the output projection (h·hd, d) is where the shape returns.
 //!
+//! Decoding ([`super::decode`]): a pass given a [`Kv`] writes its keys
+//! (after rotation) and values into the layer's cache, k_cache and
+//! v_cache (B, kv, S, hd), and a decode step's one query (B, h, 1, hd)
+//! reads the whole cache: scores (B, h, 1, S). Rotary positions start at
+//! the pass's first position, S − 1 for a decode step.
+//!
 //! The softmax subtracts each row's maximum first, `e^(s − max) / Σ`, so
 //! no exp overflows; the `softmax-no-max` fault leaves that out. In a bf16
 //! or f16 model it runs in f32: `softmax(scores.to(f32)).to(bf16)`.
 
 use super::Builder;
+use super::decode::{Cache, Kv};
 use super::linear::Linear;
 use crate::config::{DType, PosEmb, QkvFusion};
 use crate::ops::{Axis, Backend, Fusion, Masking, Merge, Op};
@@ -83,6 +90,14 @@ pub struct Attention<T> {
     pub half: Option<DType>,
     /// Whether the f32 weights are cast back (`softmax-no-cast-back`: no).
     pub softmax_cast_back: bool,
+    /// The cache's ring size: the sliding window, if any.
+    pub window: Option<usize>,
+    /// Whether a decode step writes its key and value into the cache
+    /// (`decode-no-append`: no).
+    pub cache_append: bool,
+    /// Whether a decode step turns its token at its true position
+    /// (`decode-rope-at-zero`: at 0).
+    pub rope_at_position: bool,
 }
 
 impl<T: Clone> Attention<T> {
@@ -101,7 +116,11 @@ impl<T: Clone> Attention<T> {
         let std = Builder::<B>::STD;
         // The softmax-no-max fault draws q and k N(0, 1), as torch.randn.
         let qk_std = if b.arch.qk_randn { 1.0 } else { std };
-        let mask = b.arch.anatomy.masking(window);
+        let mask = match b.arch.anatomy.masking(window) {
+            // decode-mask-top-left: tril(ones(Tq, Tk)), whatever Tk.
+            Masking::Causal if b.arch.mask_top_left => Masking::TopLeft,
+            mask => mask,
+        };
         // Q is d wide unless the head width is given apart from d; K and
         // V are narrower than Q only under grouped-query attention.
         let (q_axis, kv_axis) = widths(hq, kv, d);
@@ -156,6 +175,7 @@ impl<T: Clone> Attention<T> {
                     theta: c.positions.rope_theta,
                     scaling: c.positions.rope_scaling,
                     dims: c.rotary_dims(),
+                    start: 0,
                 })
             }),
             scale: c.score_scale(),
@@ -168,11 +188,19 @@ impl<T: Clone> Attention<T> {
             },
             half: c.dtype.is_half().then_some(c.dtype),
             softmax_cast_back: b.arch.softmax_cast_back,
+            window: match mask {
+                Masking::Window(w) => Some(w),
+                _ => None,
+            },
+            cache_append: b.arch.cache_append,
+            rope_at_position: b.arch.rope_at_position,
         }
     }
 
     /// Records the attention sublayer on x (B, T, d), in `rec`'s scope
-    /// (`blockN.attn`), one step per line.
+    /// (`blockN.attn`), one step per line. With `pass` the pass is part of
+    /// generation: its tokens stand at positions `pass.at..`, and its keys
+    /// and values go through the layer's cache.
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
@@ -180,6 +208,7 @@ impl<T: Clone> Attention<T> {
         &self,
         rec: &mut Recorder<B>,
         x: &Val<T>,
+        pass: Option<&mut Kv<T>>,
     ) -> Result<Val<T>, Stop> {
         let (h, kv, mask) = (self.heads, self.kv_heads, self.mask);
         let kv_axis = if kv == h { Axis::Heads } else { Axis::KvHeads };
@@ -211,13 +240,24 @@ impl<T: Clone> Attention<T> {
         let k = rec.op_owned("k", &split(kv, kv_axis.clone()), k, &[])?; // (B, kv, T, hd)
         let v = rec.op_owned("v", &split(kv, kv_axis), v, &[])?; // (B, kv, T, hd)
 
-        // Rotary positions turn q and k by each token's position.
+        // Rotary positions turn q and k by each token's position: from
+        // the pass's first, S − 1 for a decode step's one token.
         let (q, k) = match &self.rope {
-            Some(rope) => (
-                rec.op_owned("q_rot", rope, q, &[])?, // (B, h, T, hd)
-                rec.op_owned("k_rot", rope, k, &[])?, // (B, kv, T, hd)
-            ),
+            Some(rope) => {
+                let rope = &self.rope_from(rope, pass.as_ref().map_or(0, |p| p.at));
+                (
+                    rec.op_owned("q_rot", rope, q, &[])?, // (B, h, T, hd)
+                    rec.op_owned("k_rot", rope, k, &[])?, // (B, kv, T, hd)
+                )
+            }
             None => (q, k),
+        };
+
+        // Generation: the keys and values go into the cache, and a decode
+        // step reads all of it: k, v (B, kv, S, hd).
+        let (k, v) = match pass {
+            Some(pass) => self.through_cache(rec, pass, k, v)?,
+            None => (k, v),
         };
 
         // Grouped-query attention: each K/V head serves h/kv query heads.
@@ -287,6 +327,73 @@ impl<T: Clone> Attention<T> {
         match &self.o {
             Some(o) => o.output(rec.role(Role::AttnOut), "out", &y), // y·Wo + bo: (B, T, d)
             None => Ok(y),
+        }
+    }
+
+    /// The rotary op for a pass whose first token is at position `at`
+    /// (`decode-rope-at-zero` turns every pass's tokens from 0).
+    fn rope_from(&self, rope: &Op, at: usize) -> Op {
+        match rope {
+            Op::Rope {
+                theta,
+                scaling,
+                dims,
+                ..
+            } => Op::Rope {
+                theta: *theta,
+                scaling: *scaling,
+                dims: *dims,
+                start: if self.rope_at_position { at } else { 0 },
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// Writes this pass's keys and values (B, kv, n, hd) into the layer's
+    /// cache, `k_cache` and `v_cache` (B, kv, S, hd), and gives back what
+    /// attention reads: the prefill its own k and v (all T positions,
+    /// whatever the window keeps), a decode step the whole cache.
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    fn through_cache<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        kv: &mut Kv<T>,
+        k: Val<T>,
+        v: Val<T>,
+    ) -> Result<(Val<T>, Val<T>), Stop> {
+        let write = Op::KvCache {
+            window: self.window,
+            at: kv.at,
+        };
+        match kv.cache.take() {
+            // The prefill: the cache starts with the prompt's keys and values.
+            None => {
+                let k_cache = rec.op("k_cache", &write, &[In::Act(&k)])?; // (B, kv, T, hd)
+                let v_cache = rec.op("v_cache", &write, &[In::Act(&v)])?; // (B, kv, T, hd)
+                kv.cache = Some(Cache {
+                    k: k_cache,
+                    v: v_cache,
+                });
+                Ok((k, v))
+            }
+            // decode-no-append: the new token reads the past alone.
+            Some(cache) if !self.cache_append => {
+                let read = (cache.k.clone(), cache.v.clone());
+                kv.cache = Some(cache);
+                Ok(read)
+            }
+            // A decode step: the new row joins the cache, which is read whole.
+            Some(cache) => {
+                let k_cache = rec.op("k_cache", &write, &[In::Act(&cache.k), In::Act(&k)])?; // (B, kv, S, hd)
+                let v_cache = rec.op("v_cache", &write, &[In::Act(&cache.v), In::Act(&v)])?; // (B, kv, S, hd)
+                kv.cache = Some(Cache {
+                    k: k_cache.clone(),
+                    v: v_cache.clone(),
+                });
+                Ok((k_cache, v_cache))
+            }
         }
     }
 

@@ -15,6 +15,7 @@
 
 use super::Builder;
 use super::attention::Attention;
+use super::decode::Kv;
 use super::mlp::Mlp;
 use super::moe::Moe;
 use super::norm::Norm;
@@ -95,7 +96,8 @@ impl<T: Clone> Block<T> {
         }
     }
 
-    /// Records the block on x (B, T, d), in `rec`'s scope (`blockN`).
+    /// Records the block on x (B, T, d), in `rec`'s scope (`blockN`);
+    /// with `kv`, its attention's place in generation.
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
@@ -103,14 +105,15 @@ impl<T: Clone> Block<T> {
         &self,
         rec: &mut Recorder<B>,
         x: &Val<T>,
+        mut kv: Option<&mut Kv<T>>,
     ) -> Result<Val<T>, Stop> {
         if self.parallel {
-            return self.parallel_forward(rec, x);
+            return self.parallel_forward(rec, x, kv);
         }
         let mut out: Option<Val<T>> = None;
         for (i, sub) in self.sublayers.iter().enumerate() {
             let x = out.as_ref().unwrap_or(x); // (B, T, d)
-            out = Some(sub.forward(rec, i + 1, x)?); // (B, T, d)
+            out = Some(sub.forward(rec, i + 1, x, kv.as_deref_mut())?); // (B, T, d)
         }
         Ok(out.unwrap_or_else(|| x.clone()))
     }
@@ -124,6 +127,7 @@ impl<T: Clone> Block<T> {
         &self,
         rec: &mut Recorder<B>,
         x: &Val<T>,
+        mut kv: Option<&mut Kv<T>>,
     ) -> Result<Val<T>, Stop> {
         // One shared norm is computed once and read by every sublayer.
         let shared = match &self.shared {
@@ -136,7 +140,7 @@ impl<T: Clone> Block<T> {
                 Some(h) => h.clone(),                                // LN(x): (B, T, d)
                 None => sub.norm(rec, &format!("ln_{}", i + 1), x)?, // LN_i(x): (B, T, d)
             };
-            let u = sub.layer(rec, &h)?; // f_i(LN_i(x)): (B, T, d)
+            let u = sub.layer(rec, &h, kv.as_deref_mut())?; // f_i(LN_i(x)): (B, T, d)
             update = Some(match update {
                 None => u,
                 // attn(LN1(x)) + mlp(LN2(x)): (B, T, d)
@@ -171,22 +175,23 @@ impl<T: Clone> Sub<T> {
         rec: &mut Recorder<B>,
         n: usize,
         x: &Val<T>,
+        kv: Option<&mut Kv<T>>,
     ) -> Result<Val<T>, Stop> {
         let (ln, resid) = (format!("ln_{n}"), format!("resid_{n}"));
         match self.anatomy.norm {
             NormAt::Before => {
                 let h = self.norm(rec, &ln, x)?; // LN(x): (B, T, d)
-                let u = self.layer(rec, &h)?; // f(LN(x)): (B, T, d)
+                let u = self.layer(rec, &h, kv)?; // f(LN(x)): (B, T, d)
                 rec.residual(&resid, x, u) // x + f(LN(x)): (B, T, d)
             }
             NormAt::After => {
-                let u = self.layer(rec, x)?; // f(x): (B, T, d)
+                let u = self.layer(rec, x, kv)?; // f(x): (B, T, d)
                 let s = rec.residual(&resid, x, u)?; // x + f(x): (B, T, d)
                 self.norm(rec, &ln, &s) // LN(x + f(x)): (B, T, d)
             }
             NormAt::Sandwich => {
                 let h = self.norm(rec, &ln, x)?; // LN(x): (B, T, d)
-                let u = self.layer(rec, &h)?; // f(LN(x)): (B, T, d)
+                let u = self.layer(rec, &h, kv)?; // f(LN(x)): (B, T, d)
                 let u = match &self.post {
                     Some(post) => post.on_output(rec, &format!("post_{ln}"), &u)?, // LN_out(f(LN(x)))
                     None => u,
@@ -215,7 +220,7 @@ impl<T: Clone> Sub<T> {
     }
 
     /// The layer alone on x (B, T, d), in its own scope (`attn`, `mlp`,
-    /// `moe`).
+    /// `moe`); `kv` is attention's place in generation, if any.
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
@@ -223,10 +228,11 @@ impl<T: Clone> Sub<T> {
         &self,
         rec: &mut Recorder<B>,
         x: &Val<T>,
+        kv: Option<&mut Kv<T>>,
     ) -> Result<Val<T>, Stop> {
         let rec = &mut rec.pp(self.anatomy.kind.as_str());
         match &self.layer {
-            Layer::Attention(a) => a.forward(rec, x),
+            Layer::Attention(a) => a.forward(rec, x, kv),
             Layer::Mlp(m) => m.forward(rec, x),
             Layer::Moe(m) => m.forward(rec, x),
         }

@@ -115,17 +115,19 @@ impl<T: Clone> Embeddings<T> {
         })
     }
 
-    /// Records x0 from the token ids (B, T): `tokens`, `tok_emb = wte[ids]`
-    /// (B, T, d), `pos_emb = wpe[0..T]` (T, d) and `input = tok_emb +
-    /// pos_emb` (B, T, d). With rotary positions x0 is `wte[ids]` itself:
-    /// the positions turn q and k inside attention.
+    /// Records x0 from the token ids (B, T) at positions `at..at + T`
+    /// (0 but for a decode step): `tokens`, `tok_emb = wte[ids]` (B, T, d),
+    /// `pos_emb = wpe[at..at + T]` (T, d) and `input = tok_emb + pos_emb`
+    /// (B, T, d). With rotary positions x0 is `wte[ids]` itself: the
+    /// positions turn q and k inside attention.
     ///
     /// # Errors
     /// [`Stop`] when the recorder stops the forward.
-    pub fn embed<B: Backend<Tensor = T>>(
+    pub fn embed_at<B: Backend<Tensor = T>>(
         &self,
         rec: &mut Recorder<B>,
         ids: T,
+        at: usize,
     ) -> Result<Val<T>, Stop> {
         let ids = rec.tokens(ids)?; // (B, T) int64
         let (ids, wte) = (In::Act(&ids), In::Param(&self.wte));
@@ -151,10 +153,11 @@ impl<T: Clone> Embeddings<T> {
             x = step(rec, "tok_emb.scaled", scale_last, &scale, &[In::Act(&x)])?; // wte[ids]·√d
         }
         if let Some(wpe) = &self.wpe {
-            let at = Op::Positions {
+            let positions = Op::Positions {
                 offset: self.pos_offset,
+                start: at,
             };
-            let pos = rec.op("pos_emb", &at, &[In::Param(wpe), ids])?; // wpe[o..o+T]: (T, d)
+            let pos = rec.op("pos_emb", &positions, &[In::Param(wpe), ids])?; // wpe[o+at..o+at+T]: (T, d)
             let sum = [In::Act(&x), In::Act(&pos)];
             x = step(rec, "emb", pos_last, &Op::AddPositions, &sum)?; // tok_emb + pos_emb: (B, T, d)
         }

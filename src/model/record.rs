@@ -16,8 +16,12 @@ pub(crate) struct Recorded<T> {
     pub trace: Trace,
     /// The values captured, when the watch asked for them.
     pub captures: Vec<Capture>,
-    /// The model's output, when the forward ran to its end.
+    /// The model's output, when the forward ran to its end; when it
+    /// decoded, each pass's, in order (see [`super::decode::Decoded`]).
     pub output: Option<T>,
+    /// Each pass's output when the run decoded and ran to its end: the
+    /// prefill's (B, T, ·), then each step's (B, 1, ·); else empty.
+    pub passes: Vec<T>,
     /// Whether the watch's hooks cancelled the run.
     pub cancelled: bool,
 }
@@ -25,6 +29,8 @@ pub(crate) struct Recorded<T> {
 /// Records the model of `cfg` from x0 when one is given (the blocks, as
 /// the probes run them), else, with a vocabulary, from the token ids (the
 /// given ones or the seeded ones) to the logits, else from the seeded x0.
+/// Without a given x0 a config with decode steps generates: the prompt's
+/// prefill, then each step ([`Model::generate`]).
 pub(crate) fn record<B: Backend>(
     cfg: &ModelConfig,
     backend: &B,
@@ -56,14 +62,19 @@ pub(crate) fn record_on<B: Backend>(
     };
     let mut rec = Recorder::new(backend, cfg.stream_shape(), watch.clone()).in_dtype(cfg.dtype);
     // A stop is not an error here: the failure is part of the trace.
-    let output = match (&model.ends, ids) {
-        (Some(ends), Some(ids)) => model.forward_lm(&mut rec, ends, backend.ids(&ids)),
-        _ => {
-            let x0 = x0.unwrap_or_else(|| super::input(cfg, backend));
-            model.forward(&mut rec, x0)
-        }
+    let (output, passes) = if cfg.decode > 0 && x0.is_none() {
+        let decoded = model.generate(&mut rec, cfg, ids);
+        (None, decoded.map(|d| d.outputs).unwrap_or_default())
+    } else {
+        let output = match (&model.ends, ids) {
+            (Some(ends), Some(ids)) => model.forward_lm(&mut rec, ends, backend.ids(&ids)),
+            _ => {
+                let x0 = x0.unwrap_or_else(|| super::input(cfg, backend));
+                model.forward(&mut rec, x0)
+            }
+        };
+        (output.ok().map(Val::into_tensor), Vec::new())
     };
-    let output = output.ok().map(Val::into_tensor);
     let done = rec.finish();
     let mode = if B::NUMERIC {
         Mode::Numeric
@@ -82,6 +93,7 @@ pub(crate) fn record_on<B: Backend>(
         trace,
         captures: done.captures,
         output,
+        passes,
         cancelled: done.cancelled,
     }
 }

@@ -32,6 +32,7 @@ impl Op {
                 theta,
                 scaling,
                 dims,
+                start,
             } => {
                 let scaled = scaling.map_or(String::new(), |s| format!(", {} scaling", s.kind()));
                 let hd = ins.first().and_then(|x| x.last()).copied().unwrap_or(*dims);
@@ -40,8 +41,13 @@ impl Op {
                 } else {
                     String::new()
                 };
+                let from = if *start > 0 {
+                    format!(", from position {start}")
+                } else {
+                    String::new()
+                };
                 format!(
-                    "rotate by position (θ {theta}{scaled}{part}) : {} → {o}",
+                    "rotate by position (θ {theta}{scaled}{part}{from}) : {} → {o}",
                     s(0)
                 )
             }
@@ -99,9 +105,25 @@ impl Op {
             }
             Op::Add => format!("x + f(x) : {}+{} → {o}", s(0), s(1)),
             Op::Gather => format!("wte[ids] : {}[{}] → {o}", s(1), s(0)),
-            Op::Positions { offset } => {
+            Op::Positions { offset, start } => {
                 let t = ins.get(1).and_then(|i| i.get(1)).copied().unwrap_or(0);
-                format!("wpe[{offset}..{}] : {} → {o}", t + offset, s(0))
+                let first = offset + start;
+                format!("wpe[{first}..{}] : {} → {o}", t + first, s(0))
+            }
+            Op::KvCache { window, at } => {
+                let new = ins.last().and_then(|x| x.get(2)).copied().unwrap_or(0);
+                let end = at + new;
+                let cache = if ins.len() == 2 {
+                    format!("{} + {}", s(0), s(1))
+                } else {
+                    s(0)
+                };
+                match window {
+                    Some(w) if end > *w => format!(
+                        "cache ← positions {at}..{end}, slot p mod {w} (a ring) : {cache} → {o}"
+                    ),
+                    _ => format!("cache ← positions {at}..{end} : {cache} → {o}"),
+                }
             }
             Op::TokenType { id } => format!("wtt[{id}] for every token : {} → {o}", s(0)),
             Op::FirstToken => format!("x[:, 0] : {} → {o}", s(0)),

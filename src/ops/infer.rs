@@ -57,6 +57,7 @@ impl Op {
             Op::Add => OpKind::Add,
             Op::Gather => OpKind::Embedding,
             Op::Positions { .. } => OpKind::Positions,
+            Op::KvCache { .. } => OpKind::KvCache,
             Op::AddPositions => OpKind::AddPositions,
             Op::LmHead { .. } => OpKind::LmHead,
             Op::Cast { .. } => OpKind::Cast,
@@ -153,17 +154,49 @@ impl Op {
                 rank(table, 2, "wte")?;
                 Ok(vec![x[0], x[1], table[1]])
             }
-            Op::Positions { offset } => {
+            Op::Positions { offset, start } => {
                 let ids = ins.get(1).copied().unwrap_or(&[]);
                 rank(x, 2, "wpe")?;
                 rank(ids, 2, "token ids")?;
-                need(ids[1].saturating_add(*offset) <= x[0], || {
+                let first = offset.saturating_add(*start);
+                need(ids[1].saturating_add(first) <= x[0], || {
                     format!(
-                        "T={} positions after offset {offset} need T + {offset} ≤ wpe's {} rows",
-                        ids[1], x[0]
+                        "positions {start}..{} after offset {offset} need {} ≤ wpe's {} rows",
+                        start.saturating_add(ids[1]),
+                        ids[1].saturating_add(first),
+                        x[0]
                     )
                 })?;
                 Ok(vec![ids[1], x[1]])
+            }
+            // [cache,] new: (B, kv, S, hd), (B, kv, n, hd) → (B, kv, S + n, hd).
+            Op::KvCache { window, at } => {
+                let (cache, new) = match ins {
+                    [new] => (None, *new),
+                    [cache, new] => (Some(*cache), *new),
+                    _ => return Err(OpError("kv_cache takes a cache and new rows".into())),
+                };
+                rank(new, 4, "new keys or values")?;
+                let held = match cache {
+                    None => 0,
+                    Some(c) => {
+                        rank(c, 4, "cache")?;
+                        need(c[0] == new[0] && c[1] == new[1] && c[3] == new[3], || {
+                            format!(
+                                "cache {} and new rows {} do not pair",
+                                fmt_shape(c),
+                                fmt_shape(new)
+                            )
+                        })?;
+                        need(c[2] == window.map_or(*at, |w| (*at).min(w)), || {
+                            format!("a cache of {} positions after {at} tokens", c[2])
+                        })?;
+                        c[2]
+                    }
+                };
+                let s = held.saturating_add(new[2]);
+                let s = window.map_or(s, |w| s.min(w));
+                Ok(vec![new[0], new[1], s, new[3]])
             }
             Op::TokenType { id } => {
                 let ids = ins.get(1).copied().unwrap_or(&[]);
@@ -336,10 +369,11 @@ impl Op {
             Op::SplitHeads { axis, .. } => vec![at(x, 0), axis.clone(), at(x, 1), Axis::HeadDim],
             Op::RepeatKv { .. } => vec![at(x, 0), Axis::Heads, at(x, 2), at(x, 3)],
             // Query and key positions are two axes: (B, h, Tq, Tk).
+            // A decode step's keys are a cache's S positions: Tk all the same.
             Op::Scores { .. } => {
                 let k = ins.get(1).copied().unwrap_or(&[]);
                 let (tq, tk) = match (at(x, 2), at(k, 2)) {
-                    (Axis::Seq, Axis::Seq) => (Axis::Query, Axis::Key),
+                    (Axis::Seq, Axis::Seq | Axis::Cached) => (Axis::Query, Axis::Key),
                     pair => pair,
                 };
                 vec![at(x, 0), at(x, 1), tq, tk]
@@ -361,6 +395,11 @@ impl Op {
             Op::Positions { .. } => {
                 let ids = ins.get(1).copied().unwrap_or(&[]);
                 vec![at(ids, 1), at(x, 1)]
+            }
+            // The new rows' positions join the cached ones: S.
+            Op::KvCache { .. } => {
+                let new = ins.last().copied().unwrap_or(&[]);
+                vec![at(new, 0), at(new, 1), Axis::Cached, at(new, 3)]
             }
             Op::LmHead { tied } => {
                 let w = ins.get(1).copied().unwrap_or(&[]);

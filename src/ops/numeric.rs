@@ -149,6 +149,14 @@ impl<F: Scalar> Numeric<F> {
                 (moe::combine(x, rest[0], &rest[1..], *capacity, out), None)
             }
             Op::Cast { to } => (ends::cast(owned(x), *to), None),
+            // [cache,] new → the cache with the new rows written in.
+            Op::KvCache { window, at } => {
+                let (cache, new) = match rest {
+                    [new] => (Some(x), *new),
+                    _ => (None, x),
+                };
+                (ends::kv_cache(cache, new, (*window, *at), out), None)
+            }
             // Softmax, activations, SwiGLU and the add keep x's shape.
             op => {
                 let mut y = owned(x);
@@ -278,9 +286,9 @@ impl<F: Scalar> Backend for Numeric<F> {
             self.remember(&y, None);
             return Ok(y.into());
         }
-        if let Op::Positions { offset } = op {
+        if let Op::Positions { offset, start } = op {
             let wpe = ins[0].read();
-            let y = ends::positions(&wpe.view(), *offset, out[0]);
+            let y = ends::positions(&wpe.view(), offset + start, out[0]);
             drop(wpe);
             release(ins);
             self.remember(&y, None);

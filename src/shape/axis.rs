@@ -6,7 +6,7 @@
 //! `scripts/shapetrace_axes.py`):
 //!
 //! ```text
-//! B  T  Tq  Tk  d  h  kv  h_kv  hd  ff  V  ctx  types  E  k  n_e  qkv  rep  1  ?
+//! B  T  Tq  Tk  S  d  h  kv  h_kv  hd  ff  V  ctx  types  E  k  n_e  qkv  rep  1  ?
 //! n_e≤            a count known only by its bound
 //! h·hd  B·T       a product of axes
 //! 3d  4hd  2ff    a multiple of one      d/2   a fraction of one     h'  another of one
@@ -36,6 +36,9 @@ pub enum Axis {
     Query,
     /// `Tk`: the key positions, the columns of the scores.
     Key,
+    /// `S`: the positions a key/value cache holds, the prompt's and every
+    /// token decoded since (at most the window, under a sliding window).
+    Cached,
     /// `d`: the model width, the stream's last axis.
     Model,
     /// `h`: the query heads.
@@ -118,6 +121,7 @@ const WORDS: &[Axis] = &[
     Axis::Seq,
     Axis::Query,
     Axis::Key,
+    Axis::Cached,
     Axis::Model,
     Axis::Heads,
     Axis::KvHeads,
@@ -237,6 +241,7 @@ impl Axis {
             Axis::Seq => "T",
             Axis::Query => "Tq",
             Axis::Key => "Tk",
+            Axis::Cached => "S",
             Axis::Model => "d",
             Axis::Heads => "h",
             Axis::KvHeads => "kv",
@@ -263,10 +268,11 @@ impl Axis {
         self.word().is_some() && !matches!(self, Axis::One | Axis::Unknown)
     }
 
-    /// Whether this is a position axis: `T`, or the scores' `Tq` or `Tk`.
+    /// Whether this is a position axis: `T`, the scores' `Tq` or `Tk`, or
+    /// a cache's `S`.
     #[must_use]
     pub fn is_positions(&self) -> bool {
-        matches!(self, Axis::Seq | Axis::Query | Axis::Key)
+        matches!(self, Axis::Seq | Axis::Query | Axis::Key | Axis::Cached)
     }
 
     /// The axis a bound counts (`n_e≤` → `n_e`), else the axis itself.

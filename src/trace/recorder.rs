@@ -117,6 +117,18 @@ impl<'b, B: Backend> Recorder<'b, B> {
         self
     }
 
+    /// The backend the ops run on.
+    #[must_use]
+    pub fn backend(&self) -> &'b B {
+        self.backend
+    }
+
+    /// From now on stream tensors are expected of `stream` shape: a
+    /// decode step's (B, 1, d) after the prefill's (B, T, d).
+    pub fn set_stream(&mut self, stream: Shape) {
+        self.stream = stream;
+    }
+
     /// Ends the recording.
     #[must_use]
     pub fn finish(self) -> Recording {

@@ -118,6 +118,7 @@ impl Role {
             | OpKind::Scale
             | OpKind::Alibi
             | OpKind::Cast
+            | OpKind::KvCache
             | OpKind::Columns => input.unwrap_or_default(),
             OpKind::Linear | OpKind::Add | OpKind::Other => Role::Other,
         }

@@ -238,6 +238,11 @@ fn message(s: &Step) -> Why {
                 .arg("T", s.out(2))
                 .arg("shape", shape)
         }
+        // A decode step's new token turns at its true position, not 0.
+        Op::Rope { start, .. } if *start > 0 => Why::new("why-rope-decode")
+            .arg("pos", *start)
+            .arg("hd", s.out(3))
+            .arg("shape", shape),
         Op::Rope { dims, .. } if *dims < s.out(3) => Why::new("why-rope-partial")
             .arg("hd", s.out(3))
             .arg("dims", *dims)
@@ -272,6 +277,12 @@ fn message(s: &Step) -> Why {
             .arg("rep", *rep)
             .arg("h", s.out(1))
             .arg("shape", shape),
+        // One new query row over every cached key.
+        Op::Scores { head_dim } if s.out(2) < s.out(3) => Why::new("why-scores-decode")
+            .arg("Tq", s.out(2))
+            .arg("Tk", s.out(3))
+            .arg("hd", *head_dim)
+            .arg("shape", shape),
         Op::Scores { head_dim } => Why::new("why-scores")
             .arg("h", s.out(1))
             .arg("Tq", s.out(2))
@@ -279,8 +290,20 @@ fn message(s: &Step) -> Why {
             .arg("hd", *head_dim)
             .arg("shape", shape)
             .arg("wrong", fmt_shape(&[s.out(0), s.out(2), d])),
+        Op::Softmax {
+            mask: Masking::TopLeft,
+        } if s.out(2) < s.out(3) => Why::new("why-softmax-top-left")
+            .arg("Tq", s.out(2))
+            .arg("Tk", s.out(3))
+            .arg("shape", shape),
+        Op::Softmax {
+            mask: Masking::Causal | Masking::Window(_) | Masking::TopLeft,
+        } if s.out(2) < s.out(3) => Why::new("why-softmax-decode")
+            .arg("Tq", s.out(2))
+            .arg("Tk", s.out(3))
+            .arg("shape", shape),
         Op::Softmax { mask } => Why::new(match mask {
-            Masking::Causal => "why-softmax-causal",
+            Masking::Causal | Masking::TopLeft => "why-softmax-causal",
             Masking::Window(_) => "why-softmax-window",
             Masking::Full => "why-softmax",
             Masking::TwoWay => "why-softmax-two-way",
@@ -401,7 +424,28 @@ fn message(s: &Step) -> Why {
             .arg("B", s.out(0))
             .arg("T", s.dim(0, 1))
             .arg("shape", shape),
-        Op::Positions { offset } if *offset > 0 => Why::new("why-positions-offset")
+        Op::KvCache { window, at } => {
+            let (new, s_len) = (s.dim(s.ins.len().saturating_sub(1), 2), s.out(2));
+            let end = at + new;
+            match window {
+                Some(w) if end > *w => Why::new("why-kv-cache-ring")
+                    .arg("w", *w)
+                    .arg("pos", end - 1)
+                    .arg("slot", (end - 1) % w)
+                    .arg("old", end - 1 - w)
+                    .arg("shape", shape),
+                _ => Why::new("why-kv-cache")
+                    .arg("S", s_len)
+                    .arg("held", *at)
+                    .arg("new", new)
+                    .arg("shape", shape),
+            }
+        }
+        Op::Positions { offset, start } if *start > 0 => Why::new("why-positions-decode")
+            .arg("pos", offset + start)
+            .arg("start", *start)
+            .arg("shape", shape),
+        Op::Positions { offset, .. } if *offset > 0 => Why::new("why-positions-offset")
             .arg("ctx", s.dim(0, 0))
             .arg("d", s.dim(0, 1))
             .arg("T", s.out(0))

@@ -44,6 +44,10 @@ pub enum Need {
     /// A 16-bit model, where norms and softmax run in f32: in f32 and f64
     /// nothing is cast, so there is no cast to forget.
     Half,
+    /// At least one decode step: the cache is read only when decoding.
+    Decode,
+    /// Rotary positions, which turn q and k by each token's position.
+    Rotary,
 }
 
 impl Need {
@@ -68,6 +72,8 @@ impl Need {
             Need::Half => cfg.dtype.is_half(),
             Need::Window => cfg.window_at(1).is_some_and(|w| w < cfg.seq),
             Need::Window2 => cfg.attention.window.is_some_and(|w| w >= 2),
+            Need::Decode => cfg.decode >= 1,
+            Need::Rotary => cfg.positions.kind == crate::config::PosEmb::Rope,
         }
     }
 
@@ -103,6 +109,8 @@ impl Need {
                 "needs a sliding window on block 1 shorter than the sequence; add --window 2"
             }
             Need::Window2 => "needs a window of at least 2 positions; add --window 2",
+            Need::Decode => "needs decode steps, where the cache is read; add --decode 3",
+            Need::Rotary => "needs rotary positions; add --pos-emb rope",
             Need::Half => {
                 "needs a 16-bit model, where norms and softmax run in f32; add --dtype bf16 or --dtype f16"
             }

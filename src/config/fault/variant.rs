@@ -45,4 +45,10 @@ pub enum Variant {
     WindowIgnored,
     /// The sliding window is one position short.
     WindowOneShort,
+    /// A decode step reads the cache without its new key and value.
+    CacheNotAppended,
+    /// A decode step's new token is rotated at position 0.
+    NewTokenAtZero,
+    /// The causal mask aligned at the top left, `tril(ones(Tq, Tk))`.
+    MaskTopLeft,
 }

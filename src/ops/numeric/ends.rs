@@ -171,3 +171,30 @@ mod tests {
         assert!(h[1].is_infinite(), "70000 is past f16's 65504");
     }
 }
+
+/// The key/value cache after writing `new`'s n rows at positions `at..at
+/// + n`: the cache's rows kept, row i written to slot at + i, or to slot
+/// (at + i) mod w in a ring of w slots under a sliding window of w (a
+/// later position overwrites the one w before it).
+///
+/// # Shapes
+/// - cache: (B, kv, S, hd) or none; new: (B, kv, n, hd) → out (B, kv, S', hd)
+pub(super) fn kv_cache<F: Scalar>(
+    cache: Option<&ArrayD<F>>,
+    new: &ArrayD<F>,
+    (window, at): (Option<usize>, usize),
+    out: &[usize],
+) -> ArrayD<F> {
+    let mut y = ArrayD::zeros(IxDyn(out));
+    if let Some(c) = cache {
+        let held = c.shape()[2];
+        y.slice_mut(s![.., .., ..held, ..]).assign(c);
+    }
+    for i in 0..new.shape()[2] {
+        let p = at + i;
+        let slot = window.map_or(p, |w| p % w.max(1));
+        y.slice_mut(s![.., .., slot, ..])
+            .assign(&new.slice(s![.., .., i, ..]));
+    }
+    y
+}

@@ -73,10 +73,16 @@ pub fn attention<F: Scalar>(
             );
             // The tile holds each row's exps; the weights are exps · inv.
             let soft = softmax_parts(buf, t, len, mask, r0, false, false);
-            // Row r0 + j weighs keys 0..=r0 + j; past the tile's last row
-            // every weight is an exact 0, so those keys are skipped.
+            // Row r0 + j, at position r0 + j + (S − T) (bottom right), weighs
+            // keys up to its position; past the tile's last row every
+            // weight is an exact 0, so those keys are skipped.
+            let behind = if mask == Masking::TopLeft {
+                0
+            } else {
+                len.saturating_sub(t)
+            };
             let live = if mask.masks() {
-                (r0 + rows).min(len) - short
+                (r0 + rows + behind).min(len) - short
             } else {
                 len
             };

@@ -30,12 +30,13 @@ pub(super) fn in_place<F: Scalar>(op: &Op, y: &mut ArrayD<F>, rest: &[&ArrayD<F>
             theta,
             scaling,
             dims,
+            start,
         } => {
             let nd = shape.len();
             // The first `dims` features turn, with frequencies over `dims`
             // (GPT-NeoX's partial rotary); the rest pass as they are.
             let freq = |i| crate::config::RopeScaling::frequency(*scaling, *theta, i, *dims);
-            kernels::rope_rows(out, shape[nd - 2], shape[nd - 1], *dims, freq)
+            kernels::rope_rows(out, (*start, shape[nd - 2]), shape[nd - 1], *dims, freq)
         }
         Op::SwiGlu => kernels::zip_mut(out, &flat(rest[0]), |g, u| silu(g) * u),
         Op::GeGlu => kernels::zip_mut(out, &flat(rest[0]), |g, u| gelu_tanh(g) * u),

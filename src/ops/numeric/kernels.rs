@@ -185,12 +185,13 @@ pub fn alibi_rows<F: Scalar>(out: &mut [F], slopes: &[f64], t_len: usize, s_len:
 }
 
 /// Rotary position embedding of each hd-long row of a (…, T, hd) tensor,
-/// in place: row t turns its pairs (i, i + dims/2) of its first `dims`
-/// features by t·ω_i, with ω_i = `freq(i)` (θ^(−2i/dims), unless
-/// rescaled); features from `dims` on are left as they are.
+/// in place: row t, at position p = `start` + t, turns its pairs (i, i +
+/// dims/2) of its first `dims` features by p·ω_i, with ω_i = `freq(i)`
+/// (θ^(−2i/dims), unless rescaled); features from `dims` on are left as
+/// they are.
 pub fn rope_rows<F: Scalar>(
     out: &mut [F],
-    t_len: usize,
+    (start, t_len): (usize, usize),
     hd: usize,
     dims: usize,
     freq: impl Fn(usize) -> f64,
@@ -198,7 +199,7 @@ pub fn rope_rows<F: Scalar>(
     let half = dims.min(hd) / 2;
     // (T, hd/2) tables of cos and sin, in f64 then rounded once.
     let freqs: Vec<f64> = (0..half).map(freq).collect();
-    let angle = |t: usize, i: usize| t as f64 * freqs[i];
+    let angle = |t: usize, i: usize| (start + t) as f64 * freqs[i];
     let cos: Vec<F> = (0..t_len * half)
         .map(|k| F::of(angle(k / half, k % half).cos()))
         .collect();

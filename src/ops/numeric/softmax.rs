@@ -31,7 +31,7 @@ pub fn softmax_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, mask: 
 /// wherever this one does not overflow. Returns the weights' stats.
 pub fn naive_rows<F: Scalar>(out: &mut [F], t_len: usize, s_len: usize, mask: Masking) -> Stats {
     for (i, r) in out.chunks_mut(s_len.max(1)).enumerate() {
-        let keys = mask.keys(i % t_len.max(1), r.len());
+        let keys = mask.keys(i % t_len.max(1), t_len, r.len());
         let (before, rest) = r.split_at_mut(keys.start);
         let (live, masked) = rest.split_at_mut(keys.len());
         before.fill(F::zero());
@@ -65,7 +65,7 @@ pub fn softmax_parts<F: Scalar>(
     normalise: bool,
 ) -> Vec<Row<F>> {
     map_rows(out, s_len, parallel, |i, r| {
-        let keys = mask.keys((first + i) % t_len.max(1), r.len());
+        let keys = mask.keys((first + i) % t_len.max(1), t_len, r.len());
         // Keys before the window are masked as those after the query are.
         let (before, rest) = r.split_at_mut(keys.start);
         let row = exp_row(rest, keys.len(), normalise);

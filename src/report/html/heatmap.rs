@@ -29,6 +29,10 @@ pub fn mask_words(mask: Masking) -> String {
         }
         Masking::TwoWay => "two-way: every query reads every key (an encoder)".into(),
         Masking::Full => "no mask: every query reads every key (a fault in a decoder)".into(),
+        Masking::TopLeft => {
+            "causal mask aligned at the top left: query row i reads keys 0..=i (a fault when decoding)"
+                .into()
+        }
     }
 }
 
@@ -73,7 +77,7 @@ pub fn figures(e: &Event, mask: Masking) -> Option<String> {
 
 /// One head's grid.
 fn svg(path: &str, head: usize, slice: &[f64], rows: usize, cols: usize, mask: Masking) -> String {
-    let masked = |i: usize, j: usize| mask.masks() && !mask.reads(i, j, cols);
+    let masked = |i: usize, j: usize| mask.masks() && !mask.reads(i, j, rows, cols);
     let (lo, hi) = (0..rows * cols)
         .filter(|k| !masked(k / cols, k % cols))
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), k| {

@@ -20,6 +20,7 @@
 pub mod closed;
 pub mod count;
 pub mod flops;
+pub mod kv;
 pub mod pictures;
 pub mod table;
 
@@ -165,6 +166,8 @@ pub struct Budget {
     pub flops: Flops,
     /// Memory of the weights and the traced activations.
     pub bytes: Bytes,
+    /// The key/value cache decoding holds, per token and at the context.
+    pub kv_cache: kv::KvCache,
     /// One block's subtotals with formulas, e.g. `attention weights`
     /// `4·d² = 4·768² = 2,359,296`.
     #[serde(skip)]
@@ -305,6 +308,7 @@ impl Budget {
             block,
             ffn_attention_ratio: ratio,
             flops,
+            kv_cache: kv::KvCache::of(cfg),
             bytes: Bytes {
                 dtype,
                 weights: total * dtype.size(),

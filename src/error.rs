@@ -48,6 +48,15 @@ pub enum Error {
         /// The model's d_model.
         d: usize,
     },
+    /// `--decode` with `--input`: a decode step feeds a token (or, with no
+    /// vocabulary, a seeded row), which a given x0 has none of.
+    #[error(
+        "--decode {steps} with --input: a decode step feeds a new token, and a given x0 (B, T, d_model) holds only the prompt; allowed: --decode with --tokens or the seeded input, or --input without --decode"
+    )]
+    DecodeInput {
+        /// The decode steps asked for.
+        steps: usize,
+    },
     /// The `--input` file is not rank 3. `got` is the file's shape, which
     /// may list thousands of dimensions.
     #[error("--input is {}; allowed: a rank-3 array (B, T, d_model)", text::shown(.got))]

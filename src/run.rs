@@ -47,6 +47,9 @@ pub fn trace(cfg: &ModelConfig) -> Result<Trace, Error> {
 /// [`Error::Cancelled`] when the cancel flag was set.
 pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> {
     let plan = plan::plan(cfg, req)?;
+    if cfg.decode > 0 && req.input.is_some() {
+        return Err(Error::DecodeInput { steps: cfg.decode });
+    }
     if let Some(x) = &req.input
         && x.shape() != cfg.stream_shape().as_slice()
     {

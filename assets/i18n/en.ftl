@@ -445,6 +445,8 @@ budget-forward = forward FLOPs / token
 budget-training = training 6N+12LHQT
 budget-weights = weights
 budget-activations = activations
+budget-kv-token = KV cache / token
+budget-kv-context = KV cache at context
 
 ## The quiz
 

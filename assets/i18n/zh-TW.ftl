@@ -457,6 +457,8 @@ budget-forward = 前向 FLOPs / 詞元
 budget-training = 訓練 6N+12LHQT
 budget-weights = 權重
 budget-activations = 激活值
+budget-kv-token = KV 快取 / 詞元
+budget-kv-context = 上下文長度的 KV 快取
 
 ## 測驗
 

@@ -162,6 +162,7 @@ pub fn text(b: &Budget) -> String {
     );
     flops(&mut out, b);
     memory(&mut out, b);
+    kv_cache(&mut out, b);
     out
 }
 
@@ -255,6 +256,56 @@ fn flops(out: &mut String, b: &Budget) {
         ]),
     ];
     out.push_str(&columns(&lines, &[1]));
+}
+
+/// The key/value cache decoding holds, in every dtype, with its formula,
+/// beside what one K/V head per query head (MHA) would hold.
+fn kv_cache(out: &mut String, b: &Budget) {
+    let kv = &b.kv_cache;
+    let _ = writeln!(
+        out,
+        "\nKey/value cache while decoding (one sequence: every layer keeps k and v of every position)"
+    );
+    let ctx = thousands(kv.context);
+    let mut lines = vec![vec![
+        "dtype".to_string(),
+        "per token".to_string(),
+        String::new(),
+        format!("at context {ctx}"),
+    ]];
+    for &p in Precision::ALL {
+        let mark = if p == b.bytes.dtype { " ◀" } else { "" };
+        let at = kv.at(kv.context, p);
+        lines.push(vec![
+            format!("{p}{mark}"),
+            format!("{} B", thousands(kv.per_token(p))),
+            kv.formula(p),
+            human_bytes(u128::from(at)),
+            format!("({} B)", thousands(at)),
+        ]);
+    }
+    out.push_str(&columns(&lines, &[1, 3]));
+    let p = b.bytes.dtype;
+    if kv.kv_heads < kv.heads {
+        let _ = writeln!(
+            out,
+            "  MHA would need {} B per token in {p} (2·L·h·hd·bytes, h = {}): the {} K/V heads cache {}× less",
+            thousands(kv.per_token_mha(p)),
+            kv.heads,
+            kv.kv_heads,
+            kv.heads / kv.kv_heads.max(1)
+        );
+    }
+    let windowed = kv.windows.iter().flatten().count();
+    if let Some(w) = kv.windows.iter().flatten().next() {
+        let _ = writeln!(
+            out,
+            "  sliding window {}: {windowed} of {} layers keep at most {} positions, a ring (counted at context above)",
+            thousands(*w),
+            kv.layers,
+            thousands(*w)
+        );
+    }
 }
 
 fn memory(out: &mut String, b: &Budget) {

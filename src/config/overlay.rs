@@ -264,7 +264,8 @@ fn dim_or_zero(s: &str) -> Result<usize, String> {
     whole(s, 0, MAX_DIM)
 }
 
-/// Decode steps, 0 to [`MAX_DECODE`].
+/// Decode steps, 0 to [`MAX_DECODE`]: any whole number parses, and
+/// validation names a larger one.
 fn decode_steps(s: &str) -> Result<usize, String> {
     whole(s, 0, MAX_DECODE)
 }

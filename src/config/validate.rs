@@ -5,7 +5,7 @@
 //! computes values would hold; [`crate::plan`] compares it with the limit.
 
 use super::{
-    ConfigError, DType, Head, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, ModelConfig, Placement, PosEmb,
+    ConfigError, DType, Head, MAX_DECODE, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, ModelConfig, Placement, PosEmb,
     divisors,
 };
 
@@ -255,6 +255,13 @@ impl ModelConfig {
                 "fused_gate_up",
                 "true".into(),
                 "fused_gate_up without experts (a mixture's experts keep gate and up apart, as Mixtral's w1 and w3)".into(),
+            );
+        }
+        if self.decode > MAX_DECODE {
+            return field(
+                "decode",
+                self.decode.to_string(),
+                format!("0..={MAX_DECODE} decode steps"),
             );
         }
         // A decode step reads a causal cache and ends in logits (or, with

@@ -29,6 +29,8 @@ fn row_label(app: &App, label: &str) -> String {
         "training 6N+12LHQT" => "budget-training",
         "weights" => "budget-weights",
         "activations" => "budget-activations",
+        "KV cache / token" => "budget-kv-token",
+        "KV cache at context" => "budget-kv-context",
         _ => return label.to_string(),
     };
     let indent = label.len() - label.trim_start().len();
@@ -66,6 +68,17 @@ fn rows(b: &Budget) -> Vec<(&'static str, String)> {
         (
             "activations",
             crate::config::human_bytes(u128::from(b.bytes.activations)),
+        ),
+        // 2·L·kv·hd·bytes: what each decoded token adds.
+        (
+            "KV cache / token",
+            format!("{} B", thousands(b.kv_cache.per_token(b.bytes.dtype))),
+        ),
+        (
+            "KV cache at context",
+            crate::config::human_bytes(u128::from(
+                b.kv_cache.at(b.kv_cache.context, b.bytes.dtype),
+            )),
         ),
     ]
 }

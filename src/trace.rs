@@ -21,10 +21,37 @@ pub use role::Role;
 use serde::{Deserialize, Serialize};
 pub use verdict::{CheckName, CheckResult, Status};
 
-/// The block number in a path or parameter name (`block2.attn.q` → 2).
+/// The block number in a path or parameter name (`block2.attn.q` → 2,
+/// `decode1.block2.attn.q` → 2).
 #[must_use]
 pub fn block_of(path: &str) -> Option<usize> {
-    path.strip_prefix("block")?.split('.').next()?.parse().ok()
+    within_pass(path)
+        .strip_prefix("block")?
+        .split('.')
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The pass of generation a path belongs to: `prefill`, `decode1` …;
+/// `None` for a run that does not decode.
+#[must_use]
+pub fn pass_of(path: &str) -> Option<&str> {
+    let first = path.split('.').next()?;
+    let step = first
+        .strip_prefix("decode")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    (first == "prefill" || step).then_some(first)
+}
+
+/// The path inside its pass: `decode1.block2.attn.q` → `block2.attn.q`;
+/// the path itself outside generation.
+#[must_use]
+pub fn within_pass(path: &str) -> &str {
+    match pass_of(path) {
+        Some(pass) => path.get(pass.len() + 1..).unwrap_or(""),
+        None => path,
+    }
 }
 
 /// Whether the run computed values or only shapes.
@@ -300,12 +327,14 @@ impl Trace {
     }
 
     /// How many residual adds a complete run makes: one per sublayer, or
-    /// one per block for parallel residuals (the anatomy declares which).
+    /// one per block for parallel residuals (the anatomy declares which),
+    /// in every pass of a run that decodes.
     #[must_use]
     pub fn expected_residual_adds(&self) -> usize {
         // A replayed log's header is not validated: no overflow.
         self.anatomy
             .adds_per_block()
             .saturating_mul(self.config.layers)
+            .saturating_mul(self.config.decode.saturating_add(1))
     }
 }

@@ -335,6 +335,7 @@ help-first-last = first / last step
 help-page = ten steps on / back
 help-departure = next / previous departure from (B,T,d)
 help-residual = next / previous residual add
+help-pass = next pass / this or the previous pass of generation (prefill, each decode step)
 help-head = previous / next head in the heatmap
 help-scroll = scroll a wide heatmap left / right
 help-why = the whole why in the Detail pane (hides the heatmap)
@@ -800,6 +801,9 @@ ui-split-quiz-first = the quiz and reveal mode follow one model: z or o ends the
 ui-split-needs-compare = | and b need a second model: shapetrace --compare RIGHT
 ui-status-no-further = no further { $what } in this direction
 ui-what-departure = departure
+ui-what-pass = pass
+ui-pass-prefill = prefill: the prompt's { $T } tokens at once
+ui-pass-decode = decode { $n }/{ $steps }: one token at position { $pos }
 ui-what-residual-add = residual add
 ui-what-differing-step = differing step
 

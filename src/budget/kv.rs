@@ -43,9 +43,7 @@ impl KvCache {
             heads: n(cfg.attention.heads),
             head_dim: n(cfg.head_dim()),
             context: n(cfg.context()),
-            windows: (1..=cfg.layers)
-                .map(|l| cfg.window_at(l).map(n))
-                .collect(),
+            windows: (1..=cfg.layers).map(|l| cfg.window_at(l).map(n)).collect(),
         }
     }
 

@@ -5,8 +5,8 @@
 //! computes values would hold; [`crate::plan`] compares it with the limit.
 
 use super::{
-    ConfigError, DType, Head, MAX_DECODE, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, ModelConfig, Placement, PosEmb,
-    divisors,
+    ConfigError, DType, Head, MAX_DECODE, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, ModelConfig, Placement,
+    PosEmb, divisors,
 };
 
 impl ModelConfig {

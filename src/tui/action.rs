@@ -29,6 +29,10 @@ pub enum Action {
     NextResidual,
     /// The previous residual add (`R`).
     PrevResidual,
+    /// The start of the next pass of generation (`}`): a decode step.
+    NextPass,
+    /// The start of this pass, or of the one before it (`{`).
+    PrevPass,
     /// The next tab (Tab).
     NextTab,
     /// The previous tab (Shift-Tab).

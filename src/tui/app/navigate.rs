@@ -40,6 +40,10 @@ impl App {
                 let to = self.find(self.cursor, action == A::NextResidual, Event::is_residual);
                 self.jump(to, "ui-what-residual-add");
             }
+            A::NextPass | A::PrevPass => {
+                let to = self.pass_start(action == A::NextPass);
+                self.jump(to, "ui-what-pass");
+            }
             A::Select(i) if i < self.rows() => self.goto(i),
             // A replayed log's header may say 0 heads: one is shown.
             A::NextHead => self.head = (self.head + 1) % self.cfg().attention.heads.max(1),
@@ -50,6 +54,32 @@ impl App {
             A::ScrollLeft => self.col = self.col.saturating_sub(SCROLL),
             A::ScrollRight => self.scroll_right(),
             _ => {}
+        }
+    }
+
+    /// The first step of the next pass of generation (`forward`), or of
+    /// the pass the cursor is in (of the one before, at its first step).
+    fn pass_start(&self, forward: bool) -> Option<usize> {
+        use crate::trace::pass_of;
+        let ev = &self.run.trace.events;
+        let here = ev.get(self.cursor).and_then(|e| pass_of(&e.path));
+        here?;
+        let start = |i: usize| {
+            let pass = pass_of(&ev[i].path);
+            (0..=i)
+                .rev()
+                .take_while(|&j| pass_of(&ev[j].path) == pass)
+                .last()
+        };
+        if forward {
+            return self.find(self.cursor, true, |e| pass_of(&e.path) != here);
+        }
+        match start(self.cursor.min(ev.len() - 1)) {
+            Some(s) if s < self.cursor => Some(s),
+            _ => {
+                let before = self.find(self.cursor, false, |e| pass_of(&e.path) != here)?;
+                start(before)
+            }
         }
     }
 

@@ -18,6 +18,7 @@ use unicode_width::UnicodeWidthStr;
 /// The node of the diagram a path belongs to: a sublayer (`attn`, `mlp`),
 /// a norm (`ln_1`) or a residual add (`resid_1`).
 fn node(path: &str) -> Option<&str> {
+    let path = crate::trace::within_pass(path);
     let leaf = path.split_once('.').map_or(path, |(_, rest)| rest);
     let first = leaf.split('.').next()?;
     let numbered = |p: &str| {
@@ -28,6 +29,22 @@ fn node(path: &str) -> Option<&str> {
     let sublayer = first.parse::<SublayerKind>().is_ok();
     let node = numbered("ln_") || numbered("post_ln_") || numbered("resid_");
     (node || sublayer || first == "update").then_some(first)
+}
+
+/// A pass of generation in words: the prefill of the prompt's T tokens,
+/// or decode step n of N, its one token at position T + n − 1.
+fn pass_words(trace: &crate::trace::Trace, pass: &str) -> Why {
+    let c = &trace.config;
+    match pass
+        .strip_prefix("decode")
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        Some(n) => Why::new("ui-pass-decode")
+            .arg("n", n)
+            .arg("steps", c.decode)
+            .arg("pos", c.seq + n - 1),
+        None => Why::new("ui-pass-prefill").arg("T", c.seq),
+    }
 }
 
 /// Parallel residuals, sandwich norms or Post-LN beside the norms, when
@@ -81,22 +98,22 @@ fn placement(app: &App, anatomy: &Anatomy) -> String {
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = app.theme;
-    let path = app.path(app.cursor).unwrap_or("input");
+    let full = app.path(app.cursor).unwrap_or("input");
+    // A decoding run's pass, and the path inside it.
+    let pass = crate::trace::pass_of(full);
+    let path = crate::trace::within_pass(full);
     let block = app.row(app.cursor).and_then(|r| match r {
         Row::Event(e) => e.block(),
-        Row::Failure(f) => f
-            .path
-            .strip_prefix("block")?
-            .split('.')
-            .next()?
-            .parse()
-            .ok(),
+        Row::Failure(f) => crate::trace::block_of(&f.path),
     });
     let trace = &app.run.trace;
     let (layers, anatomy) = (trace.config.layers, &trace.anatomy);
     let form = form(app, anatomy);
     // Before block 1: x0, or the ids and embeddings that make it.
-    let first = trace.events.iter().position(|e| e.block().is_some());
+    let first = trace
+        .events
+        .iter()
+        .position(|e| e.block().is_some() && crate::trace::pass_of(&e.path) == pass);
     let before = matches!(app.row(app.cursor), Some(Row::Event(e))
         if e.block().is_none() && first.is_none_or(|f| e.step < f));
     let at_input = before && path == "input";
@@ -112,7 +129,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .arg("layers", layers)
             .arg("path", path),
     };
-    let title = format!(" {} ", app.tr(&title));
+    let title = match pass {
+        Some(pass) => format!(
+            " {} · {} ",
+            app.tr(&pass_words(trace, pass)),
+            app.tr(&title)
+        ),
+        None => format!(" {} ", app.tr(&title)),
+    };
     // The node of the ends the cursor is on, outside the blocks.
     let end = block
         .is_none()

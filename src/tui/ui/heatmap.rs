@@ -110,7 +110,8 @@ impl<'a> Grid<'a> {
     }
 
     fn masked(&self, i: usize, j: usize) -> bool {
-        self.mask.is_some_and(|m| !m.reads(i, j, self.cols))
+        self.mask
+            .is_some_and(|m| !m.reads(i, j, self.rows, self.cols))
     }
 
     /// The cell at query/row `i`, key/column `j`.

@@ -137,6 +137,11 @@ pub const TABLE: &[Row] = &[
         ],
     ),
     row(
+        &[(c('}'), A::NextPass), (c('{'), A::PrevPass)],
+        "help-pass",
+        &[],
+    ),
+    row(
         &[(c('['), A::PrevHead), (c(']'), A::NextHead)],
         "help-head",
         &[],

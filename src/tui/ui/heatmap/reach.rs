@@ -33,13 +33,15 @@ impl Reach {
         self.mask == Mask::Causal
     }
 
-    /// Whether query `t` reads key `j`, of `keys` keys.
+    /// Whether query row `t` of `queries` reads key `j`, of `keys` keys.
+    /// The rows sit at the last positions (a decode step's one query over
+    /// a cache of S keys is position S − 1), as [`crate::ops::Masking`].
     #[must_use]
-    pub fn reads(self, t: usize, j: usize, keys: usize) -> bool {
+    pub fn reads(self, t: usize, j: usize, queries: usize, keys: usize) -> bool {
         if !self.masks() {
             return j < keys;
         }
-        let end = (t + 1).min(keys);
+        let end = (t + keys.saturating_sub(queries) + 1).min(keys);
         j < end && self.window.is_none_or(|w| j + w >= end)
     }
 }
@@ -51,7 +53,7 @@ mod tests {
     /// The cells query `t` reads of 4 keys, as a row of `x` (read) and `.`.
     fn row(r: Reach, t: usize) -> String {
         (0..4)
-            .map(|j| if r.reads(t, j, 4) { 'x' } else { '.' })
+            .map(|j| if r.reads(t, j, 4, 4) { 'x' } else { '.' })
             .collect()
     }
 

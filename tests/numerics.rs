@@ -199,6 +199,61 @@ fn stats_taken_inside_the_kernels_equal_stats_read_afterwards() {
     }
 }
 
+/// A decode step's one token, rotated from `start`, turns as the same row
+/// at that position of the whole sequence does; from 0 it does not.
+#[test]
+fn rope_from_a_start_turns_a_row_as_its_position_in_the_whole_sequence() {
+    let b = Numeric::<f64>::new();
+    let rope = |start| Op::Rope {
+        theta: 10_000.0,
+        scaling: None,
+        dims: 8,
+        start,
+    };
+    let x = b.normal(&[1, 2, 6, 8], 3).into_array();
+    let whole = b
+        .apply(&rope(0), &[&x.clone().into()])
+        .unwrap()
+        .into_array();
+    let last = x.slice(ndarray::s![.., .., 5..6, ..]).to_owned().into_dyn();
+    let step = b
+        .apply(&rope(5), &[&last.clone().into()])
+        .unwrap()
+        .into_array();
+    let want = whole.slice(ndarray::s![.., .., 5..6, ..]);
+    assert!(
+        step.iter()
+            .zip(want.iter())
+            .all(|(a, w)| (a - w).abs() < 1e-12)
+    );
+    let at_zero = b.apply(&rope(0), &[&last.into()]).unwrap().into_array();
+    assert!(
+        at_zero
+            .iter()
+            .zip(want.iter())
+            .any(|(a, w)| (a - w).abs() > 1e-3)
+    );
+}
+
+/// Masks sit at the bottom right: of Tq queries over Tk keys, row i is
+/// position i + Tk − Tq. A decode step's one row reads every cached key;
+/// aligned at the top left (`decode-mask-top-left`) it reads key 0 alone.
+#[test]
+fn masks_align_a_short_query_block_with_the_last_keys() {
+    use shapetrace::ops::Masking;
+    assert_eq!(Masking::Causal.keys(0, 1, 7), 0..7);
+    assert_eq!(Masking::Window(3).keys(0, 1, 7), 4..7);
+    assert_eq!(Masking::TopLeft.keys(0, 1, 7), 0..1);
+    // Square, the alignments agree: the training-time mask.
+    for t in 0..4 {
+        assert_eq!(
+            Masking::Causal.keys(t, 4, 4),
+            Masking::TopLeft.keys(t, 4, 4)
+        );
+        assert_eq!(Masking::Causal.keys(t, 4, 4), 0..t + 1);
+    }
+}
+
 #[test]
 fn rope_turns_each_pair_by_position_times_frequency() {
     let b = Numeric::<f64>::new();
@@ -210,6 +265,7 @@ fn rope_turns_each_pair_by_position_times_frequency() {
                 theta: 10_000.0,
                 scaling: None,
                 dims: hd,
+                start: 0,
             },
             &[&x],
         )
@@ -238,6 +294,7 @@ fn rope_turns_each_pair_by_position_times_frequency() {
                 theta: 10_000.0,
                 scaling: None,
                 dims: 2,
+                start: 0,
             },
             &[&odd],
         )
@@ -257,6 +314,7 @@ fn partial_rope_turns_the_first_dims_and_leaves_the_rest() {
         theta: 10_000.0,
         scaling: None,
         dims,
+        start: 0,
     };
     let y = b.apply(&rope(dims), &[&x]).unwrap().into_array();
     let x = x.into_array();

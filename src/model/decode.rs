@@ -75,6 +75,14 @@ pub fn step_seed(cfg: &ModelConfig, n: usize) -> u64 {
     seed_for(cfg.seed, &format!("input.decode{n}"))
 }
 
+impl<T: Clone> Kv<T> {
+    /// Every block's place before generation starts: no cache yet.
+    #[must_use]
+    pub fn empty(blocks: usize) -> Vec<Self> {
+        (0..blocks).map(|_| Kv { at: 0, cache: None }).collect()
+    }
+}
+
 impl<T: Clone> Model<T> {
     /// Records the prefill of `prompt` (ids (B, T), or with no vocabulary
     /// the seeded x0 (B, T, d)) and `cfg.decode` steps after it, each pass
@@ -89,48 +97,66 @@ impl<T: Clone> Model<T> {
         prompt: Option<Array2<i64>>,
     ) -> Result<Decoded<T>, Stop> {
         let backend = rec.backend();
-        let mut kv: Vec<Kv<T>> = (0..self.blocks.len())
-            .map(|_| Kv { at: 0, cache: None })
-            .collect();
+        let mut kv = Kv::empty(self.blocks.len());
         let mut out = Decoded {
             outputs: Vec::new(),
             fed: Vec::new(),
         };
-        let mut ids = prompt;
+        let mut ids = prompt.filter(|_| self.ends.is_some());
         for n in 0..=cfg.decode {
-            // The prefill's T tokens, then one token a step.
-            let t = if n == 0 { cfg.seq } else { 1 };
-            rec.set_stream(vec![cfg.batch, t, cfg.d_model]);
-            let at = if n == 0 { 0 } else { cfg.seq + n - 1 };
-            for layer in &mut kv {
-                layer.at = at;
-            }
-            let mut pass = rec.pp(&pass_name(n));
-            let y = match (&self.ends, &ids) {
-                (Some(ends), Some(step)) => {
-                    out.fed.push(step.clone());
-                    let x0 = ends.embed_at(&mut pass, backend.ids(step), at)?; // (B, t, d)
-                    let x = self.stack_kv(&mut pass, x0, Some(&mut kv))?; // (B, t, d)
-                    ends.head(&mut pass, &x)? // (B, t, V)
-                }
-                _ => {
-                    let x0 = if n == 0 {
-                        input(cfg, backend)
-                    } else {
-                        backend.normal(&[cfg.batch, 1, cfg.d_model], step_seed(cfg, n))
-                    };
-                    let x0 = pass.input(x0)?; // (B, t, d)
-                    self.stack_kv(&mut pass, x0, Some(&mut kv))? // (B, t, d)
-                }
-            };
-            drop(pass);
+            let y = self.pass(rec, cfg, &mut kv, n, ids.as_ref())?; // (B, t, V) or (B, t, d)
             // Greedy: each sequence's next token is its last row's argmax.
-            if self.ends.is_some() {
+            if let Some(fed) = ids.take() {
+                out.fed.push(fed);
                 ids = Some(argmax_last(backend, y.tensor(), cfg.batch));
             }
             out.outputs.push(y.into_tensor());
         }
         Ok(out)
+    }
+
+    /// Records pass `n` of generation in its own scope: the prefill of the
+    /// prompt (n = 0: T tokens at positions 0..T) or decode step n (one
+    /// token at position T + n − 1), each block's attention reading and
+    /// writing its cache in `kv`. `ids` are the pass's token ids, (B, T)
+    /// or (B, 1); without a vocabulary the pass reads the seeded x0, (B,
+    /// T, d) or (B, 1, d).
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the pass.
+    pub fn pass<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        cfg: &ModelConfig,
+        kv: &mut Vec<Kv<T>>,
+        n: usize,
+        ids: Option<&Array2<i64>>,
+    ) -> Result<Val<T>, Stop> {
+        let backend = rec.backend();
+        // The prefill's T tokens, then one token a step.
+        let t = if n == 0 { cfg.seq } else { 1 };
+        rec.set_stream(vec![cfg.batch, t, cfg.d_model]);
+        let at = if n == 0 { 0 } else { cfg.seq + n - 1 };
+        for layer in kv.iter_mut() {
+            layer.at = at;
+        }
+        let mut pass = rec.pp(&pass_name(n));
+        match (&self.ends, ids) {
+            (Some(ends), Some(ids)) => {
+                let x0 = ends.embed_at(&mut pass, backend.ids(ids), at)?; // (B, t, d)
+                let x = self.stack_kv(&mut pass, x0, Some(kv))?; // (B, t, d)
+                ends.head(&mut pass, &x) // (B, t, V)
+            }
+            _ => {
+                let x0 = if n == 0 {
+                    input(cfg, backend)
+                } else {
+                    backend.normal(&[cfg.batch, 1, cfg.d_model], step_seed(cfg, n))
+                };
+                let x0 = pass.input(x0)?; // (B, t, d)
+                self.stack_kv(&mut pass, x0, Some(kv)) // (B, t, d)
+            }
+        }
     }
 }
 

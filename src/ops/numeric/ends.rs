@@ -133,6 +133,33 @@ pub(super) fn first_token<F: Scalar>(x: &ArrayD<F>) -> ArrayD<F> {
     x.slice(s![.., 0, ..]).to_owned().into_dyn()
 }
 
+/// The key/value cache after writing `new`'s n rows at positions from
+/// `at` on: the cache's rows kept, row i written to slot at + i, or to
+/// slot (at + i) mod w in a ring of w slots under a sliding window of w,
+/// where a later position overwrites the one w before it.
+///
+/// # Shapes
+/// - cache: (B, kv, S, hd) or none; new: (B, kv, n, hd) → out (B, kv, S', hd)
+pub(super) fn kv_cache<F: Scalar>(
+    cache: Option<&ArrayD<F>>,
+    new: &ArrayD<F>,
+    (window, at): (Option<usize>, usize),
+    out: &[usize],
+) -> ArrayD<F> {
+    let mut y = ArrayD::zeros(IxDyn(out));
+    if let Some(c) = cache {
+        let held = c.shape()[2];
+        y.slice_mut(s![.., .., ..held, ..]).assign(c);
+    }
+    for i in 0..new.shape()[2] {
+        let p = at + i;
+        let slot = window.map_or(p, |w| p % w.max(1));
+        y.slice_mut(s![.., .., slot, ..])
+            .assign(&new.slice(s![.., .., i, ..]));
+    }
+    y
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,31 +197,29 @@ mod tests {
         assert_eq!(h[0], 1.0 + 1.0 / 512.0);
         assert!(h[1].is_infinite(), "70000 is past f16's 65504");
     }
-}
 
-/// The key/value cache after writing `new`'s n rows at positions `at..at
-/// + n`: the cache's rows kept, row i written to slot at + i, or to slot
-/// (at + i) mod w in a ring of w slots under a sliding window of w (a
-/// later position overwrites the one w before it).
-///
-/// # Shapes
-/// - cache: (B, kv, S, hd) or none; new: (B, kv, n, hd) → out (B, kv, S', hd)
-pub(super) fn kv_cache<F: Scalar>(
-    cache: Option<&ArrayD<F>>,
-    new: &ArrayD<F>,
-    (window, at): (Option<usize>, usize),
-    out: &[usize],
-) -> ArrayD<F> {
-    let mut y = ArrayD::zeros(IxDyn(out));
-    if let Some(c) = cache {
-        let held = c.shape()[2];
-        y.slice_mut(s![.., .., ..held, ..]).assign(c);
+    #[test]
+    fn a_ring_cache_writes_position_p_to_slot_p_mod_w_and_stops_growing() {
+        // Rows hold their position: row p of new is p, every value.
+        let rows = |from: usize, n: usize| {
+            ndarray::Array::from_shape_fn((1, 1, n, 2), |(_, _, t, _)| (from + t) as f64).into_dyn()
+        };
+        // The prefill of 5 positions into a ring of 2: slots hold 4, 3.
+        let ring = super::kv_cache(None, &rows(0, 5), (Some(2), 0), &[1, 1, 2, 2]);
+        assert_eq!(
+            ring.iter().step_by(2).copied().collect::<Vec<_>>(),
+            [4.0, 3.0]
+        );
+        // Position 5 overwrites position 3, in slot 1.
+        let next = super::kv_cache(Some(&ring), &rows(5, 1), (Some(2), 5), &[1, 1, 2, 2]);
+        assert_eq!(
+            next.iter().step_by(2).copied().collect::<Vec<_>>(),
+            [4.0, 5.0]
+        );
+        // Without a window the cache appends: 0..5, then 5.
+        let all = super::kv_cache(None, &rows(0, 5), (None, 0), &[1, 1, 5, 2]);
+        let grown = super::kv_cache(Some(&all), &rows(5, 1), (None, 5), &[1, 1, 6, 2]);
+        let want: Vec<f64> = (0..6).map(f64::from).collect();
+        assert_eq!(grown.iter().step_by(2).copied().collect::<Vec<_>>(), want);
     }
-    for i in 0..new.shape()[2] {
-        let p = at + i;
-        let slot = window.map_or(p, |w| p % w.max(1));
-        y.slice_mut(s![.., .., slot, ..])
-            .assign(&new.slice(s![.., .., i, ..]));
-    }
-    y
 }

@@ -72,7 +72,8 @@ fn params_json_has_exactly_the_contract_keys() {
             "block",
             "ffn_attention_ratio",
             "flops",
-            "bytes"
+            "bytes",
+            "kv_cache"
         ])
     );
     assert_eq!(

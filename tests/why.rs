@@ -153,6 +153,16 @@ fn every_run() -> Vec<(String, Trace)> {
         });
         out.push((file.to_string(), shapes_only(&o.resolve().unwrap())));
     }
+    // Generation: a decode step's one query over the cache, its position,
+    // and a ring under a sliding window; the top-left mask's fault.
+    for toml in [
+        "preset = \"lesson-lm\"\ndecode = 2\npos_emb = \"rope\"",
+        "preset = \"lesson-lm\"\ndecode = 2",
+        "decode = 3\nwindow = 2\npos_emb = \"rope\"",
+        "decode = 2\nfault = \"decode-mask-top-left\"",
+    ] {
+        out.push((toml.to_string(), shapes_only(&cfg(toml))));
+    }
     // An untied LM head, which no preset has.
     let untied = cfg("vocab = 50\ntied = false");
     out.push(("untied".to_string(), shapes_only(&untied)));

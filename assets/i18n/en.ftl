@@ -335,7 +335,7 @@ help-first-last = first / last step
 help-page = ten steps on / back
 help-departure = next / previous departure from (B,T,d)
 help-residual = next / previous residual add
-help-pass = next pass / this or the previous pass of generation (prefill, each decode step)
+help-pass = next / back a pass of generation (prefill, decode steps)
 help-head = previous / next head in the heatmap
 help-scroll = scroll a wide heatmap left / right
 help-why = the whole why in the Detail pane (hides the heatmap)
@@ -408,9 +408,9 @@ fault-why-softmax-no-cast-back = weights·v multiplies f32 by bf16, which a matr
 fault-why-moe-capacity = at most ⌈B·T·k/E⌉ routes per expert come back (14 of 16 on lesson-moe), and whether a token keeps its expert depends on the tokens before it, across the batch too
 fault-why-no-sliding-window = every shape passes; a token moves queries more than w − 1 positions after it, which the declared window hides from it
 fault-why-window-off-by-one = every shape passes; the query w − 1 positions after a token, which the declared window lets read it, stays unchanged when it changes
-fault-why-decode-no-append = every shape passes, the cache just stops growing; the new token's logits differ from the full forward's at its position
-fault-why-decode-rope-at-zero = every shape passes; the new token meets each cached key at the wrong distance, so its logits differ from the full forward's
-fault-why-decode-mask-top-left = the mask is the same as the causal one while Tq = Tk, so the prefill passes; the decode step's logits differ from the full forward's
+fault-why-decode-no-append = every shape passes, the cache just stops growing; the new token's output (its logits, with a vocabulary) differs from the full forward's at its position
+fault-why-decode-rope-at-zero = every shape passes; the new token meets each cached key at the wrong distance, so its output differs from the full forward's
+fault-why-decode-mask-top-left = the mask is the same as the causal one while Tq = Tk, so the prefill passes; the decode step's output differs from the full forward's
 
 ## shapetrace faults: the columns
 

@@ -347,7 +347,7 @@ help-first-last = 第一步／最後一步
 help-page = 前進／後退十步
 help-departure = 下一個／上一個離開 (B,T,d) 的步驟
 help-residual = 下一個／上一個殘差相加
-help-pass = 生成的下一個階段／本階段或上一個階段（預填、每個解碼步）
+help-pass = 生成的下一個／上一個階段（預填、解碼步）
 help-head = 熱圖中的上一個／下一個頭
 help-scroll = 向左／向右捲動寬熱圖
 help-why = 在詳細窗格顯示完整原因（隱藏熱圖）
@@ -420,9 +420,9 @@ fault-why-softmax-no-cast-back = weights·v 以 f32 乘 bf16，矩陣乘積拒�
 fault-why-moe-capacity = 每個專家最多只有 ⌈B·T·k/E⌉ 條路由回來（lesson-moe 上是 16 條中的 14 條），而一個詞元能否保住它的專家取決於它之前的詞元，跨批次也是
 fault-why-no-sliding-window = 每個形狀都通過；一個詞元會移動它之後超過 w − 1 個位置的查詢，而宣告的視窗對那些查詢隱藏了它
 fault-why-window-off-by-one = 每個形狀都通過；在一個詞元之後 w − 1 個位置的查詢，宣告的視窗讓它讀取該詞元，但該詞元改變時它卻沒有改變
-fault-why-decode-no-append = 每個形狀都通過，只是快取不再增長；新詞元的 logits 與完整前向傳播在該位置的不同
-fault-why-decode-rope-at-zero = 每個形狀都通過；新詞元與每個快取的鍵以錯誤的距離相遇，所以它的 logits 與完整前向傳播的不同
-fault-why-decode-mask-top-left = 在 Tq = Tk 時遮罩與因果遮罩相同，所以預填通過；解碼步的 logits 與完整前向傳播的不同
+fault-why-decode-no-append = 每個形狀都通過，只是快取不再增長；新詞元的輸出（有詞彙表時即其 logits）與完整前向傳播在該位置的不同
+fault-why-decode-rope-at-zero = 每個形狀都通過；新詞元與每個快取的鍵以錯誤的距離相遇，所以它的輸出與完整前向傳播的不同
+fault-why-decode-mask-top-left = 在 Tq = Tk 時遮罩與因果遮罩相同，所以預填通過；解碼步的輸出與完整前向傳播的不同
 
 ## shapetrace faults：欄位
 

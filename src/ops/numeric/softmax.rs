@@ -233,9 +233,16 @@ mod tests {
         let nan = exp_row(&mut r, 3, true);
         assert!(!Moments::total([nan.weights]).finite);
         assert!(!Moments::total([nan.scores]).finite);
-        // Causal rows over a whole tensor: row t keeps t + 1 keys.
+        // Causal rows over a whole tensor: 3 queries over 4 keys sit at
+        // the last 3 positions, so row t (position t + 1) keeps t + 2 keys.
         let mut x: Vec<f32> = (0..12).map(|i| i as f32 * 0.1).collect();
         softmax_rows(&mut x, 3, 4, Masking::Causal);
+        assert!(x[2..4].iter().all(|&v| v == 0.0) && x[0] < x[1]);
+        assert!(x[4..8][3..].iter().all(|&v| v == 0.0) && x[4] < x[5]);
+        assert!(x[8..12].iter().all(|&v| v > 0.0));
+        // Aligned at the top left instead, row t keeps t + 1 keys.
+        let mut x: Vec<f32> = (0..12).map(|i| i as f32 * 0.1).collect();
+        softmax_rows(&mut x, 3, 4, Masking::TopLeft);
         assert_eq!(x[..4], [1.0, 0.0, 0.0, 0.0]);
         assert!(x[4..8][2..].iter().all(|&v| v == 0.0) && x[4] < x[5]);
     }

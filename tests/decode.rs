@@ -380,6 +380,19 @@ fn decode_refuses_what_it_cannot_run_in_one_line_with_exit_2() {
             &["check", "--decode", "2", "--fault", "decode-rope-at-zero"][..],
             "--pos-emb rope",
         ),
+        // Under a window on every layer there is no causal mask to align.
+        (
+            &[
+                "check",
+                "--decode",
+                "2",
+                "--window",
+                "2",
+                "--fault",
+                "decode-mask-top-left",
+            ][..],
+            "drop --window",
+        ),
     ] {
         let (code, out, err) = cli(args);
         assert_eq!(code, Some(2), "{args:?}: {out}{err}");
@@ -436,4 +449,51 @@ fn the_stepper_steps_pass_by_pass_and_shows_the_one_query_row_over_the_cache() {
     common::settle(&mut lp);
     let screen = common::frame(&lp);
     assert!(row(&screen).contains('╳'), "{screen}");
+}
+
+/// The log of a decoding run reads back: `check --log` judges each pass
+/// on its own (a decode step's contract at (B, 1, d)), and `decode` as the
+/// summary gave it; `view` and the HTML handout show every pass.
+#[test]
+fn a_decoding_log_is_judged_pass_by_pass_and_every_view_shows_the_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("d.jsonl");
+    let log = log.to_str().unwrap();
+    let base = ["--preset", "lesson-lm", "--decode", "2"];
+    let mut args = vec!["trace", "--format", "json", "--out", log];
+    args.extend(base);
+    assert_eq!(cli(&args).0, Some(0));
+    let (code, out, err) = cli(&["check", "--log", log]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        out.contains("✓ stream") && out.contains("✓ decode"),
+        "{out}"
+    );
+    // A decode step whose residual add meets the wrong shape fails it,
+    // named by its pass.
+    let text = std::fs::read_to_string(log).unwrap();
+    let broken = text.replacen(
+        "\"path\":\"decode2.block1.resid_1\",\"op\":\"add\",\"role\":\"residual-add\",\"shape\":[2,1,64]",
+        "\"path\":\"decode2.block1.resid_1\",\"op\":\"add\",\"role\":\"residual-add\",\"shape\":[2,4,64]",
+        1,
+    );
+    assert_ne!(broken, text, "the log holds decode2.block1.resid_1");
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, broken).unwrap();
+    let (code, out, _) = cli(&["check", "--log", bad.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("decode2.block1.resid_1"), "{out}");
+    let (_, out, _) = cli(&["view", log, "--format", "table"]);
+    assert!(
+        out.contains("decode2.block1.attn.k_cache") && out.contains("(B=2,h=4,S=6,hd=16)"),
+        "{out}"
+    );
+    let mut args = vec!["trace", "--format", "html"];
+    args.extend(base);
+    let (code, html, _) = cli(&args);
+    assert_eq!(code, Some(0));
+    assert!(
+        html.contains("decode2.block1.attn.weights") && html.contains("Tk=6"),
+        "html"
+    );
 }

@@ -124,9 +124,16 @@ fn steps_break(out: &mut [CheckResult], steps: &[(String, Trace)]) {
             let Some(slot) = out.iter_mut().find(|o| o.name == c.name && o.ok) else {
                 continue;
             };
+            // The step's paths with its pass: `decode2.block1.resid_1`.
+            let detail = match &c.path {
+                Some(p) if c.detail.contains(p.as_str()) => {
+                    c.detail.replace(p.as_str(), &format!("{name}.{p}"))
+                }
+                _ => format!("{name}: {}", c.detail),
+            };
             *slot = CheckResult {
                 path: c.path.as_ref().map(|p| format!("{name}.{p}")),
-                detail: format!("{name}: {}", c.detail),
+                detail,
                 ..c
             };
         }

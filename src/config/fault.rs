@@ -345,7 +345,7 @@ pub const TABLE: &[FaultSpec] = &[
     row(
         Fault::DecodeMaskTopLeft,
         Variant::MaskTopLeft,
-        &[Need::Decode, Need::Decoder],
+        &[Need::Decode, Need::Decoder, Need::FullCausal],
         &[Decode],
         DECODE3,
         "decode1.block2.resid_2",

@@ -48,6 +48,9 @@ pub enum Need {
     Decode,
     /// Rotary positions, which turn q and k by each token's position.
     Rotary,
+    /// A layer whose causal mask has no sliding window: the one a mask
+    /// aligned at the top left replaces.
+    FullCausal,
 }
 
 impl Need {
@@ -74,6 +77,7 @@ impl Need {
             Need::Window2 => cfg.attention.window.is_some_and(|w| w >= 2),
             Need::Decode => cfg.decode >= 1,
             Need::Rotary => cfg.positions.kind == crate::config::PosEmb::Rope,
+            Need::FullCausal => (1..=cfg.layers).any(|n| cfg.window_at(n).is_none()),
         }
     }
 
@@ -111,6 +115,9 @@ impl Need {
             Need::Window2 => "needs a window of at least 2 positions; add --window 2",
             Need::Decode => "needs decode steps, where the cache is read; add --decode 3",
             Need::Rotary => "needs rotary positions; add --pos-emb rope",
+            Need::FullCausal => {
+                "needs a layer with a causal mask and no sliding window; drop --window"
+            }
             Need::Half => {
                 "needs a 16-bit model, where norms and softmax run in f32; add --dtype bf16 or --dtype f16"
             }

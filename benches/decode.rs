@@ -23,48 +23,27 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use ndarray::Array2;
 use shapetrace::Overlay;
-use shapetrace::load::{Sources, resolve};
+use shapetrace::load::resolve;
 use shapetrace::model::decode::Kv;
 use shapetrace::model::{Model, Source};
 use shapetrace::ops::numeric::Numeric;
 use shapetrace::plan::{ModeChoice, Request};
 use shapetrace::trace::recorder::{Recorder, Watch};
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Duration;
 
 /// As the binary.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[path = "common/tinyllama.rs"]
+mod common;
 /// The cache a step reads: the prompt's positions.
-const CACHE: usize = 256;
-const VOCAB: usize = 32000;
-
-/// The prompt of `scripts/bench_decode_torch.py`, as `--tokens` takes it.
-fn ids() -> String {
-    (0..CACHE)
-        .map(|t| ((7919 * t + 1) % VOCAB).to_string())
-        .collect::<Vec<_>>()
-        .join(",")
-}
+const CACHE: usize = common::SEQ;
 
 fn decode_step(c: &mut Criterion) {
-    #[allow(unsafe_code)]
-    // SAFETY: before the model is built, and before any thread but this
-    // one allocates (criterion runs the groups on this thread).
-    unsafe {
-        shapetrace::allocator::keep_freed_memory(); // as the binary
-    }
-    let dir = std::env::var_os("SHAPETRACE_TINYLLAMA").map(PathBuf::from);
-    let src = Sources {
-        config: dir
-            .is_none()
-            .then(|| "tests/fixtures/hf/tinyllama-1.1b.json".into()),
-        weights: dir.clone(),
-        tokens: Some(ids()),
-        ..Sources::default()
-    };
+    common::as_the_binary();
+    let (src, dir) = common::sources();
     let req = Request {
         mode: ModeChoice::Numeric,
         max_memory: Some(64 << 30),

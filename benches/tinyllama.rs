@@ -29,7 +29,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use ndarray::{Array2, ArrayD};
 use shapetrace::Overlay;
-use shapetrace::load::{Sources, resolve};
+use shapetrace::load::resolve;
 use shapetrace::model::{Model, Source};
 use shapetrace::ops::Backend;
 use shapetrace::ops::numeric::Numeric;
@@ -37,40 +37,19 @@ use shapetrace::ops::numeric::matmul::matmul;
 use shapetrace::plan::{ModeChoice, Request};
 use shapetrace::trace::recorder::{Recorder, Watch};
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Duration;
 
 /// As the binary.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const SEQ: usize = 256;
-const VOCAB: usize = 32000;
-
-/// The ids of `scripts/bench_tinyllama_torch.py`, as `--tokens` takes them.
-fn ids() -> String {
-    (0..SEQ)
-        .map(|t| ((7919 * t + 1) % VOCAB).to_string())
-        .collect::<Vec<_>>()
-        .join(",")
-}
+#[path = "common/tinyllama.rs"]
+mod common;
+use common::SEQ;
 
 fn tinyllama(c: &mut Criterion) {
-    #[allow(unsafe_code)]
-    // SAFETY: before the model is built, and before any thread but this
-    // one allocates (criterion runs the groups on this thread).
-    unsafe {
-        shapetrace::allocator::keep_freed_memory(); // as the binary
-    }
-    let dir = std::env::var_os("SHAPETRACE_TINYLLAMA").map(PathBuf::from);
-    let src = Sources {
-        config: dir
-            .is_none()
-            .then(|| "tests/fixtures/hf/tinyllama-1.1b.json".into()),
-        weights: dir.clone(),
-        tokens: Some(ids()),
-        ..Sources::default()
-    };
+    common::as_the_binary();
+    let (src, dir) = common::sources();
     // 64 GiB holds the model in f32: a 16-bit checkpoint's weights are
     // widened at the first forward and kept, as transformers loads them.
     let kept = Request {

@@ -144,7 +144,7 @@ pub enum Unary {
 ///
 /// Queries and keys are aligned at the bottom right: of Tq queries over
 /// Tk keys, query i sits at position i + (Tk − Tq), so a decode step's one
-/// query over a cache of S keys is the newest position, S − 1, and reads
+/// query over a cache of S keys is the newest of them, and reads
 /// them all. In the training forward Tq = Tk and query i is position i.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Masking {
@@ -242,8 +242,8 @@ pub enum Op {
         /// rotary, as GPT-NeoX's); the pairs are (i, i + dims/2), and the
         /// features past `dims` pass as they are. hd turns them all.
         dims: usize,
-        /// The position of row 0: 0 in the training forward, the cache's
-        /// length S − 1 for a decode step's one new token.
+        /// The position of row 0: 0 in the training forward, T + n − 1 for
+        /// decode step n's one new token.
         start: usize,
     },
     /// q (B,h,T,hd) · kᵀ (B,h,hd,S) / √hd → (B,h,T,S).
@@ -308,7 +308,7 @@ pub enum Op {
     Gather,
     /// `wpe[offset + start..offset + start + T]`: wpe (context + offset,
     /// d), ids (B, T) → (T, d). The offset is OPT's 2, 0 elsewhere; the
-    /// start is the first token's position (a decode step's S − 1).
+    /// start is the first token's position (decode step n's T + n − 1).
     Positions {
         /// Rows of wpe before position 0.
         offset: usize,

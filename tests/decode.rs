@@ -212,7 +212,7 @@ fn a_sliding_window_makes_the_cache_a_ring_that_stops_growing() {
         assert_eq!(k.shape, [2, 4, 2, 16], "decode{n}");
         let pos = 3 + n;
         let said = format!(
-            "position {pos} goes to slot {}, overwriting position {}",
+            "the last position written, {pos}, went to slot {}, overwriting position {}",
             pos % 2,
             pos - 2
         );
@@ -495,5 +495,55 @@ fn a_decoding_log_is_judged_pass_by_pass_and_every_view_shows_the_passes() {
     assert!(
         html.contains("decode2.block1.attn.weights") && html.contains("Tk=6"),
         "html"
+    );
+}
+
+/// A 16-bit model's cache path is judged in f32, where a wrong cache
+/// shows (bf16's 64·ε is 0.5 and would pass every decode fault); a run
+/// stopped in its prefill blames no decode step; a model that lets a
+/// position read later tokens is told apart from a wrong cache.
+#[test]
+fn the_decode_check_judges_16_bit_models_stopped_runs_and_non_causal_models_honestly() {
+    let bf16 = ModelConfig {
+        dtype: shapetrace::config::DType::BF16,
+        ..lesson_lm(3)
+    };
+    let run = shapetrace::run(&bf16).unwrap();
+    assert!(run.ok(), "{:?}", failing(&run));
+    for fault in [Fault::DecodeNoAppend, Fault::DecodeMaskTopLeft] {
+        let bad = ModelConfig {
+            fault: Some(fault),
+            ..bf16.clone()
+        };
+        assert_eq!(
+            failing(&shapetrace::run(&bad).unwrap()),
+            ["decode"],
+            "{fault}"
+        );
+    }
+    // The prefill stops at its first MLP: the decode steps never ran.
+    let stopped = ModelConfig {
+        fault: Some(Fault::BiasW164),
+        ..lesson_lm(2)
+    };
+    let run = shapetrace::run(&stopped).unwrap();
+    assert_eq!(failing(&run), ["op-shapes"]);
+    let op = run.checks.iter().find(|c| !c.ok).unwrap();
+    assert_eq!(op.path.as_deref(), Some("prefill.block1.mlp.up"));
+    // No causal mask: the prompt's own rows differ, not the cache's.
+    let open = ModelConfig {
+        fault: Some(Fault::NoCausalMask),
+        ..lesson_lm(2)
+    };
+    let run = shapetrace::run(&open).unwrap();
+    let d = run
+        .checks
+        .iter()
+        .find(|c| c.name.as_str() == "decode")
+        .unwrap();
+    assert!(
+        !d.ok && d.detail.contains("inside the prompt"),
+        "{}",
+        d.detail
     );
 }

@@ -109,15 +109,17 @@ why-add-positions = x0 = tok_emb + pos_emb: { $tok } + { $pos } broadcasts the p
 
 why-positions-offset = Position t reads row t + { $offset } of wpe ({ $ctx },{ $d }): the first { $offset } rows come before position 0, so rows { $offset } to { $end } are used and pos_emb is { $shape }: one vector per position, the same for every sequence, with no B axis.
 
+why-kv-cache-prefill = The prompt's { $new } keys (or values) start the cache, { $shape }: every decode step after reads them from here instead of computing them again.
+
 why-kv-cache = The key/value cache after this step: the { $held } positions cached before and the { $new } new, { $S } in all, { $shape }. A decode step computes k and v for its new token alone and reads every earlier one from here, which is why its query is one row and its keys are all of them.
 
-why-kv-cache-ring = A sliding window of { $w }: the cache is a ring of { $w } slots, and position { $pos } goes to slot { $slot }, overwriting position { $old }, which no query from now on may read. The shape stays { $shape }: the cache stops growing at the window.
+why-kv-cache-ring = A sliding window of { $w }: the cache is a ring of { $w } slots, position p going to slot p mod { $w }; the last position written, { $pos }, went to slot { $slot }, overwriting position { $old }, which no query from now on may read. The cache holds the last { $w } positions, { $shape }: it stops growing at the window.
 
-why-rope-decode = The new token turns at its true position, { $pos } (the cache's length minus one), not at 0: its query then meets each cached key at the distance the two really stand apart. The shape { $shape } does not change.
+why-rope-decode = The new token turns at its true position, { $pos } (the number of tokens before it), not at 0: its query then meets each cached key, turned at its own position when it was cached, at the distance the two really stand apart. The shape { $shape } does not change.
 
-why-scores-decode = A decode step's query is one row, Tq = { $Tq }: only the new token asks. Its keys are all { $Tk } cached positions, the prompt's and every token decoded since, so the scores are { $shape }: one row of { $Tk } dot products per head, each divided by √{ $hd }.
+why-scores-decode = A decode step's query is one row, Tq = { $Tq }: only the new token asks. Its keys are every position the cache holds, Tk = { $Tk }, so the scores are { $shape }: one row of { $Tk } dot products per head, each divided by √{ $hd }.
 
-why-softmax-decode = The new token is the newest position, so no key comes after it: the causal mask hides nothing in its one row, and softmax turns the { $Tk } scores into weights that sum to 1. The shape stays { $shape }.
+why-softmax-decode = The new token is the newest position, so no key comes after it, and the cache holds only keys it may read: the mask hides nothing in its one row, and softmax turns the { $Tk } scores into weights that sum to 1. The shape stays { $shape }.
 
 why-softmax-top-left = The mask is tril(ones(Tq, Tk)), aligned at the top left: query row i reads keys 0..=i. With Tq = { $Tq } and Tk = { $Tk } the new token, the newest position, reads key 0 alone and ignores the rest of the cache; the mask must sit at the bottom right, query i at position i + Tk − Tq. The shape { $shape } hides the mistake.
 
@@ -665,7 +667,10 @@ check-causality-pass = { $spread ->
    *[causal] , and { $path } exactly where the causal mask reads it
 } ({ $tried } tokens tried)
 check-reference-plain-pass = every block's output ({ $n } compared) agrees with a plain f64 forward: max |Δ| { $delta } (allowed { $tol }·(1 + the output's largest |x|) in { $dtype })
-check-decode-pass = each of the { $n } decode steps, through the key/value cache, gives the { $what } of a full forward of the whole sequence without a cache at its position, and so does the prefill: max |Δ| { $delta } (allowed { $tol }·(1 + the largest |x|) in { $dtype })
+check-decode-pass = { $n ->
+    [one] the one decode step
+   *[other] each of the { $n } decode steps
+}, through the key/value cache, gives the { $what } of a full forward of the whole sequence without a cache at its position, and so does the prefill: max |Δ| { $delta } (allowed { $tol }·(1 + the largest |x|) in { $dtype }); the contract checks above judge the prefill and each decode step at (B,1,d)
 check-reference-pass = every block's output ({ $n } compared) equals the declared architecture{ $fault ->
     [none] {""}
    *[other] {" "}(without { $fault })
@@ -717,7 +722,8 @@ check-causality-fail = { $path }: changing token { $token } of batch 0 { $what -
 check-params-fail = { $path }: built { $got } parameters, { $by } { $than } than the closed form { $formula } = { $want }
 check-params-extra = { $path }: built { $got } parameters the declared architecture does not have
 check-reference-plain-fail = { $path }: differs from a plain f64 forward on the same weights and input by |Δ| up to { $delta }, over the { $allowed } that { $dtype } allows there
-check-decode-fail = { $path }: at position { $pos } the { $what } differ from a full forward without a cache by |Δ| up to { $delta }, over the { $allowed } allowed: the cache path computes something else
+check-decode-fail = { $path }: at position { $pos } a full forward without a cache gives other { $what }, |Δ| up to { $delta } over the { $allowed } allowed: the cache path computes something else
+check-decode-noncausal = { $path }: at position { $pos }, inside the prompt, the { $what } differ from those of the same positions in the longer sequence by |Δ| up to { $delta }: the model lets a position read later tokens, so no cache can give what the full forward gives (see causality)
 check-reference-plain-error = not compared: { $error }
 check-reference-fail = { $path }: differs from the declared architecture{ $fault ->
     [none] {""}

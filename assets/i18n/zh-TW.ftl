@@ -127,15 +127,17 @@ why-add-positions = x0 = tok_emb + pos_emb：{ $tok } + { $pos } 把位置廣播
 
 why-positions-offset = 位置 t 讀取 wpe ({ $ctx },{ $d }) 的第 t + { $offset } 行：前 { $offset } 行在位置 0 之前，所以用到第 { $offset } 到 { $end } 行，pos_emb 為 { $shape }：每個位置一個向量，每個序列相同，沒有 B 軸。
 
+why-kv-cache-prefill = 提示詞的 { $new } 個鍵（或值）成為快取的開頭，{ $shape }：之後的每個解碼步都從這裡讀取，而不必再算一次。
+
 why-kv-cache = 這一步之後的鍵/值快取：先前快取的 { $held } 個位置加上新的 { $new } 個，共 { $S } 個，{ $shape }。解碼步只為新的詞元計算 k 與 v，先前的全都從這裡讀取，所以它的查詢只有一列，而鍵是全部。
 
-why-kv-cache-ring = 滑動視窗為 { $w }：快取是 { $w } 格的環形緩衝區，位置 { $pos } 寫入第 { $slot } 格，覆蓋位置 { $old }，此後沒有查詢能讀到它。形狀維持 { $shape }：快取長到視窗大小就不再增長。
+why-kv-cache-ring = 滑動視窗為 { $w }：快取是 { $w } 格的環形緩衝區，位置 p 寫入第 p mod { $w } 格；最後寫入的位置 { $pos } 寫入第 { $slot } 格，覆蓋位置 { $old }，此後沒有查詢能讀到它。快取存最後 { $w } 個位置，{ $shape }：長到視窗大小就不再增長。
 
-why-rope-decode = 新詞元在它真正的位置 { $pos }（快取長度減一）旋轉，而不是在 0：這樣它的查詢與每個快取的鍵相遇時，距離才是兩者真正相隔的距離。形狀 { $shape } 不變。
+why-rope-decode = 新詞元在它真正的位置 { $pos }（它之前的詞元數）旋轉，而不是在 0：這樣它的查詢與每個在被快取時已按自己位置旋轉的鍵相遇時，距離才是兩者真正相隔的距離。形狀 { $shape } 不變。
 
-why-scores-decode = 解碼步的查詢只有一列，Tq = { $Tq }：只有新詞元在提問。它的鍵是全部 { $Tk } 個快取位置，提示詞的與之後解碼的每個詞元，所以分數是 { $shape }：每個頭一列 { $Tk } 個內積，各除以 √{ $hd }。
+why-scores-decode = 解碼步的查詢只有一列，Tq = { $Tq }：只有新詞元在提問。它的鍵是快取所存的每個位置，Tk = { $Tk }，所以分數是 { $shape }：每個頭一列 { $Tk } 個內積，各除以 √{ $hd }。
 
-why-softmax-decode = 新詞元是最新的位置，沒有任何鍵在它之後：因果遮罩在這一列什麼也不遮，softmax 把 { $Tk } 個分數變成總和為 1 的權重。形狀維持 { $shape }。
+why-softmax-decode = 新詞元是最新的位置，沒有任何鍵在它之後，而快取只存它可以讀的鍵：遮罩在這一列什麼也不遮，softmax 把 { $Tk } 個分數變成總和為 1 的權重。形狀維持 { $shape }。
 
 why-softmax-top-left = 遮罩是 tril(ones(Tq, Tk))，對齊在左上角：查詢第 i 列讀鍵 0..=i。在 Tq = { $Tq }、Tk = { $Tk } 時，新詞元雖是最新位置，卻只讀鍵 0，忽略其餘快取；遮罩必須對齊右下角，查詢 i 位於 i + Tk − Tq。形狀 { $shape } 看不出這個錯誤。
 
@@ -671,7 +673,7 @@ check-causality-pass = { $spread ->
    *[causal] ，且 { $path } 正好在因果遮罩讀取它之處改變
 }（試了 { $tried } 個詞元）
 check-reference-plain-pass = 每個模組的輸出（比較了 { $n } 個）都與一個樸素的 f64 前向傳播相符：最大 |Δ| { $delta }（{ $dtype } 容許 { $tol }·(1 + 該輸出的最大 |x|)）
-check-decode-pass = { $n } 個解碼步中的每一步，經由鍵/值快取，在其位置上都給出與不用快取、一次跑完整個序列的前向傳播相同的 { $what }，預填也是：最大 |Δ| { $delta }（{ $dtype } 容許 { $tol }·(1 + 最大 |x|)）
+check-decode-pass = { $n } 個解碼步中的每一步，經由鍵/值快取，在其位置上都給出與不用快取、一次跑完整個序列的前向傳播相同的 { $what }，預填也是：最大 |Δ| { $delta }（{ $dtype } 容許 { $tol }·(1 + 最大 |x|)）；上面的契約檢查評判預填以及每個在 (B,1,d) 的解碼步
 check-reference-pass = 每個模組的輸出（比較了 { $n } 個）都等於宣告的架構{ $fault ->
     [none] {""}
    *[other] （不含 { $fault }）
@@ -729,7 +731,8 @@ check-params-fail = { $path }：建出 { $got } 個參數，比封閉式 { $form
 }了 { $by } 個
 check-params-extra = { $path }：建出了宣告的架構沒有的 { $got } 個參數
 check-reference-plain-fail = { $path }：在相同的權重與輸入上，與樸素的 f64 前向傳播相差 |Δ| 最大 { $delta }，超過 { $dtype } 在此容許的 { $allowed }
-check-decode-fail = { $path }：它在位置 { $pos } 的 { $what } 與不用快取的完整前向傳播相差 |Δ| 最大 { $delta }，超過容許的 { $allowed }：快取路徑算的是別的東西
+check-decode-fail = { $path }：在位置 { $pos }，不用快取的完整前向傳播給出不同的 { $what }，|Δ| 最大 { $delta }，超過容許的 { $allowed }：快取路徑算的是別的東西
+check-decode-noncausal = { $path }：在提示詞內的位置 { $pos }，{ $what } 與較長序列中相同位置的相差 |Δ| 最大 { $delta }：模型讓一個位置讀取之後的詞元，所以沒有快取能給出完整前向傳播的結果（見 causality）
 check-reference-plain-error = 未比較：{ $error }
 check-reference-fail = { $path }：在相同的權重與輸入上，與宣告的架構{ $fault ->
     [none] {""}

@@ -266,7 +266,12 @@ fn kv_cache(out: &mut String, b: &Budget) {
         out,
         "\nKey/value cache while decoding (one sequence: every layer keeps k and v of every position)"
     );
-    let ctx = thousands(kv.context);
+    let capped = if kv.windows.iter().any(Option::is_some) {
+        ", each window's ring capped"
+    } else {
+        ""
+    };
+    let ctx = format!("{}{capped}", thousands(kv.context));
     let mut lines = vec![vec![
         "dtype".to_string(),
         "per token".to_string(),
@@ -300,9 +305,10 @@ fn kv_cache(out: &mut String, b: &Budget) {
     if let Some(w) = kv.windows.iter().flatten().next() {
         let _ = writeln!(
             out,
-            "  sliding window {}: {windowed} of {} layers keep at most {} positions, a ring (counted at context above)",
+            "  sliding window {}: {windowed} of {} layers {} at most {} positions, a ring (so the cache at context is less than per token × context)",
             thousands(*w),
             kv.layers,
+            if windowed == 1 { "keeps" } else { "keep" },
             thousands(*w)
         );
     }

@@ -24,7 +24,7 @@ use crate::model::{Model, input, record_on, tokens};
 use crate::ops::Backend;
 use crate::ops::numeric::{Numeric, Scalar, Tensor};
 use crate::trace::recorder::{Recorder, Watch};
-use crate::trace::{Mode, Trace};
+use crate::trace::{Event, Mode, Trace, pass_of, within_pass};
 use crate::why::Why;
 use ndarray::{ArrayD, Axis, concatenate};
 
@@ -35,50 +35,62 @@ use ndarray::{ArrayD, Axis, concatenate};
 /// config of its length (T for the prefill, 1 for a step) and no decode.
 #[must_use]
 pub fn passes(trace: &Trace) -> Vec<(String, Trace)> {
-    (0..=trace.config.decode)
-        .map(|n| {
+    let steps = trace.config.decode;
+    // One look at each event: the pass its path names, by number.
+    let mut events: Vec<Vec<Event>> = vec![Vec::new(); steps + 1];
+    for e in &trace.events {
+        let Some(n) = pass_of(&e.path)
+            .and_then(pass_number)
+            .filter(|&n| n <= steps)
+        else {
+            continue;
+        };
+        let own = |p: &str| (pass_of(p) == pass_of(&e.path)).then(|| within_pass(p).to_string());
+        let mut e = e.clone();
+        // An earlier pass's cache is state the pass starts from, not a
+        // step of its own.
+        e.inputs = e.inputs.iter().filter_map(|i| own(i)).collect();
+        e.path = within_pass(&e.path).to_string();
+        e.step = events[n].len();
+        events[n].push(e);
+    }
+    events
+        .into_iter()
+        .enumerate()
+        .map(|(n, events)| {
             let name = pass_name(n);
-            let prefix = format!("{name}.");
-            let strip = |p: &str| p.strip_prefix(&prefix).map(str::to_string);
-            let events = trace
-                .events
-                .iter()
-                .filter_map(|e| {
-                    let path = strip(&e.path)?;
-                    let mut e = e.clone();
-                    e.path = path;
-                    // An earlier pass's cache is state the pass starts from,
-                    // not a step of its own.
-                    e.inputs = e.inputs.iter().filter_map(|i| strip(i)).collect();
-                    Some(e)
-                })
-                .enumerate()
-                .map(|(i, mut e)| {
-                    e.step = i;
-                    e
-                })
-                .collect();
-            let failure = trace.failure.as_ref().and_then(|f| {
-                let path = strip(&f.path)?;
-                Some(crate::trace::Failure { path, ..f.clone() })
-            });
-            let seq = if n == 0 { trace.config.seq } else { 1 };
+            let failure = trace
+                .failure
+                .as_ref()
+                .filter(|f| pass_of(&f.path) == Some(name.as_str()))
+                .map(|f| crate::trace::Failure {
+                    path: within_pass(&f.path).to_string(),
+                    ..f.clone()
+                });
             let config = ModelConfig {
-                seq,
+                seq: if n == 0 { trace.config.seq } else { 1 },
                 decode: 0,
                 ..trace.config.clone()
             };
-            let stream_shape = config.stream_shape();
             let pass = Trace {
+                stream_shape: config.stream_shape(),
                 config,
-                stream_shape,
+                mode: trace.mode,
+                anatomy: trace.anatomy.clone(),
                 events,
                 failure,
-                ..trace.clone()
             };
             (name, pass)
         })
         .collect()
+}
+
+/// `prefill` → 0, `decode3` → 3.
+fn pass_number(pass: &str) -> Option<usize> {
+    if pass == "prefill" {
+        return Some(0);
+    }
+    pass.strip_prefix("decode")?.parse().ok()
 }
 
 /// Every check of a decoding `trace`: the prefill's as any forward's,
@@ -91,7 +103,16 @@ pub fn all(trace: &Trace, subject: Subject) -> Vec<CheckResult> {
         return Vec::new();
     };
     // The probes re-run the prompt from x0, which never decodes.
-    let mut out = super::all_of(prefill, subject);
+    let mut out: Vec<CheckResult> = super::all_of(prefill, subject)
+        .into_iter()
+        .map(|c| {
+            if c.path.is_some() {
+                in_pass(c, "prefill")
+            } else {
+                c
+            }
+        })
+        .collect();
     steps_break(&mut out, steps);
     out.push(decode(trace, subject));
     out
@@ -113,10 +134,27 @@ pub fn contract(trace: &Trace) -> Vec<CheckResult> {
     out
 }
 
+/// A pass's failing verdict with the pass in its paths, as the trace
+/// names them: `decode2.block1.resid_1`.
+fn in_pass(c: CheckResult, pass: &str) -> CheckResult {
+    let detail = match &c.path {
+        Some(p) if c.detail.contains(p.as_str()) => {
+            c.detail.replace(p.as_str(), &format!("{pass}.{p}"))
+        }
+        _ => format!("{pass}: {}", c.detail),
+    };
+    CheckResult {
+        path: c.path.as_ref().map(|p| format!("{pass}.{p}")),
+        detail,
+        ..c
+    }
+}
+
 /// Each decode step's contract checks: a step that breaks one takes its
 /// verdict's place in `out`, the path naming the step.
 fn steps_break(out: &mut [CheckResult], steps: &[(String, Trace)]) {
-    for (name, step) in steps {
+    // A step the run never reached (it stopped before) has nothing to judge.
+    for (name, step) in steps.iter().filter(|(_, s)| !s.events.is_empty()) {
         for c in super::contract::all(step) {
             if c.ok {
                 continue;
@@ -124,18 +162,7 @@ fn steps_break(out: &mut [CheckResult], steps: &[(String, Trace)]) {
             let Some(slot) = out.iter_mut().find(|o| o.name == c.name && o.ok) else {
                 continue;
             };
-            // The step's paths with its pass: `decode2.block1.resid_1`.
-            let detail = match &c.path {
-                Some(p) if c.detail.contains(p.as_str()) => {
-                    c.detail.replace(p.as_str(), &format!("{name}.{p}"))
-                }
-                _ => format!("{name}: {}", c.detail),
-            };
-            *slot = CheckResult {
-                path: c.path.as_ref().map(|p| format!("{name}.{p}")),
-                detail,
-                ..c
-            };
+            *slot = in_pass(c, name);
         }
     }
 }
@@ -154,10 +181,28 @@ pub fn decode(trace: &Trace, subject: Subject) -> CheckResult {
     if let Err(why) = rerunnable_why(subject.cfg) {
         return CheckResult::skip(name, "").said(why);
     }
-    let cfg = subject.cfg;
+    // The cache path and the full forward are the same math in any
+    // dtype; a 16-bit model's is judged unrounded, in f32, where 64·ε is
+    // tight enough to see a wrong cache (bf16's 64·ε is 0.5).
+    let model_dtype = subject.cfg.dtype;
+    let unrounded = ModelConfig {
+        dtype: if model_dtype.is_half() {
+            DType::F32
+        } else {
+            model_dtype
+        },
+        ..subject.cfg.clone()
+    };
+    let cfg = &unrounded;
+    let subject = Subject { cfg, ..subject };
     let judged = match cfg.dtype {
         DType::F64 => against_full::<f64>(subject),
         _ => against_full::<f32>(subject),
+    };
+    let dtype = if model_dtype.is_half() {
+        format!("f32, the {model_dtype} model's math unrounded")
+    } else {
+        cfg.dtype.to_string()
     };
     let e = |v: f64| format!("{v:.1e}");
     match judged {
@@ -171,8 +216,19 @@ pub fn decode(trace: &Trace, subject: Subject) -> CheckResult {
                 .arg("what", what(cfg))
                 .arg("delta", e(largest))
                 .arg("tol", e(plain::tolerance(cfg.dtype)))
-                .arg("dtype", cfg.dtype.as_str()),
+                .arg("dtype", dtype),
         ),
+        // Inside the prompt no cache is read: the model itself lets a
+        // position read later tokens, so no cache could give those rows.
+        Ok(Judged { apart: Some(a), .. }) if a.position < cfg.seq => {
+            CheckResult::fail(name, &a.path, "").said(
+                Why::new("check-decode-noncausal")
+                    .arg("path", a.path.as_str())
+                    .arg("what", what(cfg))
+                    .arg("pos", a.position)
+                    .arg("delta", e(a.delta)),
+            )
+        }
         Ok(Judged { apart: Some(a), .. }) => CheckResult::fail(name, &a.path, "").said(
             Why::new("check-decode-fail")
                 .arg("path", a.path.as_str())
@@ -205,7 +261,7 @@ struct Judged {
 struct Apart {
     /// The pass's last step, e.g. `decode1.lm_head`.
     path: String,
-    /// The position (of T + N) where it differs most.
+    /// The first position (of T + N) farther than allowed.
     position: usize,
     /// Its largest |Δ| (∞ for a NaN).
     delta: f64,
@@ -232,16 +288,16 @@ fn against_full<F: Scalar>(subject: Subject) -> Result<Judged, String> {
     let Ok(generated) = generated else {
         return Err(stopped(done.failure));
     };
-    let last_paths: Vec<String> = (0..=cfg.decode)
-        .map(|n| {
-            let prefix = format!("{}.", pass_name(n));
-            done.events
-                .iter()
-                .rev()
-                .find(|e| e.path.starts_with(&prefix))
-                .map_or_else(|| pass_name(n), |e| e.path.clone())
-        })
-        .collect();
+    // Each pass's last step, where its output is.
+    let mut last_paths: Vec<String> = (0..=cfg.decode).map(pass_name).collect();
+    for e in &done.events {
+        if let Some(last) = pass_of(&e.path)
+            .and_then(pass_number)
+            .and_then(|n| last_paths.get_mut(n))
+        {
+            last.clone_from(&e.path);
+        }
+    }
     let values = |t: &Tensor<F>| t.read().mapv(|v| v.f64());
     let outputs: Vec<ArrayD<f64>> = generated.outputs.iter().map(values).collect();
     // The whole sequence at once, without a cache: T + N positions.

@@ -295,7 +295,7 @@ impl ModelConfig {
                 "decode",
                 self.decode.to_string(),
                 format!(
-                    "0..={} (seq {} + decode must fit the {context} learned positions; raise --context)",
+                    "0..={} (seq {} + decode must fit the {context} learned positions; lower --seq or --decode, or raise --context for seeded weights)",
                     context.saturating_sub(self.seq),
                     self.seq
                 ),
@@ -389,9 +389,10 @@ impl ModelConfig {
     /// weights as f32 once, seeded or mapped from an F32 file.
     #[must_use]
     pub fn numeric_bytes_with(&self, weights_held: Option<u128>) -> u128 {
+        // A decoding run's checks hold one forward of all T + N positions.
         let (b, t, d, f, l) = (
             self.batch as u128,
-            self.seq as u128,
+            self.seq.saturating_add(self.decode) as u128,
             self.d_model as u128,
             self.mlp.d_ff as u128,
             self.layers as u128,

@@ -17,7 +17,7 @@
 //! (after rotation) and values into the layer's cache, k_cache and
 //! v_cache (B, kv, S, hd), and a decode step's one query (B, h, 1, hd)
 //! reads the whole cache: scores (B, h, 1, S). Rotary positions start at
-//! the pass's first position, S − 1 for a decode step.
+//! the pass's first position, T + n − 1 for decode step n.
 //!
 //! The softmax subtracts each row's maximum first, `e^(s − max) / Σ`, so
 //! no exp overflows; the `softmax-no-max` fault leaves that out. In a bf16
@@ -241,7 +241,7 @@ impl<T: Clone> Attention<T> {
         let v = rec.op_owned("v", &split(kv, kv_axis), v, &[])?; // (B, kv, T, hd)
 
         // Rotary positions turn q and k by each token's position: from
-        // the pass's first, S − 1 for a decode step's one token.
+        // the pass's first, T + n − 1 for decode step n's one token.
         let (q, k) = match &self.rope {
             Some(rope) => {
                 let rope = &self.rope_from(rope, pass.as_ref().map_or(0, |p| p.at));

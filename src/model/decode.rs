@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! prefill:   ids (B, T)  → logits (B, T, V);  every layer's cache ← k, v   (B, kv, T, hd)
-//! decode n:  ids (B, 1)  → logits (B, 1, V);  the new token at position S − 1 = T + n − 1
+//! decode n:  ids (B, 1)  → logits (B, 1, V);  the new token at position T + n − 1
 //!            q (B, h, 1, hd)                   the new token alone asks
 //!            k_cache, v_cache (B, kv, S, hd)   the cache with its k and v written in
 //!            scores, weights (B, h, 1, S)      one row over every cached key
@@ -41,8 +41,9 @@ pub struct Cache<T> {
 /// pass's first token and the cache written so far.
 #[derive(Debug, Clone)]
 pub struct Kv<T> {
-    /// The position of the pass's first token: 0 for the prefill, S − 1
-    /// for a decode step.
+    /// The position of the pass's first token: 0 for the prefill, T + n − 1
+    /// for decode step n (the tokens before it, however many the cache
+    /// keeps).
     pub at: usize,
     /// `None` until the prefill writes it.
     pub cache: Option<Cache<T>>,

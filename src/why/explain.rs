@@ -149,7 +149,26 @@ fn made(s: &Step, i: usize) -> Option<String> {
             s.last(0)
         )),
         Op::RepeatKv { rep } if i == 1 => Some(format!("kv × rep = {} × {rep}", s.dim(0, 1))),
-        Op::Scores { .. } if i == 3 => Some(format!("T of {}", s.path(1))),
+        Op::Scores { .. } if i == 3 => {
+            let keys = s
+                .ins
+                .get(1)
+                .and_then(|p| p.axes.get(2))
+                .unwrap_or(&Axis::Seq);
+            Some(format!("{keys} of {}", s.path(1)))
+        }
+        // The positions held: the cache's and the new rows', at most the ring.
+        Op::KvCache { window, at } if i == 2 => {
+            let new = s.dim(s.ins.len().saturating_sub(1), 2);
+            let last = s.path(s.ins.len().saturating_sub(1));
+            Some(match window {
+                Some(w) if at + new > *w => {
+                    format!("min(positions {} + {new} of {last}, window {w})", at)
+                }
+                _ if s.ins.len() == 2 => format!("S of {} + T of {last} = {at} + {new}", s.path(0)),
+                _ => format!("T of {last}"),
+            })
+        }
         Op::WeightedSum if i == 3 => Some(format!("hd of {}", s.path(1))),
         Op::MergeHeads(_) if i == 1 => Some(format!("T of {}", s.path(0))),
         Op::MergeHeads(_) if i == 2 => Some(format!("h × hd = {} × {}", s.dim(0, 1), s.dim(0, 3))),
@@ -433,6 +452,9 @@ fn message(s: &Step) -> Why {
                     .arg("pos", end - 1)
                     .arg("slot", (end - 1) % w)
                     .arg("old", end - 1 - w)
+                    .arg("shape", shape),
+                _ if s.ins.len() < 2 => Why::new("why-kv-cache-prefill")
+                    .arg("new", new)
                     .arg("shape", shape),
                 _ => Why::new("why-kv-cache")
                     .arg("S", s_len)

@@ -99,7 +99,10 @@ why-add = The residual add { $stream } + { $update }: element by element, so bot
 
 why-add-updates = Parallel residuals: attention and the MLP both read the block's input, through their norms (or the one norm they share), and their updates { $a } + { $b } are summed here, before the stream: both are (B,T,d), so the sum is { $shape }. One residual add then puts it on x: one add a block, of two updates.
 
-why-tokens = The token ids: { $B } sequences of { $T } tokens, one integer per token (int64), { $shape }. They are not vectors yet, and not (B,T,d): the token embedding turns each id into a row of d_model numbers.
+why-tokens = The token ids: { $B } sequences of { $T ->
+    [1] one token
+   *[other] { $T } tokens
+}, one integer per token (int64), { $shape }. They are not vectors yet, and not (B,T,d): the token embedding turns each id into a row of d_model numbers.
 
 why-embedding = Each id picks its row of wte ({ $V },{ $d }): a lookup, not a product, so the { $B }×{ $T } ids become { $B }×{ $T } vectors of { $d }, { $shape }. Row i is token i's vector; an id ≥ { $V } has no row.
 

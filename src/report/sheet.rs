@@ -52,7 +52,7 @@ pub(crate) fn settings(trace: &Trace) -> Vec<(&'static str, String)> {
     } else {
         shown(&c.preset).to_string()
     };
-    vec![
+    let mut rows = vec![
         ("preset", preset),
         ("B (batch)", c.batch.to_string()),
         ("T (seq)", c.seq.to_string()),
@@ -76,7 +76,16 @@ pub(crate) fn settings(trace: &Trace) -> Vec<(&'static str, String)> {
                 },
             ),
         ),
-    ]
+    ];
+    // A generating run: the prompt's T, then its decode steps.
+    if c.decode > 0 {
+        let steps = format!(
+            "{} (the prompt's prefill, then one token a step through the key/value cache)",
+            c.decode
+        );
+        rows.insert(3, ("decode steps", steps));
+    }
+    rows
 }
 
 /// The settings a log of another program holds: the stream, the blocks,

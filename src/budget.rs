@@ -226,6 +226,16 @@ impl Budget {
         dtype: Precision,
         trace: &crate::trace::Trace,
     ) -> Result<Self, Error> {
+        // A generating run's FLOPs and activations are its prompt's forward
+        // (the prefill); what decoding adds is the cache, counted apart.
+        let prefill;
+        let trace = if trace.config.decode > 0 {
+            let mut passes = crate::check::decode::passes(trace);
+            prefill = passes.swap_remove(0).1;
+            &prefill
+        } else {
+            trace
+        };
         let params = count::built(cfg);
         let one: Vec<&Counted> = params.iter().filter(|p| p.block() == Some(1)).collect();
         let pick = |part: &str, matrix: bool| -> Vec<&Counted> {
@@ -373,11 +383,15 @@ fn model_dtype(p: Precision) -> DType {
     }
 }
 
-/// Every traced tensor's bytes, each in its own dtype.
+/// Every traced tensor's bytes, each in its own dtype: of a generating
+/// run, the prompt's forward (the prefill's), as [`Budget::of_trace`]
+/// counts.
 fn tensor_bytes(trace: &crate::trace::Trace) -> u64 {
+    let decoding = trace.config.decode > 0;
     trace
         .events
         .iter()
+        .filter(|e| !decoding || crate::trace::pass_of(&e.path) == Some("prefill"))
         .map(|e| e.shape.iter().map(|&n| n as u64).product::<u64>() * e.dtype.size() as u64)
         .sum()
 }

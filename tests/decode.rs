@@ -547,3 +547,22 @@ fn the_decode_check_judges_16_bit_models_stopped_runs_and_non_causal_models_hone
         d.detail
     );
 }
+
+/// The budget of a generating model is its prompt's forward: the decode
+/// steps add the cache (counted apart), not FLOPs or activations of their
+/// own to the forward's.
+#[test]
+fn the_budget_of_a_decoding_model_counts_the_prompt_s_forward_once() {
+    let once = shapetrace::Budget::of(&lesson_lm(0)).unwrap();
+    let decoding = shapetrace::Budget::of(&lesson_lm(3)).unwrap();
+    assert_eq!(decoding.flops, once.flops);
+    assert_eq!(decoding.total, once.total);
+    assert_eq!(
+        decoding
+            .kv_cache
+            .per_token(shapetrace::budget::Precision::F32),
+        1024
+    );
+    // The prefill writes its cache: 2 layers × k and v × (2,4,4,16) f32.
+    assert_eq!(decoding.bytes.activations, once.bytes.activations + 8192);
+}

@@ -31,13 +31,8 @@ export SHAPETRACE_TINYLLAMA=$DIR
 THREADS=${THREADS:-$(nproc)}
 export RAYON_NUM_THREADS=$THREADS
 
-# Seconds from criterion's "time: [low mean high]" line on stdin: the mean.
-mean() {
-    awk '/time:/ {
-        sub(/.*\[/, ""); v = $3; u = $4
-        if (u == "ms") v /= 1e3; else if (u == "µs" || u == "us") v /= 1e6
-        printf "%.4f", v; exit }'
-}
+# mean (criterion's seconds) and ratio.
+. scripts/bench_lib.sh
 
 # The seconds before " s (median" on the script's line that says $1.
 median() {
@@ -45,7 +40,6 @@ median() {
         sub(/ s \(median.*/, ""); n = split($0, w, " "); printf "%.4f", w[n]; exit }'
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 cargo bench --no-run --quiet --bench decode 2>/dev/null
 for r in $(seq "$ROUNDS"); do

@@ -27,13 +27,8 @@ cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
 PYTHON=${PYTHON:-python3}
 
-# Seconds from criterion's "time: [low mean high]" line on stdin: the mean.
-mean() {
-    awk '/time:/ {
-        sub(/.*\[/, ""); v = $3; u = $4
-        if (u == "ms") v /= 1e3; else if (u == "µs" || u == "us") v /= 1e6
-        printf "%.3f", v; exit }'
-}
+# mean (criterion's seconds) and ratio.
+. scripts/bench_lib.sh
 
 # bench BENCH FILTER: the criterion mean of the one benchmark FILTER picks.
 bench() {
@@ -47,7 +42,6 @@ torch_s() {
         / s \(median/  { for (i = 1; i <= NF; i++) if ($i == "s") { printf "%.3f", $(i - 1); exit } }'
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 cargo bench --no-run --quiet --bench trace --bench system_alloc 2>/dev/null
 for r in $(seq "$ROUNDS"); do

@@ -37,13 +37,8 @@ export SHAPETRACE_TINYLLAMA=$DIR
 THREADS=${THREADS:-$(nproc)}
 export RAYON_NUM_THREADS=$THREADS
 
-# Seconds from criterion's "time: [low mean high]" line on stdin: the mean.
-mean() {
-    awk '/time:/ {
-        sub(/.*\[/, ""); v = $3; u = $4
-        if (u == "ms") v /= 1e3; else if (u == "µs" || u == "us") v /= 1e6
-        printf "%.3f", v; exit }'
-}
+# mean (criterion's seconds) and ratio.
+. scripts/bench_lib.sh
 
 bench() { cargo bench --quiet --bench tinyllama -- "$1" 2>/dev/null | mean; }
 
@@ -53,7 +48,6 @@ torch_s() {
         awk '/ms \(median/ { for (i = 1; i <= NF; i++) if ($i == "ms") { printf "%.3f", $(i - 1) / 1e3; exit } }'
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 cargo bench --no-run --quiet --bench tinyllama 2>/dev/null
 for r in $(seq "$ROUNDS"); do

@@ -185,6 +185,16 @@ impl Masking {
         self.keys(t, queries, keys).contains(&j)
     }
 
+    /// The sliding window's width, if the mask has one: the size of a
+    /// decoding cache's ring.
+    #[must_use]
+    pub fn window(self) -> Option<usize> {
+        match self {
+            Masking::Window(w) => Some(w),
+            _ => None,
+        }
+    }
+
     /// Whether any key is masked: causal or windowed.
     #[must_use]
     pub fn masks(self) -> bool {

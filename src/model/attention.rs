@@ -90,8 +90,6 @@ pub struct Attention<T> {
     pub half: Option<DType>,
     /// Whether the f32 weights are cast back (`softmax-no-cast-back`: no).
     pub softmax_cast_back: bool,
-    /// The cache's ring size: the sliding window, if any.
-    pub window: Option<usize>,
     /// Whether a decode step writes its key and value into the cache
     /// (`decode-no-append`: no).
     pub cache_append: bool,
@@ -188,10 +186,6 @@ impl<T: Clone> Attention<T> {
             },
             half: c.dtype.is_half().then_some(c.dtype),
             softmax_cast_back: b.arch.softmax_cast_back,
-            window: match mask {
-                Masking::Window(w) => Some(w),
-                _ => None,
-            },
             cache_append: b.arch.cache_append,
             rope_at_position: b.arch.rope_at_position,
         }
@@ -364,7 +358,7 @@ impl<T: Clone> Attention<T> {
         v: Val<T>,
     ) -> Result<(Val<T>, Val<T>), Stop> {
         let write = Op::KvCache {
-            window: self.window,
+            window: self.mask.window(),
             at: kv.at,
         };
         match kv.cache.take() {

@@ -291,6 +291,9 @@ pub struct Arch {
     /// Whether the causal mask is aligned at the top left,
     /// `tril(ones(Tq, Tk))` (`decode-mask-top-left`).
     pub mask_top_left: bool,
+    /// The backward's rules a fault makes wrong (`grad-tied-once`,
+    /// `softmax-grad-no-sub`); none by default.
+    pub backward: crate::model::backward::Wrongs,
 }
 
 impl Arch {
@@ -335,6 +338,7 @@ impl Arch {
             cache_append: true,
             rope_at_position: true,
             mask_top_left: false,
+            backward: crate::model::backward::Wrongs::default(),
         };
         let Some(fault) = cfg.fault else {
             return ok;
@@ -440,6 +444,20 @@ impl Arch {
             },
             Variant::MaskTopLeft => Self {
                 mask_top_left: true,
+                ..ok
+            },
+            Variant::TiedGradOnce => Self {
+                backward: crate::model::backward::Wrongs {
+                    tied_once: true,
+                    ..ok.backward
+                },
+                ..ok
+            },
+            Variant::SoftmaxGradNoSub => Self {
+                backward: crate::model::backward::Wrongs {
+                    softmax_no_sub: true,
+                    ..ok.backward
+                },
                 ..ok
             },
             // Capacity factor 1: an even share of the B·T·k routes each.

@@ -11,6 +11,7 @@
 pub mod contract;
 pub mod decode;
 pub mod evidence;
+pub mod grads;
 pub mod influence;
 pub mod ops;
 pub mod params;
@@ -35,6 +36,10 @@ pub fn all(trace: &Trace) -> Vec<CheckResult> {
 /// loaded weights or input, if the trace had them).
 #[must_use]
 pub fn all_of(trace: &Trace, subject: influence::Subject) -> Vec<CheckResult> {
+    // A run with the backward: its forward as any, then `grads`.
+    if trace.config.backward {
+        return grads::all(trace, subject);
+    }
     // A run that decodes is judged pass by pass.
     if trace.config.decode > 0 {
         return decode::all(trace, subject);
@@ -57,7 +62,9 @@ pub fn all_of(trace: &Trace, subject: influence::Subject) -> Vec<CheckResult> {
 /// the check it concerns.
 #[must_use]
 pub fn of_log(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
-    let trace = &replay.trace;
+    // The backward's events are judged by `grads`, which needs the model.
+    let forward = grads::forward_part(&replay.trace);
+    let trace = &forward;
     let mut out = decode::contract(trace);
     for c in &mut out {
         if c.name == CheckName::OpShapes
@@ -73,19 +80,19 @@ pub fn of_log(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
                 CheckName::OpShapes,
                 "events",
                 counts.events,
-                trace.events.len(),
+                replay.trace.events.len(),
             ),
             (
                 CheckName::Returns,
                 "departures",
                 counts.departures,
-                trace.departures().count(),
+                replay.trace.departures().count(),
             ),
             (
                 CheckName::Residual,
                 "residual_adds",
                 counts.residual_adds,
-                trace.residual_adds().count(),
+                replay.trace.residual_adds().count(),
             ),
         ];
         for (name, what, said, found) in held.into_iter().filter(|h| h.2 != h.3) {
@@ -116,6 +123,9 @@ pub fn of_log(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
     out.push(needs_model(CheckName::Reference));
     if trace.config.decode > 0 {
         out.push(needs_model(CheckName::Decode));
+    }
+    if replay.trace.config.backward {
+        out.push(needs_model(CheckName::Grads));
     }
     out
 }

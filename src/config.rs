@@ -227,6 +227,10 @@ pub struct ModelConfig {
     /// reading the key/value cache ([`crate::model::decode`]); 0 runs the
     /// training-time forward alone.
     pub decode: usize,
+    /// After the forward, a loss and the backward from it to every
+    /// parameter ([`crate::model::backward`]): the training step's
+    /// gradients, each of its tensor's shape.
+    pub backward: bool,
     /// The width of the residual stream: every sublayer maps
     /// (B, T, d_model) → (B, T, d_model).
     pub d_model: usize,

@@ -17,6 +17,7 @@
 //! It never checks shapes itself.
 
 pub mod attention;
+pub mod backward;
 pub mod block;
 pub mod decode;
 pub mod embed;

@@ -107,6 +107,11 @@ named_enum! {
         /// Every expert's rows, weighted and added back onto their tokens:
         /// → (B, T, d).
         Combine = "combine",
+        /// The loss a training step minimises: one number, from the logits
+        /// (or, without a vocabulary, the output).
+        Loss = "loss",
+        /// dL/dX for a tensor X the forward made or read: X's shape.
+        Grad = "grad",
         /// An op another program recorded that shapetrace has no name for;
         /// the event's `op_name` holds the recorder's own (`einsum`).
         Other = "other",

@@ -84,6 +84,7 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
         values: req.values,
         capture: false,
         fuse: false,
+        tape: false,
         hooks: req.hooks.clone(),
         expected,
     };

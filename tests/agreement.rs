@@ -75,10 +75,14 @@ fn check_probes_and_the_log_summary_agree_on_every_verdict() {
         let json: Value = serde_json::from_str(&out).unwrap();
         let checked = verdicts(&json["checks"]);
         // Every check, `routing` only where the anatomy has experts,
-        // `decode` only where the run decodes.
+        // `decode` only where the run decodes, `grads` only with the backward.
         let moe = model.contains(&"lesson-moe");
         let decodes = model.contains(&"--decode");
-        let all = CheckName::ALL.len() - usize::from(!moe) - usize::from(!decodes);
+        let backward = model.contains(&"--backward");
+        let all = CheckName::ALL.len()
+            - usize::from(!moe)
+            - usize::from(!decodes)
+            - usize::from(!backward);
         assert_eq!(checked.len(), all, "{model:?}");
         assert_eq!(code, i32::from(json["ok"] == false), "{model:?}");
 

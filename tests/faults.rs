@@ -44,11 +44,16 @@ fn failing(run: &shapetrace::Run) -> BTreeSet<&'static str> {
 /// (`--dtype bf16` is the model file's `dtype = 'bf16'`).
 fn lesson(fault: Fault) -> ModelConfig {
     let mut toml = format!("fault = '{fault}'\n");
-    for pair in fault.spec().args.chunks(2) {
-        let key = pair[0].trim_start_matches("--").replace('-', "_");
-        let value = match pair[1].parse::<u64>() {
-            Ok(n) => n.to_string(),
-            Err(_) => format!("'{}'", pair[1]),
+    let mut args = fault.spec().args.iter().peekable();
+    while let Some(flag) = args.next() {
+        let key = flag.trim_start_matches("--").replace('-', "_");
+        // A switch (`--backward`) is followed by the next flag or nothing.
+        let value = match args.next_if(|v| !v.starts_with("--")) {
+            None => "true".to_string(),
+            Some(v) => match v.parse::<u64>() {
+                Ok(n) => n.to_string(),
+                Err(_) => format!("'{v}'"),
+            },
         };
         toml.push_str(&format!("{key} = {value}\n"));
     }

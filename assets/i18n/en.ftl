@@ -25,6 +25,14 @@ why-linear-kv = { $w } is ({ $rows },{ $cols }): { $gqa ->
    *[no] each token's { $rows } features become { $cols } { $role } features, split into heads next. The shape stays { $shape }.
 }
 
+why-grad = dL/d{ $of } has { $of }'s own shape { $shape }: the loss is one number, and each value of { $of } moves it by its own amount. { $n ->
+    [0] Nothing that read it reaches the loss: its gradient is 0.
+    [one] One step read it; this is what its backward sent back.
+   *[other] { $n } steps read it; their backwards' shares are summed.
+}
+why-loss-next-token = the loss is one number: the logits { $path } { $shape } at position t score the token at t + 1, so the last position has none to score; the cross-entropy is averaged over B·(T−1) = { $n } predictions.
+why-loss-mean-square = the loss is one number: with no vocabulary there is no next token to score, so it is the mean of { $path }² over its { $n } values, a stand-in that reaches every parameter.
+
 why-linear-out = The output projection Wo ({ $rows },{ $cols }) mixes the merged heads' { $rows } features; { $wide ->
     [yes] it maps h·hd { $rows } back to d_model { $cols }: this is where the shape returns to (B,T,d), so its output { $shape } can be added onto the residual stream.
    *[no] it maps d_model to d_model, so its output { $shape } can be added onto the residual stream.
@@ -394,6 +402,8 @@ fault-window-off-by-one = the sliding window reads one position fewer than decla
 fault-decode-no-append = a decode step never writes its new key and value into the cache: the token attends only to the past
 fault-decode-rope-at-zero = a decode step turns its new token as if it stood at position 0, not at the cache's length
 fault-decode-mask-top-left = the causal mask is tril(ones(Tq, Tk)), aligned at the top left: a decode step's one query reads key 0 alone
+fault-grad-tied-once = the backward gives a tied wte the embedding's gradient alone: the LM head's share, dzᵀ·x, is lost
+fault-softmax-grad-no-sub = the softmax's backward forgets the row's weighted sum: ds = w ⊙ dw instead of w ⊙ (dw − Σⱼ w·dw)
 fault-why-ffn-no-down = the residual add meets the hidden layer: (B,T,d) + (B,T,d_ff), (2,4,64) + (2,4,256) on the lesson model
 fault-why-attn-no-merge = the residual add meets the split heads: (B,T,d) + (B,h,T,hd), (2,4,64) + (2,4,4,16) on the lesson model
 fault-why-bias-w1-64 = x·W1 is (B,T,d_ff) and b1 is (d): the bias add refuses the shapes
@@ -416,6 +426,8 @@ fault-why-window-off-by-one = every shape passes; the query w − 1 positions af
 fault-why-decode-no-append = every shape passes, the cache just stops growing; the new token's output (its logits, with a vocabulary) differs from the full forward's at its position
 fault-why-decode-rope-at-zero = every shape passes; the new token meets each cached key at the wrong distance, so its output differs from the full forward's
 fault-why-decode-mask-top-left = the mask is the same as the causal one while Tq = Tk, so the prefill passes; the decode step's output differs from the full forward's
+fault-why-grad-tied-once = every gradient keeps its shape, (V,d) for wte; only finite differences of the loss see that wte's values moved the logits too
+fault-why-softmax-grad-no-sub = every gradient keeps its shape; the scores' gradient no longer sums to 0 along each row, and finite differences of the loss disagree with it
 
 ## shapetrace faults: the columns
 
@@ -726,6 +738,11 @@ check-params-fail = { $path }: built { $got } parameters, { $by } { $than } than
 check-params-extra = { $path }: built { $got } parameters the declared architecture does not have
 check-reference-plain-fail = { $path }: differs from a plain f64 forward on the same weights and input by |Δ| up to { $delta }, over the { $allowed } that { $dtype } allows there
 check-decode-fail = { $path }: at position { $pos } a full forward without a cache gives other { $what }, |Δ| up to { $delta } over the { $allowed } allowed: the cache path computes something else
+check-grads-pass = every gradient ({ $n }) has its tensor's shape and every parameter has one; { $coords } coordinates of { $tensors } gradients agree with central finite differences of the loss in f64: the largest |Δ| used { $share } of its allowance ({ $tol } of the larger of the two and of the tensor's largest gradient, plus { $rounding }·ε·(1 + |L|)/h for the differences' own rounding)
+check-grads-shapes = every gradient ({ $n }) has its tensor's shape and every parameter has one; the values are not compared: { $reason }
+check-grads-fail = { $path }{ $at }: the backward gives { $backward }, central finite differences of the loss { $fd } (|Δ| { $delta }, allowed { $allowed }); every gradient before it agrees, so the backward of the step that read it broke: { $from }
+check-grads-shape = { $path } is { $shape } but { $of } is { $expected }: a gradient has the shape of what it differentiates
+check-grads-missing = { $param } { $shape } has no gradient: the backward never reached it
 check-decode-noncausal = { $path }: at position { $pos }, inside the prompt, the { $what } differ from those of the same positions in the longer sequence by |Δ| up to { $delta }: the model lets a position read later tokens, so no cache can give what the full forward gives (see causality)
 check-reference-plain-error = not compared: { $error }
 check-reference-fail = { $path }: differs from the declared architecture{ $fault ->

@@ -43,6 +43,14 @@ why-linear-kv = { $w } 為 ({ $rows },{ $cols })：{ $gqa ->
    *[no] 每個詞元的 { $rows } 個特徵變成 { $cols } 個 { $role } 特徵，接著分成多個頭。形狀保持 { $shape }。
 }
 
+why-grad = dL/d{ $of } 的形狀就是 { $of } 自己的 { $shape }：損失是一個數，{ $of } 的每個值各自推動它一點。{ $n ->
+    [0] 讀取它的步驟都不影響損失：梯度為 0。
+    [one] 有一個步驟讀取它；這是那一步的反向傳播送回的。
+   *[other] 有 { $n } 個步驟讀取它；各自反向傳播送回的份額加總。
+}
+why-loss-next-token = 損失是一個數：位置 t 的 logits { $path } { $shape } 為位置 t + 1 的詞元評分，所以最後一個位置沒有可評分的；交叉熵在 B·(T−1) = { $n } 個預測上平均。
+why-loss-mean-square = 損失是一個數：沒有詞彙就沒有下一個詞元可評分，所以取 { $path }² 在其 { $n } 個值上的平均，這個替代品能到達每個參數。
+
 why-linear-out = 輸出投影 Wo ({ $rows },{ $cols }) 混合合併後各頭的 { $rows } 個特徵；{ $wide ->
     [yes] 它把 h·hd { $rows } 映射回 d_model { $cols }：形狀在這裡回到 (B,T,d)，所以輸出 { $shape } 可以加回殘差流。
    *[no] 它把 d_model 映射到 d_model，所以輸出 { $shape } 可以加回殘差流。
@@ -403,6 +411,8 @@ fault-window-off-by-one = 滑動視窗比宣告的少讀一個位置，把 <= �
 fault-decode-no-append = 解碼步從未把新的鍵與值寫入快取：該詞元只注意過去
 fault-decode-rope-at-zero = 解碼步把新詞元當作位於位置 0 來旋轉，而不是在快取的長度
 fault-decode-mask-top-left = 因果遮罩是 tril(ones(Tq, Tk))，對齊在左上角：解碼步唯一的查詢只讀鍵 0
+fault-grad-tied-once = 反向傳播只給共用的 wte 嵌入那一份梯度：語言模型頭那一份 dzᵀ·x 不見了
+fault-softmax-grad-no-sub = softmax 的反向傳播忘了減去每列的加權和：ds = w ⊙ dw，而不是 w ⊙ (dw − Σⱼ w·dw)
 fault-why-ffn-no-down = 殘差相加遇到隱藏層：(B,T,d) + (B,T,d_ff)，在課程模型上是 (2,4,64) + (2,4,256)
 fault-why-attn-no-merge = 殘差相加遇到分開的頭：(B,T,d) + (B,h,T,hd)，在課程模型上是 (2,4,64) + (2,4,4,16)
 fault-why-bias-w1-64 = x·W1 是 (B,T,d_ff) 而 b1 是 (d)：偏置相加拒絕這些形狀
@@ -425,6 +435,8 @@ fault-why-window-off-by-one = 每個形狀都通過；在一個詞元之後 w �
 fault-why-decode-no-append = 每個形狀都通過，只是快取不再增長；新詞元的輸出（有詞彙表時即其 logits）與完整前向傳播在該位置的不同
 fault-why-decode-rope-at-zero = 每個形狀都通過；新詞元與每個快取的鍵以錯誤的距離相遇，所以它的輸出與完整前向傳播的不同
 fault-why-decode-mask-top-left = 在 Tq = Tk 時遮罩與因果遮罩相同，所以預填通過；解碼步的輸出與完整前向傳播的不同
+fault-why-grad-tied-once = 每個梯度都保持形狀，wte 的是 (V,d)；只有損失的有限差分看得出 wte 的值也推動了 logits
+fault-why-softmax-grad-no-sub = 每個梯度都保持形狀；分數的梯度沿每列的和不再是 0，損失的有限差分與它不符
 
 ## shapetrace faults：欄位
 
@@ -732,6 +744,11 @@ check-params-fail = { $path }：建出 { $got } 個參數，比封閉式 { $form
 check-params-extra = { $path }：建出了宣告的架構沒有的 { $got } 個參數
 check-reference-plain-fail = { $path }：在相同的權重與輸入上，與樸素的 f64 前向傳播相差 |Δ| 最大 { $delta }，超過 { $dtype } 在此容許的 { $allowed }
 check-decode-fail = { $path }：在位置 { $pos }，不用快取的完整前向傳播給出不同的 { $what }，|Δ| 最大 { $delta }，超過容許的 { $allowed }：快取路徑算的是別的東西
+check-grads-pass = 每個梯度（{ $n } 個）都有其張量的形狀，每個參數都有梯度；{ $tensors } 個梯度的 { $coords } 個座標與損失在 f64 的中央有限差分一致：最大的 |Δ| 用掉容許值的 { $share }（兩者較大者與該張量最大梯度的 { $tol }，再加上差分自身捨入的 { $rounding }·ε·(1 + |L|)/h）
+check-grads-shapes = 每個梯度（{ $n } 個）都有其張量的形狀，每個參數都有梯度；未比較數值：{ $reason }
+check-grads-fail = { $path }{ $at }：反向傳播給出 { $backward }，損失的中央有限差分給出 { $fd }（|Δ| { $delta }，容許 { $allowed }）；它之前的每個梯度都一致，所以讀取它的那一步的反向傳播壞了：{ $from }
+check-grads-shape = { $path } 是 { $shape }，但 { $of } 是 { $expected }：梯度的形狀與它微分的對象相同
+check-grads-missing = { $param } { $shape } 沒有梯度：反向傳播從未到達它
 check-decode-noncausal = { $path }：在提示詞內的位置 { $pos }，{ $what } 與較長序列中相同位置的相差 |Δ| 最大 { $delta }：模型讓一個位置讀取之後的詞元，所以沒有快取能給出完整前向傳播的結果（見 causality）
 check-reference-plain-error = 未比較：{ $error }
 check-reference-fail = { $path }：在相同的權重與輸入上，與宣告的架構{ $fault ->

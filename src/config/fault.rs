@@ -8,8 +8,8 @@
 
 use super::ModelConfig;
 use super::names::CheckName::{
-    self, Causality, Decode, Finite, OpShapes, Params, Positionwise, Reference, Residual, Returns,
-    Routing, Stream, Wiring,
+    self, Causality, Decode, Finite, Grads, OpShapes, Params, Positionwise, Reference, Residual,
+    Returns, Routing, Stream, Wiring,
 };
 use super::names::named_enum;
 pub use need::Need;
@@ -67,6 +67,12 @@ named_enum! {
         /// The causal mask is `tril(ones(Tq, Tk))`, aligned at the top left:
         /// a decode step's one query reads key 0 alone.
         DecodeMaskTopLeft = "decode-mask-top-left",
+        /// The backward gives a tied wte the embedding's gradient alone,
+        /// not the LM head's.
+        GradTiedOnce = "grad-tied-once",
+        /// The softmax's backward forgets to subtract the row's weighted
+        /// sum: ds = w ⊙ dw.
+        SoftmaxGradNoSub = "softmax-grad-no-sub",
     }
 }
 
@@ -160,6 +166,8 @@ const BF16: &[&str] = &["--dtype", "bf16"];
 const WINDOW2: &[&str] = &["--window", "2"];
 const DECODE3: &[&str] = &["--decode", "3"];
 const ROPE_DECODE3: &[&str] = &["--pos-emb", "rope", "--decode", "3"];
+const LM_BACKWARD: &[&str] = &["--preset", "lesson-lm", "--backward"];
+const BACKWARD: &[&str] = &["--backward"];
 /// The MLP faults change one dense MLP whose width differs from d.
 const DENSE_WIDE: &[Need] = &[Need::DenseMlp, Need::WideFf];
 
@@ -349,5 +357,23 @@ pub const TABLE: &[FaultSpec] = &[
         &[Decode],
         DECODE3,
         "decode1.block2.resid_2",
+    ),
+    // The gradients against finite differences: every shape passes, the
+    // numbers do not.
+    row(
+        Fault::GradTiedOnce,
+        Variant::TiedGradOnce,
+        &[Need::Backward, Need::TiedHead],
+        &[Grads],
+        LM_BACKWARD,
+        "grad.wte",
+    ),
+    row(
+        Fault::SoftmaxGradNoSub,
+        Variant::SoftmaxGradNoSub,
+        &[Need::Backward, Need::Seq2],
+        &[Grads],
+        BACKWARD,
+        "grad.block2.attn.scores",
     ),
 ];

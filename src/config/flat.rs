@@ -24,6 +24,9 @@ pub(super) struct Flat {
     /// [`ModelConfig::decode`]; unwritten when 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub(super) decode: usize,
+    /// [`ModelConfig::backward`]; unwritten when false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub(super) backward: bool,
     /// [`ModelConfig::d_model`].
     pub(super) d_model: usize,
     /// [`Attention::heads`].
@@ -157,6 +160,12 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// Whether a switch is off: a key written only when on.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// A written 0 as `None`, the written form's "none".
 fn nonzero(n: usize) -> Option<usize> {
     (n != 0).then_some(n)
@@ -174,6 +183,7 @@ impl From<Flat> for ModelConfig {
             batch: f.batch,
             seq: f.seq,
             decode: f.decode,
+            backward: f.backward,
             d_model: f.d_model,
             layers: f.layers,
             bias: f.bias,
@@ -242,6 +252,7 @@ impl From<ModelConfig> for Flat {
             batch: c.batch,
             seq: c.seq,
             decode: c.decode,
+            backward: c.backward,
             d_model: c.d_model,
             heads: a.heads,
             head_dim: a.head_dim.unwrap_or(0),

@@ -117,5 +117,8 @@ named_enum! {
         /// Each decode step's output, through the key/value cache, equals
         /// the full forward's at its position, computed without a cache.
         Decode = "decode",
+        /// Every gradient has its tensor's shape, and agrees with central
+        /// finite differences of the loss in f64.
+        Grads = "grads",
     }
 }

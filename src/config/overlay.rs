@@ -87,6 +87,10 @@ overlay! {
         /// one token each through the key/value cache, greedy (0: none).
         #[arg(long, global = true, value_parser = decode_steps, allow_negative_numbers = true)]
         decode: usize,
+        /// After the forward, the loss and the backward: every gradient,
+        /// from the loss back to the embeddings.
+        #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
+        backward: bool,
         /// d_model, the width of the residual stream.
         #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
         d_model: usize,

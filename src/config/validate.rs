@@ -257,6 +257,32 @@ impl ModelConfig {
                 "fused_gate_up without experts (a mixture's experts keep gate and up apart, as Mixtral's w1 and w3)".into(),
             );
         }
+        // The backward follows the training-time forward: one pass, dense
+        // MLPs, and with a vocabulary a next token to score.
+        if self.backward && self.decode > 0 {
+            return field(
+                "backward",
+                "true".into(),
+                "--backward without --decode (training runs the forward once; drop --decode, or --backward)".into(),
+            );
+        }
+        if self.backward && self.mixture.is_some() {
+            return field(
+                "backward",
+                "true".into(),
+                "--backward on a dense MLP (a mixture's routing has no backward here yet; drop --experts)".into(),
+            );
+        }
+        if self.backward && self.vocab.size.is_some() && v.head != Head::Pooler && self.seq < 2 {
+            return field(
+                "backward",
+                "true".into(),
+                format!(
+                    "--backward with seq at least 2 (seq {}: the next-token loss needs a next token; raise --seq)",
+                    self.seq
+                ),
+            );
+        }
         if self.decode > MAX_DECODE {
             return field(
                 "decode",

@@ -3,9 +3,11 @@
 //! `run` asks for it in both modes; `plan` traces a shape-only sample
 //! of the first blocks with it.
 
+use super::backward::{self, Backward};
 use super::{Model, Source};
 use crate::config::ModelConfig;
-use crate::ops::Backend;
+use crate::ops::{Backend, PREVIEW_MAX};
+use crate::trace::recorder::tape::Tape;
 use crate::trace::recorder::{Capture, Recorder, Val, Watch};
 use crate::trace::{Mode, Trace};
 use ndarray::Array2;
@@ -24,6 +26,9 @@ pub(crate) struct Recorded<T> {
     pub passes: Vec<T>,
     /// Whether the watch's hooks cancelled the run.
     pub cancelled: bool,
+    /// The forward's tape and the backward over it, when the config asks
+    /// for the backward and the forward ran to its end.
+    pub backward: Option<(Tape, Backward)>,
 }
 
 /// Records the model of `cfg` from x0 when one is given (the blocks, as
@@ -60,6 +65,11 @@ pub(crate) fn record_on<B: Backend>(
         Some(ids) => Some(ids.clone()),
         None => super::tokens(cfg),
     };
+    // The backward reads the forward's tape.
+    let watch = Watch {
+        tape: cfg.backward,
+        ..watch.clone()
+    };
     let mut rec = Recorder::new(backend, cfg.stream_shape(), watch.clone()).in_dtype(cfg.dtype);
     // A stop is not an error here: the failure is part of the trace.
     let (output, passes) = if cfg.decode > 0 && x0.is_none() {
@@ -75,7 +85,26 @@ pub(crate) fn record_on<B: Backend>(
         };
         (output.ok().map(Val::into_tensor), Vec::new())
     };
-    let done = rec.finish();
+    let mut done = rec.finish();
+    // After a forward that ran to its end: the loss and the backward.
+    let ran = done.failure.is_none() && !done.cancelled;
+    let backward = match done.tape.take() {
+        Some(tape) if ran => {
+            let keep = if watch.values { PREVIEW_MAX } else { 0 };
+            let stream = (cfg.stream_shape(), cfg.dtype);
+            let first = done.events.len();
+            let b = backward::run(
+                &tape,
+                (&stream.0, stream.1),
+                first,
+                keep,
+                model.arch.backward,
+            );
+            done.events.extend(b.events.iter().cloned());
+            Some((tape, b))
+        }
+        _ => None,
+    };
     let mode = if B::NUMERIC {
         Mode::Numeric
     } else {
@@ -95,5 +124,6 @@ pub(crate) fn record_on<B: Backend>(
         output,
         passes,
         cancelled: done.cancelled,
+        backward,
     }
 }

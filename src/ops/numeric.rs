@@ -25,6 +25,7 @@ mod simd;
 mod softmax;
 mod tensor;
 
+pub use moments::stats;
 pub use scalar::Scalar;
 pub use tensor::Tensor;
 

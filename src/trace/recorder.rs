@@ -23,6 +23,7 @@ mod about;
 mod fused;
 mod parts;
 mod push;
+pub mod tape;
 
 use about::About;
 use fused::Fused;
@@ -46,6 +47,9 @@ pub struct Recorder<'b, B: Backend> {
     fused: Option<Fused<B::Tensor>>,
     /// The role the model gave the next step ([`Recorder::role`]).
     next_role: Option<Role>,
+    /// The steps and parameters the backward reads, when
+    /// [`Watch::tape`] asks for them.
+    tape: Option<tape::Tape>,
 }
 
 /// A fused group's steps take the pass's outputs one for one.
@@ -62,6 +66,8 @@ pub struct Recording {
     pub captures: Vec<Capture>,
     /// The cancel hook stopped the run.
     pub cancelled: bool,
+    /// The forward's tape, when [`Watch::tape`] asked for it.
+    pub tape: Option<tape::Tape>,
 }
 
 /// A recorder inside one more scope; the scope ends when it is dropped.
@@ -93,6 +99,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
     /// A recorder expecting stream tensors of `stream` shape (B,T,d),
     /// keeping and telling as `watch` says.
     pub fn new(backend: &'b B, stream: Shape, watch: Watch) -> Self {
+        let tape = watch.tape.then(tape::Tape::default);
         Self {
             backend,
             stream,
@@ -105,6 +112,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
             cancelled: false,
             fused: None,
             next_role: None,
+            tape,
         }
     }
 
@@ -137,6 +145,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
             failure: self.failure,
             captures: self.captures,
             cancelled: self.cancelled,
+            tape: self.tape,
         }
     }
 
@@ -195,6 +204,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         } else {
             t
         };
+        self.keep_step(&event, None, Vec::new(), &t);
         self.push(event, t, None, None)
     }
 
@@ -221,6 +231,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
             formula,
             on_stream: false,
         };
+        self.keep_step(&event, None, Vec::new(), &t);
         self.push(event, t, None, None)
     }
 
@@ -337,6 +348,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 return Err(self.fail(&path, op.kind(), failure));
             }
         };
+        let keys = self.keep_params(&all);
         drop(all);
         let stream = self.stream.clone();
         // A dispatch's rows are the data's: the event is made again from
@@ -399,6 +411,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         } else {
             t
         };
+        self.keep_step(&event, Some(op), keys, &t);
         let (event, operands) = match data_dependent {
             Some((about, path)) if B::shape(&t) != event.shape.as_slice() => about.event(
                 (path, name, role),
@@ -416,6 +429,52 @@ impl<'b, B: Backend> Recorder<'b, B> {
             _ => None,
         };
         self.push(event, t, Some(operands), same)
+    }
+
+    /// The tape's keys of `all`, each parameter's values kept on the tape
+    /// the first time a step reads it; empty without a tape.
+    fn keep_params(&mut self, all: &[In<B::Tensor>]) -> Vec<tape::Key> {
+        let Some(tape) = &mut self.tape else {
+            return Vec::new();
+        };
+        all.iter()
+            .map(|i| match i {
+                In::Act(v) => tape::Key::Act(v.path.clone()),
+                In::Param(p) => {
+                    if tape.param(&p.name).is_none() {
+                        tape.params.push(tape::TapeParam {
+                            name: p.name.clone(),
+                            shape: B::shape(&p.t).to_vec(),
+                            axes: p.axes.clone(),
+                            values: self.backend.values(&p.t).and_then(|v| {
+                                ndarray::ArrayD::from_shape_vec(B::shape(&p.t), v).ok()
+                            }),
+                        });
+                    }
+                    tape::Key::Param(p.name.clone())
+                }
+            })
+            .collect()
+    }
+
+    /// Keeps the step of `event`, `op` on `ins`, and its output `t` on the
+    /// tape, if there is one.
+    fn keep_step(&mut self, event: &Pending, op: Option<&Op>, ins: Vec<tape::Key>, t: &B::Tensor) {
+        let Some(tape) = &mut self.tape else {
+            return;
+        };
+        let out = self
+            .backend
+            .values(t)
+            .and_then(|v| ndarray::ArrayD::from_shape_vec(B::shape(t), v).ok());
+        tape.steps.push(tape::Step {
+            path: event.path.clone(),
+            op: op.cloned(),
+            ins,
+            shape: B::shape(t).to_vec(),
+            axes: event.axes.clone(),
+            out,
+        });
     }
 
     /// The axes, inputs and operands of an event of `op` on `all`.

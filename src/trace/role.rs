@@ -74,6 +74,10 @@ named_enum! {
         Logits = "logits",
         /// BERT's pooler: the first token's vector through a dense and tanh.
         Pooled = "pooled",
+        /// The loss of a training step: one number.
+        Loss = "loss",
+        /// A gradient dL/dX, of X's shape: the backward's.
+        Gradient = "gradient",
         /// Anything else: a mask, a constant, a step no rule names.
         #[default]
         Other = "other",
@@ -120,6 +124,8 @@ impl Role {
             | OpKind::Cast
             | OpKind::KvCache
             | OpKind::Columns => input.unwrap_or_default(),
+            OpKind::Loss => Role::Loss,
+            OpKind::Grad => Role::Gradient,
             OpKind::Linear | OpKind::Add | OpKind::Other => Role::Other,
         }
     }

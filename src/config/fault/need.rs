@@ -51,6 +51,10 @@ pub enum Need {
     /// A layer whose causal mask has no sliding window: the one a mask
     /// aligned at the top left replaces.
     FullCausal,
+    /// The backward runs (`--backward`): the fault is in it.
+    Backward,
+    /// A vocabulary whose LM head is wte itself, tied.
+    TiedHead,
 }
 
 impl Need {
@@ -77,6 +81,8 @@ impl Need {
             Need::Window2 => cfg.attention.window.is_some_and(|w| w >= 2),
             Need::Decode => cfg.decode >= 1,
             Need::Rotary => cfg.positions.kind == crate::config::PosEmb::Rope,
+            Need::Backward => cfg.backward,
+            Need::TiedHead => cfg.vocab.size.is_some() && cfg.vocab.tied,
             Need::FullCausal => (1..=cfg.layers).any(|n| cfg.window_at(n).is_none()),
         }
     }
@@ -117,6 +123,10 @@ impl Need {
             Need::Rotary => "needs rotary positions; add --pos-emb rope",
             Need::FullCausal => {
                 "needs a layer with a causal mask and no sliding window; drop --window"
+            }
+            Need::Backward => "needs the backward, where the fault is; add --backward",
+            Need::TiedHead => {
+                "needs a vocabulary whose LM head is wte, tied; use --preset lesson-lm"
             }
             Need::Half => {
                 "needs a 16-bit model, where norms and softmax run in f32; add --dtype bf16 or --dtype f16"

@@ -51,4 +51,8 @@ pub enum Variant {
     NewTokenAtZero,
     /// The causal mask aligned at the top left, `tril(ones(Tq, Tk))`.
     MaskTopLeft,
+    /// A tied wte's gradient takes the embedding's share alone.
+    TiedGradOnce,
+    /// The softmax's backward without the row's weighted sum subtracted.
+    SoftmaxGradNoSub,
 }

@@ -17,6 +17,7 @@ fn every_field_changed() -> ModelConfig {
         preset: "lesson".into(),
         batch: 3,
         seq: 5,
+        backward: true,
         decode: 2,
         d_model: 48,
         layers: 3,

@@ -34,7 +34,7 @@ impl<B: Backend> Recorder<'_, B> {
         // A 16-bit model rounds every step's output, which a pass that
         // never builds them cannot do: its steps run one by one.
         let half = self.dtype.is_half();
-        let capturing = self.watch.capture && !self.watch.fuse;
+        let capturing = (self.watch.capture && !self.watch.fuse) || self.watch.tape;
         if half || capturing || self.fused.is_some() || !fusion.accepts(&shapes) {
             return steps(self);
         }

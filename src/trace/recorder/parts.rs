@@ -168,6 +168,10 @@ pub struct Watch {
     /// builds, are then not captured, their group's last step is. The
     /// `reference` check runs the fast path so, as the trace ran it.
     pub fuse: bool,
+    /// Keep the tape the backward reads ([`super::tape::Tape`]): every
+    /// step's operands and output, every parameter; fused groups then run
+    /// step by step.
+    pub tape: bool,
     /// Progress and cancel hooks.
     pub hooks: Hooks,
     /// Events the run is expected to record, for progress.

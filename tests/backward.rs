@@ -1,0 +1,244 @@
+//! The backward (`--backward`): the loss, then every gradient from the
+//! head back to the embeddings, each of its tensor's shape; the `grads`
+//! check against finite differences, and the faults only it catches.
+
+mod common;
+use common::cli;
+use shapetrace::check::grads::{forward_part, grads, is_backward};
+use shapetrace::check::influence::Subject;
+use shapetrace::config::{Fault, preset};
+use shapetrace::ops::OpKind;
+use shapetrace::{ModelConfig, Trace};
+
+fn with_backward(name: &str) -> ModelConfig {
+    ModelConfig {
+        backward: true,
+        ..preset::by_name(name).unwrap()
+    }
+}
+
+fn index(trace: &Trace, path: &str) -> usize {
+    trace
+        .events
+        .iter()
+        .position(|e| e.path == path)
+        .unwrap_or_else(|| panic!("no step {path}"))
+}
+
+#[test]
+fn the_lesson_lm_backward_runs_from_the_loss_back_to_the_embeddings() {
+    let (code, out, err) = cli(&["trace", "--preset", "lesson-lm", "--backward"]);
+    assert_eq!(code, Some(0), "{err}");
+    for (path, shape) in [
+        ("grad.block1.mlp.up.weight", "(d=64,ff=256)"),
+        ("grad.block2.attn.scores", "(B=2,h=4,Tq=4,Tk=4)"),
+        ("grad.wte", "(V=96,d=64)"),
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(path))
+            .unwrap_or_else(|| panic!("no {path} in\n{out}"));
+        assert!(line.contains(shape), "{line}");
+    }
+    let run = shapetrace::run(&with_backward("lesson-lm")).unwrap();
+    let t = &run.trace;
+    // After the forward's last step: the loss, the head's gradient, then
+    // block 2 before block 1, and wte last of all (its embedding read it first).
+    let order = [
+        "lm_head",
+        "loss",
+        "grad.lm_head",
+        "grad.ln_f",
+        "grad.block2.resid_2",
+        "grad.block2.attn.scores",
+        "grad.block1.mlp.up.weight",
+        "grad.block1.attn.q_proj.weight",
+        "grad.input",
+        "grad.wte",
+    ];
+    let at: Vec<usize> = order.iter().map(|p| index(t, p)).collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{order:?} at {at:?}");
+    assert_eq!(t.events.last().unwrap().path, "grad.wte");
+    // The loss is one number; the first gradient is dL/dlogits.
+    assert!(t.get("loss").unwrap().shape.is_empty());
+    let up = t.get("grad.block1.mlp.up.weight").unwrap();
+    assert!(
+        up.formula
+            .contains("(64,8)·(8,256) → (64,256), summed over B·T = 8"),
+        "{}",
+        up.formula
+    );
+    // The tied wte sums both its readers' shares.
+    let wte = t.get("grad.wte").unwrap();
+    assert_eq!(wte.inputs, ["grad.lm_head", "grad.tok_emb"]);
+}
+
+#[test]
+fn every_gradient_has_the_shape_of_what_it_differentiates() {
+    for name in [
+        "lesson",
+        "lesson-lm",
+        "lesson-gqa",
+        "lesson-swiglu",
+        "lesson-parallel",
+    ] {
+        let run = shapetrace::run(&with_backward(name)).unwrap();
+        let t = &run.trace;
+        let grads: Vec<_> = t.events.iter().filter(|e| e.op == OpKind::Grad).collect();
+        assert!(!grads.is_empty(), "{name}");
+        for g in &grads {
+            let of = g.path.strip_prefix("grad.").unwrap();
+            if let Some(step) = t.events.iter().find(|e| e.path == of) {
+                assert_eq!(g.shape, step.shape, "{name}: {}", g.path);
+                assert_eq!(g.axes, step.axes, "{name}: {}", g.path);
+            }
+        }
+        let bad: Vec<_> = run.checks.iter().filter(|c| !c.ok).collect();
+        assert!(bad.is_empty(), "{name}: {bad:?}");
+        let verdict = run
+            .checks
+            .iter()
+            .find(|c| c.name.as_str() == "grads")
+            .unwrap();
+        assert!(
+            verdict.detail.contains("finite differences"),
+            "{}",
+            verdict.detail
+        );
+    }
+}
+
+#[test]
+fn the_forward_checks_judge_the_forward_alone() {
+    let run = shapetrace::run(&with_backward("lesson-lm")).unwrap();
+    let plain = shapetrace::run(&preset::by_name("lesson-lm").unwrap()).unwrap();
+    let forward = forward_part(&run.trace);
+    assert!(!forward.events.iter().any(is_backward));
+    assert_eq!(forward.events.len(), plain.trace.events.len());
+    // Every forward verdict is the plain run's, word for word.
+    for c in &plain.checks {
+        let with = run.checks.iter().find(|r| r.name == c.name).unwrap();
+        assert_eq!(with, c);
+    }
+}
+
+#[test]
+fn a_gradient_of_the_wrong_shape_fails_grads() {
+    let cfg = with_backward("lesson-lm");
+    let run = shapetrace::run(&cfg).unwrap();
+    let subject = Subject::seeded(&cfg);
+    assert!(grads(&run.trace, subject).ok);
+    let mut bad = run.trace.clone();
+    let e = bad
+        .events
+        .iter_mut()
+        .find(|e| e.path == "grad.block1.mlp.up")
+        .unwrap();
+    e.shape = vec![2, 4, 64];
+    let verdict = grads(&bad, subject);
+    assert!(!verdict.ok);
+    assert_eq!(verdict.path.as_deref(), Some("grad.block1.mlp.up"));
+    assert!(verdict.detail.contains("(2,4,256)"), "{}", verdict.detail);
+    // A parameter with no gradient fails too.
+    let mut missing = run.trace.clone();
+    missing
+        .events
+        .retain(|e| e.path != "grad.block2.mlp.down.bias");
+    let verdict = grads(&missing, subject);
+    assert!(!verdict.ok);
+    assert!(verdict.detail.contains("no gradient"), "{}", verdict.detail);
+}
+
+#[test]
+fn the_backward_faults_pass_every_shape_and_fail_grads_where_they_are() {
+    for (fault, args, at) in [
+        (Fault::GradTiedOnce, "lesson-lm", "grad.wte"),
+        (Fault::SoftmaxGradNoSub, "lesson", "grad.block2.attn.scores"),
+    ] {
+        let cfg = ModelConfig {
+            fault: Some(fault),
+            ..with_backward(args)
+        };
+        let run = shapetrace::run(&cfg).unwrap();
+        let failed: Vec<&str> = run
+            .checks
+            .iter()
+            .filter(|c| !c.ok)
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(failed, ["grads"], "{fault}");
+        let verdict = run.checks.iter().find(|c| !c.ok).unwrap();
+        assert_eq!(
+            verdict.path.as_deref(),
+            Some(at),
+            "{fault}: {}",
+            verdict.detail
+        );
+        // Every gradient still has its tensor's shape.
+        let plain = shapetrace::run(&ModelConfig {
+            fault: None,
+            ..cfg.clone()
+        })
+        .unwrap();
+        let shapes = |t: &Trace| -> Vec<(String, Vec<usize>)> {
+            t.events
+                .iter()
+                .map(|e| (e.path.clone(), e.shape.clone()))
+                .collect()
+        };
+        assert_eq!(shapes(&run.trace), shapes(&plain.trace), "{fault}");
+    }
+}
+
+#[test]
+fn a_shape_only_backward_judges_shapes_and_says_the_values_were_not() {
+    let (code, out, err) = cli(&["check", "--preset", "gpt2-xl", "--backward"]);
+    assert_eq!(code, Some(0), "{err}");
+    let line = out.lines().find(|l| l.contains(" grads ")).unwrap();
+    assert!(line.contains("the values are not compared"), "{line}");
+}
+
+#[test]
+fn backward_refuses_what_it_cannot_run_with_one_line_and_exit_2() {
+    for (args, says) in [
+        (
+            vec!["--backward", "--decode", "2"],
+            "--backward without --decode",
+        ),
+        (vec!["--preset", "lesson-moe", "--backward"], "dense MLP"),
+        (
+            vec!["--preset", "lesson-lm", "--seq", "1", "--backward"],
+            "seq 1",
+        ),
+    ] {
+        let mut all = vec!["trace"];
+        all.extend(args.iter());
+        let (code, out, err) = cli(&all);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert!(out.is_empty());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{err}");
+    }
+}
+
+#[test]
+fn a_backward_log_replays_with_grads_left_to_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("lm.jsonl");
+    let log = log.to_str().unwrap();
+    let (code, _, err) = cli(&[
+        "trace",
+        "--preset",
+        "lesson-lm",
+        "--backward",
+        "--format",
+        "json",
+        "--out",
+        log,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, out, err) = cli(&["check", "--log", log]);
+    assert_eq!(code, Some(0), "{err}\n{out}");
+    assert!(out.contains("grads"), "{out}");
+    assert!(!out.contains('✗'), "{out}");
+}

@@ -23,6 +23,7 @@ pub mod flops;
 pub mod kv;
 pub mod pictures;
 pub mod table;
+pub mod training;
 
 use crate::config::names::named_enum;
 use crate::config::{DType, ModelConfig};

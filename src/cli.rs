@@ -152,6 +152,11 @@ pub struct TraceArgs {
     /// run from token ids (BERT's pooled vectors (B, d_model)), to FILE.npy (f32), atomically.
     #[arg(long, value_name = "FILE.npy")]
     pub output: Option<PathBuf>,
+    /// With --backward: write every parameter's gradient to FILE.safetensors
+    /// (f32), under the names and layouts of the --weights file (Hugging Face
+    /// GPT-2's Conv1D [in, out] included), else shapetrace's own; atomically.
+    #[arg(long, value_name = "FILE.safetensors")]
+    pub grads_out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -178,6 +183,35 @@ pub struct ParamsArgs {
     /// Element type of the json bytes (default: the model's dtype): f32, f16, bf16, f64.
     #[arg(long, value_name = "DTYPE")]
     pub bytes_dtype: Option<Precision>,
+    /// Add the memory of one training step: weights, gradients, the
+    /// optimizer's state and every activation the backward keeps, a row each.
+    #[arg(long)]
+    pub training: bool,
+    /// The optimizer whose state --training counts.
+    #[arg(long, value_enum, default_value_t = OptimizerArg::Adam, requires = "training")]
+    pub optimizer: OptimizerArg,
+    /// What --training's forward keeps: everything, or each block's input
+    /// alone (full activation recomputation).
+    #[arg(long, value_enum, default_value_t = RecomputeArg::None, requires = "training")]
+    pub recompute: RecomputeArg,
+}
+
+/// `params --optimizer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OptimizerArg {
+    /// Adam(W): two f32 moments per weight.
+    Adam,
+    /// Plain SGD: no state.
+    Sgd,
+}
+
+/// `params --recompute`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RecomputeArg {
+    /// Keep every saved tensor.
+    None,
+    /// Keep each block's input; recompute its forward in the backward.
+    Full,
 }
 
 /// A hand-computation mistake for the FFN lab to make on purpose.

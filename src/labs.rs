@@ -17,10 +17,31 @@ pub fn params(cfg: &shapetrace::ModelConfig, args: &ParamsArgs) -> Result<ExitCo
     let dtype = args.bytes_dtype.unwrap_or(cfg.dtype.into());
     let budget = Budget::with_bytes(cfg, dtype)?;
     let mut out = crate::out::stdout();
+    let training = args.training.then(|| {
+        use shapetrace::budget::training::{Optimizer, Recompute, training};
+        let optimizer = match args.optimizer {
+            crate::cli::OptimizerArg::Adam => Optimizer::Adam,
+            crate::cli::OptimizerArg::Sgd => Optimizer::Sgd,
+        };
+        let recompute = match args.recompute {
+            crate::cli::RecomputeArg::None => Recompute::None,
+            crate::cli::RecomputeArg::Full => Recompute::Full,
+        };
+        training(cfg, optimizer, recompute)
+    });
     match args.format {
-        ParamsFormat::Table => out.write_all(table::text(&budget).as_bytes())?,
+        ParamsFormat::Table => {
+            out.write_all(table::text(&budget).as_bytes())?;
+            if let Some(t) = &training {
+                out.write_all(shapetrace::budget::training::text(t).as_bytes())?;
+            }
+        }
         ParamsFormat::Json => {
-            serde_json::to_writer(&mut out, &budget)?;
+            let mut json = serde_json::to_value(&budget)?;
+            if let (Some(t), Some(map)) = (&training, json.as_object_mut()) {
+                map.insert("training".into(), serde_json::to_value(t)?);
+            }
+            serde_json::to_writer(&mut out, &json)?;
             writeln!(out)?;
         }
     }

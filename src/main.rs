@@ -90,7 +90,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         // values of the small tensors, as the stepper does.
         Some(Command::Trace(a)) => (
             a.values || (a.format == TraceFormat::Html && !cli.model.shape_only),
-            a.output.is_some(),
+            a.output.is_some() || a.grads_out.is_some(),
         ),
         _ => (false, false),
     };
@@ -240,17 +240,34 @@ fn run(
     cfg: &shapetrace::ModelConfig,
     mut req: Request,
 ) -> Result<(Run, Option<ndarray::ArrayD<f32>>)> {
+    let (run, output, _) = run_with_grads(cfg, &mut req)?;
+    Ok((run, output))
+}
+
+/// Every parameter's gradient by name.
+type Grads = std::collections::HashMap<String, ndarray::ArrayD<f32>>;
+
+/// As [`run`], with the gradients of a run with the backward.
+fn run_with_grads(
+    cfg: &shapetrace::ModelConfig,
+    req: &mut Request,
+) -> Result<(Run, Option<ndarray::ArrayD<f32>>, Option<Grads>)> {
     let (bar, hooks) = progress::Bar::new();
     req.hooks = hooks;
-    let traced = shapetrace::trace_request(cfg, &req)?;
+    let mut traced = shapetrace::trace_request(cfg, req)?;
     drop(bar);
     if let Some(note) = traced.plan.note() {
         out::say(note);
     }
-    Ok(traced.into_run(&req))
+    let grads = traced.grads.take();
+    let (run, output) = traced.into_run(req);
+    Ok((run, output, grads))
 }
 
 fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Result<ExitCode> {
+    if args.grads_out.is_some() && !cfg.backward {
+        bail!("--grads-out writes the backward's gradients; allowed: --grads-out with --backward");
+    }
     if args.values
         && (req.mode == shapetrace::ModeChoice::ShapeOnly || args.format != TraceFormat::Json)
     {
@@ -270,7 +287,40 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
         .as_deref()
         .map(|p| out::prepare("--out", p))
         .transpose()?;
-    let (run, output) = run(cfg, req)?;
+    let grads_out = args
+        .grads_out
+        .as_deref()
+        .map(|p| out::prepare("--grads-out", p))
+        .transpose()?;
+    let saved_as = req.weights.clone();
+    let mut req = req;
+    let (run, output, grads) = run_with_grads(cfg, &mut req)?;
+    if let Some(target) = grads_out {
+        let Some(grads) = grads else {
+            bail!(
+                "--grads-out needs a numeric run whose forward completes; this one {} (see shapetrace check)",
+                if run.trace.failure.is_some() {
+                    "stopped at a failed check"
+                } else {
+                    "traced shapes only"
+                }
+            );
+        };
+        let file = saved_as
+            .as_deref()
+            .map(shapetrace::weights::Weights::saved_as);
+        let tensors = shapetrace::weights::grads::as_file(&grads, file);
+        let meta = std::collections::HashMap::from([(
+            "loss".to_string(),
+            run.trace
+                .get("loss")
+                .and_then(|e| e.stats)
+                .map_or_else(String::new, |s| format!("{:e}", s.mean)),
+        )]);
+        let bytes = shapetrace::weights::grads::safetensors_bytes(&tensors, meta)
+            .map_err(|e| color_eyre::eyre::eyre!("cannot lay out --grads-out: {e}"))?;
+        target.write(|w| w.write_all(&bytes))?;
+    }
     let array = match (npy, &output, &args.output) {
         (Some(_), None, Some(path)) => bail!(
             "--output {} needs a run that completes; this one stopped at a failed check (see shapetrace check)",

@@ -26,6 +26,9 @@ pub struct Traced {
     /// The model's final output (B, T, d) as f32, with
     /// [`Request::keep_output`] on a numeric run that did not stop.
     pub output: Option<ArrayD<f32>>,
+    /// Every parameter's gradient by name, as f32, on a numeric run with
+    /// the backward that did not stop; else `None`.
+    pub grads: Option<std::collections::HashMap<String, ArrayD<f32>>>,
 }
 
 /// Traces the model of `cfg` numerically (or shapes only when too large),
@@ -73,6 +76,7 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
             trace: shapes().trace,
             plan,
             output: None,
+            grads: None,
         });
     }
     let expected = if req.hooks.progress.is_some() {
@@ -90,7 +94,7 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
     };
     let x0 = req.input.as_deref().map(|x| x.mapv(f64::from));
     // f32 runs bf16 and f16 too: their steps round each output.
-    let (trace, output) = match cfg.dtype {
+    let (trace, output, grads) = match cfg.dtype {
         config::DType::F64 => numeric::<f64>(cfg, source, (x0, ids), &watch, req.keep_output),
         _ => numeric::<f32>(cfg, source, (x0, ids), &watch, req.keep_output),
     }?;
@@ -98,6 +102,7 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
         trace,
         plan,
         output,
+        grads,
     })
 }
 
@@ -110,7 +115,7 @@ fn numeric<F: Scalar>(
     (x0, ids): (Option<ArrayD<f64>>, Option<&Array2<i64>>),
     watch: &Watch,
     keep: bool,
-) -> Result<(Trace, Option<ArrayD<f32>>), Error> {
+) -> Result<Numbers, Error> {
     let x0 = x0.map(|x| Tensor::from(x.mapv(F::of)));
     let r = record(cfg, &Numeric::<F>::new(), source, (x0, ids), watch);
     if r.cancelled {
@@ -126,8 +131,22 @@ fn numeric<F: Scalar>(
         let views: Vec<_> = parts.iter().map(|p| p.view()).collect();
         ndarray::concatenate(ndarray::Axis(1), &views).ok()
     };
-    Ok((r.trace, out))
+    // Every parameter's gradient, stored as the model's weights are read.
+    #[allow(clippy::cast_possible_truncation)]
+    let grads = r.backward.map(|(_, b)| {
+        b.params
+            .into_iter()
+            .filter_map(|(name, _, g)| Some((name, g?.mapv(|v| v as f32))))
+            .collect()
+    });
+    Ok((r.trace, out, grads))
 }
+
+/// Parameters' gradients by name.
+type Grads = std::collections::HashMap<String, ArrayD<f32>>;
+
+/// A numeric run's trace, its output if kept and its gradients if any.
+type Numbers = (Trace, Option<ArrayD<f32>>, Option<Grads>);
 
 /// A numeric trace in `F` of `source`'s weights on x0 with every tensor
 /// captured, for the probes.

@@ -27,6 +27,7 @@
 
 pub mod expect;
 pub mod file;
+pub mod grads;
 pub mod infer;
 pub mod llama;
 pub mod names;
@@ -254,9 +255,19 @@ impl Checkpoint {
 #[derive(Debug, Clone, Default)]
 pub struct Weights {
     tensors: HashMap<String, Mapped>,
+    /// The file's tensors that filled the model: their names, shapes and
+    /// where each went ([`Expect`]), for writing the gradients back under
+    /// them ([`grads::as_file`]).
+    saved_as: Vec<names::Expect>,
 }
 
 impl Weights {
+    /// The file's tensors that filled the model, as the file names them.
+    #[must_use]
+    pub fn saved_as(&self) -> &[names::Expect] {
+        &self.saved_as
+    }
+
     /// Every 16-bit tensor keeps its f32 values once widened
     /// ([`Mapped::keep_widened`]): for a run whose memory limit holds the
     /// whole model in f32.
@@ -267,7 +278,10 @@ impl Weights {
             .into_iter()
             .map(|(k, v)| (k, v.keep_widened()))
             .collect();
-        Self { tensors }
+        Self {
+            tensors,
+            saved_as: self.saved_as,
+        }
     }
 
     /// Whether the parameter `name` (e.g. `wte`) was loaded.
@@ -387,6 +401,7 @@ impl Checkpoint {
             });
         }
         let mut tensors = HashMap::new();
+        let mut saved_as = Vec::new();
         let outside = |name: &str| WeightsError::Corrupt {
             path: self.path().to_string(),
             reason: format!(
@@ -400,6 +415,7 @@ impl Checkpoint {
                 continue;
             }
             let t = self.file.mapped(&e.name)?;
+            saved_as.push(e.clone());
             match e.target {
                 Target::Same(to) => {
                     tensors.insert(to, t);
@@ -439,6 +455,6 @@ impl Checkpoint {
                 path: self.path().to_string(),
             });
         }
-        Ok(Weights { tensors })
+        Ok(Weights { tensors, saved_as })
     }
 }

@@ -126,10 +126,14 @@ fn inputs(cli: &Cli) -> Vec<Input> {
 /// The output files of the command line, by flag.
 fn outputs(cli: &Cli) -> Vec<(&'static str, &Path)> {
     match &cli.command {
-        Some(Command::Trace(t)) => [("--out", &t.out), ("--output", &t.output)]
-            .into_iter()
-            .filter_map(|(f, p)| p.as_deref().map(|p| (f, p)))
-            .collect(),
+        Some(Command::Trace(t)) => [
+            ("--out", &t.out),
+            ("--output", &t.output),
+            ("--grads-out", &t.grads_out),
+        ]
+        .into_iter()
+        .filter_map(|(f, p)| p.as_deref().map(|p| (f, p)))
+        .collect(),
         Some(Command::Compare(c)) => c.out.as_deref().map(|p| ("--out", p)).into_iter().collect(),
         _ => vec![],
     }

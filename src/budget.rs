@@ -169,6 +169,10 @@ pub struct Budget {
     pub bytes: Bytes,
     /// The key/value cache decoding holds, per token and at the context.
     pub kv_cache: kv::KvCache,
+    /// A training step's memory (Adam, nothing recomputed), for a model
+    /// run with the backward; `params --training` chooses its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub training: Option<training::Training>,
     /// One block's subtotals with formulas, e.g. `attention weights`
     /// `4·d² = 4·768² = 2,359,296`.
     #[serde(skip)]
@@ -230,6 +234,14 @@ impl Budget {
         // A generating run's FLOPs and activations are its prompt's forward
         // (the prefill); what decoding adds is the cache, counted apart.
         let prefill;
+        let forward;
+        // A run with the backward: the budget is its forward's.
+        let trace = if trace.config.backward {
+            forward = crate::check::grads::forward_part(trace);
+            &forward
+        } else {
+            trace
+        };
         let trace = if trace.config.decode > 0 {
             let mut passes = crate::check::decode::passes(trace);
             prefill = passes.swap_remove(0).1;
@@ -320,6 +332,9 @@ impl Budget {
             ffn_attention_ratio: ratio,
             flops,
             kv_cache: kv::KvCache::of(cfg),
+            training: cfg.backward.then(|| {
+                training::training(cfg, training::Optimizer::Adam, training::Recompute::None)
+            }),
             bytes: Bytes {
                 dtype,
                 weights: total * dtype.size(),

@@ -38,6 +38,7 @@ pub fn params(cfg: &shapetrace::ModelConfig, args: &ParamsArgs) -> Result<ExitCo
         }
         ParamsFormat::Json => {
             let mut json = serde_json::to_value(&budget)?;
+            // --training's choices replace the default ledger of a backward run.
             if let (Some(t), Some(map)) = (&training, json.as_object_mut()) {
                 map.insert("training".into(), serde_json::to_value(t)?);
             }

@@ -457,3 +457,21 @@ fn recomputation_and_sgd_change_what_the_step_holds() {
     let (code, _, err) = cli(&["params", "--optimizer", "sgd"]);
     assert_eq!(code, Some(2), "{err}");
 }
+
+/// A model run with the backward: its budget counts the forward's
+/// activations as without it, and holds the training step's memory,
+/// which the Budget tab lists.
+#[test]
+fn the_budget_of_a_backward_run_holds_the_training_step() {
+    use shapetrace::budget::Budget;
+    use shapetrace::budget::training::{Optimizer, Recompute, training};
+    let cfg = with_backward("lesson-lm");
+    let plain = Budget::of(&preset::by_name("lesson-lm").unwrap()).unwrap();
+    let with = Budget::of(&cfg).unwrap();
+    assert_eq!(with.bytes, plain.bytes, "the forward's activations alone");
+    assert!(plain.training.is_none());
+    let t = with.training.as_ref().unwrap();
+    assert_eq!(t, &training(&cfg, Optimizer::Adam, Recompute::None));
+    assert_eq!(t.optimizer_bytes, 8 * t.params);
+    assert_eq!(t.total, 2 * t.weights + t.optimizer_bytes + t.activations);
+}

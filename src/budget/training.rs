@@ -73,7 +73,7 @@ pub struct Saved {
 }
 
 /// The training step's memory.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Training {
     /// B and T of the step.
     pub batch: usize,

@@ -40,7 +40,7 @@ fn row_label(app: &App, label: &str) -> String {
 fn rows(b: &Budget) -> Vec<(&'static str, String)> {
     let f = &b.flops;
     let pb = &f.per_token_per_block;
-    vec![
+    let mut rows = vec![
         (
             "attention weights / block",
             thousands(b.block.attention_weights),
@@ -80,7 +80,18 @@ fn rows(b: &Budget) -> Vec<(&'static str, String)> {
                 b.kv_cache.at(b.kv_cache.context, b.bytes.dtype),
             )),
         ),
-    ]
+    ];
+    // A run with the backward: what one training step holds besides.
+    if let Some(t) = &b.training {
+        let h = crate::config::human_bytes;
+        rows.extend([
+            ("gradients (one per weight)", h(t.grads)),
+            ("Adam state 8·N", h(t.optimizer_bytes)),
+            ("saved for the backward", h(t.activations)),
+            ("training step in all", h(t.total)),
+        ]);
+    }
+    rows
 }
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {

@@ -25,6 +25,8 @@ pub use verdict::{CheckName, CheckResult, Status};
 /// `decode1.block2.attn.q` → 2).
 #[must_use]
 pub fn block_of(path: &str) -> Option<usize> {
+    // A gradient belongs where its tensor does: `grad.block1.mlp.up`.
+    let path = path.strip_prefix("grad.").unwrap_or(path);
     within_pass(path)
         .strip_prefix("block")?
         .split('.')

@@ -241,6 +241,23 @@ fn a_backward_log_replays_with_grads_left_to_the_model() {
     assert_eq!(code, Some(0), "{err}\n{out}");
     assert!(out.contains("grads"), "{out}");
     assert!(!out.contains('✗'), "{out}");
+    // The log's own verdict is never believed: a gradient edited to the
+    // wrong shape fails, whatever its summary and header say.
+    let text = std::fs::read_to_string(log).unwrap();
+    let from = r#""path":"grad.block2.mlp.up","op":"grad","role":"gradient","shape":[2,4,256]"#;
+    assert!(text.contains(from));
+    let bad = text
+        .replace(from, &from.replace("[2,4,256]", "[2,4,64]"))
+        .replace(r#""backward":true"#, r#""backward":false"#);
+    let edited = dir.path().join("edited.jsonl");
+    std::fs::write(&edited, bad).unwrap();
+    let (code, out, _) = cli(&["check", "--log", edited.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}");
+    let line = out.lines().find(|l| l.contains(" grads ")).unwrap();
+    assert!(
+        line.starts_with('✗') && line.contains("(2,4,256)"),
+        "{line}"
+    );
 }
 
 /// transformers' own backward (`model(ids, labels=ids).loss.backward()`,

@@ -455,9 +455,24 @@ impl ModelConfig {
         }
         // bf16 and f16 are run on f32 values, rounded after each step.
         let held = if self.dtype == DType::F64 { 8 } else { 4 };
-        match weights_held {
+        // The backward holds, in f64, the tape (every step's output and
+        // every weight) and the gradients of both.
+        let backward = if self.backward {
+            let per_block = m(&[b, t]).saturating_mul(
+                m(&[12, d])
+                    .saturating_add(m(&[3, f]))
+                    .saturating_add(m(&[2, h, t])),
+            );
+            let logits = self.vocab.size.map_or(0, |v| m(&[2, b, t, v as u128]));
+            let acts = m(&[l, per_block]).saturating_add(logits);
+            m(&[8, 2, weights.saturating_add(acts)])
+        } else {
+            0
+        };
+        let forward = match weights_held {
             Some(w) => w.saturating_add(m(&[6, widest, held])),
             None => m(&[weights.saturating_add(m(&[6, widest])), held]),
-        }
+        };
+        forward.saturating_add(backward)
     }
 }

@@ -48,13 +48,13 @@ pub struct Backward {
 
 /// Runs the backward over `tape`: the loss on its last step (the logits
 /// against `ids` shifted by one, or the output's mean square), then every
-/// step's rule in reverse. `stream` is (B, T, d), `first` the number of the
+/// step's rule in reverse, its gradients stored as a `dtype` model's; `first` the number of the
 /// first event, `keep` the largest tensor whose values an event keeps (0:
 /// none).
 #[must_use]
 pub fn run(
     tape: &Tape,
-    (stream, dtype): (&[usize], crate::config::DType),
+    dtype: crate::config::DType,
     first: usize,
     keep: usize,
     wrong: Wrongs,
@@ -77,7 +77,6 @@ pub fn run(
     };
     let mut events = Events {
         list: Vec::new(),
-        stream,
         dtype,
         first,
         keep,
@@ -217,15 +216,14 @@ fn grad_words(of: &str, shape: &[usize], sent: &[(String, String)]) -> (Vec<Stri
 }
 
 /// The backward's events as they are made.
-struct Events<'a> {
+struct Events {
     list: Vec<Event>,
-    stream: &'a [usize],
     dtype: crate::config::DType,
     first: usize,
     keep: usize,
 }
 
-impl Events<'_> {
+impl Events {
     /// Records one gradient (or the loss).
     fn push(
         &mut self,
@@ -239,7 +237,6 @@ impl Events<'_> {
         let stored = |v: f64| if f32s { f64::from(v as f32) } else { v };
         let flat: Option<Vec<f64>> = values.map(|v| v.iter().map(|&x| stored(x)).collect());
         let stats: Option<Stats> = flat.as_deref().map(crate::ops::numeric::stats);
-        let departs = shape != self.stream;
         let sources = shape
             .iter()
             .zip(axes)
@@ -259,7 +256,8 @@ impl Events<'_> {
             axes: axes.to_vec(),
             dtype: self.dtype,
             on_stream: false,
-            departs,
+            // The backward is not the shape contract: nothing departs.
+            departs: false,
             leaves_dtype: None,
             returns: false,
             inputs,

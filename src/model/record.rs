@@ -91,15 +91,8 @@ pub(crate) fn record_on<B: Backend>(
     let backward = match done.tape.take() {
         Some(tape) if ran => {
             let keep = if watch.values { PREVIEW_MAX } else { 0 };
-            let stream = (cfg.stream_shape(), cfg.dtype);
             let first = done.events.len();
-            let b = backward::run(
-                &tape,
-                (&stream.0, stream.1),
-                first,
-                keep,
-                model.arch.backward,
-            );
+            let b = backward::run(&tape, cfg.dtype, first, keep, model.arch.backward);
             done.events.extend(b.events.iter().cloned());
             Some((tape, b))
         }

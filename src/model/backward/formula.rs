@@ -14,7 +14,6 @@ use crate::ops::{Op, fmt_shape};
 pub fn term(op: &Op, i: usize, ins: &[(&str, &[usize])], y: (&str, &[usize])) -> String {
     let dy = format!("grad.{}", y.0);
     let (x, xs) = ins.get(i).copied().unwrap_or(("?", &[]));
-    let rows: usize = xs.iter().rev().skip(1).product();
     let shape_of = |j: usize| ins.get(j).map_or_else(String::new, |o| fmt_shape(o.1));
     let flat = |s: &[usize]| {
         let last = s.last().copied().unwrap_or(1);
@@ -42,7 +41,12 @@ pub fn term(op: &Op, i: usize, ins: &[(&str, &[usize])], y: (&str, &[usize])) ->
             fmt_shape(xs)
         ),
         (Op::Linear, _) => format!("Σ {dy} over B·T = {yrows} rows : {ys} → {}", fmt_shape(xs)),
-        (Op::LmHead { tied: true }, 0) => format!("{dy}·{second} : {}·{}", flat(y.1), shape_of(1)),
+        (Op::LmHead { tied: true }, 0) => format!(
+            "{dy}·{second} : {}·{} → {}",
+            flat(y.1),
+            shape_of(1),
+            fmt_shape(xs)
+        ),
         (Op::LmHead { tied: true }, _) => format!(
             "{dy}ᵀ·{head_in} : {}·{} → {}, summed over B·T = {yrows}",
             flat_t(y.1),
@@ -50,7 +54,12 @@ pub fn term(op: &Op, i: usize, ins: &[(&str, &[usize])], y: (&str, &[usize])) ->
             fmt_shape(xs)
         ),
         (Op::LmHead { tied: false }, 0) => {
-            format!("{dy}·{second}ᵀ : {}·{}ᵀ", flat(y.1), shape_of(1))
+            format!(
+                "{dy}·{second}ᵀ : {}·{}ᵀ → {}",
+                flat(y.1),
+                shape_of(1),
+                fmt_shape(xs)
+            )
         }
         (Op::LmHead { tied: false }, _) => format!(
             "{head_in}ᵀ·{dy} : {}·{} → {}, summed over B·T = {yrows}",
@@ -59,8 +68,8 @@ pub fn term(op: &Op, i: usize, ins: &[(&str, &[usize])], y: (&str, &[usize])) ->
             fmt_shape(xs)
         ),
         (Op::Norm { .. }, 0) => format!("(dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂))/σ, dx̂ = {dy}⊙γ : {ys}"),
-        (Op::Norm { .. }, 1) => format!("Σ {dy}⊙x̂ over {rows} rows : {ys} → {}", fmt_shape(xs)),
-        (Op::Norm { .. }, _) => format!("Σ {dy} over {rows} rows : {ys} → {}", fmt_shape(xs)),
+        (Op::Norm { .. }, 1) => format!("Σ {dy}⊙x̂ over {yrows} rows : {ys} → {}", fmt_shape(xs)),
+        (Op::Norm { .. }, _) => format!("Σ {dy} over {yrows} rows : {ys} → {}", fmt_shape(xs)),
         (Op::SplitHeads { .. }, _) => format!("{dy} merged back : {ys} → {}", fmt_shape(xs)),
         (Op::MergeHeads(_), _) => format!("{dy} split back : {ys} → {}", fmt_shape(xs)),
         (Op::RepeatKv { rep }, _) => format!(

@@ -260,31 +260,44 @@ fn a_backward_log_replays_with_grads_left_to_the_model() {
     );
 }
 
-/// transformers' own backward (`model(ids, labels=ids).loss.backward()`,
-/// scripts/make_grads_fixture.py) on the tiny GPT-2: `--grads-out` writes
-/// every gradient under the checkpoint's names and Conv1D layout, and each
-/// matches to 1e-4 of its largest value; the loss too.
-#[test]
-fn grads_out_matches_transformers_backward_tensor_for_tensor() {
+/// The tiny GPT-2's gradients as `--grads-out` writes them, with `extra`
+/// flags, and transformers' own (scripts/make_grads_fixture.py).
+fn grads_out_and_fixture(extra: &[&str]) -> (Vec<u8>, Vec<u8>) {
     let fixtures = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"));
     let at = |f: &str| fixtures.join(f).to_str().unwrap().to_string();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("grads.safetensors");
-    let (code, _, err) = cli(&[
+    let (weights, config, tokens) = (
+        at("hf-gpt2-lm.safetensors"),
+        at("hf-gpt2-lm-config.json"),
+        at("hf-gpt2-lm-tokens.npy"),
+    );
+    let mut args = vec![
         "trace",
         "--weights",
-        &at("hf-gpt2-lm.safetensors"),
+        &weights,
         "--config",
-        &at("hf-gpt2-lm-config.json"),
+        &config,
         "--tokens",
-        &at("hf-gpt2-lm-tokens.npy"),
+        &tokens,
         "--backward",
         "--grads-out",
         out.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let (code, _, err) = cli(&args);
     assert_eq!(code, Some(0), "{err}");
-    let ours = std::fs::read(&out).unwrap();
     let want = std::fs::read(fixtures.join("hf-gpt2-lm-grads.safetensors")).unwrap();
+    (std::fs::read(&out).unwrap(), want)
+}
+
+/// transformers' own backward (`model(ids, labels=ids).loss.backward()`)
+/// on the tiny GPT-2: `--grads-out` writes every gradient under the
+/// checkpoint's names and Conv1D layout, and each matches to 1e-4 of its
+/// largest value; the loss too.
+#[test]
+fn grads_out_matches_transformers_backward_tensor_for_tensor() {
+    let (ours, want) = grads_out_and_fixture(&[]);
     let (ours_t, want_t) = (
         safetensors::SafeTensors::deserialize(&ours).unwrap(),
         safetensors::SafeTensors::deserialize(&want).unwrap(),
@@ -311,13 +324,14 @@ fn grads_out_matches_transformers_backward_tensor_for_tensor() {
             .fold(0f32, |m, (x, y)| m.max((x - y).abs()));
         assert!(delta <= 1e-4 * largest, "{name}: |Δ| {delta} of {largest}");
     }
-    let (_, meta) = safetensors::SafeTensors::read_metadata(&want).unwrap();
-    let loss: f64 = meta.metadata().as_ref().unwrap()["loss"].parse().unwrap();
-    let (_, meta) = safetensors::SafeTensors::read_metadata(&ours).unwrap();
-    let ours_loss: f64 = meta.metadata().as_ref().unwrap()["loss"].parse().unwrap();
+    let loss = |bytes: &[u8]| -> f64 {
+        let (_, meta) = safetensors::SafeTensors::read_metadata(bytes).unwrap();
+        meta.metadata().as_ref().unwrap()["loss"].parse().unwrap()
+    };
+    let (want_loss, ours_loss) = (loss(&want), loss(&ours));
     assert!(
-        (loss - ours_loss).abs() < 1e-5 * loss,
-        "{loss} vs {ours_loss}"
+        (want_loss - ours_loss).abs() < 1e-5 * want_loss,
+        "{want_loss} vs {ours_loss}"
     );
 }
 
@@ -325,27 +339,7 @@ fn grads_out_matches_transformers_backward_tensor_for_tensor() {
 /// gradient no longer matches transformers'.
 #[test]
 fn grads_out_under_grad_tied_once_does_not_match_transformers() {
-    let fixtures = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"));
-    let at = |f: &str| fixtures.join(f).to_str().unwrap().to_string();
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("grads.safetensors");
-    let (code, _, err) = cli(&[
-        "trace",
-        "--weights",
-        &at("hf-gpt2-lm.safetensors"),
-        "--config",
-        &at("hf-gpt2-lm-config.json"),
-        "--tokens",
-        &at("hf-gpt2-lm-tokens.npy"),
-        "--backward",
-        "--fault",
-        "grad-tied-once",
-        "--grads-out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, Some(0), "{err}");
-    let ours = std::fs::read(&out).unwrap();
-    let want = std::fs::read(fixtures.join("hf-gpt2-lm-grads.safetensors")).unwrap();
+    let (ours, want) = grads_out_and_fixture(&["--fault", "grad-tied-once"]);
     let (a, b) = (
         safetensors::SafeTensors::deserialize(&ours).unwrap(),
         safetensors::SafeTensors::deserialize(&want).unwrap(),
@@ -354,6 +348,12 @@ fn grads_out_under_grad_tied_once_does_not_match_transformers() {
     assert_ne!(
         a.tensor(name).unwrap().data(),
         b.tensor(name).unwrap().data()
+    );
+    // The blocks' gradients are untouched by it.
+    let block = "transformer.h.0.mlp.c_fc.weight";
+    assert_eq!(
+        a.tensor(block).unwrap().shape(),
+        b.tensor(block).unwrap().shape()
     );
 }
 

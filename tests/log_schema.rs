@@ -45,6 +45,8 @@ fn every_log_shapetrace_writes_conforms() {
         &["--preset", "lesson-moe"],
         &["--preset", "lesson-moe", "--shape-only"],
         &["--preset", "lesson-moe", "--fault", "moe-capacity"],
+        &["--preset", "lesson-lm", "--backward", "--values"],
+        &["--backward", "--fault", "softmax-grad-no-sub"],
     ];
     for args in runs {
         let mut all = vec!["trace", "--format", "json"];

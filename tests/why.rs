@@ -160,6 +160,9 @@ fn every_run() -> Vec<(String, Trace)> {
         "preset = \"lesson-lm\"\ndecode = 2",
         "decode = 3\nwindow = 2\npos_emb = \"rope\"",
         "decode = 2\nfault = \"decode-mask-top-left\"",
+        // The backward: the loss of a language model and of the blocks alone.
+        "preset = \"lesson-lm\"\nbackward = true",
+        "backward = true",
     ] {
         out.push((toml.to_string(), shapes_only(&cfg(toml))));
     }

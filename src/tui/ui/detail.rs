@@ -81,9 +81,13 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             // Size and stats on one line, so a T=4 heatmap fits at 80×24.
             let stats = e.stats.map_or_else(String::new, |s| {
                 let fin = if s.finite { "" } else { " ✗ NaN/inf" };
+                let n = super::heatmap::num;
                 format!(
-                    " μ {:.2} σ {:.2} [{:.2}, {:.2}]{fin}",
-                    s.mean, s.std, s.min, s.max
+                    " μ {} σ {} [{}, {}]{fin}",
+                    n(s.mean),
+                    n(s.std),
+                    n(s.min),
+                    n(s.max)
                 )
             });
             lines.push(Line::styled(format!("{bytes}{stats}"), t.dim));

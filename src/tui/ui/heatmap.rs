@@ -235,11 +235,15 @@ impl<'a> Grid<'a> {
     }
 }
 
-/// `v` in at most about five characters: `0.52`, `-12.3`, `1.2e5`.
+/// `v` in at most about five characters: `0.52`, `-12.3`, `1.2e5`, and a
+/// small one that two decimals would show as `0.00` (a gradient's):
+/// `4e-4`; below 1e-6 (rounding's noise about 0) `0.00` again.
 #[must_use]
 pub fn num(v: f64) -> String {
     let a = v.abs();
-    if a < 10.0 {
+    if (1e-6..0.005).contains(&a) {
+        format!("{v:.0e}")
+    } else if a < 10.0 {
         format!("{v:.2}")
     } else if a < 100.0 {
         format!("{v:.1}")
@@ -264,4 +268,20 @@ pub fn scroll_note(lang: Lang, first: usize, shown: usize, cols: usize) -> Optio
         .arg("last", first + shown - 1)
         .arg("cols", cols);
     Some(format!("{} {left}{right} < >", lang.why(&which)))
+}
+
+#[cfg(test)]
+mod num_tests {
+    use super::num;
+
+    #[test]
+    fn a_gradient_sized_value_is_not_shown_as_zero() {
+        assert_eq!(num(4.4e-4), "4e-4");
+        assert_eq!(num(-2.3e-3), "-2e-3");
+        // Two decimals where they say something, and 0 for rounding's noise.
+        assert_eq!(num(0.52), "0.52");
+        assert_eq!(num(-2e-9), "-0.00");
+        assert_eq!(num(0.0), "0.00");
+        assert_eq!(num(12.34), "12.3");
+    }
 }

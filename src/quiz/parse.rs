@@ -66,6 +66,10 @@ pub fn parse(text: &str) -> Result<Answer, ParseError> {
         return Err(ParseError::Empty);
     }
     let inner = unbracket(text)?;
+    // `()` or `[]`: no axis at all, a scalar's shape (the loss's).
+    if inner.trim().is_empty() {
+        return Ok(Answer { dims: Vec::new() });
+    }
     // `B = 2` is one axis: close the spaces around `=` before splitting.
     let joined = inner.replace('×', ",");
     let joined = joined

@@ -191,3 +191,24 @@ fn every_mistake_and_follow_up_is_its_catalog_message() {
     }
     assert!(mistakes > 20 && follow_ups > 5, "{mistakes} {follow_ups}");
 }
+
+#[test]
+fn the_loss_is_a_scalar_and_its_shape_is_typed_as_brackets() {
+    let cfg = ModelConfig {
+        backward: true,
+        ..crate::config::preset::by_name("lesson-lm").unwrap()
+    };
+    let t = trace(&cfg);
+    let q = question(&t, "loss");
+    for right in ["()", "[]", "( )"] {
+        assert!(matches!(judge(&q, right), Verdict::Right), "{right}");
+    }
+    assert!(matches!(judge(&q, "1"), Verdict::Wrong(_)));
+    // A gradient has its tensor's shape.
+    let q = question(&t, "grad.block2.attn.scores");
+    assert!(matches!(
+        judge(&q, "B,h,T,T"),
+        Verdict::Right | Verdict::Ask(_)
+    ));
+    assert!(matches!(judge(&q, "()"), Verdict::Wrong(_)));
+}

@@ -85,6 +85,11 @@ pub(crate) fn settings(trace: &Trace) -> Vec<(&'static str, String)> {
         );
         rows.insert(3, ("decode steps", steps));
     }
+    // A training step: the loss and every gradient after the forward.
+    if c.backward {
+        let words = "yes: the loss, then every gradient from the head back to the embeddings";
+        rows.push(("backward", words.into()));
+    }
     rows
 }
 

@@ -99,6 +99,23 @@ proptest! {
     }
 }
 
+/// A case the proptest above drew: one head of 6 over 2 tokens, where
+/// moving token 1 shifts query 1's two scores by nearly one constant, so
+/// its softmax row moves by less than the probe tells, though the query
+/// weighs token 1 by about a half. No mask hid it: causality holds (it
+/// read "left query 1 unchanged" while the row's key had weight).
+#[test]
+fn a_query_that_weighs_the_moved_token_is_never_a_missing_row() {
+    let cfg = common::cfg(
+        "batch = 1\nseq = 2\nd_model = 6\nheads = 1\nlayers = 1\nnorm = 'rmsnorm'\n\
+         pos_emb = 'rope'\nact = 'relu'\nd_ff = 9\nbias = false\nfinal_norm = false\n\
+         seed = 3470608506667294212",
+    );
+    let run = shapetrace::run(&cfg).unwrap();
+    let failed: Vec<_> = run.checks.iter().filter(|c| !c.ok).collect();
+    assert!(failed.is_empty(), "{failed:?}");
+}
+
 /// Writes `bytes` to a temp file and hands its path to `f`.
 fn via_file(bytes: &[u8], name: &str, f: impl FnOnce(&std::path::Path)) {
     let dir = tempfile::tempdir().unwrap();

@@ -39,6 +39,7 @@ pub fn row_change(r: &EvidenceRow, role: Option<Role>) -> RowChange {
         batch: r.batch,
         seq: r.seq,
         delta: r.delta.clone(),
+        unweighed: None,
     }
 }
 

@@ -108,6 +108,13 @@ pub struct RowChange {
     pub seq: usize,
     /// Row-major (batch, position).
     pub delta: Vec<f64>,
+    /// Attention weights only, from a model run: for each query of batch
+    /// element 0, whether every head gave the moved token weight 0 in the
+    /// run before the move (a mask hid it). A query that weighed it can
+    /// still move by less than the probe tells (its scores shifted by one
+    /// constant, which the softmax ignores): that is no missing row.
+    /// `None` (a log's evidence): not known.
+    pub unweighed: Option<Vec<bool>>,
 }
 
 impl RowChange {
@@ -218,9 +225,14 @@ impl Influence {
                         .find(|x| &x.path == k)
                         .is_none_or(|x| x.delta.get(t).is_some_and(|d| *d > KEY_MOVED))
                 });
+                let unweighed = r
+                    .unweighed
+                    .as_ref()
+                    .is_none_or(|u| u.get(t).copied().unwrap_or(true));
                 r.path == p.path
                     && b == 0
                     && key_moved
+                    && unweighed
                     && p.mask.reads(t, self.token, r.seq, r.seq)
                     && p.mask.keys(t, r.seq, r.seq).len() >= 2
                     && !r.at(b, t)
@@ -459,6 +471,7 @@ fn rows(a: &Capture, b: &Capture) -> RowChange {
         batch: nb,
         seq: nt,
         delta,
+        unweighed: None,
     }
 }
 
@@ -485,7 +498,13 @@ fn causal<F: Scalar>(
                     crate::why::Why::new("check-probe-moved-stopped").arg("path", f.path.as_str())
                 );
             }
-            let rows = token_rows(&base, &moved).collect();
+            let mut rows: Vec<RowChange> = token_rows(&base, &moved).collect();
+            for r in rows.iter_mut().filter(|r| r.role == Role::Weights) {
+                r.unweighed = base
+                    .iter()
+                    .find(|c| c.path == r.path)
+                    .map(|c| unweighed(c, t));
+            }
             Ok(Influence {
                 kind: Kind::Causality,
                 token: t,
@@ -493,6 +512,20 @@ fn causal<F: Scalar>(
                 pattern: pattern.clone(),
             })
         })
+        .collect()
+}
+
+/// For each query of batch element 0 of attention weights `c` (B, h, Tq,
+/// Tk), whether every head gave key `token` weight 0.
+fn unweighed(c: &Capture, token: usize) -> Vec<bool> {
+    let [_, h, tq, tk] = c.shape[..] else {
+        return Vec::new();
+    };
+    if token >= tk {
+        return vec![true; tq];
+    }
+    (0..tq)
+        .map(|t| (0..h).all(|head| c.values[(head * tq + t) * tk + token] == 0.0))
         .collect()
 }
 
@@ -660,6 +693,7 @@ mod pattern_tests {
                 delta: (0..4)
                     .map(|t| if changed.contains(&t) { 0.5 } else { 0.0 })
                     .collect(),
+                unweighed: None,
             }],
             pattern: Some(Pattern {
                 path: "block1.attn.weights".into(),
@@ -704,6 +738,7 @@ mod pattern_tests {
                 batch: 1,
                 seq: 4,
                 delta: vec![0.0; 4],
+                unweighed: None,
             },
         );
         assert!(same_key.first_leak().is_none());

@@ -175,7 +175,8 @@ fn ledger(tape: &Tape, act: u128) -> Vec<Saved> {
     let shape_of = |k: &Key| tape.shape(k).map(<[usize]>::to_vec).unwrap_or_default();
     for step in &tape.steps {
         let Some(op) = &step.op else { continue };
-        let block = block_of(&step.path);
+        // The block it belongs to; 0 outside the blocks.
+        let block = crate::trace::block_of(&step.path).unwrap_or(0);
         let mut keep = |keeps: &Key, why: &str, out: &mut Vec<Saved>| {
             let Key::Act(path) = keeps else { return };
             let root = storage(tape, path);
@@ -296,15 +297,6 @@ fn storage(tape: &Tape, path: &str) -> String {
         }
     }
     at
-}
-
-/// The block of a path: `block2.attn.q` → 2; 0 outside the blocks.
-fn block_of(path: &str) -> usize {
-    path.split('.')
-        .next()
-        .and_then(|b| b.strip_prefix("block"))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0)
 }
 
 /// The ledger as a table.

@@ -12,6 +12,7 @@ use shapetrace::config::Fault;
 use shapetrace::tui::action::{Action, KeyMode, map_key};
 use shapetrace::tui::app::{App, Given};
 use shapetrace::tui::theme::COLOR;
+use shapetrace::tui::ui::num;
 use shapetrace::tui::{Launch, app};
 
 /// The stepper on `cfg`, its full trace shown.
@@ -182,8 +183,9 @@ fn the_heatmap_prints_the_tensors_own_numbers_and_row_sums() {
                     assert_eq!(*x, 0.0, "masked weight");
                 } else {
                     assert!(
-                        line.contains(&format!("{x:.2}")),
-                        "h{head} q{q} k{k} {x:.2}: {line}"
+                        line.contains(&num(*x)),
+                        "h{head} q{q} k{k} {}: {line}",
+                        num(*x)
                     );
                 }
             }
@@ -301,7 +303,7 @@ fn without_the_mask_the_heatmap_shows_no_mask() {
     let row = lines_with(&s, "│q0  ")[0];
     for x in &v[1..4] {
         assert!(*x > 0.0);
-        assert!(row.contains(&format!("{x:.2}")), "{row}");
+        assert!(row.contains(&num(*x)), "{row}");
     }
     assert!(row.contains("Σ1.00"), "{row}");
 }
@@ -326,8 +328,9 @@ fn a_scroll_left_from_a_wider_step_does_not_hide_a_slice_that_fits() {
     let e = &lp.app.run.trace.events[lp.app.cursor];
     for x in &e.values.as_ref().unwrap()[..16] {
         assert!(
-            lines_with(&s, "│t0 ")[0].contains(&format!("{x:.2}")),
-            "{x:.2}:\n{s}"
+            lines_with(&s, "│t0 ")[0].contains(&num(*x)),
+            "{}:\n{s}",
+            num(*x)
         );
     }
 }

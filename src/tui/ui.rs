@@ -29,6 +29,7 @@ mod ffn;
 mod footer;
 mod header;
 mod heatmap;
+pub use heatmap::num;
 mod help;
 mod norms;
 mod present;

@@ -32,7 +32,7 @@ use crate::ops::{Op, fmt_shape};
 use crate::trace::recorder::Watch;
 use crate::trace::recorder::tape::{Key, Tape};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 /// The optimizer whose state a step holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -171,7 +171,7 @@ pub fn training(cfg: &ModelConfig, optimizer: Optimizer, recompute: Recompute) -
 /// What each step keeps, each storage once.
 fn ledger(tape: &Tape, act: u128) -> Vec<Saved> {
     let mut out = Vec::new();
-    let mut counted: HashMap<String, ()> = HashMap::new();
+    let mut counted: HashSet<String> = HashSet::new();
     let shape_of = |k: &Key| tape.shape(k).map(<[usize]>::to_vec).unwrap_or_default();
     for step in &tape.steps {
         let Some(op) = &step.op else { continue };
@@ -181,7 +181,7 @@ fn ledger(tape: &Tape, act: u128) -> Vec<Saved> {
             let Key::Act(path) = keeps else { return };
             let root = storage(tape, path);
             let shape = shape_of(&Key::Act(root.clone()));
-            let fresh = counted.insert(root.clone(), ()).is_none();
+            let fresh = counted.insert(root.clone());
             let n: usize = shape.iter().product();
             out.push(Saved {
                 by: step.path.clone(),

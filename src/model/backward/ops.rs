@@ -40,7 +40,10 @@ pub fn backward(
         Op::Linear => {
             let (x, w) = (rows(ins[0]), as2(ins[1]));
             let d = rows(dy);
-            let mut out = vec![unrows(&d.dot(&w.t()), ins[0].shape()), d2(&x.t().dot(&d))];
+            let mut out = vec![
+                unrows(&d.dot(&w.t()), ins[0].shape()),
+                x.t().dot(&d).into_dyn(),
+            ];
             if ins.len() > 2 {
                 out.push(d.sum_axis(Axis(0)).into_dyn());
             }
@@ -162,7 +165,7 @@ pub fn backward(
             } else {
                 dw
             };
-            some(vec![unrows(&dx, ins[0].shape()), d2(&dw)])
+            some(vec![unrows(&dx, ins[0].shape()), dw.into_dyn()])
         }
         // y = columns lo..hi of every period: dx holds dy there, 0 elsewhere.
         Op::Columns { lo, hi, period, .. } => {
@@ -334,12 +337,7 @@ fn unrows(a: &Array2<f64>, shape: &[usize]) -> ArrayD<f64> {
 fn as2(a: &ArrayD<f64>) -> ArrayView2<'_, f64> {
     a.view()
         .into_dimensionality::<Ix2>()
-        .unwrap_or_else(|_| ArrayView2::from_shape((0, 0), &[]).unwrap_or_else(|_| unreachable!()))
-}
-
-/// A matrix as a dynamic array.
-fn d2(a: &Array2<f64>) -> ArrayD<f64> {
-    a.clone().into_dyn()
+        .expect("a weight is 2-D: the op accepted its shapes")
 }
 
 /// `a` laid out row-major in `shape` (same count).

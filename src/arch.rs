@@ -294,6 +294,12 @@ pub struct Arch {
     /// The backward's rules a fault makes wrong (`grad-tied-once`,
     /// `softmax-grad-no-sub`); none by default.
     pub backward: crate::model::backward::Wrongs,
+    /// Whether a row-parallel layer's partial sums are summed across the
+    /// devices (`tp-no-allreduce`: not).
+    pub all_reduce: bool,
+    /// Whether sequence parallelism's reduce-scatter sums before it cuts
+    /// (`sp-scatter-no-sum`: not).
+    pub scatter_sums: bool,
 }
 
 impl Arch {
@@ -339,6 +345,8 @@ impl Arch {
             rope_at_position: true,
             mask_top_left: false,
             backward: crate::model::backward::Wrongs::default(),
+            all_reduce: true,
+            scatter_sums: true,
         };
         let Some(fault) = cfg.fault else {
             return ok;
@@ -451,6 +459,14 @@ impl Arch {
                     tied_once: true,
                     ..ok.backward
                 },
+                ..ok
+            },
+            Variant::NoAllReduce => Self {
+                all_reduce: false,
+                ..ok
+            },
+            Variant::ScatterNoSum => Self {
+                scatter_sums: false,
                 ..ok
             },
             Variant::SoftmaxGradNoSub => Self {

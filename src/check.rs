@@ -19,6 +19,7 @@ pub mod plain;
 pub mod probe;
 pub mod reference;
 pub mod routing;
+pub mod shard;
 
 use crate::config::Fault;
 use crate::config::Placement;
@@ -39,6 +40,10 @@ pub fn all_of(trace: &Trace, subject: influence::Subject) -> Vec<CheckResult> {
     // A run with the backward: its forward as any, then `grads`.
     if trace.config.backward {
         return grads::all(trace, subject);
+    }
+    // A split model: the shown device's trace, then `shard`.
+    if trace.config.devices.split() {
+        return shard::all(trace, subject);
     }
     // A run that decodes is judged pass by pass.
     if trace.config.decode > 0 {

@@ -7,6 +7,7 @@
 //! [`ConfigError`] that names the bad value and what is allowed.
 
 mod attention;
+mod devices;
 pub mod fault;
 pub mod file;
 mod flat;
@@ -25,6 +26,7 @@ mod vocab;
 /// Kept in [`crate::text`], a leaf that the file readers use too.
 pub use crate::text::human_bytes;
 pub use attention::Attention;
+pub use devices::{Devices, MAX_TP};
 pub use fault::{Fault, FaultSpec};
 use flat::Flat;
 pub use mixture::Mixture;
@@ -268,6 +270,9 @@ pub struct ModelConfig {
     pub seed: u64,
     /// The teaching fault built into the model; `None` for the correct model.
     pub fault: Option<Fault>,
+    /// How the model is split across devices ([`Devices`]); one device
+    /// by default.
+    pub devices: Devices,
 }
 
 /// Most experts a mixture-of-experts MLP may have (DeepSeek-V3 routes
@@ -423,6 +428,18 @@ pub enum ConfigError {
     /// A name outside its set, e.g. `dtype = "i64"` for a model.
     #[error(transparent)]
     Name(UnknownName),
+    /// A dimension the tensor-parallel devices cannot split evenly.
+    #[error("{field} {got} is not divisible by tp {tp}; allowed tp: {allowed}")]
+    Split {
+        /// The field, e.g. `heads`.
+        field: &'static str,
+        /// Its value.
+        got: usize,
+        /// The devices asked for.
+        tp: usize,
+        /// Every tp this model allows.
+        allowed: String,
+    },
     /// A field with a value it may not take on this model.
     #[error("{field} {got}; allowed: {allowed}")]
     Field {

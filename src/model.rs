@@ -20,16 +20,18 @@ pub mod attention;
 pub mod backward;
 pub mod block;
 pub mod decode;
+pub(crate) mod devices;
 pub mod embed;
 pub mod linear;
 pub mod mlp;
 pub mod moe;
 pub mod norm;
 mod record;
+pub mod shard;
 
 pub use crate::arch::Arch;
 use crate::config::ModelConfig;
-use crate::ops::{Axis, Backend, Init};
+use crate::ops::{Axis, Backend, Init, Op};
 use crate::seed::seed_for;
 use crate::trace::recorder::{Param, Recorder, Stop, Val};
 use crate::weights::Weights;
@@ -148,6 +150,9 @@ pub struct Model<T> {
     pub ends: Option<Embeddings<T>>,
     /// The anatomy its blocks run and the choices its layers made.
     pub arch: Arch,
+    /// Under sequence parallelism, this device's part of the positions;
+    /// `None` otherwise.
+    pub positions: Option<shard::Cut>,
 }
 
 impl<T: Clone> Model<T> {
@@ -168,11 +173,13 @@ impl<T: Clone> Model<T> {
             .map(|i| Block::new(&b.pp(&format!("block{i}")), i))
             .collect();
         let ln_f = cfg.norms.final_norm.then(|| Norm::new(&b.pp("ln_f")));
+        let positions = b.cut().filter(|_| cfg.devices.sp);
         Self {
             blocks,
             ln_f,
             arch,
             ends: None,
+            positions,
         }
     }
 
@@ -244,6 +251,40 @@ impl<T: Clone> Model<T> {
     /// As [`Model::stack`]; with `kv` (one per block) a pass of
     /// generation, each block's attention reading and writing its cache.
     fn stack_kv<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        x0: Val<T>,
+        kv: Option<&mut Vec<decode::Kv<T>>>,
+    ) -> Result<Val<T>, Stop> {
+        // Sequence parallelism: each device keeps its T/N positions.
+        let whole = rec.stream().clone();
+        let x0 = match self.positions {
+            Some(cut) => {
+                let mut part = whole.clone();
+                part[1] /= cut.parts;
+                rec.set_stream(part);
+                rec.collective("scatter", &cut.op(1), &x0, &[], true)? // (B, T, d) → (B, T/N, d)
+            }
+            None => x0,
+        };
+        let x = self.blocks_kv(rec, x0, kv)?; // (B, T, d)
+        // …and every device's positions are gathered back at the end.
+        match self.positions {
+            Some(cut) => {
+                rec.set_stream(whole);
+                let all = Op::AllGather {
+                    devices: cut.parts,
+                    axis: 1,
+                };
+                rec.collective("all_gather", &all, &x, &[], true) // (B, T/N, d) → (B, T, d)
+            }
+            None => Ok(x),
+        }
+    }
+
+    /// The blocks and the final norm on x0 (B, T, d), with `kv` as
+    /// [`Model::stack_kv`] says.
+    fn blocks_kv<B: Backend<Tensor = T>>(
         &self,
         rec: &mut Recorder<B>,
         x0: Val<T>,

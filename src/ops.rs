@@ -6,6 +6,7 @@
 //! ([`Op::formula`]). Both backends call `infer` first, so a shape that one
 //! backend refuses is refused by the other with the same message.
 
+mod comm;
 mod formula;
 mod infer;
 pub mod mapped;
@@ -107,6 +108,14 @@ named_enum! {
         /// Every expert's rows, weighted and added back onto their tokens:
         /// → (B, T, d).
         Combine = "combine",
+        /// Σ of every device's partial sum (+ b once): the shape kept.
+        AllReduce = "all_reduce",
+        /// Every device's slice side by side along one axis: ×N.
+        AllGather = "all_gather",
+        /// Σ of every device's partial sum, each keeping its slice: ÷N.
+        ReduceScatter = "reduce_scatter",
+        /// This device's slice along one axis, no communication: ÷N.
+        Scatter = "scatter",
         /// The loss a training step minimises: one number, from the logits
         /// (or, without a vocabulary, the output).
         Loss = "loss",
@@ -394,6 +403,42 @@ pub enum Op {
         /// As the dispatches' capacity: the rows each expert kept.
         capacity: Option<usize>,
     },
+    /// Tensor parallelism's all-reduce: every device's partial sum of the
+    /// same shape, summed, and b (replicated) added once: (…, d) → (…, d).
+    /// Each device sends and receives 2·(N−1)/N of it (a ring).
+    AllReduce {
+        /// N, the devices summed.
+        devices: usize,
+    },
+    /// Every device's slice side by side along `axis`:
+    /// (…, n, …) → (…, N·n, …).
+    AllGather {
+        /// N, the devices gathered.
+        devices: usize,
+        /// The axis the slices were cut along (1: T).
+        axis: usize,
+    },
+    /// Every device's partial sum, summed, each device keeping slice
+    /// `rank` along `axis`: (…, n, …) → (…, n/N, …).
+    ReduceScatter {
+        /// N, the devices summed.
+        devices: usize,
+        /// The axis split (1: T).
+        axis: usize,
+        /// The slice this device keeps.
+        rank: usize,
+    },
+    /// Slice `rank` of N along `axis`, cut locally without communication
+    /// (a replicated tensor's part, or a weight's shard):
+    /// (…, n, …) → (…, n/N, …).
+    Scatter {
+        /// N, the slices.
+        devices: usize,
+        /// The axis cut.
+        axis: usize,
+        /// The slice kept.
+        rank: usize,
+    },
 }
 
 /// A group of consecutive steps that a backend may run in one pass. The
@@ -469,9 +514,10 @@ pub struct Stats {
 pub const PREVIEW_MAX: usize = 4096;
 
 /// Runs ops on one kind of tensor.
-pub trait Backend {
-    /// The tensor type: an array, or only a shape.
-    type Tensor: Clone;
+pub trait Backend: Sync {
+    /// The tensor type: an array, or only a shape. Devices of a split
+    /// model run in threads of their own and hand tensors to each other.
+    type Tensor: Clone + Send + Sync;
 
     /// Whether tensors hold values (false for shape-only).
     const NUMERIC: bool;
@@ -501,6 +547,22 @@ pub trait Backend {
 
     /// An input tensor of N(0, 1) values, drawn from `seed`.
     fn normal(&self, shape: &[usize], seed: u64) -> Self::Tensor;
+
+    /// Runs a communication step ([`Op::AllReduce`], [`Op::AllGather`],
+    /// [`Op::ReduceScatter`], [`Op::Scatter`]) on `parts`, every device's
+    /// operand in device order (a shape-only run may give its own alone),
+    /// with `rest` (an all-reduce's bias); shapes are judged on the first
+    /// part and `rest`, as [`Op::infer`] does.
+    ///
+    /// # Errors
+    /// [`OpError`] when the shapes do not fit the op, or the parts differ
+    /// in shape.
+    fn collective(
+        &self,
+        op: &Op,
+        parts: &[&Self::Tensor],
+        rest: &[&Self::Tensor],
+    ) -> Result<Self::Tensor, OpError>;
 
     /// Runs one op; refuses shapes as [`Op::infer`] does.
     ///

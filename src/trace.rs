@@ -313,6 +313,23 @@ impl Trace {
         self.events.iter().filter(|e| e.is_residual())
     }
 
+    /// The stream shape `e` was recorded against: (B, T, d), or under
+    /// sequence parallelism one device's positions, (B, T/N, d), for a
+    /// tensor whose T axis is the device's part (`T/N`).
+    #[must_use]
+    pub fn stream_for(&self, e: &Event) -> Shape {
+        let d = self.config.devices;
+        let part = d.sp
+            && d.split()
+            && matches!(e.axes.get(1), Some(Axis::Fraction { of, by })
+                if **of == Axis::Seq && *by == d.tp);
+        let mut s = self.stream_shape.clone();
+        if part && let Some(t) = s.get_mut(1) {
+            *t /= d.tp;
+        }
+        s
+    }
+
     /// The event at `path`.
     #[must_use]
     pub fn get(&self, path: &str) -> Option<&Event> {

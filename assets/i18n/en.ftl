@@ -404,6 +404,8 @@ fault-decode-rope-at-zero = a decode step turns its new token as if it stood at 
 fault-decode-mask-top-left = the causal mask is tril(ones(Tq, Tk)), aligned at the top left: a decode step's one query reads key 0 alone
 fault-grad-tied-once = the backward gives a tied wte the embedding's gradient alone: the LM head's share, dzᵀ·x, is lost
 fault-softmax-grad-no-sub = the softmax's backward forgets the row's weighted sum: ds = w ⊙ dw instead of w ⊙ (dw − Σⱼ w·dw)
+fault-tp-no-allreduce = a row-parallel layer's partial sum is used without the all-reduce: each device adds only its own heads' (or hidden units') share onto the stream
+fault-sp-scatter-no-sum = the reduce-scatter cuts each device's own partial sum without summing the devices': every slice of the positions misses the other devices' shares
 fault-why-ffn-no-down = the residual add meets the hidden layer: (B,T,d) + (B,T,d_ff), (2,4,64) + (2,4,256) on the lesson model
 fault-why-attn-no-merge = the residual add meets the split heads: (B,T,d) + (B,h,T,hd), (2,4,64) + (2,4,4,16) on the lesson model
 fault-why-bias-w1-64 = x·W1 is (B,T,d_ff) and b1 is (d): the bias add refuses the shapes
@@ -428,6 +430,8 @@ fault-why-decode-rope-at-zero = every shape passes; the new token meets each cac
 fault-why-decode-mask-top-left = the mask is the same as the causal one while Tq = Tk, so the prefill passes; the decode step's output differs from the full forward's
 fault-why-grad-tied-once = every gradient keeps its shape, (V,d) for wte; only finite differences of the loss see that wte's values moved the logits too
 fault-why-softmax-grad-no-sub = every gradient keeps its shape; the scores' gradient no longer sums to 0 along each row, and finite differences of the loss disagree with it
+fault-why-tp-no-allreduce = a partial sum has exactly the whole sum's shape, (B,T,d), so every shape check passes; only the devices' result set beside the one-device model's shows it
+fault-why-sp-scatter-no-sum = a cut partial sum has exactly the reduce-scatter's shape, (B,T/N,d), so every shape check passes; only the devices' result set beside the one-device model's shows it
 
 ## shapetrace faults: the columns
 
@@ -694,6 +698,7 @@ check-reference-pass = every block's output ({ $n } compared) equals the declare
 ## The checks' failures and skips
 
 judge-op-refused = { $at }{ $op } refused its operands: { $error }
+judge-device-left = { $at }{ $op }: device { $device } stopped before handing in its part (see its own trace), so this device cannot go on
 judge-op-dtype = { $at }{ $op } refused its operands: { $a } and { $b }: a matrix product needs one dtype; cast one of them
 judge-stream-shape = { $at }stream tensor { $path } is { $got }, not { $want }
 judge-stream-dtype = { $at }stream tensor { $path } is { $got } { $dtype }, not the stream's { $want }
@@ -738,6 +743,9 @@ check-params-fail = { $path }: built { $got } parameters, { $by } { $than } than
 check-params-extra = { $path }: built { $got } parameters the declared architecture does not have
 check-reference-plain-fail = { $path }: differs from a plain f64 forward on the same weights and input by |Δ| up to { $delta }, over the { $allowed } that { $dtype } allows there
 check-decode-fail = { $path }: at position { $pos } a full forward without a cache gives other { $what }, |Δ| up to { $delta } over the { $allowed } allowed: the cache path computes something else
+check-shard-pass = every device's residual adds, norms, embeddings and outputs ({ $n } tensors over { $devices } devices, each its own slice where it holds one) equal the one-device model's on the same weights and input: the largest |Δ| is { $delta } of the tensor's scale (allowed { $tol })
+check-shard-fail = { $path } on device { $device } differs from the one-device model's by { $delta } (allowed { $tol }); every compared tensor before it agrees, so the split breaks between the step before it and this one
+check-shard-none = not judged: no tensor of the devices' runs lies where the one-device model's does
 check-grads-pass = every gradient ({ $n }) has its tensor's shape and every parameter has one; { $coords } coordinates of { $tensors } gradients agree with central finite differences of the loss in f64: the largest |Δ| used { $share } of its allowance ({ $tol } of the larger of the two and of the tensor's largest gradient, plus { $rounding }·ε·(1 + |L|)/h for the differences' own rounding)
 check-grads-shapes = every gradient ({ $n }) has its tensor's shape and every parameter has one; the values are not compared: { $reason }
 check-grads-fail = { $path }{ $at }: the backward gives { $backward }, central finite differences of the loss { $fd } (|Δ| { $delta }, allowed { $allowed }); every gradient before it agrees, so the backward of the step that read it broke: { $from }
@@ -887,3 +895,14 @@ check-residual-replaced = { $module }'s output replaced the stream{ $line ->
     [none] {""}
    *[other] {" "}at { $line }
 }: write { $add } ({ $n } residual adds, expected { $want }, { $per } per block; { $block } makes { $adds })
+
+why-all-reduce = The all-reduce: each of the { $N } devices holds a partial sum of this output, its own heads' or hidden units' share of the row-parallel matmul, of the full shape { $shape }. Only their sum is the layer's output, so the devices add theirs together{ $bias ->
+    [1] {" "}and the bias, which every device holds whole, is added once after the sum
+   *[other] {""}
+}. The shape was already (B,T,d); what changes is that every device now holds the same, whole value. In a ring each device sends and receives 2·(N−1)/N of it: { $bytes }.
+
+why-all-gather = The all-gather: each of the { $N } devices held one slice of the positions, and the next matmul needs every position, so each sends its slice to the others and all hold the whole { $shape }. In a ring each device sends (N−1)/N of it: { $bytes }.
+
+why-reduce-scatter = The reduce-scatter: each of the { $N } devices holds a partial sum over every position; they are summed, and each device keeps only its own slice of the positions, { $shape }, for the norm and the residual add that work position by position. It sends (N−1)/N of the partial sums: { $bytes }, half an all-reduce's.
+
+why-scatter = Sequence parallelism starts here: every device holds the same (B,T,d), and this one keeps part { $part } of { $N } of the positions, { $shape }, with no communication. Norms and residual adds work position by position, so each device does its slice alone.

@@ -413,6 +413,8 @@ fault-decode-rope-at-zero = 解碼步把新詞元當作位於位置 0 來旋轉�
 fault-decode-mask-top-left = 因果遮罩是 tril(ones(Tq, Tk))，對齊在左上角：解碼步唯一的查詢只讀鍵 0
 fault-grad-tied-once = 反向傳播只給共用的 wte 嵌入那一份梯度：語言模型頭那一份 dzᵀ·x 不見了
 fault-softmax-grad-no-sub = softmax 的反向傳播忘了減去每列的加權和：ds = w ⊙ dw，而不是 w ⊙ (dw − Σⱼ w·dw)
+fault-tp-no-allreduce = 行並行層的部分和沒有經過全歸約就被使用：每個裝置只把自己那些注意力頭（或隱藏單元）的份量加到殘差流上
+fault-sp-scatter-no-sum = 歸約分散只切下每個裝置自己的部分和，沒有把各裝置的相加：每段位置都少了其他裝置的份量
 fault-why-ffn-no-down = 殘差相加遇到隱藏層：(B,T,d) + (B,T,d_ff)，在課程模型上是 (2,4,64) + (2,4,256)
 fault-why-attn-no-merge = 殘差相加遇到分開的頭：(B,T,d) + (B,h,T,hd)，在課程模型上是 (2,4,64) + (2,4,4,16)
 fault-why-bias-w1-64 = x·W1 是 (B,T,d_ff) 而 b1 是 (d)：偏置相加拒絕這些形狀
@@ -437,6 +439,8 @@ fault-why-decode-rope-at-zero = 每個形狀都通過；新詞元與每個快取
 fault-why-decode-mask-top-left = 在 Tq = Tk 時遮罩與因果遮罩相同，所以預填通過；解碼步的輸出與完整前向傳播的不同
 fault-why-grad-tied-once = 每個梯度都保持形狀，wte 的是 (V,d)；只有損失的有限差分看得出 wte 的值也推動了 logits
 fault-why-softmax-grad-no-sub = 每個梯度都保持形狀；分數的梯度沿每列的和不再是 0，損失的有限差分與它不符
+fault-why-tp-no-allreduce = 部分和與完整總和的形狀完全相同，都是 (B,T,d)，所以每個形狀檢查都通過；只有把各裝置的結果與單一裝置模型的結果並排，才看得出來
+fault-why-sp-scatter-no-sum = 切下的部分和與歸約分散的形狀完全相同，都是 (B,T/N,d)，所以每個形狀檢查都通過；只有把各裝置的結果與單一裝置模型的結果並排，才看得出來
 
 ## shapetrace faults：欄位
 
@@ -694,6 +698,7 @@ check-reference-pass = 每個模組的輸出（比較了 { $n } 個）都等於�
 ## 檢查的失敗與略過
 
 judge-op-refused = { $at }{ $op } 拒絕了它的運算元：{ $error }
+judge-device-left = { $at }{ $op }：裝置 { $device } 在交出自己的部分之前就停止了（見它自己的追蹤），所以這個裝置無法繼續
 judge-op-dtype = { $at }{ $op } 拒絕了它的運算元：{ $a } 與 { $b }：矩陣乘法需要單一數據類型；請轉換其中一個
 judge-stream-shape = { $at }殘差流張量 { $path } 是 { $got }，不是 { $want }
 judge-stream-dtype = { $at }殘差流張量 { $path } 是 { $got } { $dtype }，不是殘差流的 { $want }
@@ -744,6 +749,9 @@ check-params-fail = { $path }：建出 { $got } 個參數，比封閉式 { $form
 check-params-extra = { $path }：建出了宣告的架構沒有的 { $got } 個參數
 check-reference-plain-fail = { $path }：在相同的權重與輸入上，與樸素的 f64 前向傳播相差 |Δ| 最大 { $delta }，超過 { $dtype } 在此容許的 { $allowed }
 check-decode-fail = { $path }：在位置 { $pos }，不用快取的完整前向傳播給出不同的 { $what }，|Δ| 最大 { $delta }，超過容許的 { $allowed }：快取路徑算的是別的東西
+check-shard-pass = 每個裝置的殘差相加、正規化、嵌入與輸出（{ $devices } 個裝置上共 { $n } 個張量，各自持有的部分只比對那一段）都與單一裝置模型在相同權重與輸入下的結果相等：最大的 |Δ| 是張量尺度的 { $delta }（允許 { $tol }）
+check-shard-fail = 裝置 { $device } 上的 { $path } 與單一裝置模型的結果相差 { $delta }（允許 { $tol }）；在它之前比對的每個張量都相符，所以切分在前一步與這一步之間出了錯
+check-shard-none = 未評判：各裝置的執行中沒有張量與單一裝置模型的張量對應
 check-grads-pass = 每個梯度（{ $n } 個）都有其張量的形狀，每個參數都有梯度；{ $tensors } 個梯度的 { $coords } 個座標與損失在 f64 的中央有限差分一致：最大的 |Δ| 用掉容許值的 { $share }（兩者較大者與該張量最大梯度的 { $tol }，再加上差分自身捨入的 { $rounding }·ε·(1 + |L|)/h）
 check-grads-shapes = 每個梯度（{ $n } 個）都有其張量的形狀，每個參數都有梯度；未比較數值：{ $reason }
 check-grads-fail = { $path }{ $at }：反向傳播給出 { $backward }，損失的中央有限差分給出 { $fd }（|Δ| { $delta }，容許 { $allowed }）；它之前的每個梯度都一致，所以讀取它的那一步的反向傳播壞了：{ $from }
@@ -890,3 +898,14 @@ check-residual-replaced = { $module } 的輸出取代了殘差流{ $line ->
     [none] {""}
    *[other] {" "}（位於 { $line }）
 }：請寫成 { $add }（{ $n } 次殘差相加，應為 { $want } 次，每個模組 { $per } 次；{ $block } 做了 { $adds } 次）
+
+why-all-reduce = 全歸約（all-reduce）：{ $N } 個裝置各自持有這個輸出的一份部分和，也就是行並行矩陣乘法中自己那些注意力頭或隱藏單元的貢獻，形狀已是完整的 { $shape }。只有它們的總和才是這一層的輸出，所以各裝置把自己的部分相加{ $bias ->
+    [1] {"，"}每個裝置都持有完整的偏置，在求和之後只加一次
+   *[other] {""}
+}。形狀本來就是 (B,T,d)；改變的是每個裝置現在都持有相同的完整數值。環形演算法中每個裝置收發其中的 2·(N−1)/N：{ $bytes }。
+
+why-all-gather = 全收集（all-gather）：{ $N } 個裝置各持有位置的一段，而下一個矩陣乘法需要所有位置，所以每個裝置把自己的一段傳給其他裝置，大家都持有完整的 { $shape }。環形演算法中每個裝置傳送其中的 (N−1)/N：{ $bytes }。
+
+why-reduce-scatter = 歸約分散（reduce-scatter）：{ $N } 個裝置各持有所有位置的部分和；它們被相加，每個裝置只保留自己那一段位置 { $shape }，供逐位置運算的正規化與殘差相加使用。它傳送部分和的 (N−1)/N：{ $bytes }，是全歸約的一半。
+
+why-scatter = 序列並行從這裡開始：每個裝置持有相同的 (B,T,d)，這個裝置保留 { $N } 段位置中的第 { $part } 段 { $shape }，不需要通訊。正規化與殘差相加都是逐位置運算，所以每個裝置各自處理自己那一段。

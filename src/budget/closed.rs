@@ -14,6 +14,15 @@
 //! block      attention + MLP + 2·norm (4·norm with sandwich norms)
 //! model      L·block + ln_f + V·d (wte) + ctx·d (wpe, learned positions) + V·d (untied head)
 //! ```
+//!
+//! Split across N devices (`--tp N`), each holds h·hd/N of q and of the
+//! output projection, d_ff/N of each MLP matrix, and kv'·hd of k and v
+//! (kv' = kv/N, or 1 whole head when kv < N); the output projection's
+//! and down's biases, the norms and the embeddings stay whole:
+//! ```text
+//! attention  2·d·h·hd/N + 2·d·kv'·hd     (+ h·hd/N + 2·kv'·hd + d)
+//! MLP        2·d·d_ff/N, SwiGLU 3·d·d_ff/N (+ d_ff/N + d, SwiGLU 2·d_ff/N + d)
+//! ```
 
 use crate::config::{Head, ModelConfig, Placement, PosEmb};
 
@@ -32,12 +41,15 @@ pub struct Component {
 #[must_use]
 pub fn components(cfg: &ModelConfig) -> Vec<Component> {
     let n = |x: usize| x as u64;
+    // One device's widths: the whole model's on one device.
+    let tp = n(cfg.devices.tp);
     let (d, f, kv, hq) = (
         n(cfg.d_model),
-        n(cfg.mlp.d_ff),
-        n(cfg.attention.kv_heads * cfg.head_dim()),
-        n(cfg.attn_width()),
+        n(cfg.mlp.d_ff) / tp,
+        n(cfg.local_kv_heads() * cfg.head_dim()),
+        n(cfg.attn_width()) / tp,
     );
+    let split = tp > 1;
     let bias = u64::from(cfg.bias);
     let mlp_bias = cfg.mlp_bias();
     let gated = cfg.mlp.act.is_gated();
@@ -48,21 +60,31 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
     };
     let qkv_bias = u64::from(cfg.bias || cfg.attention.qkv_bias);
     let attention = 2 * d * hq + 2 * d * kv + qkv_bias * (hq + 2 * kv) + bias * d;
-    let (mlp, mlp_formula) = match (gated, mlp_bias) {
-        (false, false) => (2 * d * f, "2·d·d_ff"),
-        (false, true) => (2 * d * f + f + d, "2·d·d_ff + d_ff + d"),
-        (true, false) => (3 * d * f, "3·d·d_ff"),
-        (true, true) => (3 * d * f + 2 * f + d, "3·d·d_ff + 2·d_ff + d"),
+    let (mlp, mlp_formula) = match (gated, mlp_bias, split) {
+        (false, false, false) => (2 * d * f, "2·d·d_ff"),
+        (false, true, false) => (2 * d * f + f + d, "2·d·d_ff + d_ff + d"),
+        (true, false, false) => (3 * d * f, "3·d·d_ff"),
+        (true, true, false) => (3 * d * f + 2 * f + d, "3·d·d_ff + 2·d_ff + d"),
+        (false, false, true) => (2 * d * f, "2·d·d_ff/N"),
+        (false, true, true) => (2 * d * f + f + d, "2·d·d_ff/N + d_ff/N + d"),
+        (true, false, true) => (3 * d * f, "3·d·d_ff/N"),
+        (true, true, true) => (3 * d * f + 2 * f + d, "3·d·d_ff/N + 2·d_ff/N + d"),
     };
     let norm_bias = cfg.norm_bias();
     let (norm, norm_formula) = if norm_bias { (2 * d, "2·d") } else { (d, "d") };
-    let attn_formula = match (cfg.bias, cfg.attention.qkv_bias, hq == d) {
-        (true, _, true) => "2·d² + 2·d·kv·hd + 2·d + 2·kv·hd",
-        (false, true, true) => "2·d² + 2·d·kv·hd + d + 2·kv·hd",
-        (false, false, true) => "2·d² + 2·d·kv·hd",
-        (true, _, false) => "2·d·h·hd + 2·d·kv·hd + h·hd + d + 2·kv·hd",
-        (false, true, false) => "2·d·h·hd + 2·d·kv·hd + h·hd + 2·kv·hd",
-        (false, false, false) => "2·d·h·hd + 2·d·kv·hd",
+    let attn_formula = match (cfg.bias, cfg.attention.qkv_bias, hq * tp == d, split) {
+        (true, _, true, false) => "2·d² + 2·d·kv·hd + 2·d + 2·kv·hd",
+        (false, true, true, false) => "2·d² + 2·d·kv·hd + d + 2·kv·hd",
+        (false, false, true, false) => "2·d² + 2·d·kv·hd",
+        (true, _, false, false) => "2·d·h·hd + 2·d·kv·hd + h·hd + d + 2·kv·hd",
+        (false, true, false, false) => "2·d·h·hd + 2·d·kv·hd + h·hd + 2·kv·hd",
+        (false, false, false, false) => "2·d·h·hd + 2·d·kv·hd",
+        (true, _, true, true) => "2·d²/N + 2·d·kv'·hd + d/N + d + 2·kv'·hd",
+        (false, true, true, true) => "2·d²/N + 2·d·kv'·hd + d/N + 2·kv'·hd",
+        (false, false, true, true) => "2·d²/N + 2·d·kv'·hd",
+        (true, _, false, true) => "2·d·h·hd/N + 2·d·kv'·hd + h·hd/N + d + 2·kv'·hd",
+        (false, true, false, true) => "2·d·h·hd/N + 2·d·kv'·hd + h·hd/N + 2·kv'·hd",
+        (false, false, false, true) => "2·d·h·hd/N + 2·d·kv'·hd",
     };
     let mut out = Vec::new();
     for i in 1..=cfg.layers {

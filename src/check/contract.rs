@@ -90,15 +90,21 @@ pub fn residual(trace: &Trace) -> CheckResult {
     if let Some(r) = stopped_by(trace, name) {
         return operand_from(trace, r);
     }
-    let expect = (trace.stream_shape.as_slice(), trace.config.dtype);
+    // Under sequence parallelism one device's positions, (B, T/N, d).
+    let stream = trace
+        .residual_adds()
+        .next()
+        .map_or_else(|| trace.stream_shape.clone(), |e| trace.stream_for(e));
+    let expect = (stream.as_slice(), trace.config.dtype);
     let mut n = 0;
     for e in trace.residual_adds() {
         n += 1;
         let Some(c) = &e.check else { continue };
+        let here = trace.stream_for(e);
         let judged = judge::residual(
             (&c.stream, c.stream_dtype),
             (&c.update, c.update_dtype),
-            expect,
+            (here.as_slice(), expect.1),
         );
         if let Err((_, detail)) = judged {
             return failed(name, &e.path, &detail);
@@ -255,7 +261,8 @@ pub fn stream(trace: &Trace) -> CheckResult {
     let dtype = trace.config.dtype;
     let on: Vec<_> = trace.events.iter().filter(|e| e.on_stream).collect();
     for e in &on {
-        if let Err(detail) = judge::stream(&e.path, (&e.shape, e.dtype), (want, dtype)) {
+        let want = trace.stream_for(e);
+        if let Err(detail) = judge::stream(&e.path, (&e.shape, e.dtype), (&want, dtype)) {
             return failed(name, &e.path, &detail);
         }
     }
@@ -278,7 +285,8 @@ pub fn stream(trace: &Trace) -> CheckResult {
 pub fn returns(trace: &Trace) -> CheckResult {
     let name = CheckName::Returns;
     let want = &trace.stream_shape;
-    let home = |x: &crate::trace::Event| &x.shape == want && x.dtype == trace.config.dtype;
+    let home =
+        |x: &crate::trace::Event| x.shape == trace.stream_for(x) && x.dtype == trace.config.dtype;
     let mut start = 0;
     let (mut departures, mut sublayers) = (0, 0);
     for (i, e) in trace.events.iter().enumerate() {

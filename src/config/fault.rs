@@ -9,7 +9,7 @@
 use super::ModelConfig;
 use super::names::CheckName::{
     self, Causality, Decode, Finite, Grads, OpShapes, Params, Positionwise, Reference, Residual,
-    Returns, Routing, Stream, Wiring,
+    Returns, Routing, Shard, Stream, Wiring,
 };
 use super::names::named_enum;
 pub use need::Need;
@@ -73,6 +73,12 @@ named_enum! {
         /// The softmax's backward forgets to subtract the row's weighted
         /// sum: ds = w ⊙ dw.
         SoftmaxGradNoSub = "softmax-grad-no-sub",
+        /// A row-parallel layer's partial sum is used without the
+        /// all-reduce: each device's heads' share alone.
+        TpNoAllreduce = "tp-no-allreduce",
+        /// Sequence parallelism's reduce-scatter cuts each device's own
+        /// partial sum without summing the devices'.
+        SpScatterNoSum = "sp-scatter-no-sum",
     }
 }
 
@@ -168,6 +174,8 @@ const DECODE3: &[&str] = &["--decode", "3"];
 const ROPE_DECODE3: &[&str] = &["--pos-emb", "rope", "--decode", "3"];
 const LM_BACKWARD: &[&str] = &["--preset", "lesson-lm", "--backward"];
 const BACKWARD: &[&str] = &["--backward"];
+const TP2: &[&str] = &["--tp", "2"];
+const SP2: &[&str] = &["--tp", "2", "--sp"];
 /// The MLP faults change one dense MLP whose width differs from d.
 const DENSE_WIDE: &[Need] = &[Need::DenseMlp, Need::WideFf];
 
@@ -375,5 +383,23 @@ pub const TABLE: &[FaultSpec] = &[
         &[Grads],
         BACKWARD,
         "grad.block2.attn.scores",
+    ),
+    // The devices against the one-device model: every shape passes (a
+    // partial sum has the whole one's shape), the values do not.
+    row(
+        Fault::TpNoAllreduce,
+        Variant::NoAllReduce,
+        &[Need::Tp],
+        &[Shard],
+        TP2,
+        "block1.resid_1",
+    ),
+    row(
+        Fault::SpScatterNoSum,
+        Variant::ScatterNoSum,
+        &[Need::Sp],
+        &[Shard],
+        SP2,
+        "block1.resid_1",
     ),
 ];

@@ -5,8 +5,8 @@
 //! form stays key for key and byte for byte what it was.
 
 use super::{
-    Act, Attention, DType, Fault, Head, Mixture, Mlp, ModelConfig, NormKind, Norms, Placement,
-    PosEmb, Positions, QkvFusion, RopeScaling, Vocab,
+    Act, Attention, DType, Devices, Fault, Head, Mixture, Mlp, ModelConfig, NormKind, Norms,
+    Placement, PosEmb, Positions, QkvFusion, RopeScaling, Vocab,
 };
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +27,15 @@ pub(super) struct Flat {
     /// [`ModelConfig::backward`]; unwritten when false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub(super) backward: bool,
+    /// [`Devices::tp`]; unwritten when 1.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub(super) tp: usize,
+    /// [`Devices::sp`]; unwritten when false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub(super) sp: bool,
+    /// [`Devices::device`]; unwritten when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(super) device: usize,
     /// [`ModelConfig::d_model`].
     pub(super) d_model: usize,
     /// [`Attention::heads`].
@@ -162,6 +171,15 @@ fn is_zero(n: &usize) -> bool {
 
 /// Whether a switch is off: a key written only when on.
 #[allow(clippy::trivially_copy_pass_by_ref)]
+fn one() -> usize {
+    1
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_one(n: &usize) -> bool {
+    *n == 1
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -184,6 +202,11 @@ impl From<Flat> for ModelConfig {
             seq: f.seq,
             decode: f.decode,
             backward: f.backward,
+            devices: Devices {
+                tp: f.tp,
+                sp: f.sp,
+                device: f.device,
+            },
             d_model: f.d_model,
             layers: f.layers,
             bias: f.bias,
@@ -253,6 +276,9 @@ impl From<ModelConfig> for Flat {
             seq: c.seq,
             decode: c.decode,
             backward: c.backward,
+            tp: c.devices.tp,
+            sp: c.devices.sp,
+            device: c.devices.device,
             d_model: c.d_model,
             heads: a.heads,
             head_dim: a.head_dim.unwrap_or(0),

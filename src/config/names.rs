@@ -120,5 +120,9 @@ named_enum! {
         /// Every gradient has its tensor's shape, and agrees with central
         /// finite differences of the loss in f64.
         Grads = "grads",
+        /// A model split across devices computes what the one-device
+        /// model does: every device's slice computed, the communication
+        /// done in memory, each residual add equal to one device's.
+        Shard = "shard",
     }
 }

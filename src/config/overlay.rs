@@ -91,6 +91,17 @@ overlay! {
         /// from the loss back to the embeddings.
         #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
         backward: bool,
+        /// Tensor parallelism over N devices, Megatron's split: each holds
+        /// heads/N heads and d_ff/N hidden units (1: one device).
+        #[arg(long, global = true, value_parser = devices, allow_negative_numbers = true)]
+        tp: usize,
+        /// Sequence parallelism (with --tp): norms and residual adds on
+        /// (B, T/N, d) per device.
+        #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
+        sp: bool,
+        /// Which of the --tp devices the trace shows (from 0).
+        #[arg(long, global = true, value_parser = device, allow_negative_numbers = true)]
+        device: usize,
         /// d_model, the width of the residual stream.
         #[arg(long, global = true, value_parser = dim, allow_negative_numbers = true)]
         d_model: usize,
@@ -272,6 +283,14 @@ fn dim_or_zero(s: &str) -> Result<usize, String> {
 /// validation names a larger one.
 fn decode_steps(s: &str) -> Result<usize, String> {
     whole(s, 0, MAX_DECODE)
+}
+
+fn devices(s: &str) -> Result<usize, String> {
+    whole(s, 1, super::MAX_TP)
+}
+
+fn device(s: &str) -> Result<usize, String> {
+    whole(s, 0, super::MAX_TP - 1)
 }
 
 fn layers(s: &str) -> Result<usize, String> {

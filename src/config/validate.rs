@@ -135,6 +135,7 @@ impl ModelConfig {
         }
         self.validate_experts()?;
         self.validate_variants()?;
+        self.validate_devices()?;
         // What the fault needs to show, read off its row.
         if let Some(fault) = self.fault
             && let Some(need) = fault.spec().unmet(self)

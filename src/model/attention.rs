@@ -25,7 +25,7 @@
 
 use super::Builder;
 use super::decode::{Cache, Kv};
-use super::linear::Linear;
+use super::linear::{Linear, Split};
 use crate::config::{DType, PosEmb, QkvFusion};
 use crate::ops::{Axis, Backend, Fusion, Masking, Merge, Op};
 use crate::trace::Role;
@@ -65,6 +65,10 @@ pub struct Attention<T> {
     pub heads: usize,
     /// Key and value heads kv, dividing h; equal to h unless grouped (GQA).
     pub kv_heads: usize,
+    /// The axes of the query heads and of the K/V heads: `h` and `kv`,
+    /// or on one of N devices `h/N` and `kv/N` (`kv`, one whole head, when
+    /// there are fewer K/V heads than devices).
+    pub head_axes: Box<(Axis, Axis)>,
     /// Width of each head, hd: d / h, or the config's `head_dim`.
     pub head_dim: usize,
     /// `None` under the attn-no-merge fault.
@@ -108,6 +112,9 @@ impl<T: Clone> Attention<T> {
             c.attn_width(),
             c.attention.kv_heads * c.head_dim(),
         );
+        // Split across N devices, each holds h/N query heads and its K/V
+        // heads: q, k, v column-parallel, the output row-parallel.
+        let n = c.devices.tp;
         let bias = |n| c.bias.then_some(n);
         // Qwen2 gives q, k and v biases and the output projection none.
         let qkv_bias = |n| (c.bias || c.attention.qkv_bias).then_some(n);
@@ -122,8 +129,8 @@ impl<T: Clone> Attention<T> {
         // Q is d wide unless the head width is given apart from d; K and
         // V are narrower than Q only under grouped-query attention.
         let (q_axis, kv_axis) = widths(hq, kv, d);
-        let lin = |name: &str, shape, axes, std, bias_len| {
-            Linear::new(&b.pp(name), shape, axes, std, bias_len)
+        let lin = |name: &str, shape, axes, std, bias_len, split| {
+            Linear::split(&b.pp(name), shape, axes, std, bias_len, split)
         };
         let qkv = match c.attention.fused_qkv {
             QkvFusion::Apart => Qkv::Apart {
@@ -133,6 +140,7 @@ impl<T: Clone> Attention<T> {
                     [Axis::Model, q_axis.clone()],
                     qk_std,
                     qkv_bias(hq),
+                    Split::Columns,
                 ),
                 k: lin(
                     "k_proj",
@@ -140,8 +148,16 @@ impl<T: Clone> Attention<T> {
                     [Axis::Model, kv_axis.clone()],
                     qk_std,
                     qkv_bias(kv),
+                    Split::KvColumns,
                 ),
-                v: lin("v_proj", (d, kv), [Axis::Model, kv_axis], std, qkv_bias(kv)),
+                v: lin(
+                    "v_proj",
+                    (d, kv),
+                    [Axis::Model, kv_axis],
+                    std,
+                    qkv_bias(kv),
+                    Split::KvColumns,
+                ),
             },
             fusion => {
                 let w = hq + 2 * kv;
@@ -151,6 +167,7 @@ impl<T: Clone> Attention<T> {
                     [Axis::Model, Axis::Qkv],
                     std,
                     qkv_bias(w),
+                    Split::Whole,
                 );
                 Qkv::Fused {
                     qkv,
@@ -160,11 +177,21 @@ impl<T: Clone> Attention<T> {
         };
         Self {
             qkv,
-            o: b.arch
-                .attn_out
-                .then(|| lin("out", (hq, d), [q_axis, Axis::Model], b.out_std(), bias(d))),
-            heads: c.attention.heads,
-            kv_heads: c.attention.kv_heads,
+            o: b.arch.attn_out.then(|| {
+                let axes = [q_axis, Axis::Model];
+                lin("out", (hq, d), axes, b.out_std(), bias(d), Split::Rows)
+            }),
+            heads: c.attention.heads / n,
+            kv_heads: c.local_kv_heads(),
+            head_axes: {
+                let kv_axis = if c.attention.kv_heads == c.attention.heads {
+                    Axis::Heads
+                } else {
+                    Axis::KvHeads
+                };
+                let kv_n = if c.attention.kv_heads >= n { n } else { 1 };
+                Box::new((Axis::Heads.split(n), kv_axis.split(kv_n)))
+            },
             head_dim: c.head_dim(),
             merge: b.arch.merge,
             mask,
@@ -205,7 +232,7 @@ impl<T: Clone> Attention<T> {
         pass: Option<&mut Kv<T>>,
     ) -> Result<Val<T>, Stop> {
         let (h, kv, mask) = (self.heads, self.kv_heads, self.mask);
-        let kv_axis = if kv == h { Axis::Heads } else { Axis::KvHeads };
+        let (h_axis, kv_axis) = (*self.head_axes).clone();
 
         // Project every token to a query, a key and a value.
         let (q, k, v) = match &self.qkv {
@@ -230,7 +257,7 @@ impl<T: Clone> Attention<T> {
         // Split the features into heads. Each is handed over: the backend
         // may split it in place.
         let split = |heads, axis| Op::SplitHeads { heads, axis };
-        let q = rec.op_owned("q", &split(h, Axis::Heads), q, &[])?; // (B, h, T, hd)
+        let q = rec.op_owned("q", &split(h, h_axis), q, &[])?; // (B, h, T, hd)
         let k = rec.op_owned("k", &split(kv, kv_axis.clone()), k, &[])?; // (B, kv, T, hd)
         let v = rec.op_owned("v", &split(kv, kv_axis), v, &[])?; // (B, kv, T, hd)
 

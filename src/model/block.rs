@@ -19,6 +19,7 @@ use super::decode::Kv;
 use super::mlp::Mlp;
 use super::moe::Moe;
 use super::norm::Norm;
+use super::shard;
 use crate::arch::{NormAt, Sublayer, SublayerKind};
 use crate::ops::{Backend, Op};
 use crate::trace::Role;
@@ -48,6 +49,9 @@ pub struct Sub<T> {
     pub post: Option<Norm<T>>,
     /// Its attention or MLP.
     pub layer: Layer<T>,
+    /// Under sequence parallelism, the devices whose positions the layer
+    /// gathers first; `None` otherwise.
+    pub gather: Option<usize>,
 }
 
 /// The sublayers of one block, in order.
@@ -81,11 +85,13 @@ impl<T: Clone> Block<T> {
                     SublayerKind::Mlp => Layer::Mlp(Mlp::new(&inner)),
                     SublayerKind::Moe => Layer::Moe(Moe::new(&inner)),
                 };
+                let d = b.cfg.devices;
                 Sub {
                     anatomy,
                     norm,
                     post,
                     layer,
+                    gather: (d.split() && d.sp).then_some(d.tp),
                 }
             })
             .collect();
@@ -231,6 +237,8 @@ impl<T: Clone> Sub<T> {
         kv: Option<&mut Kv<T>>,
     ) -> Result<Val<T>, Stop> {
         let rec = &mut rec.pp(self.anatomy.kind.as_str());
+        // Sequence parallelism: every position, from every device.
+        let x = &shard::gather(rec, self.gather, x)?; // (B, T/N, d) → (B, T, d)
         match &self.layer {
             Layer::Attention(a) => a.forward(rec, x, kv),
             Layer::Mlp(m) => m.forward(rec, x),

@@ -6,6 +6,7 @@
 //! - y: (…, out)
 
 use super::Builder;
+use super::shard::{self, Reduce};
 use crate::ops::{Axis, Backend, Init, Op};
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
@@ -15,6 +16,24 @@ pub struct Linear<T> {
     pub weight: Param<T>,
     /// b: (out); `None` for a model without biases.
     pub bias: Option<Param<T>>,
+    /// A row-parallel layer's reduce: W holds this device's rows, and
+    /// its output is the devices' partial sums summed, b added once.
+    /// `None` on one device, or column-parallel.
+    pub reduce: Option<Box<Reduce>>,
+}
+
+/// How a layer is split across the devices ([`super::shard`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Split {
+    /// Each device holds the whole layer.
+    Whole,
+    /// Column-parallel: each device holds its columns of W and b.
+    Columns,
+    /// Column-parallel over the K/V heads: each holds its K/V heads'
+    /// columns (one whole head when there are fewer than devices).
+    KvColumns,
+    /// Row-parallel: each device holds its rows of W; b stays whole.
+    Rows,
 }
 
 impl<T: Clone> Linear<T> {
@@ -27,9 +46,34 @@ impl<T: Clone> Linear<T> {
         std: f64,
         bias_len: Option<usize>,
     ) -> Self {
+        Self::split(b, (fan_in, fan_out), axes, std, bias_len, Split::Whole)
+    }
+
+    /// As [`Linear::new`], this device's part of it as `split` says; the
+    /// shape, axes and bias length are the whole layer's.
+    pub fn split<B: Backend<Tensor = T>>(
+        b: &Builder<B>,
+        (fan_in, fan_out): (usize, usize),
+        axes: [Axis; 2],
+        std: f64,
+        bias_len: Option<usize>,
+        split: Split,
+    ) -> Self {
+        let (w_cut, b_cut) = match split {
+            Split::Whole => (None, None),
+            Split::Columns => (b.cut().map(|c| (1, c)), b.cut().map(|c| (0, c))),
+            Split::KvColumns => (b.kv_cut().map(|c| (1, c)), b.kv_cut().map(|c| (0, c))),
+            Split::Rows => (b.cut().map(|c| (0, c)), None),
+        };
+        let w = Init::Normal(std);
         Self {
-            weight: b.param("weight", &[fan_in, fan_out], &axes, Init::Normal(std)),
-            bias: bias_len.map(|n| b.param("bias", &[n], &axes[1..], Init::Const(0.0))),
+            weight: b.param_cut("weight", &[fan_in, fan_out], &axes, w, w_cut),
+            bias: bias_len.map(|n| b.param_cut("bias", &[n], &axes[1..], Init::Const(0.0), b_cut)),
+            reduce: if split == Split::Rows {
+                b.reduce().map(Box::new)
+            } else {
+                None
+            },
         }
     }
 
@@ -50,7 +94,10 @@ impl<T: Clone> Linear<T> {
         name: &str,
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
-        rec.op(name, &Op::Linear, &self.operands(x))
+        match self.reduce.as_deref() {
+            Some(&r) => self.reduced(rec, name, x, r),
+            None => rec.op(name, &Op::Linear, &self.operands(x)),
+        }
     }
 
     /// Records step `name` = x·W + b as a sublayer's output, which must be
@@ -64,7 +111,31 @@ impl<T: Clone> Linear<T> {
         name: &str,
         x: &Val<T>,
     ) -> Result<Val<T>, Stop> {
-        rec.interface(name, &Op::Linear, &self.operands(x))
+        match self.reduce.as_deref() {
+            Some(&r) => self.reduced(rec, name, x, r),
+            None => rec.interface(name, &Op::Linear, &self.operands(x)),
+        }
+    }
+
+    /// A row-parallel layer: this device's partial sum x_k·W_k, then the
+    /// devices' summed, b added once ([`shard::reduce`]).
+    ///
+    /// # Errors
+    /// [`Stop`] when the recorder stops the forward.
+    fn reduced<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        name: &str,
+        x: &Val<T>,
+        r: Reduce,
+    ) -> Result<Val<T>, Stop> {
+        // tp-no-allreduce: the partial sum, b added, used as the output.
+        if !r.sum {
+            return rec.interface(name, &Op::Linear, &self.operands(x)); // x_k·W_k + b: (B, T, d)
+        }
+        let ins = [In::Act(x), In::Param(&self.weight)];
+        let part = rec.op(name, &Op::Linear, &ins)?; // x_k·W_k: (B, T, d), a partial sum
+        shard::reduce(rec, name, r, &part, self.bias.as_ref()) // Σ_k x_k·W_k + b
     }
 
     /// The weight, then the bias if any.

@@ -16,7 +16,7 @@
 //! - down: (B, T, d)
 
 use super::Builder;
-use super::linear::Linear;
+use super::linear::{Linear, Split};
 use crate::arch::MlpForm;
 use crate::config::Act;
 use crate::ops::{Axis, Backend, Fusion, Op, Unary};
@@ -69,12 +69,13 @@ impl<T: Clone> Mlp<T> {
             Act::GeluTanh => Activation::Unary(Unary::GeluTanh),
             Act::Silu => Activation::Unary(Unary::Silu),
             Act::Swiglu | Act::Geglu => Activation::Gated(
-                Linear::new(
+                Linear::split(
                     &b.pp("gate"),
                     (d, f),
                     [Axis::Model, Axis::Hidden],
                     std,
                     bias(f),
+                    Split::Columns,
                 ),
                 glu,
             ),
@@ -95,12 +96,13 @@ impl<T: Clone> Mlp<T> {
                 bias(two),
             )
         } else {
-            Linear::new(
+            Linear::split(
                 &b.pp("up"),
                 (d, f),
                 [Axis::Model, Axis::Hidden],
                 std,
                 up_bias,
+                Split::Columns,
             )
         };
         Self {
@@ -110,12 +112,13 @@ impl<T: Clone> Mlp<T> {
             down: (b.arch.mlp != MlpForm::NoDown).then(|| {
                 let out = b.arch.down_width.unwrap_or(d);
                 let axis = if out == d { Axis::Model } else { Axis::Hidden };
-                Linear::new(
+                Linear::split(
                     &b.pp("down"),
                     (f, out),
                     [Axis::Hidden, axis],
                     b.out_std(),
                     bias(out),
+                    Split::Rows,
                 )
             }),
             form: b.arch.mlp,

@@ -158,6 +158,62 @@ impl Op {
                 let ys: Vec<String> = ins.iter().skip(2).map(|y| fmt_shape(y)).collect();
                 format!("Σ_e w_e·y_e onto tokens : {} → {o}", ys.join("+"))
             }
+            Op::AllReduce { devices } if ins.len() > 1 => {
+                format!("Σ over {devices} devices + b : {}+{} → {o}", s(0), s(1))
+            }
+            Op::AllReduce { devices } => format!("Σ over {devices} devices : {} → {o}", s(0)),
+            Op::AllGather { devices, axis } => {
+                format!(
+                    "gather {devices} devices along {} : {} → {o}",
+                    axis_name(*axis),
+                    s(0)
+                )
+            }
+            Op::ReduceScatter {
+                devices,
+                axis,
+                rank,
+            } => format!(
+                "Σ over {devices} devices, keep {} part {}/{devices}{} : {}{} → {o}",
+                axis_name(*axis),
+                rank + 1,
+                plus_b(ins),
+                s(0),
+                b_shape(ins),
+            ),
+            Op::Scatter {
+                devices,
+                axis,
+                rank,
+            } => format!(
+                "keep {} part {}/{devices}{} : {}{} → {o}",
+                axis_name(*axis),
+                rank + 1,
+                plus_b(ins),
+                s(0),
+                b_shape(ins),
+            ),
         }
     }
+}
+
+/// A split axis by its place in a (B, T, d) tensor.
+fn axis_name(axis: usize) -> String {
+    match axis {
+        0 => "B".into(),
+        1 => "T".into(),
+        2 => "d".into(),
+        n => format!("axis {n}"),
+    }
+}
+
+/// ` + b` when a communication step adds a bias after it.
+fn plus_b(ins: &[&[usize]]) -> &'static str {
+    if ins.len() > 1 { " + b" } else { "" }
+}
+
+/// `+(d)`: the added bias's shape, when there is one.
+fn b_shape(ins: &[&[usize]]) -> String {
+    ins.get(1)
+        .map_or_else(String::new, |b| format!("+{}", fmt_shape(b)))
 }

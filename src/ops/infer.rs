@@ -13,6 +13,20 @@ fn need(ok: bool, msg: impl FnOnce() -> String) -> Result<(), OpError> {
     if ok { Ok(()) } else { Err(OpError(msg())) }
 }
 
+/// A bias `b` added after a communication step fits the last axis of `x`.
+fn bias_fits(x: &[usize], b: Option<&[usize]>) -> Result<(), OpError> {
+    match b {
+        Some(b) => need(b.len() == 1 && x.last() == Some(&b[0]), || {
+            format!(
+                "bias {} does not match the last axis of {}",
+                fmt_shape(b),
+                fmt_shape(x)
+            )
+        }),
+        None => Ok(()),
+    }
+}
+
 fn rank(shape: &[usize], r: usize, what: &str) -> Result<(), OpError> {
     need(shape.len() == r, || {
         format!("{what} must have rank {r}, got {}", fmt_shape(shape))
@@ -66,6 +80,10 @@ impl Op {
             Op::RouteWeights => OpKind::RouteWeights,
             Op::Dispatch { .. } => OpKind::Dispatch,
             Op::Combine { .. } => OpKind::Combine,
+            Op::AllReduce { .. } => OpKind::AllReduce,
+            Op::AllGather { .. } => OpKind::AllGather,
+            Op::ReduceScatter { .. } => OpKind::ReduceScatter,
+            Op::Scatter { .. } => OpKind::Scatter,
         }
     }
 
@@ -350,6 +368,45 @@ impl Op {
                 }
                 Ok(vec![x[0], x[1], d])
             }
+            Op::AllReduce { .. } => {
+                bias_fits(x, ins.get(1).copied())?;
+                Ok(x.to_vec())
+            }
+            Op::AllGather { devices, axis } => {
+                need(*axis < x.len(), || {
+                    format!("{} has no axis {axis} to gather along", fmt_shape(x))
+                })?;
+                let mut out = x.to_vec();
+                out[*axis] *= devices;
+                Ok(out)
+            }
+            Op::ReduceScatter {
+                devices,
+                axis,
+                rank,
+            }
+            | Op::Scatter {
+                devices,
+                axis,
+                rank,
+            } => {
+                bias_fits(x, ins.get(1).copied())?;
+                let n = x.get(*axis).copied();
+                need(
+                    *devices > 0
+                        && *rank < *devices
+                        && n.is_some_and(|n| n.is_multiple_of(*devices)),
+                    || {
+                        format!(
+                            "axis {axis} of {} does not split into {devices} equal slices",
+                            fmt_shape(x)
+                        )
+                    },
+                )?;
+                let mut out = x.to_vec();
+                out[*axis] /= devices;
+                Ok(out)
+            }
         }
     }
 
@@ -427,6 +484,28 @@ impl Op {
             Op::Combine { .. } => {
                 let y = ins.get(2).copied().unwrap_or(&[]);
                 vec![at(x, 0), at(x, 1), at(y, 1)]
+            }
+            // A gathered axis is whole again: T/N → T.
+            Op::AllGather { devices, axis } => {
+                let mut out = x.to_vec();
+                if let Some(a) = out.get_mut(*axis) {
+                    *a = match &*a {
+                        Axis::Fraction { of, by } if by == devices => (**of).clone(),
+                        a => Axis::Multiple {
+                            times: *devices,
+                            of: Box::new(a.clone()),
+                        },
+                    };
+                }
+                out
+            }
+            // A split axis is a fraction: T → T/N.
+            Op::ReduceScatter { devices, axis, .. } | Op::Scatter { devices, axis, .. } => {
+                let mut out = x.to_vec();
+                if let Some(a) = out.get_mut(*axis) {
+                    *a = a.split(*devices);
+                }
+                out
             }
             _ => x.to_vec(),
         }

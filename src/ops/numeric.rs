@@ -11,6 +11,7 @@
 
 mod act;
 mod chunks;
+mod comm;
 mod ends;
 pub mod fused;
 mod heads;
@@ -274,9 +275,32 @@ impl<F: Scalar> Backend for Numeric<F> {
         self.param(shape, Init::Normal(1.0), seed)
     }
 
+    fn collective(
+        &self,
+        op: &Op,
+        parts: &[&Tensor<F>],
+        rest: &[&Tensor<F>],
+    ) -> Result<Tensor<F>, OpError> {
+        let mut shapes: Vec<&[usize]> = parts.iter().take(1).map(|t| t.shape()).collect();
+        shapes.extend(rest.iter().map(|t| t.shape()));
+        op.infer(&shapes)?;
+        let read: Vec<_> = parts.iter().map(|t| t.read()).collect();
+        let views: Vec<_> = read.iter().map(|r| r.view()).collect();
+        let b = rest.first().map(|b| b.read());
+        let y = comm::collective(op, &views, b.as_ref().map(|b| b.view()))?;
+        self.remember(&y, None);
+        Ok(y.into())
+    }
+
     fn apply(&self, op: &Op, ins: &[&Tensor<F>]) -> Result<Tensor<F>, OpError> {
         let shapes: Vec<&[usize]> = ins.iter().map(|t| t.shape()).collect();
         let out = op.infer(&shapes)?;
+        if op.sent_bytes(0, 0).is_some() {
+            return Err(OpError(format!(
+                "{} is a communication step: it runs on every device's part",
+                op.kind()
+            )));
+        }
         // Weights are read as views; wpe is the one weight in first place.
         let read = |i: usize| ins.get(i).map(|t| t.read());
         if let Op::TokenType { id } = op {

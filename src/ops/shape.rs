@@ -36,6 +36,13 @@ impl Backend for ShapeOnly {
         shape.to_vec()
     }
 
+    fn collective(&self, op: &Op, parts: &[&Shape], rest: &[&Shape]) -> Result<Shape, OpError> {
+        let mine = parts.first().map_or(&[][..], |p| p.as_slice());
+        let mut shapes = vec![mine];
+        shapes.extend(rest.iter().map(|s| s.as_slice()));
+        op.infer(&shapes)
+    }
+
     fn apply(&self, op: &Op, ins: &[&Shape]) -> Result<Shape, OpError> {
         let shapes: Vec<&[usize]> = ins.iter().map(|s| s.as_slice()).collect();
         op.infer(&shapes)

@@ -268,6 +268,29 @@ impl Axis {
         self.word().is_some() && !matches!(self, Axis::One | Axis::Unknown)
     }
 
+    /// One of `n` equal slices of this axis, as a device holds it: `h` →
+    /// `h/n`; a product splits its first axis (`h·hd` → `h/n·hd`), a
+    /// fraction divides further; `n` 1 keeps it whole.
+    #[must_use]
+    pub fn split(&self, n: usize) -> Axis {
+        match self {
+            _ if n == 1 => self.clone(),
+            Axis::Fraction { of, by } => Axis::Fraction {
+                of: of.clone(),
+                by: by * n,
+            },
+            Axis::Product(parts) if !parts.is_empty() => {
+                let mut parts = parts.clone();
+                parts[0] = parts[0].split(n);
+                Axis::Product(parts)
+            }
+            a => Axis::Fraction {
+                of: Box::new(a.clone()),
+                by: n,
+            },
+        }
+    }
+
     /// Whether this is a position axis: `T`, the scores' `Tq` or `Tk`, or
     /// a cache's `S`.
     #[must_use]

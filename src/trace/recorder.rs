@@ -20,6 +20,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::atomic::Ordering;
 
 mod about;
+pub mod comm;
 mod fused;
 mod parts;
 mod push;
@@ -50,6 +51,9 @@ pub struct Recorder<'b, B: Backend> {
     /// The steps and parameters the backward reads, when
     /// [`Watch::tape`] asks for them.
     tape: Option<tape::Tape>,
+    /// This device's place in its group, when the model is split across
+    /// devices and computes values ([`comm`]).
+    link: Option<comm::Link<'b, B::Tensor>>,
 }
 
 /// A fused group's steps take the pass's outputs one for one.
@@ -113,7 +117,16 @@ impl<'b, B: Backend> Recorder<'b, B> {
             fused: None,
             next_role: None,
             tape,
+            link: None,
         }
+    }
+
+    /// The recorder of one device of a group: its communication steps
+    /// meet the other devices' through `link`.
+    #[must_use]
+    pub fn on_device(mut self, link: comm::Link<'b, B::Tensor>) -> Self {
+        self.link = Some(link);
+        self
     }
 
     /// The recorder of a model whose stream and weights are `dtype`: a
@@ -129,6 +142,12 @@ impl<'b, B: Backend> Recorder<'b, B> {
     #[must_use]
     pub fn backend(&self) -> &'b B {
         self.backend
+    }
+
+    /// The shape stream tensors are expected to have now.
+    #[must_use]
+    pub fn stream(&self) -> &Shape {
+        &self.stream
     }
 
     /// From now on stream tensors are expected of `stream` shape: a
@@ -313,6 +332,74 @@ impl<'b, B: Backend> Recorder<'b, B> {
         Ok(out)
     }
 
+    /// Step `name`: the communication `op` on this device's `x` (and
+    /// `rest`, an all-reduce's bias), meeting every device's part. As a
+    /// sublayer's `interface` its output must be the stream's shape.
+    ///
+    /// # Errors
+    /// [`Stop`] when the op refuses its operands, or a device left the
+    /// group before handing in its part.
+    pub fn collective(
+        &mut self,
+        name: &str,
+        op: &Op,
+        x: &Val<B::Tensor>,
+        rest: &[In<B::Tensor>],
+        interface: bool,
+    ) -> Result<Val<B::Tensor>, Stop> {
+        let named = self.next_role.take();
+        self.check_cancel()?;
+        let path = self.path(name);
+        let mut all = vec![In::Act(x)];
+        all.extend_from_slice(rest);
+        let role = named.unwrap_or_else(|| Role::of_op(op.kind(), Some(x.role)));
+        let about = self.describe(op, &all);
+        let shapes: Vec<&[usize]> = all.iter().map(|i| Self::shape_of(i)).collect();
+        let dtypes: Vec<DType> = all.iter().map(|i| self.dtype_of(i)).collect();
+        let judged = judge::op_shapes(op, &shapes)
+            .and_then(|shape| Ok((shape, judge::op_dtype(op, &dtypes)?)));
+        let (shape, dtype) = match judged {
+            Ok(judged) => judged,
+            Err(detail) => {
+                let failure = (CheckName::OpShapes, detail, about.operands, None);
+                return Err(self.fail(&path, op.kind(), failure));
+            }
+        };
+        let keys = self.keep_params(&all);
+        let stream = self.stream.clone();
+        let (event, operands) = about.event(
+            (path, name, role),
+            op,
+            (shape, dtype),
+            (interface, &stream, self.dtype),
+        );
+        let mine = x.tensor().clone();
+        let parts = match &mut self.link {
+            Some(link) if B::NUMERIC => link.exchange(mine).map_err(|gone| {
+                let detail = crate::why::Why::new("judge-device-left")
+                    .arg("at", "")
+                    .arg("device", gone)
+                    .arg("op", op.kind().to_string());
+                (CheckName::OpShapes, detail, operands.clone(), None)
+            }),
+            _ => Ok(vec![mine]),
+        };
+        let parts = parts.map_err(|failure| self.fail(&event.path, op.kind(), failure))?;
+        let refs: Vec<&B::Tensor> = parts.iter().collect();
+        let rest: Vec<&B::Tensor> = rest.iter().map(In::tensor).collect();
+        let t = self.backend.collective(op, &refs, &rest).map_err(|e| {
+            let detail = crate::why::Why::new("judge-op-refused")
+                .arg("at", "")
+                .arg("op", op.kind().to_string())
+                .arg("error", e.to_string());
+            let failure = (CheckName::OpShapes, detail, operands.clone(), None);
+            self.fail(&event.path, op.kind(), failure)
+        })?;
+        drop(parts);
+        self.keep_step(&event, Some(op), keys, &t);
+        self.push(event, t, Some(operands), None)
+    }
+
     /// Runs step `name` of `op` on `ins`, with `owned`'s value handed over
     /// when given, as operand number `at` of the event (the backend gets
     /// it first).
@@ -355,6 +442,13 @@ impl<'b, B: Backend> Recorder<'b, B> {
         // the backend's output, and a shape-only run marks its bound.
         let data_dependent =
             matches!(op, Op::Dispatch { .. }).then(|| (about.clone(), path.clone()));
+        // The heads a merge puts side by side: h, or one device's h/N.
+        let heads = about
+            .operand_axes
+            .first()
+            .and_then(|a| a.get(1))
+            .cloned()
+            .unwrap_or(Axis::Heads);
         let (mut event, operands) = about.event(
             (path, name, role),
             op,
@@ -367,7 +461,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         // Heads merged to a width other than d_model (a head_dim given
         // apart from it) are h·hd wide, not d.
         if matches!(op, Op::MergeHeads(_)) && event.shape.last() != stream.last() {
-            let wide = Axis::Product(vec![Axis::Heads, Axis::HeadDim]);
+            let wide = Axis::Product(vec![heads, Axis::HeadDim]);
             if let Some(last) = event.axes.last_mut() {
                 last.clone_from(&wide);
             }

@@ -123,7 +123,11 @@ impl Role {
             | OpKind::Alibi
             | OpKind::Cast
             | OpKind::KvCache
-            | OpKind::Columns => input.unwrap_or_default(),
+            | OpKind::Columns
+            | OpKind::AllReduce
+            | OpKind::AllGather
+            | OpKind::ReduceScatter
+            | OpKind::Scatter => input.unwrap_or_default(),
             OpKind::Loss => Role::Loss,
             OpKind::Grad => Role::Gradient,
             OpKind::Linear | OpKind::Add | OpKind::Other => Role::Other,

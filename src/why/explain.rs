@@ -522,6 +522,23 @@ fn message(s: &Step) -> Why {
                 .arg("slots", s.dim(0, 0) * s.dim(0, 1) * s.last(0))
                 .arg("shape", shape)
         }
+        Op::AllReduce { devices } => Why::new("why-all-reduce")
+            .arg("N", *devices)
+            .arg("bias", usize::from(s.ins.len() > 1))
+            .arg("bytes", comm_bytes(s))
+            .arg("shape", shape),
+        Op::AllGather { devices, .. } => Why::new("why-all-gather")
+            .arg("N", *devices)
+            .arg("bytes", comm_bytes(s))
+            .arg("shape", shape),
+        Op::ReduceScatter { devices, .. } => Why::new("why-reduce-scatter")
+            .arg("N", *devices)
+            .arg("bytes", comm_bytes(s))
+            .arg("shape", shape),
+        Op::Scatter { devices, rank, .. } => Why::new("why-scatter")
+            .arg("N", *devices)
+            .arg("part", rank + 1)
+            .arg("shape", shape),
         Op::Combine { .. } => Why::new("why-combine")
             .arg("E", s.ins.len().saturating_sub(2))
             .arg("k", s.last(0))
@@ -623,6 +640,13 @@ fn linear(s: &Step) -> Why {
         .arg("role", if s.role == Role::Key { "key" } else { "value" })
         .arg("wide", yes_no(cols != rows))
         .arg("shape", s.shape())
+}
+
+/// What a communication step sends from each device, in words (`1.5 KiB`).
+fn comm_bytes(s: &Step) -> String {
+    let elems: usize = s.out.iter().product();
+    let sent = s.op.sent_bytes(elems, s.dtype.size()).unwrap_or(0);
+    crate::text::human_bytes(sent)
 }
 
 #[cfg(test)]

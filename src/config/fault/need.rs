@@ -55,6 +55,10 @@ pub enum Need {
     Backward,
     /// A vocabulary whose LM head is wte itself, tied.
     TiedHead,
+    /// The model split across at least 2 devices (`--tp 2`).
+    Tp,
+    /// Sequence parallelism (`--tp 2 --sp`).
+    Sp,
 }
 
 impl Need {
@@ -82,6 +86,8 @@ impl Need {
             Need::Decode => cfg.decode >= 1,
             Need::Rotary => cfg.positions.kind == crate::config::PosEmb::Rope,
             Need::Backward => cfg.backward,
+            Need::Tp => cfg.devices.split(),
+            Need::Sp => cfg.devices.split() && cfg.devices.sp,
             Need::TiedHead => cfg.vocab.size.is_some() && cfg.vocab.tied,
             Need::FullCausal => (1..=cfg.layers).any(|n| cfg.window_at(n).is_none()),
         }
@@ -125,6 +131,8 @@ impl Need {
                 "needs a layer with a causal mask and no sliding window; drop --window"
             }
             Need::Backward => "needs the backward, where the fault is; add --backward",
+            Need::Tp => "needs the model split across devices, where the fault is; add --tp 2",
+            Need::Sp => "needs sequence parallelism, where the fault is; add --tp 2 --sp",
             Need::TiedHead => {
                 "needs a vocabulary whose LM head is wte, tied; use --preset lesson-lm"
             }

@@ -55,4 +55,8 @@ pub enum Variant {
     TiedGradOnce,
     /// The softmax's backward without the row's weighted sum subtracted.
     SoftmaxGradNoSub,
+    /// Row-parallel partial sums used without their all-reduce.
+    NoAllReduce,
+    /// A reduce-scatter that cuts without summing.
+    ScatterNoSum,
 }

@@ -5,8 +5,8 @@
 use super::Overlay;
 use crate::config::preset::lesson;
 use crate::config::{
-    Act, Attention, DType, Fault, Head, Mixture, Mlp, ModelConfig, NormKind, Norms, Placement,
-    PosEmb, Positions, QkvFusion, RopeScaling, Vocab,
+    Act, Attention, DType, Devices, Fault, Head, Mixture, Mlp, ModelConfig, NormKind, Norms,
+    Placement, PosEmb, Positions, QkvFusion, RopeScaling, Vocab,
 };
 use clap::{Args, FromArgMatches};
 
@@ -73,6 +73,11 @@ fn every_field_changed() -> ModelConfig {
         dtype: DType::F64,
         seed: 9,
         fault: Some(Fault::NoCausalMask),
+        devices: Devices {
+            tp: 3,
+            sp: true,
+            device: 2,
+        },
     }
 }
 
@@ -168,6 +173,11 @@ fn every_flag_sets_its_field() {
         "9",
         "--fault",
         "no-causal-mask",
+        "--tp",
+        "3",
+        "--sp",
+        "--device",
+        "2",
     ];
     let m = cmd.try_get_matches_from(args).unwrap();
     let got = Overlay::from_arg_matches(&m).unwrap();
@@ -190,6 +200,9 @@ fn every_flag_sets_its_field() {
         dtype: Some(DType::F64),
         seed: Some(9),
         fault: Some(Fault::NoCausalMask),
+        tp: Some(3),
+        sp: Some(true),
+        device: Some(2),
         ..Overlay::default()
     };
     assert_eq!(got, want);

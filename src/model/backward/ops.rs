@@ -177,13 +177,18 @@ pub fn backward(
             }
             some(vec![dx])
         }
-        // Data-dependent routing and the decode cache have no backward
-        // here: validation refuses `--backward` on them.
+        // Data-dependent routing, the decode cache and the devices'
+        // communication have no backward here: validation refuses
+        // `--backward` on them.
         Op::TopK { .. }
         | Op::RouteWeights
         | Op::Dispatch { .. }
         | Op::Combine { .. }
-        | Op::KvCache { .. } => vec![None; ins.len()],
+        | Op::KvCache { .. }
+        | Op::AllReduce { .. }
+        | Op::AllGather { .. }
+        | Op::ReduceScatter { .. }
+        | Op::Scatter { .. } => vec![None; ins.len()],
     }
 }
 

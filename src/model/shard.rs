@@ -1,0 +1,190 @@
+//! A model split across devices, Megatron's way: which slice of each
+//! weight a device holds, and the communication steps between.
+//!
+//! ```text
+//! column-parallel  W (in, out) → W[:, k·out/N ..]   q, k, v, up, gate: its bias cut too
+//! row-parallel     W (in, out) → W[k·in/N .., :]    out, down: y_k = x_k·W_k, a partial sum;
+//!                                                   y = Σ_k y_k + b (all_reduce, b whole)
+//! sequence-par.    norms, adds on (B, T/N, d);      all_gather → (B, T, d) before a sublayer,
+//!                                                   reduce_scatter → (B, T/N, d) after it
+//! ```
+//!
+//! Every device builds the whole weight (loaded, or seeded by its name as
+//! one device would) and keeps its slice, so the devices together hold
+//! exactly the one-device model's weights.
+
+use super::Builder;
+use crate::ops::{Axis, Backend, Init, Op};
+use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
+
+/// One device's slice of an axis: part `rank` of `parts` equal parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut {
+    /// How many equal parts the axis is cut into.
+    pub parts: usize,
+    /// The part this device keeps, from 0.
+    pub rank: usize,
+}
+
+impl Cut {
+    /// The op that keeps this part along `axis`.
+    #[must_use]
+    pub fn op(self, axis: usize) -> Op {
+        Op::Scatter {
+            devices: self.parts,
+            axis,
+            rank: self.rank,
+        }
+    }
+}
+
+/// How a row-parallel layer's partial sums become the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reduce {
+    /// N, the devices.
+    pub devices: usize,
+    /// This device, from 0.
+    pub rank: usize,
+    /// Sequence parallelism: a reduce-scatter over T instead of an
+    /// all-reduce.
+    pub sp: bool,
+    /// Whether the partial sums are summed at all (`tp-no-allreduce`:
+    /// not, the partial sum used as the output).
+    pub sum: bool,
+    /// Whether the reduce-scatter sums before it cuts
+    /// (`sp-scatter-no-sum`: it cuts its own partial sum alone).
+    pub scatter_sums: bool,
+}
+
+impl<B: Backend> Builder<'_, B> {
+    /// This device's slice of a tensor-parallel split: part `device` of
+    /// `tp`; `None` on one device.
+    #[must_use]
+    pub fn cut(&self) -> Option<Cut> {
+        let d = self.cfg.devices;
+        d.split().then_some(Cut {
+            parts: d.tp,
+            rank: d.device,
+        })
+    }
+
+    /// This device's K/V heads: kv/N of them, or, with fewer K/V heads
+    /// than devices, the one whole head its query heads read (replicated
+    /// on N/kv devices).
+    #[must_use]
+    pub fn kv_cut(&self) -> Option<Cut> {
+        let kv = self.cfg.attention.kv_heads;
+        self.cut().map(|c| {
+            if kv >= c.parts {
+                c
+            } else {
+                Cut {
+                    parts: kv,
+                    rank: c.rank * kv / c.parts,
+                }
+            }
+        })
+    }
+
+    /// How this device's row-parallel layers sum their partial sums;
+    /// `None` on one device.
+    #[must_use]
+    pub fn reduce(&self) -> Option<Reduce> {
+        self.cut().map(|c| Reduce {
+            devices: c.parts,
+            rank: c.rank,
+            sp: self.cfg.devices.sp,
+            sum: self.arch.all_reduce,
+            scatter_sums: self.arch.scatter_sums,
+        })
+    }
+
+    /// Parameter `name` of whole `shape` and `axes`, of which this device
+    /// keeps `cut` along `axis`: the whole made as on one device, then
+    /// cut. A shape the cut does not divide (a fault's wrong width) is
+    /// kept whole, for the shape checks to find.
+    pub fn param_cut(
+        &self,
+        name: &str,
+        shape: &[usize],
+        axes: &[Axis],
+        init: Init,
+        cut: Option<(usize, Cut)>,
+    ) -> Param<B::Tensor> {
+        let whole = self.param(name, shape, axes, init);
+        let Some((axis, cut)) = cut else {
+            return whole;
+        };
+        match self.backend.collective(&cut.op(axis), &[&whole.t], &[]) {
+            Ok(t) => {
+                let mut axes = whole.axes;
+                if let Some(a) = axes.get_mut(axis) {
+                    *a = a.split(cut.parts);
+                }
+                Param {
+                    name: whole.name,
+                    t,
+                    axes,
+                }
+            }
+            Err(_) => whole,
+        }
+    }
+}
+
+/// Under sequence parallelism, every device's positions gathered before
+/// a sublayer: (B, T/N, d) → (B, T, d); x itself otherwise.
+///
+/// # Errors
+/// [`Stop`] when the recorder stops the forward.
+pub fn gather<B: Backend>(
+    rec: &mut Recorder<B>,
+    sp: Option<usize>,
+    x: &Val<B::Tensor>,
+) -> Result<Val<B::Tensor>, Stop> {
+    match sp {
+        Some(devices) => {
+            let all = Op::AllGather { devices, axis: 1 };
+            rec.collective("all_gather", &all, x, &[], false) // (B, T/N, d) → (B, T, d)
+        }
+        None => Ok(x.clone()),
+    }
+}
+
+/// A row-parallel layer's output from this device's partial sum `part`
+/// (B, T, d) and the bias `b`, added once: the all-reduce Σ_k part_k + b
+/// (B, T, d), or under sequence parallelism the reduce-scatter, this
+/// device's positions of it (B, T/N, d).
+///
+/// # Errors
+/// [`Stop`] when the recorder stops the forward.
+pub fn reduce<B: Backend>(
+    rec: &mut Recorder<B>,
+    name: &str,
+    r: Reduce,
+    part: &Val<B::Tensor>,
+    b: Option<&Param<B::Tensor>>,
+) -> Result<Val<B::Tensor>, Stop> {
+    let b: Vec<In<B::Tensor>> = b.map(In::Param).into_iter().collect();
+    let (op, step) = match (r.sp, r.scatter_sums) {
+        (false, _) => (Op::AllReduce { devices: r.devices }, "all_reduce"),
+        (true, true) => (
+            Op::ReduceScatter {
+                devices: r.devices,
+                axis: 1,
+                rank: r.rank,
+            },
+            "reduce_scatter",
+        ),
+        // sp-scatter-no-sum: each device cuts its own partial sum.
+        (true, false) => (
+            Op::Scatter {
+                devices: r.devices,
+                axis: 1,
+                rank: r.rank,
+            },
+            "reduce_scatter",
+        ),
+    };
+    rec.collective(&format!("{name}.{step}"), &op, part, &b, true)
+}

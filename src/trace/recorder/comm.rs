@@ -1,0 +1,170 @@
+//! The devices of one simulated group, each a thread with its own
+//! recorder, meeting at every communication step: each hands in its
+//! part and gets every device's back, in device order.
+//!
+//! The n-th communication step of every device is the same step of the
+//! model (the devices run the same code), so parts are matched by their
+//! count. A device that stops early (a failed check, a cancel) leaves
+//! the group; a device waiting for a part it will never send stops too,
+//! instead of waiting forever.
+
+use std::collections::HashMap;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+
+/// Where the devices of one group meet.
+pub struct Comm<T> {
+    devices: usize,
+    state: Mutex<State<T>>,
+    arrived: Condvar,
+}
+
+struct State<T> {
+    /// The parts of each communication step not yet read by every device.
+    rounds: HashMap<usize, Round<T>>,
+    /// The devices whose forward has ended.
+    left: Vec<bool>,
+}
+
+struct Round<T> {
+    parts: Vec<Option<T>>,
+    read: usize,
+}
+
+/// One device's place in a [`Comm`]: its rank and how many steps it has
+/// communicated. Leaves the group when dropped.
+pub struct Link<'c, T> {
+    comm: &'c Comm<T>,
+    rank: usize,
+    calls: usize,
+}
+
+impl<T: Clone> Comm<T> {
+    /// A group of `devices`.
+    #[must_use]
+    pub fn new(devices: usize) -> Self {
+        Self {
+            devices,
+            state: Mutex::new(State {
+                rounds: HashMap::new(),
+                left: vec![false; devices],
+            }),
+            arrived: Condvar::new(),
+        }
+    }
+
+    /// Device `rank`'s link.
+    #[must_use]
+    pub fn link(&self, rank: usize) -> Link<'_, T> {
+        Link {
+            comm: self,
+            rank,
+            calls: 0,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State<T>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<T: Clone> Link<'_, T> {
+    /// This device's rank.
+    #[must_use]
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Hands in `mine` for this device's next communication step and
+    /// returns every device's part, in device order.
+    ///
+    /// # Errors
+    /// The rank of a device that left before handing in its part.
+    pub fn exchange(&mut self, mine: T) -> Result<Vec<T>, usize> {
+        let (comm, call) = (self.comm, self.calls);
+        self.calls += 1;
+        let mut s = comm.lock();
+        let n = comm.devices;
+        s.rounds
+            .entry(call)
+            .or_insert_with(|| Round {
+                parts: vec![None; n],
+                read: 0,
+            })
+            .parts[self.rank] = Some(mine);
+        comm.arrived.notify_all();
+        loop {
+            let state = &mut *s;
+            let round = state
+                .rounds
+                .get_mut(&call)
+                .expect("a round lives until all read it");
+            if round.parts.iter().all(Option::is_some) {
+                let parts = round.parts.iter().flatten().cloned().collect();
+                round.read += 1;
+                if round.read == n {
+                    state.rounds.remove(&call);
+                }
+                return Ok(parts);
+            }
+            let missing = (0..n).find(|&r| round.parts[r].is_none() && state.left[r]);
+            if let Some(gone) = missing {
+                return Err(gone);
+            }
+            s = comm.arrived.wait(s).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+impl<T> Drop for Link<'_, T> {
+    fn drop(&mut self) {
+        let mut s = self
+            .comm
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(l) = s.left.get_mut(self.rank) {
+            *l = true;
+        }
+        drop(s);
+        self.comm.arrived.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Comm;
+
+    #[test]
+    fn every_device_gets_every_part_in_order() {
+        let comm = Comm::new(3);
+        let got: Vec<Vec<usize>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..3)
+                .map(|r| {
+                    let comm = &comm;
+                    s.spawn(move || {
+                        let mut link = comm.link(r);
+                        let a = link.exchange(r).unwrap();
+                        let b = link.exchange(10 * r).unwrap();
+                        [a, b].concat()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for parts in got {
+            assert_eq!(parts, vec![0, 1, 2, 0, 10, 20]);
+        }
+    }
+
+    #[test]
+    fn a_device_that_left_stops_the_others_instead_of_hanging() {
+        let comm = Comm::new(2);
+        let err = std::thread::scope(|s| {
+            let waiting = s.spawn(|| comm.link(0).exchange(1));
+            // Device 1 leaves without handing in its part.
+            drop(comm.link(1));
+            waiting.join().unwrap()
+        });
+        assert_eq!(err, Err(1));
+    }
+}

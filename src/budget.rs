@@ -19,6 +19,7 @@
 
 pub mod closed;
 pub mod count;
+pub mod devices;
 pub mod flops;
 pub mod kv;
 pub mod pictures;
@@ -169,6 +170,11 @@ pub struct Budget {
     pub bytes: Bytes,
     /// The key/value cache decoding holds, per token and at the context.
     pub kv_cache: kv::KvCache,
+    /// A model split across devices: the split and one device's
+    /// communication per forward. Every other count here is that
+    /// device's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub devices: Option<devices::Split>,
     /// A training step's memory (Adam, nothing recomputed), for a model
     /// run with the backward; `params --training` chooses its own.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -332,6 +338,7 @@ impl Budget {
             ffn_attention_ratio: ratio,
             flops,
             kv_cache: kv::KvCache::of(cfg),
+            devices: devices::split(cfg, trace),
             training: cfg.backward.then(|| {
                 training::training(cfg, training::Optimizer::Adam, training::Recompute::None)
             }),

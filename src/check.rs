@@ -129,6 +129,9 @@ pub fn of_log(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
     if trace.config.decode > 0 {
         out.push(needs_model(CheckName::Decode));
     }
+    if trace.config.devices.split() {
+        out.push(needs_model(CheckName::Shard));
+    }
     // A log with the backward's events, whatever its header says.
     if replay.trace.config.backward || replay.trace.events.iter().any(grads::is_backward) {
         out.push(grads::of_log(&replay.trace));

@@ -75,14 +75,17 @@ fn check_probes_and_the_log_summary_agree_on_every_verdict() {
         let json: Value = serde_json::from_str(&out).unwrap();
         let checked = verdicts(&json["checks"]);
         // Every check, `routing` only where the anatomy has experts,
-        // `decode` only where the run decodes, `grads` only with the backward.
+        // `decode` only where the run decodes, `grads` only with the
+        // backward, `shard` only on a model split across devices.
         let moe = model.contains(&"lesson-moe");
         let decodes = model.contains(&"--decode");
         let backward = model.contains(&"--backward");
+        let split = model.contains(&"--tp");
         let all = CheckName::ALL.len()
             - usize::from(!moe)
             - usize::from(!decodes)
-            - usize::from(!backward);
+            - usize::from(!backward)
+            - usize::from(!split);
         assert_eq!(checked.len(), all, "{model:?}");
         assert_eq!(code, i32::from(json["ok"] == false), "{model:?}");
 

@@ -163,6 +163,11 @@ fn every_run() -> Vec<(String, Trace)> {
         // The backward: the loss of a language model and of the blocks alone.
         "preset = \"lesson-lm\"\nbackward = true",
         "backward = true",
+        // Split across devices: the column- and row-parallel slices, the
+        // communication steps, a K/V head kept whole on several devices.
+        "tp = 2",
+        "tp = 2\nsp = true",
+        "tp = 4\nkv_heads = 2",
     ] {
         out.push((toml.to_string(), shapes_only(&cfg(toml))));
     }

@@ -33,6 +33,12 @@ why-grad = dL/d{ $of } has { $of }'s own shape { $shape }: the loss is one numbe
 why-loss-next-token = the loss is one number: the logits { $path } { $shape } at position t score the token at t + 1, so the last position has none to score; the cross-entropy is averaged over B·(T−1) = { $n } predictions.
 why-loss-mean-square = the loss is one number: with no vocabulary there is no next token to score, so it is the mean of { $path }² over its { $n } values, a stand-in that reaches every parameter.
 
+why-linear-column = This device's columns of { $w }: ({ $rows },{ $cols }), a column-parallel slice. Each device holds its own heads' (or hidden units') columns, so each token's { $rows } features become this device's { $cols }, { $shape }, computed from the whole input with no communication.
+
+why-linear-partial = This device's rows of { $w }: ({ $rows },{ $cols }), a row-parallel slice that reads only this device's { $rows } features. x_k·W_k is a partial sum of exactly the output's shape, { $shape }: right in shape, wrong in value until every device's part is summed (the all-reduce, or the reduce-scatter, next).
+
+why-linear-kv-replicated = Fewer K/V heads than devices: a head cannot be cut across devices, so this device keeps one whole K/V head, the one its query heads read, ({ $rows },{ $cols }), and the devices whose query heads share it hold the same copy, replicated. Each token's { $rows } features become that head's { $cols } { $role } features, { $shape }.
+
 why-linear-out = The output projection Wo ({ $rows },{ $cols }) mixes the merged heads' { $rows } features; { $wide ->
     [yes] it maps h·hd { $rows } back to d_model { $cols }: this is where the shape returns to (B,T,d), so its output { $shape } can be added onto the residual stream.
    *[no] it maps d_model to d_model, so its output { $shape } can be added onto the residual stream.
@@ -243,6 +249,8 @@ ui-counts = ◆ { $departures } { $departures ->
     [one] return
    *[other] returns
 }
+ui-device = ⧉ device { $k } of tp={ $N }
+ui-device-sp = ⧉ device { $k } of tp={ $N }+sp
 ui-counts-hidden = ◆ ↩ counts hidden in the quiz
 ui-counts-hidden-short = ◆ ↩ hidden
 ui-footer-quiz = quiz { $right }/{ $asked }
@@ -430,8 +438,8 @@ fault-why-decode-rope-at-zero = every shape passes; the new token meets each cac
 fault-why-decode-mask-top-left = the mask is the same as the causal one while Tq = Tk, so the prefill passes; the decode step's output differs from the full forward's
 fault-why-grad-tied-once = every gradient keeps its shape, (V,d) for wte; only finite differences of the loss see that wte's values moved the logits too
 fault-why-softmax-grad-no-sub = every gradient keeps its shape; the scores' gradient no longer sums to 0 along each row, and finite differences of the loss disagree with it
-fault-why-tp-no-allreduce = a partial sum has exactly the whole sum's shape, (B,T,d), so every shape check passes; only the devices' result set beside the one-device model's shows it
-fault-why-sp-scatter-no-sum = a cut partial sum has exactly the reduce-scatter's shape, (B,T/N,d), so every shape check passes; only the devices' result set beside the one-device model's shows it
+fault-why-tp-no-allreduce = a partial sum has exactly the whole sum's shape, (B,T,d), so every shape check passes; only the devices' result compared with the one-device model's shows it
+fault-why-sp-scatter-no-sum = a cut partial sum has exactly the reduce-scatter's shape, (B,T/N,d), so every shape check passes; only the devices' result compared with the one-device model's shows it
 
 ## shapetrace faults: the columns
 

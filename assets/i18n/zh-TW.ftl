@@ -51,6 +51,12 @@ why-grad = dL/d{ $of } 的形狀就是 { $of } 自己的 { $shape }：損失是�
 why-loss-next-token = 損失是一個數：位置 t 的 logits { $path } { $shape } 為位置 t + 1 的詞元評分，所以最後一個位置沒有可評分的；交叉熵在 B·(T−1) = { $n } 個預測上平均。
 why-loss-mean-square = 損失是一個數：沒有詞彙就沒有下一個詞元可評分，所以取 { $path }² 在其 { $n } 個值上的平均，這個替代品能到達每個參數。
 
+why-linear-column = 這個裝置持有 { $w } 的幾欄：({ $rows },{ $cols })，一個列並行的切片。每個裝置持有自己那些注意力頭（或隱藏單元）的欄，所以每個詞元的 { $rows } 個特徵變成這個裝置的 { $cols } 個，{ $shape }，由完整的輸入算出，不需要通訊。
+
+why-linear-partial = 這個裝置持有 { $w } 的幾列：({ $rows },{ $cols })，一個行並行的切片，只讀取這個裝置的 { $rows } 個特徵。x_k·W_k 是部分和，形狀與輸出完全相同，{ $shape }：形狀對了，數值卻要等各裝置的部分相加（接下來的全歸約或歸約分散）才對。
+
+why-linear-kv-replicated = K/V 頭比裝置少：一個頭不能切到不同裝置上，所以這個裝置保留一整個 K/V 頭，也就是它的查詢頭所讀的那一個，({ $rows },{ $cols })；共用它的各裝置持有相同的副本（複製）。每個詞元的 { $rows } 個特徵變成那個頭的 { $cols } 個 { $role } 特徵，{ $shape }。
+
 why-linear-out = 輸出投影 Wo ({ $rows },{ $cols }) 混合合併後各頭的 { $rows } 個特徵；{ $wide ->
     [yes] 它把 h·hd { $rows } 映射回 d_model { $cols }：形狀在這裡回到 (B,T,d)，所以輸出 { $shape } 可以加回殘差流。
    *[no] 它把 d_model 映射到 d_model，所以輸出 { $shape } 可以加回殘差流。
@@ -252,6 +258,8 @@ ui-adds = 殘差相加 { $mark } { $passed }/{ $want }
 ui-no-verdicts = – 沒有記錄判定
 ui-fails-at = ✗ { $check } 於 { $path }
 ui-counts = ◆ { $departures } 次離開 · ↩ { $returns } 次返回
+ui-device = ⧉ 裝置 { $k }，共 tp={ $N }
+ui-device-sp = ⧉ 裝置 { $k }，共 tp={ $N }+sp
 ui-counts-hidden = ◆ ↩ 測驗中隱藏計數
 ui-counts-hidden-short = ◆ ↩ 隱藏
 ui-footer-quiz = 測驗 { $right }/{ $asked }

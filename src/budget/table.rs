@@ -84,6 +84,9 @@ pub fn text(b: &Budget) -> String {
         "{verdict} the closed form of the declared architecture: {}\n",
         thousands(b.closed_total)
     );
+    if let Some(s) = &b.devices {
+        split(&mut out, s);
+    }
 
     out.push_str("Parameters (rows under block. are one block)\n");
     let mut lines: Vec<Vec<String>> = b.by_component.iter().map(row_line).collect();
@@ -182,15 +185,18 @@ fn flops(out: &mut String, b: &Budget) {
     };
     // q·kᵀ and weights·v run over the heads' width h·hd: d unless head_dim
     // is given apart from it.
-    let width = if c.attn_width() == c.d_model {
-        "d"
-    } else {
-        "h·hd"
+    // Split across N devices, each runs h/N of the heads.
+    let n = c.devices.tp;
+    let width = match (c.attn_width() == c.d_model, n > 1) {
+        (true, false) => "d",
+        (false, false) => "h·hd",
+        (true, true) => "d/N",
+        (false, true) => "h·hd/N",
     };
     let scores = format!(
         "4·T·{width} = 4·{}·{}; {exact} {}",
         thousands(t as u64),
-        thousands(c.attn_width() as u64),
+        thousands((c.attn_width() / n) as u64),
         thousands(k.attention_causal)
     );
     let sum = format!("{} + {}", thousands(k.matmul), thousands(k.attention_full));
@@ -335,4 +341,48 @@ fn memory(out: &mut String, b: &Budget) {
         ]);
     }
     out.push_str(&columns(&lines, &[1, 3]));
+}
+
+/// A split model: whose counts these are, and what the device sends.
+fn split(out: &mut String, s: &super::devices::Split) {
+    let sp = if s.sp { " and sequence parallel" } else { "" };
+    let _ = writeln!(
+        out,
+        "Split over {} devices (tensor parallel{sp}): every count below is device {}'s",
+        s.tp, s.device
+    );
+    let _ = writeln!(
+        out,
+        "Communication per forward (each step sends and receives as much; a ring)"
+    );
+    let mut lines = vec![line(["step", "count", "shape", "each sends", ""])];
+    for r in &s.steps {
+        let each = human_bytes(u128::from(r.each));
+        let how = match r.op.as_str() {
+            "all_reduce" => "2·(N−1)/N of it",
+            _ => "(N−1)/N of the whole",
+        };
+        lines.push(vec![
+            r.op.clone(),
+            thousands(r.count),
+            crate::ops::fmt_shape(&r.shape),
+            each,
+            how.to_string(),
+        ]);
+    }
+    lines.push(vec![
+        "one block".into(),
+        String::new(),
+        String::new(),
+        human_bytes(u128::from(s.per_block)),
+    ]);
+    lines.push(vec![
+        "one forward".into(),
+        String::new(),
+        String::new(),
+        human_bytes(u128::from(s.per_forward)),
+        format!("({} B)", thousands(s.per_forward)),
+    ]);
+    out.push_str(&columns(&lines, &[1, 3]));
+    out.push('\n');
 }

@@ -257,7 +257,6 @@ pub fn stream(trace: &Trace) -> CheckResult {
     if let Some(r) = stopped_by(trace, name) {
         return r;
     }
-    let want = &trace.stream_shape;
     let dtype = trace.config.dtype;
     let on: Vec<_> = trace.events.iter().filter(|e| e.on_stream).collect();
     for e in &on {
@@ -272,7 +271,7 @@ pub fn stream(trace: &Trace) -> CheckResult {
     CheckResult::pass(name, "").said(
         Why::new("check-stream-pass")
             .arg("n", on.len())
-            .arg("shape", fmt_shape(want))
+            .arg("shape", stream_words(trace))
             .arg("dtype", dtype.to_string()),
     )
 }
@@ -366,13 +365,29 @@ pub fn returns(trace: &Trace) -> CheckResult {
     };
     let why = Why::new(key)
         .arg("n", departures)
-        .arg("shape", fmt_shape(want))
+        .arg("shape", stream_words(trace))
         .arg("open", open)
         .arg("path", at);
     if sublayers == 0 {
         return CheckResult::skip(name, "").said(why);
     }
     CheckResult::pass(name, "").said(why)
+}
+
+/// The stream's shape in words: (B,T,d), and under sequence parallelism
+/// `(2,4,64) or, on this device's positions, (2,2,64)` where the device
+/// holds its part of the positions.
+fn stream_words(trace: &Trace) -> String {
+    let whole = fmt_shape(&trace.stream_shape);
+    let part = trace
+        .events
+        .iter()
+        .map(|e| trace.stream_for(e))
+        .find(|s| s != &trace.stream_shape);
+    match part {
+        Some(p) => format!("{whole} or, on this device's positions, {}", fmt_shape(&p)),
+        None => whole,
+    }
 }
 
 /// Block 1 reads the input, each later block reads the previous block's

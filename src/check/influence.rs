@@ -397,6 +397,18 @@ pub fn influence_why(
     kind: Kind,
     tokens: &[usize],
 ) -> Result<Vec<Influence>, crate::why::Why> {
+    // A split model computes what its one-device model does (the `shard`
+    // check holds it to that): the probes move tokens through that one.
+    let one;
+    let subject = if subject.cfg.devices.split() {
+        one = super::shard::one_device(subject.cfg);
+        Subject {
+            cfg: &one,
+            ..subject
+        }
+    } else {
+        subject
+    };
     let cfg = subject.cfg;
     // A replayed log's model may be one the tool would not build.
     rerunnable_why(cfg)?;

@@ -65,10 +65,22 @@ impl<T: Clone> Linear<T> {
             Split::KvColumns => (b.kv_cut().map(|c| (1, c)), b.kv_cut().map(|c| (0, c))),
             Split::Rows => (b.cut().map(|c| (0, c)), None),
         };
+        // Fewer K/V heads than devices: each keeps one whole head, hd wide.
+        let one_head = split == Split::KvColumns
+            && b.cut().is_some_and(|c| b.cfg.attention.kv_heads < c.parts);
         let w = Init::Normal(std);
+        let mut weight = b.param_cut("weight", &[fan_in, fan_out], &axes, w, w_cut);
+        let mut bias =
+            bias_len.map(|n| b.param_cut("bias", &[n], &axes[1..], Init::Const(0.0), b_cut));
+        if one_head {
+            weight.axes[1] = Axis::HeadDim;
+            if let Some(b) = &mut bias {
+                b.axes[0] = Axis::HeadDim;
+            }
+        }
         Self {
-            weight: b.param_cut("weight", &[fan_in, fan_out], &axes, w, w_cut),
-            bias: bias_len.map(|n| b.param_cut("bias", &[n], &axes[1..], Init::Const(0.0), b_cut)),
+            weight,
+            bias,
             reduce: if split == Split::Rows {
                 b.reduce().map(Box::new)
             } else {

@@ -615,7 +615,20 @@ fn yes_no(b: bool) -> &'static str {
 /// both its hidden units; the step's name tells which of the two).
 fn linear(s: &Step) -> Why {
     let (rows, cols) = (s.dim(1, 0), s.dim(1, 1));
+    // One device's part of a split layer: W's axis cut is a fraction.
+    let w_axis = |i: usize| s.ins.get(1).and_then(|w| w.axes.get(i));
+    let cut = |i: usize| {
+        w_axis(i).is_some_and(|a| match a {
+            Axis::Fraction { .. } => true,
+            Axis::Product(parts) => matches!(parts.first(), Some(Axis::Fraction { .. })),
+            _ => false,
+        })
+    };
+    let kv = matches!(s.role, Role::Key | Role::Value);
     let key = match s.role {
+        Role::AttnOut | Role::MlpOut if cut(0) => "why-linear-partial",
+        _ if kv && w_axis(1) == Some(&Axis::HeadDim) && cols < rows => "why-linear-kv-replicated",
+        _ if cut(1) => "why-linear-column",
         Role::Query => "why-linear-q",
         Role::Key | Role::Value => "why-linear-kv",
         Role::AttnOut => "why-linear-out",

@@ -38,6 +38,13 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         if let Some(window) = a.window {
             kv.push_str(&format!(" window={window}"));
         }
+        // A split model: whose shapes these are.
+        let d = c.devices;
+        if d.split() {
+            let key = if d.sp { "ui-device-sp" } else { "ui-device" };
+            let why = Why::new(key).arg("k", d.device).arg("N", d.tp);
+            kv.push_str(&format!(" {}", app.tr(&why)));
+        }
         // A mixture of experts: each token's MLP is k of E.
         let mut ff = String::new();
         if let Some(m) = c.mixture {

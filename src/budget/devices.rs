@@ -1,0 +1,96 @@
+//! One device's share of a model split across devices: every count of the
+//! budget is already that device's (the model is built as it holds it);
+//! here, what its communication steps send in one forward.
+
+use crate::config::ModelConfig;
+use crate::ops::{Op, OpKind};
+use crate::trace::Trace;
+use serde::Serialize;
+
+/// The split, and what one device sends in one forward.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Split {
+    /// N, the tensor-parallel devices.
+    pub tp: usize,
+    /// Sequence parallelism.
+    pub sp: bool,
+    /// The device counted.
+    pub device: usize,
+    /// Each kind of communication step at each shape: how many a forward
+    /// makes and what each sends.
+    pub steps: Vec<CommRow>,
+    /// Bytes the device sends (and receives) in one forward.
+    pub per_forward: u64,
+    /// Of those, one block's.
+    pub per_block: u64,
+}
+
+/// Communication steps of one kind and output shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommRow {
+    /// `all_reduce`, `all_gather`, `reduce_scatter`.
+    pub op: String,
+    /// The output shape.
+    pub shape: Vec<usize>,
+    /// How many a forward makes.
+    pub count: u64,
+    /// Bytes one sends ([`Op::sent_bytes`], the ring's).
+    pub each: u64,
+}
+
+/// The split of `cfg` and its communication, read off `trace` (one
+/// device's forward); `None` on one device.
+#[must_use]
+pub fn split(cfg: &ModelConfig, trace: &Trace) -> Option<Split> {
+    let d = cfg.devices;
+    if !d.split() {
+        return None;
+    }
+    let n = d.tp;
+    let mut steps: Vec<CommRow> = Vec::new();
+    let mut per_block = 0u64;
+    for e in &trace.events {
+        let op = match e.op {
+            OpKind::AllReduce => Op::AllReduce { devices: n },
+            OpKind::AllGather => Op::AllGather {
+                devices: n,
+                axis: 1,
+            },
+            OpKind::ReduceScatter => Op::ReduceScatter {
+                devices: n,
+                axis: 1,
+                rank: 0,
+            },
+            _ => continue,
+        };
+        let elems: usize = e.shape.iter().product();
+        let each = op
+            .sent_bytes(elems, e.dtype.size())
+            .map_or(0, |b| u64::try_from(b).unwrap_or(u64::MAX));
+        if e.block() == Some(1) {
+            per_block += each;
+        }
+        let kind = e.op.to_string();
+        match steps
+            .iter_mut()
+            .find(|r| r.op == kind && r.shape == e.shape)
+        {
+            Some(r) => r.count += 1,
+            None => steps.push(CommRow {
+                op: kind,
+                shape: e.shape.clone(),
+                count: 1,
+                each,
+            }),
+        }
+    }
+    let per_forward = steps.iter().map(|r| r.count * r.each).sum();
+    Some(Split {
+        tp: n,
+        sp: d.sp,
+        device: d.device,
+        steps,
+        per_forward,
+        per_block,
+    })
+}

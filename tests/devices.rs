@@ -1,0 +1,309 @@
+//! A model split across devices (`--tp N`, `--sp`, `--device k`): each
+//! device's shapes, the communication steps, the `shard` check and its
+//! faults, the per-device count, and a real distributed engine's local
+//! shapes and outputs.
+//!
+//! tests/fixtures/hf-llama-tiny-tp/ was made by scripts/make_tp_fixture.py:
+//! torch.distributed's DTensor tensor parallelism (`parallelize_module`,
+//! `ColwiseParallel` for q, k, v, gate and up, `RowwiseParallel` for o and
+//! down) over two CPU processes with gloo, on the tiny Llama fixture (4
+//! heads, 2 K/V heads): each rank's local output and weight shapes and its
+//! logits.
+
+mod common;
+use common::{cli, largest_delta};
+use ndarray::ArrayD;
+use shapetrace::check::Status;
+use shapetrace::config::{Devices, Fault, preset};
+use shapetrace::load::{Sources, resolve};
+use shapetrace::ops::OpKind;
+use shapetrace::{ModelConfig, Overlay, Request, Trace};
+use std::path::Path;
+
+const TINY: &str = "tests/fixtures/hf-llama-tiny";
+const TP: &str = "tests/fixtures/hf-llama-tiny-tp";
+
+fn split(name: &str, tp: usize, sp: bool) -> ModelConfig {
+    ModelConfig {
+        devices: Devices { tp, sp, device: 0 },
+        ..preset::by_name(name).unwrap()
+    }
+}
+
+/// The trace's line for step `path`, as `trace` prints it.
+fn line<'a>(out: &'a str, path: &str) -> &'a str {
+    out.lines()
+        .find(|l| l.split_whitespace().nth(1) == Some(path))
+        .unwrap_or_else(|| panic!("no {path} in\n{out}"))
+}
+
+fn count(t: &Trace, op: OpKind, block: &str) -> usize {
+    t.events
+        .iter()
+        .filter(|e| e.op == op && e.path.starts_with(block))
+        .count()
+}
+
+#[test]
+fn tp2_shows_one_devices_shapes_and_two_all_reduces_per_block() {
+    let (code, out, err) = cli(&["trace", "--preset", "lesson", "--tp", "2"]);
+    assert_eq!(code, Some(0), "{err}");
+    for (path, shape) in [
+        ("block1.attn.q_proj", "(B=2,T=4,d/2=32)"),
+        ("block1.attn.q", "(B=2,h/2=2,T=4,hd=16)"),
+        ("block1.attn.scores", "(B=2,h/2=2,Tq=4,Tk=4)"),
+        ("block1.attn.merge", "(B=2,T=4,h/2·hd=32)"),
+        ("block1.mlp.up", "(B=2,T=4,ff/2=128)"),
+        ("block1.attn.out.all_reduce", "(B=2,T=4,d=64)"),
+    ] {
+        assert!(line(&out, path).contains(shape), "{}", line(&out, path));
+    }
+    let t = shapetrace::run(&split("lesson", 2, false)).unwrap().trace;
+    for block in ["block1.", "block2."] {
+        assert_eq!(count(&t, OpKind::AllReduce, block), 2, "{block}");
+    }
+    // Each all-reduce reads its layer's partial sum and adds the bias once.
+    let ar = t.get("block1.attn.out.all_reduce").unwrap();
+    assert_eq!(ar.inputs, ["block1.attn.out"]);
+    assert!(
+        ar.formula.starts_with("Σ over 2 devices + b"),
+        "{}",
+        ar.formula
+    );
+    // The residual add reads the reduced sum, not the partial one.
+    let add = t.get("block1.resid_1").unwrap();
+    assert_eq!(add.inputs[1], "block1.attn.out.all_reduce");
+    // One device is no split: no communication, the same steps as before.
+    let one = shapetrace::run(&split("lesson", 1, false)).unwrap().trace;
+    assert!(one.events.iter().all(|e| e.op != OpKind::AllReduce));
+    assert_eq!(one.events.len() + 4, t.events.len());
+}
+
+#[test]
+fn sp_holds_the_stream_at_t_over_n_with_gathers_and_reduce_scatters() {
+    let t = shapetrace::run(&split("lesson", 2, true)).unwrap().trace;
+    for path in ["block1.ln_1", "block1.resid_1", "block2.resid_2"] {
+        assert_eq!(t.get(path).unwrap().shape, [2, 2, 64], "{path}");
+    }
+    for (kind, n) in [(OpKind::AllGather, 2), (OpKind::ReduceScatter, 2)] {
+        assert_eq!(count(&t, kind, "block1."), n, "{kind}");
+    }
+    assert_eq!(t.get("block1.attn.all_gather").unwrap().shape, [2, 4, 64]);
+    assert_eq!(t.get("block1.mlp.up").unwrap().shape, [2, 4, 128]);
+    assert_eq!(
+        t.get("block1.mlp.down.reduce_scatter").unwrap().shape,
+        [2, 2, 64]
+    );
+    // The model's output is gathered back to (B, T, d).
+    assert_eq!(t.events.last().unwrap().path, "all_gather");
+    assert_eq!(t.events.last().unwrap().shape, [2, 4, 64]);
+}
+
+#[test]
+fn shard_passes_on_every_split_and_fails_under_each_fault_with_every_shape_passing() {
+    for (tp, sp) in [(2, false), (4, false), (2, true), (4, true)] {
+        let cfg = split("lesson", tp, sp);
+        let checks = shapetrace::run(&cfg).unwrap().checks;
+        for c in &checks {
+            assert_eq!(c.status, Status::Pass, "tp {tp} sp {sp}: {c:?}");
+        }
+        assert!(checks.iter().any(|c| c.name.to_string() == "shard"));
+    }
+    for (fault, sp) in [(Fault::TpNoAllreduce, false), (Fault::SpScatterNoSum, true)] {
+        let cfg = ModelConfig {
+            fault: Some(fault),
+            ..split("lesson", 2, sp)
+        };
+        let checks = shapetrace::run(&cfg).unwrap().checks;
+        let failed: Vec<String> = checks
+            .iter()
+            .filter(|c| c.status == Status::Fail)
+            .map(|c| c.name.to_string())
+            .collect();
+        assert_eq!(failed, ["shard"], "{fault}: {checks:?}");
+        let shard = checks.iter().find(|c| c.status == Status::Fail).unwrap();
+        assert_eq!(shard.path.as_deref(), Some("block1.resid_1"), "{shard:?}");
+    }
+}
+
+#[test]
+fn a_split_that_does_not_divide_is_one_line_naming_the_field_and_every_allowed_tp() {
+    for (args, want) in [
+        (
+            &["trace", "--tp", "3"][..],
+            "heads 4 is not divisible by tp 3; allowed tp: 1, 2, 4",
+        ),
+        (
+            &["trace", "--tp", "2", "--kv-heads", "1", "--d-ff", "255"][..],
+            "d_ff 255 is not divisible by tp 2; allowed tp: 1",
+        ),
+        (
+            &["trace", "--tp", "4", "--sp", "--seq", "6"][..],
+            "seq 6 is not divisible by tp 4; allowed tp: 1, 2",
+        ),
+        (
+            &["trace", "--tp", "2", "--device", "2"][..],
+            "device 2; allowed: 0..=1",
+        ),
+        (&["trace", "--sp"][..], "--sp with --tp 2 or more"),
+        (
+            &["trace", "--tp", "2", "--backward"][..],
+            "tp 2; allowed: 1 with --backward",
+        ),
+    ] {
+        let (code, out, err) = cli(args);
+        assert_eq!(code, Some(2), "{args:?}: {out}{err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+    }
+}
+
+#[test]
+fn fewer_kv_heads_than_devices_keep_one_whole_kv_head_each() {
+    let cfg = ModelConfig {
+        devices: Devices {
+            tp: 4,
+            sp: false,
+            device: 3,
+        },
+        attention: shapetrace::config::Attention {
+            kv_heads: 2,
+            ..preset::lesson().attention
+        },
+        ..preset::lesson()
+    };
+    let t = shapetrace::run(&cfg).unwrap().trace;
+    // One query head of 4 per device; K/V head 2 of 2 on devices 2 and 3.
+    assert_eq!(t.get("block1.attn.q").unwrap().shape, [2, 1, 4, 16]);
+    assert_eq!(t.get("block1.attn.k").unwrap().shape, [2, 1, 4, 16]);
+    assert!(t.get("block1.attn.k_rep").is_none());
+    let checks = shapetrace::run(&cfg).unwrap().checks;
+    assert!(
+        checks.iter().all(|c| c.status == Status::Pass),
+        "{checks:?}"
+    );
+}
+
+#[test]
+fn gpt2_small_at_tp4_holds_1_775_424_parameters_per_block_per_device() {
+    let cfg = split("gpt2-small", 4, false);
+    let b = shapetrace::Budget::of(&cfg).unwrap();
+    assert_eq!(b.block.total, 1_775_424);
+    assert_eq!(b.closed_total, b.total);
+    // Column-parallel biases split; row-parallel biases and norms whole.
+    let built = shapetrace::budget::count::built(&cfg);
+    let shape = |name: &str| {
+        built
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+            .shape
+            .clone()
+    };
+    for (name, want) in [
+        ("block1.attn.q_proj.weight", vec![768, 192]),
+        ("block1.attn.q_proj.bias", vec![192]),
+        ("block1.attn.out.weight", vec![192, 768]),
+        ("block1.attn.out.bias", vec![768]),
+        ("block1.mlp.up.bias", vec![768]),
+        ("block1.mlp.down.weight", vec![768, 768]),
+        ("block1.mlp.down.bias", vec![768]),
+        ("block1.ln_1.weight", vec![768]),
+        ("wte", vec![50_257, 768]),
+    ] {
+        assert_eq!(shape(name), want, "{name}");
+    }
+}
+
+/// Our device `k`'s run of the tiny Llama from its token ids, split in two.
+fn llama_on(device: usize) -> (Trace, ArrayD<f32>, Vec<(String, Vec<usize>)>) {
+    let flags = Overlay {
+        tp: Some(2),
+        device: Some(device),
+        ..Overlay::default()
+    };
+    let src = Sources {
+        weights: Some(Path::new(TINY).join("model.safetensors")),
+        tokens: Some(format!("{TINY}/tokens.npy")),
+        ..Sources::default()
+    };
+    let req = Request {
+        keep_output: true,
+        ..Request::default()
+    };
+    let (cfg, req) = resolve(&flags, &src, req).unwrap();
+    let traced = shapetrace::trace_request(&cfg, &req).unwrap();
+    assert!(traced.trace.failure.is_none(), "{:?}", traced.trace.failure);
+    let params = shapetrace::budget::count::built(&cfg)
+        .into_iter()
+        .map(|p| (p.name, p.shape))
+        .collect();
+    (traced.trace, traced.output.unwrap(), params)
+}
+
+/// Our path for a Hugging Face Llama module's output: the all-reduced
+/// sum for the row-parallel ones, as DTensor's module hook sees it.
+fn ours(hf: &str) -> String {
+    let layer: usize = hf.split('.').nth(2).unwrap().parse().unwrap();
+    let module = hf.rsplit('.').next().unwrap();
+    let ours = match module {
+        "q_proj" | "k_proj" | "v_proj" => format!("attn.{module}"),
+        "o_proj" => "attn.out.all_reduce".into(),
+        "gate_proj" => "mlp.gate".into(),
+        "up_proj" => "mlp.up".into(),
+        "down_proj" => "mlp.down.all_reduce".into(),
+        other => panic!("unexpected module {other}"),
+    };
+    format!("block{}.{ours}", layer + 1)
+}
+
+#[test]
+fn dtensors_local_shapes_and_logits_equal_each_devices() {
+    let text = std::fs::read_to_string(Path::new(TP).join("shapes.json")).unwrap();
+    let fixture: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(fixture["world_size"], 2);
+    let shape = |v: &serde_json::Value| -> Vec<usize> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|n| usize::try_from(n.as_u64().unwrap()).unwrap())
+            .collect()
+    };
+    for rank in fixture["ranks"].as_array().unwrap() {
+        let k = usize::try_from(rank["rank"].as_u64().unwrap()).unwrap();
+        let (trace, logits, params) = llama_on(k);
+        let outputs = rank["outputs"].as_object().unwrap();
+        assert_eq!(outputs.len(), 14);
+        for (hf, want) in outputs {
+            let path = ours(hf);
+            let got = &trace
+                .get(&path)
+                .unwrap_or_else(|| panic!("no {path}"))
+                .shape;
+            assert_eq!(got, &shape(want), "rank {k}: {hf} vs {path}");
+        }
+        // Every local weight, (out, in) in torch and (in, out) here; the
+        // embeddings, norms and head whole on both.
+        let by_name: std::collections::HashMap<_, _> = params.into_iter().collect();
+        let mut matrices = 0;
+        for (hf, want) in rank["params"].as_object().unwrap() {
+            let module = hf.trim_end_matches(".weight");
+            if !module.starts_with("model.layers.") || module.ends_with("layernorm") {
+                continue;
+            }
+            let ours = ours(module);
+            let ours = format!("{}.weight", ours.trim_end_matches(".all_reduce"));
+            let mut want = shape(want);
+            want.reverse();
+            let got = by_name.get(&ours).unwrap_or_else(|| panic!("no {ours}"));
+            assert_eq!(got, &want, "rank {k}: {hf} vs {ours}");
+            matrices += 1;
+        }
+        assert_eq!(matrices, 14);
+        let theirs =
+            shapetrace::npy::read(&Path::new(TP).join(format!("logits-rank{k}.npy"))).unwrap();
+        let delta = largest_delta(&logits, &theirs);
+        assert!(delta < 1e-5, "rank {k}: |Δ| {delta}");
+    }
+}

@@ -107,7 +107,11 @@ fn shard_passes_on_every_split_and_fails_under_each_fault_with_every_shape_passi
         for c in &checks {
             assert_eq!(c.status, Status::Pass, "tp {tp} sp {sp}: {c:?}");
         }
-        assert!(checks.iter().any(|c| c.name.to_string() == "shard"));
+        assert!(
+            checks
+                .iter()
+                .any(|c| c.name == shapetrace::CheckName::Shard)
+        );
     }
     for (fault, sp) in [(Fault::TpNoAllreduce, false), (Fault::SpScatterNoSum, true)] {
         let cfg = ModelConfig {
@@ -216,8 +220,11 @@ fn gpt2_small_at_tp4_holds_1_775_424_parameters_per_block_per_device() {
     }
 }
 
+/// Each parameter's name and shape, as one device holds it.
+type Shapes = Vec<(String, Vec<usize>)>;
+
 /// Our device `k`'s run of the tiny Llama from its token ids, split in two.
-fn llama_on(device: usize) -> (Trace, ArrayD<f32>, Vec<(String, Vec<usize>)>) {
+fn llama_on(device: usize) -> (Trace, ArrayD<f32>, Shapes) {
     let flags = Overlay {
         tp: Some(2),
         device: Some(device),

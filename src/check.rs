@@ -210,6 +210,27 @@ pub fn unjudged(
     all_skipped.then(|| (catchers, found[0].detail.clone()))
 }
 
+/// The skip of a check `name` that re-runs the model of `cfg`, when it
+/// cannot: the forward of `trace` stopped (the check that stopped it has
+/// judged that model), the run has no values to compare, or the model is
+/// over the re-runs' size limit. `None` when it can.
+pub(crate) fn cannot_rerun(
+    name: CheckName,
+    trace: &Trace,
+    cfg: &crate::config::ModelConfig,
+) -> Option<CheckResult> {
+    if let Some(skip) = stopped(name, trace) {
+        return Some(skip);
+    }
+    if trace.mode == crate::trace::Mode::ShapeOnly {
+        let why = crate::why::Why::new("check-shape-only-compare");
+        return Some(CheckResult::skip(name, "").said(why));
+    }
+    influence::rerunnable_why(cfg)
+        .err()
+        .map(|why| CheckResult::skip(name, "").said(why))
+}
+
 /// The skip of check `name` on a trace whose forward stopped: the check
 /// that stopped it has judged that model already. `None` when it ran on.
 pub(crate) fn stopped(name: CheckName, trace: &Trace) -> Option<CheckResult> {

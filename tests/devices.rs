@@ -70,6 +70,20 @@ fn tp2_shows_one_devices_shapes_and_two_all_reduces_per_block() {
         "{}",
         ar.formula
     );
+    // Each step's why says what a device holds of it.
+    let why = |path: &str| t.get(path).unwrap().why.as_ref().unwrap().clone();
+    for (path, key) in [
+        ("block1.attn.q_proj", "why-linear-column"),
+        ("block1.attn.q", "why-split"),
+        ("block1.attn.out", "why-linear-partial"),
+        ("block1.mlp.down", "why-linear-partial"),
+        ("block1.mlp.up", "why-linear-column"),
+        ("block1.attn.out.all_reduce", "why-all-reduce"),
+    ] {
+        assert_eq!(why(path).key, key, "{path}");
+    }
+    // A ring all-reduce of (2,4,64) f32 sends 2·(N−1)/N of its 2 KiB.
+    assert!(why("block1.attn.out.all_reduce").text().contains("2.0 KiB"));
     // The residual add reads the reduced sum, not the partial one.
     let add = t.get("block1.resid_1").unwrap();
     assert_eq!(add.inputs[1], "block1.attn.out.all_reduce");

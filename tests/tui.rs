@@ -138,6 +138,27 @@ fn snapshot_residual_add() {
     insta::assert_snapshot!(a.frame());
 }
 
+/// A model split over two devices: the header names the device, and the
+/// all-reduce after the attention's row-parallel output says what it sums
+/// and sends.
+#[test]
+fn snapshot_tensor_parallel_all_reduce() {
+    let cfg = ModelConfig {
+        devices: shapetrace::config::Devices {
+            tp: 2,
+            sp: false,
+            device: 1,
+        },
+        ..ModelConfig::default()
+    };
+    let mut a = Stepper(common::stepper(cfg, Given::default()));
+    for _ in 0..13 {
+        a.act(Action::Next);
+    }
+    assert_eq!(a.path(a.cursor), Some("block1.attn.out.all_reduce"));
+    insta::assert_snapshot!(a.frame());
+}
+
 #[test]
 fn snapshot_fault_failure() {
     let a = with(&[Action::CycleFault, Action::Last]);

@@ -15,7 +15,7 @@
 //! turned at position 0, or a mask aligned at the top left passes every
 //! shape and fails here.
 
-use super::influence::{Subject, rerunnable_why};
+use super::influence::Subject;
 use super::reference::plain;
 use super::{CheckName, CheckResult};
 use crate::config::{DType, ModelConfig};
@@ -24,7 +24,7 @@ use crate::model::{Model, input, record_on, tokens};
 use crate::ops::Backend;
 use crate::ops::numeric::{Numeric, Scalar, Tensor};
 use crate::trace::recorder::{Recorder, Watch};
-use crate::trace::{Event, Mode, Trace, pass_of, within_pass};
+use crate::trace::{Event, Trace, pass_of, within_pass};
 use crate::why::Why;
 use ndarray::{ArrayD, Axis, concatenate};
 
@@ -172,14 +172,8 @@ fn steps_break(out: &mut [CheckResult], steps: &[(String, Trace)]) {
 #[must_use]
 pub fn decode(trace: &Trace, subject: Subject) -> CheckResult {
     let name = CheckName::Decode;
-    if let Some(skip) = super::stopped(name, trace) {
+    if let Some(skip) = super::cannot_rerun(name, trace, subject.cfg) {
         return skip;
-    }
-    if trace.mode == Mode::ShapeOnly {
-        return CheckResult::skip(name, "").said(Why::new("check-shape-only-compare"));
-    }
-    if let Err(why) = rerunnable_why(subject.cfg) {
-        return CheckResult::skip(name, "").said(why);
     }
     // The cache path and the full forward are the same math in any
     // dtype; a 16-bit model's is judged unrounded, in f32, where 64·ε is

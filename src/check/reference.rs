@@ -33,7 +33,7 @@ use super::influence::Subject;
 use crate::config::{DType, ModelConfig};
 use crate::model;
 use crate::ops::numeric::{Numeric, Scalar};
-use crate::trace::{CheckName, Mode, Trace};
+use crate::trace::{CheckName, Trace};
 
 /// The largest |Δ| allowed between two values, relative to `1 + |want|`.
 pub const TOLERANCE: f64 = 1e-5;
@@ -54,11 +54,8 @@ pub struct Differs {
 #[must_use]
 pub fn reference(trace: &Trace, subject: Subject) -> CheckResult {
     let name = CheckName::Reference;
-    if let Some(skip) = super::stopped(name, trace) {
+    if let Some(skip) = super::cannot_rerun(name, trace, subject.cfg) {
         return skip;
-    }
-    if trace.mode == Mode::ShapeOnly {
-        return CheckResult::skip(name, "").said(crate::why::Why::new("check-shape-only-compare"));
     }
     let declared = ModelConfig {
         fault: None,
@@ -68,9 +65,6 @@ pub fn reference(trace: &Trace, subject: Subject) -> CheckResult {
         .cfg
         .fault
         .map_or_else(|| "none".to_string(), |f| f.to_string());
-    if let Err(why) = super::influence::rerunnable_why(subject.cfg) {
-        return CheckResult::skip(name, "").said(why);
-    }
     if subject.cfg.fault.is_none() {
         return judge_plain(subject);
     }

@@ -14,14 +14,14 @@
 //! The probes and `reference` judge what the devices compute: the
 //! one-device model, which `shard` holds them to.
 
-use super::influence::{Subject, rerunnable_why};
+use super::influence::Subject;
 use super::{CheckName, CheckResult, contract, params, probe, reference};
 use crate::config::{DType, Devices, ModelConfig};
 use crate::model::devices::record_all;
 use crate::model::record;
 use crate::ops::numeric::{Numeric, Scalar, Tensor};
 use crate::trace::recorder::{Capture, Watch};
-use crate::trace::{Mode, Role, Trace};
+use crate::trace::{Role, Trace};
 use crate::why::Why;
 
 /// The largest |Δ| allowed, times the larger of 1 and the one-device
@@ -64,15 +64,8 @@ pub fn one_device(cfg: &ModelConfig) -> ModelConfig {
 /// Every device against the one-device model.
 #[must_use]
 pub fn shard(trace: &Trace, subject: Subject) -> CheckResult {
-    let name = CheckName::Shard;
-    if let Some(skip) = super::stopped(name, trace) {
+    if let Some(skip) = super::cannot_rerun(CheckName::Shard, trace, subject.cfg) {
         return skip;
-    }
-    if trace.mode == Mode::ShapeOnly {
-        return CheckResult::skip(name, "").said(Why::new("check-shape-only-compare"));
-    }
-    if let Err(why) = rerunnable_why(subject.cfg) {
-        return CheckResult::skip(name, "").said(why);
     }
     let (devices, one) = if subject.cfg.dtype == DType::F64 {
         runs::<f64>(subject)

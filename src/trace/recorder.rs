@@ -354,17 +354,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         all.extend_from_slice(rest);
         let role = named.unwrap_or_else(|| Role::of_op(op.kind(), Some(x.role)));
         let about = self.describe(op, &all);
-        let shapes: Vec<&[usize]> = all.iter().map(|i| Self::shape_of(i)).collect();
-        let dtypes: Vec<DType> = all.iter().map(|i| self.dtype_of(i)).collect();
-        let judged = judge::op_shapes(op, &shapes)
-            .and_then(|shape| Ok((shape, judge::op_dtype(op, &dtypes)?)));
-        let (shape, dtype) = match judged {
-            Ok(judged) => judged,
-            Err(detail) => {
-                let failure = (CheckName::OpShapes, detail, about.operands, None);
-                return Err(self.fail(&path, op.kind(), failure));
-            }
-        };
+        let (shape, dtype) = self.judged(&path, op, &all, &about)?;
         let keys = self.keep_params(&all);
         let stream = self.stream.clone();
         let (event, operands) = about.event(
@@ -424,17 +414,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
         });
         let role = named.unwrap_or_else(|| Role::of_op(op.kind(), first));
         let about = self.describe(op, &all);
-        let shapes: Vec<&[usize]> = all.iter().map(|i| Self::shape_of(i)).collect();
-        let dtypes: Vec<DType> = all.iter().map(|i| self.dtype_of(i)).collect();
-        let judged = judge::op_shapes(op, &shapes)
-            .and_then(|shape| Ok((shape, judge::op_dtype(op, &dtypes)?)));
-        let (shape, dtype) = match judged {
-            Ok(judged) => judged,
-            Err(detail) => {
-                let failure = (CheckName::OpShapes, detail, about.operands, None);
-                return Err(self.fail(&path, op.kind(), failure));
-            }
-        };
+        let (shape, dtype) = self.judged(&path, op, &all, &about)?;
         let keys = self.keep_params(&all);
         drop(all);
         let stream = self.stream.clone();
@@ -523,6 +503,25 @@ impl<'b, B: Backend> Recorder<'b, B> {
             _ => None,
         };
         self.push(event, t, Some(operands), same)
+    }
+
+    /// The output shape and dtype of `op` on `all`, as the judges give
+    /// them; the step at `path` fails `op-shapes` when they refuse.
+    fn judged(
+        &mut self,
+        path: &str,
+        op: &Op,
+        all: &[In<B::Tensor>],
+        about: &About,
+    ) -> Result<(Shape, DType), Stop> {
+        let shapes: Vec<&[usize]> = all.iter().map(|i| Self::shape_of(i)).collect();
+        let dtypes: Vec<DType> = all.iter().map(|i| self.dtype_of(i)).collect();
+        let judged = judge::op_shapes(op, &shapes)
+            .and_then(|shape| Ok((shape, judge::op_dtype(op, &dtypes)?)));
+        judged.map_err(|detail| {
+            let failure = (CheckName::OpShapes, detail, about.operands.clone(), None);
+            self.fail(path, op.kind(), failure)
+        })
     }
 
     /// The tape's keys of `all`, each parameter's values kept on the tape

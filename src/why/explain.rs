@@ -244,11 +244,12 @@ fn message(s: &Step) -> Why {
                 .arg("shape", shape)
         }
         Op::SplitHeads { heads, axis } => {
-            let key = if *axis == Axis::Heads {
-                "why-split"
-            } else {
-                "why-split-kv"
+            // The query heads: all h, or one device's h/N.
+            let query = match axis {
+                Axis::Fraction { of, .. } => **of == Axis::Heads,
+                a => *a == Axis::Heads,
             };
+            let key = if query { "why-split" } else { "why-split-kv" };
             Why::new(key)
                 .arg("d", s.last(0))
                 .arg("wide", yes_no(s.stream.last() != Some(&s.last(0))))

@@ -90,6 +90,20 @@ pub(crate) fn settings(trace: &Trace) -> Vec<(&'static str, String)> {
         let words = "yes: the loss, then every gradient from the head back to the embeddings";
         rows.push(("backward", words.into()));
     }
+    // A split model: whose steps these are.
+    let d = c.devices;
+    if d.split() {
+        let sp = if d.sp {
+            ", sequence parallel: norms and residual adds on T/N positions"
+        } else {
+            ""
+        };
+        let words = format!(
+            "device {} of {} (tensor parallel{sp}): each holds heads/{} heads and d_ff/{} hidden units",
+            d.device, d.tp, d.tp, d.tp
+        );
+        rows.push(("devices", words));
+    }
     rows
 }
 

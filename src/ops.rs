@@ -253,6 +253,8 @@ pub enum Op {
     RepeatKv {
         /// Copies of each K/V head, h / kv.
         rep: usize,
+        /// The heads axis it gives: `h`, or one device's `h/N`.
+        heads: Axis,
     },
     /// Rotary position embedding, (B, h, T, hd) → (B, h, T, hd): at token t
     /// the pair (i, i + hd/2) turns by the angle t·ω_i, ω_i = θ^(−2i/hd)

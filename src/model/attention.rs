@@ -257,7 +257,7 @@ impl<T: Clone> Attention<T> {
         // Split the features into heads. Each is handed over: the backend
         // may split it in place.
         let split = |heads, axis| Op::SplitHeads { heads, axis };
-        let q = rec.op_owned("q", &split(h, h_axis), q, &[])?; // (B, h, T, hd)
+        let q = rec.op_owned("q", &split(h, h_axis.clone()), q, &[])?; // (B, h, T, hd)
         let k = rec.op_owned("k", &split(kv, kv_axis.clone()), k, &[])?; // (B, kv, T, hd)
         let v = rec.op_owned("v", &split(kv, kv_axis), v, &[])?; // (B, kv, T, hd)
 
@@ -285,7 +285,10 @@ impl<T: Clone> Attention<T> {
         let (k, v) = if kv == h {
             (k, v)
         } else {
-            let rep = Op::RepeatKv { rep: h / kv };
+            let rep = Op::RepeatKv {
+                rep: h / kv,
+                heads: h_axis.clone(),
+            };
             (
                 rec.op("k_rep", &rep, &[In::Act(&k)])?, // (B, h, T, hd)
                 rec.op("v_rep", &rep, &[In::Act(&v)])?, // (B, h, T, hd)

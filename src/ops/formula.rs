@@ -27,7 +27,7 @@ impl Op {
                 format!("{name}(x) over {over} : {} → {o}", s(0))
             }
             Op::SplitHeads { heads, .. } => format!("split into {heads} heads : {} → {o}", s(0)),
-            Op::RepeatKv { rep } => format!("repeat kv ×{rep} : {} → {o}", s(0)),
+            Op::RepeatKv { rep, .. } => format!("repeat kv ×{rep} : {} → {o}", s(0)),
             Op::Rope {
                 theta,
                 scaling,

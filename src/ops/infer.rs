@@ -143,7 +143,7 @@ impl Op {
                 })?;
                 Ok(x.to_vec())
             }
-            Op::RepeatKv { rep } => {
+            Op::RepeatKv { rep, .. } => {
                 rank(x, 4, "repeat_kv input")?;
                 Ok(vec![x[0], x[1] * rep, x[2], x[3]])
             }
@@ -424,7 +424,7 @@ impl Op {
                 out
             }
             Op::SplitHeads { axis, .. } => vec![at(x, 0), axis.clone(), at(x, 1), Axis::HeadDim],
-            Op::RepeatKv { .. } => vec![at(x, 0), Axis::Heads, at(x, 2), at(x, 3)],
+            Op::RepeatKv { heads, .. } => vec![at(x, 0), heads.clone(), at(x, 2), at(x, 3)],
             // Query and key positions are two axes: (B, h, Tq, Tk).
             // A decode step's keys are a cache's S positions: Tk all the same.
             Op::Scores { .. } => {

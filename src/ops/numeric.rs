@@ -112,7 +112,7 @@ impl<F: Scalar> Numeric<F> {
     ) -> (ArrayD<F>, Option<Stats>) {
         match op {
             Op::SplitHeads { .. } => (split_heads(owned(x), out), None),
-            Op::RepeatKv { rep } => {
+            Op::RepeatKv { rep, .. } => {
                 let mut y = ArrayD::zeros(IxDyn(out));
                 for h in 0..out[1] {
                     y.slice_mut(s![.., h, .., ..])

@@ -148,7 +148,7 @@ fn made(s: &Step, i: usize) -> Option<String> {
             heads_of(axis),
             s.last(0)
         )),
-        Op::RepeatKv { rep } if i == 1 => Some(format!("kv × rep = {} × {rep}", s.dim(0, 1))),
+        Op::RepeatKv { rep, .. } if i == 1 => Some(format!("kv × rep = {} × {rep}", s.dim(0, 1))),
         Op::Scores { .. } if i == 3 => {
             let keys = s
                 .ins
@@ -292,7 +292,7 @@ fn message(s: &Step) -> Why {
             .arg("d", s.last(0))
             .arg("by", format!("{by:.2}"))
             .arg("shape", shape),
-        Op::RepeatKv { rep } => Why::new("why-repeat-kv")
+        Op::RepeatKv { rep, .. } => Why::new("why-repeat-kv")
             .arg("kv", s.dim(0, 1))
             .arg("rep", *rep)
             .arg("h", s.out(1))

@@ -72,7 +72,7 @@ pub fn term(op: &Op, i: usize, ins: &[(&str, &[usize])], y: (&str, &[usize])) ->
         (Op::Norm { .. }, _) => format!("Σ {dy} over {yrows} rows : {ys} → {}", fmt_shape(xs)),
         (Op::SplitHeads { .. }, _) => format!("{dy} merged back : {ys} → {}", fmt_shape(xs)),
         (Op::MergeHeads(_), _) => format!("{dy} split back : {ys} → {}", fmt_shape(xs)),
-        (Op::RepeatKv { rep }, _) => format!(
+        (Op::RepeatKv { rep, .. }, _) => format!(
             "Σ of {dy}'s {rep} copies of each K/V head : {ys} → {}",
             fmt_shape(xs)
         ),

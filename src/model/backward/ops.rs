@@ -55,7 +55,7 @@ pub fn backward(
         Op::MergeHeads(Merge::Transpose) => some(vec![split(dy, ins[0].shape())]),
         Op::MergeHeads(Merge::BareReshape) => some(vec![reshape(dy, ins[0].shape())]),
         // Query head i read K/V head i / rep: each K/V head sums its copies' gradients.
-        Op::RepeatKv { rep } => {
+        Op::RepeatKv { rep, .. } => {
             let mut dx = ArrayD::zeros(ins[0].shape());
             for h in 0..dy.shape()[1] {
                 let mut g = dx.slice_mut(s![.., h / rep, .., ..]);

@@ -310,7 +310,8 @@ impl Budget {
             mlp_weights: active_w,
             attention: flops::attention_per_token(trace),
             layers: cfg.layers,
-            heads: cfg.attention.heads,
+            // One device's heads, when split.
+            heads: cfg.attention.heads / cfg.devices.tp.max(1),
             head_dim: cfg.head_dim(),
             seq: cfg.seq,
             // BERT's pooler reads one token a sequence: no head per token.

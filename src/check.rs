@@ -171,10 +171,21 @@ pub fn as_logged(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
 /// heads of different tokens, a norm over T): `reference` still sees them.
 /// With parallel residuals an update off (B,T,d) meets the other update
 /// first, at `update`, and with sandwich norms its output norm, whose γ
-/// (d): `op-shapes` refuses either before any residual add.
+/// (d): `op-shapes` refuses either before any residual add. Split across
+/// devices, two faults are caught by a shape where one device is not.
 #[must_use]
 pub fn catches_on(fault: Fault, cfg: &crate::config::ModelConfig) -> Vec<CheckName> {
     let within_sequence = matches!(fault, Fault::MergeNoTranspose | Fault::NormOverSeq);
+    let d = cfg.devices;
+    // Split across devices, a shape that was home no longer is: a device's
+    // merged heads are h·hd/N wide (`residual` meets them), and under
+    // sequence parallelism a partial sum is (B,T,d) where the stream is
+    // (B,T/N,d) (`stream`, judging the sublayer's output, stops first).
+    match fault {
+        Fault::NoOutProj if d.split() => return vec![CheckName::Residual],
+        Fault::TpNoAllreduce if d.sp => return vec![CheckName::Stream],
+        _ => {}
+    }
     fault
         .spec()
         .caught_by

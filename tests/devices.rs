@@ -14,7 +14,7 @@ mod common;
 use common::{cli, largest_delta};
 use ndarray::ArrayD;
 use shapetrace::check::Status;
-use shapetrace::config::{Devices, Fault, preset};
+use shapetrace::config::{DType, Devices, Fault, preset};
 use shapetrace::load::{Sources, resolve};
 use shapetrace::ops::OpKind;
 use shapetrace::{ModelConfig, Overlay, Request, Trace};
@@ -127,9 +127,17 @@ fn shard_passes_on_every_split_and_fails_under_each_fault_with_every_shape_passi
                 .any(|c| c.name == shapetrace::CheckName::Shard)
         );
     }
-    for (fault, sp) in [(Fault::TpNoAllreduce, false), (Fault::SpScatterNoSum, true)] {
+    let faults = [
+        (Fault::TpNoAllreduce, false, DType::F32),
+        (Fault::SpScatterNoSum, true, DType::F32),
+        // A 16-bit model is judged in f32: its rounding hides no share.
+        (Fault::TpNoAllreduce, false, DType::BF16),
+        (Fault::SpScatterNoSum, true, DType::F16),
+    ];
+    for (fault, sp, dtype) in faults {
         let cfg = ModelConfig {
             fault: Some(fault),
+            dtype,
             ..split("lesson", 2, sp)
         };
         let checks = shapetrace::run(&cfg).unwrap().checks;
@@ -157,7 +165,15 @@ fn a_split_that_does_not_divide_is_one_line_naming_the_field_and_every_allowed_t
         ),
         (
             &["trace", "--tp", "4", "--sp", "--seq", "6"][..],
-            "seq 6 is not divisible by tp 4; allowed tp: 1, 2",
+            "seq 6; allowed: a multiple of tp 4 under --sp",
+        ),
+        (
+            &["trace", "--tp", "3", "--sp", "--seq", "6"][..],
+            "heads 4 is not divisible by tp 3; allowed tp: 1, 2",
+        ),
+        (
+            &["trace", "--tp", "2", "--pos-emb", "alibi"][..],
+            "tp 2; allowed: 1 with ALiBi positions",
         ),
         (
             &["trace", "--tp", "2", "--device", "2"][..],

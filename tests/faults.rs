@@ -288,6 +288,8 @@ fn faults_that_would_not_show_are_refused() {
         ("fault = 'act-after-down'\nact = 'swiglu'", "element-wise"),
         ("fault = 'norm-over-batch'\nbatch = 1", "batch at least 2"),
         ("fault = 'down-to-ff'\nd_ff = 64", "d_ff different"),
+        // Split over 4 devices, each holds d_ff/4 = 64 = d hidden units.
+        ("fault = 'ffn-no-down'\ntp = 4", "d_ff different"),
     ] {
         let e = shapetrace::Overlay::from_toml(toml, "t")
             .unwrap()

@@ -91,6 +91,7 @@ why-softmax-no-max = Softmax without subtracting each row's maximum first: exp o
 why-weighted-sum = Each query takes the weighted sum of the { $Tk } value vectors: ({ $Tq }×{ $Tk })·({ $Tk }×{ $hd }) gives { $Tq }×{ $hd } per head; the key axis Tk is summed away, and the query positions are T again: { $shape }.
 
 why-merge = The { $h } heads of { $hd } go back side by side: transpose to (B,T,h,hd), then reshape to { $wide ->
+    [split] h/{ $N }·hd = { $h } × { $hd } = { $d }: these are this device's { $h } heads of the model's d_model { $dm } ({ $N } devices share them), so the merged heads { $shape } leave (B,T,d) here; the row-parallel output projection reads them, and the sum over the devices after it gives (B,T,d) back.
     [yes] h·hd = { $h } × { $hd } = { $d }, which is not d_model { $dm }: the config gives head_dim apart from d_model / h, so the merged heads { $shape } leave (B,T,d) here, and the output projection brings them back.
    *[no] d_model { $d } = { $h } × { $hd }. The shape { $shape } is (B,T,d) again.
 }
@@ -751,8 +752,14 @@ check-params-fail = { $path }: built { $got } parameters, { $by } { $than } than
 check-params-extra = { $path }: built { $got } parameters the declared architecture does not have
 check-reference-plain-fail = { $path }: differs from a plain f64 forward on the same weights and input by |Δ| up to { $delta }, over the { $allowed } that { $dtype } allows there
 check-decode-fail = { $path }: at position { $pos } a full forward without a cache gives other { $what }, |Δ| up to { $delta } over the { $allowed } allowed: the cache path computes something else
-check-shard-pass = every device's residual adds, norms, embeddings and outputs ({ $n } tensors over { $devices } devices, each its own slice where it holds one) equal the one-device model's on the same weights and input: the largest |Δ| is { $delta } of the tensor's scale (allowed { $tol })
-check-shard-fail = { $path } on device { $device } differs from the one-device model's by { $delta } (allowed { $tol }); every compared tensor before it agrees, so the split breaks between the step before it and this one
+check-shard-pass = every device's residual adds, norms, embeddings and outputs ({ $n } tensors over { $devices } devices, each its own slice where it holds one) equal the one-device model's on the same weights and input: the largest |Δ| is { $delta } of the tensor's scale (allowed { $tol }){ $half ->
+    [none] {""}
+   *[other] ; this { $half } model is judged in f32, where a missing device's share cannot hide in the rounding
+}
+check-shard-fail = { $path } on device { $device } differs from the one-device model's by { $delta } of the tensor's scale (allowed { $tol }); every compared tensor before it agrees (the last: { $before }), so the devices and the one-device model part ways between that step and this one{ $half ->
+    [none] {""}
+   *[other] {" "}(this { $half } model judged in f32)
+}
 check-shard-none = not judged: no tensor of the devices' runs lies where the one-device model's does
 check-grads-pass = every gradient ({ $n }) has its tensor's shape and every parameter has one; { $coords } coordinates of { $tensors } gradients agree with central finite differences of the loss in f64: the largest |Δ| used { $share } of its allowance ({ $tol } of the larger of the two and of the tensor's largest gradient, plus { $rounding }·ε·(1 + |L|)/h for the differences' own rounding)
 check-grads-shapes = every gradient ({ $n }) has its tensor's shape and every parameter has one; the values are not compared: { $reason }
@@ -909,7 +916,7 @@ why-all-reduce = The all-reduce: each of the { $N } devices holds a partial sum 
    *[other] {""}
 }. The shape was already (B,T,d); what changes is that every device now holds the same, whole value. In a ring each device sends and receives 2·(N−1)/N of it: { $bytes }.
 
-why-all-gather = The all-gather: each of the { $N } devices held one slice of the positions, and the next matmul needs every position, so each sends its slice to the others and all hold the whole { $shape }. In a ring each device sends (N−1)/N of it: { $bytes }.
+why-all-gather = The all-gather: each of the { $N } devices held one slice of the positions, and what comes next needs every position (a sublayer's matmuls, which mix the positions' features, or the model's whole output), so each sends its slice to the others and all hold the whole { $shape }. In a ring each device sends (N−1)/N of it: { $bytes }.
 
 why-reduce-scatter = The reduce-scatter: each of the { $N } devices holds a partial sum over every position; they are summed, and each device keeps only its own slice of the positions, { $shape }, for the norm and the residual add that work position by position. It sends (N−1)/N of the partial sums: { $bytes }, half an all-reduce's.
 

@@ -109,6 +109,7 @@ why-softmax-no-max = Softmax 沒有先減去每行的最大值：大得分的 ex
 why-weighted-sum = 每個查詢取 { $Tk } 個值向量的加權和：({ $Tq }×{ $Tk })·({ $Tk }×{ $hd }) 每個頭得到 { $Tq }×{ $hd }；鍵軸 Tk 被求和消去，查詢位置又是 T：{ $shape }。
 
 why-merge = { $h } 個 { $hd } 寬的頭並排合併回去：轉置為 (B,T,h,hd)，再重塑為 { $wide ->
+    [split] h/{ $N }·hd = { $h } × { $hd } = { $d }：這些是這個裝置的 { $h } 個注意力頭（模型的 d_model 是 { $dm }，由 { $N } 個裝置分擔），所以合併後的注意力頭 { $shape } 在這裡離開 (B,T,d)；行並行的輸出投影讀取它們，之後各裝置相加才回到 (B,T,d)。
     [yes] h·hd = { $h } × { $hd } = { $d }，這不是 d_model { $dm }：設定給的 head_dim 不等於 d_model / h，所以合併後的頭 { $shape } 在這裡離開 (B,T,d)，由輸出投影帶回。
    *[no] d_model { $d } = { $h } × { $hd }。形狀 { $shape } 又是 (B,T,d)。
 }
@@ -757,8 +758,14 @@ check-params-fail = { $path }：建出 { $got } 個參數，比封閉式 { $form
 check-params-extra = { $path }：建出了宣告的架構沒有的 { $got } 個參數
 check-reference-plain-fail = { $path }：在相同的權重與輸入上，與樸素的 f64 前向傳播相差 |Δ| 最大 { $delta }，超過 { $dtype } 在此容許的 { $allowed }
 check-decode-fail = { $path }：在位置 { $pos }，不用快取的完整前向傳播給出不同的 { $what }，|Δ| 最大 { $delta }，超過容許的 { $allowed }：快取路徑算的是別的東西
-check-shard-pass = 每個裝置的殘差相加、正規化、嵌入與輸出（{ $devices } 個裝置上共 { $n } 個張量，各自持有的部分只比對那一段）都與單一裝置模型在相同權重與輸入下的結果相等：最大的 |Δ| 是張量尺度的 { $delta }（允許 { $tol }）
-check-shard-fail = 裝置 { $device } 上的 { $path } 與單一裝置模型的結果相差 { $delta }（允許 { $tol }）；在它之前比對的每個張量都相符，所以切分在前一步與這一步之間出了錯
+check-shard-pass = 每個裝置的殘差相加、正規化、嵌入與輸出（{ $devices } 個裝置上共 { $n } 個張量，各自持有的部分只比對那一段）都與單一裝置模型在相同權重與輸入下的結果相等：最大的 |Δ| 是張量尺度的 { $delta }（允許 { $tol }）{ $half ->
+    [none] {""}
+   *[other] ；{ $half } 模型在 f32 中評判，缺少的裝置份量無法藏在捨入裡
+}
+check-shard-fail = 裝置 { $device } 上的 { $path } 與單一裝置模型的結果相差張量尺度的 { $delta }（允許 { $tol }）；在它之前比對的每個張量都相符（最後一個：{ $before }），所以各裝置與單一裝置模型在那一步與這一步之間分道揚鑣{ $half ->
+    [none] {""}
+   *[other] （{ $half } 模型，在 f32 中評判）
+}
 check-shard-none = 未評判：各裝置的執行中沒有張量與單一裝置模型的張量對應
 check-grads-pass = 每個梯度（{ $n } 個）都有其張量的形狀，每個參數都有梯度；{ $tensors } 個梯度的 { $coords } 個座標與損失在 f64 的中央有限差分一致：最大的 |Δ| 用掉容許值的 { $share }（兩者較大者與該張量最大梯度的 { $tol }，再加上差分自身捨入的 { $rounding }·ε·(1 + |L|)/h）
 check-grads-shapes = 每個梯度（{ $n } 個）都有其張量的形狀，每個參數都有梯度；未比較數值：{ $reason }
@@ -912,7 +919,7 @@ why-all-reduce = 全歸約（all-reduce）：{ $N } 個裝置各自持有這個�
    *[other] {""}
 }。形狀本來就是 (B,T,d)；改變的是每個裝置現在都持有相同的完整數值。環形演算法中每個裝置收發其中的 2·(N−1)/N：{ $bytes }。
 
-why-all-gather = 全收集（all-gather）：{ $N } 個裝置各持有位置的一段，而下一個矩陣乘法需要所有位置，所以每個裝置把自己的一段傳給其他裝置，大家都持有完整的 { $shape }。環形演算法中每個裝置傳送其中的 (N−1)/N：{ $bytes }。
+why-all-gather = 全收集（all-gather）：{ $N } 個裝置各持有位置的一段，而接下來的步驟需要所有位置（子層的矩陣乘法，或模型的完整輸出），所以每個裝置把自己的一段傳給其他裝置，大家都持有完整的 { $shape }。環形演算法中每個裝置傳送其中的 (N−1)/N：{ $bytes }。
 
 why-reduce-scatter = 歸約分散（reduce-scatter）：{ $N } 個裝置各持有所有位置的部分和；它們被相加，每個裝置只保留自己那一段位置 { $shape }，供逐位置運算的正規化與殘差相加使用。它傳送部分和的 (N−1)/N：{ $bytes }，是全歸約的一半。
 

@@ -39,8 +39,9 @@ impl KvCache {
         let n = |x: usize| u64::try_from(x).unwrap_or(u64::MAX);
         Self {
             layers: n(cfg.layers),
-            kv_heads: n(cfg.attention.kv_heads),
-            heads: n(cfg.attention.heads),
+            // One device's, when split: its K/V heads and query heads.
+            kv_heads: n(cfg.local_kv_heads()),
+            heads: n(cfg.attention.heads / cfg.devices.tp.max(1)),
             head_dim: n(cfg.head_dim()),
             context: n(cfg.context()),
             windows: (1..=cfg.layers).map(|l| cfg.window_at(l).map(n)).collect(),

@@ -68,6 +68,15 @@ pub fn text(b: &Budget) -> String {
     } else {
         &c.preset
     };
+    // A split model: every count is one device's, said before any.
+    if let Some(s) = &b.devices {
+        let sp = if s.sp { " and sequence parallel" } else { "" };
+        let _ = writeln!(
+            out,
+            "Split over {} devices (tensor parallel{sp}): every count below is device {}'s",
+            s.tp, s.device
+        );
+    }
     let _ = writeln!(
         out,
         "{name}: {} parameters ({} without biases)",
@@ -343,14 +352,8 @@ fn memory(out: &mut String, b: &Budget) {
     out.push_str(&columns(&lines, &[1, 3]));
 }
 
-/// A split model: whose counts these are, and what the device sends.
+/// A split model: what the device sends per forward.
 fn split(out: &mut String, s: &super::devices::Split) {
-    let sp = if s.sp { " and sequence parallel" } else { "" };
-    let _ = writeln!(
-        out,
-        "Split over {} devices (tensor parallel{sp}): every count below is device {}'s",
-        s.tp, s.device
-    );
     let _ = writeln!(
         out,
         "Communication per forward (each step sends and receives as much; a ring)"

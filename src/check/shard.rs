@@ -67,16 +67,27 @@ pub fn shard(trace: &Trace, subject: Subject) -> CheckResult {
     if let Some(skip) = super::cannot_rerun(CheckName::Shard, trace, subject.cfg) {
         return skip;
     }
-    let (devices, one) = if subject.cfg.dtype == DType::F64 {
-        runs::<f64>(subject)
-    } else {
-        runs::<f32>(subject)
+    // A 16-bit model is judged in f32: rounding each device's partial sum
+    // to 8 bits would hide a missing one within its own tolerance.
+    let half = subject.cfg.dtype.is_half();
+    let in_f32 = ModelConfig {
+        dtype: DType::F32,
+        ..subject.cfg.clone()
     };
-    let tol = match subject.cfg.dtype {
-        DType::BF16 | DType::F16 => super::reference::plain::tolerance(subject.cfg.dtype),
-        _ => TOL,
+    let (devices, one) = match subject.cfg.dtype {
+        DType::F64 => runs::<f64>(subject),
+        _ if half => runs::<f32>(Subject {
+            cfg: &in_f32,
+            ..subject
+        }),
+        _ => runs::<f32>(subject),
     };
-    judge(&devices, &one, subject.cfg.devices, tol)
+    let mut verdict = judge(&devices, &one, subject.cfg.devices, TOL);
+    if half && let Some(why) = &mut verdict.why {
+        let said = why.clone().arg("half", subject.cfg.dtype.to_string());
+        verdict = verdict.said(said);
+    }
+    verdict
 }
 
 /// Every device's captures, in device order, and the one-device model's.
@@ -126,6 +137,7 @@ fn compared(role: Role) -> bool {
 fn judge(devices: &[Vec<Capture>], one: &[Capture], split: Devices, tol: f64) -> CheckResult {
     let name = CheckName::Shard;
     let (mut n, mut largest) = (0usize, 0.0f64);
+    let mut agreed: Option<&str> = None;
     for want in one.iter().filter(|c| compared(c.role)) {
         for (rank, caps) in devices.iter().enumerate() {
             let Some(got) = caps.iter().find(|c| c.path == want.path) else {
@@ -145,13 +157,16 @@ fn judge(devices: &[Vec<Capture>], one: &[Capture], split: Devices, tol: f64) ->
                     Why::new("check-shard-fail")
                         .arg("path", want.path.as_str())
                         .arg("device", rank)
-                        .arg("delta", format!("{delta:.2e}"))
-                        .arg("tol", format!("{:.0e}", tol * scale)),
+                        .arg("delta", format!("{:.1e}", delta / scale))
+                        .arg("tol", format!("{tol:.0e}"))
+                        .arg("before", agreed.unwrap_or("none"))
+                        .arg("half", "none"),
                 );
             }
             n += 1;
             largest = largest.max(delta / scale);
         }
+        agreed = Some(&want.path);
     }
     if n == 0 {
         return CheckResult::skip(name, "").said(Why::new("check-shard-none"));
@@ -161,7 +176,8 @@ fn judge(devices: &[Vec<Capture>], one: &[Capture], split: Devices, tol: f64) ->
             .arg("n", n)
             .arg("devices", split.tp)
             .arg("delta", format!("{largest:.1e}"))
-            .arg("tol", format!("{tol:.0e}")),
+            .arg("tol", format!("{tol:.0e}"))
+            .arg("half", "none"),
     )
 }
 

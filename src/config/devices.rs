@@ -14,7 +14,7 @@
 //! up     (d, ff)   → (d, ff/N)        down (ff, d) → (ff/N, d)
 //! ```
 
-use super::{ConfigError, ModelConfig, QkvFusion};
+use super::{ConfigError, ModelConfig, PosEmb, QkvFusion};
 
 /// Most devices one tensor-parallel group may have here.
 pub const MAX_TP: usize = 64;
@@ -69,6 +69,12 @@ impl ModelConfig {
             .collect()
     }
 
+    /// The first field of the model (not the sequence) `n` devices
+    /// cannot split.
+    fn tp_misfit_model(&self, n: usize) -> Option<(&'static str, usize)> {
+        self.tp_misfit(n).filter(|(name, _)| *name != "seq")
+    }
+
     /// The first field `n` devices cannot split: its name and value.
     fn tp_misfit(&self, n: usize) -> Option<(&'static str, usize)> {
         let (h, kv) = (self.attention.heads, self.attention.kv_heads);
@@ -105,7 +111,7 @@ impl ModelConfig {
             })
         };
         if d.tp == 0 || d.tp > MAX_TP {
-            return field("tp", d.tp.to_string(), format!("1..={MAX_TP} devices"));
+            return field("tp", d.tp.to_string(), format!("1 to {MAX_TP} devices"));
         }
         if d.sp && d.tp < 2 {
             return field(
@@ -123,6 +129,18 @@ impl ModelConfig {
         }
         if !d.split() {
             return Ok(());
+        }
+        // Sequence parallelism cuts T: the sequence, not the devices, is
+        // what to change when only it does not divide.
+        if d.sp && !self.seq.is_multiple_of(d.tp) && self.tp_misfit_model(d.tp).is_none() {
+            return field(
+                "seq",
+                self.seq.to_string(),
+                format!(
+                    "a multiple of tp {} under --sp (each device holds T/{} positions), or drop --sp",
+                    d.tp, d.tp
+                ),
+            );
         }
         if let Some((name, got)) = self.tp_misfit(d.tp) {
             let allowed = self.allowed_tp();
@@ -152,6 +170,9 @@ impl ModelConfig {
         }
         if self.mixture.is_some() {
             return refuse("on a mixture of experts");
+        }
+        if self.positions.kind == PosEmb::Alibi {
+            return refuse("with ALiBi positions");
         }
         if self.decode > 0 {
             return refuse("with --decode");

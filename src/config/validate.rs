@@ -474,6 +474,22 @@ impl ModelConfig {
             Some(w) => w.saturating_add(m(&[6, widest, held])),
             None => m(&[weights.saturating_add(m(&[6, widest])), held]),
         };
-        forward.saturating_add(backward)
+        // Split across N devices, each a thread holds its own activations
+        // (the heads and hidden units its share, the stream whole), beside
+        // the one-device run `shard` compares them with.
+        let n = self.devices.tp as u128;
+        let devices = if n > 1 {
+            let mut local = (m(&[b, t, 2, f]) / n)
+                .max(m(&[b, h, t, t]) / n)
+                .max(m(&[b, t, a.saturating_add(m(&[2, kv]))]) / n)
+                .max(m(&[b, t, d]));
+            if let Some(v) = self.vocab.size {
+                local = local.max(m(&[b, t, v as u128]));
+            }
+            m(&[n, 6, local, held])
+        } else {
+            0
+        };
+        forward.saturating_add(backward).saturating_add(devices)
     }
 }

@@ -224,6 +224,11 @@ fn message(s: &Step) -> Why {
     let shape = s.shape();
     let d = s.stream.get(2).copied().unwrap_or(0);
     let t = s.stream.get(1).copied().unwrap_or(0);
+    // A split model's device holds h/N heads: the N, read off the axis.
+    let split_by = match s.ins.first().and_then(|x| x.axes.get(1)) {
+        Some(Axis::Fraction { of, by }) if **of == Axis::Heads => Some(*by),
+        _ => None,
+    };
     match s.op {
         Op::Linear => linear(s),
         Op::Norm { kind, axis, .. } => {
@@ -353,7 +358,15 @@ fn message(s: &Step) -> Why {
         .arg("hd", s.dim(0, 3))
         .arg("d", s.out(2))
         .arg("dm", s.stream.last().copied().unwrap_or(0))
-        .arg("wide", yes_no(s.stream.last() != s.out.last()))
+        .arg(
+            "wide",
+            // One device's heads (h/N) merge to its share of the width.
+            match split_by {
+                Some(_) => "split",
+                None => yes_no(s.stream.last() != s.out.last()),
+            },
+        )
+        .arg("N", split_by.unwrap_or(1))
         .arg("T", t)
         .arg("shape", shape),
         // BERT's pooler: one vector per sequence.

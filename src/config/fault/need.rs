@@ -70,7 +70,8 @@ impl Need {
             Need::TopKBelowExperts => cfg.mixture.is_some_and(|m| m.top_k < m.experts),
             Need::DenseMlp => cfg.mixture.is_none(),
             Need::Bias => cfg.bias,
-            Need::WideFf => cfg.mlp.d_ff != cfg.d_model,
+            // On one of N devices the hidden units are d_ff/N wide.
+            Need::WideFf => cfg.mlp.d_ff / cfg.devices.tp.max(1) != cfg.d_model,
             Need::Layers2 => cfg.layers >= 2,
             Need::Heads2 => cfg.attention.heads >= 2,
             Need::Seq2 => cfg.seq >= 2,
@@ -105,7 +106,7 @@ impl Need {
             }
             Need::DenseMlp => "needs a dense MLP: in a mixture each expert is one; drop --experts",
             Need::Bias => "needs biases; drop --no-bias",
-            Need::WideFf => "needs d_ff different from d_model",
+            Need::WideFf => "needs d_ff different from d_model (on each of --tp N devices, d_ff/N)",
             Need::Layers2 => "needs at least 2 layers",
             Need::Heads2 => "needs at least 2 heads",
             Need::Seq2 => "needs seq at least 2",

@@ -344,3 +344,36 @@ fn dtensors_local_shapes_and_logits_equal_each_devices() {
         assert!(delta < 1e-5, "rank {k}: |Δ| {delta}");
     }
 }
+
+#[test]
+fn a_reduce_scatter_that_does_not_sum_keeps_its_own_devices_partial_sum() {
+    // Without biases the cut is exactly this device's slice of its own
+    // partial sum: its positions 2..4 on device 1.
+    for device in [0, 1] {
+        let cfg = ModelConfig {
+            fault: Some(Fault::SpScatterNoSum),
+            bias: false,
+            devices: Devices {
+                tp: 2,
+                sp: true,
+                device,
+            },
+            ..preset::lesson()
+        };
+        let req = Request {
+            values: true,
+            ..Request::default()
+        };
+        let t = shapetrace::trace_request(&cfg, &req).unwrap().trace;
+        let values = |path: &str| t.get(path).unwrap().values.clone().unwrap();
+        let part = values("block1.attn.out"); // (2, 4, 64)
+        let cut = values("block1.attn.out.reduce_scatter"); // (2, 2, 64)
+        let own: Vec<f64> = (0..2)
+            .flat_map(|b| {
+                let from = (b * 4 + device * 2) * 64;
+                part[from..from + 2 * 64].to_vec()
+            })
+            .collect();
+        assert_eq!(cut, own, "device {device}");
+    }
+}

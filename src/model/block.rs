@@ -238,7 +238,14 @@ impl<T: Clone> Sub<T> {
     ) -> Result<Val<T>, Stop> {
         let rec = &mut rec.pp(self.anatomy.kind.as_str());
         // Sequence parallelism: every position, from every device.
-        let x = &shard::gather(rec, self.gather, x)?; // (B, T/N, d) → (B, T, d)
+        let gathered;
+        let x = match self.gather {
+            Some(devices) => {
+                gathered = shard::gather(rec, devices, x)?; // (B, T/N, d) → (B, T, d)
+                &gathered
+            }
+            None => x,
+        };
         match &self.layer {
             Layer::Attention(a) => a.forward(rec, x, kv),
             Layer::Mlp(m) => m.forward(rec, x),

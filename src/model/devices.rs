@@ -47,9 +47,14 @@ pub(crate) fn record_all<B: Backend>(
         },
         ..Watch::default()
     };
+    // Every device's link exists before any thread starts: one that never
+    // starts (or panics while building) leaves the group when its link is
+    // dropped, and the others stop instead of waiting for it.
+    let mut links: Vec<_> = (0..n).map(|rank| comm.link(rank)).collect();
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..n)
             .map(|rank| {
+                let link = links.remove(0);
                 let cfg = ModelConfig {
                     devices: Devices {
                         device: rank,
@@ -58,15 +63,14 @@ pub(crate) fn record_all<B: Backend>(
                     ..cfg.clone()
                 };
                 let watch = if all || rank == shown { watch } else { &quiet };
-                let (x0, comm) = (x0.clone(), &comm);
+                let x0 = x0.clone();
                 s.spawn(move || {
                     let model = if lm {
                         Model::build_lm(&cfg, backend, source)
                     } else {
                         Model::build_from(&cfg, backend, source)
                     };
-                    let link = Some(comm.link(rank));
-                    record_linked(&cfg, backend, &model, (x0, ids), watch, link)
+                    record_linked(&cfg, backend, &model, (x0, ids), watch, Some(link))
                 })
             })
             .collect();

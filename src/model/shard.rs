@@ -132,23 +132,18 @@ impl<B: Backend> Builder<'_, B> {
     }
 }
 
-/// Under sequence parallelism, every device's positions gathered before
-/// a sublayer: (B, T/N, d) → (B, T, d); x itself otherwise.
+/// Under sequence parallelism, every one of the `devices`' positions
+/// gathered before a sublayer: (B, T/N, d) → (B, T, d).
 ///
 /// # Errors
 /// [`Stop`] when the recorder stops the forward.
 pub fn gather<B: Backend>(
     rec: &mut Recorder<B>,
-    sp: Option<usize>,
+    devices: usize,
     x: &Val<B::Tensor>,
 ) -> Result<Val<B::Tensor>, Stop> {
-    match sp {
-        Some(devices) => {
-            let all = Op::AllGather { devices, axis: 1 };
-            rec.collective("all_gather", &all, x, &[], false) // (B, T/N, d) → (B, T, d)
-        }
-        None => Ok(x.clone()),
-    }
+    let all = Op::AllGather { devices, axis: 1 };
+    rec.collective("all_gather", &all, x, &[], false) // (B, T/N, d) → (B, T, d)
 }
 
 /// A row-parallel layer's output from this device's partial sum `part`

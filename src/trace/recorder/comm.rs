@@ -9,7 +9,7 @@
 //! instead of waiting forever.
 
 use std::collections::HashMap;
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Where the devices of one group meet.
 pub struct Comm<T> {
@@ -26,7 +26,9 @@ struct State<T> {
 }
 
 struct Round<T> {
-    parts: Vec<Option<T>>,
+    /// Each device's part, shared: every device reads them all, none
+    /// copies them.
+    parts: Vec<Option<Arc<T>>>,
     read: usize,
 }
 
@@ -79,7 +81,7 @@ impl<T: Clone> Link<'_, T> {
     ///
     /// # Errors
     /// The rank of a device that left before handing in its part.
-    pub fn exchange(&mut self, mine: T) -> Result<Vec<T>, usize> {
+    pub fn exchange(&mut self, mine: T) -> Result<Vec<Arc<T>>, usize> {
         let (comm, call) = (self.comm, self.calls);
         self.calls += 1;
         let mut s = comm.lock();
@@ -90,7 +92,7 @@ impl<T: Clone> Link<'_, T> {
                 parts: vec![None; n],
                 read: 0,
             })
-            .parts[self.rank] = Some(mine);
+            .parts[self.rank] = Some(Arc::new(mine));
         comm.arrived.notify_all();
         loop {
             let state = &mut *s;
@@ -145,7 +147,7 @@ mod tests {
                         let mut link = comm.link(r);
                         let a = link.exchange(r).unwrap();
                         let b = link.exchange(10 * r).unwrap();
-                        [a, b].concat()
+                        [a, b].concat().into_iter().map(|p| *p).collect::<Vec<_>>()
                     })
                 })
                 .collect();

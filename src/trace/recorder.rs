@@ -385,15 +385,17 @@ impl<'b, B: Backend> Recorder<'b, B> {
         };
         let refs: Vec<&B::Tensor> = parts.iter().map(|p| &**p).collect();
         let rest: Vec<&B::Tensor> = rest.iter().map(In::tensor).collect();
-        let t = self.backend.collective(op, &refs, &rest).map_err(|e| {
-            let detail = crate::why::Why::new("judge-op-refused")
-                .arg("at", "")
-                .arg("op", op.kind().to_string())
-                .arg("error", e.to_string());
-            let failure = (CheckName::OpShapes, detail, operands.clone(), None);
-            self.fail(&event.path, op.kind(), failure)
-        })?;
+        let t = self
+            .backend
+            .collective(op, &refs, &rest)
+            .map_err(|e| self.refused(&event.path, op, &operands, &e))?;
         drop(parts);
+        // A 16-bit output is stored as the framework stores it: rounded.
+        let t = if dtype.is_half() {
+            self.backend.cast(t, dtype)
+        } else {
+            t
+        };
         self.keep_step(&event, Some(op), keys, &t);
         self.push(event, t, Some(operands), None)
     }
@@ -479,14 +481,7 @@ impl<'b, B: Backend> Recorder<'b, B> {
             None => self.backend.apply(op, &rest),
         };
         // The judge accepted these shapes, and the backend infers as it does.
-        let t = result.map_err(|e| {
-            let detail = crate::why::Why::new("judge-op-refused")
-                .arg("at", "")
-                .arg("op", op.kind().to_string())
-                .arg("error", e.to_string());
-            let failure = (CheckName::OpShapes, detail, operands.clone(), None);
-            self.fail(&event.path, op.kind(), failure)
-        })?;
+        let t = result.map_err(|e| self.refused(&event.path, op, &operands, &e))?;
         // A 16-bit output is stored as the framework stores it: rounded.
         let t = if dtype.is_half() {
             self.backend.cast(t, dtype)
@@ -511,6 +506,23 @@ impl<'b, B: Backend> Recorder<'b, B> {
             _ => None,
         };
         self.push(event, t, Some(operands), same)
+    }
+
+    /// The stop of step `path` whose backend refused `op` on `operands`
+    /// with `e` (`op-shapes`).
+    fn refused(
+        &mut self,
+        path: &str,
+        op: &Op,
+        operands: &[Operand],
+        e: &crate::ops::OpError,
+    ) -> Stop {
+        let detail = crate::why::Why::new("judge-op-refused")
+            .arg("at", "")
+            .arg("op", op.kind().to_string())
+            .arg("error", e.to_string());
+        let failure = (CheckName::OpShapes, detail, operands.to_vec(), None);
+        self.fail(path, op.kind(), failure)
     }
 
     /// The output shape and dtype of `op` on `all`, as the judges give

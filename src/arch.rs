@@ -300,6 +300,9 @@ pub struct Arch {
     /// Whether sequence parallelism's reduce-scatter sums before it cuts
     /// (`sp-scatter-no-sum`: not).
     pub scatter_sums: bool,
+    /// Whether a pipeline stage waits for its receive before reading the
+    /// buffer (`pp-recv-no-wait`: not).
+    pub recv_waits: bool,
 }
 
 impl Arch {
@@ -347,6 +350,7 @@ impl Arch {
             backward: crate::model::backward::Wrongs::default(),
             all_reduce: true,
             scatter_sums: true,
+            recv_waits: true,
         };
         let Some(fault) = cfg.fault else {
             return ok;
@@ -467,6 +471,10 @@ impl Arch {
             },
             Variant::ScatterNoSum => Self {
                 scatter_sums: false,
+                ..ok
+            },
+            Variant::RecvNoWait => Self {
+                recv_waits: false,
                 ..ok
             },
             Variant::SoftmaxGradNoSub => Self {

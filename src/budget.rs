@@ -256,7 +256,9 @@ impl Budget {
             trace
         };
         let params = count::built(cfg);
-        let one: Vec<&Counted> = params.iter().filter(|p| p.block() == Some(1)).collect();
+        // One block: the first this device holds (a pipeline stage's).
+        let first = *cfg.held_blocks().start();
+        let one: Vec<&Counted> = params.iter().filter(|p| p.block() == Some(first)).collect();
         let pick = |part: &str, matrix: bool| -> Vec<&Counted> {
             let part = format!(".{part}");
             let keep = |p: &&&Counted| p.name.contains(&part) && (!matrix || p.is_matrix());
@@ -304,18 +306,20 @@ impl Budget {
             minus_all: total - wpe - wte,
             minus_all_and_head: total - wpe - wte - head,
         };
-        let active_per_token = total - cfg.layers as u64 * skipped * expert;
+        let active_per_token = total - cfg.held_layers() as u64 * skipped * expert;
         let flops = flops::flops(&flops::Inputs {
             attn_weights: aw,
             mlp_weights: active_w,
             attention: flops::attention_per_token(trace),
-            layers: cfg.layers,
+            layers: cfg.held_layers(),
             // One device's heads, when split.
             heads: cfg.attention.heads / cfg.devices.tp.max(1),
             head_dim: cfg.head_dim(),
             seq: cfg.seq,
             // BERT's pooler reads one token a sequence: no head per token.
             vocab_d: match cfg.vocab.head {
+                // A pipeline's head is on its last stage.
+                _ if !cfg.devices.last_stage() => 0,
                 crate::config::Head::Lm => cfg.vocab.size.map_or(0, |v| (v * cfg.d_model) as u64),
                 crate::config::Head::Pooler => 0,
             },
@@ -427,9 +431,10 @@ fn rows(cfg: &ModelConfig, params: &[Counted], one: &[&Counted]) -> Vec<Row> {
         count: p.count(),
         formula: formula([p]),
     };
+    let first = *cfg.held_blocks().start();
     let mut out: Vec<Row> = one
         .iter()
-        .map(|p| row(p.name.replacen("block1.", "block.", 1), p))
+        .map(|p| row(p.name.replacen(&format!("block{first}."), "block.", 1), p))
         .collect();
     let all_blocks = sum(params.iter().filter(|p| p.block().is_some()));
     out.push(Row {
@@ -437,7 +442,7 @@ fn rows(cfg: &ModelConfig, params: &[Counted], one: &[&Counted]) -> Vec<Row> {
         count: all_blocks,
         formula: format!(
             "L·block = {}·{} = {}",
-            cfg.layers,
+            cfg.held_layers(),
             thousands(sum(one.iter().copied())),
             thousands(all_blocks)
         ),

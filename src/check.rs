@@ -42,7 +42,7 @@ pub fn all_of(trace: &Trace, subject: influence::Subject) -> Vec<CheckResult> {
         return grads::all(trace, subject);
     }
     // A split model: the shown device's trace, then `shard`.
-    if trace.config.devices.split() {
+    if trace.config.devices.many() {
         return shard::all(trace, subject);
     }
     // A run that decodes is judged pass by pass.
@@ -129,7 +129,7 @@ pub fn of_log(replay: &crate::trace::log::Replay) -> Vec<CheckResult> {
     if trace.config.decode > 0 {
         out.push(needs_model(CheckName::Decode));
     }
-    if trace.config.devices.split() {
+    if trace.config.devices.many() {
         out.push(needs_model(CheckName::Shard));
     }
     // A log with the backward's events, whatever its header says.

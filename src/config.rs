@@ -26,7 +26,7 @@ mod vocab;
 /// Kept in [`crate::text`], a leaf that the file readers use too.
 pub use crate::text::human_bytes;
 pub use attention::Attention;
-pub use devices::{Devices, MAX_TP};
+pub use devices::{Devices, MAX_MICRO_BATCHES, MAX_PP, MAX_TP};
 pub use fault::{Fault, FaultSpec};
 use flat::Flat;
 pub use mixture::Mixture;
@@ -438,6 +438,16 @@ pub enum ConfigError {
         /// The devices asked for.
         tp: usize,
         /// Every tp this model allows.
+        allowed: String,
+    },
+    /// Blocks the pipeline stages cannot split evenly.
+    #[error("layers {got} is not divisible by pp {pp}; allowed pp: {allowed}")]
+    Stages {
+        /// The blocks.
+        got: usize,
+        /// The stages asked for.
+        pp: usize,
+        /// Every pp this model allows.
         allowed: String,
     },
     /// A field with a value it may not take on this model.

@@ -153,6 +153,36 @@ pub struct Model<T> {
     /// Under sequence parallelism, this device's part of the positions;
     /// `None` otherwise.
     pub positions: Option<shard::Cut>,
+    /// Under pipeline parallelism, this device's stage; `None` otherwise.
+    pub stage: Option<Stage>,
+}
+
+/// One stage of a pipeline: it holds a run of the blocks, receives the
+/// stream from the stage before (but the first, which embeds) and sends
+/// it to the stage after (but the last, which ends the model).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stage {
+    /// This stage, from 0.
+    pub index: usize,
+    /// M, the stages.
+    pub stages: usize,
+    /// Whether it reads the buffer it receives into only after the
+    /// receive completes (`pp-recv-no-wait`: not).
+    pub waits: bool,
+}
+
+impl Stage {
+    /// Whether this is the first stage: it starts from x0 or the tokens.
+    #[must_use]
+    pub fn first(self) -> bool {
+        self.index == 0
+    }
+
+    /// Whether this is the last stage: it ends the model.
+    #[must_use]
+    pub fn last(self) -> bool {
+        self.index + 1 == self.stages
+    }
 }
 
 impl<T: Clone> Model<T> {
@@ -169,17 +199,27 @@ impl<T: Clone> Model<T> {
     ) -> Self {
         let arch = Arch::of(cfg);
         let b = Builder::new(backend, cfg, &arch, source);
-        let blocks = (1..=cfg.layers)
+        // A pipeline stage holds its run of the blocks; one device all.
+        let d = cfg.devices;
+        let blocks = d
+            .blocks(cfg.layers)
             .map(|i| Block::new(&b.pp(&format!("block{i}")), i))
             .collect();
-        let ln_f = cfg.norms.final_norm.then(|| Norm::new(&b.pp("ln_f")));
-        let positions = b.cut().filter(|_| cfg.devices.sp);
+        let ln_f =
+            (cfg.norms.final_norm && d.last_stage()).then(|| Norm::new(&b.pp("ln_f")));
+        let positions = b.cut().filter(|_| d.sp);
+        let stage = d.piped().then_some(Stage {
+            index: d.stage(),
+            stages: d.pp,
+            waits: arch.recv_waits,
+        });
         Self {
             blocks,
             ln_f,
             arch,
             ends: None,
             positions,
+            stage,
         }
     }
 
@@ -192,7 +232,9 @@ impl<T: Clone> Model<T> {
     ) -> Self {
         let model = Self::build_from(cfg, backend, source);
         let b = Builder::new(backend, cfg, &model.arch, source);
-        let ends = Embeddings::new(&b);
+        // A pipeline's middle stages hold neither end.
+        let d = cfg.devices;
+        let ends = Embeddings::new(&b).filter(|_| d.first_stage() || d.last_stage());
         Self { ends, ..model }
     }
 
@@ -218,7 +260,11 @@ impl<T: Clone> Model<T> {
         rec: &mut Recorder<B>,
         x0: T,
     ) -> Result<Val<T>, Stop> {
-        let x0 = rec.input(x0)?; // (B, T, d)
+        // A pipeline stage after the first receives its input instead.
+        let x0 = match self.stage {
+            Some(s) if !s.first() => None,
+            _ => Some(rec.input(x0)?), // (B, T, d)
+        };
         self.stack(rec, x0)
     }
 
@@ -234,16 +280,28 @@ impl<T: Clone> Model<T> {
         ends: &Embeddings<T>,
         ids: T,
     ) -> Result<Val<T>, Stop> {
-        let x0 = ends.embed_at(rec, ids, 0)?; // wte[ids] + wpe[0..T]: (B, T) → (B, T, d)
+        // A pipeline's first stage embeds, its last scores; between, the
+        // stages send the stream on.
+        let (first, last) = self.stage.map_or((true, true), |s| (s.first(), s.last()));
+        let x0 = if first {
+            Some(ends.embed_at(rec, ids, 0)?) // wte[ids] + wpe[0..T]: (B, T) → (B, T, d)
+        } else {
+            None
+        };
         let x = self.stack(rec, x0)?; // (B, T, d)
-        ends.head(rec, &x) // x·wteᵀ: (B, T, V), or BERT's pooler: (B, d)
+        if last {
+            ends.head(rec, &x) // x·wteᵀ: (B, T, V), or BERT's pooler: (B, d)
+        } else {
+            Ok(x)
+        }
     }
 
-    /// The blocks and the final norm on x0 (B, T, d).
+    /// The blocks and the final norm on x0 (B, T, d); a pipeline stage
+    /// after the first (`x0` `None`) receives its x0 from the stage before.
     fn stack<B: Backend<Tensor = T>>(
         &self,
         rec: &mut Recorder<B>,
-        x0: Val<T>,
+        x0: Option<Val<T>>,
     ) -> Result<Val<T>, Stop> {
         self.stack_kv(rec, x0, None)
     }
@@ -253,21 +311,27 @@ impl<T: Clone> Model<T> {
     fn stack_kv<B: Backend<Tensor = T>>(
         &self,
         rec: &mut Recorder<B>,
-        x0: Val<T>,
+        x0: Option<Val<T>>,
         kv: Option<&mut Vec<decode::Kv<T>>>,
     ) -> Result<Val<T>, Stop> {
         // Sequence parallelism: each device keeps its T/N positions.
         let whole = rec.stream().clone();
-        let x0 = match self.positions {
-            Some(cut) => {
-                let mut part = whole.clone();
-                part[1] /= cut.parts;
-                rec.set_stream(part);
-                rec.collective("scatter", &cut.op(1), &x0, &[], true)? // (B, T, d) → (B, T/N, d)
-            }
-            None => x0,
+        if let Some(cut) = self.positions {
+            let mut part = whole.clone();
+            part[1] /= cut.parts;
+            rec.set_stream(part);
+        }
+        let x0 = match (x0, self.positions) {
+            (Some(x0), Some(cut)) => rec.collective("scatter", &cut.op(1), &x0, &[], true)?, // (B, T, d) → (B, T/N, d)
+            (Some(x0), None) => x0,
+            (None, _) => self.recv(rec)?, // (B, T, d), or (B, T/N, d)
         };
         let x = self.blocks_kv(rec, x0, kv)?; // (B, T, d)
+        // A pipeline stage but the last sends the stream to the next.
+        if let Some(s) = self.stage.filter(|s| !s.last()) {
+            let send = Op::Send { to: s.index + 1 };
+            return rec.collective("send", &send, &x, &[], true); // (B, T, d) → stage s+1
+        }
         // …and every device's positions are gathered back at the end.
         match self.positions {
             Some(cut) => {
@@ -282,6 +346,22 @@ impl<T: Clone> Model<T> {
         }
     }
 
+    /// A pipeline stage's x0: the stream the stage before sent, received
+    /// into a buffer of the stream's shape, (B, T, d) or under sequence
+    /// parallelism (B, T/N, d).
+    fn recv<B: Backend<Tensor = T>>(&self, rec: &mut Recorder<B>) -> Result<Val<T>, Stop> {
+        let shape = rec.stream().clone();
+        let seq = match self.positions {
+            Some(cut) => Axis::Seq.split(cut.parts),
+            None => Axis::Seq,
+        };
+        let from = self.stage.map_or(0, |s| s.index.saturating_sub(1));
+        let waits = self.stage.is_none_or(|s| s.waits);
+        // torch.distributed.recv fills a buffer the stage allocated.
+        let buffer = rec.backend().param(&shape, Init::Const(0.0), 0);
+        rec.recv(from, buffer, &[Axis::Batch, seq, Axis::Model], waits)
+    }
+
     /// The blocks and the final norm on x0 (B, T, d), with `kv` as
     /// [`Model::stack_kv`] says.
     fn blocks_kv<B: Backend<Tensor = T>>(
@@ -292,7 +372,8 @@ impl<T: Clone> Model<T> {
     ) -> Result<Val<T>, Stop> {
         let mut x = x0.clone();
         for (i, block) in self.blocks.iter().enumerate() {
-            let n = i + 1;
+            // A pipeline stage's blocks keep the model's numbers.
+            let n = block.n;
             // Block n reads the previous block's output; under the
             // skip-block1 fault block 2 reads x0 instead.
             let input = if self.arch.anatomy.reads_x0(n) {

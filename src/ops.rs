@@ -116,6 +116,10 @@ named_enum! {
         ReduceScatter = "reduce_scatter",
         /// This device's slice along one axis, no communication: ÷N.
         Scatter = "scatter",
+        /// A pipeline stage's output sent to the next stage: the shape kept.
+        Send = "send",
+        /// The previous stage's output received into a buffer of its shape.
+        Recv = "recv",
         /// The loss a training step minimises: one number, from the logits
         /// (or, without a vocabulary, the output).
         Loss = "loss",
@@ -440,6 +444,19 @@ pub enum Op {
         axis: usize,
         /// The slice kept.
         rank: usize,
+    },
+    /// Pipeline parallelism's send: this stage's output x to stage `to`,
+    /// point to point: (…) → (…), the tensor as sent.
+    Send {
+        /// The stage it goes to, from 0.
+        to: usize,
+    },
+    /// Pipeline parallelism's receive: the previous stage's output, into
+    /// a buffer this stage allocated of the shape it expects:
+    /// buffer (…) → (…).
+    Recv {
+        /// The stage it comes from, from 0.
+        from: usize,
     },
 }
 

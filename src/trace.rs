@@ -347,13 +347,16 @@ impl Trace {
 
     /// How many residual adds a complete run makes: one per sublayer, or
     /// one per block for parallel residuals (the anatomy declares which),
-    /// in every pass of a run that decodes.
+    /// of every block this device holds (a pipeline stage's), in every
+    /// pass of a run that decodes.
     #[must_use]
     pub fn expected_residual_adds(&self) -> usize {
-        // A replayed log's header is not validated: no overflow.
+        // A replayed log's header is not validated: no overflow, no
+        // division by a 0.
+        let blocks = self.config.layers / self.config.devices.pp.max(1);
         self.anatomy
             .adds_per_block()
-            .saturating_mul(self.config.layers)
+            .saturating_mul(blocks)
             .saturating_mul(self.config.decode.saturating_add(1))
     }
 }

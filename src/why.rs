@@ -19,7 +19,7 @@ mod failure;
 mod foreign;
 
 pub use args::Args;
-pub use explain::{Step, explain, input, tokens};
+pub use explain::{Step, explain, input, recv, tokens};
 pub use failure::failure;
 pub use foreign::foreign;
 

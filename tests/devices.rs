@@ -25,7 +25,11 @@ const TP: &str = "tests/fixtures/hf-llama-tiny-tp";
 
 fn split(name: &str, tp: usize, sp: bool) -> ModelConfig {
     ModelConfig {
-        devices: Devices { tp, sp, device: 0 },
+        devices: Devices {
+            tp,
+            sp,
+            ..Devices::default()
+        },
         ..preset::by_name(name).unwrap()
     }
 }
@@ -200,6 +204,7 @@ fn fewer_kv_heads_than_devices_keep_one_whole_kv_head_each() {
             tp: 4,
             sp: false,
             device: 3,
+            ..Default::default()
         },
         attention: shapetrace::config::Attention {
             kv_heads: 2,
@@ -357,6 +362,7 @@ fn a_reduce_scatter_that_does_not_sum_keeps_its_own_devices_partial_sum() {
                 tp: 2,
                 sp: true,
                 device,
+                ..Default::default()
             },
             ..preset::lesson()
         };

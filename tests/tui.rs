@@ -148,6 +148,7 @@ fn snapshot_tensor_parallel_all_reduce() {
             tp: 2,
             sp: false,
             device: 1,
+            ..Default::default()
         },
         ..ModelConfig::default()
     };

@@ -415,6 +415,7 @@ fault-grad-tied-once = the backward gives a tied wte the embedding's gradient al
 fault-softmax-grad-no-sub = the softmax's backward forgets the row's weighted sum: ds = w ⊙ dw instead of w ⊙ (dw − Σⱼ w·dw)
 fault-tp-no-allreduce = a row-parallel layer's partial sum is used without the all-reduce: each device adds only its own heads' (or hidden units') share onto the stream
 fault-sp-scatter-no-sum = the reduce-scatter cuts each device's own partial sum without summing the devices': every slice of the positions misses the other devices' shares
+fault-pp-recv-no-wait = a pipeline stage reads its receive buffer before the receive completes (an irecv without its wait): the blocks after it run on zeros
 fault-why-ffn-no-down = the residual add meets the hidden layer: (B,T,d) + (B,T,d_ff), (2,4,64) + (2,4,256) on the lesson model
 fault-why-attn-no-merge = the residual add meets the split heads: (B,T,d) + (B,h,T,hd), (2,4,64) + (2,4,4,16) on the lesson model
 fault-why-bias-w1-64 = x·W1 is (B,T,d_ff) and b1 is (d): the bias add refuses the shapes
@@ -441,6 +442,7 @@ fault-why-grad-tied-once = every gradient keeps its shape, (V,d) for wte; only f
 fault-why-softmax-grad-no-sub = every gradient keeps its shape; the scores' gradient no longer sums to 0 along each row, and finite differences of the loss disagree with it
 fault-why-tp-no-allreduce = a partial sum has exactly the whole sum's shape, (B,T,d), so every shape check passes; only the devices' result compared with the one-device model's shows it
 fault-why-sp-scatter-no-sum = a cut partial sum has exactly the reduce-scatter's shape, (B,T/N,d), so every shape check passes; only the devices' result compared with the one-device model's shows it
+fault-why-pp-recv-no-wait = the buffer was allocated with the stream's shape, (B,T,d), so it has it whether or not the previous stage's output has arrived: every shape check passes; only the devices' result compared with the one-device model's shows it
 
 ## shapetrace faults: the columns
 
@@ -921,3 +923,7 @@ why-all-gather = The all-gather: each of the { $N } devices held one slice of th
 why-reduce-scatter = The reduce-scatter: each of the { $N } devices holds a partial sum over every position; they are summed, and each device keeps only its own slice of the positions, { $shape }, for the norm and the residual add that work position by position. It sends (N−1)/N of the partial sums: { $bytes }, half an all-reduce's.
 
 why-scatter = Sequence parallelism starts here: every device holds the same (B,T,d), and this one keeps part { $part } of { $N } of the positions, { $shape }, with no communication. Norms and residual adds work position by position, so each device does its slice alone.
+
+why-send = Pipeline parallelism: this stage's blocks end here, and the next stage (stage { $stage }) holds the blocks after them, on another device. The stream { $shape } is sent to it point to point, whole ({ $bytes }), and this device has nothing more to compute in this forward: in training it goes on to its next micro-batch.
+
+why-recv = Pipeline parallelism: the blocks before this stage's live on the device of stage { $stage }. This device allocates a buffer of the shape it expects, { $shape }, and the previous stage's output arrives in it; nothing else about that output reaches this device. Its shape is the contract between the stages: (B, T, d), the stream's.

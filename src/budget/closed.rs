@@ -23,6 +23,11 @@
 //! attention  2·d·h·hd/N + 2·d·kv'·hd     (+ h·hd/N + 2·kv'·hd + d)
 //! MLP        2·d·d_ff/N, SwiGLU 3·d·d_ff/N (+ d_ff/N + d, SwiGLU 2·d_ff/N + d)
 //! ```
+//!
+//! Split into M pipeline stages (`--pp M`), stage s holds blocks
+//! s·L/M+1 ..= (s+1)·L/M; the first stage the embeddings (wte, wpe, wtt,
+//! ln_emb), the last ln_f and the head (lm_head, or a copy of a tied wte,
+//! as Megatron keeps one there; BERT's pooler).
 
 use crate::config::{Head, ModelConfig, Placement, PosEmb};
 
@@ -87,7 +92,9 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
         (false, false, false, true) => "2·d·h·hd/N + 2·d·kv'·hd",
     };
     let mut out = Vec::new();
-    for i in 1..=cfg.layers {
+    let stages = cfg.devices;
+    let (first, last) = (stages.first_stage(), stages.last_stage());
+    for i in stages.blocks(cfg.layers) {
         out.push(c(format!("block{i}.ln_1"), norm, norm_formula));
         out.push(c(format!("block{i}.attn"), attention, attn_formula));
         // One norm shared by parallel sublayers: no ln_2.
@@ -113,13 +120,16 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
             out.push(c(format!("block{i}.post_ln_2"), norm, norm_formula));
         }
     }
-    if cfg.norms.final_norm {
+    if cfg.norms.final_norm && last {
         out.push(c("ln_f".into(), norm, norm_formula));
     }
     if let Some(v) = cfg.vocab.size {
         let v = n(v);
-        out.push(c("wte".into(), v * d, "V·d"));
-        if cfg.positions.kind == PosEmb::Learned {
+        let tied_head = cfg.vocab.tied && cfg.vocab.head == Head::Lm;
+        if first || (last && tied_head) {
+            out.push(c("wte".into(), v * d, "V·d"));
+        }
+        if first && cfg.positions.kind == PosEmb::Learned {
             let rows = if cfg.positions.offset > 0 {
                 "(ctx+offset)·d"
             } else {
@@ -127,13 +137,14 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
             };
             out.push(c("wpe".into(), n(cfg.positions()) * d, rows));
         }
-        if let Some(types) = cfg.vocab.token_types {
+        if let Some(types) = cfg.vocab.token_types.filter(|_| first) {
             out.push(c("wtt".into(), n(types) * d, "types·d"));
         }
-        if cfg.norms.embed {
+        if cfg.norms.embed && first {
             out.push(c("ln_emb".into(), norm, norm_formula));
         }
         match cfg.vocab.head {
+            _ if !last => {}
             Head::Lm if !cfg.vocab.tied => out.push(c("lm_head".into(), v * d, "V·d")),
             Head::Lm => {}
             Head::Pooler => {

@@ -1,6 +1,11 @@
 //! One device's share of a model split across devices: every count of the
 //! budget is already that device's (the model is built as it holds it);
-//! here, what its communication steps send in one forward.
+//! here, what its communication steps send in one forward, and a
+//! pipeline's stages and bubble.
+//!
+//! ```text
+//! bubble = (M−1)/(m+M−1)     M stages, m micro-batches per step (GPipe, 1F1B)
+//! ```
 
 use crate::config::ModelConfig;
 use crate::ops::{Op, OpKind};
@@ -14,8 +19,19 @@ pub struct Split {
     pub tp: usize,
     /// Sequence parallelism.
     pub sp: bool,
-    /// The device counted.
+    /// M, the pipeline stages (1: none).
+    pub pp: usize,
+    /// m, the micro-batches of a pipelined step.
+    pub micro_batches: usize,
+    /// The device counted: stage·N + rank.
     pub device: usize,
+    /// Its stage, from 0.
+    pub stage: usize,
+    /// The first and last block (from 1) it holds.
+    pub blocks: (usize, usize),
+    /// The share of a pipelined step every device idles, (M−1)/(m+M−1),
+    /// as numerator and denominator; (0, 1) without a pipeline.
+    pub bubble: (usize, usize),
     /// Each kind of communication step at each shape: how many a forward
     /// makes and what each sends.
     pub steps: Vec<CommRow>,
@@ -43,10 +59,11 @@ pub struct CommRow {
 #[must_use]
 pub fn split(cfg: &ModelConfig, trace: &Trace) -> Option<Split> {
     let d = cfg.devices;
-    if !d.split() {
+    if !d.many() {
         return None;
     }
     let n = d.tp;
+    let first = *cfg.held_blocks().start();
     let mut steps: Vec<CommRow> = Vec::new();
     let mut per_block = 0u64;
     for e in &trace.events {
@@ -61,13 +78,15 @@ pub fn split(cfg: &ModelConfig, trace: &Trace) -> Option<Split> {
                 axis: 1,
                 rank: 0,
             },
+            OpKind::Send => Op::Send { to: 0 },
+            OpKind::Recv => Op::Recv { from: 0 },
             _ => continue,
         };
         let elems: usize = e.shape.iter().product();
         let each = op
             .sent_bytes(elems, e.dtype.size())
             .map_or(0, |b| u64::try_from(b).unwrap_or(u64::MAX));
-        if e.block() == Some(1) {
+        if e.block() == Some(first) {
             per_block += each;
         }
         let kind = e.op.to_string();
@@ -85,10 +104,16 @@ pub fn split(cfg: &ModelConfig, trace: &Trace) -> Option<Split> {
         }
     }
     let per_forward = steps.iter().map(|r| r.count * r.each).sum();
+    let held = cfg.held_blocks();
     Some(Split {
         tp: n,
         sp: d.sp,
+        pp: d.pp,
+        micro_batches: d.micro_batches,
         device: d.device,
+        stage: d.stage(),
+        blocks: (*held.start(), *held.end()),
+        bubble: d.bubble(),
         steps,
         per_forward,
         per_block,

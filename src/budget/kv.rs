@@ -38,13 +38,14 @@ impl KvCache {
     pub fn of(cfg: &ModelConfig) -> Self {
         let n = |x: usize| u64::try_from(x).unwrap_or(u64::MAX);
         Self {
-            layers: n(cfg.layers),
+            // One device's: a pipeline stage's blocks.
+            layers: n(cfg.held_layers()),
             // One device's, when split: its K/V heads and query heads.
             kv_heads: n(cfg.local_kv_heads()),
             heads: n(cfg.attention.heads / cfg.devices.tp.max(1)),
             head_dim: n(cfg.head_dim()),
             context: n(cfg.context()),
-            windows: (1..=cfg.layers).map(|l| cfg.window_at(l).map(n)).collect(),
+            windows: cfg.held_blocks().map(|l| cfg.window_at(l).map(n)).collect(),
         }
     }
 

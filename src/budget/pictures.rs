@@ -29,7 +29,7 @@ pub type Split = Vec<(&'static str, u64)>;
 /// token types, embedding norm and pooler) when there is any.
 #[must_use]
 pub fn params(b: &Budget) -> Split {
-    let l = b.config.layers as u64;
+    let l = b.config.held_layers() as u64;
     let emb = b.total - b.non_embedding.minus_all_and_head;
     let (attn, mlp) = (l * b.block.attention, l * b.block.mlp);
     let norms = l * b.block.norms + b.final_norm();

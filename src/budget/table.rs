@@ -71,10 +71,16 @@ pub fn text(b: &Budget) -> String {
     // A split model: every count is one device's, said before any.
     if let Some(s) = &b.devices {
         let sp = if s.sp { " and sequence parallel" } else { "" };
+        let how = match (s.tp > 1, s.pp > 1) {
+            (true, true) => format!("tensor parallel {}{sp} × pipeline {} stages", s.tp, s.pp),
+            (false, true) => format!("pipeline {} stages", s.pp),
+            _ => format!("tensor parallel{sp}"),
+        };
         let _ = writeln!(
             out,
-            "Split over {} devices (tensor parallel{sp}): every count below is device {}'s",
-            s.tp, s.device
+            "Split over {} devices ({how}): every count below is device {}'s",
+            s.tp * s.pp,
+            s.device
         );
     }
     let _ = writeln!(
@@ -354,6 +360,38 @@ fn memory(out: &mut String, b: &Budget) {
 
 /// A split model: what the device sends per forward.
 fn split(out: &mut String, s: &super::devices::Split) {
+    if s.pp > 1 {
+        let (idle, of) = s.bubble;
+        #[allow(clippy::cast_precision_loss)]
+        let share = idle as f64 / of as f64;
+        let _ = writeln!(
+            out,
+            "Pipeline: {} stages of {} block{}; device {} is stage {} of {}, blocks {}..={}{}",
+            s.pp,
+            s.blocks.1 + 1 - s.blocks.0,
+            if s.blocks.1 == s.blocks.0 { "" } else { "s" },
+            s.device,
+            s.stage + 1,
+            s.pp,
+            s.blocks.0,
+            s.blocks.1,
+            match (s.stage == 0, s.stage + 1 == s.pp) {
+                (true, true) => "",
+                (true, false) => ", where the input enters",
+                (false, true) => ", where the output leaves",
+                (false, false) => "",
+            }
+        );
+        let _ = writeln!(
+            out,
+            "  bubble (M−1)/(m+M−1) = ({}−1)/({}+{}−1) = {idle}/{of} = {} of a step idle, with m = {} micro-batches (--micro-batches)\n",
+            s.pp,
+            s.micro_batches,
+            s.pp,
+            percent(share),
+            s.micro_batches
+        );
+    }
     let _ = writeln!(
         out,
         "Communication per forward (each step sends and receives as much; a ring)"
@@ -363,6 +401,8 @@ fn split(out: &mut String, s: &super::devices::Split) {
         let each = human_bytes(u128::from(r.each));
         let how = match r.op.as_str() {
             "all_reduce" => "2·(N−1)/N of it",
+            "send" => "all of it, to the next stage",
+            "recv" => "nothing: it receives the whole",
             _ => "(N−1)/N of the whole",
         };
         lines.push(vec![

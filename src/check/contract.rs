@@ -411,11 +411,14 @@ pub fn wiring(trace: &Trace) -> CheckResult {
         if i == 0 || n != ev[i - 1].block() {
             // The previous output: the last activation before the block,
             // not a step computed from no activation (a rotary table, a
-            // mask, a constant: no inputs, and not the input or the ids).
+            // mask, a constant: no inputs, and not the input, the ids or a
+            // pipeline stage's received stream).
             entry = ev[..i]
                 .iter()
                 .rev()
-                .find(|x| matches!(x.op, OpKind::Input | OpKind::Tokens) || !x.inputs.is_empty())
+                .find(|x| {
+                    matches!(x.op, OpKind::Input | OpKind::Tokens | OpKind::Recv) || !x.inputs.is_empty()
+                })
                 .map(|x| x.path.as_str());
         }
         let own = n.map(|n| format!("block{n}."));

@@ -52,7 +52,7 @@ pub fn one_device(cfg: &ModelConfig) -> ModelConfig {
     use crate::config::fault::Need;
     let of_split = cfg.fault.is_some_and(|f| {
         let needs = f.spec().needs;
-        needs.contains(&Need::Tp) || needs.contains(&Need::Sp)
+        needs.contains(&Need::Tp) || needs.contains(&Need::Sp) || needs.contains(&Need::Pp)
     });
     ModelConfig {
         devices: Devices::default(),
@@ -139,10 +139,11 @@ fn judge(devices: &[Vec<Capture>], one: &[Capture], split: Devices, tol: f64) ->
     let (mut n, mut largest) = (0usize, 0.0f64);
     let mut agreed: Option<&str> = None;
     for want in one.iter().filter(|c| compared(c.role)) {
-        for (rank, caps) in devices.iter().enumerate() {
+        for (device, caps) in devices.iter().enumerate() {
             let Some(got) = caps.iter().find(|c| c.path == want.path) else {
                 continue;
             };
+            let rank = device % split.tp.max(1);
             let Some(expected) = part_of(want, &got.shape, split, rank) else {
                 continue;
             };
@@ -156,7 +157,7 @@ fn judge(devices: &[Vec<Capture>], one: &[Capture], split: Devices, tol: f64) ->
                 return CheckResult::fail(name, &want.path, "").said(
                     Why::new("check-shard-fail")
                         .arg("path", want.path.as_str())
-                        .arg("device", rank)
+                        .arg("device", device)
                         .arg("delta", format!("{:.1e}", delta / scale))
                         .arg("tol", format!("{tol:.0e}"))
                         .arg("before", agreed.unwrap_or("none"))
@@ -174,7 +175,7 @@ fn judge(devices: &[Vec<Capture>], one: &[Capture], split: Devices, tol: f64) ->
     CheckResult::pass(name, "").said(
         Why::new("check-shard-pass")
             .arg("n", n)
-            .arg("devices", split.tp)
+            .arg("devices", split.count())
             .arg("delta", format!("{largest:.1e}"))
             .arg("tol", format!("{tol:.0e}"))
             .arg("half", "none"),

@@ -6,7 +6,11 @@
 //! Each device then holds h/N heads and d_ff/N hidden units, and its
 //! row-parallel output is a partial sum until an `all_reduce` adds the
 //! devices' parts. Sequence parallelism splits what lies between (norms,
-//! residual adds) along T.
+//! residual adds) along T. Pipeline parallelism cuts the stack itself:
+//! stage s of M holds blocks s·L/M+1 ..= (s+1)·L/M (the first the
+//! embeddings, the last the final norm and the head), and sends its
+//! output (B, T, d) to the next stage. Devices are numbered as Megatron
+//! numbers them, tensor-parallel rank innermost: device = stage·N + rank.
 //!
 //! ```text
 //! q_proj (d, h·hd) → (d, h·hd/N)      heads h → h/N per device
@@ -19,6 +23,12 @@ use super::{ConfigError, ModelConfig, PosEmb, QkvFusion};
 /// Most devices one tensor-parallel group may have here.
 pub const MAX_TP: usize = 64;
 
+/// Most pipeline stages here.
+pub const MAX_PP: usize = 64;
+
+/// Most micro-batches one pipelined step may have here.
+pub const MAX_MICRO_BATCHES: usize = 1 << 16;
+
 /// How the model is split across devices; one device (the default) is no
 /// split at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +38,11 @@ pub struct Devices {
     /// Sequence parallelism (with `tp` ≥ 2): norms and residual adds on
     /// (B, T/N, d) per device.
     pub sp: bool,
-    /// Which device's shapes the trace shows, 0..N.
+    /// M, the pipeline stages (1: none).
+    pub pp: usize,
+    /// m, the micro-batches one pipelined step runs (params' bubble).
+    pub micro_batches: usize,
+    /// Which device's shapes the trace shows, 0..N·M: stage·N + rank.
     pub device: usize,
 }
 
@@ -37,16 +51,78 @@ impl Default for Devices {
         Self {
             tp: 1,
             sp: false,
+            pp: 1,
+            micro_batches: 1,
             device: 0,
         }
     }
 }
 
 impl Devices {
-    /// Whether the model is split at all.
+    /// Whether the layers are split across devices (tensor parallelism).
     #[must_use]
     pub fn split(&self) -> bool {
         self.tp > 1
+    }
+
+    /// Whether the stack is split into pipeline stages.
+    #[must_use]
+    pub fn piped(&self) -> bool {
+        self.pp > 1
+    }
+
+    /// Whether more than one device runs the model, by either split.
+    #[must_use]
+    pub fn many(&self) -> bool {
+        self.count() > 1
+    }
+
+    /// Every device: N·M.
+    #[must_use]
+    pub fn count(&self) -> usize {
+        self.tp * self.pp
+    }
+
+    /// The shown device's tensor-parallel rank, 0..N.
+    #[must_use]
+    pub fn rank(&self) -> usize {
+        self.device % self.tp.max(1)
+    }
+
+    /// The shown device's pipeline stage, 0..M.
+    #[must_use]
+    pub fn stage(&self) -> usize {
+        self.device / self.tp.max(1)
+    }
+
+    /// Whether the shown device's stage is the first (it embeds).
+    #[must_use]
+    pub fn first_stage(&self) -> bool {
+        self.stage() == 0
+    }
+
+    /// Whether the shown device's stage is the last (the final norm and
+    /// the head).
+    #[must_use]
+    pub fn last_stage(&self) -> bool {
+        self.stage() + 1 >= self.pp
+    }
+
+    /// The blocks (numbered from 1) the shown device's stage holds, of
+    /// `layers`: L/M of them.
+    #[must_use]
+    pub fn blocks(&self, layers: usize) -> std::ops::RangeInclusive<usize> {
+        let per = layers / self.pp.max(1);
+        let s = self.stage();
+        s * per + 1..=(s + 1) * per
+    }
+
+    /// The share of a pipelined step its devices idle: (M−1)/(m+M−1), as
+    /// a numerator and denominator.
+    #[must_use]
+    pub fn bubble(&self) -> (usize, usize) {
+        let (m, n) = (self.micro_batches, self.pp);
+        (n - 1, m + n - 1)
     }
 }
 
@@ -57,6 +133,19 @@ impl ModelConfig {
     pub fn local_kv_heads(&self) -> usize {
         let (kv, n) = (self.attention.kv_heads, self.devices.tp);
         if kv >= n { kv / n } else { 1 }
+    }
+
+    /// The blocks (numbered from 1) this device holds: every block, or a
+    /// pipeline stage's L/M.
+    #[must_use]
+    pub fn held_blocks(&self) -> std::ops::RangeInclusive<usize> {
+        self.devices.blocks(self.layers)
+    }
+
+    /// How many blocks this device holds.
+    #[must_use]
+    pub fn held_layers(&self) -> usize {
+        self.layers / self.devices.pp.max(1)
     }
 
     /// The tensor-parallel sizes this model allows: every N that splits
@@ -120,12 +209,37 @@ impl ModelConfig {
                 "--sp with --tp 2 or more (sequence parallelism splits T over the tensor-parallel devices)".into(),
             );
         }
-        if d.device >= d.tp {
+        if d.pp == 0 || d.pp > MAX_PP {
+            return field("pp", d.pp.to_string(), format!("1 to {MAX_PP} stages"));
+        }
+        if d.micro_batches == 0 || d.micro_batches > MAX_MICRO_BATCHES {
+            return field(
+                "micro_batches",
+                d.micro_batches.to_string(),
+                format!("1 to {MAX_MICRO_BATCHES} micro-batches per pipelined step"),
+            );
+        }
+        if d.micro_batches > 1 && !d.piped() {
+            return field(
+                "micro_batches",
+                d.micro_batches.to_string(),
+                "1 without --pp (micro-batches fill a pipeline's stages)".into(),
+            );
+        }
+        if d.device >= d.count() {
+            let of = match (d.split(), d.piped()) {
+                (true, true) => format!("--tp {} × --pp {}", d.tp, d.pp),
+                (false, true) => format!("--pp {}", d.pp),
+                _ => format!("--tp {}", d.tp),
+            };
             return field(
                 "device",
                 d.device.to_string(),
-                format!("0..={} (one of the --tp {} devices)", d.tp - 1, d.tp),
+                format!("0..={} (one of the {of} devices)", d.count() - 1),
             );
+        }
+        if d.piped() {
+            self.validate_stages()?;
         }
         if !d.split() {
             return Ok(());
@@ -179,6 +293,53 @@ impl ModelConfig {
         }
         if self.backward {
             return refuse("with --backward");
+        }
+        Ok(())
+    }
+
+    /// The pipeline sizes this model allows: every M that divides its
+    /// blocks.
+    #[must_use]
+    pub fn allowed_pp(&self) -> Vec<usize> {
+        (1..=MAX_PP.min(self.layers))
+            .filter(|&m| self.layers.is_multiple_of(m))
+            .collect()
+    }
+
+    /// The rules of a pipeline: M divides the blocks, and what no
+    /// pipeline is modelled for yet is refused.
+    fn validate_stages(&self) -> Result<(), ConfigError> {
+        let m = self.devices.pp;
+        if !self.layers.is_multiple_of(m) {
+            let allowed = self.allowed_pp();
+            return Err(ConfigError::Stages {
+                got: self.layers,
+                pp: m,
+                allowed: allowed
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+        let refuse = |what: &str| {
+            Err(ConfigError::Field {
+                field: "pp",
+                got: m.to_string(),
+                allowed: format!("1 {what} (no pipeline of it is modelled yet)"),
+            })
+        };
+        if self.decode > 0 {
+            return refuse("with --decode");
+        }
+        if self.backward {
+            return refuse("with --backward");
+        }
+        // A block that reads x0 (skip-block1) past the first stage would
+        // read it where no device holds it.
+        let anatomy = crate::arch::Arch::of(self).anatomy;
+        if (self.layers / m + 1..=self.layers).any(|n| anatomy.reads_x0(n)) {
+            return refuse("with a block that reads x0 across stages");
         }
         Ok(())
     }

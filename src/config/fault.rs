@@ -79,6 +79,9 @@ named_enum! {
         /// Sequence parallelism's reduce-scatter cuts each device's own
         /// partial sum without summing the devices'.
         SpScatterNoSum = "sp-scatter-no-sum",
+        /// A pipeline stage reads its receive buffer before the receive
+        /// completes (an irecv without its wait): zeros.
+        PpRecvNoWait = "pp-recv-no-wait",
     }
 }
 
@@ -176,6 +179,7 @@ const LM_BACKWARD: &[&str] = &["--preset", "lesson-lm", "--backward"];
 const BACKWARD: &[&str] = &["--backward"];
 const TP2: &[&str] = &["--tp", "2"];
 const SP2: &[&str] = &["--tp", "2", "--sp"];
+const PP2: &[&str] = &["--pp", "2"];
 /// The MLP faults change one dense MLP whose width differs from d.
 const DENSE_WIDE: &[Need] = &[Need::DenseMlp, Need::WideFf];
 
@@ -401,5 +405,14 @@ pub const TABLE: &[FaultSpec] = &[
         &[Shard],
         SP2,
         "block1.resid_1",
+    ),
+    // The buffer has the stream's shape before and after the receive.
+    row(
+        Fault::PpRecvNoWait,
+        Variant::RecvNoWait,
+        &[Need::Pp],
+        &[Shard],
+        PP2,
+        "block2.ln_1",
     ),
 ];

@@ -33,6 +33,12 @@ pub(super) struct Flat {
     /// [`Devices::sp`]; unwritten when false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub(super) sp: bool,
+    /// [`Devices::pp`]; unwritten when 1.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub(super) pp: usize,
+    /// [`Devices::micro_batches`]; unwritten when 1.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub(super) micro_batches: usize,
     /// [`Devices::device`]; unwritten when 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub(super) device: usize,
@@ -205,6 +211,8 @@ impl From<Flat> for ModelConfig {
             devices: Devices {
                 tp: f.tp,
                 sp: f.sp,
+                pp: f.pp,
+                micro_batches: f.micro_batches,
                 device: f.device,
             },
             d_model: f.d_model,
@@ -278,6 +286,8 @@ impl From<ModelConfig> for Flat {
             backward: c.backward,
             tp: c.devices.tp,
             sp: c.devices.sp,
+            pp: c.devices.pp,
+            micro_batches: c.devices.micro_batches,
             device: c.devices.device,
             d_model: c.d_model,
             heads: a.heads,

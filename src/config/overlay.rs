@@ -99,7 +99,16 @@ overlay! {
         /// (B, T/N, d) per device.
         #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
         sp: bool,
-        /// Which of the --tp devices the trace shows (from 0).
+        /// Pipeline parallelism over M stages: each holds layers/M blocks
+        /// and sends its output (B, T, d) to the next (1: one stage).
+        #[arg(long, global = true, value_parser = stages, allow_negative_numbers = true)]
+        pp: usize,
+        /// Micro-batches one pipelined step runs (with --pp): the bubble
+        /// (M−1)/(m+M−1) that params gives.
+        #[arg(long, global = true, value_parser = micro_batches, allow_negative_numbers = true)]
+        micro_batches: usize,
+        /// Which device the trace shows (from 0): stage·tp + rank of the
+        /// --tp × --pp devices.
         #[arg(long, global = true, value_parser = device, allow_negative_numbers = true)]
         device: usize,
         /// d_model, the width of the residual stream.
@@ -289,8 +298,16 @@ fn devices(s: &str) -> Result<usize, String> {
     whole(s, 1, super::MAX_TP)
 }
 
+fn stages(s: &str) -> Result<usize, String> {
+    whole(s, 1, super::MAX_PP)
+}
+
+fn micro_batches(s: &str) -> Result<usize, String> {
+    whole(s, 1, super::MAX_MICRO_BATCHES)
+}
+
 fn device(s: &str) -> Result<usize, String> {
-    whole(s, 0, super::MAX_TP - 1)
+    whole(s, 0, super::MAX_TP * super::MAX_PP - 1)
 }
 
 fn layers(s: &str) -> Result<usize, String> {

@@ -65,6 +65,9 @@ pub struct Block<T> {
     /// The one norm `ln_1` every parallel sublayer reads (Falcon-7B);
     /// `None` when each has its own.
     pub shared: Option<Norm<T>>,
+    /// Its number in the model, from 1 (`blockN`), whichever pipeline
+    /// stage holds it.
+    pub n: usize,
 }
 
 impl<T: Clone> Block<T> {
@@ -96,6 +99,7 @@ impl<T: Clone> Block<T> {
             })
             .collect();
         Self {
+            n,
             sublayers,
             parallel: b.arch.anatomy.parallel,
             shared: shared_norm.then(|| Norm::new(&b.pp("ln_1"))),

@@ -145,7 +145,7 @@ impl<T: Clone> Model<T> {
         match (&self.ends, ids) {
             (Some(ends), Some(ids)) => {
                 let x0 = ends.embed_at(&mut pass, backend.ids(ids), at)?; // (B, t, d)
-                let x = self.stack_kv(&mut pass, x0, Some(kv))?; // (B, t, d)
+                let x = self.stack_kv(&mut pass, Some(x0), Some(kv))?; // (B, t, d)
                 ends.head(&mut pass, &x) // (B, t, V)
             }
             _ => {
@@ -155,7 +155,7 @@ impl<T: Clone> Model<T> {
                     backend.normal(&[cfg.batch, 1, cfg.d_model], step_seed(cfg, n))
                 };
                 let x0 = pass.input(x0)?; // (B, t, d)
-                self.stack_kv(&mut pass, x0, Some(kv)) // (B, t, d)
+                self.stack_kv(&mut pass, Some(x0), Some(kv)) // (B, t, d)
             }
         }
     }

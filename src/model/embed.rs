@@ -52,6 +52,12 @@ pub struct Embeddings<T> {
     /// BERT's pooler W_p (d, d) and b_p, in the LM head's place; `None`
     /// for an LM.
     pub pooler: Option<Linear<T>>,
+    /// Whether this device holds `wte`: on one device, yes; in a pipeline
+    /// the first stage looks tokens up in it and the last stage, with a
+    /// tied head, keeps a copy to multiply by (Megatron's). The other
+    /// ends are built where their stage runs them: wpe, wtt, ln_emb on
+    /// the first, the head on the last.
+    pub wte_held: bool,
 }
 
 impl<T: Clone> Embeddings<T> {
@@ -60,14 +66,17 @@ impl<T: Clone> Embeddings<T> {
         let c = b.cfg;
         let v = c.vocab.size?;
         let (d, std) = (c.d_model, Builder::<B>::STD);
+        // A pipeline's first stage embeds, its last scores.
+        let (first, last) = (c.devices.first_stage(), c.devices.last_stage());
         Some(Self {
+            wte_held: first || (last && c.vocab.tied && c.vocab.head == Head::Lm),
             wte: b.param(
                 "wte",
                 &[v, d],
                 &[Axis::Vocab, Axis::Model],
                 Init::Normal(std),
             ),
-            wpe: (c.positions.kind == PosEmb::Learned).then(|| {
+            wpe: (first && c.positions.kind == PosEmb::Learned).then(|| {
                 b.param(
                     "wpe",
                     &[c.positions(), d],
@@ -75,7 +84,7 @@ impl<T: Clone> Embeddings<T> {
                     Init::Normal(std),
                 )
             }),
-            lm_head: (!c.vocab.tied && c.vocab.head == Head::Lm).then(|| {
+            lm_head: (last && !c.vocab.tied && c.vocab.head == Head::Lm).then(|| {
                 b.param(
                     "lm_head.weight",
                     &[d, v],
@@ -93,7 +102,7 @@ impl<T: Clone> Embeddings<T> {
                 _ => (d as f64).sqrt(),
             }),
             cap: c.vocab.logit_softcap,
-            wtt: (c.vocab.token_types).map(|types| {
+            wtt: (c.vocab.token_types).filter(|_| first).map(|types| {
                 b.param(
                     "wtt",
                     &[types, d],
@@ -101,8 +110,8 @@ impl<T: Clone> Embeddings<T> {
                     Init::Normal(std),
                 )
             }),
-            norm: c.norms.embed.then(|| Norm::new(&b.pp("ln_emb"))),
-            pooler: (c.vocab.head == Head::Pooler).then(|| {
+            norm: (first && c.norms.embed).then(|| Norm::new(&b.pp("ln_emb"))),
+            pooler: (last && c.vocab.head == Head::Pooler).then(|| {
                 let bias = c.bias.then_some(d);
                 Linear::new(
                     &b.pp("pooler"),
@@ -217,6 +226,7 @@ impl<T: Clone> Embeddings<T> {
     /// (or the pooler).
     pub fn params(&self) -> impl Iterator<Item = &Param<T>> {
         std::iter::once(&self.wte)
+            .filter(|_| self.wte_held)
             .chain(self.wpe.as_ref())
             .chain(self.wtt.as_ref())
             .chain(self.norm.iter().flat_map(Norm::params))

@@ -7,7 +7,7 @@ use super::backward::{self, Backward};
 use super::{Model, Source};
 use crate::config::ModelConfig;
 use crate::ops::{Backend, PREVIEW_MAX};
-use crate::trace::recorder::comm::Link;
+use crate::trace::recorder::comm::Place;
 use crate::trace::recorder::tape::Tape;
 use crate::trace::recorder::{Capture, Recorder, Val, Watch};
 use crate::trace::{Mode, Trace};
@@ -45,7 +45,7 @@ pub(crate) fn record<B: Backend>(
     watch: &Watch,
 ) -> Recorded<B::Tensor> {
     // A split model computing values: every device runs, the communication for real.
-    if B::NUMERIC && cfg.devices.split() {
+    if B::NUMERIC && cfg.devices.many() {
         return super::devices::record(cfg, backend, source, (x0, ids), watch);
     }
     let lm = x0.is_none() && cfg.vocab.size.is_some();
@@ -68,7 +68,7 @@ pub(crate) fn record_on<B: Backend>(
     record_linked(cfg, backend, model, inputs, watch, None)
 }
 
-/// As [`record_on`], for one device of a split model when `link` is
+/// As [`record_on`], for one device of a split model when `place` is
 /// given: its communication steps meet the other devices' there.
 pub(crate) fn record_linked<'b, B: Backend>(
     cfg: &ModelConfig,
@@ -76,7 +76,7 @@ pub(crate) fn record_linked<'b, B: Backend>(
     model: &Model<B::Tensor>,
     (x0, ids): (Option<B::Tensor>, Option<&Array2<i64>>),
     watch: &Watch,
-    link: Option<Link<'b, B::Tensor>>,
+    place: Option<Place<'b, B::Tensor>>,
 ) -> Recorded<B::Tensor> {
     let ids = match ids {
         _ if x0.is_some() || model.ends.is_none() => None,
@@ -89,8 +89,8 @@ pub(crate) fn record_linked<'b, B: Backend>(
         ..watch.clone()
     };
     let mut rec = Recorder::new(backend, cfg.stream_shape(), watch.clone()).in_dtype(cfg.dtype);
-    if let Some(link) = link {
-        rec = rec.on_device(link);
+    if let Some(place) = place {
+        rec = rec.on_device(place);
     }
     // A stop is not an error here: the failure is part of the trace.
     let (output, passes) = if cfg.decode > 0 && x0.is_none() {

@@ -64,7 +64,7 @@ impl<B: Backend> Builder<'_, B> {
         let d = self.cfg.devices;
         d.split().then_some(Cut {
             parts: d.tp,
-            rank: d.device,
+            rank: d.rank(),
         })
     }
 

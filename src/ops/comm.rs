@@ -9,6 +9,8 @@
 //! all_gather        (N−1)/N · S    N−1 slices of S/N each
 //! reduce_scatter    (N−1)/N · S    N−1 partial slices of S/N each
 //! scatter                     0    each device cuts its own slice
+//! send                        S    point to point, to the next stage
+//! recv                        0    it receives S
 //! ```
 
 use super::Op;
@@ -32,6 +34,10 @@ impl Op {
                 Some(ring(*devices, out * (*devices).max(1) as u128, 1))
             }
             Op::Scatter { .. } => Some(0),
+            // Point to point: the sender sends the whole tensor once; the
+            // receiver sends nothing.
+            Op::Send { .. } => Some(out),
+            Op::Recv { .. } => Some(0),
             _ => None,
         }
     }

@@ -181,6 +181,8 @@ impl Op {
                 s(0),
                 b_shape(ins),
             ),
+            Op::Send { to } => format!("send to stage {} : {} → {o}", to + 1, s(0)),
+            Op::Recv { from } => format!("recv from stage {} : buffer {} → {o}", from + 1, s(0)),
             Op::Scatter {
                 devices,
                 axis,

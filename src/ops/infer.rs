@@ -84,6 +84,8 @@ impl Op {
             Op::AllGather { .. } => OpKind::AllGather,
             Op::ReduceScatter { .. } => OpKind::ReduceScatter,
             Op::Scatter { .. } => OpKind::Scatter,
+            Op::Send { .. } => OpKind::Send,
+            Op::Recv { .. } => OpKind::Recv,
         }
     }
 
@@ -372,6 +374,8 @@ impl Op {
                 bias_fits(x, ins.get(1).copied())?;
                 Ok(x.to_vec())
             }
+            // Point to point: what is sent is what arrives.
+            Op::Send { .. } | Op::Recv { .. } => Ok(x.to_vec()),
             Op::AllGather { devices, axis } => {
                 need(*axis < x.len(), || {
                     format!("{} has no axis {axis} to gather along", fmt_shape(x))

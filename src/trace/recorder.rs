@@ -17,6 +17,7 @@ use super::{CheckName, Event, Failure, Operand, Role};
 use crate::config::DType;
 use crate::ops::{Axis, Backend, Op, OpKind, Shape, Stats, fmt_shape};
 use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 mod about;
@@ -54,6 +55,9 @@ pub struct Recorder<'b, B: Backend> {
     /// This device's place in its group, when the model is split across
     /// devices and computes values ([`comm`]).
     link: Option<comm::Link<'b, B::Tensor>>,
+    /// This device's pipeline stage's ends, when the stack is split into
+    /// stages and computes values.
+    pipe: Option<comm::Pipe<B::Tensor>>,
 }
 
 /// A fused group's steps take the pass's outputs one for one.
@@ -118,14 +122,16 @@ impl<'b, B: Backend> Recorder<'b, B> {
             next_role: None,
             tape,
             link: None,
+            pipe: None,
         }
     }
 
     /// The recorder of one device of a group: its communication steps
     /// meet the other devices' through `link`.
     #[must_use]
-    pub fn on_device(mut self, link: comm::Link<'b, B::Tensor>) -> Self {
-        self.link = Some(link);
+    pub fn on_device(mut self, place: comm::Place<'b, B::Tensor>) -> Self {
+        self.link = place.link;
+        self.pipe = place.pipe;
         self
     }
 
@@ -222,6 +228,58 @@ impl<'b, B: Backend> Recorder<'b, B> {
             self.backend.cast(t, self.dtype)
         } else {
             t
+        };
+        self.keep_step(&event, None, Vec::new(), &t);
+        self.push(event, t, None, None)
+    }
+
+    /// Records a pipeline stage's input, named `recv`: the previous stage's
+    /// output (`from`, from 0), received into `buffer`, a tensor this
+    /// device allocated of the stream's shape with `axes`. With
+    /// `wait: false` (`pp-recv-no-wait`) the buffer is read before the
+    /// receive completes.
+    ///
+    /// # Errors
+    /// [`Stop`] when the previous stage stopped before sending, the
+    /// tensor that arrived is not the buffer's shape, or the run was
+    /// cancelled.
+    pub fn recv(
+        &mut self,
+        from: usize,
+        buffer: B::Tensor,
+        axes: &[Axis],
+        wait: bool,
+    ) -> Result<Val<B::Tensor>, Stop> {
+        self.check_cancel()?;
+        let op = Op::Recv { from };
+        let shape = B::shape(&buffer).to_vec();
+        let (sources, why) = crate::why::recv(&shape, axes, from);
+        let event = Pending {
+            sources,
+            why,
+            path: self.path("recv"),
+            op: op.kind(),
+            role: Role::Input,
+            formula: op.formula(&[&shape], &shape),
+            shape,
+            dtype: self.dtype,
+            axes: axes.to_vec(),
+            inputs: vec![],
+            on_stream: true,
+        };
+        let parts = if wait {
+            self.meet(&op, buffer)
+        } else {
+            Ok(vec![Arc::new(buffer)])
+        };
+        let t = match parts {
+            Ok(parts) => {
+                let refs: Vec<&B::Tensor> = parts.iter().map(|p| &**p).collect();
+                self.backend
+                    .collective(&op, &refs, &[])
+                    .map_err(|e| self.refused(&event.path, &op, &[], &e))?
+            }
+            Err(gone) => return Err(self.left(&event.path, &op, gone, Vec::new())),
         };
         self.keep_step(&event, None, Vec::new(), &t);
         self.push(event, t, None, None)
@@ -363,25 +421,11 @@ impl<'b, B: Backend> Recorder<'b, B> {
             (shape, dtype),
             (interface, &stream, self.dtype),
         );
-        // A scatter cuts this device's own tensor: no communication.
-        let local = matches!(op, Op::Scatter { .. });
         let mine = x.tensor().clone();
-        let parts = match &mut self.link {
-            Some(link) if B::NUMERIC && !local => link.exchange(mine),
-            _ => Ok(vec![std::sync::Arc::new(mine)]),
-        };
+        let parts = self.meet(op, mine);
         let parts = match parts {
             Ok(parts) => parts,
-            Err(gone) => {
-                // A device that left because the run was cancelled.
-                self.check_cancel()?;
-                let detail = crate::why::Why::new("judge-device-left")
-                    .arg("at", "")
-                    .arg("device", gone)
-                    .arg("op", op.kind().to_string());
-                let failure = (CheckName::OpShapes, detail, operands.clone(), None);
-                return Err(self.fail(&event.path, op.kind(), failure));
-            }
+            Err(gone) => return Err(self.left(&event.path, op, gone, operands)),
         };
         let refs: Vec<&B::Tensor> = parts.iter().map(|p| &**p).collect();
         let rest: Vec<&B::Tensor> = rest.iter().map(In::tensor).collect();
@@ -398,6 +442,53 @@ impl<'b, B: Backend> Recorder<'b, B> {
         };
         self.keep_step(&event, Some(op), keys, &t);
         self.push(event, t, Some(operands), None)
+    }
+
+    /// The stop of a device whose step `op` at `path` waited for device
+    /// `gone`, which stopped first: a cancel if the run was cancelled,
+    /// else an `op-shapes` failure naming it.
+    fn left(&mut self, path: &str, op: &Op, gone: usize, operands: Vec<Operand>) -> Stop {
+        // A device that left because the run was cancelled.
+        if self.check_cancel().is_err() {
+            return Stop;
+        }
+        let detail = crate::why::Why::new("judge-device-left")
+            .arg("at", "")
+            .arg("device", gone)
+            .arg("op", op.kind().to_string());
+        self.fail(path, op.kind(), (CheckName::OpShapes, detail, operands, None))
+    }
+
+    /// This device's part of communication step `op`, `mine`, handed to
+    /// the others and every part it needs back: the group's parts in
+    /// device order; a send's own tensor, once sent; a receive's tensor as
+    /// it arrived, then the buffer it arrived in. A scatter cuts this
+    /// device's own tensor, and a shape-only run has only its own.
+    ///
+    /// # Errors
+    /// The number of a device that stopped before handing in its part.
+    fn meet(&mut self, op: &Op, mine: B::Tensor) -> Result<Vec<Arc<B::Tensor>>, usize> {
+        let own = |t| Ok(vec![Arc::new(t)]);
+        if !B::NUMERIC {
+            return own(mine);
+        }
+        match (op, &mut self.link, &self.pipe) {
+            (Op::Scatter { .. }, ..) => own(mine),
+            (Op::Send { .. }, _, Some(comm::Pipe { to: Some(to), .. })) => {
+                let sent = Arc::new(mine);
+                // A next stage that already stopped reads nothing: this
+                // stage's forward is done either way.
+                let _ = to.send(Arc::clone(&sent));
+                Ok(vec![sent])
+            }
+            (Op::Recv { .. }, _, Some(comm::Pipe { from: Some((from, device)), .. })) => {
+                let got = from.recv().map_err(|_| *device)?;
+                Ok(vec![got, Arc::new(mine)])
+            }
+            (Op::Send { .. } | Op::Recv { .. }, ..) => own(mine),
+            (_, Some(link), _) => link.exchange(mine),
+            _ => own(mine),
+        }
     }
 
     /// Runs step `name` of `op` on `ins`, with `owned`'s value handed over

@@ -127,7 +127,9 @@ impl Role {
             | OpKind::AllReduce
             | OpKind::AllGather
             | OpKind::ReduceScatter
-            | OpKind::Scatter => input.unwrap_or_default(),
+            | OpKind::Scatter
+            | OpKind::Send => input.unwrap_or_default(),
+            OpKind::Recv => Role::Input,
             OpKind::Loss => Role::Loss,
             OpKind::Grad => Role::Gradient,
             OpKind::Linear | OpKind::Add | OpKind::Other => Role::Other,

@@ -112,6 +112,26 @@ pub fn input(shape: &[usize]) -> (Vec<AxisSource>, Why) {
     (sources, why)
 }
 
+/// A pipeline stage's received stream, of `shape` and `axes` ((B, T, d),
+/// or under sequence parallelism (B, T/N, d)), from stage `from` (from 0):
+/// each axis's source and the message.
+#[must_use]
+pub fn recv(shape: &[usize], axes: &[Axis], from: usize) -> (Vec<AxisSource>, Why) {
+    let sources = shape
+        .iter()
+        .zip(axes)
+        .map(|(&size, axis)| AxisSource {
+            axis: axis.clone(),
+            size,
+            from: format!("the buffer for stage {}'s output ({axis})", from + 1),
+        })
+        .collect();
+    let why = Why::new("why-recv")
+        .arg("stage", from + 1)
+        .arg("shape", fmt_shape(shape));
+    (sources, why)
+}
+
 /// Every output axis's source and the message of step `s`.
 #[must_use]
 pub fn explain(s: &Step) -> (Vec<AxisSource>, Why) {
@@ -548,6 +568,13 @@ fn message(s: &Step) -> Why {
         Op::ReduceScatter { devices, .. } => Why::new("why-reduce-scatter")
             .arg("N", *devices)
             .arg("bytes", comm_bytes(s))
+            .arg("shape", shape),
+        Op::Send { to } => Why::new("why-send")
+            .arg("stage", to + 1)
+            .arg("bytes", comm_bytes(s))
+            .arg("shape", shape),
+        Op::Recv { from } => Why::new("why-recv")
+            .arg("stage", from + 1)
             .arg("shape", shape),
         Op::Scatter { devices, rank, .. } => Why::new("why-scatter")
             .arg("N", *devices)

@@ -59,6 +59,8 @@ pub enum Need {
     Tp,
     /// Sequence parallelism (`--tp 2 --sp`).
     Sp,
+    /// The stack split into at least 2 pipeline stages (`--pp 2`).
+    Pp,
 }
 
 impl Need {
@@ -89,6 +91,7 @@ impl Need {
             Need::Backward => cfg.backward,
             Need::Tp => cfg.devices.split(),
             Need::Sp => cfg.devices.split() && cfg.devices.sp,
+            Need::Pp => cfg.devices.piped(),
             Need::TiedHead => cfg.vocab.size.is_some() && cfg.vocab.tied,
             Need::FullCausal => (1..=cfg.layers).any(|n| cfg.window_at(n).is_none()),
         }
@@ -134,6 +137,7 @@ impl Need {
             Need::Backward => "needs the backward, where the fault is; add --backward",
             Need::Tp => "needs the model split across devices, where the fault is; add --tp 2",
             Need::Sp => "needs sequence parallelism, where the fault is; add --tp 2 --sp",
+            Need::Pp => "needs the blocks split into pipeline stages, where the fault is; add --pp 2",
             Need::TiedHead => {
                 "needs a vocabulary whose LM head is wte, tied; use --preset lesson-lm"
             }

@@ -59,4 +59,6 @@ pub enum Variant {
     NoAllReduce,
     /// A reduce-scatter that cuts without summing.
     ScatterNoSum,
+    /// A pipeline stage that reads its receive buffer without waiting.
+    RecvNoWait,
 }

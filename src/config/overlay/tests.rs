@@ -76,7 +76,9 @@ fn every_field_changed() -> ModelConfig {
         devices: Devices {
             tp: 3,
             sp: true,
-            device: 2,
+            pp: 3,
+            micro_batches: 4,
+            device: 7,
         },
     }
 }
@@ -176,8 +178,12 @@ fn every_flag_sets_its_field() {
         "--tp",
         "3",
         "--sp",
+        "--pp",
+        "3",
+        "--micro-batches",
+        "4",
         "--device",
-        "2",
+        "7",
     ];
     let m = cmd.try_get_matches_from(args).unwrap();
     let got = Overlay::from_arg_matches(&m).unwrap();
@@ -202,7 +208,9 @@ fn every_flag_sets_its_field() {
         fault: Some(Fault::NoCausalMask),
         tp: Some(3),
         sp: Some(true),
-        device: Some(2),
+        pp: Some(3),
+        micro_batches: Some(4),
+        device: Some(7),
         ..Overlay::default()
     };
     assert_eq!(got, want);

@@ -188,7 +188,9 @@ pub fn backward(
         | Op::AllReduce { .. }
         | Op::AllGather { .. }
         | Op::ReduceScatter { .. }
-        | Op::Scatter { .. } => vec![None; ins.len()],
+        | Op::Scatter { .. }
+        | Op::Send { .. }
+        | Op::Recv { .. } => vec![None; ins.len()],
     }
 }
 

@@ -9,11 +9,36 @@
 //! instead of waiting forever.
 
 use std::collections::HashMap;
+use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+/// A pipeline stage's ends: what it receives from the stage before and
+/// sends to the stage after, point to point (each end one device of the
+/// same tensor-parallel rank). A stage that stops early drops its sender,
+/// and the stage waiting on it stops too.
+pub struct Pipe<T> {
+    /// From the previous stage's device, and that device's number; `None`
+    /// on the first stage.
+    pub from: Option<(Receiver<Arc<T>>, usize)>,
+    /// To the next stage's device; `None` on the last stage.
+    pub to: Option<Sender<Arc<T>>>,
+}
+
+/// One device's place among the devices: its tensor-parallel group and its
+/// pipeline's ends, each `None` where that split is not made.
+pub struct Place<'c, T> {
+    /// Its tensor-parallel group.
+    pub link: Option<Link<'c, T>>,
+    /// Its pipeline stage's ends.
+    pub pipe: Option<Pipe<T>>,
+}
 
 /// Where the devices of one group meet.
 pub struct Comm<T> {
     devices: usize,
+    /// The number of the group's first device among all the devices (a
+    /// pipeline stage's group starts at stage·N).
+    first: usize,
     state: Mutex<State<T>>,
     arrived: Condvar,
 }
@@ -44,8 +69,15 @@ impl<T: Clone> Comm<T> {
     /// A group of `devices`.
     #[must_use]
     pub fn new(devices: usize) -> Self {
+        Self::starting_at(devices, 0)
+    }
+
+    /// A group of `devices` numbered from `first` among all the devices.
+    #[must_use]
+    pub fn starting_at(devices: usize, first: usize) -> Self {
         Self {
             devices,
+            first,
             state: Mutex::new(State {
                 rounds: HashMap::new(),
                 left: vec![false; devices],
@@ -80,7 +112,8 @@ impl<T: Clone> Link<'_, T> {
     /// returns every device's part, in device order.
     ///
     /// # Errors
-    /// The rank of a device that left before handing in its part.
+    /// The number (among all the devices) of a device that left before
+    /// handing in its part.
     pub fn exchange(&mut self, mine: T) -> Result<Vec<Arc<T>>, usize> {
         let (comm, call) = (self.comm, self.calls);
         self.calls += 1;
@@ -110,7 +143,7 @@ impl<T: Clone> Link<'_, T> {
             }
             let missing = (0..n).find(|&r| round.parts[r].is_none() && state.left[r]);
             if let Some(gone) = missing {
-                return Err(gone);
+                return Err(comm.first + gone);
             }
             s = comm.arrived.wait(s).unwrap_or_else(PoisonError::into_inner);
         }

@@ -205,8 +205,7 @@ impl<T: Clone> Model<T> {
             .blocks(cfg.layers)
             .map(|i| Block::new(&b.pp(&format!("block{i}")), i))
             .collect();
-        let ln_f =
-            (cfg.norms.final_norm && d.last_stage()).then(|| Norm::new(&b.pp("ln_f")));
+        let ln_f = (cfg.norms.final_norm && d.last_stage()).then(|| Norm::new(&b.pp("ln_f")));
         let positions = b.cut().filter(|_| d.sp);
         let stage = d.piped().then_some(Stage {
             index: d.stage(),

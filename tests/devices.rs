@@ -1,6 +1,6 @@
-//! A model split across devices (`--tp N`, `--sp`, `--device k`): each
-//! device's shapes, the communication steps, the `shard` check and its
-//! faults, the per-device count, and a real distributed engine's local
+//! A model split across devices (`--tp N`, `--sp`, `--pp M`, `--device k`):
+//! each device's shapes, the communication steps, the `shard` check and
+//! its faults, the per-device count, and a real distributed engine's local
 //! shapes and outputs.
 //!
 //! tests/fixtures/hf-llama-tiny-tp/ was made by scripts/make_tp_fixture.py:
@@ -382,4 +382,160 @@ fn a_reduce_scatter_that_does_not_sum_keeps_its_own_devices_partial_sum() {
             .collect();
         assert_eq!(cut, own, "device {device}");
     }
+}
+
+fn piped(name: &str, tp: usize, pp: usize, device: usize) -> ModelConfig {
+    ModelConfig {
+        devices: Devices {
+            tp,
+            pp,
+            device,
+            ..Devices::default()
+        },
+        ..preset::by_name(name).unwrap()
+    }
+}
+
+#[test]
+fn pp2_gives_each_stage_its_blocks_with_a_send_and_a_recv_between() {
+    let first = shapetrace::run(&piped("lesson-lm", 1, 2, 0)).unwrap();
+    let last = shapetrace::run(&piped("lesson-lm", 1, 2, 1)).unwrap();
+    let paths = |t: &Trace| t.events.iter().map(|e| e.path.clone()).collect::<Vec<_>>();
+    let (a, b) = (paths(&first.trace), paths(&last.trace));
+    // Stage 1 embeds and runs block 1; stage 2 runs block 2 and the head.
+    assert_eq!(a.first().map(String::as_str), Some("tokens"));
+    assert!(a.iter().all(|p| !p.starts_with("block2.")), "{a:?}");
+    assert_eq!(a.last().map(String::as_str), Some("send"));
+    assert_eq!(b.first().map(String::as_str), Some("recv"));
+    assert!(b.iter().all(|p| !p.starts_with("block1.")), "{b:?}");
+    assert_eq!(b.last().map(String::as_str), Some("lm_head"));
+    // What is sent is the stream, (B, T, d), and what arrives is it too.
+    let send = first.trace.get("send").unwrap();
+    assert_eq!(send.shape, [2, 4, 64]);
+    assert_eq!(send.inputs, ["block1.resid_2"]);
+    assert_eq!(last.trace.get("recv").unwrap().shape, [2, 4, 64]);
+    assert_eq!(last.trace.get("block2.ln_1").unwrap().inputs, ["recv"]);
+    for run in [&first, &last] {
+        for c in &run.checks {
+            assert_eq!(c.status, Status::Pass, "{c:?}");
+        }
+        assert!(
+            run.checks
+                .iter()
+                .any(|c| c.name == shapetrace::CheckName::Shard)
+        );
+    }
+    // Two stages of two tensor-parallel devices each: device 3 is stage 2's
+    // second rank, its heads halved, its input received.
+    let both = shapetrace::run(&piped("lesson", 2, 2, 3)).unwrap();
+    assert_eq!(both.trace.events[0].path, "recv");
+    assert_eq!(
+        both.trace.get("block2.attn.q").unwrap().shape,
+        [2, 2, 4, 16]
+    );
+    assert!(
+        both.checks.iter().all(|c| c.status == Status::Pass),
+        "{:?}",
+        both.checks
+    );
+}
+
+#[test]
+fn a_stage_that_reads_its_buffer_before_the_recv_fails_shard_alone() {
+    for (tp, device) in [(1, 0), (2, 0), (1, 1)] {
+        let cfg = ModelConfig {
+            fault: Some(Fault::PpRecvNoWait),
+            ..piped("lesson", tp, 2, device)
+        };
+        let checks = shapetrace::run(&cfg).unwrap().checks;
+        let failed: Vec<(String, Option<String>)> = checks
+            .iter()
+            .filter(|c| c.status == Status::Fail)
+            .map(|c| (c.name.to_string(), c.path.clone()))
+            .collect();
+        assert_eq!(
+            failed,
+            [("shard".to_string(), Some("block2.ln_1".to_string()))],
+            "tp {tp} device {device}: {checks:?}"
+        );
+    }
+}
+
+#[test]
+fn a_pipeline_that_does_not_divide_the_blocks_is_one_line() {
+    for (args, want) in [
+        (
+            &["trace", "--pp", "3"][..],
+            "layers 2 is not divisible by pp 3; allowed pp: 1, 2",
+        ),
+        (
+            &["params", "--micro-batches", "4"][..],
+            "micro_batches 4; allowed: 1 without --pp",
+        ),
+        (
+            &["trace", "--pp", "2", "--tp", "2", "--device", "4"][..],
+            "device 4; allowed: 0..=3 (one of the --tp 2 × --pp 2 devices)",
+        ),
+        (
+            &["trace", "--pp", "2", "--fault", "skip-block1"][..],
+            "pp 2; allowed: 1 with a block that reads x0 across stages",
+        ),
+        (
+            &["trace", "--pp", "2", "--decode", "1"][..],
+            "pp 2; allowed: 1 with --decode",
+        ),
+    ] {
+        let (code, out, err) = cli(args);
+        assert_eq!(code, Some(2), "{args:?}: {out}{err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+    }
+}
+
+#[test]
+fn each_stage_counts_its_own_blocks_and_ends_and_the_bubble_follows_the_micro_batches() {
+    let whole = shapetrace::Budget::of(&preset::by_name("gpt2-small").unwrap()).unwrap();
+    let stages: Vec<_> = (0..4)
+        .map(|device| shapetrace::Budget::of(&piped("gpt2-small", 1, 4, device)).unwrap())
+        .collect();
+    for b in &stages {
+        assert_eq!(b.closed_total, b.total);
+        // Three blocks a stage, each the whole model's block.
+        assert_eq!(b.block.total, whole.block.total);
+    }
+    let wte = 50_257 * 768;
+    // The first stage holds wte and wpe, the last ln_f and a copy of the
+    // tied wte (its head): the stages hold the model and one more wte.
+    assert_eq!(
+        stages.iter().map(|b| b.total).sum::<u64>(),
+        whole.total + wte
+    );
+    assert_eq!(stages[1].total, 3 * whole.block.total);
+    let cfg = ModelConfig {
+        devices: Devices {
+            micro_batches: 8,
+            ..piped("gpt2-small", 1, 4, 0).devices
+        },
+        ..piped("gpt2-small", 1, 4, 0)
+    };
+    let split = shapetrace::Budget::of(&cfg).unwrap().devices.unwrap();
+    assert_eq!(split.bubble, (3, 11));
+    let (code, out, err) = cli(&[
+        "params",
+        "--preset",
+        "lesson",
+        "--pp",
+        "2",
+        "--micro-batches",
+        "3",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("(2−1)/(3+2−1) = 1/4 = 25.0%"), "{out}");
+    // The first stage sends its (2,4,64) f32 stream whole: 2 KiB.
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with("send") && l.contains("2.0 KiB")),
+        "{out}"
+    );
 }

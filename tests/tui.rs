@@ -160,6 +160,24 @@ fn snapshot_tensor_parallel_all_reduce() {
     insta::assert_snapshot!(a.frame());
 }
 
+/// The second stage of a two-stage pipeline: the header names the stage,
+/// and its first step is the stream received from the stage before, whose
+/// why says where that stage's blocks live.
+#[test]
+fn snapshot_pipeline_recv() {
+    let cfg = ModelConfig {
+        devices: shapetrace::config::Devices {
+            pp: 2,
+            device: 1,
+            ..Default::default()
+        },
+        ..ModelConfig::default()
+    };
+    let a = Stepper(common::stepper(cfg, Given::default()));
+    assert_eq!(a.path(a.cursor), Some("recv"));
+    insta::assert_snapshot!(a.frame());
+}
+
 #[test]
 fn snapshot_fault_failure() {
     let a = with(&[Action::CycleFault, Action::Last]);

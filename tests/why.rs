@@ -168,6 +168,9 @@ fn every_run() -> Vec<(String, Trace)> {
         "tp = 2",
         "tp = 2\nsp = true",
         "tp = 4\nkv_heads = 2",
+        // A pipeline: the first stage sends, the second receives.
+        "pp = 2",
+        "pp = 2\ndevice = 1\npreset = \"lesson-lm\"",
     ] {
         out.push((toml.to_string(), shapes_only(&cfg(toml))));
     }

@@ -252,6 +252,7 @@ ui-counts = ◆ { $departures } { $departures ->
 }
 ui-device = ⧉ device { $k } of tp={ $N }
 ui-device-sp = ⧉ device { $k } of tp={ $N }+sp
+ui-stage = ⊟ stage { $s } of pp={ $M } (device { $k })
 ui-counts-hidden = ◆ ↩ counts hidden in the quiz
 ui-counts-hidden-short = ◆ ↩ hidden
 ui-footer-quiz = quiz { $right }/{ $asked }
@@ -320,6 +321,7 @@ ui-from-seeded-ids = ids drawn uniformly from 0..{ $vocab } by the seed
 ui-from-token-ids = the token ids
 ui-from-given-input = the given input x0 (--input)
 ui-from-seeded-input = the seeded input x0 ~ N(0,1)
+ui-from-stage = the stage before (stage { $s }), over the pipe
 ui-why = why:{" "}
 ui-why-more = {" "}… w: all
 ui-fail-at = ✗ { $check } fails at { $path } ({ $op })
@@ -332,6 +334,7 @@ ui-fault-line = fault { $fault }: { $what }
 ui-diagram-block = Block { $b } of { $layers } · { $form }
 ui-diagram-input = Input, before block 1 · { $form }
 ui-diagram-embeddings = Embeddings, before block 1 · { $path }
+ui-diagram-recv = Received, before block { $b } · { $path }
 ui-diagram-after = After block { $layers } · { $path }
 ui-form-sandwich = sandwich norms
 ui-form-mixed = mixed norms

@@ -261,6 +261,7 @@ ui-fails-at = ✗ { $check } 於 { $path }
 ui-counts = ◆ { $departures } 次離開 · ↩ { $returns } 次返回
 ui-device = ⧉ 裝置 { $k }，共 tp={ $N }
 ui-device-sp = ⧉ 裝置 { $k }，共 tp={ $N }+sp
+ui-stage = ⊟ 管線第 { $s } 階段，共 pp={ $M }（裝置 { $k }）
 ui-counts-hidden = ◆ ↩ 測驗中隱藏計數
 ui-counts-hidden-short = ◆ ↩ 隱藏
 ui-footer-quiz = 測驗 { $right }/{ $asked }
@@ -329,6 +330,7 @@ ui-from-seeded-ids = 由種子從 0..{ $vocab } 均勻抽取的 id
 ui-from-token-ids = 詞元 id
 ui-from-given-input = 給定的輸入 x0 (--input)
 ui-from-seeded-input = 由種子產生的輸入 x0 ~ N(0,1)
+ui-from-stage = 前一個階段（第 { $s } 階段），經由管線
 ui-why = 原因：
 ui-why-more = {" "}… w：全部
 ui-fail-at = ✗ { $check } 於 { $path } 失敗 ({ $op })
@@ -341,6 +343,7 @@ ui-fault-line = 故障 { $fault }：{ $what }
 ui-diagram-block = 模組 { $b }／共 { $layers } · { $form }
 ui-diagram-input = 輸入，模組 1 之前 · { $form }
 ui-diagram-embeddings = 嵌入，模組 1 之前 · { $path }
+ui-diagram-recv = 接收的輸入，在區塊 { $b } 之前 · { $path }
 ui-diagram-after = 模組 { $layers } 之後 · { $path }
 ui-form-sandwich = 三明治歸一化
 ui-form-mixed = 混合歸一化

@@ -417,7 +417,8 @@ pub fn wiring(trace: &Trace) -> CheckResult {
                 .iter()
                 .rev()
                 .find(|x| {
-                    matches!(x.op, OpKind::Input | OpKind::Tokens | OpKind::Recv) || !x.inputs.is_empty()
+                    matches!(x.op, OpKind::Input | OpKind::Tokens | OpKind::Recv)
+                        || !x.inputs.is_empty()
                 })
                 .map(|x| x.path.as_str());
         }

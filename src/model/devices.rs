@@ -12,8 +12,8 @@ use crate::ops::Backend;
 use crate::trace::hooks::Hooks;
 use crate::trace::recorder::Watch;
 use crate::trace::recorder::comm::{Comm, Pipe, Place};
-use std::sync::mpsc;
 use ndarray::Array2;
+use std::sync::mpsc;
 
 /// Records every device of `cfg`'s split on `backend`, each from the same
 /// x0 or token ids, and gives back the shown device's recording.

@@ -104,6 +104,20 @@ pub(crate) fn settings(trace: &Trace) -> Vec<(&'static str, String)> {
         );
         rows.push(("devices", words));
     }
+    // A pipeline: whose blocks these are.
+    if d.piped() {
+        let held = c.held_blocks();
+        let words = format!(
+            "device {} is stage {} of {} (pipeline parallel): blocks {}..={}, the stream received from the stage before and sent to the stage after; {} micro-batch(es) a step",
+            d.device,
+            d.stage() + 1,
+            d.pp,
+            held.start(),
+            held.end(),
+            d.micro_batches
+        );
+        rows.push(("stages", words));
+    }
     rows
 }
 

@@ -456,7 +456,11 @@ impl<'b, B: Backend> Recorder<'b, B> {
             .arg("at", "")
             .arg("device", gone)
             .arg("op", op.kind().to_string());
-        self.fail(path, op.kind(), (CheckName::OpShapes, detail, operands, None))
+        self.fail(
+            path,
+            op.kind(),
+            (CheckName::OpShapes, detail, operands, None),
+        )
     }
 
     /// This device's part of communication step `op`, `mine`, handed to
@@ -481,7 +485,14 @@ impl<'b, B: Backend> Recorder<'b, B> {
                 let _ = to.send(Arc::clone(&sent));
                 Ok(vec![sent])
             }
-            (Op::Recv { .. }, _, Some(comm::Pipe { from: Some((from, device)), .. })) => {
+            (
+                Op::Recv { .. },
+                _,
+                Some(comm::Pipe {
+                    from: Some((from, device)),
+                    ..
+                }),
+            ) => {
                 let got = from.recv().map_err(|_| *device)?;
                 Ok(vec![got, Arc::new(mine)])
             }

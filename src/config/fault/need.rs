@@ -137,7 +137,9 @@ impl Need {
             Need::Backward => "needs the backward, where the fault is; add --backward",
             Need::Tp => "needs the model split across devices, where the fault is; add --tp 2",
             Need::Sp => "needs sequence parallelism, where the fault is; add --tp 2 --sp",
-            Need::Pp => "needs the blocks split into pipeline stages, where the fault is; add --pp 2",
+            Need::Pp => {
+                "needs the blocks split into pipeline stages, where the fault is; add --pp 2"
+            }
             Need::TiedHead => {
                 "needs a vocabulary whose LM head is wte, tied; use --preset lesson-lm"
             }

@@ -67,6 +67,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                     (None, Some(v)) => app.tr(&Why::new("ui-from-seeded-ids").arg("vocab", v)),
                     (None, None) => app.t("ui-from-token-ids"),
                 }
+            } else if e.op == crate::trace::OpKind::Recv {
+                let stage = app.run.trace.config.devices.stage();
+                app.tr(&Why::new("ui-from-stage").arg("s", stage))
             } else if app.given.req.input.is_some() {
                 app.t("ui-from-given-input")
             } else {

@@ -124,6 +124,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .arg("layers", layers)
             .arg("form", form),
         None if at_input => Why::new("ui-diagram-input").arg("form", form),
+        // A pipeline stage's input: the stage before's output.
+        None if before && path == "recv" => Why::new("ui-diagram-recv")
+            .arg("b", *trace.config.held_blocks().start())
+            .arg("path", path),
         None if before => Why::new("ui-diagram-embeddings").arg("path", path),
         None => Why::new("ui-diagram-after")
             .arg("layers", layers)

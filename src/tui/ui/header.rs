@@ -42,7 +42,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         let d = c.devices;
         if d.split() {
             let key = if d.sp { "ui-device-sp" } else { "ui-device" };
-            let why = Why::new(key).arg("k", d.device).arg("N", d.tp);
+            let why = Why::new(key).arg("k", d.rank()).arg("N", d.tp);
+            kv.push_str(&format!(" {}", app.tr(&why)));
+        }
+        if d.piped() {
+            let why = Why::new("ui-stage")
+                .arg("k", d.device)
+                .arg("s", d.stage() + 1)
+                .arg("M", d.pp);
             kv.push_str(&format!(" {}", app.tr(&why)));
         }
         // A mixture of experts: each token's MLP is k of E.

@@ -303,6 +303,9 @@ pub struct Arch {
     /// Whether a pipeline stage waits for its receive before reading the
     /// buffer (`pp-recv-no-wait`: not).
     pub recv_waits: bool,
+    /// Whether a vocabulary-parallel lookup zeroes the vectors of the ids
+    /// another device holds (`vocab-no-mask`: not; they take row 0).
+    pub lookup_masks: bool,
 }
 
 impl Arch {
@@ -351,6 +354,7 @@ impl Arch {
             all_reduce: true,
             scatter_sums: true,
             recv_waits: true,
+            lookup_masks: true,
         };
         let Some(fault) = cfg.fault else {
             return ok;
@@ -475,6 +479,10 @@ impl Arch {
             },
             Variant::RecvNoWait => Self {
                 recv_waits: false,
+                ..ok
+            },
+            Variant::LookupNoMask => Self {
+                lookup_masks: false,
                 ..ok
             },
             Variant::SoftmaxGradNoSub => Self {

@@ -320,7 +320,10 @@ impl Budget {
             vocab_d: match cfg.vocab.head {
                 // A pipeline's head is on its last stage.
                 _ if !cfg.devices.last_stage() => 0,
-                crate::config::Head::Lm => cfg.vocab.size.map_or(0, |v| (v * cfg.d_model) as u64),
+                // Split across devices, each scores its V'/N rows.
+                crate::config::Head::Lm => cfg
+                    .padded_vocab()
+                    .map_or(0, |v| (v / cfg.devices.tp.max(1) * cfg.d_model) as u64),
                 crate::config::Head::Pooler => 0,
             },
             // 6·N counts the parameters a token uses: a mixture's active ones.

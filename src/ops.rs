@@ -118,6 +118,9 @@ named_enum! {
         Scatter = "scatter",
         /// A pipeline stage's output sent to the next stage: the shape kept.
         Send = "send",
+        /// Rows (or columns) of zeros appended: a vocabulary padded to a
+        /// multiple of the devices.
+        Pad = "pad",
         /// The previous stage's output received into a buffer of its shape.
         Recv = "recv",
         /// The loss a training step minimises: one number, from the logits
@@ -444,6 +447,26 @@ pub enum Op {
         axis: usize,
         /// The slice kept.
         rank: usize,
+    },
+    /// A vocabulary-parallel lookup: ids (B, T) and this device's rows of
+    /// wte (V/N, d), the rows `from..from + V/N` → (B, T, d); a token
+    /// whose row another device holds gives a row of zeros, so summing
+    /// the devices' lookups (an all-reduce) gives wte[ids].
+    GatherPart {
+        /// The first row this device holds.
+        from: usize,
+        /// Whether the ids another device holds give zeros
+        /// (`vocab-no-mask`: not; they give row 0, the id they were
+        /// masked to).
+        masks: bool,
+    },
+    /// Zeros appended along `axis` up to `to`: (…, n, …) → (…, to, …), a
+    /// vocabulary of V padded to V' for N devices to split.
+    Pad {
+        /// The axis padded.
+        axis: usize,
+        /// Its size after.
+        to: usize,
     },
     /// Pipeline parallelism's send: this stage's output x to stage `to`,
     /// point to point: (…) → (…), the tensor as sent.

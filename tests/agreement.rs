@@ -80,7 +80,7 @@ fn check_probes_and_the_log_summary_agree_on_every_verdict() {
         let moe = model.contains(&"lesson-moe");
         let decodes = model.contains(&"--decode");
         let backward = model.contains(&"--backward");
-        let split = model.contains(&"--tp");
+        let split = model.contains(&"--tp") || model.contains(&"--pp");
         let all = CheckName::ALL.len()
             - usize::from(!moe)
             - usize::from(!decodes)

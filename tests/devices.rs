@@ -226,7 +226,9 @@ fn fewer_kv_heads_than_devices_keep_one_whole_kv_head_each() {
 
 #[test]
 fn gpt2_small_at_tp4_holds_1_775_424_parameters_per_block_per_device() {
-    let cfg = split("gpt2-small", 4, false);
+    // 50,257 tokens do not split four ways: padded to 50,260.
+    let mut cfg = split("gpt2-small", 4, false);
+    cfg.devices.pad_vocab = true;
     let b = shapetrace::Budget::of(&cfg).unwrap();
     assert_eq!(b.block.total, 1_775_424);
     assert_eq!(b.closed_total, b.total);
@@ -249,7 +251,7 @@ fn gpt2_small_at_tp4_holds_1_775_424_parameters_per_block_per_device() {
         ("block1.mlp.down.weight", vec![768, 768]),
         ("block1.mlp.down.bias", vec![768]),
         ("block1.ln_1.weight", vec![768]),
-        ("wte", vec![50_257, 768]),
+        ("wte", vec![12_565, 768]),
     ] {
         assert_eq!(shape(name), want, "{name}");
     }
@@ -536,6 +538,84 @@ fn each_stage_counts_its_own_blocks_and_ends_and_the_bubble_follows_the_micro_ba
     assert!(
         out.lines()
             .any(|l| l.trim_start().starts_with("send") && l.contains("2.0 KiB")),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_vocabulary_is_split_by_rows_and_a_padded_one_drops_its_padding() {
+    let t = shapetrace::run(&split("lesson-lm", 2, false)).unwrap();
+    for c in &t.checks {
+        assert_eq!(c.status, Status::Pass, "{c:?}");
+    }
+    let shape = |t: &Trace, path: &str| t.get(path).unwrap().shape.clone();
+    let trace = &t.trace;
+    // Each device looks up its 48 rows; the all-reduce sums the parts.
+    assert_eq!(trace.get("tok_emb.part").unwrap().op, OpKind::Embedding);
+    assert_eq!(trace.get("tok_emb").unwrap().op, OpKind::AllReduce);
+    assert_eq!(shape(trace, "lm_head.part"), [2, 4, 48]);
+    assert_eq!(trace.get("lm_head").unwrap().op, OpKind::AllGather);
+    assert_eq!(shape(trace, "lm_head"), [2, 4, 96]);
+    // 95 tokens over 4 devices: refused, or padded to 96 when asked.
+    let (code, _, err) = cli(&[
+        "trace",
+        "--preset",
+        "lesson-lm",
+        "--tp",
+        "4",
+        "--vocab",
+        "95",
+    ]);
+    assert_eq!(code, Some(2));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(
+            "vocab 95; allowed: a multiple of tp 4, or --pad-vocab to pad it to 96 (1 row of zeros"
+        ),
+        "{err}"
+    );
+    let (code, _, err) = cli(&["trace", "--pad-vocab"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("pad_vocab true; allowed: --pad-vocab with --tp 2 or more"),
+        "{err}"
+    );
+    for device in 0..4 {
+        let mut cfg = split("lesson-lm", 4, false);
+        cfg.vocab.size = Some(95);
+        cfg.vocab.tied = device % 2 == 0;
+        cfg.devices.pad_vocab = true;
+        cfg.devices.device = device;
+        let run = shapetrace::run(&cfg).unwrap();
+        for c in &run.checks {
+            assert_eq!(c.status, Status::Pass, "device {device}: {c:?}");
+        }
+        let t = &run.trace;
+        assert_eq!(shape(t, "lm_head.part"), [2, 4, 24]);
+        assert_eq!(shape(t, "lm_head.all_gather"), [2, 4, 96]);
+        assert_eq!(shape(t, "lm_head"), [2, 4, 95]);
+        let why = t.get("lm_head").unwrap().why.as_ref().unwrap();
+        assert_eq!(why.key, "why-vocab-unpad");
+        assert!(
+            why.text().contains("padded with 1 row of zeros"),
+            "{}",
+            why.text()
+        );
+    }
+    // The count: V'/N rows each, the padding named.
+    let (code, out, err) = cli(&[
+        "params",
+        "--preset",
+        "gpt2-small",
+        "--tp",
+        "4",
+        "--pad-vocab",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains(
+            "Vocabulary 50,257, padded to 50,260 (3 rows of zeros, --pad-vocab): 12,565 rows"
+        ),
         "{out}"
     );
 }

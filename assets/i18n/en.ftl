@@ -121,6 +121,21 @@ why-tokens = The token ids: { $B } sequences of { $T ->
 
 why-embedding = Each id picks its row of wte ({ $V },{ $d }): a lookup, not a product, so the { $B }×{ $T } ids become { $B }×{ $T } vectors of { $d }, { $shape }. Row i is token i's vector; an id ≥ { $V } has no row.
 
+why-embedding-part = The vocabulary is split by rows: this device holds rows { $from }..{ $to } of wte, each of { $d }. A token whose id falls in that range gets its row; any other gets a row of zeros, { $shape } either way. Exactly one device holds each token's row, so the all-reduce after it, a sum over the devices, gives every token its vector.
+
+why-pad = Zeros appended to { $to }, { $shape }, so the devices can split it evenly: padding rows no token id reaches, whose scores are dropped before the logits leave.
+
+why-vocab-unpad = The vocabulary was padded with { $pad ->
+    [one] 1 row
+   *[other] { $pad } rows
+} of zeros so the devices could split it evenly; no token id reaches them, so their scores are dropped here and the logits are the model's V { $V } again, { $shape }.
+
+why-lm-head-part = This device holds its rows of the vocabulary, so it scores only those { $V } tokens at every position, { $shape }: each token's score needs only its own row, so no sum is needed, only the devices' scores side by side.
+
+why-all-reduce-embedding = The all-reduce of the lookup: each of the { $N } devices looked every token up in its own rows of wte, and exactly one of them holds each token's row (the others gave zeros), so the sum over the devices is every token's vector, { $shape }. In a ring each device sends 2·(N−1)/N of it: { $bytes }.
+
+why-all-gather-vocab = The all-gather of the logits: each of the { $N } devices scored its own rows of the vocabulary, and the devices' scores side by side are every token's, { $shape }. In a ring each device sends (N−1)/N of it: { $bytes }.
+
 why-positions = Position t reads row t of wpe ({ $ctx },{ $d }); only the first T = { $T } rows are used, so pos_emb is { $shape }: one vector per position, the same for every sequence, with no B axis.
 
 why-add-positions = x0 = tok_emb + pos_emb: { $tok } + { $pos } broadcasts the positions over the { $B } sequences, so each token's vector carries where it stands. { $shape } is the residual stream every block reads and gives back.
@@ -419,6 +434,7 @@ fault-softmax-grad-no-sub = the softmax's backward forgets the row's weighted su
 fault-tp-no-allreduce = a row-parallel layer's partial sum is used without the all-reduce: each device adds only its own heads' (or hidden units') share onto the stream
 fault-sp-scatter-no-sum = the reduce-scatter cuts each device's own partial sum without summing the devices': every slice of the positions misses the other devices' shares
 fault-pp-recv-no-wait = a pipeline stage reads its receive buffer before the receive completes (an irecv without its wait): the blocks after it run on zeros
+fault-vocab-no-mask = a vocabulary-parallel lookup masks the ids another device holds to row 0 but does not zero their vectors: every token gets its own row plus the other devices' row 0
 fault-why-ffn-no-down = the residual add meets the hidden layer: (B,T,d) + (B,T,d_ff), (2,4,64) + (2,4,256) on the lesson model
 fault-why-attn-no-merge = the residual add meets the split heads: (B,T,d) + (B,h,T,hd), (2,4,64) + (2,4,4,16) on the lesson model
 fault-why-bias-w1-64 = x·W1 is (B,T,d_ff) and b1 is (d): the bias add refuses the shapes
@@ -446,6 +462,7 @@ fault-why-softmax-grad-no-sub = every gradient keeps its shape; the scores' grad
 fault-why-tp-no-allreduce = a partial sum has exactly the whole sum's shape, (B,T,d), so every shape check passes; only the devices' result compared with the one-device model's shows it
 fault-why-sp-scatter-no-sum = a cut partial sum has exactly the reduce-scatter's shape, (B,T/N,d), so every shape check passes; only the devices' result compared with the one-device model's shows it
 fault-why-pp-recv-no-wait = the buffer was allocated with the stream's shape, (B,T,d), so it has it whether or not the previous stage's output has arrived: every shape check passes; only the devices' result compared with the one-device model's shows it
+fault-why-vocab-no-mask = each device's part of the lookup is (B,T,d) whatever rows it holds, and so is their sum: every shape check passes; only the devices' result compared with the one-device model's shows it
 
 ## shapetrace faults: the columns
 

@@ -24,6 +24,9 @@
 //! MLP        2·d·d_ff/N, SwiGLU 3·d·d_ff/N (+ d_ff/N + d, SwiGLU 2·d_ff/N + d)
 //! ```
 //!
+//! The vocabulary is split too: wte (and an untied head) hold V/N rows
+//! each, of V' = V padded to a multiple of N under `--pad-vocab`.
+//!
 //! Split into M pipeline stages (`--pp M`), stage s holds blocks
 //! s·L/M+1 ..= (s+1)·L/M; the first stage the embeddings (wte, wpe, wtt,
 //! ln_emb), the last ln_f and the head (lm_head, or a copy of a tied wte,
@@ -124,10 +127,17 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
         out.push(c("ln_f".into(), norm, norm_formula));
     }
     if let Some(v) = cfg.vocab.size {
-        let v = n(v);
+        // One device's rows of the vocabulary: V'/N of the padded V'.
+        let rows = n(cfg.padded_vocab().unwrap_or(v)) / tp;
+        let padded = rows * tp != n(v);
+        let (vd, vd_formula) = match (split, padded) {
+            (false, _) => (n(v) * d, "V·d"),
+            (true, false) => (rows * d, "V/N·d"),
+            (true, true) => (rows * d, "V'/N·d (V' padded)"),
+        };
         let tied_head = cfg.vocab.tied && cfg.vocab.head == Head::Lm;
         if first || (last && tied_head) {
-            out.push(c("wte".into(), v * d, "V·d"));
+            out.push(c("wte".into(), vd, vd_formula));
         }
         if first && cfg.positions.kind == PosEmb::Learned {
             let rows = if cfg.positions.offset > 0 {
@@ -145,7 +155,7 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
         }
         match cfg.vocab.head {
             _ if !last => {}
-            Head::Lm if !cfg.vocab.tied => out.push(c("lm_head".into(), v * d, "V·d")),
+            Head::Lm if !cfg.vocab.tied => out.push(c("lm_head".into(), vd, vd_formula)),
             Head::Lm => {}
             Head::Pooler => {
                 let (p, f) = if cfg.bias {

@@ -29,6 +29,9 @@ pub struct Split {
     pub stage: usize,
     /// The first and last block (from 1) it holds.
     pub blocks: (usize, usize),
+    /// Split across N devices with a vocabulary: V, V' (V padded to a
+    /// multiple of N) and the rows each device holds, V'/N.
+    pub vocab: Option<(usize, usize, usize)>,
     /// The share of a pipelined step every device idles, (M−1)/(m+M−1),
     /// as numerator and denominator; (0, 1) without a pipeline.
     pub bubble: (usize, usize),
@@ -113,6 +116,12 @@ pub fn split(cfg: &ModelConfig, trace: &Trace) -> Option<Split> {
         device: d.device,
         stage: d.stage(),
         blocks: (*held.start(), *held.end()),
+        vocab: cfg
+            .vocab
+            .size
+            .zip(cfg.padded_vocab())
+            .filter(|_| d.split())
+            .map(|(v, padded)| (v, padded, padded / n)),
         bubble: d.bubble(),
         steps,
         per_forward,

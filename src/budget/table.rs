@@ -360,6 +360,26 @@ fn memory(out: &mut String, b: &Budget) {
 
 /// A split model: what the device sends per forward.
 fn split(out: &mut String, s: &super::devices::Split) {
+    if let Some((v, padded, rows)) = s.vocab {
+        let pad = if padded > v {
+            format!(
+                ", padded to {} ({} of zeros, --pad-vocab)",
+                thousands(padded as u64),
+                match padded - v {
+                    1 => "1 row".to_string(),
+                    p => format!("{p} rows"),
+                }
+            )
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "Vocabulary {}{pad}: {} rows of wte (and of an untied head) on each device; the lookup all-reduced, the logits all-gathered\n",
+            thousands(v as u64),
+            thousands(rows as u64)
+        );
+    }
     if s.pp > 1 {
         let (idle, of) = s.bubble;
         #[allow(clippy::cast_precision_loss)]
@@ -392,10 +412,14 @@ fn split(out: &mut String, s: &super::devices::Split) {
             s.micro_batches
         );
     }
-    let _ = writeln!(
-        out,
-        "Communication per forward (each step sends and receives as much; a ring)"
-    );
+    // A collective in a ring receives what it sends; a pipeline's send
+    // and recv are one way.
+    let how = if s.pp > 1 {
+        "what this device sends; a ring receives as much, a recv receives what the stage before sent"
+    } else {
+        "each step sends and receives as much; a ring"
+    };
+    let _ = writeln!(out, "Communication per forward ({how})");
     let mut lines = vec![line(["step", "count", "shape", "each sends", ""])];
     for r in &s.steps {
         let each = human_bytes(u128::from(r.each));

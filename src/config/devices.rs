@@ -42,6 +42,9 @@ pub struct Devices {
     pub pp: usize,
     /// m, the micro-batches one pipelined step runs (params' bubble).
     pub micro_batches: usize,
+    /// Whether a vocabulary N does not divide is padded with rows of
+    /// zeros to the next multiple of N (`--pad-vocab`), as Megatron pads.
+    pub pad_vocab: bool,
     /// Which device's shapes the trace shows, 0..N·M: stage·N + rank.
     pub device: usize,
 }
@@ -53,6 +56,7 @@ impl Default for Devices {
             sp: false,
             pp: 1,
             micro_batches: 1,
+            pad_vocab: false,
             device: 0,
         }
     }
@@ -133,6 +137,18 @@ impl ModelConfig {
     pub fn local_kv_heads(&self) -> usize {
         let (kv, n) = (self.attention.kv_heads, self.devices.tp);
         if kv >= n { kv / n } else { 1 }
+    }
+
+    /// The vocabulary as the devices hold it: V, or padded to the next
+    /// multiple of N when `--pad-vocab` asks; `None` without one.
+    #[must_use]
+    pub fn padded_vocab(&self) -> Option<usize> {
+        let (v, n) = (self.vocab.size?, self.devices.tp.max(1));
+        Some(if self.devices.pad_vocab {
+            v.div_ceil(n) * n
+        } else {
+            v
+        })
     }
 
     /// The blocks (numbered from 1) this device holds: every block, or a
@@ -241,6 +257,13 @@ impl ModelConfig {
         if d.piped() {
             self.validate_stages()?;
         }
+        if d.pad_vocab && !(d.split() && self.vocab.size.is_some()) {
+            return field(
+                "pad_vocab",
+                "true".into(),
+                "--pad-vocab with --tp 2 or more on a model with a vocabulary (the devices split it)".into(),
+            );
+        }
         if !d.split() {
             return Ok(());
         }
@@ -268,6 +291,25 @@ impl ModelConfig {
                     .collect::<Vec<_>>()
                     .join(", "),
             });
+        }
+        // The vocabulary is split by rows: N divides it, or it is padded.
+        if let Some(v) = self.vocab.size
+            && !v.is_multiple_of(d.tp)
+            && !d.pad_vocab
+        {
+            let padded = v.div_ceil(d.tp) * d.tp;
+            return field(
+                "vocab",
+                v.to_string(),
+                format!(
+                    "a multiple of tp {}, or --pad-vocab to pad it to {padded} ({} of zeros, as Megatron pads)",
+                    d.tp,
+                    match padded - v {
+                        1 => "1 row".to_string(),
+                        p => format!("{p} rows"),
+                    }
+                ),
+            );
         }
         let refuse = |what: &str| {
             field(

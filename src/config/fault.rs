@@ -82,6 +82,9 @@ named_enum! {
         /// A pipeline stage reads its receive buffer before the receive
         /// completes (an irecv without its wait): zeros.
         PpRecvNoWait = "pp-recv-no-wait",
+        /// A vocabulary-parallel lookup masks the ids another device holds
+        /// to row 0 but does not zero their vectors.
+        VocabNoMask = "vocab-no-mask",
     }
 }
 
@@ -180,6 +183,7 @@ const BACKWARD: &[&str] = &["--backward"];
 const TP2: &[&str] = &["--tp", "2"];
 const SP2: &[&str] = &["--tp", "2", "--sp"];
 const PP2: &[&str] = &["--pp", "2"];
+const LM_TP2: &[&str] = &["--preset", "lesson-lm", "--tp", "2"];
 /// The MLP faults change one dense MLP whose width differs from d.
 const DENSE_WIDE: &[Need] = &[Need::DenseMlp, Need::WideFf];
 
@@ -414,5 +418,14 @@ pub const TABLE: &[FaultSpec] = &[
         &[Shard],
         PP2,
         "block2.ln_1",
+    ),
+    // Each device's part of the lookup is (B, T, d) whatever it holds.
+    row(
+        Fault::VocabNoMask,
+        Variant::LookupNoMask,
+        &[Need::Tp, Need::Vocab],
+        &[Shard],
+        LM_TP2,
+        "tok_emb",
     ),
 ];

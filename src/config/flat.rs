@@ -39,6 +39,9 @@ pub(super) struct Flat {
     /// [`Devices::micro_batches`]; unwritten when 1.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub(super) micro_batches: usize,
+    /// [`Devices::pad_vocab`]; unwritten when false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub(super) pad_vocab: bool,
     /// [`Devices::device`]; unwritten when 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub(super) device: usize,
@@ -213,6 +216,7 @@ impl From<Flat> for ModelConfig {
                 sp: f.sp,
                 pp: f.pp,
                 micro_batches: f.micro_batches,
+                pad_vocab: f.pad_vocab,
                 device: f.device,
             },
             d_model: f.d_model,
@@ -288,6 +292,7 @@ impl From<ModelConfig> for Flat {
             sp: c.devices.sp,
             pp: c.devices.pp,
             micro_batches: c.devices.micro_batches,
+            pad_vocab: c.devices.pad_vocab,
             device: c.devices.device,
             d_model: c.d_model,
             heads: a.heads,

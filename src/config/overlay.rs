@@ -107,6 +107,10 @@ overlay! {
         /// (M−1)/(m+M−1) that params gives.
         #[arg(long, global = true, value_parser = micro_batches, allow_negative_numbers = true)]
         micro_batches: usize,
+        /// Pad a vocabulary --tp does not divide with rows of zeros to the
+        /// next multiple of it, as Megatron pads.
+        #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
+        pad_vocab: bool,
         /// Which device the trace shows (from 0): stage·tp + rank of the
         /// --tp × --pp devices.
         #[arg(long, global = true, value_parser = device, allow_negative_numbers = true)]

@@ -58,6 +58,12 @@ pub struct Embeddings<T> {
     /// ends are built where their stage runs them: wpe, wtt, ln_emb on
     /// the first, the head on the last.
     pub wte_held: bool,
+    /// Split across devices, this device's rows of the vocabulary (of wte
+    /// and of the head); `None` on one device.
+    pub vocab: Option<super::shard::VocabCut>,
+    /// Whether the lookup zeroes the ids another device holds
+    /// (`vocab-no-mask`: not).
+    pub masks: bool,
 }
 
 impl<T: Clone> Embeddings<T> {
@@ -70,11 +76,15 @@ impl<T: Clone> Embeddings<T> {
         let (first, last) = (c.devices.first_stage(), c.devices.last_stage());
         Some(Self {
             wte_held: first || (last && c.vocab.tied && c.vocab.head == Head::Lm),
-            wte: b.param(
+            vocab: b.vocab_cut(),
+            masks: b.arch.lookup_masks,
+            // Split across devices, each holds V/N rows (of V' padded).
+            wte: b.vocab_param(
                 "wte",
                 &[v, d],
                 &[Axis::Vocab, Axis::Model],
                 Init::Normal(std),
+                0,
             ),
             wpe: (first && c.positions.kind == PosEmb::Learned).then(|| {
                 b.param(
@@ -85,11 +95,12 @@ impl<T: Clone> Embeddings<T> {
                 )
             }),
             lm_head: (last && !c.vocab.tied && c.vocab.head == Head::Lm).then(|| {
-                b.param(
+                b.vocab_param(
                     "lm_head.weight",
                     &[d, v],
                     &[Axis::Model, Axis::Vocab],
                     Init::Normal(std),
+                    1,
                 )
             }),
             pos_offset: c.positions.offset,
@@ -156,7 +167,25 @@ impl<T: Clone> Embeddings<T> {
                 rec.role(Role::Embedding).op(name, op, ins)
             }
         };
-        let mut x = step(rec, "tok_emb", lookup_last, &Op::Gather, &[ids, wte])?; // wte[ids]: (B, T, d)
+        let mut x = match self.vocab {
+            None => step(rec, "tok_emb", lookup_last, &Op::Gather, &[ids, wte])?, // wte[ids]: (B, T, d)
+            // Split: each device looks up its rows, the sum is wte[ids].
+            Some(cut) => {
+                let part = Op::GatherPart {
+                    from: cut.from(),
+                    masks: self.masks,
+                };
+                let part = rec
+                    .role(Role::Embedding)
+                    .op("tok_emb.part", &part, &[ids, wte])?; // (B, T, d), 0 off its rows
+                let sum = Op::AllReduce {
+                    devices: cut.devices,
+                };
+                let name = if lookup_last { "input" } else { "tok_emb" };
+                rec.role(Role::Embedding)
+                    .collective(name, &sum, &part, &[], lookup_last)? // Σ_k part_k = wte[ids]: (B, T, d)
+            }
+        };
         if let Some(by) = self.scale {
             let scale = Op::Scale { by };
             x = step(rec, "tok_emb.scaled", scale_last, &scale, &[In::Act(&x)])?; // wte[ids]·√d
@@ -215,11 +244,42 @@ impl<T: Clone> Embeddings<T> {
             Some(w) => (Op::LmHead { tied: false }, w),
             None => (Op::LmHead { tied: true }, &self.wte),
         };
-        let Some(cap) = self.cap else {
-            return rec.op("lm_head", &head, &[In::Act(x), In::Param(w)]); // (B, T, V)
+        let ins = [In::Act(x), In::Param(w)];
+        let z = match self.vocab {
+            None => rec.op("lm_head", &head, &ins)?, // (B, T, V)
+            Some(cut) => Self::gathered(rec, cut, &head, &ins)?, // (B, T, V)
         };
-        let z = rec.op("lm_head", &head, &[In::Act(x), In::Param(w)])?; // (B, T, V)
-        rec.op_owned("logits.capped", &Op::SoftCap { cap }, z, &[]) // c·tanh(z/c): (B, T, V)
+        match self.cap {
+            Some(cap) => rec.op_owned("logits.capped", &Op::SoftCap { cap }, z, &[]), // c·tanh(z/c): (B, T, V)
+            None => Ok(z),
+        }
+    }
+
+    /// Split across devices, the logits from this device's rows of the
+    /// head: its tokens' scores (B, T, V'/N), every device's side by side
+    /// (B, T, V'), the padding's dropped (B, T, V).
+    fn gathered<B: Backend<Tensor = T>>(
+        rec: &mut Recorder<B>,
+        cut: super::shard::VocabCut,
+        head: &Op,
+        ins: &[In<T>],
+    ) -> Result<Val<T>, Stop> {
+        let part = rec.op("lm_head.part", head, ins)?; // (B, T, V'/N)
+        let all = Op::AllGather {
+            devices: cut.devices,
+            axis: 2,
+        };
+        if cut.padded == cut.v {
+            return rec.collective("lm_head", &all, &part, &[], false); // (B, T, V)
+        }
+        let z = rec.collective("lm_head.all_gather", &all, &part, &[], false)?; // (B, T, V')
+        let unpad = Op::Columns {
+            lo: 0,
+            hi: cut.v,
+            period: cut.padded,
+            axis: Axis::Vocab,
+        };
+        rec.op_owned("lm_head", &unpad, z, &[]) // z[…, ..V]: (B, T, V)
     }
 
     /// wte, wpe, wtt and the embeddings' norm, then the head if untied

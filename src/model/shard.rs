@@ -7,7 +7,14 @@
 //!                                                   y = Σ_k y_k + b (all_reduce, b whole)
 //! sequence-par.    norms, adds on (B, T/N, d);      all_gather → (B, T, d) before a sublayer,
 //!                                                   reduce_scatter → (B, T/N, d) after it
+//! vocabulary-par.  wte (V, d) → wte[k·V/N ..]       x0 = Σ_k lookup_k (all_reduce; zeros off
+//!                                                   device k's rows); logits_k (B, T, V/N),
+//!                                                   all_gather → (B, T, V)
 //! ```
+//!
+//! A vocabulary N does not divide is padded with rows of zeros to V' (a
+//! multiple of N) when `--pad-vocab` asks; the padding's scores are
+//! dropped after the gather.
 //!
 //! Every device builds the whole weight (loaded, or seeded by its name as
 //! one device would) and keeps its slice, so the devices together hold
@@ -35,6 +42,33 @@ impl Cut {
             axis,
             rank: self.rank,
         }
+    }
+}
+
+/// One device's rows of a vocabulary split across devices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VocabCut {
+    /// N, the devices.
+    pub devices: usize,
+    /// This device, from 0.
+    pub rank: usize,
+    /// V, the model's vocabulary.
+    pub v: usize,
+    /// V', the vocabulary padded to a multiple of N (V when N divides it).
+    pub padded: usize,
+}
+
+impl VocabCut {
+    /// Rows each device holds: V'/N.
+    #[must_use]
+    pub fn rows(self) -> usize {
+        self.padded / self.devices
+    }
+
+    /// The first row this device holds.
+    #[must_use]
+    pub fn from(self) -> usize {
+        self.rank * self.rows()
     }
 }
 
@@ -84,6 +118,66 @@ impl<B: Backend> Builder<'_, B> {
                 }
             }
         })
+    }
+
+    /// This device's rows of the vocabulary; `None` on one device or
+    /// without a vocabulary.
+    #[must_use]
+    pub fn vocab_cut(&self) -> Option<VocabCut> {
+        let c = self.cut()?;
+        Some(VocabCut {
+            devices: c.parts,
+            rank: c.rank,
+            v: self.cfg.vocab.size?,
+            padded: self.cfg.padded_vocab()?,
+        })
+    }
+
+    /// Parameter `name` of whole `shape` and `axes` whose axis `axis` is
+    /// the vocabulary: made as on one device, padded with zeros to V' when
+    /// N does not divide V, then this device's V'/N of it kept.
+    pub fn vocab_param(
+        &self,
+        name: &str,
+        shape: &[usize],
+        axes: &[Axis],
+        init: Init,
+        axis: usize,
+    ) -> Param<B::Tensor> {
+        let Some(cut) = self.vocab_cut() else {
+            return self.param(name, shape, axes, init);
+        };
+        let mut whole = self.param(name, shape, axes, init);
+        if cut.padded > cut.v {
+            let pad = Op::Pad {
+                axis,
+                to: cut.padded,
+            };
+            // A loaded weight of another shape is kept whole, for the
+            // shape checks to find.
+            match self.backend.apply(&pad, &[&whole.t]) {
+                Ok(t) => whole.t = t,
+                Err(_) => return whole,
+            }
+        }
+        let rows = Cut {
+            parts: cut.devices,
+            rank: cut.rank,
+        };
+        match self.backend.collective(&rows.op(axis), &[&whole.t], &[]) {
+            Ok(t) => {
+                let mut axes = whole.axes;
+                if let Some(a) = axes.get_mut(axis) {
+                    *a = a.split(cut.devices);
+                }
+                Param {
+                    name: whole.name,
+                    t,
+                    axes,
+                }
+            }
+            Err(_) => whole,
+        }
     }
 
     /// How this device's row-parallel layers sum their partial sums;

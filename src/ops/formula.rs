@@ -105,6 +105,16 @@ impl Op {
             }
             Op::Add => format!("x + f(x) : {}+{} → {o}", s(0), s(1)),
             Op::Gather => format!("wte[ids] : {}[{}] → {o}", s(1), s(0)),
+            Op::GatherPart { from, .. } => {
+                let rows = ins.get(1).and_then(|w| w.first()).copied().unwrap_or(0);
+                format!(
+                    "wte[ids − {from}] where {from} ≤ id < {}, else 0 : {}[{}] → {o}",
+                    from + rows,
+                    s(1),
+                    s(0)
+                )
+            }
+            Op::Pad { axis, to } => format!("pad axis {axis} with zeros to {to} : {} → {o}", s(0)),
             Op::Positions { offset, start } => {
                 let t = ins.get(1).and_then(|i| i.get(1)).copied().unwrap_or(0);
                 let first = offset + start;

@@ -85,6 +85,8 @@ impl Op {
             Op::ReduceScatter { .. } => OpKind::ReduceScatter,
             Op::Scatter { .. } => OpKind::Scatter,
             Op::Send { .. } => OpKind::Send,
+            Op::GatherPart { .. } => OpKind::Embedding,
+            Op::Pad { .. } => OpKind::Pad,
             Op::Recv { .. } => OpKind::Recv,
         }
     }
@@ -168,7 +170,7 @@ impl Op {
             | Op::Cast { .. }
             | Op::SoftCap { .. }
             | Op::Scale { .. } => Ok(x.to_vec()),
-            Op::Gather => {
+            Op::Gather | Op::GatherPart { .. } => {
                 let table = ins.get(1).copied().unwrap_or(&[]);
                 rank(x, 2, "token ids")?;
                 rank(table, 2, "wte")?;
@@ -374,6 +376,14 @@ impl Op {
                 bias_fits(x, ins.get(1).copied())?;
                 Ok(x.to_vec())
             }
+            Op::Pad { axis, to } => {
+                need(x.get(*axis).is_some_and(|n| n <= to), || {
+                    format!("{} has no axis {axis} of at most {to} to pad", fmt_shape(x))
+                })?;
+                let mut out = x.to_vec();
+                out[*axis] = *to;
+                Ok(out)
+            }
             // Point to point: what is sent is what arrives.
             Op::Send { .. } | Op::Recv { .. } => Ok(x.to_vec()),
             Op::AllGather { devices, axis } => {
@@ -449,7 +459,7 @@ impl Op {
                 vec![at(x, 0), at(x, 1), t, at(v, 3)]
             }
             Op::MergeHeads(_) => vec![at(x, 0), at(x, 2), Axis::Model],
-            Op::Gather => {
+            Op::Gather | Op::GatherPart { .. } => {
                 let w = ins.get(1).copied().unwrap_or(&[]);
                 vec![at(x, 0), at(x, 1), at(w, 1)]
             }

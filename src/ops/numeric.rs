@@ -347,6 +347,14 @@ impl<F: Scalar> Backend for Numeric<F> {
                 let wte = ins[1].read();
                 (ends::lm_head_tied(x, &wte.view(), &out), None)
             }
+            Op::GatherPart { from, masks } => {
+                let table = ins[1].read();
+                (
+                    ends::gather_part(x, &table.view(), *from, *masks, &out),
+                    None,
+                )
+            }
+            Op::Pad { axis, .. } => (ends::pad(x, *axis, &out), None),
             op => {
                 let rest: Vec<Cow<ArrayD<F>>> = ins[1..].iter().map(|t| t.array()).collect();
                 let rest: Vec<&ArrayD<F>> = rest.iter().map(|r| &**r).collect();

@@ -128,7 +128,8 @@ impl Role {
             | OpKind::AllGather
             | OpKind::ReduceScatter
             | OpKind::Scatter
-            | OpKind::Send => input.unwrap_or_default(),
+            | OpKind::Send
+            | OpKind::Pad => input.unwrap_or_default(),
             OpKind::Recv => Role::Input,
             OpKind::Loss => Role::Loss,
             OpKind::Grad => Role::Gradient,

@@ -192,7 +192,7 @@ fn made(s: &Step, i: usize) -> Option<String> {
         Op::WeightedSum if i == 3 => Some(format!("hd of {}", s.path(1))),
         Op::MergeHeads(_) if i == 1 => Some(format!("T of {}", s.path(0))),
         Op::MergeHeads(_) if i == 2 => Some(format!("h × hd = {} × {}", s.dim(0, 1), s.dim(0, 3))),
-        Op::Gather if i == 2 => Some(format!("columns of {}", s.path(1))),
+        Op::Gather | Op::GatherPart { .. } if i == 2 => Some(format!("columns of {}", s.path(1))),
         Op::Positions { .. } if i == 0 => Some(format!("T of {}", s.path(1))),
         Op::LmHead { tied: true } if i + 1 == n => Some(format!("rows of {} (V)", s.path(1))),
         Op::LmHead { tied: false } if i + 1 == n => Some(format!("columns of {} (V)", s.path(1))),
@@ -413,6 +413,16 @@ fn message(s: &Step) -> Why {
         Op::SwiGlu => Why::new("why-swiglu")
             .arg("ff", s.last(0))
             .arg("shape", shape),
+        // A vocabulary padded for the devices: its scores dropped.
+        Op::Columns {
+            hi,
+            period,
+            axis: Axis::Vocab,
+            ..
+        } => Why::new("why-vocab-unpad")
+            .arg("V", *hi)
+            .arg("pad", period - hi)
+            .arg("shape", shape),
         Op::Columns { lo, hi, period, .. } => Why::new(if *period == s.last(0) {
             "why-columns"
         } else {
@@ -462,6 +472,12 @@ fn message(s: &Step) -> Why {
             .arg("update", s.path(1))
             .arg("shape", shape)
             .arg("d", d),
+        Op::GatherPart { from, .. } => Why::new("why-embedding-part")
+            .arg("from", *from)
+            .arg("to", from + s.dim(1, 0))
+            .arg("d", s.dim(1, 1))
+            .arg("shape", shape),
+        Op::Pad { to, .. } => Why::new("why-pad").arg("to", *to).arg("shape", shape),
         Op::Gather => Why::new("why-embedding")
             .arg("V", s.dim(1, 0))
             .arg("d", s.dim(1, 1))
@@ -518,6 +534,16 @@ fn message(s: &Step) -> Why {
             .arg("pos", fmt_shape(s.ins.get(1).map_or(&[][..], |p| p.shape)))
             .arg("B", s.out(0))
             .arg("shape", shape),
+        // One device's columns of the head: its rows of the vocabulary.
+        Op::LmHead { .. }
+            if s.ins
+                .get(1)
+                .is_some_and(|w| w.axes.iter().any(is_split_vocab)) =>
+        {
+            Why::new("why-lm-head-part")
+                .arg("V", s.out.last().copied().unwrap_or(0))
+                .arg("shape", shape)
+        }
         Op::LmHead { tied } => Why::new(if *tied {
             "why-lm-head-tied"
         } else {
@@ -554,6 +580,23 @@ fn message(s: &Step) -> Why {
             Why::new("why-combine-bound")
                 .arg("E", s.ins.len().saturating_sub(2))
                 .arg("slots", s.dim(0, 0) * s.dim(0, 1) * s.last(0))
+                .arg("shape", shape)
+        }
+        // The vocabulary-parallel lookup: each token's row on one device.
+        Op::AllReduce { devices }
+            if s.ins.first().and_then(|p| p.role) == Some(Role::Embedding) =>
+        {
+            Why::new("why-all-reduce-embedding")
+                .arg("N", *devices)
+                .arg("bytes", comm_bytes(s))
+                .arg("shape", shape)
+        }
+        Op::AllGather { devices, .. }
+            if s.ins.first().and_then(|p| p.role) == Some(Role::Logits) =>
+        {
+            Why::new("why-all-gather-vocab")
+                .arg("N", *devices)
+                .arg("bytes", comm_bytes(s))
                 .arg("shape", shape)
         }
         Op::AllReduce { devices } => Why::new("why-all-reduce")
@@ -697,6 +740,11 @@ fn linear(s: &Step) -> Why {
 }
 
 /// What a communication step sends from each device, in words (`1.5 KiB`).
+/// Whether an axis is a split vocabulary, V/N.
+fn is_split_vocab(a: &Axis) -> bool {
+    matches!(a, Axis::Fraction { of, .. } if **of == Axis::Vocab)
+}
+
 fn comm_bytes(s: &Step) -> String {
     let elems: usize = s.out.iter().product();
     let sent = s.op.sent_bytes(elems, s.dtype.size()).unwrap_or(0);

@@ -61,6 +61,8 @@ pub enum Need {
     Sp,
     /// The stack split into at least 2 pipeline stages (`--pp 2`).
     Pp,
+    /// A vocabulary: token embeddings and a head.
+    Vocab,
 }
 
 impl Need {
@@ -92,6 +94,7 @@ impl Need {
             Need::Tp => cfg.devices.split(),
             Need::Sp => cfg.devices.split() && cfg.devices.sp,
             Need::Pp => cfg.devices.piped(),
+            Need::Vocab => cfg.vocab.size.is_some(),
             Need::TiedHead => cfg.vocab.size.is_some() && cfg.vocab.tied,
             Need::FullCausal => (1..=cfg.layers).any(|n| cfg.window_at(n).is_none()),
         }
@@ -140,6 +143,7 @@ impl Need {
             Need::Pp => {
                 "needs the blocks split into pipeline stages, where the fault is; add --pp 2"
             }
+            Need::Vocab => "needs a vocabulary, where the fault is; use --preset lesson-lm",
             Need::TiedHead => {
                 "needs a vocabulary whose LM head is wte, tied; use --preset lesson-lm"
             }

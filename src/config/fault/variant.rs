@@ -61,4 +61,6 @@ pub enum Variant {
     ScatterNoSum,
     /// A pipeline stage that reads its receive buffer without waiting.
     RecvNoWait,
+    /// A vocabulary-parallel lookup that leaves other devices' ids at row 0.
+    LookupNoMask,
 }

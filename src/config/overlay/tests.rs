@@ -78,6 +78,7 @@ fn every_field_changed() -> ModelConfig {
             sp: true,
             pp: 3,
             micro_batches: 4,
+            pad_vocab: true,
             device: 7,
         },
     }
@@ -182,6 +183,7 @@ fn every_flag_sets_its_field() {
         "3",
         "--micro-batches",
         "4",
+        "--pad-vocab",
         "--device",
         "7",
     ];
@@ -210,6 +212,7 @@ fn every_flag_sets_its_field() {
         sp: Some(true),
         pp: Some(3),
         micro_batches: Some(4),
+        pad_vocab: Some(true),
         device: Some(7),
         ..Overlay::default()
     };

@@ -190,6 +190,8 @@ pub fn backward(
         | Op::ReduceScatter { .. }
         | Op::Scatter { .. }
         | Op::Send { .. }
+        | Op::GatherPart { .. }
+        | Op::Pad { .. }
         | Op::Recv { .. } => vec![None; ins.len()],
     }
 }

@@ -32,6 +32,47 @@ pub(super) fn gather<F: Scalar>(
     ArrayD::from_shape_vec(IxDyn(out), y).expect(CHECKED)
 }
 
+/// `table[id − from]` for the ids this device's rows `from..from + V/N`
+/// hold, a row of zeros for every other id: one device's part of a
+/// vocabulary-parallel lookup.
+///
+/// # Shapes
+/// - ids: (B, T); table: (V/N, d) → (B, T, d)
+pub(super) fn gather_part<F: Scalar>(
+    ids: &ArrayD<F>,
+    table: &ArrayViewD<F>,
+    from: usize,
+    masks: bool,
+    out: &[usize],
+) -> ArrayD<F> {
+    let table = table.view().into_dimensionality::<Ix2>().expect(CHECKED);
+    let (rows, d) = table.dim();
+    let mut y = Vec::with_capacity(ids.len() * d);
+    for id in ids {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let i = id.f64() as usize;
+        match i.checked_sub(from).filter(|&r| r < rows && id.f64() >= 0.0) {
+            Some(r) => y.extend(table.row(r).iter().copied()),
+            None if masks => y.extend(std::iter::repeat_n(F::zero(), d)),
+            // vocab-no-mask: the id masked to row 0, its vector kept.
+            None => y.extend(table.row(0).iter().copied()),
+        }
+    }
+    ArrayD::from_shape_vec(IxDyn(out), y).expect(CHECKED)
+}
+
+/// `x` with zeros after it along `axis`, up to `out`'s size there.
+///
+/// # Shapes
+/// - x: (…, n, …) → (…, to, …)
+pub(super) fn pad<F: Scalar>(x: &ArrayD<F>, axis: usize, out: &[usize]) -> ArrayD<F> {
+    let mut y = ArrayD::zeros(IxDyn(out));
+    let n = x.shape()[axis];
+    y.slice_axis_mut(ndarray::Axis(axis), ndarray::Slice::from(0..n))
+        .assign(x);
+    y
+}
+
 /// `wpe[offset..offset + t]`: `t` rows, one per position, after the
 /// `offset` rows before position 0 (OPT's 2).
 ///
@@ -164,6 +205,26 @@ pub(super) fn kv_cache<F: Scalar>(
 mod tests {
     use super::*;
     use ndarray::array;
+
+    #[test]
+    fn a_devices_part_of_the_lookup_is_its_rows_and_zeros_elsewhere() {
+        // Rows 2..4 of a vocabulary of 4: ids 2 and 3 are this device's.
+        let part = array![[20.0f32, 21.0], [30.0, 31.0]].into_dyn();
+        let ids = array![[3.0f32, 0.0, 2.0]].into_dyn();
+        let y = gather_part(&ids, &part.view(), 2, true, &[1, 3, 2]);
+        assert_eq!(
+            y.iter().copied().collect::<Vec<_>>(),
+            [30.0, 31.0, 0.0, 0.0, 20.0, 21.0]
+        );
+        // Unmasked, id 0 (another device's) takes this device's row 0.
+        let y = gather_part(&ids, &part.view(), 2, false, &[1, 3, 2]);
+        assert_eq!(y.iter().nth(2), Some(&20.0));
+        let padded = pad(&part, 0, &[3, 2]);
+        assert_eq!(
+            padded.iter().copied().collect::<Vec<_>>(),
+            [20.0, 21.0, 30.0, 31.0, 0.0, 0.0]
+        );
+    }
 
     #[test]
     fn gather_takes_each_ids_row() {

@@ -171,6 +171,9 @@ fn every_run() -> Vec<(String, Trace)> {
         // A pipeline: the first stage sends, the second receives.
         "pp = 2",
         "pp = 2\ndevice = 1\npreset = \"lesson-lm\"",
+        // The vocabulary split, and padded.
+        "preset = \"lesson-lm\"\ntp = 2",
+        "preset = \"lesson-lm\"\ntp = 4\nvocab = 95\npad_vocab = true",
     ] {
         out.push((toml.to_string(), shapes_only(&cfg(toml))));
     }
@@ -331,6 +334,10 @@ fn every_catalog_message_is_used_or_reserved_for_a_failure() {
         "why-fail-op",
         // A stream tensor is judged before the add that reads it.
         "why-fail-residual-dtype",
+        // A vocabulary's padding is made on the weights before the
+        // forward, where no step records it; the op explains itself all
+        // the same.
+        "why-pad",
     ];
     for k in &keys {
         assert!(

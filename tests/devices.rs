@@ -41,6 +41,16 @@ fn line<'a>(out: &'a str, path: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no {path} in\n{out}"))
 }
 
+/// `args` exit 2 with one line on stderr holding `want`, and nothing on
+/// stdout.
+fn refused_in_one_line(args: &[&str], want: &str) {
+    let (code, out, err) = cli(args);
+    assert_eq!(code, Some(2), "{args:?}: {out}{err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.contains(want), "{args:?}: {err}");
+    assert!(out.is_empty(), "{args:?}: {out}");
+}
+
 fn count(t: &Trace, op: OpKind, block: &str) -> usize {
     t.events
         .iter()
@@ -189,11 +199,7 @@ fn a_split_that_does_not_divide_is_one_line_naming_the_field_and_every_allowed_t
             "tp 2; allowed: 1 with --backward",
         ),
     ] {
-        let (code, out, err) = cli(args);
-        assert_eq!(code, Some(2), "{args:?}: {out}{err}");
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(err.contains(want), "{args:?}: {err}");
-        assert!(out.is_empty(), "{args:?}: {out}");
+        refused_in_one_line(args, want);
     }
 }
 
@@ -487,11 +493,7 @@ fn a_pipeline_that_does_not_divide_the_blocks_is_one_line() {
             "pp 2; allowed: 1 with --decode",
         ),
     ] {
-        let (code, out, err) = cli(args);
-        assert_eq!(code, Some(2), "{args:?}: {out}{err}");
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(err.contains(want), "{args:?}: {err}");
-        assert!(out.is_empty(), "{args:?}: {out}");
+        refused_in_one_line(args, want);
     }
 }
 
@@ -557,28 +559,21 @@ fn the_vocabulary_is_split_by_rows_and_a_padded_one_drops_its_padding() {
     assert_eq!(trace.get("lm_head").unwrap().op, OpKind::AllGather);
     assert_eq!(shape(trace, "lm_head"), [2, 4, 96]);
     // 95 tokens over 4 devices: refused, or padded to 96 when asked.
-    let (code, _, err) = cli(&[
-        "trace",
-        "--preset",
-        "lesson-lm",
-        "--tp",
-        "4",
-        "--vocab",
-        "95",
-    ]);
-    assert_eq!(code, Some(2));
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains(
-            "vocab 95; allowed: a multiple of tp 4, or --pad-vocab to pad it to 96 (1 row of zeros"
-        ),
-        "{err}"
+    refused_in_one_line(
+        &[
+            "trace",
+            "--preset",
+            "lesson-lm",
+            "--tp",
+            "4",
+            "--vocab",
+            "95",
+        ],
+        "vocab 95; allowed: a multiple of tp 4, or --pad-vocab to pad it to 96 (1 row of zeros",
     );
-    let (code, _, err) = cli(&["trace", "--pad-vocab"]);
-    assert_eq!(code, Some(2));
-    assert!(
-        err.contains("pad_vocab true; allowed: --pad-vocab with --tp 2 or more"),
-        "{err}"
+    refused_in_one_line(
+        &["trace", "--pad-vocab"],
+        "pad_vocab true; allowed: --pad-vocab with --tp 2 or more",
     );
     for device in 0..4 {
         let mut cfg = split("lesson-lm", 4, false);

@@ -164,20 +164,7 @@ impl<B: Backend> Builder<'_, B> {
             parts: cut.devices,
             rank: cut.rank,
         };
-        match self.backend.collective(&rows.op(axis), &[&whole.t], &[]) {
-            Ok(t) => {
-                let mut axes = whole.axes;
-                if let Some(a) = axes.get_mut(axis) {
-                    *a = a.split(cut.devices);
-                }
-                Param {
-                    name: whole.name,
-                    t,
-                    axes,
-                }
-            }
-            Err(_) => whole,
-        }
+        self.kept(whole, axis, rows)
     }
 
     /// How this device's row-parallel layers sum their partial sums;
@@ -206,9 +193,16 @@ impl<B: Backend> Builder<'_, B> {
         cut: Option<(usize, Cut)>,
     ) -> Param<B::Tensor> {
         let whole = self.param(name, shape, axes, init);
-        let Some((axis, cut)) = cut else {
-            return whole;
-        };
+        match cut {
+            Some((axis, cut)) => self.kept(whole, axis, cut),
+            None => whole,
+        }
+    }
+
+    /// This device's `cut` of `whole` along `axis`, its axis labelled as
+    /// the part it is (`h/N`, `V/N`); `whole` itself when the cut does not
+    /// divide it.
+    fn kept(&self, whole: Param<B::Tensor>, axis: usize, cut: Cut) -> Param<B::Tensor> {
         match self.backend.collective(&cut.op(axis), &[&whole.t], &[]) {
             Ok(t) => {
                 let mut axes = whole.axes;

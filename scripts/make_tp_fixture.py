@@ -23,7 +23,15 @@ Megatron plan:
 (default layouts: colwise takes the replicated input and returns its shard of
 the output features as a plain local tensor; rowwise takes that local shard
 and all-reduces the partial sums into a replicated plain tensor).
-embed_tokens, the RMSNorms and lm_head are left alone: full, replicated.
+The vocabulary is split too, as torchtitan splits it (ENDS below):
+
+  model.embed_tokens   RowwiseParallel(input_layouts=Replicate())
+                       its rows of the vocabulary; a token another rank holds
+                       looks up zeros (MaskPartial), the lookups all-reduced
+  lm_head              ColwiseParallel(output_layouts=Replicate())
+                       its rows' scores, all-gathered into the full logits
+
+The RMSNorms are left alone: full, replicated.
 Then model(tokens, use_cache=False) under no_grad.
 
 Head counts: nothing is adjusted. The installed modeling_llama.py views the
@@ -44,7 +52,7 @@ Files (from the repository root, tests/fixtures/hf-llama-tiny-tp/):
 
   shapes.json        {"world_size": 2, "source": "tests/fixtures/hf-llama-tiny",
                       "torch": <version>, "transformers": <version>,
-                      "plan": {"q_proj": "colwise", ...},
+                      "plan": {"q_proj": "colwise", ...}, "ends": {"lm_head": "colwise", ...},
                       "ranks": [{"rank": 0, "outputs": {"model.layers.0.self_attn.q_proj":
                                  [2, 4, 32], ...}, "params": {"model.layers.0.self_attn.
                                  q_proj.weight": [32, 64], ...}}, {"rank": 1, ...}],
@@ -52,8 +60,8 @@ Files (from the repository root, tests/fixtures/hf-llama-tiny-tp/):
                                  logit over both ranks>}
                      keys sorted, indent 1, a trailing newline; a rerun writes the
                      same bytes but for the two versions
-  logits-rank0.npy   rank 0's logits, the full (2, 4, 96) f32 (lm_head is
-                     replicated), as np.save writes them
+  logits-rank0.npy   rank 0's logits, the full (2, 4, 96) f32 (lm_head's output
+                     gathered), as np.save writes them
   logits-rank1.npy   rank 1's, the same shape
 
 Checks, each stopping the script with a one-line message and exit status 1
@@ -103,6 +111,11 @@ PLAN = {
     "mlp.up_proj": "colwise",
     "mlp.down_proj": "rowwise",
 }
+# The vocabulary's split: the embedding's rows and the head's output features.
+ENDS = {
+    "model.embed_tokens": "rowwise",
+    "lm_head": "colwise",
+}
 # Local output features per rank (B, T = 2, 4): the checks of the docstring.
 LOCAL_OUT = {
     "self_attn.q_proj": 32,
@@ -146,7 +159,7 @@ def rank_main(rank, port, tmp):
     """One rank: shard, run, and leave rank{r}.json and rank{r}.npy in tmp."""
     import torch.distributed as dist
     from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.tensor import DTensor
+    from torch.distributed.tensor import DTensor, Replicate
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
     torch.set_num_threads(1)
@@ -169,6 +182,12 @@ def rank_main(rank, port, tmp):
             parallelize_module(layer, mesh, {sub: style[kind]() for sub, kind in PLAN.items()})
             for sub in PLAN:
                 layer.get_submodule(sub).register_forward_hook(record(f"model.layers.{i}.{sub}"))
+        ends = {
+            "model.embed_tokens": RowwiseParallel(input_layouts=Replicate()),
+            "lm_head": ColwiseParallel(output_layouts=Replicate()),
+        }
+        assert set(ends) == set(ENDS)
+        parallelize_module(model, mesh, ends)
         params = {name: local_shape(p) for name, p in model.named_parameters()}
         logits = logits_of(model, tokens)
         if isinstance(logits, DTensor):  # lm_head is not sharded: a plain tensor, but be sure
@@ -249,6 +268,7 @@ def fixture(tmp):
         "torch": torch.__version__,
         "transformers": transformers.__version__,
         "plan": {sub.split(".")[-1]: kind for sub, kind in PLAN.items()},
+        "ends": ENDS,
         "ranks": ranks,
         "max_abs_diff_vs_unsharded": diff,
     }

@@ -334,7 +334,7 @@ fn dtensors_local_shapes_and_logits_equal_each_devices() {
             assert_eq!(got, &shape(want), "rank {k}: {hf} vs {path}");
         }
         // Every local weight, (out, in) in torch and (in, out) here; the
-        // embeddings, norms and head whole on both.
+        // norms whole on both.
         let by_name: std::collections::HashMap<_, _> = params.into_iter().collect();
         let mut matrices = 0;
         for (hf, want) in rank["params"].as_object().unwrap() {
@@ -351,6 +351,16 @@ fn dtensors_local_shapes_and_logits_equal_each_devices() {
             matrices += 1;
         }
         assert_eq!(matrices, 14);
+        // The vocabulary split by rows on both: 48 of 96 each, the
+        // embedding (V/2, d) on both, the head (V/2, d) there, (d, V/2) here.
+        let params = &rank["params"];
+        assert_eq!(fixture["ends"]["model.embed_tokens"], "rowwise");
+        assert_eq!(fixture["ends"]["lm_head"], "colwise");
+        assert_eq!(by_name["wte"], shape(&params["model.embed_tokens.weight"]));
+        let mut head = shape(&params["lm_head.weight"]);
+        head.reverse();
+        assert_eq!(by_name["lm_head.weight"], head);
+        assert_eq!(head, [64, 48]);
         let theirs =
             shapetrace::npy::read(&Path::new(TP).join(format!("logits-rank{k}.npy"))).unwrap();
         let delta = largest_delta(&logits, &theirs);

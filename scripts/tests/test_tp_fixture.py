@@ -35,7 +35,7 @@ def test_llama_tiny_tp_matches_the_committed_fixture(tmp_path):
 
     got = json.loads((tmp_path / "shapes.json").read_text())
     want = json.loads((FIXTURE / "shapes.json").read_text())
-    for key in ("world_size", "source", "plan"):
+    for key in ("world_size", "source", "plan", "ends"):
         assert got[key] == want[key], key
     assert [r["rank"] for r in got["ranks"]] == [r["rank"] for r in want["ranks"]] == [0, 1]
     for g, w in zip(got["ranks"], want["ranks"]):
@@ -58,4 +58,7 @@ def test_llama_tiny_tp_matches_the_committed_fixture(tmp_path):
     assert rank0["outputs"]["model.layers.0.mlp.gate_proj"] == [2, 4, 64]
     assert rank0["outputs"]["model.layers.0.self_attn.o_proj"] == [2, 4, 64]
     assert rank0["params"]["model.layers.0.self_attn.o_proj.weight"] == [64, 32]
-    assert rank0["params"]["lm_head.weight"] == [96, 64]
+    # The vocabulary is split by rows: 48 of the 96 tokens' rows on each rank,
+    # of the embedding and of the head (torch's (out, in): (V/2, d)).
+    assert rank0["params"]["lm_head.weight"] == [48, 64]
+    assert rank0["params"]["model.embed_tokens.weight"] == [48, 64]

@@ -451,7 +451,7 @@ pub enum Op {
     /// A vocabulary-parallel lookup: ids (B, T) and this device's rows of
     /// wte (V/N, d), the rows `from..from + V/N` → (B, T, d); a token
     /// whose row another device holds gives a row of zeros, so summing
-    /// the devices' lookups (an all-reduce) gives wte[ids].
+    /// the devices' lookups (an all-reduce) gives `wte[ids]`.
     GatherPart {
         /// The first row this device holds.
         from: usize,

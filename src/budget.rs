@@ -456,7 +456,13 @@ fn rows(cfg: &ModelConfig, params: &[Counted], one: &[&Counted]) -> Vec<Row> {
             .filter(|p| p.block().is_none())
             .map(|p| row(p.name.clone(), p)),
     );
-    if cfg.vocab.size.is_some() && cfg.vocab.tied && cfg.vocab.head == crate::config::Head::Lm {
+    // The head is the last stage's (every stage's on one).
+    let head_here = cfg.devices.last_stage();
+    if head_here
+        && cfg.vocab.size.is_some()
+        && cfg.vocab.tied
+        && cfg.vocab.head == crate::config::Head::Lm
+    {
         out.push(Row {
             path: "lm_head".into(),
             count: 0,

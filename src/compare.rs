@@ -404,7 +404,7 @@ fn counts(l: Option<&Budget>, r: Option<&Budget>) -> Vec<Count> {
             f.forward_per_token,
             format!(
                 "L·block + head = {}·{} + {}",
-                b.config.layers,
+                b.config.held_layers(),
                 thousands(f.per_token_per_block.total),
                 thousands(f.split.head)
             ),

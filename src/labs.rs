@@ -116,7 +116,18 @@ pub fn probes(
             cfg.seq
         )
     };
-    crate::out::print(&view.text())?;
+    // A split model: the probes move tokens through the model the
+    // devices compute together, on one device; `shard` holds them to it.
+    let d = cfg.devices;
+    let split = if d.many() {
+        format!(
+            "split over {} devices: probed on the one-device model they compute together (check's shard holds them to it)\n",
+            d.count()
+        )
+    } else {
+        String::new()
+    };
+    crate::out::print(&format!("{split}{}", view.text()))?;
     Ok(if failed {
         ExitCode::from(1)
     } else {

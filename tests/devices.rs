@@ -189,6 +189,12 @@ fn a_split_that_does_not_divide_is_one_line_naming_the_field_and_every_allowed_t
             &["trace", "--tp", "2", "--pos-emb", "alibi"][..],
             "tp 2; allowed: 1 with ALiBi positions",
         ),
+        // What no split is modelled for comes first: no tp would do, so
+        // none is offered that is then refused.
+        (
+            &["trace", "--preset", "lesson-moe", "--tp", "3"][..],
+            "tp 3; allowed: 1 on a mixture of experts",
+        ),
         (
             &["trace", "--tp", "2", "--device", "2"][..],
             "device 2; allowed: 0..=1",
@@ -623,4 +629,40 @@ fn the_vocabulary_is_split_by_rows_and_a_padded_one_drops_its_padding() {
         ),
         "{out}"
     );
+}
+
+#[test]
+fn a_later_stage_is_probed_and_wired_as_the_model_it_is_part_of() {
+    // Block 2's window reaches back 2 positions of what block 1 already
+    // spread: judged on the one-device model, that is causal.
+    let mut cfg = piped("lesson", 1, 2, 1);
+    cfg.attention.window = Some(2);
+    let run = shapetrace::run(&cfg).unwrap();
+    for c in &run.checks {
+        assert_eq!(c.status, Status::Pass, "{c:?}");
+    }
+    let wiring = run
+        .checks
+        .iter()
+        .find(|c| c.name == shapetrace::CheckName::Wiring)
+        .unwrap();
+    assert!(
+        wiring
+            .detail
+            .contains("block2 reads what the stage before sent (recv)"),
+        "{}",
+        wiring.detail
+    );
+    // A stage of a deep pipeline is estimated as the stage it is.
+    let deep = ModelConfig {
+        layers: 16,
+        ..piped("lesson", 1, 4, 0)
+    };
+    let held = shapetrace::plan::held::estimate(&deep).expect("an estimate for --pp 4");
+    let whole = shapetrace::plan::held::estimate(&ModelConfig {
+        layers: 16,
+        ..preset::by_name("lesson").unwrap()
+    })
+    .unwrap();
+    assert!(held.bytes < whole.bytes, "{held:?} vs {whole:?}");
 }

@@ -679,6 +679,10 @@ check-wiring-pass = { $blocks ->
     [2] block1 reads the input and block2 block1's output
    *[other] block1 reads the input and blocks 2 to { $blocks } each the previous block's output
 }
+check-wiring-pass-stage = block{ $first } reads what the stage before sent (recv){ $more ->
+    [0] {""}
+   *[other] , and each block after it to block{ $blocks } the previous block's output
+}
 check-finite-pass = all values of { $n } tensors are finite
 check-params-pass = the built { $total } parameters match the closed form, part by part ({ $parts } parts)
 check-positionwise-pass = every norm and MLP of { $blocks } blocks changed only the token that changed ({ $tried } tokens tried)
@@ -944,6 +948,6 @@ why-reduce-scatter = The reduce-scatter: each of the { $N } devices holds a part
 
 why-scatter = Sequence parallelism starts here: every device holds the same (B,T,d), and this one keeps part { $part } of { $N } of the positions, { $shape }, with no communication. Norms and residual adds work position by position, so each device does its slice alone.
 
-why-send = Pipeline parallelism: this stage's blocks end here, and the next stage (stage { $stage }) holds the blocks after them, on another device. The stream { $shape } is sent to it point to point, whole ({ $bytes }), and this device has nothing more to compute in this forward: in training it goes on to its next micro-batch.
+why-send = Pipeline parallelism: this stage's blocks end here, and the next stage (stage { $stage }) holds the blocks after them, on another device. The stream { $shape } (this device's, all of it) is sent to it point to point ({ $bytes }), and this device has nothing more to compute in this forward: in training it goes on to its next micro-batch.
 
-why-recv = Pipeline parallelism: the blocks before this stage's live on the device of stage { $stage }. This device allocates a buffer of the shape it expects, { $shape }, and the previous stage's output arrives in it; nothing else about that output reaches this device. Its shape is the contract between the stages: (B, T, d), the stream's.
+why-recv = Pipeline parallelism: the blocks before this stage's live on the device of stage { $stage }. This device allocates a buffer of the shape it expects, { $shape }, and the previous stage's output arrives in it; nothing else about that output reaches this device. Its shape is the contract between the stages: the stream's, as this device holds it.

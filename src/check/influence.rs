@@ -400,7 +400,7 @@ pub fn influence_why(
     // A split model computes what its one-device model does (the `shard`
     // check holds it to that): the probes move tokens through that one.
     let one;
-    let subject = if subject.cfg.devices.split() {
+    let subject = if subject.cfg.devices.many() {
         one = super::shard::one_device(subject.cfg);
         Subject {
             cfg: &one,
@@ -596,8 +596,8 @@ fn run_part<F: Scalar>(
         cfg.dtype,
         x.clone().into(),
     );
-    let p = format!("block{}", part.block + 1);
     let block = &model.blocks[part.block];
+    let p = format!("block{}", block.n);
     let sub = &block.sublayers[part.sub];
     // The sublayer's own norm, or the block's shared one.
     let norm = sub.norm.as_ref().or(block.shared.as_ref());

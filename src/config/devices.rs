@@ -169,9 +169,31 @@ impl ModelConfig {
     /// sequence parallelism, its sequence.
     #[must_use]
     pub fn allowed_tp(&self) -> Vec<usize> {
+        // A model no split is modelled for allows one device alone.
+        if self.tp_refusal().is_some() {
+            return vec![1];
+        }
         (1..=MAX_TP.min(self.attention.heads))
             .filter(|&n| self.tp_misfit(n).is_none())
             .collect()
+    }
+
+    /// What of this model no tensor-parallel split is modelled for, in
+    /// words for "allowed: 1 …"; `None` when it can be split.
+    fn tp_refusal(&self) -> Option<&'static str> {
+        [
+            (
+                self.attention.fused_qkv != QkvFusion::Apart,
+                "with a fused qkv projection",
+            ),
+            (self.mlp.fused_gate_up, "with a fused gate_up projection"),
+            (self.mixture.is_some(), "on a mixture of experts"),
+            (self.positions.kind == PosEmb::Alibi, "with ALiBi positions"),
+            (self.decode > 0, "with --decode"),
+            (self.backward, "with --backward"),
+        ]
+        .into_iter()
+        .find_map(|(refused, what)| refused.then_some(what))
     }
 
     /// The first field of the model (not the sequence) `n` devices
@@ -267,6 +289,14 @@ impl ModelConfig {
         if !d.split() {
             return Ok(());
         }
+        // What no split is modelled for is said first: no N would do.
+        if let Some(what) = self.tp_refusal() {
+            return field(
+                "tp",
+                d.tp.to_string(),
+                format!("1 {what} (no split of it is modelled yet)"),
+            );
+        }
         // Sequence parallelism cuts T: the sequence, not the devices, is
         // what to change when only it does not divide.
         if d.sp && !self.seq.is_multiple_of(d.tp) && self.tp_misfit_model(d.tp).is_none() {
@@ -310,31 +340,6 @@ impl ModelConfig {
                     }
                 ),
             );
-        }
-        let refuse = |what: &str| {
-            field(
-                "tp",
-                d.tp.to_string(),
-                format!("1 {what} (no split of it is modelled yet)"),
-            )
-        };
-        if self.attention.fused_qkv != QkvFusion::Apart {
-            return refuse("with a fused qkv projection");
-        }
-        if self.mlp.fused_gate_up {
-            return refuse("with a fused gate_up projection");
-        }
-        if self.mixture.is_some() {
-            return refuse("on a mixture of experts");
-        }
-        if self.positions.kind == PosEmb::Alibi {
-            return refuse("with ALiBi positions");
-        }
-        if self.decode > 0 {
-            return refuse("with --decode");
-        }
-        if self.backward {
-            return refuse("with --backward");
         }
         Ok(())
     }

@@ -474,19 +474,25 @@ impl ModelConfig {
             Some(w) => w.saturating_add(m(&[6, widest, held])),
             None => m(&[weights.saturating_add(m(&[6, widest])), held]),
         };
-        // Split across N devices, each a thread holds its own activations
-        // (the heads and hidden units its share, the stream whole), beside
-        // the one-device run `shard` compares them with.
+        // Split across N·M devices, each a thread holds its own
+        // activations (the heads and hidden units its share, the stream
+        // whole), beside the one-device run `shard` compares them with;
+        // each builds a whole wte (and untied head) before keeping its
+        // part, or its stage's.
         let n = self.devices.tp as u128;
-        let devices = if n > 1 {
+        let all = self.devices.count() as u128;
+        let devices = if all > 1 {
             let mut local = (m(&[b, t, 2, f]) / n)
                 .max(m(&[b, h, t, t]) / n)
                 .max(m(&[b, t, a.saturating_add(m(&[2, kv]))]) / n)
                 .max(m(&[b, t, d]));
+            let mut whole = 0;
             if let Some(v) = self.vocab.size {
                 local = local.max(m(&[b, t, v as u128]));
+                let heads = if self.vocab.tied { 1 } else { 2 };
+                whole = m(&[heads, v as u128, d, held]);
             }
-            m(&[n, 6, local, held])
+            m(&[all, m(&[6, local, held]).saturating_add(whole)])
         } else {
             0
         };

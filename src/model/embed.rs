@@ -31,10 +31,15 @@ use crate::ops::{Axis, Backend, Init, Op};
 use crate::trace::Role;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
 
+/// Every stage that embeds, or scores by a tied wte, builds wte.
+const HELD: &str = "the stage that embeds or scores by wte holds it";
+
 /// The vocabulary-sized weights of a GPT-style model.
 pub struct Embeddings<T> {
-    /// Token embeddings (V, d): row i is token i's vector.
-    pub wte: Param<T>,
+    /// Token embeddings (V, d): row i is token i's vector; `None` on a
+    /// pipeline stage that neither looks tokens up nor scores them by a
+    /// tied wte.
+    pub wte: Option<Param<T>>,
     /// `None` with rotary positions.
     pub wpe: Option<Param<T>>,
     /// `None` when tied to `wte`.
@@ -52,12 +57,6 @@ pub struct Embeddings<T> {
     /// BERT's pooler W_p (d, d) and b_p, in the LM head's place; `None`
     /// for an LM.
     pub pooler: Option<Linear<T>>,
-    /// Whether this device holds `wte`: on one device, yes; in a pipeline
-    /// the first stage looks tokens up in it and the last stage, with a
-    /// tied head, keeps a copy to multiply by (Megatron's). The other
-    /// ends are built where their stage runs them: wpe, wtt, ln_emb on
-    /// the first, the head on the last.
-    pub wte_held: bool,
     /// Split across devices, this device's rows of the vocabulary (of wte
     /// and of the head); `None` on one device.
     pub vocab: Option<super::shard::VocabCut>,
@@ -74,18 +73,24 @@ impl<T: Clone> Embeddings<T> {
         let (d, std) = (c.d_model, Builder::<B>::STD);
         // A pipeline's first stage embeds, its last scores.
         let (first, last) = (c.devices.first_stage(), c.devices.last_stage());
+        // wte on one device; in a pipeline the first stage looks tokens up
+        // in it and the last, with a tied head, keeps a copy to multiply by
+        // (Megatron's). The other ends are built where their stage runs
+        // them: wpe, wtt, ln_emb on the first, the head on the last.
+        let wte_held = first || (last && c.vocab.tied && c.vocab.head == Head::Lm);
         Some(Self {
-            wte_held: first || (last && c.vocab.tied && c.vocab.head == Head::Lm),
             vocab: b.vocab_cut(),
             masks: b.arch.lookup_masks,
             // Split across devices, each holds V/N rows (of V' padded).
-            wte: b.vocab_param(
-                "wte",
-                &[v, d],
-                &[Axis::Vocab, Axis::Model],
-                Init::Normal(std),
-                0,
-            ),
+            wte: wte_held.then(|| {
+                b.vocab_param(
+                    "wte",
+                    &[v, d],
+                    &[Axis::Vocab, Axis::Model],
+                    Init::Normal(std),
+                    0,
+                )
+            }),
             wpe: (first && c.positions.kind == PosEmb::Learned).then(|| {
                 b.param(
                     "wpe",
@@ -150,7 +155,8 @@ impl<T: Clone> Embeddings<T> {
         at: usize,
     ) -> Result<Val<T>, Stop> {
         let ids = rec.tokens(ids)?; // (B, T) int64
-        let (ids, wte) = (In::Act(&ids), In::Param(&self.wte));
+        let wte = self.wte.as_ref().expect(HELD);
+        let (ids, wte) = (In::Act(&ids), In::Param(wte));
         // x0 ("input", the stream's first tensor) is the last of the steps
         // the model has: the lookup, its √d scale (Gemma), the positions,
         // the token types, the norm (BERT).
@@ -242,7 +248,7 @@ impl<T: Clone> Embeddings<T> {
     ) -> Result<Val<T>, Stop> {
         let (head, w) = match &self.lm_head {
             Some(w) => (Op::LmHead { tied: false }, w),
-            None => (Op::LmHead { tied: true }, &self.wte),
+            None => (Op::LmHead { tied: true }, self.wte.as_ref().expect(HELD)),
         };
         let ins = [In::Act(x), In::Param(w)];
         let z = match self.vocab {
@@ -285,8 +291,8 @@ impl<T: Clone> Embeddings<T> {
     /// wte, wpe, wtt and the embeddings' norm, then the head if untied
     /// (or the pooler).
     pub fn params(&self) -> impl Iterator<Item = &Param<T>> {
-        std::iter::once(&self.wte)
-            .filter(|_| self.wte_held)
+        self.wte
+            .iter()
             .chain(self.wpe.as_ref())
             .chain(self.wtt.as_ref())
             .chain(self.norm.iter().flat_map(Norm::params))

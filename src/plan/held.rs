@@ -136,11 +136,20 @@ pub fn event_bytes(e: &Event) -> u128 {
 /// sample cannot be traced (the run will say why).
 #[must_use]
 pub fn estimate(cfg: &ModelConfig) -> Option<Held> {
-    if cfg.layers <= SAMPLE_LAYERS {
+    if cfg.held_layers() <= SAMPLE_LAYERS {
         return None;
     }
+    // A pipeline's sample is one stage's device holding the sample's
+    // blocks; the run holds its stage's.
+    let d = cfg.devices;
     let sample = ModelConfig {
         layers: SAMPLE_LAYERS,
+        devices: crate::config::Devices {
+            pp: 1,
+            micro_batches: 1,
+            device: d.rank(),
+            ..d
+        },
         ..cfg.clone()
     };
     sample.validate().ok()?;
@@ -148,7 +157,7 @@ pub fn estimate(cfg: &ModelConfig) -> Option<Held> {
     let watch = crate::trace::recorder::Watch::default();
     let source = crate::model::Source::Seeded;
     let trace = crate::model::record(&sample, &backend, source, (None, None), &watch).trace;
-    Some(scale(&trace.events, cfg.layers))
+    Some(scale(&trace.events, cfg.held_layers()))
 }
 
 /// Scales the events of a trace of [`SAMPLE_LAYERS`] blocks to `layers`.

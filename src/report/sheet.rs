@@ -99,8 +99,11 @@ pub(crate) fn settings(trace: &Trace) -> Vec<(&'static str, String)> {
             ""
         };
         let words = format!(
-            "device {} of {} (tensor parallel{sp}): each holds heads/{} heads and d_ff/{} hidden units",
-            d.device, d.tp, d.tp, d.tp
+            "rank {} of {} (tensor parallel{sp}): each holds heads/{} heads and d_ff/{} hidden units",
+            d.rank(),
+            d.tp,
+            d.tp,
+            d.tp
         );
         rows.push(("devices", words));
     }

@@ -129,8 +129,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .arg("b", *trace.config.held_blocks().start())
             .arg("path", path),
         None if before => Why::new("ui-diagram-embeddings").arg("path", path),
+        // A pipeline stage's output: after its own last block.
         None => Why::new("ui-diagram-after")
-            .arg("layers", layers)
+            .arg("layers", *trace.config.held_blocks().end())
             .arg("path", path),
     };
     let title = match pass {

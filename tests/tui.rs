@@ -1303,3 +1303,33 @@ fn ascii_leaves_no_glyph_on_any_screen() {
         assert!(odd.is_empty(), "{odd:?} in:\n{s}");
     }
 }
+
+/// `d` shows the next device of a split model, in device order, and
+/// wraps; on one device it changes nothing.
+#[test]
+fn d_steps_through_the_devices_of_a_split_model() {
+    let cfg = ModelConfig {
+        devices: shapetrace::config::Devices {
+            tp: 2,
+            pp: 2,
+            ..Default::default()
+        },
+        ..ModelConfig::default()
+    };
+    let mut a = Stepper(common::stepper(cfg, Given::default()));
+    for want in [1, 2, 3] {
+        a.act(Action::CycleDevice);
+        assert_eq!(a.cfg().devices.device, want);
+    }
+    // Device 3: stage 2's second rank, its first step the stream received.
+    let frame = a.frame();
+    assert!(frame.contains("stage 2 of pp=2 (device 3)"), "{frame}");
+    assert!(frame.contains("⧉ device 1 of tp=2"), "{frame}");
+    assert_eq!(a.path(0), Some("recv"));
+    a.act(Action::CycleDevice);
+    assert_eq!(a.cfg().devices.device, 0);
+    assert_eq!(a.path(0), Some("input"));
+    let mut one = app();
+    one.act(Action::CycleDevice);
+    assert_eq!(one.cfg().devices, shapetrace::config::Devices::default());
+}

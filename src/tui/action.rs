@@ -47,6 +47,9 @@ pub enum Action {
     TogglePlacement,
     /// Switch to the next teaching fault (or none) and re-trace (`f`).
     CycleFault,
+    /// Show the next device of a model split across devices and re-trace
+    /// (`d`).
+    CycleDevice,
     /// Start or leave the quiz (`z`); on the Budget tab, its count quiz.
     ToggleQuiz,
     /// Enter or leave presenter mode (`P`).

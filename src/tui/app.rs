@@ -375,6 +375,12 @@ pub(crate) fn switched(cfg: &ModelConfig, action: Action) -> Option<(ModelConfig
             cfg.norms.placement = next_of(Placement::ALL, cfg.norms.placement);
             Some((cfg, Switch::Placement))
         }
+        // A split model: the next device's shapes, in device order.
+        Action::CycleDevice if cfg.devices.many() => {
+            let d = &mut cfg.devices;
+            d.device = (d.device + 1) % d.count();
+            Some((cfg, Switch::Device))
+        }
         Action::CycleFault => {
             let choices: Vec<Option<crate::config::Fault>> = std::iter::once(None)
                 .chain(crate::config::Fault::ALL.iter().copied().map(Some))

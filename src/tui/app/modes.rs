@@ -232,7 +232,7 @@ impl App {
                     under: Box::new(under),
                 };
             }
-            A::CycleAct | A::ToggleNorm | A::TogglePlacement | A::CycleFault => {
+            A::CycleAct | A::ToggleNorm | A::TogglePlacement | A::CycleFault | A::CycleDevice => {
                 if let Some((cfg, switch)) = super::switched(&self.next_cfg(), action) {
                     self.rerun(cfg, switch);
                 }

@@ -30,6 +30,8 @@ pub enum Switch {
     Placement,
     /// The teaching fault, or none.
     Fault,
+    /// The device shown of a split model.
+    Device,
     /// The watched model file, edited (`--watch`).
     File,
 }
@@ -45,6 +47,7 @@ impl Switch {
                 .fault
                 .map_or_else(|| "none".to_string(), |f| f.to_string()),
             Switch::File => crate::text::shown(&cfg.preset).to_string(),
+            Switch::Device => cfg.devices.device.to_string(),
         }
     }
 }
@@ -57,6 +60,7 @@ impl fmt::Display for Switch {
             Switch::Placement => "placement",
             Switch::Fault => "fault",
             Switch::File => "model file",
+            Switch::Device => "device",
         })
     }
 }
@@ -72,6 +76,7 @@ impl Retrace {
             Retrace::Switch(Switch::Placement) => "ui-switch-placement",
             Retrace::Switch(Switch::Fault) => "ui-switch-fault",
             Retrace::Switch(Switch::File) => "ui-switch-model-file",
+            Retrace::Switch(Switch::Device) => "ui-switch-device",
         }
     }
 }

@@ -158,7 +158,7 @@ impl App {
         };
         match action {
             // The right model: switched here, traced for its shapes.
-            A::CycleAct | A::ToggleNorm | A::TogglePlacement | A::CycleFault
+            A::CycleAct | A::ToggleNorm | A::TogglePlacement | A::CycleFault | A::CycleDevice
                 if split.focus == Focus::Right =>
             {
                 if let Some((cfg, switch)) = super::switched(&split.right.config, action) {

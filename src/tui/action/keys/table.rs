@@ -167,6 +167,7 @@ pub const TABLE: &[Row] = &[
         "help-fault",
         &[hint(F::Probes, "f", "ui-hint-fault")],
     ),
+    row(&[(c('d'), A::CycleDevice)], "help-device", &[]),
     row(
         &[(c('z'), A::ToggleQuiz)],
         "help-quiz",

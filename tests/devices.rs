@@ -552,6 +552,11 @@ fn each_stage_counts_its_own_blocks_and_ends_and_the_bubble_follows_the_micro_ba
     ]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("(2−1)/(3+2−1) = 1/4 = 25.0%"), "{out}");
+    // Stage 1 of 2 keeps two micro-batches' activations under 1F1B.
+    assert!(
+        out.contains("min(M−s, m) = min(2−0, 3) = 2 micro-batches in flight"),
+        "{out}"
+    );
     // The first stage sends its (2,4,64) f32 stream whole: 2 KiB.
     assert!(
         out.lines()

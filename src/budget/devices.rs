@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! bubble = (M−1)/(m+M−1)     M stages, m micro-batches per step (GPipe, 1F1B)
+//! in flight on stage s: min(M−s, m) micro-batches' activations (1F1B), m (GPipe)
 //! ```
 
 use crate::config::ModelConfig;

@@ -404,11 +404,23 @@ fn split(out: &mut String, s: &super::devices::Split) {
         );
         let _ = writeln!(
             out,
-            "  bubble (M−1)/(m+M−1) = ({}−1)/({}+{}−1) = {idle}/{of} = {} of a step idle, with m = {} micro-batches (--micro-batches)\n",
+            "  bubble (M−1)/(m+M−1) = ({}−1)/({}+{}−1) = {idle}/{of} = {} of a step idle, with m = {} micro-batches (--micro-batches)",
             s.pp,
             s.micro_batches,
             s.pp,
             percent(share),
+            s.micro_batches
+        );
+        // In training, the backward needs each micro-batch's activations:
+        // 1F1B keeps at most M−s in flight on stage s, GPipe all m.
+        let in_flight = (s.pp - s.stage).min(s.micro_batches);
+        let _ = writeln!(
+            out,
+            "  in training, 1F1B keeps the activations of min(M−s, m) = min({}−{}, {}) = {in_flight} micro-batch{} in flight on this stage (s from 0; GPipe: all {}): {in_flight} × the activations under Memory\n",
+            s.pp,
+            s.stage,
+            s.micro_batches,
+            if in_flight == 1 { "" } else { "es" },
             s.micro_batches
         );
     }

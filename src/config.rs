@@ -26,7 +26,7 @@ mod vocab;
 /// Kept in [`crate::text`], a leaf that the file readers use too.
 pub use crate::text::human_bytes;
 pub use attention::Attention;
-pub use devices::{Devices, MAX_MICRO_BATCHES, MAX_PP, MAX_TP};
+pub use devices::{Devices, MAX_EP, MAX_MICRO_BATCHES, MAX_PP, MAX_TP};
 pub use fault::{Fault, FaultSpec};
 use flat::Flat;
 pub use mixture::Mixture;
@@ -428,16 +428,19 @@ pub enum ConfigError {
     /// A name outside its set, e.g. `dtype = "i64"` for a model.
     #[error(transparent)]
     Name(UnknownName),
-    /// A dimension the tensor-parallel devices cannot split evenly.
-    #[error("{field} {got} is not divisible by tp {tp}; allowed tp: {allowed}")]
+    /// A dimension the tensor- or expert-parallel devices cannot split
+    /// evenly.
+    #[error("{field} {got} is not divisible by {by} {n}; allowed {by}: {allowed}")]
     Split {
         /// The field, e.g. `heads`.
         field: &'static str,
         /// Its value.
         got: usize,
+        /// The split's flag: `tp` or `ep`.
+        by: &'static str,
         /// The devices asked for.
-        tp: usize,
-        /// Every tp this model allows.
+        n: usize,
+        /// Every N of that split this model allows.
         allowed: String,
     },
     /// Blocks the pipeline stages cannot split evenly.

@@ -153,6 +153,10 @@ pub struct Model<T> {
     /// Under sequence parallelism, this device's part of the positions;
     /// `None` otherwise.
     pub positions: Option<shard::Cut>,
+    /// Under expert parallelism, this device's part of the sequences (the
+    /// expert-parallel devices are data-parallel outside the experts);
+    /// `None` otherwise.
+    pub sequences: Option<shard::Cut>,
     /// Under pipeline parallelism, this device's stage; `None` otherwise.
     pub stage: Option<Stage>,
 }
@@ -207,6 +211,10 @@ impl<T: Clone> Model<T> {
             .collect();
         let ln_f = (cfg.norms.final_norm && d.last_stage()).then(|| Norm::new(&b.pp("ln_f")));
         let positions = b.cut().filter(|_| d.sp);
+        let sequences = d.experts_split().then_some(shard::Cut {
+            parts: d.ep,
+            rank: d.rank(),
+        });
         let stage = d.piped().then_some(Stage {
             index: d.stage(),
             stages: d.pp,
@@ -218,6 +226,7 @@ impl<T: Clone> Model<T> {
             arch,
             ends: None,
             positions,
+            sequences,
             stage,
         }
     }
@@ -313,15 +322,19 @@ impl<T: Clone> Model<T> {
         x0: Option<Val<T>>,
         kv: Option<&mut Vec<decode::Kv<T>>>,
     ) -> Result<Val<T>, Stop> {
-        // Sequence parallelism: each device keeps its T/N positions.
+        // Sequence parallelism: each device keeps its T/N positions;
+        // expert parallelism: its B/N sequences.
         let whole = rec.stream().clone();
-        if let Some(cut) = self.positions {
+        let split = self.stream_split();
+        if let Some((cut, axis)) = split {
             let mut part = whole.clone();
-            part[1] /= cut.parts;
+            part[axis] /= cut.parts;
             rec.set_stream(part);
         }
-        let x0 = match (x0, self.positions) {
-            (Some(x0), Some(cut)) => rec.collective("scatter", &cut.op(1), &x0, &[], true)?, // (B, T, d) → (B, T/N, d)
+        let x0 = match (x0, split) {
+            (Some(x0), Some((cut, axis))) => {
+                rec.collective("scatter", &cut.op(axis), &x0, &[], true)?
+            } // (B, T, d) → (B, T/N, d) or (B/N, T, d)
             (Some(x0), None) => x0,
             (None, _) => self.recv(rec)?, // (B, T, d), or (B, T/N, d)
         };
@@ -331,18 +344,27 @@ impl<T: Clone> Model<T> {
             let send = Op::Send { to: s.index + 1 };
             return rec.collective("send", &send, &x, &[], true); // (B, T, d) → stage s+1
         }
-        // …and every device's positions are gathered back at the end.
-        match self.positions {
-            Some(cut) => {
+        // …and every device's part is gathered back at the end.
+        match split {
+            Some((cut, axis)) => {
                 rec.set_stream(whole);
                 let all = Op::AllGather {
                     devices: cut.parts,
-                    axis: 1,
+                    axis,
                 };
-                rec.collective("all_gather", &all, &x, &[], true) // (B, T/N, d) → (B, T, d)
+                rec.collective("all_gather", &all, &x, &[], true) // (B, T/N, d) or (B/N, T, d) → (B, T, d)
             }
             None => Ok(x),
         }
+    }
+
+    /// The stream's split across devices, and its axis: the positions
+    /// (1) under sequence parallelism, the sequences (0) under expert
+    /// parallelism; `None` when each device holds all of it.
+    fn stream_split(&self) -> Option<(shard::Cut, usize)> {
+        self.positions
+            .map(|c| (c, 1))
+            .or(self.sequences.map(|c| (c, 0)))
     }
 
     /// A pipeline stage's x0: the stream the stage before sent, received

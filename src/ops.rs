@@ -110,6 +110,9 @@ named_enum! {
         Combine = "combine",
         /// Σ of every device's partial sum (+ b once): the shape kept.
         AllReduce = "all_reduce",
+        /// Every device hands each device a part and gets one from each:
+        /// a mixture's tokens to their experts' devices and back.
+        AllToAll = "all_to_all",
         /// Every device's slice side by side along one axis: ×N.
         AllGather = "all_gather",
         /// Σ of every device's partial sum, each keeping its slice: ÷N.
@@ -407,10 +410,24 @@ pub enum Op {
     },
     /// ids (B, T, k), weights (B, T, k), then expert e's output (n_e, d)
     /// for every e → y (B, T, d): each row added onto its token, times the
-    /// token's weight for that expert.
+    /// token's weight for that expert. `packed`: one (B·T·k, d) in place
+    /// of the E outputs, every expert's rows in expert order (what an
+    /// expert-parallel all-to-all brings back), split by the ids' counts.
     Combine {
         /// As the dispatches' capacity: the rows each expert kept.
         capacity: Option<usize>,
+        /// The experts' rows come as one tensor, in expert order.
+        packed: bool,
+    },
+    /// Expert parallelism's all-to-all over N devices: every device hands
+    /// each device a part (its own rows for that device's expert) and
+    /// gets the part each device addressed to it, stacked along the rows
+    /// in device order. How many rows each part holds is the data's.
+    AllToAll {
+        /// N, the devices.
+        devices: usize,
+        /// What moves: tokens to an expert, or its outputs back.
+        route: Route,
     },
     /// Tensor parallelism's all-reduce: every device's partial sum of the
     /// same shape, summed, and b (replicated) added once: (…, d) → (…, d).
@@ -481,6 +498,54 @@ pub enum Op {
         /// The stage it comes from, from 0.
         from: usize,
     },
+}
+
+/// What an expert-parallel all-to-all ([`Op::AllToAll`]) moves. Device r
+/// of N holds experts r·E/N ..< (r+1)·E/N, its `slot`-th being
+/// r·E/N + slot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// Tokens to one expert: x (b, T, d), ids (b, T, k) → (n_e, d). A
+    /// device's part for device j is its rows whose tokens chose j's
+    /// `slot`-th expert; device `rank` gets its own expert's rows from
+    /// every device, device order: the expert's whole batch.
+    Dispatch {
+        /// E, the experts.
+        experts: usize,
+        /// Which of each device's E/N experts.
+        slot: usize,
+        /// This device, from 0.
+        rank: usize,
+        /// The rows each device sent, in device order: the data's, known
+        /// once they arrived (empty before, and in a shape-only run).
+        rows: Vec<usize>,
+    },
+    /// The experts' outputs back to their tokens' devices: ids (b, T, k),
+    /// then y (n_e, d) for each of this device's E/N experts →
+    /// (b·T·k, d), every route of this device's tokens, in expert order.
+    Return {
+        /// This device, from 0.
+        rank: usize,
+        /// `rows[slot][i]`: the rows device i sent to this device's
+        /// `slot`-th expert, which go back to it.
+        rows: Vec<Vec<usize>>,
+    },
+}
+
+impl Route {
+    /// The rows every device sent (a dispatch's, once arrived) or is sent
+    /// back (a return's), per device.
+    #[must_use]
+    pub fn per_device(&self, devices: usize) -> Vec<usize> {
+        match self {
+            Route::Dispatch { rows, .. } => rows.clone(),
+            // A shape-only run's return knows no rows.
+            Route::Return { rows, .. } if rows.iter().all(Vec::is_empty) => Vec::new(),
+            Route::Return { rows, .. } => (0..devices)
+                .map(|i| rows.iter().map(|r| r.get(i).copied().unwrap_or(0)).sum())
+                .collect(),
+        }
+    }
 }
 
 /// A group of consecutive steps that a backend may run in one pass. The
@@ -605,6 +670,14 @@ pub trait Backend: Sync {
         parts: &[&Self::Tensor],
         rest: &[&Self::Tensor],
     ) -> Result<Self::Tensor, OpError>;
+
+    /// This device's part for each device of an all-to-all
+    /// ([`Op::AllToAll`]), cut from its operands `ins`, in device order.
+    ///
+    /// # Errors
+    /// [`OpError`] when the shapes do not fit the op, or the op hands
+    /// every device the same part.
+    fn parts(&self, op: &Op, ins: &[&Self::Tensor]) -> Result<Vec<Self::Tensor>, OpError>;
 
     /// Runs one op; refuses shapes as [`Op::infer`] does.
     ///

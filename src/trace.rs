@@ -315,17 +315,22 @@ impl Trace {
 
     /// The stream shape `e` was recorded against: (B, T, d), or under
     /// sequence parallelism one device's positions, (B, T/N, d), for a
-    /// tensor whose T axis is the device's part (`T/N`).
+    /// tensor whose T axis is the device's part (`T/N`); under expert
+    /// parallelism one device's sequences, (B/N, T, d).
     #[must_use]
     pub fn stream_for(&self, e: &Event) -> Shape {
         let d = self.config.devices;
-        let part = d.sp
-            && d.split()
-            && matches!(e.axes.get(1), Some(Axis::Fraction { of, by })
-                if **of == Axis::Seq && *by == d.tp);
+        let part = |axis: usize, of: Axis, n: usize| {
+            matches!(e.axes.get(axis), Some(Axis::Fraction { of: o, by })
+                if **o == of && *by == n)
+        };
         let mut s = self.stream_shape.clone();
-        if part && let Some(t) = s.get_mut(1) {
-            *t /= d.tp;
+        if d.sp && d.split() && part(1, Axis::Seq, d.tp) {
+            s[1] /= d.tp;
+        }
+        // Expert parallelism: the device's B/N sequences.
+        if d.experts_split() && part(0, Axis::Batch, d.ep) {
+            s[0] /= d.ep;
         }
         s
     }

@@ -950,6 +950,16 @@ why-reduce-scatter = The reduce-scatter: each of the { $N } devices holds a part
 
 why-scatter = Sequence parallelism starts here: every device holds the same (B,T,d), and this one keeps part { $part } of { $N } of the positions, { $shape }, with no communication. Norms and residual adds work position by position, so each device does its slice alone.
 
+why-scatter-batch = Expert parallelism starts here: outside the experts the { $N } devices are data-parallel, each running the whole attention on its own sequences. Every device holds the same (B,T,d) and keeps part { $part } of { $N } of the sequences, { $shape }, with no communication. (In training each device reads its own batch from the start; the lesson cuts one batch so the devices can be checked against one.)
+
+why-all-gather-batch = The all-gather of the sequences: each of the { $N } devices ran its own sequences, and their outputs side by side are the whole batch's, { $shape }, as one device would give it. A data-parallel run keeps each device's own; the lesson gathers them so the output can be read and checked as one model's. In a ring each device sends (N−1)/N of it: { $bytes }.
+
+why-all-to-all-dispatch = Expert { $e }'s batch, from every device: each of the { $N } devices holds its own tokens and E/N of the experts, so every device cuts out its rows for this expert and sends them here, and this device stacks what arrives in device order: rows { $rows } = { $n }, { $shape }. The counts are the data's (the router chose them on each device), and { $n } is what one device would see; { $bytes } came from the other devices.
+
+why-all-to-all-return = The experts' outputs go home: this device's { $E } experts send each device's rows back to it (rows { $rows }), and from every device's experts this device gets the rows of its own tokens, in expert order, { $shape }: one row per route, b·T·k = { $routes }, whatever the data chose. { $bytes } came from the other devices.
+
+why-combine-packed = Each route's row goes back to its token, times the token's weight for that expert, and a token's { $k } shares are summed: { $shape }, this device's part of the stream again. The rows arrive packed in expert order; the token ids say which run of rows is which expert's, so { $slots } rows should be here, and the shape says they are.
+
 why-send = Pipeline parallelism: this stage's blocks end here, and the next stage (stage { $stage }) holds the blocks after them, on another device. The stream { $shape } (this device's, all of it) is sent to it point to point ({ $bytes }), and this device has nothing more to compute in this forward: in training it goes on to its next micro-batch.
 
 why-recv = Pipeline parallelism: the blocks before this stage's live on the device of stage { $stage }. This device allocates a buffer of the shape it expects, { $shape }, and the previous stage's output arrives in it; nothing else about that output reaches this device. Its shape is the contract between the stages: the stream's, as this device holds it.

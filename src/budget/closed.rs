@@ -105,15 +105,21 @@ pub fn components(cfg: &ModelConfig) -> Vec<Component> {
             out.push(c(format!("block{i}.ln_2"), norm, norm_formula));
         }
         // A mixture: E expert MLPs and the router W_r (d, E).
+        // Under --ep N a device holds E/N of the experts and the whole router.
         if let Some(mixture) = cfg.mixture {
             let e = n(mixture.experts);
-            let moe_formula = match (gated, mlp_bias) {
-                (false, false) => "E·2·d·d_ff + d·E",
-                (false, true) => "E·(2·d·d_ff + d_ff + d) + d·E",
-                (true, false) => "E·3·d·d_ff + d·E",
-                (true, true) => "E·(3·d·d_ff + 2·d_ff + d) + d·E",
+            let held = n(cfg.held_experts().len());
+            let moe_formula = match (gated, mlp_bias, held < e) {
+                (false, false, false) => "E·2·d·d_ff + d·E",
+                (false, true, false) => "E·(2·d·d_ff + d_ff + d) + d·E",
+                (true, false, false) => "E·3·d·d_ff + d·E",
+                (true, true, false) => "E·(3·d·d_ff + 2·d_ff + d) + d·E",
+                (false, false, true) => "E/N·2·d·d_ff + d·E",
+                (false, true, true) => "E/N·(2·d·d_ff + d_ff + d) + d·E",
+                (true, false, true) => "E/N·3·d·d_ff + d·E",
+                (true, true, true) => "E/N·(3·d·d_ff + 2·d_ff + d) + d·E",
             };
-            out.push(c(format!("block{i}.moe"), e * mlp + d * e, moe_formula));
+            out.push(c(format!("block{i}.moe"), held * mlp + d * e, moe_formula));
         } else {
             out.push(c(format!("block{i}.mlp"), mlp, mlp_formula));
         }

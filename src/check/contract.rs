@@ -378,7 +378,8 @@ pub fn returns(trace: &Trace) -> CheckResult {
 
 /// The stream's shape in words: (B,T,d), and under sequence parallelism
 /// `(2,4,64) or, on this device's positions, (2,2,64)` where the device
-/// holds its part of the positions.
+/// holds its part of the positions (or, under expert parallelism, of the
+/// sequences).
 fn stream_words(trace: &Trace) -> String {
     let whole = fmt_shape(&trace.stream_shape);
     let part = trace
@@ -387,6 +388,11 @@ fn stream_words(trace: &Trace) -> String {
         .map(|e| trace.stream_for(e))
         .find(|s| s != &trace.stream_shape);
     match part {
+        // Expert parallelism splits the sequences (B), sequence
+        // parallelism the positions (T).
+        Some(p) if p.first() != trace.stream_shape.first() => {
+            format!("{whole} or, on this device's sequences, {}", fmt_shape(&p))
+        }
         Some(p) => format!("{whole} or, on this device's positions, {}", fmt_shape(&p)),
         None => whole,
     }

@@ -42,7 +42,12 @@ pub fn routing(trace: &Trace) -> CheckResult {
     let mut unchecked_sums = 0;
     for m in &mixtures {
         let routes = m.top_k.shape.iter().product::<usize>();
-        let taken: usize = m.dispatches.iter().filter_map(|e| e.shape.first()).sum();
+        // Under expert parallelism what comes back to this device is its
+        // all-to-all's rows; on one device, what its experts took.
+        let taken: usize = match m.returned {
+            Some(e) => e.shape.first().copied().unwrap_or(0),
+            None => m.dispatches.iter().filter_map(|e| e.shape.first()).sum(),
+        };
         if taken != routes {
             // Short enough for one line of the Checks tab at 80 columns.
             return CheckResult::fail(name, &m.combine_path(), "").said(
@@ -90,6 +95,9 @@ struct Mixture<'a> {
     top_k: &'a Event,
     weights: Option<&'a Event>,
     dispatches: Vec<&'a Event>,
+    /// Under expert parallelism, the all-to-all that brings this
+    /// device's routes back: (b·T·k, d).
+    returned: Option<&'a Event>,
 }
 
 impl Mixture<'_> {
@@ -112,7 +120,14 @@ fn mixtures(events: &[Event]) -> Vec<Mixture<'_>> {
                 top_k: e,
                 weights: None,
                 dispatches: Vec::new(),
+                returned: None,
             }),
+            // The return: the last all-to-all of the mixture's scope.
+            OpKind::AllToAll if e.path.ends_with(".combine.all_to_all") => {
+                if let Some(m) = out.last_mut().filter(|m| scope(m.top_k) == scope(e)) {
+                    m.returned = Some(e);
+                }
+            }
             OpKind::RouteWeights | OpKind::Dispatch => {
                 if let Some(m) = out.last_mut().filter(|m| scope(m.top_k) == scope(e)) {
                     if e.op == OpKind::Dispatch {

@@ -143,7 +143,7 @@ fn judge(devices: &[Vec<Capture>], one: &[Capture], split: Devices, tol: f64) ->
             let Some(got) = caps.iter().find(|c| c.path == want.path) else {
                 continue;
             };
-            let rank = device % split.tp.max(1);
+            let rank = device % split.group();
             let Some(expected) = part_of(want, &got.shape, split, rank) else {
                 continue;
             };
@@ -183,27 +183,37 @@ fn judge(devices: &[Vec<Capture>], one: &[Capture], split: Devices, tol: f64) ->
 }
 
 /// The values of the one-device tensor `want` that device `rank` holds
-/// in `shape`: all of them, or under sequence parallelism its slice of
-/// the positions (axis 1); `None` when neither fits.
+/// in `shape`: all of them, or its slice of the positions (axis 1) under
+/// sequence parallelism, or of the sequences (axis 0) under expert
+/// parallelism; `None` when none fits.
 fn part_of(want: &Capture, shape: &[usize], split: Devices, rank: usize) -> Option<Vec<f64>> {
     if shape == want.shape.as_slice() {
         return Some(want.values.clone());
     }
-    let n = split.tp;
-    let fits = split.sp
-        && shape.len() == want.shape.len()
-        && shape.len() >= 2
-        && shape[1] * n == want.shape[1]
-        && shape[0] == want.shape[0]
-        && shape[2..] == want.shape[2..];
+    let (axis, n) = if split.experts_split() {
+        (0, split.ep)
+    } else if split.sp {
+        (1, split.tp)
+    } else {
+        return None;
+    };
+    let fits = shape.len() == want.shape.len()
+        && shape.len() > axis
+        && (0..shape.len()).all(|i| {
+            if i == axis {
+                shape[i] * n == want.shape[i]
+            } else {
+                shape[i] == want.shape[i]
+            }
+        });
     if !fits {
         return None;
     }
     let a = ndarray::ArrayViewD::from_shape(want.shape.as_slice(), &want.values).ok()?;
-    let t = shape[1];
+    let t = shape[axis];
     let cut = ndarray::Slice::from(rank * t..(rank + 1) * t);
     Some(
-        a.slice_axis(ndarray::Axis(1), cut)
+        a.slice_axis(ndarray::Axis(axis), cut)
             .iter()
             .copied()
             .collect(),

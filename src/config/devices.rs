@@ -11,6 +11,10 @@
 //! embeddings, the last the final norm and the head), and sends its
 //! output (B, T, d) to the next stage. Devices are numbered as Megatron
 //! numbers them, tensor-parallel rank innermost: device = stage·N + rank.
+//! Expert parallelism over N devices gives each E/N of a mixture's experts
+//! and B/N of the batch (the expert-parallel devices are data-parallel
+//! outside the experts): a token goes to the device holding its expert
+//! and back, an `all_to_all` each way.
 //!
 //! ```text
 //! q_proj (d, h·hd) → (d, h·hd/N)      heads h → h/N per device
@@ -25,6 +29,9 @@ pub const MAX_TP: usize = 64;
 
 /// Most pipeline stages here.
 pub const MAX_PP: usize = 64;
+
+/// Most expert-parallel devices here.
+pub const MAX_EP: usize = 64;
 
 /// Most micro-batches one pipelined step may have here.
 pub const MAX_MICRO_BATCHES: usize = 1 << 16;
@@ -42,6 +49,9 @@ pub struct Devices {
     pub pp: usize,
     /// m, the micro-batches one pipelined step runs (params' bubble).
     pub micro_batches: usize,
+    /// N, the expert-parallel devices (1: none): each holds E/N experts
+    /// and B/N of the batch.
+    pub ep: usize,
     /// Whether a vocabulary N does not divide is padded with rows of
     /// zeros to the next multiple of N (`--pad-vocab`), as Megatron pads.
     pub pad_vocab: bool,
@@ -56,6 +66,7 @@ impl Default for Devices {
             sp: false,
             pp: 1,
             micro_batches: 1,
+            ep: 1,
             pad_vocab: false,
             device: 0,
         }
@@ -75,7 +86,20 @@ impl Devices {
         self.pp > 1
     }
 
-    /// Whether more than one device runs the model, by either split.
+    /// Whether a mixture's experts are split across devices.
+    #[must_use]
+    pub fn experts_split(&self) -> bool {
+        self.ep > 1
+    }
+
+    /// The devices of one stage that meet at its collectives: the N of
+    /// `--tp` or of `--ep` (never both).
+    #[must_use]
+    pub fn group(&self) -> usize {
+        self.tp.max(1) * self.ep.max(1)
+    }
+
+    /// Whether more than one device runs the model, by any split.
     #[must_use]
     pub fn many(&self) -> bool {
         self.count() > 1
@@ -84,19 +108,20 @@ impl Devices {
     /// Every device: N·M.
     #[must_use]
     pub fn count(&self) -> usize {
-        self.tp * self.pp
+        self.group() * self.pp
     }
 
-    /// The shown device's tensor-parallel rank, 0..N.
+    /// The shown device's rank in its group (tensor- or expert-parallel),
+    /// 0..N.
     #[must_use]
     pub fn rank(&self) -> usize {
-        self.device % self.tp.max(1)
+        self.device % self.group()
     }
 
     /// The shown device's pipeline stage, 0..M.
     #[must_use]
     pub fn stage(&self) -> usize {
-        self.device / self.tp.max(1)
+        self.device / self.group()
     }
 
     /// Whether the shown device's stage is the first (it embeds).
@@ -156,6 +181,17 @@ impl ModelConfig {
     #[must_use]
     pub fn held_blocks(&self) -> std::ops::RangeInclusive<usize> {
         self.devices.blocks(self.layers)
+    }
+
+    /// The experts this device holds, from 0: all E, or under `--ep N`
+    /// its E/N, rank·E/N onwards; empty without a mixture.
+    #[must_use]
+    pub fn held_experts(&self) -> std::ops::Range<usize> {
+        let e = self.experts();
+        let d = self.devices;
+        let per = e / d.ep.max(1);
+        let first = if d.experts_split() { d.rank() * per } else { 0 };
+        first..first + per
     }
 
     /// How many blocks this device holds.
@@ -264,8 +300,15 @@ impl ModelConfig {
                 "1 without --pp (micro-batches fill a pipeline's stages)".into(),
             );
         }
+        if d.ep == 0 || d.ep > MAX_EP {
+            return field("ep", d.ep.to_string(), format!("1 to {MAX_EP} devices"));
+        }
+        if d.experts_split() {
+            self.validate_expert_split()?;
+        }
         if d.device >= d.count() {
             let of = match (d.split(), d.piped()) {
+                _ if d.experts_split() => format!("--ep {}", d.ep),
                 (true, true) => format!("--tp {} × --pp {}", d.tp, d.pp),
                 (false, true) => format!("--pp {}", d.pp),
                 _ => format!("--tp {}", d.tp),
@@ -314,7 +357,8 @@ impl ModelConfig {
             return Err(ConfigError::Split {
                 field: name,
                 got,
-                tp: d.tp,
+                by: "tp",
+                n: d.tp,
                 allowed: allowed
                     .iter()
                     .map(ToString::to_string)
@@ -340,6 +384,87 @@ impl ModelConfig {
                     }
                 ),
             );
+        }
+        Ok(())
+    }
+
+    /// The expert-parallel sizes this model allows: every N that divides
+    /// its experts and its batch; 1 alone without a mixture.
+    #[must_use]
+    pub fn allowed_ep(&self) -> Vec<usize> {
+        (1..=MAX_EP.min(self.experts().max(1)))
+            .filter(|&n| self.ep_misfit(n).is_none())
+            .collect()
+    }
+
+    /// The first field `n` expert-parallel devices cannot split: its name
+    /// and value.
+    fn ep_misfit(&self, n: usize) -> Option<(&'static str, usize)> {
+        let e = self.experts();
+        [
+            ("experts", e, e.is_multiple_of(n)),
+            ("batch", self.batch, self.batch.is_multiple_of(n)),
+        ]
+        .into_iter()
+        .find(|(_, _, ok)| !ok)
+        .map(|(name, got, _)| (name, got))
+    }
+
+    /// The rules of expert parallelism: a mixture to split, its experts
+    /// and the batch divisible by N, and what no expert split is modelled
+    /// for yet refused.
+    fn validate_expert_split(&self) -> Result<(), ConfigError> {
+        let d = self.devices;
+        let refuse = |what: &str| {
+            Err(ConfigError::Field {
+                field: "ep",
+                got: d.ep.to_string(),
+                allowed: format!("1 {what}"),
+            })
+        };
+        if self.mixture.is_none() {
+            return refuse(
+                "on a model without a mixture of experts (expert parallelism splits the experts; add --experts E)",
+            );
+        }
+        let with = [
+            (
+                d.split(),
+                "with --tp (no expert split within a tensor-parallel group is modelled yet)",
+            ),
+            (
+                d.piped(),
+                "with --pp (no pipeline of expert-parallel stages is modelled yet)",
+            ),
+            (
+                self.decode > 0,
+                "with --decode (no expert-parallel generation is modelled yet)",
+            ),
+            (
+                self.backward,
+                "with --backward (no expert-parallel backward is modelled yet)",
+            ),
+            (
+                self.fault == Some(super::fault::Fault::MoeCapacity),
+                "with the fault moe-capacity (a capacity across devices is not modelled)",
+            ),
+        ];
+        if let Some((_, what)) = with.into_iter().find(|(on, _)| *on) {
+            return refuse(what);
+        }
+        if let Some((name, got)) = self.ep_misfit(d.ep) {
+            return Err(ConfigError::Split {
+                field: name,
+                got,
+                by: "ep",
+                n: d.ep,
+                allowed: self
+                    .allowed_ep()
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
         }
         Ok(())
     }

@@ -39,6 +39,9 @@ pub(super) struct Flat {
     /// [`Devices::micro_batches`]; unwritten when 1.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub(super) micro_batches: usize,
+    /// [`Devices::ep`]; unwritten when 1.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub(super) ep: usize,
     /// [`Devices::pad_vocab`]; unwritten when false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub(super) pad_vocab: bool,
@@ -216,6 +219,7 @@ impl From<Flat> for ModelConfig {
                 sp: f.sp,
                 pp: f.pp,
                 micro_batches: f.micro_batches,
+                ep: f.ep,
                 pad_vocab: f.pad_vocab,
                 device: f.device,
             },
@@ -292,6 +296,7 @@ impl From<ModelConfig> for Flat {
             sp: c.devices.sp,
             pp: c.devices.pp,
             micro_batches: c.devices.micro_batches,
+            ep: c.devices.ep,
             pad_vocab: c.devices.pad_vocab,
             device: c.devices.device,
             d_model: c.d_model,

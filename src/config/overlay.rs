@@ -107,12 +107,17 @@ overlay! {
         /// (M−1)/(m+M−1) that params gives.
         #[arg(long, global = true, value_parser = micro_batches, allow_negative_numbers = true)]
         micro_batches: usize,
+        /// Expert parallelism over N devices: each holds experts/N of a
+        /// mixture's experts and batch/N of the sequences, tokens sent to
+        /// their experts' devices and back by all_to_all (1: one device).
+        #[arg(long, global = true, value_parser = expert_devices, allow_negative_numbers = true)]
+        ep: usize,
         /// Pad a vocabulary --tp does not divide with rows of zeros to the
         /// next multiple of it, as Megatron pads.
         #[arg(long, global = true, num_args = 0, default_missing_value = "true")]
         pad_vocab: bool,
         /// Which device the trace shows (from 0): stage·tp + rank of the
-        /// --tp × --pp devices.
+        /// --tp × --pp devices, or the rank of the --ep devices.
         #[arg(long, global = true, value_parser = device, allow_negative_numbers = true)]
         device: usize,
         /// d_model, the width of the residual stream.
@@ -300,6 +305,10 @@ fn decode_steps(s: &str) -> Result<usize, String> {
 
 fn devices(s: &str) -> Result<usize, String> {
     whole(s, 1, super::MAX_TP)
+}
+
+fn expert_devices(s: &str) -> Result<usize, String> {
+    whole(s, 1, super::MAX_EP)
 }
 
 fn stages(s: &str) -> Result<usize, String> {

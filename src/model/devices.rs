@@ -1,8 +1,8 @@
 //! A split model's numeric run: every device a thread with its own model
 //! (its slices of the weights, [`super::shard`], or its stage's blocks)
 //! and its own recorder, their communication steps meeting in memory
-//! ([`Comm`] within a tensor-parallel group, a [`Pipe`] between pipeline
-//! stages). The trace is the shown device's (`--device k`); the others'
+//! ([`Comm`] within a tensor- or expert-parallel group, a [`Pipe`]
+//! between pipeline stages). The trace is the shown device's (`--device k`); the others'
 //! are dropped.
 
 use super::record::{Recorded, record_linked};
@@ -41,9 +41,10 @@ pub(crate) fn record_all<B: Backend>(
 ) -> Vec<Recorded<B::Tensor>> {
     let d = cfg.devices;
     let (n, shown) = (d.count(), d.device);
-    // One tensor-parallel group per pipeline stage.
+    // One tensor- (or expert-) parallel group per pipeline stage.
+    let g = d.group();
     let groups: Vec<Comm<B::Tensor>> = (0..d.pp)
-        .map(|stage| Comm::starting_at(d.tp, stage * d.tp))
+        .map(|stage| Comm::starting_at(g, stage * g))
         .collect();
     let lm = x0.is_none() && cfg.vocab.size.is_some();
     // The others are watched for a cancel alone.
@@ -91,10 +92,11 @@ pub(crate) fn record_all<B: Backend>(
 }
 
 /// Every device's place, in device order (stage·N + rank): its stage's
-/// tensor-parallel group when N > 1, and a pipe from the same rank of the
-/// stage before and to the same rank of the stage after when M > 1.
+/// tensor- or expert-parallel group when N > 1, and a pipe from the same
+/// rank of the stage before and to the same rank of the stage after when
+/// M > 1.
 fn places<'c, T: Clone>(d: Devices, groups: &'c [Comm<T>]) -> Vec<Place<'c, T>> {
-    let (tp, pp) = (d.tp, d.pp);
+    let (tp, pp) = (d.group(), d.pp);
     // The pipe between device k and device k + N, the next stage's.
     let mut senders = Vec::new();
     let mut receivers = Vec::new();

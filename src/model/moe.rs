@@ -15,23 +15,53 @@
 //! n_e is the data's: how many tokens chose expert e (at most B·T; the E
 //! counts sum to B·T·k). A shape-only run records the bound.
 //!
+//! Split over N devices (`--ep N`), device r holds experts r·E/N .. and
+//! b = B/N of the sequences. Its tokens are routed as above; then each of
+//! its experts gathers its batch from every device, and the outputs go
+//! back to the devices whose tokens they are:
+//!
+//! ```text
+//! x_e  = all_to_all(x[tokens → e] of every device)   (n_e, d)    n_e as on one device
+//! y_e  = MLP_e(x_e)                                   (n_e, d)
+//! y'   = all_to_all(y_e's rows back to their device) (b·T·k, d)  this device's routes
+//! y    = Σ_e w_e · y'_e onto tokens                   (b, T, d)
+//! ```
+//!
 //! # Shapes
-//! - x, output: (B, T, d)
+//! - x, output: (B, T, d), or (B/N, T, d) on one of N expert-parallel devices
 //! - each expert: (n_e, d) → (n_e, d_ff) → (n_e, d)
 
 use super::Builder;
 use super::linear::Linear;
 use super::mlp::Mlp;
-use crate::ops::{Axis, Backend, Op};
+use crate::ops::{Axis, Backend, Op, Route};
 use crate::trace::Role;
 use crate::trace::recorder::{In, Param, Recorder, Stop, Val};
+
+/// An expert-parallel split of E experts over N devices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Split {
+    /// N, the devices.
+    pub devices: usize,
+    /// This device, from 0.
+    pub rank: usize,
+    /// E, the experts of the whole model.
+    pub experts: usize,
+}
 
 /// The router and the experts.
 pub struct Moe<T> {
     /// The router W_r: (d, E), no bias.
     pub router: Linear<T>,
-    /// The experts, `expert1` … `expertE`: each an MLP on (n_e, d).
+    /// The experts this device holds, `expert1` … `expertE` (or under
+    /// `--ep N` its E/N, numbered as in the whole model): each an MLP on
+    /// (n_e, d).
     pub experts: Vec<Mlp<T>>,
+    /// The number of the first expert held, from 0.
+    pub first: usize,
+    /// The expert-parallel split: N devices and this one's rank; `None`
+    /// on one device.
+    pub split: Option<Split>,
     /// Experts per token.
     pub k: usize,
     /// The most tokens an expert takes (the `moe-capacity` fault).
@@ -51,12 +81,23 @@ impl<T: Clone> Moe<T> {
             Builder::<B>::STD,
             None,
         );
-        let experts = (1..=e)
-            .map(|i| Mlp::new(&b.pp(&format!("expert{i}"))))
+        // Every expert, or under `--ep` this device's E/N of them.
+        let held = b.cfg.held_experts();
+        let first = held.start;
+        let experts = held
+            .map(|i| Mlp::new(&b.pp(&format!("expert{}", i + 1))))
             .collect();
+        let d = b.cfg.devices;
+        let split = d.experts_split().then_some(Split {
+            devices: d.ep,
+            rank: d.rank(),
+            experts: e,
+        });
         Self {
             router,
             experts,
+            first,
+            split,
             k,
             capacity: b.arch.capacity,
         }
@@ -81,6 +122,9 @@ impl<T: Clone> Moe<T> {
             &Op::RouteWeights,
             &[In::Act(&probs), In::Act(&ids)],
         )?; // (B, T, k)
+        if let Some(split) = self.split {
+            return self.across(rec, (x, &ids, &w), split);
+        }
         let mut ys = Vec::with_capacity(self.experts.len());
         for (e, expert) in self.experts.iter().enumerate() {
             let mut rec = rec.pp(&format!("expert{}", e + 1));
@@ -93,7 +137,55 @@ impl<T: Clone> Moe<T> {
         }
         let mut ins = vec![In::Act(&ids), In::Act(&w)];
         ins.extend(ys.iter().map(In::Act));
-        rec.interface("combine", &Op::Combine { capacity }, &ins) // Σ_e w_e·y_e: (B, T, d)
+        let combine = Op::Combine {
+            capacity,
+            packed: false,
+        };
+        rec.interface("combine", &combine, &ins) // Σ_e w_e·y_e: (B, T, d)
+    }
+
+    /// The experts under expert parallelism, on this device's x (b, T, d)
+    /// and its tokens' ids and weights (b, T, k): each of its experts
+    /// gathers its batch from every device, and the outputs go back.
+    fn across<B: Backend<Tensor = T>>(
+        &self,
+        rec: &mut Recorder<B>,
+        (x, ids, w): (&Val<T>, &Val<T>, &Val<T>),
+        split: Split,
+    ) -> Result<Val<T>, Stop> {
+        let mut rows = Vec::with_capacity(self.experts.len());
+        let mut ys = Vec::with_capacity(self.experts.len());
+        for (slot, expert) in self.experts.iter().enumerate() {
+            let mut rec = rec.pp(&format!("expert{}", self.first + slot + 1));
+            let dispatch = Op::AllToAll {
+                devices: split.devices,
+                route: Route::Dispatch {
+                    experts: split.experts,
+                    slot,
+                    rank: split.rank,
+                    rows: Vec::new(),
+                },
+            };
+            let (x_e, from) = rec.all_to_all("dispatch", &dispatch, &[In::Act(x), In::Act(ids)])?; // every device's tokens → e: (n_e, d)
+            rows.push(from);
+            ys.push(expert.rows(&mut rec, &x_e)?); // MLP_e(x_e): (n_e, d)
+        }
+        let back = Op::AllToAll {
+            devices: split.devices,
+            route: Route::Return {
+                rank: split.rank,
+                rows,
+            },
+        };
+        let mut ins = vec![In::Act(ids)];
+        ins.extend(ys.iter().map(In::Act));
+        let (y, _) = rec.all_to_all("combine.all_to_all", &back, &ins)?; // this device's routes, expert order: (b·T·k, d)
+        let combine = Op::Combine {
+            capacity: None,
+            packed: true,
+        };
+        let ins = [In::Act(ids), In::Act(w), In::Act(&y)];
+        rec.interface("combine", &combine, &ins) // Σ_e w_e·y'_e: (b, T, d)
     }
 
     /// The router's weight, then every expert's parameters.

@@ -11,7 +11,12 @@
 //! scatter                     0    each device cuts its own slice
 //! send                        S    point to point, to the next stage
 //! recv                        0    it receives S
+//! all_to_all        (N−1)/N · S    balanced routing: 1/N of the rows stay
 //! ```
+//!
+//! An all-to-all's parts are the data's: a device sends what its tokens
+//! routed to the others' experts. The figure here assumes each device's
+//! routes spread evenly; a numeric run's step says the rows that moved.
 
 use super::Op;
 
@@ -38,6 +43,7 @@ impl Op {
             // receiver sends nothing.
             Op::Send { .. } => Some(out),
             Op::Recv { .. } => Some(0),
+            Op::AllToAll { devices, .. } => Some(ring(*devices, out, 1)),
             _ => None,
         }
     }

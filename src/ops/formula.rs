@@ -1,6 +1,6 @@
 //! Each op's formula with its shape arithmetic, as the trace shows it.
 
-use super::{Masking, Merge, NormAxis, Op, Unary, fmt_shape};
+use super::{Masking, Merge, NormAxis, Op, Route, Unary, fmt_shape};
 use crate::config::NormKind;
 
 impl Op {
@@ -164,9 +164,40 @@ impl Op {
                 expert + 1,
                 s(0)
             ),
+            Op::Combine { packed: true, .. } => {
+                format!("Σ_e w_e·y_e onto tokens : {} in expert order → {o}", s(2))
+            }
             Op::Combine { .. } => {
                 let ys: Vec<String> = ins.iter().skip(2).map(|y| fmt_shape(y)).collect();
                 format!("Σ_e w_e·y_e onto tokens : {} → {o}", ys.join("+"))
+            }
+            Op::AllToAll {
+                devices,
+                route:
+                    Route::Dispatch {
+                        experts,
+                        slot,
+                        rank,
+                        rows,
+                    },
+            } => {
+                let e = rank * experts / (*devices).max(1) + slot + 1;
+                format!(
+                    "all_to_all: x[tokens → expert {e}] from {devices} devices{} : {} → {o}",
+                    rows_said(rows),
+                    s(0)
+                )
+            }
+            Op::AllToAll {
+                devices,
+                route: route @ Route::Return { .. },
+            } => {
+                let ys: Vec<String> = ins.iter().skip(1).map(|y| fmt_shape(y)).collect();
+                format!(
+                    "all_to_all: y_e back to {devices} devices{} : {} → {o}",
+                    rows_said(&route.per_device(*devices)),
+                    ys.join("+")
+                )
             }
             Op::AllReduce { devices } if ins.len() > 1 => {
                 format!("Σ over {devices} devices + b : {}+{} → {o}", s(0), s(1))
@@ -228,4 +259,13 @@ fn plus_b(ins: &[&[usize]]) -> &'static str {
 fn b_shape(ins: &[&[usize]]) -> String {
     ins.get(1)
         .map_or_else(String::new, |b| format!("+{}", fmt_shape(b)))
+}
+
+/// The rows each device sent, as ` (rows 3+2)`; nothing when not known.
+fn rows_said(rows: &[usize]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = rows.iter().map(ToString::to_string).collect();
+    format!(" (rows {})", each.join("+"))
 }

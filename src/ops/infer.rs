@@ -1,7 +1,7 @@
 //! What each [`Op`] does to shapes: its name, the shape it gives for the
 //! shapes it is handed (or why it refuses them), and its output's axes.
 
-use super::{Axis, Merge, Op, OpKind, Shape, Unary, fmt_shape};
+use super::{Axis, Merge, Op, OpKind, Route, Shape, Unary, fmt_shape};
 use crate::config::NormKind;
 
 /// An op refused the shapes it was given.
@@ -81,6 +81,7 @@ impl Op {
             Op::Dispatch { .. } => OpKind::Dispatch,
             Op::Combine { .. } => OpKind::Combine,
             Op::AllReduce { .. } => OpKind::AllReduce,
+            Op::AllToAll { .. } => OpKind::AllToAll,
             Op::AllGather { .. } => OpKind::AllGather,
             Op::ReduceScatter { .. } => OpKind::ReduceScatter,
             Op::Scatter { .. } => OpKind::Scatter,
@@ -346,6 +347,21 @@ impl Op {
                 let tokens = x[0] * x[1];
                 Ok(vec![capacity.map_or(tokens, |c| c.min(tokens)), x[2]])
             }
+            Op::Combine { packed: true, .. } => {
+                let w = ins.get(1).copied().unwrap_or(&[]);
+                let y = ins.get(2).copied().unwrap_or(&[]);
+                rank(x, 3, "expert ids")?;
+                let routes = x[0] * x[1] * x[2];
+                need(w == x && y.len() == 2 && y[0] == routes, || {
+                    format!(
+                        "weights {} and the experts' rows {} do not fit expert ids {} ({routes} routes)",
+                        fmt_shape(w),
+                        fmt_shape(y),
+                        fmt_shape(x)
+                    )
+                })?;
+                Ok(vec![x[0], x[1], y[1]])
+            }
             Op::Combine { .. } => {
                 let w = ins.get(1).copied().unwrap_or(&[]);
                 rank(x, 3, "expert ids")?;
@@ -375,6 +391,47 @@ impl Op {
             Op::AllReduce { .. } => {
                 bias_fits(x, ins.get(1).copied())?;
                 Ok(x.to_vec())
+            }
+            Op::AllToAll {
+                devices,
+                route: Route::Dispatch { .. },
+            } => {
+                let ids = ins.get(1).copied().unwrap_or(&[]);
+                rank(x, 3, "dispatch input")?;
+                rank(ids, 3, "expert ids")?;
+                need(ids[..2] == x[..2], || {
+                    format!(
+                        "expert ids {} are not one row per token of {}",
+                        fmt_shape(ids),
+                        fmt_shape(x)
+                    )
+                })?;
+                // Each of the N devices' b·T tokens chose the expert at most
+                // once: the bound; the data's count arrives with the rows.
+                Ok(vec![devices * x[0] * x[1], x[2]])
+            }
+            Op::AllToAll {
+                route: Route::Return { rows, .. },
+                ..
+            } => {
+                rank(x, 3, "expert ids")?;
+                let ys = ins.get(1..).unwrap_or(&[]);
+                need(
+                    !ys.is_empty() && (rows.is_empty() || rows.len() == ys.len()),
+                    || {
+                        format!(
+                            "the return needs one output per expert of this device, got {}",
+                            ys.len()
+                        )
+                    },
+                )?;
+                let d = ys[0].last().copied().unwrap_or(0);
+                for y in ys {
+                    need(y.len() == 2 && y[1] == d, || {
+                        format!("an expert's output {} is not (n_e, d = {d})", fmt_shape(y))
+                    })?;
+                }
+                Ok(vec![x[0] * x[1] * x[2], d])
             }
             Op::Pad { axis, to } => {
                 need(x.get(*axis).is_some_and(|n| n <= to), || {
@@ -494,7 +551,19 @@ impl Op {
                 out
             }
             Op::RouteWeights => ins.get(1).map_or_else(Vec::new, |ids| ids.to_vec()),
-            Op::Dispatch { .. } => vec![Axis::Routed, at(x, 2)],
+            Op::Dispatch { .. }
+            | Op::AllToAll {
+                route: Route::Dispatch { .. },
+                ..
+            } => vec![Axis::Routed, at(x, 2)],
+            // Every route of this device's tokens: b·T·k rows.
+            Op::AllToAll {
+                route: Route::Return { .. },
+                ..
+            } => {
+                let y = ins.get(1).copied().unwrap_or(&[]);
+                vec![Axis::Product(vec![at(x, 0), at(x, 1), at(x, 2)]), at(y, 1)]
+            }
             Op::Combine { .. } => {
                 let y = ins.get(2).copied().unwrap_or(&[]);
                 vec![at(x, 0), at(x, 1), at(y, 1)]

@@ -34,7 +34,7 @@ use heads::{merge_in_place, per_head, split_heads, swap_middle};
 use in_place::{in_place, keeps_shape};
 use layers::{linear, linear_act, norm};
 
-use super::{Backend, Fusion, Init, Merge, Op, OpError, PREVIEW_MAX, Stats};
+use super::{Backend, Fusion, Init, Merge, Op, OpError, PREVIEW_MAX, Route, Stats};
 use crate::config::DType;
 use crate::ops::mapped::{Mapped, Stored};
 use ndarray::{ArrayBase, ArrayD, Data, IxDyn, s};
@@ -147,8 +147,18 @@ impl<F: Scalar> Numeric<F> {
             Op::Dispatch { expert, capacity } => {
                 (moe::dispatch(x, rest[0], *expert, *capacity), None)
             }
-            Op::Combine { capacity } => {
-                (moe::combine(x, rest[0], &rest[1..], *capacity, out), None)
+            Op::Combine {
+                capacity,
+                packed: false,
+            } => (moe::combine(x, rest[0], &rest[1..], *capacity, out), None),
+            // The experts' rows in expert order: each expert's, by the ids.
+            Op::Combine {
+                capacity,
+                packed: true,
+            } => {
+                let ys = moe::unpack(x, rest[1], moe::experts_named(x));
+                let ys: Vec<&ArrayD<F>> = ys.iter().collect();
+                (moe::combine(x, rest[0], &ys, *capacity, out), None)
             }
             Op::Cast { to } => (ends::cast(owned(x), *to), None),
             // [cache,] new → the cache with the new rows written in.
@@ -281,6 +291,15 @@ impl<F: Scalar> Backend for Numeric<F> {
         parts: &[&Tensor<F>],
         rest: &[&Tensor<F>],
     ) -> Result<Tensor<F>, OpError> {
+        // An all-to-all's parts are rows, as many as the data sent.
+        if let Op::AllToAll { .. } = op {
+            let read: Vec<_> = parts.iter().map(|t| t.read()).collect();
+            let views: Vec<_> = read.iter().map(|r| r.view()).collect();
+            let y = ndarray::concatenate(ndarray::Axis(0), &views)
+                .map_err(|e| OpError(format!("all_to_all: the parts do not stack: {e}")))?;
+            self.remember(&y, None);
+            return Ok(y.into());
+        }
         let mut shapes: Vec<&[usize]> = parts.iter().take(1).map(|t| t.shape()).collect();
         shapes.extend(rest.iter().map(|t| t.shape()));
         op.infer(&shapes)?;
@@ -290,6 +309,58 @@ impl<F: Scalar> Backend for Numeric<F> {
         let y = comm::collective(op, &views, b.as_ref().map(|b| b.view()))?;
         self.remember(&y, None);
         Ok(y.into())
+    }
+
+    fn parts(&self, op: &Op, ins: &[&Tensor<F>]) -> Result<Vec<Tensor<F>>, OpError> {
+        let shapes: Vec<&[usize]> = ins.iter().map(|t| t.shape()).collect();
+        op.infer(&shapes)?;
+        let read: Vec<_> = ins.iter().map(|t| t.read()).collect();
+        let parts: Vec<ArrayD<F>> = match op {
+            // Device j's part: this device's rows for j's `slot`-th expert.
+            Op::AllToAll {
+                devices,
+                route: Route::Dispatch { experts, slot, .. },
+            } => {
+                let per = experts / (*devices).max(1);
+                (0..*devices)
+                    .map(|j| moe::dispatch(&read[0], &read[1], j * per + slot, None))
+                    .collect()
+            }
+            // Device i's part: its rows of each of this device's experts'
+            // outputs, expert after expert.
+            Op::AllToAll {
+                devices,
+                route: Route::Return { rows, .. },
+            } => {
+                let ys = &read[1..];
+                let mut from = vec![0usize; ys.len()];
+                (0..*devices)
+                    .map(|i| {
+                        let mine: Vec<ArrayD<F>> = ys
+                            .iter()
+                            .enumerate()
+                            .map(|(l, y)| {
+                                let n = rows.get(l).and_then(|r| r.get(i)).copied().unwrap_or(0);
+                                let part = moe::rows(y, from[l], n);
+                                from[l] += n;
+                                part
+                            })
+                            .collect();
+                        let views: Vec<_> = mine.iter().map(|m| m.view()).collect();
+                        ndarray::concatenate(ndarray::Axis(0), &views)
+                            .map_err(|e| OpError(format!("all_to_all: {e}")))
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            op => {
+                return Err(OpError(format!(
+                    "{} hands every device the same part",
+                    op.kind()
+                )));
+            }
+        };
+        drop(read);
+        Ok(parts.into_iter().map(Into::into).collect())
     }
 
     fn apply(&self, op: &Op, ins: &[&Tensor<F>]) -> Result<Tensor<F>, OpError> {

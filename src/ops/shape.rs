@@ -43,6 +43,12 @@ impl Backend for ShapeOnly {
         op.infer(&shapes)
     }
 
+    /// A shape-only run has its own part alone: the output's bound.
+    fn parts(&self, op: &Op, ins: &[&Shape]) -> Result<Vec<Shape>, OpError> {
+        let shapes: Vec<&[usize]> = ins.iter().map(|s| s.as_slice()).collect();
+        Ok(vec![op.infer(&shapes)?])
+    }
+
     fn apply(&self, op: &Op, ins: &[&Shape]) -> Result<Shape, OpError> {
         let shapes: Vec<&[usize]> = ins.iter().map(|s| s.as_slice()).collect();
         op.infer(&shapes)

@@ -15,7 +15,7 @@
 use super::judge;
 use super::{CheckName, Event, Failure, Operand, Role};
 use crate::config::DType;
-use crate::ops::{Axis, Backend, Op, OpKind, Shape, Stats, fmt_shape};
+use crate::ops::{Axis, Backend, Op, OpKind, Route, Shape, Stats, fmt_shape};
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -442,6 +442,108 @@ impl<'b, B: Backend> Recorder<'b, B> {
         };
         self.keep_step(&event, Some(op), keys, &t);
         self.push(event, t, Some(operands), None)
+    }
+
+    /// Step `name`: the all-to-all `op` on this device's operands `ins`
+    /// (x and the expert ids, or the ids and its experts' outputs), every
+    /// device handing each device a part. Gives the output and the rows
+    /// each device sent this one, in device order: the data's (empty in a
+    /// shape-only run, whose output is the bound).
+    ///
+    /// # Errors
+    /// [`Stop`] when the op refuses its operands, or a device left the
+    /// group before handing in its parts.
+    pub fn all_to_all(
+        &mut self,
+        name: &str,
+        op: &Op,
+        ins: &[In<B::Tensor>],
+    ) -> Result<(Val<B::Tensor>, Vec<usize>), Stop> {
+        let named = self.next_role.take();
+        self.check_cancel()?;
+        let path = self.path(name);
+        let role = named.unwrap_or_else(|| Role::of_op(op.kind(), None));
+        let about = self.describe(op, ins);
+        let (shape, dtype) = self.judged(&path, op, ins, &about)?;
+        let keys = self.keep_params(ins);
+        let stream = self.stream.clone();
+        let at = (false, stream.as_slice(), self.dtype);
+        let (mut event, operands) =
+            about
+                .clone()
+                .event((path.clone(), name, role), op, (shape, dtype), at);
+        let tensors: Vec<&B::Tensor> = ins.iter().map(In::tensor).collect();
+        if !B::NUMERIC {
+            let t = self
+                .backend
+                .collective(op, &tensors[..1], &tensors[1..])
+                .map_err(|e| self.refused(&event.path, op, &operands, &e))?;
+            if let Op::AllToAll {
+                route: Route::Dispatch { .. },
+                ..
+            } = op
+            {
+                mark_bound(&mut event);
+            }
+            self.keep_step(&event, Some(op), keys, &t);
+            return Ok((self.push(event, t, Some(operands), None)?, Vec::new()));
+        }
+        let parts = self
+            .backend
+            .parts(op, &tensors)
+            .map_err(|e| self.refused(&event.path, op, &operands, &e))?;
+        drop(tensors);
+        let got = match &mut self.link {
+            Some(link) => link.all_to_all(parts),
+            // One device alone keeps its one part.
+            None => Ok(parts.into_iter().map(Arc::new).collect()),
+        };
+        let got = match got {
+            Ok(got) => got,
+            Err(gone) => return Err(self.left(&event.path, op, gone, operands)),
+        };
+        let rows: Vec<usize> = got
+            .iter()
+            .map(|p| B::shape(p).first().copied().unwrap_or(0))
+            .collect();
+        let refs: Vec<&B::Tensor> = got.iter().map(|p| &**p).collect();
+        let t = self
+            .backend
+            .collective(op, &refs, &[])
+            .map_err(|e| self.refused(&event.path, op, &operands, &e))?;
+        drop(refs);
+        drop(got);
+        let t = if dtype.is_half() {
+            self.backend.cast(t, dtype)
+        } else {
+            t
+        };
+        // The event again, with the rows that arrived and the shape they make.
+        let op = match op {
+            Op::AllToAll {
+                devices,
+                route:
+                    Route::Dispatch {
+                        experts,
+                        slot,
+                        rank,
+                        ..
+                    },
+            } => Op::AllToAll {
+                devices: *devices,
+                route: Route::Dispatch {
+                    experts: *experts,
+                    slot: *slot,
+                    rank: *rank,
+                    rows: rows.clone(),
+                },
+            },
+            op => op.clone(),
+        };
+        let (event, operands) =
+            about.event((path, name, role), &op, (B::shape(&t).to_vec(), dtype), at);
+        self.keep_step(&event, Some(&op), keys, &t);
+        Ok((self.push(event, t, Some(operands), None)?, rows))
     }
 
     /// The stop of a device whose step `op` at `path` waited for device

@@ -105,7 +105,8 @@ impl Role {
             OpKind::LmHead => Role::Logits,
             OpKind::FirstToken => Role::Pooled,
             OpKind::RouterSoftmax | OpKind::TopK | OpKind::RouteWeights => Role::Router,
-            OpKind::Dispatch => Role::Dispatch,
+            // Tokens on their way to an expert, or its rows on their way back.
+            OpKind::Dispatch | OpKind::AllToAll => Role::Dispatch,
             OpKind::Combine => Role::MlpOut,
             OpKind::SplitHeads
             | OpKind::RepeatKv

@@ -8,7 +8,7 @@
 
 use super::{AxisSource, Why};
 use crate::config::{DType, NormKind};
-use crate::ops::{Masking, Merge, NormAxis, Op, Unary};
+use crate::ops::{Masking, Merge, NormAxis, Op, Route, Unary};
 use crate::shape::{Axis, fmt_shape};
 use crate::trace::{Role, block_of};
 
@@ -599,6 +599,49 @@ fn message(s: &Step) -> Why {
                 .arg("bytes", comm_bytes(s))
                 .arg("shape", shape)
         }
+        // Expert parallelism's data-parallel batch: B/N sequences each.
+        Op::AllGather { devices, axis: 0 } => Why::new("why-all-gather-batch")
+            .arg("N", *devices)
+            .arg("bytes", comm_bytes(s))
+            .arg("shape", shape),
+        Op::Scatter {
+            devices,
+            rank,
+            axis: 0,
+        } => Why::new("why-scatter-batch")
+            .arg("N", *devices)
+            .arg("part", rank + 1)
+            .arg("shape", shape),
+        Op::AllToAll {
+            devices,
+            route:
+                Route::Dispatch {
+                    experts,
+                    slot,
+                    rank,
+                    rows,
+                },
+        } => Why::new("why-all-to-all-dispatch")
+            .arg("N", *devices)
+            .arg("e", rank * experts / (*devices).max(1) + slot + 1)
+            .arg("rows", joined(rows))
+            .arg("n", s.out(0))
+            .arg("bytes", a2a_bytes(s))
+            .arg("shape", shape),
+        Op::AllToAll {
+            devices,
+            route: route @ Route::Return { .. },
+        } => Why::new("why-all-to-all-return")
+            .arg("N", *devices)
+            .arg("E", s.ins.len().saturating_sub(1))
+            .arg("rows", joined(&route.per_device(*devices)))
+            .arg("routes", s.out(0))
+            .arg("bytes", a2a_bytes(s))
+            .arg("shape", shape),
+        Op::Combine { packed: true, .. } => Why::new("why-combine-packed")
+            .arg("k", s.last(0))
+            .arg("slots", s.dim(0, 0) * s.dim(0, 1) * s.last(0))
+            .arg("shape", shape),
         Op::AllReduce { devices } => Why::new("why-all-reduce")
             .arg("N", *devices)
             .arg("bias", usize::from(s.ins.len() > 1))
@@ -745,6 +788,46 @@ fn is_split_vocab(a: &Axis) -> bool {
     matches!(a, Axis::Fraction { of, .. } if **of == Axis::Vocab)
 }
 
+/// Rows per device, as `3 + 2`.
+fn joined(rows: &[usize]) -> String {
+    let each: Vec<String> = rows.iter().map(ToString::to_string).collect();
+    each.join(" + ")
+}
+
+/// What an all-to-all brings this device from the others, in words: the
+/// rows the other devices sent (a dispatch), or the rows of this device's
+/// tokens the other devices' experts computed (a return).
+fn a2a_bytes(s: &Step) -> String {
+    // A shape-only run knows no rows: the balanced figure.
+    let known = match s.op {
+        Op::AllToAll {
+            route: Route::Dispatch { rows, .. },
+            ..
+        } => !rows.is_empty(),
+        Op::AllToAll {
+            route: Route::Return { rows, .. },
+            ..
+        } => rows.iter().any(|r| !r.is_empty()),
+        _ => false,
+    };
+    let Op::AllToAll { route, .. } = s.op else {
+        return comm_bytes(s);
+    };
+    if !known {
+        return comm_bytes(s);
+    }
+    let d = s.out.get(1).copied().unwrap_or(0);
+    let (rows, own) = match route {
+        Route::Dispatch { rank, rows, .. } => (
+            rows.iter().sum::<usize>(),
+            rows.get(*rank).copied().unwrap_or(0),
+        ),
+        Route::Return { rank, rows } => (s.out(0), rows.iter().filter_map(|r| r.get(*rank)).sum()),
+    };
+    let bytes = (rows.saturating_sub(own) * d * s.dtype.size()) as u128;
+    crate::text::human_bytes(bytes)
+}
+
 fn comm_bytes(s: &Step) -> String {
     let elems: usize = s.out.iter().product();
     let sent = s.op.sent_bytes(elems, s.dtype.size()).unwrap_or(0);
@@ -812,7 +895,10 @@ mod tests {
                 part("w", &[2, 4, 2], &ids_axes),
                 part("y", &[8, 64], &y_axes),
             ];
-            let op = Op::Combine { capacity: None };
+            let op = Op::Combine {
+                capacity: None,
+                packed: false,
+            };
             let (_, why) = explain(&step(&op, &ins, &[2, 4, 64], &out_axes));
             assert_eq!(why.key, key, "{first}");
         }

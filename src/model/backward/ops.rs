@@ -186,6 +186,7 @@ pub fn backward(
         | Op::Combine { .. }
         | Op::KvCache { .. }
         | Op::AllReduce { .. }
+        | Op::AllToAll { .. }
         | Op::AllGather { .. }
         | Op::ReduceScatter { .. }
         | Op::Scatter { .. }

@@ -6,13 +6,16 @@
 //! - probs: (B, T, E); ids, weights: (B, T, k)
 //! - dispatch: x (B, T, d) → (n_e, d), the tokens that chose expert e, in
 //!   token order (at most `capacity` of them)
-//! - combine: ids, weights, y_e (n_e, d) for every e → (B, T, d)
+//! - combine: ids, weights, y_e (n_e, d) for every e → (B, T, d); or the
+//!   experts' rows packed in expert order, (B·T·k, d)
+//! - all-to-all parts: a device's rows for each device's expert, and the
+//!   experts' outputs cut back into each device's rows
 //!
 //! Dispatch and combine walk the tokens in the same order, so row r of
 //! expert e's batch is the r-th token that chose e in both.
 
 use super::Scalar;
-use ndarray::{ArrayD, IxDyn};
+use ndarray::{ArrayBase, ArrayD, Data, IxDyn};
 
 /// The `k` largest entries of each row of `probs` (…, E), largest first
 /// (ties to the lower index), as expert ids (…, k).
@@ -62,9 +65,9 @@ fn routed<F: Scalar>(ids: &[F], k: usize, e: usize, capacity: Option<usize>) -> 
 }
 
 /// The rows of x (B, T, d) whose tokens chose expert `e`: (n_e, d).
-pub(super) fn dispatch<F: Scalar>(
-    x: &ArrayD<F>,
-    ids: &ArrayD<F>,
+pub(super) fn dispatch<F: Scalar, S: Data<Elem = F>, T: Data<Elem = F>>(
+    x: &ArrayBase<S, IxDyn>,
+    ids: &ArrayBase<T, IxDyn>,
     e: usize,
     capacity: Option<usize>,
 ) -> ArrayD<F> {
@@ -112,6 +115,49 @@ pub(super) fn combine<F: Scalar>(
     }
     let y: Vec<F> = y.into_iter().map(F::of).collect();
     ArrayD::from_shape_vec(IxDyn(out), y).unwrap_or_else(|_| ArrayD::zeros(IxDyn(out)))
+}
+
+/// The per-expert outputs packed in expert order, (Σ n_e, d), cut into
+/// each expert's rows: expert e's are the next as many rows as tokens of
+/// `ids` chose it.
+pub(super) fn unpack<F: Scalar>(
+    ids: &ArrayD<F>,
+    packed: &ArrayD<F>,
+    experts: usize,
+) -> Vec<ArrayD<F>> {
+    let k = ids.shape().last().copied().unwrap_or(1).max(1);
+    let ids = ids.as_standard_layout();
+    let ids = ids.as_slice().unwrap_or(&[]);
+    let mut from = 0;
+    (0..experts)
+        .map(|e| {
+            let n = routed(ids, k, e, None).len();
+            let rows = rows(packed, from, n);
+            from += n;
+            rows
+        })
+        .collect()
+}
+
+/// Rows `from..from + n` of x (R, d), as far as x has them.
+pub(super) fn rows<F: Scalar, S: Data<Elem = F>>(
+    x: &ArrayBase<S, IxDyn>,
+    from: usize,
+    n: usize,
+) -> ArrayD<F> {
+    let r = x.shape().first().copied().unwrap_or(0);
+    let (lo, hi) = (from.min(r), (from + n).min(r));
+    x.slice_axis(ndarray::Axis(0), ndarray::Slice::from(lo..hi))
+        .to_owned()
+}
+
+/// How many experts `ids` (…, k) could name: one past the largest id.
+pub(super) fn experts_named<F: Scalar>(ids: &ArrayD<F>) -> usize {
+    ids.iter()
+        .map(|&j| expert(j))
+        .filter(|&e| e != usize::MAX)
+        .max()
+        .map_or(0, |e| e + 1)
 }
 
 /// An expert id held as a float (exact: E is far below 2²⁴); a NaN or

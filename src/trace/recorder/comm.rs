@@ -1,6 +1,8 @@
 //! The devices of one simulated group, each a thread with its own
 //! recorder, meeting at every communication step: each hands in its
-//! part and gets every device's back, in device order.
+//! part and gets every device's back, in device order. At an all-to-all
+//! each hands in one part for every device and gets the part every device
+//! addressed to it.
 //!
 //! The n-th communication step of every device is the same step of the
 //! model (the devices run the same code), so parts are matched by their
@@ -51,9 +53,9 @@ struct State<T> {
 }
 
 struct Round<T> {
-    /// Each device's part, shared: every device reads them all, none
-    /// copies them.
-    parts: Vec<Option<Arc<T>>>,
+    /// Each device's parts, shared: one that every device reads, or one
+    /// for each device (an all-to-all); none is copied.
+    parts: Vec<Option<Vec<Arc<T>>>>,
     read: usize,
 }
 
@@ -115,6 +117,23 @@ impl<T: Clone> Link<'_, T> {
     /// The number (among all the devices) of a device that left before
     /// handing in its part.
     pub fn exchange(&mut self, mine: T) -> Result<Vec<Arc<T>>, usize> {
+        self.meet(vec![mine])
+    }
+
+    /// Hands in `mine`, one part for each device in device order, for
+    /// this device's next communication step, and returns the part each
+    /// device addressed to this one, in device order: an all-to-all.
+    ///
+    /// # Errors
+    /// As [`Link::exchange`].
+    pub fn all_to_all(&mut self, mine: Vec<T>) -> Result<Vec<Arc<T>>, usize> {
+        debug_assert_eq!(mine.len(), self.comm.devices, "one part per device");
+        self.meet(mine)
+    }
+
+    /// Hands in `mine` (one part for all, or one per device) and reads
+    /// this device's part of every device's.
+    fn meet(&mut self, mine: Vec<T>) -> Result<Vec<Arc<T>>, usize> {
         let (comm, call) = (self.comm, self.calls);
         self.calls += 1;
         let mut s = comm.lock();
@@ -125,7 +144,7 @@ impl<T: Clone> Link<'_, T> {
                 parts: vec![None; n],
                 read: 0,
             })
-            .parts[self.rank] = Some(Arc::new(mine));
+            .parts[self.rank] = Some(mine.into_iter().map(Arc::new).collect());
         comm.arrived.notify_all();
         loop {
             let state = &mut *s;
@@ -134,7 +153,13 @@ impl<T: Clone> Link<'_, T> {
                 .get_mut(&call)
                 .expect("a round lives until all read it");
             if round.parts.iter().all(Option::is_some) {
-                let parts = round.parts.iter().flatten().cloned().collect();
+                let rank = self.rank;
+                let parts = round
+                    .parts
+                    .iter()
+                    .flatten()
+                    .map(|p| Arc::clone(p.get(rank).unwrap_or(&p[0])))
+                    .collect();
                 round.read += 1;
                 if round.read == n {
                     state.rounds.remove(&call);
@@ -189,6 +214,28 @@ mod tests {
         for parts in got {
             assert_eq!(parts, vec![0, 1, 2, 0, 10, 20]);
         }
+    }
+
+    #[test]
+    fn an_all_to_all_gives_each_device_the_parts_addressed_to_it() {
+        let comm = Comm::new(3);
+        let got: Vec<Vec<usize>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..3)
+                .map(|r| {
+                    let comm = &comm;
+                    s.spawn(move || {
+                        let mut link = comm.link(r);
+                        // Device r sends 10·r + j to device j.
+                        let parts = (0..3).map(|j| 10 * r + j).collect();
+                        let got = link.all_to_all(parts).unwrap();
+                        got.into_iter().map(|p| *p).collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        // Device j gets 10·r + j from every r, in device order.
+        assert_eq!(got, vec![vec![0, 10, 20], vec![1, 11, 21], vec![2, 12, 22]]);
     }
 
     #[test]

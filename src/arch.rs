@@ -306,6 +306,9 @@ pub struct Arch {
     /// Whether a vocabulary-parallel lookup zeroes the vectors of the ids
     /// another device holds (`vocab-no-mask`: not; they take row 0).
     pub lookup_masks: bool,
+    /// Whether an expert-parallel return stacks the devices' parts in
+    /// device order (`ep-return-order`: in reverse).
+    pub return_in_order: bool,
 }
 
 impl Arch {
@@ -354,6 +357,7 @@ impl Arch {
             all_reduce: true,
             scatter_sums: true,
             recv_waits: true,
+            return_in_order: true,
             lookup_masks: true,
         };
         let Some(fault) = cfg.fault else {
@@ -483,6 +487,10 @@ impl Arch {
             },
             Variant::LookupNoMask => Self {
                 lookup_masks: false,
+                ..ok
+            },
+            Variant::ReturnReversed => Self {
+                return_in_order: false,
                 ..ok
             },
             Variant::SoftmaxGradNoSub => Self {

@@ -280,14 +280,15 @@ impl Budget {
             ("block", one.clone()),
         ];
         let [aw, mw, a, m, n, b] = [0, 1, 2, 3, 4, 5].map(|i| sum(groups[i].1.iter().copied()));
-        // A token runs the router and k of the E experts.
-        let (expert, expert_w) = (
-            sum(pick("moe.expert1.", false)),
-            sum(pick("moe.expert1.", true)),
-        );
-        // E − k experts a token skips (none in a dense model: `expert` is 0).
-        let skipped = cfg.mixture.map_or(0, |m| m.experts.saturating_sub(m.top_k)) as u64;
-        let active_w = mw - skipped * expert_w;
+        // A token runs the router and k of the E experts: one expert's
+        // count, read off the first this device holds.
+        let first = format!("moe.expert{}.", cfg.held_experts().start + 1);
+        let (expert, expert_w) = (sum(pick(&first, false)), sum(pick(&first, true)));
+        // The held experts a token skips, or under --ep the k it runs that
+        // another device may hold (none in a dense model: `expert` is 0).
+        let held = cfg.held_experts().len() as u64;
+        let k = cfg.mixture.map_or(0, |m| m.top_k) as u64;
+        let active_w = mw - held * expert_w + k * expert_w;
         let block = BlockCount {
             attention_weights: aw,
             mlp_weights: mw,
@@ -306,7 +307,8 @@ impl Budget {
             minus_all: total - wpe - wte,
             minus_all_and_head: total - wpe - wte - head,
         };
-        let active_per_token = total - cfg.held_layers() as u64 * skipped * expert;
+        let active_per_token =
+            total - cfg.held_layers() as u64 * held * expert + cfg.held_layers() as u64 * k * expert;
         let flops = flops::flops(&flops::Inputs {
             attn_weights: aw,
             mlp_weights: active_w,

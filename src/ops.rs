@@ -529,6 +529,9 @@ pub enum Route {
         /// `rows[slot][i]`: the rows device i sent to this device's
         /// `slot`-th expert, which go back to it.
         rows: Vec<Vec<usize>>,
+        /// Whether the parts that arrive are stacked in device order
+        /// (`ep-return-order`: in reverse).
+        in_order: bool,
     },
 }
 

@@ -435,6 +435,7 @@ fault-softmax-grad-no-sub = the softmax's backward forgets the row's weighted su
 fault-tp-no-allreduce = a row-parallel layer's partial sum is used without the all-reduce: each device adds only its own heads' (or hidden units') share onto the stream
 fault-sp-scatter-no-sum = the reduce-scatter cuts each device's own partial sum without summing the devices': every slice of the positions misses the other devices' shares
 fault-pp-recv-no-wait = a pipeline stage reads its receive buffer before the receive completes (an irecv without its wait): the blocks after it run on zeros
+fault-ep-return-order = expert parallelism's return stacks the devices' parts in reverse device order, so each run of rows is read as another expert's output
 fault-vocab-no-mask = a vocabulary-parallel lookup masks the ids another device holds to row 0 but does not zero their vectors: every token gets its own row plus the other devices' row 0
 fault-why-ffn-no-down = the residual add meets the hidden layer: (B,T,d) + (B,T,d_ff), (2,4,64) + (2,4,256) on the lesson model
 fault-why-attn-no-merge = the residual add meets the split heads: (B,T,d) + (B,h,T,hd), (2,4,64) + (2,4,4,16) on the lesson model
@@ -463,6 +464,7 @@ fault-why-softmax-grad-no-sub = every gradient keeps its shape; the scores' grad
 fault-why-tp-no-allreduce = a partial sum has exactly the whole sum's shape, (B,T,d), so every shape check passes; only the devices' result compared with the one-device model's shows it
 fault-why-sp-scatter-no-sum = a cut partial sum has exactly the reduce-scatter's shape, (B,T/N,d), so every shape check passes; only the devices' result compared with the one-device model's shows it
 fault-why-pp-recv-no-wait = the buffer was allocated with the stream's shape, (B,T,d), so it has it whether or not the previous stage's output has arrived: every shape check passes; only the devices' result compared with the one-device model's shows it
+fault-why-ep-return-order = the return brings back exactly as many rows as this device's tokens have routes, (b·T·k, d), whichever order they come in, and the routing check counts them all back: every shape check passes; only the devices' result compared with the one-device model's shows it
 fault-why-vocab-no-mask = each device's part of the lookup is (B,T,d) whatever rows it holds, and so is their sum: every shape check passes; only the devices' result compared with the one-device model's shows it
 
 ## shapetrace faults: the columns

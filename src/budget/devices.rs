@@ -3,7 +3,12 @@
 //! here, what its communication steps send in one forward, and a
 //! pipeline's stages and bubble.
 //!
+//! An all-to-all's parts are the data's; the figures here assume balanced
+//! routing, each of a device's b·T·k routes equally likely on any expert:
+//!
 //! ```text
+//! dispatch, per expert slot   (N−1)/N · b·T·k/(E/N) rows · d
+//! return                      (N−1)/N · b·T·k rows · d
 //! bubble = (M−1)/(m+M−1)     M stages, m micro-batches per step (GPipe, 1F1B)
 //! in flight on stage s: min(M−s, m) micro-batches' activations (1F1B), m (GPipe)
 //! ```
@@ -18,6 +23,11 @@ use serde::Serialize;
 pub struct Split {
     /// N, the tensor-parallel devices.
     pub tp: usize,
+    /// N, the expert-parallel devices (1: none).
+    pub ep: usize,
+    /// Under `--ep`: the experts this device holds, E/N, of E; and the
+    /// sequences it runs, B/N, of B.
+    pub experts: Option<((usize, usize), (usize, usize))>,
     /// Sequence parallelism.
     pub sp: bool,
     /// M, the pipeline stages (1: none).
@@ -67,14 +77,33 @@ pub fn split(cfg: &ModelConfig, trace: &Trace) -> Option<Split> {
         return None;
     }
     let n = d.tp;
+    let g = d.group();
     let first = *cfg.held_blocks().start();
+    // Balanced routing: a device's b·T·k routes, (N−1)/N of them leaving.
+    let routes = cfg.batch / d.ep.max(1) * cfg.seq * cfg.mixture.map_or(0, |m| m.top_k);
+    let slots = cfg.held_experts().len().max(1);
+    let row_bytes = cfg.d_model * cfg.dtype.size();
+    let leaving = |rows: usize| (g - 1) * rows * row_bytes / g;
     let mut steps: Vec<CommRow> = Vec::new();
     let mut per_block = 0u64;
     for e in &trace.events {
         let op = match e.op {
             OpKind::AllReduce => Op::AllReduce { devices: n },
+            OpKind::AllToAll => {
+                let (label, rows) = if e.path.ends_with(".all_to_all") {
+                    ("all_to_all (return)", routes)
+                } else {
+                    ("all_to_all (dispatch)", routes / slots)
+                };
+                let each = leaving(rows) as u64;
+                if e.block() == Some(first) {
+                    per_block += each;
+                }
+                push(&mut steps, label, &e.shape, each);
+                continue;
+            }
             OpKind::AllGather => Op::AllGather {
-                devices: n,
+                devices: g,
                 axis: 1,
             },
             OpKind::ReduceScatter => Op::ReduceScatter {
@@ -93,24 +122,20 @@ pub fn split(cfg: &ModelConfig, trace: &Trace) -> Option<Split> {
         if e.block() == Some(first) {
             per_block += each;
         }
-        let kind = e.op.to_string();
-        match steps
-            .iter_mut()
-            .find(|r| r.op == kind && r.shape == e.shape)
-        {
-            Some(r) => r.count += 1,
-            None => steps.push(CommRow {
-                op: kind,
-                shape: e.shape.clone(),
-                count: 1,
-                each,
-            }),
-        }
+        push(&mut steps, &e.op.to_string(), &e.shape, each);
     }
     let per_forward = steps.iter().map(|r| r.count * r.each).sum();
     let held = cfg.held_blocks();
+    let experts = d.experts_split().then(|| {
+        (
+            (cfg.held_experts().len(), cfg.experts()),
+            (cfg.batch / d.ep, cfg.batch),
+        )
+    });
     Some(Split {
         tp: n,
+        ep: d.ep,
+        experts,
         sp: d.sp,
         pp: d.pp,
         micro_batches: d.micro_batches,
@@ -128,4 +153,18 @@ pub fn split(cfg: &ModelConfig, trace: &Trace) -> Option<Split> {
         per_forward,
         per_block,
     })
+}
+
+/// One more communication step of kind `op` at `shape`, each sending
+/// `each` bytes: counted with its like, or a new row.
+fn push(steps: &mut Vec<CommRow>, op: &str, shape: &[usize], each: u64) {
+    match steps.iter_mut().find(|r| r.op == op && r.shape == shape) {
+        Some(r) => r.count += 1,
+        None => steps.push(CommRow {
+            op: op.to_string(),
+            shape: shape.to_vec(),
+            count: 1,
+            each,
+        }),
+    }
 }

@@ -71,15 +71,20 @@ pub fn text(b: &Budget) -> String {
     // A split model: every count is one device's, said before any.
     if let Some(s) = &b.devices {
         let sp = if s.sp { " and sequence parallel" } else { "" };
-        let how = match (s.tp > 1, s.pp > 1) {
-            (true, true) => format!("tensor parallel {}{sp} × pipeline {} stages", s.tp, s.pp),
-            (false, true) => format!("pipeline {} stages", s.pp),
+        let how = match (s.tp > 1, s.pp > 1, s.experts) {
+            (_, _, Some(((held, e), (b, batch)))) => format!(
+                "expert parallel: {held} of {e} experts and {b} of {batch} sequences on each"
+            ),
+            (true, true, _) => {
+                format!("tensor parallel {}{sp} × pipeline {} stages", s.tp, s.pp)
+            }
+            (false, true, _) => format!("pipeline {} stages", s.pp),
             _ => format!("tensor parallel{sp}"),
         };
         let _ = writeln!(
             out,
             "Split over {} devices ({how}): every count below is device {}'s",
-            s.tp * s.pp,
+            s.tp * s.ep * s.pp,
             s.device
         );
     }
@@ -137,15 +142,20 @@ pub fn text(b: &Budget) -> String {
     }
     // A mixture of experts: all of them are stored, k of E run per token.
     if let Some(m) = c.mixture {
-        lines.push(line([
-            "active per token",
-            &thousands(b.active_per_token),
-            &format!(
+        let held = c.held_experts().len();
+        let how = if held < m.experts {
+            format!(
+                "this device's total with its {held} experts a block counted as the {} a token runs, on whichever device holds them",
+                m.top_k
+            )
+        } else {
+            format!(
                 "total minus {} of {} experts a block, which a token skips",
                 m.experts - m.top_k,
                 m.experts
-            ),
-        ]));
+            )
+        };
+        lines.push(line(["active per token", &thousands(b.active_per_token), &how]));
     }
     out.push_str(&columns(&lines, &[1]));
 
@@ -337,10 +347,17 @@ fn kv_cache(out: &mut String, b: &Budget) {
 
 fn memory(out: &mut String, b: &Budget) {
     let c = &b.config;
+    // Under --ep a device runs B/N of the sequences.
+    let ep = c.devices.ep.max(1);
+    let batch = if ep > 1 {
+        format!("B/N = {}", c.batch / ep)
+    } else {
+        format!("B = {}", c.batch)
+    };
     let _ = writeln!(
         out,
-        "\nMemory (activations: every traced tensor at B = {}, T = {})",
-        c.batch, c.seq
+        "\nMemory (activations: every traced tensor at {batch}, T = {})",
+        c.seq
     );
     let mut lines = vec![line(["dtype", "weights", "", "activations"])];
     for &p in Precision::ALL {
@@ -439,6 +456,8 @@ fn split(out: &mut String, s: &super::devices::Split) {
             "all_reduce" => "2·(N−1)/N of it",
             "send" => "all of it, to the next stage",
             "recv" => "nothing: it receives the whole",
+            "all_to_all (dispatch)" => "(N−1)/N of its routes to one expert slot, routing balanced",
+            "all_to_all (return)" => "(N−1)/N of its routes' rows, routing balanced",
             _ => "(N−1)/N of the whole",
         };
         lines.push(vec![

@@ -52,7 +52,9 @@ pub fn one_device(cfg: &ModelConfig) -> ModelConfig {
     use crate::config::fault::Need;
     let of_split = cfg.fault.is_some_and(|f| {
         let needs = f.spec().needs;
-        needs.contains(&Need::Tp) || needs.contains(&Need::Sp) || needs.contains(&Need::Pp)
+        [Need::Tp, Need::Sp, Need::Pp, Need::Ep]
+            .iter()
+            .any(|n| needs.contains(n))
     });
     ModelConfig {
         devices: Devices::default(),

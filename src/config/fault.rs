@@ -85,6 +85,10 @@ named_enum! {
         /// A vocabulary-parallel lookup masks the ids another device holds
         /// to row 0 but does not zero their vectors.
         VocabNoMask = "vocab-no-mask",
+        /// Expert parallelism's return stacks the devices' parts in
+        /// reverse device order: each run of rows read as another
+        /// expert's.
+        EpReturnOrder = "ep-return-order",
     }
 }
 
@@ -184,6 +188,7 @@ const TP2: &[&str] = &["--tp", "2"];
 const SP2: &[&str] = &["--tp", "2", "--sp"];
 const PP2: &[&str] = &["--pp", "2"];
 const LM_TP2: &[&str] = &["--preset", "lesson-lm", "--tp", "2"];
+const EP2: &[&str] = &["--preset", "lesson-moe", "--ep", "2"];
 /// The MLP faults change one dense MLP whose width differs from d.
 const DENSE_WIDE: &[Need] = &[Need::DenseMlp, Need::WideFf];
 
@@ -427,5 +432,14 @@ pub const TABLE: &[FaultSpec] = &[
         &[Shard],
         LM_TP2,
         "tok_emb",
+    ),
+    // The rows that come back are as many as the routes, whoever's they are.
+    row(
+        Fault::EpReturnOrder,
+        Variant::ReturnReversed,
+        &[Need::Ep],
+        &[Shard],
+        EP2,
+        "block1.resid_2",
     ),
 ];

@@ -66,6 +66,9 @@ pub struct Moe<T> {
     pub k: usize,
     /// The most tokens an expert takes (the `moe-capacity` fault).
     pub capacity: Option<usize>,
+    /// Whether the expert-parallel return stacks its parts in device
+    /// order (the `ep-return-order` fault: not).
+    pub return_in_order: bool,
 }
 
 impl<T: Clone> Moe<T> {
@@ -100,6 +103,7 @@ impl<T: Clone> Moe<T> {
             split,
             k,
             capacity: b.arch.capacity,
+            return_in_order: b.arch.return_in_order,
         }
     }
 
@@ -175,6 +179,7 @@ impl<T: Clone> Moe<T> {
             route: Route::Return {
                 rank: split.rank,
                 rows,
+                in_order: self.return_in_order,
             },
         };
         let mut ins = vec![In::Act(ids)];

@@ -291,9 +291,14 @@ impl<F: Scalar> Backend for Numeric<F> {
         parts: &[&Tensor<F>],
         rest: &[&Tensor<F>],
     ) -> Result<Tensor<F>, OpError> {
-        // An all-to-all's parts are rows, as many as the data sent.
-        if let Op::AllToAll { .. } = op {
-            let read: Vec<_> = parts.iter().map(|t| t.read()).collect();
+        // An all-to-all's parts are rows, as many as the data sent,
+        // stacked in device order (a faulty return: in reverse).
+        if let Op::AllToAll { route, .. } = op {
+            let reversed = matches!(route, Route::Return { in_order: false, .. });
+            let mut read: Vec<_> = parts.iter().map(|t| t.read()).collect();
+            if reversed {
+                read.reverse();
+            }
             let views: Vec<_> = read.iter().map(|r| r.view()).collect();
             let y = ndarray::concatenate(ndarray::Axis(0), &views)
                 .map_err(|e| OpError(format!("all_to_all: the parts do not stack: {e}")))?;

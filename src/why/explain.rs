@@ -822,7 +822,7 @@ fn a2a_bytes(s: &Step) -> String {
             rows.iter().sum::<usize>(),
             rows.get(*rank).copied().unwrap_or(0),
         ),
-        Route::Return { rank, rows } => (s.out(0), rows.iter().filter_map(|r| r.get(*rank)).sum()),
+        Route::Return { rank, rows, .. } => (s.out(0), rows.iter().filter_map(|r| r.get(*rank)).sum()),
     };
     let bytes = (rows.saturating_sub(own) * d * s.dtype.size()) as u128;
     crate::text::human_bytes(bytes)

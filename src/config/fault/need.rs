@@ -61,6 +61,8 @@ pub enum Need {
     Sp,
     /// The stack split into at least 2 pipeline stages (`--pp 2`).
     Pp,
+    /// A mixture's experts split across devices (`--ep 2`).
+    Ep,
     /// A vocabulary: token embeddings and a head.
     Vocab,
 }
@@ -94,6 +96,7 @@ impl Need {
             Need::Tp => cfg.devices.split(),
             Need::Sp => cfg.devices.split() && cfg.devices.sp,
             Need::Pp => cfg.devices.piped(),
+            Need::Ep => cfg.devices.experts_split(),
             Need::Vocab => cfg.vocab.size.is_some(),
             Need::TiedHead => cfg.vocab.size.is_some() && cfg.vocab.tied,
             Need::FullCausal => (1..=cfg.layers).any(|n| cfg.window_at(n).is_none()),
@@ -144,6 +147,9 @@ impl Need {
                 "needs the blocks split into pipeline stages, where the fault is; add --pp 2"
             }
             Need::Vocab => "needs a vocabulary, where the fault is; use --preset lesson-lm",
+            Need::Ep => {
+                "needs a mixture's experts split across devices, where the fault is; use --preset lesson-moe --ep 2"
+            }
             Need::TiedHead => {
                 "needs a vocabulary whose LM head is wte, tied; use --preset lesson-lm"
             }

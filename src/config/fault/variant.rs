@@ -63,4 +63,6 @@ pub enum Variant {
     RecvNoWait,
     /// A vocabulary-parallel lookup that leaves other devices' ids at row 0.
     LookupNoMask,
+    /// An expert-parallel return stacked in reverse device order.
+    ReturnReversed,
 }

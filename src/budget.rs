@@ -307,8 +307,8 @@ impl Budget {
             minus_all: total - wpe - wte,
             minus_all_and_head: total - wpe - wte - head,
         };
-        let active_per_token =
-            total - cfg.held_layers() as u64 * held * expert + cfg.held_layers() as u64 * k * expert;
+        let active_per_token = total - cfg.held_layers() as u64 * held * expert
+            + cfg.held_layers() as u64 * k * expert;
         let flops = flops::flops(&flops::Inputs {
             attn_weights: aw,
             mlp_weights: active_w,

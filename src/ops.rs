@@ -536,6 +536,41 @@ pub enum Route {
 }
 
 impl Route {
+    /// A dispatch's expert among all E, from 0 (device `rank`'s `slot`-th
+    /// of its E/N); `None` for a return.
+    #[must_use]
+    pub fn expert(&self, devices: usize) -> Option<usize> {
+        match self {
+            Route::Dispatch {
+                experts,
+                slot,
+                rank,
+                ..
+            } => Some(rank * experts / devices.max(1) + slot),
+            Route::Return { .. } => None,
+        }
+    }
+
+    /// This route with the rows that arrived: a dispatch's, once its
+    /// parts are in; a return knows its rows already.
+    #[must_use]
+    pub fn arrived(&self, arrived: Vec<usize>) -> Route {
+        match self {
+            Route::Dispatch {
+                experts,
+                slot,
+                rank,
+                ..
+            } => Route::Dispatch {
+                experts: *experts,
+                slot: *slot,
+                rank: *rank,
+                rows: arrived,
+            },
+            Route::Return { .. } => self.clone(),
+        }
+    }
+
     /// The rows every device sent (a dispatch's, once arrived) or is sent
     /// back (a return's), per device.
     #[must_use]

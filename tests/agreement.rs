@@ -80,7 +80,9 @@ fn check_probes_and_the_log_summary_agree_on_every_verdict() {
         let moe = model.contains(&"lesson-moe");
         let decodes = model.contains(&"--decode");
         let backward = model.contains(&"--backward");
-        let split = model.contains(&"--tp") || model.contains(&"--pp");
+        let split = [&"--tp", &"--pp", &"--ep"]
+            .iter()
+            .any(|f| model.contains(f));
         let all = CheckName::ALL.len()
             - usize::from(!moe)
             - usize::from(!decodes)

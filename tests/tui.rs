@@ -178,6 +178,29 @@ fn snapshot_pipeline_recv() {
     insta::assert_snapshot!(a.frame());
 }
 
+/// Under expert parallelism an expert's batch arrives by an all-to-all:
+/// the header names the device of ep, the detail the rows each device sent.
+#[test]
+fn snapshot_expert_dispatch() {
+    let cfg = ModelConfig {
+        devices: shapetrace::config::Devices {
+            ep: 2,
+            device: 1,
+            ..Default::default()
+        },
+        ..shapetrace::config::preset::by_name("lesson-moe").unwrap()
+    };
+    let mut a = Stepper(common::stepper(cfg, Given::default()));
+    while a.path(a.cursor) != Some("block1.moe.expert3.dispatch") {
+        let before = a.cursor;
+        a.act(Action::Next);
+        assert_ne!(a.cursor, before, "no expert3.dispatch on device 1");
+    }
+    let frame = a.frame();
+    assert!(frame.contains("device 1 of ep=2"), "{frame}");
+    insta::assert_snapshot!(frame);
+}
+
 #[test]
 fn snapshot_fault_failure() {
     let a = with(&[Action::CycleFault, Action::Last]);

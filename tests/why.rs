@@ -177,6 +177,19 @@ fn every_run() -> Vec<(String, Trace)> {
     ] {
         out.push((toml.to_string(), shapes_only(&cfg(toml))));
     }
+    // Expert parallelism: its all-to-alls' rows are the data's, so a
+    // numeric run says them (a shape-only one gives the bound).
+    for toml in [
+        "preset = \"lesson-moe\"\nep = 2",
+        "preset = \"lesson-moe\"\nep = 4\nbatch = 4\ndevice = 3",
+    ] {
+        let c = cfg(toml);
+        out.push((toml.to_string(), shapes_only(&c)));
+        out.push((
+            format!("{toml} (numeric)"),
+            shapetrace::run(&c).unwrap().trace,
+        ));
+    }
     // An untied LM head, which no preset has.
     let untied = cfg("vocab = 50\ntied = false");
     out.push(("untied".to_string(), shapes_only(&untied)));

@@ -267,6 +267,7 @@ ui-counts = ◆ { $departures } { $departures ->
 }
 ui-device = ⧉ device { $k } of tp={ $N }
 ui-device-sp = ⧉ device { $k } of tp={ $N }+sp
+ui-device-ep = ⧉ device { $k } of ep={ $N }
 ui-stage = ⊟ stage { $s } of pp={ $M } (device { $k })
 ui-counts-hidden = ◆ ↩ counts hidden in the quiz
 ui-counts-hidden-short = ◆ ↩ hidden

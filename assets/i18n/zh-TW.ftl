@@ -273,6 +273,7 @@ ui-fails-at = ✗ { $check } 於 { $path }
 ui-counts = ◆ { $departures } 次離開 · ↩ { $returns } 次返回
 ui-device = ⧉ 裝置 { $k }，共 tp={ $N }
 ui-device-sp = ⧉ 裝置 { $k }，共 tp={ $N }+sp
+ui-device-ep = ⧉ 裝置 { $k }，共 ep={ $N }
 ui-stage = ⊟ 管線第 { $s } 階段，共 pp={ $M }（裝置 { $k }）
 ui-counts-hidden = ◆ ↩ 測驗中隱藏計數
 ui-counts-hidden-short = ◆ ↩ 隱藏

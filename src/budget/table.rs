@@ -155,7 +155,11 @@ pub fn text(b: &Budget) -> String {
                 m.experts
             )
         };
-        lines.push(line(["active per token", &thousands(b.active_per_token), &how]));
+        lines.push(line([
+            "active per token",
+            &thousands(b.active_per_token),
+            &how,
+        ]));
     }
     out.push_str(&columns(&lines, &[1]));
 
@@ -443,7 +447,9 @@ fn split(out: &mut String, s: &super::devices::Split) {
     }
     // A collective in a ring receives what it sends; a pipeline's send
     // and recv are one way.
-    let how = if s.pp > 1 {
+    let how = if s.ep > 1 {
+        "what this device sends; an all-to-all receives as much only when the routing is balanced, as assumed here"
+    } else if s.pp > 1 {
         "what this device sends; a ring receives as much, a recv receives what the stage before sent"
     } else {
         "each step sends and receives as much; a ring"

@@ -441,10 +441,6 @@ impl ModelConfig {
                 "with --decode (no expert-parallel generation is modelled yet)",
             ),
             (
-                self.backward,
-                "with --backward (no expert-parallel backward is modelled yet)",
-            ),
-            (
                 self.fault == Some(super::fault::Fault::MoeCapacity),
                 "with the fault moe-capacity (a capacity across devices is not modelled)",
             ),

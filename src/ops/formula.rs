@@ -173,21 +173,13 @@ impl Op {
             }
             Op::AllToAll {
                 devices,
-                route:
-                    Route::Dispatch {
-                        experts,
-                        slot,
-                        rank,
-                        rows,
-                    },
-            } => {
-                let e = rank * experts / (*devices).max(1) + slot + 1;
-                format!(
-                    "all_to_all: x[tokens → expert {e}] from {devices} devices{} : {} → {o}",
-                    rows_said(rows),
-                    s(0)
-                )
-            }
+                route: route @ Route::Dispatch { rows, .. },
+            } => format!(
+                "all_to_all: x[tokens → expert {}] from {devices} devices{} : {} → {o}",
+                route.expert(*devices).unwrap_or(0) + 1,
+                rows_said(rows),
+                s(0)
+            ),
             Op::AllToAll {
                 devices,
                 route: route @ Route::Return { .. },

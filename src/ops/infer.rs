@@ -334,16 +334,7 @@ impl Op {
                 Ok(ids.to_vec())
             }
             Op::Dispatch { capacity, .. } => {
-                let ids = ins.get(1).copied().unwrap_or(&[]);
-                rank(x, 3, "dispatch input")?;
-                rank(ids, 3, "expert ids")?;
-                need(ids[..2] == x[..2], || {
-                    format!(
-                        "expert ids {} are not one row per token of {}",
-                        fmt_shape(ids),
-                        fmt_shape(x)
-                    )
-                })?;
+                routed(x, ins.get(1).copied().unwrap_or(&[]))?;
                 let tokens = x[0] * x[1];
                 Ok(vec![capacity.map_or(tokens, |c| c.min(tokens)), x[2]])
             }
@@ -396,16 +387,7 @@ impl Op {
                 devices,
                 route: Route::Dispatch { .. },
             } => {
-                let ids = ins.get(1).copied().unwrap_or(&[]);
-                rank(x, 3, "dispatch input")?;
-                rank(ids, 3, "expert ids")?;
-                need(ids[..2] == x[..2], || {
-                    format!(
-                        "expert ids {} are not one row per token of {}",
-                        fmt_shape(ids),
-                        fmt_shape(x)
-                    )
-                })?;
+                routed(x, ins.get(1).copied().unwrap_or(&[]))?;
                 // Each of the N devices' b·T tokens chose the expert at most
                 // once: the bound; the data's count arrives with the rows.
                 Ok(vec![devices * x[0] * x[1], x[2]])
@@ -593,6 +575,20 @@ impl Op {
             _ => x.to_vec(),
         }
     }
+}
+
+/// A dispatch's operands: x (B, T, d) and expert ids (B, T, k), one row
+/// of ids per token.
+fn routed(x: &[usize], ids: &[usize]) -> Result<(), OpError> {
+    rank(x, 3, "dispatch input")?;
+    rank(ids, 3, "expert ids")?;
+    need(ids[..2] == x[..2], || {
+        format!(
+            "expert ids {} are not one row per token of {}",
+            fmt_shape(ids),
+            fmt_shape(x)
+        )
+    })
 }
 
 #[cfg(test)]

@@ -294,7 +294,13 @@ impl<F: Scalar> Backend for Numeric<F> {
         // An all-to-all's parts are rows, as many as the data sent,
         // stacked in device order (a faulty return: in reverse).
         if let Op::AllToAll { route, .. } = op {
-            let reversed = matches!(route, Route::Return { in_order: false, .. });
+            let reversed = matches!(
+                route,
+                Route::Return {
+                    in_order: false,
+                    ..
+                }
+            );
             let mut read: Vec<_> = parts.iter().map(|t| t.read()).collect();
             if reversed {
                 read.reverse();

@@ -107,6 +107,20 @@ pub(crate) fn settings(trace: &Trace) -> Vec<(&'static str, String)> {
         );
         rows.push(("devices", words));
     }
+    // Expert parallelism: whose experts and sequences these are.
+    if d.experts_split() {
+        let held = c.held_experts();
+        let words = format!(
+            "rank {} of {} (expert parallel): experts {}..={} of {} and batch/{} sequences; each expert's tokens arrive by all_to_all and go back by another",
+            d.rank(),
+            d.ep,
+            held.start + 1,
+            held.end,
+            c.experts(),
+            d.ep
+        );
+        rows.push(("devices", words));
+    }
     // A pipeline: whose blocks these are.
     if d.piped() {
         let held = c.held_blocks();

@@ -520,23 +520,9 @@ impl<'b, B: Backend> Recorder<'b, B> {
         };
         // The event again, with the rows that arrived and the shape they make.
         let op = match op {
-            Op::AllToAll {
-                devices,
-                route:
-                    Route::Dispatch {
-                        experts,
-                        slot,
-                        rank,
-                        ..
-                    },
-            } => Op::AllToAll {
+            Op::AllToAll { devices, route } => Op::AllToAll {
                 devices: *devices,
-                route: Route::Dispatch {
-                    experts: *experts,
-                    slot: *slot,
-                    rank: *rank,
-                    rows: rows.clone(),
-                },
+                route: route.arrived(rows.clone()),
             },
             op => op.clone(),
         };

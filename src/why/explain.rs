@@ -614,16 +614,10 @@ fn message(s: &Step) -> Why {
             .arg("shape", shape),
         Op::AllToAll {
             devices,
-            route:
-                Route::Dispatch {
-                    experts,
-                    slot,
-                    rank,
-                    rows,
-                },
+            route: route @ Route::Dispatch { rows, .. },
         } => Why::new("why-all-to-all-dispatch")
             .arg("N", *devices)
-            .arg("e", rank * experts / (*devices).max(1) + slot + 1)
+            .arg("e", route.expert(*devices).unwrap_or(0) + 1)
             .arg("rows", joined(rows))
             .arg("n", s.out(0))
             .arg("bytes", a2a_bytes(s))
@@ -822,7 +816,9 @@ fn a2a_bytes(s: &Step) -> String {
             rows.iter().sum::<usize>(),
             rows.get(*rank).copied().unwrap_or(0),
         ),
-        Route::Return { rank, rows, .. } => (s.out(0), rows.iter().filter_map(|r| r.get(*rank)).sum()),
+        Route::Return { rank, rows, .. } => {
+            (s.out(0), rows.iter().filter_map(|r| r.get(*rank)).sum())
+        }
     };
     let bytes = (rows.saturating_sub(own) * d * s.dtype.size()) as u128;
     crate::text::human_bytes(bytes)

@@ -45,6 +45,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let why = Why::new(key).arg("k", d.rank()).arg("N", d.tp);
             kv.push_str(&format!(" {}", app.tr(&why)));
         }
+        if d.experts_split() {
+            let why = Why::new("ui-device-ep").arg("k", d.rank()).arg("N", d.ep);
+            kv.push_str(&format!(" {}", app.tr(&why)));
+        }
         if d.piped() {
             let why = Why::new("ui-stage")
                 .arg("k", d.device)

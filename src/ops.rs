@@ -532,6 +532,10 @@ pub enum Route {
         /// Whether the parts that arrive are stacked in device order
         /// (`ep-return-order`: in reverse).
         in_order: bool,
+        /// The rows each device's experts sent back to this one, in
+        /// device order: known once they arrived (empty before, and in a
+        /// shape-only run).
+        arrived: Vec<usize>,
     },
 }
 
@@ -551,8 +555,8 @@ impl Route {
         }
     }
 
-    /// This route with the rows that arrived: a dispatch's, once its
-    /// parts are in; a return knows its rows already.
+    /// This route with the rows that arrived from each device, once its
+    /// parts are in.
     #[must_use]
     pub fn arrived(&self, arrived: Vec<usize>) -> Route {
         match self {
@@ -567,21 +571,27 @@ impl Route {
                 rank: *rank,
                 rows: arrived,
             },
-            Route::Return { .. } => self.clone(),
+            Route::Return {
+                rank,
+                rows,
+                in_order,
+                ..
+            } => Route::Return {
+                rank: *rank,
+                rows: rows.clone(),
+                in_order: *in_order,
+                arrived,
+            },
         }
     }
 
-    /// The rows every device sent (a dispatch's, once arrived) or is sent
-    /// back (a return's), per device.
+    /// The rows each device sent this one, in device order, once they
+    /// arrived; empty before, and in a shape-only run.
     #[must_use]
-    pub fn per_device(&self, devices: usize) -> Vec<usize> {
+    pub fn received(&self) -> &[usize] {
         match self {
-            Route::Dispatch { rows, .. } => rows.clone(),
-            // A shape-only run's return knows no rows.
-            Route::Return { rows, .. } if rows.iter().all(Vec::is_empty) => Vec::new(),
-            Route::Return { rows, .. } => (0..devices)
-                .map(|i| rows.iter().map(|r| r.get(i).copied().unwrap_or(0)).sum())
-                .collect(),
+            Route::Dispatch { rows, .. } => rows,
+            Route::Return { arrived, .. } => arrived,
         }
     }
 }

@@ -193,7 +193,7 @@ fn a_split_that_does_not_divide_is_one_line_naming_the_field_and_every_allowed_t
         // none is offered that is then refused.
         (
             &["trace", "--preset", "lesson-moe", "--tp", "3"][..],
-            "tp 3; allowed: 1 on a mixture of experts",
+            "tp 3; allowed: 1 on a mixture of experts (split its experts with --ep N instead)",
         ),
         (
             &["trace", "--tp", "2", "--device", "2"][..],

@@ -250,3 +250,72 @@ fn each_device_counts_its_experts_and_the_whole_router() {
         );
     }
 }
+
+#[test]
+fn balanced_dispatches_add_up_to_the_return_however_many_experts_a_device_holds() {
+    for (experts, top_k, ep, batch) in [(4, 2, 2, 2), (16, 1, 2, 2), (8, 1, 4, 4)] {
+        let mut cfg = experts_of(ep, batch, experts, top_k);
+        cfg.devices.device = ep - 1;
+        let b = shapetrace::Budget::of(&cfg).unwrap();
+        let split = b.devices.expect("a split model");
+        let row = |op: &str| {
+            split
+                .steps
+                .iter()
+                .find(|r| r.op == op)
+                .unwrap_or_else(|| panic!("no {op}: {:?}", split.steps))
+                .clone()
+        };
+        let (dispatch, back) = (row("all_to_all (dispatch)"), row("all_to_all (return)"));
+        // Each block gathers E/N experts' batches and returns once.
+        assert_eq!(dispatch.count, (experts / ep * 2) as u64);
+        assert_eq!(back.count, 2);
+        assert!(dispatch.each > 0, "{experts} experts over {ep}");
+        assert_eq!(dispatch.each * (experts / ep) as u64, back.each);
+        // (N−1)/N of the device's b·T·k routes of d f32 values.
+        let routes = batch / ep * 4 * top_k;
+        assert_eq!(back.each, ((ep - 1) * routes * 64 * 4 / ep) as u64);
+    }
+}
+
+#[test]
+fn the_memory_guard_counts_every_devices_copy_of_the_weights_it_does_not_split() {
+    // Wide attention, narrow experts: the weights dwarf the activations.
+    let wide = |ep: usize| ModelConfig {
+        d_model: 1024,
+        attention: shapetrace::config::Attention {
+            heads: 16,
+            kv_heads: 16,
+            ..experts(ep, 8, 0).attention
+        },
+        mlp: shapetrace::config::Mlp {
+            d_ff: 64,
+            ..experts(ep, 8, 0).mlp
+        },
+        layers: 4,
+        mixture: Some(shapetrace::config::Mixture {
+            experts: 8,
+            top_k: 2,
+        }),
+        ..experts(ep, 8, 0)
+    };
+    let (one, split) = (wide(1), wide(8));
+    split.validate().unwrap();
+    // Each of the 8 devices holds the attention of all 4 blocks whole:
+    // 4·d² weights a block, in f32.
+    let attention: u128 = 4 * 4 * 1024 * 1024 * 4;
+    let grew = split.numeric_bytes_with(None) - one.numeric_bytes_with(None);
+    assert!(
+        grew >= 7 * attention,
+        "grew {grew}, less than 7 more copies of {attention}"
+    );
+}
+
+/// lesson-moe with `experts` experts, top `top_k`, over `ep` devices at
+/// batch `batch`.
+fn experts_of(ep: usize, batch: usize, experts: usize, top_k: usize) -> ModelConfig {
+    let mut cfg = self::experts(ep, batch, 0);
+    cfg.mixture = Some(shapetrace::config::Mixture { experts, top_k });
+    cfg.validate().unwrap();
+    cfg
+}

@@ -465,7 +465,7 @@ fault-why-softmax-grad-no-sub = every gradient keeps its shape; the scores' grad
 fault-why-tp-no-allreduce = a partial sum has exactly the whole sum's shape, (B,T,d), so every shape check passes; only the devices' result compared with the one-device model's shows it
 fault-why-sp-scatter-no-sum = a cut partial sum has exactly the reduce-scatter's shape, (B,T/N,d), so every shape check passes; only the devices' result compared with the one-device model's shows it
 fault-why-pp-recv-no-wait = the buffer was allocated with the stream's shape, (B,T,d), so it has it whether or not the previous stage's output has arrived: every shape check passes; only the devices' result compared with the one-device model's shows it
-fault-why-ep-return-order = the return brings back exactly as many rows as this device's tokens have routes, (b·T·k, d), whichever order they come in, and the routing check counts them all back: every shape check passes; only the devices' result compared with the one-device model's shows it
+fault-why-ep-return-order = the return brings back exactly as many rows as this device's tokens have routes, (b·T·k, d), whichever order they come in, and the routing check counts them all back: every shape check passes; only the devices' result compared with the one-device model's shows it (wherever a device's rows come back from two devices or more)
 fault-why-vocab-no-mask = each device's part of the lookup is (B,T,d) whatever rows it holds, and so is their sum: every shape check passes; only the devices' result compared with the one-device model's shows it
 
 ## shapetrace faults: the columns
@@ -957,11 +957,22 @@ why-scatter-batch = Expert parallelism starts here: outside the experts the { $N
 
 why-all-gather-batch = The all-gather of the sequences: each of the { $N } devices ran its own sequences, and their outputs side by side are the whole batch's, { $shape }, as one device would give it. A data-parallel run keeps each device's own; the lesson gathers them so the output can be read and checked as one model's. In a ring each device sends (N−1)/N of it: { $bytes }.
 
-why-all-to-all-dispatch = Expert { $e }'s batch, from every device: each of the { $N } devices holds its own tokens and E/N of the experts, so every device cuts out its rows for this expert and sends them here, and this device stacks what arrives in device order: rows { $rows } = { $n }, { $shape }. The counts are the data's (the router chose them on each device), and { $n } is what one device would see; { $bytes } came from the other devices.
+why-all-to-all-dispatch = Expert { $e }'s batch, from every device: each of the { $N } devices holds its own tokens and E/N of the experts, so every device cuts out its rows for this expert and sends them here, and this device stacks what arrives in device order: rows { $rows } = { $n }, { $shape }. The counts are the data's (the router chose them on each device), and { $n } rows is what expert { $e } takes in the one-device model; { $bytes } came from the other devices.
 
-why-all-to-all-return = The experts' outputs go home: this device's { $E } experts send each device's rows back to it (rows { $rows }), and from every device's experts this device gets the rows of its own tokens, in expert order, { $shape }: one row per route, b·T·k = { $routes }, whatever the data chose. { $bytes } came from the other devices.
+why-all-to-all-return = The experts' outputs go home: this device's { $E ->
+    [one] expert sends
+   *[other] { $E } experts send
+} each device's rows back to it, and from every device's experts this device gets the rows of its own tokens (rows { $rows }, device order, so in expert order), { $shape }: one row per route, b·T·k = { $routes }, whatever the data chose. { $bytes } came from the other devices.
 
-why-combine-packed = Each route's row goes back to its token, times the token's weight for that expert, and a token's { $k } shares are summed: { $shape }, this device's part of the stream again. The rows arrive packed in expert order; the token ids say which run of rows is which expert's, so { $slots } rows should be here, and the shape says they are.
+why-all-to-all-return-bound = The experts' outputs go home: this device's { $E ->
+    [one] expert sends
+   *[other] { $E } experts send
+} each device's rows back to it, and from every device's experts this device gets the rows of its own tokens, in expert order, { $shape }: one row per route, b·T·k = { $routes }, whatever the data chose. Which device's experts send how many is the data's, known only once there are values; with the routing balanced, about { $bytes } come from the other devices.
+
+why-combine-packed = Each route's row goes back to its token, times the token's weight for that expert, and { $k ->
+    [one] a token's one share is its update
+   *[other] a token's { $k } shares are summed
+}: { $shape }, this device's part of the stream again. The rows arrive packed in expert order; the token ids say which run of rows is which expert's, so { $slots } rows should be here, and the shape says they are.
 
 why-send = Pipeline parallelism: this stage's blocks end here, and the next stage (stage { $stage }) holds the blocks after them, on another device. The stream { $shape } (this device's, all of it) is sent to it point to point ({ $bytes }), and this device has nothing more to compute in this forward: in training it goes on to its next micro-batch.
 

@@ -83,19 +83,21 @@ pub fn split(cfg: &ModelConfig, trace: &Trace) -> Option<Split> {
     let routes = cfg.batch / d.ep.max(1) * cfg.seq * cfg.mixture.map_or(0, |m| m.top_k);
     let slots = cfg.held_experts().len().max(1);
     let row_bytes = cfg.d_model * cfg.dtype.size();
-    let leaving = |rows: usize| (g - 1) * rows * row_bytes / g;
+    let leaving = |rows: usize, parts: usize| (g - 1) * rows * row_bytes / (g * parts);
     let mut steps: Vec<CommRow> = Vec::new();
     let mut per_block = 0u64;
     for e in &trace.events {
         let op = match e.op {
             OpKind::AllReduce => Op::AllReduce { devices: n },
             OpKind::AllToAll => {
-                let (label, rows) = if e.path.ends_with(".all_to_all") {
-                    ("all_to_all (return)", routes)
+                // The dispatches of a block share the routes the return
+                // brings back, one expert slot each.
+                let (label, parts) = if e.path.ends_with(".all_to_all") {
+                    ("all_to_all (return)", 1)
                 } else {
-                    ("all_to_all (dispatch)", routes / slots)
+                    ("all_to_all (dispatch)", slots)
                 };
-                let each = leaving(rows) as u64;
+                let each = leaving(routes, parts) as u64;
                 if e.block() == Some(first) {
                     per_block += each;
                 }

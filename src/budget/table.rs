@@ -354,7 +354,7 @@ fn memory(out: &mut String, b: &Budget) {
     // Under --ep a device runs B/N of the sequences.
     let ep = c.devices.ep.max(1);
     let batch = if ep > 1 {
-        format!("B/N = {}", c.batch / ep)
+        format!("B/N = {} sequences on this device", c.batch / ep)
     } else {
         format!("B = {}", c.batch)
     };
@@ -462,7 +462,9 @@ fn split(out: &mut String, s: &super::devices::Split) {
             "all_reduce" => "2·(N−1)/N of it",
             "send" => "all of it, to the next stage",
             "recv" => "nothing: it receives the whole",
-            "all_to_all (dispatch)" => "(N−1)/N of its routes to one expert slot, routing balanced",
+            "all_to_all (dispatch)" => {
+                "(N−1)/N of its routes to one expert slot, routing balanced (shape: the bound, B·T rows)"
+            }
             "all_to_all (return)" => "(N−1)/N of its routes' rows, routing balanced",
             _ => "(N−1)/N of the whole",
         };

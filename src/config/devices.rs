@@ -214,22 +214,36 @@ impl ModelConfig {
             .collect()
     }
 
-    /// What of this model no tensor-parallel split is modelled for, in
-    /// words for "allowed: 1 …"; `None` when it can be split.
-    fn tp_refusal(&self) -> Option<&'static str> {
+    /// What of this model no tensor-parallel split is modelled for, and
+    /// why, in words for "allowed: 1 …"; `None` when it can be split.
+    fn tp_refusal(&self) -> Option<String> {
+        let none = "no split of it is modelled yet";
         [
             (
                 self.attention.fused_qkv != QkvFusion::Apart,
                 "with a fused qkv projection",
+                none,
             ),
-            (self.mlp.fused_gate_up, "with a fused gate_up projection"),
-            (self.mixture.is_some(), "on a mixture of experts"),
-            (self.positions.kind == PosEmb::Alibi, "with ALiBi positions"),
-            (self.decode > 0, "with --decode"),
-            (self.backward, "with --backward"),
+            (
+                self.mlp.fused_gate_up,
+                "with a fused gate_up projection",
+                none,
+            ),
+            (
+                self.mixture.is_some(),
+                "on a mixture of experts",
+                "split its experts with --ep N instead",
+            ),
+            (
+                self.positions.kind == PosEmb::Alibi,
+                "with ALiBi positions",
+                none,
+            ),
+            (self.decode > 0, "with --decode", none),
+            (self.backward, "with --backward", none),
         ]
         .into_iter()
-        .find_map(|(refused, what)| refused.then_some(what))
+        .find_map(|(refused, what, why)| refused.then(|| format!("{what} ({why})")))
     }
 
     /// The first field of the model (not the sequence) `n` devices
@@ -334,11 +348,7 @@ impl ModelConfig {
         }
         // What no split is modelled for is said first: no N would do.
         if let Some(what) = self.tp_refusal() {
-            return field(
-                "tp",
-                d.tp.to_string(),
-                format!("1 {what} (no split of it is modelled yet)"),
-            );
+            return field("tp", d.tp.to_string(), format!("1 {what}"));
         }
         // Sequence parallelism cuts T: the sequence, not the devices, is
         // what to change when only it does not divide.

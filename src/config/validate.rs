@@ -492,7 +492,22 @@ impl ModelConfig {
                 let heads = if self.vocab.tied { 1 } else { 2 };
                 whole = m(&[heads, v as u128, d, held]);
             }
-            m(&[all, m(&[6, local, held]).saturating_add(whole)])
+            // Under --ep every device keeps whole copies of all but the
+            // experts, of which it keeps E/N.
+            let ep = self.devices.ep.max(1) as u128;
+            let own = if ep > 1 {
+                let expert_all = m(&[l, experts, 3, d, f]);
+                let others = weights.saturating_sub(expert_all);
+                m(&[others.saturating_add(expert_all / ep), held])
+            } else {
+                0
+            };
+            m(&[
+                all,
+                m(&[6, local, held])
+                    .saturating_add(whole)
+                    .saturating_add(own),
+            ])
         } else {
             0
         };

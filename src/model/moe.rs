@@ -180,6 +180,7 @@ impl<T: Clone> Moe<T> {
                 rank: split.rank,
                 rows,
                 in_order: self.return_in_order,
+                arrived: Vec::new(),
             },
         };
         let mut ins = vec![In::Act(ids)];

@@ -173,11 +173,11 @@ impl Op {
             }
             Op::AllToAll {
                 devices,
-                route: route @ Route::Dispatch { rows, .. },
+                route: route @ Route::Dispatch { .. },
             } => format!(
                 "all_to_all: x[tokens → expert {}] from {devices} devices{} : {} → {o}",
                 route.expert(*devices).unwrap_or(0) + 1,
-                rows_said(rows),
+                rows_said(route.received()),
                 s(0)
             ),
             Op::AllToAll {
@@ -186,8 +186,8 @@ impl Op {
             } => {
                 let ys: Vec<String> = ins.iter().skip(1).map(|y| fmt_shape(y)).collect();
                 format!(
-                    "all_to_all: y_e back to {devices} devices{} : {} → {o}",
-                    rows_said(&route.per_device(*devices)),
+                    "all_to_all: y_e back to {devices} devices, this one's tokens' rows from each{} : {} → {o}",
+                    rows_said(route.received()),
                     ys.join("+")
                 )
             }
@@ -253,10 +253,16 @@ fn b_shape(ins: &[&[usize]]) -> String {
         .map_or_else(String::new, |b| format!("+{}", fmt_shape(b)))
 }
 
-/// The rows each device sent, as ` (rows 3+2)`; nothing when not known.
+/// The rows each device sent, as ` (rows 3+2)`, or past 8 devices as
+/// ` (rows from 5 of 64 devices)`; nothing when not known.
 fn rows_said(rows: &[usize]) -> String {
     if rows.is_empty() {
         return String::new();
+    }
+    if rows.len() > 8 {
+        let from = rows.iter().filter(|&&r| r > 0).count();
+        let sum: usize = rows.iter().sum();
+        return format!(" ({sum} rows from {from} of {} devices)", rows.len());
     }
     let each: Vec<String> = rows.iter().map(ToString::to_string).collect();
     format!(" (rows {})", each.join("+"))

@@ -209,6 +209,25 @@ fn made(s: &Step, i: usize) -> Option<String> {
                 s.path(1)
             ),
         }),
+        // An expert's batch from every device: the data's, like a dispatch's.
+        Op::AllToAll {
+            devices,
+            route: Route::Dispatch { .. },
+        } if i == 0 => Some(format!(
+            "data: the tokens of all {devices} devices that chose this expert, ≤ B·T = {}",
+            devices * s.dim(0, 0) * s.dim(0, 1)
+        )),
+        // Every route of this device's tokens: one row each.
+        Op::AllToAll {
+            route: Route::Return { .. },
+            ..
+        } if i == 0 => Some(format!(
+            "b·T·k = {}·{}·{} of {}",
+            s.dim(0, 0),
+            s.dim(0, 1),
+            s.dim(0, 2),
+            s.path(0)
+        )),
         Op::Combine { .. } if i < 2 => Some(format!(
             "{} of {}",
             s.ins
@@ -614,13 +633,23 @@ fn message(s: &Step) -> Why {
             .arg("shape", shape),
         Op::AllToAll {
             devices,
-            route: route @ Route::Dispatch { rows, .. },
+            route: route @ Route::Dispatch { .. },
         } => Why::new("why-all-to-all-dispatch")
             .arg("N", *devices)
             .arg("e", route.expert(*devices).unwrap_or(0) + 1)
-            .arg("rows", joined(rows))
+            .arg("rows", joined(route.received()))
             .arg("n", s.out(0))
             .arg("bytes", a2a_bytes(s))
+            .arg("shape", shape),
+        // A shape-only run knows the routes, not where their rows were.
+        Op::AllToAll {
+            devices,
+            route: route @ Route::Return { .. },
+        } if route.received().is_empty() => Why::new("why-all-to-all-return-bound")
+            .arg("N", *devices)
+            .arg("E", s.ins.len().saturating_sub(1))
+            .arg("routes", s.out(0))
+            .arg("bytes", comm_bytes(s))
             .arg("shape", shape),
         Op::AllToAll {
             devices,
@@ -628,7 +657,7 @@ fn message(s: &Step) -> Why {
         } => Why::new("why-all-to-all-return")
             .arg("N", *devices)
             .arg("E", s.ins.len().saturating_sub(1))
-            .arg("rows", joined(&route.per_device(*devices)))
+            .arg("rows", joined(route.received()))
             .arg("routes", s.out(0))
             .arg("bytes", a2a_bytes(s))
             .arg("shape", shape),
@@ -788,40 +817,22 @@ fn joined(rows: &[usize]) -> String {
     each.join(" + ")
 }
 
-/// What an all-to-all brings this device from the others, in words: the
-/// rows the other devices sent (a dispatch), or the rows of this device's
-/// tokens the other devices' experts computed (a return).
+/// What an all-to-all brought this device from the others, in words:
+/// every row that arrived but its own (the balanced figure while none
+/// has arrived).
 fn a2a_bytes(s: &Step) -> String {
-    // A shape-only run knows no rows: the balanced figure.
-    let known = match s.op {
-        Op::AllToAll {
-            route: Route::Dispatch { rows, .. },
-            ..
-        } => !rows.is_empty(),
-        Op::AllToAll {
-            route: Route::Return { rows, .. },
-            ..
-        } => rows.iter().any(|r| !r.is_empty()),
-        _ => false,
-    };
     let Op::AllToAll { route, .. } = s.op else {
         return comm_bytes(s);
     };
-    if !known {
+    let (rank, arrived) = match route {
+        Route::Dispatch { rank, .. } | Route::Return { rank, .. } => (*rank, route.received()),
+    };
+    if arrived.is_empty() {
         return comm_bytes(s);
     }
     let d = s.out.get(1).copied().unwrap_or(0);
-    let (rows, own) = match route {
-        Route::Dispatch { rank, rows, .. } => (
-            rows.iter().sum::<usize>(),
-            rows.get(*rank).copied().unwrap_or(0),
-        ),
-        Route::Return { rank, rows, .. } => {
-            (s.out(0), rows.iter().filter_map(|r| r.get(*rank)).sum())
-        }
-    };
-    let bytes = (rows.saturating_sub(own) * d * s.dtype.size()) as u128;
-    crate::text::human_bytes(bytes)
+    let others: usize = arrived.iter().sum::<usize>() - arrived.get(rank).copied().unwrap_or(0);
+    crate::text::human_bytes((others * d * s.dtype.size()) as u128)
 }
 
 fn comm_bytes(s: &Step) -> String {

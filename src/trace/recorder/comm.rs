@@ -127,7 +127,7 @@ impl<T: Clone> Link<'_, T> {
     /// # Errors
     /// As [`Link::exchange`].
     pub fn all_to_all(&mut self, mine: Vec<T>) -> Result<Vec<Arc<T>>, usize> {
-        debug_assert_eq!(mine.len(), self.comm.devices, "one part per device");
+        assert_eq!(mine.len(), self.comm.devices, "one part per device");
         self.meet(mine)
     }
 
@@ -158,7 +158,8 @@ impl<T: Clone> Link<'_, T> {
                     .parts
                     .iter()
                     .flatten()
-                    .map(|p| Arc::clone(p.get(rank).unwrap_or(&p[0])))
+                    // One part is for every device; N parts, one each.
+                    .map(|p| Arc::clone(if p.len() == 1 { &p[0] } else { &p[rank] }))
                     .collect();
                 round.read += 1;
                 if round.read == n {

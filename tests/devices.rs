@@ -11,7 +11,7 @@
 //! logits.
 
 mod common;
-use common::{cli, largest_delta};
+use common::{cli, largest_delta, refused_in_one_line};
 use ndarray::ArrayD;
 use shapetrace::check::Status;
 use shapetrace::config::{DType, Devices, Fault, preset};
@@ -39,16 +39,6 @@ fn line<'a>(out: &'a str, path: &str) -> &'a str {
     out.lines()
         .find(|l| l.split_whitespace().nth(1) == Some(path))
         .unwrap_or_else(|| panic!("no {path} in\n{out}"))
-}
-
-/// `args` exit 2 with one line on stderr holding `want`, and nothing on
-/// stdout.
-fn refused_in_one_line(args: &[&str], want: &str) {
-    let (code, out, err) = cli(args);
-    assert_eq!(code, Some(2), "{args:?}: {out}{err}");
-    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-    assert!(err.contains(want), "{args:?}: {err}");
-    assert!(out.is_empty(), "{args:?}: {out}");
 }
 
 fn count(t: &Trace, op: OpKind, block: &str) -> usize {

@@ -5,7 +5,7 @@
 //! its fault, the refusals, and the per-device count.
 
 mod common;
-use common::cli;
+use common::{cli, refused_in_one_line};
 use shapetrace::check::Status;
 use shapetrace::config::{Devices, Fault, preset};
 use shapetrace::ops::OpKind;
@@ -34,16 +34,6 @@ fn shape(t: &Trace, path: &str) -> Vec<usize> {
         .unwrap_or_else(|| panic!("no {path}"))
         .shape
         .clone()
-}
-
-/// `args` exit 2 with one line on stderr holding `want`, and nothing on
-/// stdout.
-fn refused_in_one_line(args: &[&str], want: &str) {
-    let (code, out, err) = cli(args);
-    assert_eq!(code, Some(2), "{args:?}: {out}{err}");
-    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-    assert!(err.contains(want), "{args:?}: {err}");
-    assert!(out.is_empty(), "{args:?}: {out}");
 }
 
 #[test]

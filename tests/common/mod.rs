@@ -265,3 +265,13 @@ pub fn mask_delta(s: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// `args` exit 2 with one line on stderr holding `want`, and nothing on
+/// stdout.
+pub fn refused_in_one_line(args: &[&str], want: &str) {
+    let (code, out, err) = cli(args);
+    assert_eq!(code, Some(2), "{args:?}: {out}{err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.contains(want), "{args:?}: {err}");
+    assert!(out.is_empty(), "{args:?}: {out}");
+}

@@ -26,7 +26,7 @@ mod vocab;
 /// Kept in [`crate::text`], a leaf that the file readers use too.
 pub use crate::text::human_bytes;
 pub use attention::Attention;
-pub use devices::{Devices, MAX_EP, MAX_MICRO_BATCHES, MAX_PP, MAX_TP};
+pub use devices::{Devices, MAX_EP, MAX_MICRO_BATCHES, MAX_PP, MAX_TP, padding_rows};
 pub use fault::{Fault, FaultSpec};
 use flat::Flat;
 pub use mixture::Mixture;

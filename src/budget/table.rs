@@ -386,10 +386,7 @@ fn split(out: &mut String, s: &super::devices::Split) {
             format!(
                 ", padded to {} ({} of zeros, --pad-vocab)",
                 thousands(padded as u64),
-                match padded - v {
-                    1 => "1 row".to_string(),
-                    p => format!("{p} rows"),
-                }
+                crate::config::padding_rows(v, padded)
             )
         } else {
             String::new()

@@ -36,6 +36,16 @@ pub const MAX_EP: usize = 64;
 /// Most micro-batches one pipelined step may have here.
 pub const MAX_MICRO_BATCHES: usize = 1 << 16;
 
+/// The rows of zeros padding a vocabulary of `v` to `padded`, in words:
+/// `1 row`, `3 rows`.
+#[must_use]
+pub fn padding_rows(v: usize, padded: usize) -> String {
+    match padded.saturating_sub(v) {
+        1 => "1 row".to_string(),
+        p => format!("{p} rows"),
+    }
+}
+
 /// How the model is split across devices; one device (the default) is no
 /// split at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -388,10 +398,7 @@ impl ModelConfig {
                 format!(
                     "a multiple of tp {}, or --pad-vocab to pad it to {padded} ({} of zeros, as Megatron pads)",
                     d.tp,
-                    match padded - v {
-                        1 => "1 row".to_string(),
-                        p => format!("{p} rows"),
-                    }
+                    padding_rows(v, padded)
                 ),
             );
         }

@@ -148,8 +148,11 @@ pub struct TraceArgs {
     /// Keep the values of tensors of at most 4096 elements in json events.
     #[arg(long)]
     pub values: bool,
-    /// Write the model's final output (B, T, d_model), or the logits (B, T, V) of a
-    /// run from token ids (BERT's pooled vectors (B, d_model)), to FILE.npy (f32), atomically.
+    /// Write the last tensor the model computes to FILE.npy (f32), atomically:
+    /// from x0 (--input, or a model without a vocabulary) the blocks' output
+    /// (B, T, d_model); from token ids an LM head's logits (B, T, V), or a
+    /// pooler's pooled vectors (B, d_model) (BERT); with --decode N, every
+    /// position's (B, T + N, ·).
     #[arg(long, value_name = "FILE.npy")]
     pub output: Option<PathBuf>,
     /// With --backward: write every parameter's gradient to FILE.safetensors

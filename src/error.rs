@@ -97,18 +97,6 @@ pub enum Error {
         "--tokens needs a model with a vocabulary; allowed: --vocab V, --preset lesson-lm or a gpt2 preset, a config.json, or a checkpoint with wte"
     )]
     TokensNoVocab,
-    /// A run from token ids on a checkpoint that lacks an embedding or
-    /// the head it needs: seeding it would give logits of no meaning.
-    #[error(
-        "--weights {} holds no {name}, which a trace from token ids needs; allowed: a checkpoint with {name}, or --input x0.npy to trace the blocks alone",
-        text::shown(.path)
-    )]
-    NoEmbedding {
-        /// The checkpoint.
-        path: String,
-        /// The missing tensor, e.g. `wte.weight`.
-        name: &'static str,
-    },
     /// The caller set the cancel flag before the run finished.
     #[error("the run was cancelled")]
     Cancelled,

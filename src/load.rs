@@ -46,6 +46,9 @@ pub struct Sources {
     pub input: Option<PathBuf>,
     /// `--tokens`: the token ids, `'1,2;3,4'` or an int64 `.npy` (B, T).
     pub tokens: Option<String>,
+    /// `--fill-missing`: what to do with a tensor the model reads and the
+    /// checkpoint lacks (refuse, by default).
+    pub fill: crate::weights::Fill,
 }
 
 /// The note of what a config read off `c`'s shapes (`base`) took on
@@ -60,7 +63,7 @@ fn guessed(c: &Checkpoint, base: &Overlay, flags: &Overlay) -> String {
             Layout::HfConv1d => "act gelu-tanh (Hugging Face GPT-2's gelu_new)".into(),
             Layout::Llama => "act swiglu".to_string(),
             // Never read off its shapes: infer refuses it first.
-            Layout::NeoX => String::new(),
+            Layout::NeoX | Layout::Bert | Layout::Opt | Layout::Falcon => String::new(),
         });
     }
     if c.naming.layout == Layout::Llama {
@@ -205,26 +208,27 @@ pub fn resolve(
             req.weights_held = None;
         }
         crate::plan::require_numbers(&cfg, &req, "--weights")?;
-        let w = c.load(&cfg)?;
-        let w = if keep { w.keep_widened() } else { w };
-        // From token ids every embedding the model uses must be the file's.
-        if cfg.vocab.size.is_some() && req.input.is_none() {
-            let needed = [
-                ("wte", "wte.weight", true),
-                (
-                    "wpe",
-                    "wpe.weight",
-                    cfg.positions.kind == crate::config::PosEmb::Learned,
-                ),
-                ("lm_head.weight", "lm_head.weight", !cfg.vocab.tied),
-            ];
-            if let Some((_, name, _)) = needed.iter().find(|(ours, _, n)| *n && !w.has(ours)) {
-                return Err(Error::NoEmbedding {
-                    path: c.path().to_string(),
-                    name,
-                });
-            }
+        // A run from x0 reads the blocks alone; one from ids (given or
+        // seeded) its ends too.
+        let read = crate::model::params_read(&cfg, req.input.is_none());
+        let w = c.load(&cfg, &read, src.fill)?;
+        if !w.seeded().is_empty() {
+            req.notes.push(format!(
+                "{}: --fill-missing seeded drew {} from the seed, in place of what the file lacks: {}",
+                crate::text::shown(c.path()),
+                crate::text::plural(w.seeded().len(), "tensor"),
+                w.seeded().join(", ")
+            ));
         }
+        if !w.heads_unread().is_empty() {
+            req.notes.push(format!(
+                "{}: {} of a head the trace does not reach left unread ({} …): the trace ends in the model's own output",
+                crate::text::shown(c.path()),
+                crate::text::plural(w.heads_unread().len(), "tensor"),
+                w.heads_unread()[0]
+            ));
+        }
+        let w = if keep { w.keep_widened() } else { w };
         req.weights = Some(Arc::new(w));
     }
     Ok((cfg, req))

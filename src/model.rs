@@ -138,6 +138,31 @@ impl<'b, B: Backend> Builder<'b, B> {
     }
 }
 
+/// Every parameter the model of `cfg` reads, by name and shape: the
+/// one-device model its config declares (no fault, which may change a
+/// shape on purpose), with its ends (embeddings, head or pooler) when `lm`,
+/// a run from token ids. What a checkpoint must hold ([`crate::weights`]).
+#[must_use]
+pub fn params_read(cfg: &ModelConfig, lm: bool) -> Vec<(String, Vec<usize>)> {
+    use crate::ops::shape::ShapeOnly;
+    let cfg = ModelConfig {
+        fault: None,
+        devices: crate::config::Devices::default(),
+        ..cfg.clone()
+    };
+    let backend = ShapeOnly(cfg.dtype);
+    let model = if lm && cfg.vocab.size.is_some() {
+        Model::build_lm(&cfg, &backend, Source::Seeded)
+    } else {
+        Model::build_from(&cfg, &backend, Source::Seeded)
+    };
+    model
+        .params()
+        .into_iter()
+        .map(|p| (p.name.clone(), ShapeOnly::shape(&p.t).to_vec()))
+        .collect()
+}
+
 /// The whole model: blocks, then an optional final norm.
 pub struct Model<T> {
     /// The blocks, `block1` … `blockN`, in order.

@@ -67,13 +67,22 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
         .as_deref()
         .map_or(Source::Seeded, Source::Loaded);
     let ids = req.tokens.as_deref();
+    // What the checkpoint lacked and the seed drew, for the log's header.
+    let seeded = req
+        .weights
+        .as_deref()
+        .map(|w| w.seeded().to_vec())
+        .unwrap_or_default();
     let shapes = || {
         let start = (None, ids);
         record(cfg, &ShapeOnly(cfg.dtype), source, start, &Watch::default())
     };
     if plan.mode == Mode::ShapeOnly {
         return Ok(Traced {
-            trace: shapes().trace,
+            trace: Trace {
+                seeded,
+                ..shapes().trace
+            },
             plan,
             output: None,
             grads: None,
@@ -99,7 +108,7 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
         _ => numeric::<f32>(cfg, source, (x0, ids), &watch, req.keep_output),
     }?;
     Ok(Traced {
-        trace,
+        trace: Trace { seeded, ..trace },
         plan,
         output,
         grads,

@@ -136,6 +136,13 @@ pub fn human_bytes(bytes: u128) -> String {
     }
 }
 
+/// `n` and the English `noun`, plural when `n` is not 1: "1 tensor",
+/// "3 tensors".
+#[must_use]
+pub fn plural(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::{MAX_SHOWN, one_line, shown};

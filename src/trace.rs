@@ -300,6 +300,11 @@ pub struct Trace {
     pub events: Vec<Event>,
     /// Where and why the forward stopped; `None` when every step ran.
     pub failure: Option<Failure>,
+    /// What the model read that its checkpoint lacked, drawn from the
+    /// seed under `--fill-missing seeded`: the file's name and shape for
+    /// each, e.g. `embeddings.token_type_embeddings.weight (2,64)`. Empty
+    /// for a seeded model, or one every weight of which is the file's.
+    pub seeded: Vec<String>,
 }
 
 impl Trace {

@@ -25,13 +25,16 @@
 //! Hugging Face Llama/Mistral: model.layers.{i}.…, nn.Linear [out, in]: see [`llama`]
 //! ```
 
+pub mod bert;
 pub mod expect;
+pub mod falcon;
 pub mod file;
 pub mod grads;
 pub mod infer;
 pub mod llama;
 pub mod names;
 pub mod neox;
+pub mod opt;
 pub mod shards;
 
 use crate::config::ModelConfig;
@@ -70,7 +73,7 @@ pub enum WeightsError {
         dtype: String,
     },
     /// Tensors are missing, extra or of the wrong shape for the model.
-    #[error("{} does not fit the model{why}; {}: {list}", crate::text::shown(.path), problems(*.count))]
+    #[error("{} does not fit the model{why}; {}: {list}{hint}", crate::text::shown(.path), problems(*.count))]
     Mismatch {
         /// The checkpoint.
         path: String,
@@ -82,10 +85,13 @@ pub enum WeightsError {
         /// The missing, unknown or mis-shaped tensors, joined by `; `: the
         /// first few, then how many more.
         list: String,
+        /// What would do instead, when the only problems are missing
+        /// tensors ([`MISSING_HINT`]); empty otherwise.
+        hint: &'static str,
     },
-    /// No tensor is named as a GPT-2 or Llama block's.
+    /// No tensor is named as a block of any naming read.
     #[error(
-        "{} has no GPT-2 or Llama block tensors; allowed names: transformer.h.{{i}}.… (nanoGPT, optionally _orig_mod.), h.{{i}}.… (Hugging Face GPT-2) model.layers.{{i}}.… (Hugging Face Llama, Mistral, Qwen2, Gemma, Phi-3) or gpt_neox.layers.{{i}}.… (GPT-NeoX)",
+        "{} has no block tensors of a naming shapetrace reads; allowed names: transformer.h.{{i}}.attn.… (nanoGPT, optionally _orig_mod.), h.{{i}}.attn.… (Hugging Face GPT-2), model.layers.{{i}}.self_attn.… (Llama, Mistral, Qwen2, Gemma, Phi-3, Mixtral), gpt_neox.layers.{{i}}.… (GPT-NeoX), encoder.layer.{{i}}.… (BERT), model.decoder.layers.{{i}}.… (OPT) or transformer.h.{{i}}.self_attention.… (Falcon)",
         crate::text::shown(.path)
     )]
     NotGpt {
@@ -209,6 +215,20 @@ pub enum WeightsError {
     },
 }
 
+/// The way out of a checkpoint that lacks tensors the model reads.
+pub const MISSING_HINT: &str = "; allowed: a checkpoint holding every tensor the model reads, or --fill-missing seeded to draw the missing ones from the seed (each named in a note)";
+
+/// What a run does with a tensor the model reads and the checkpoint lacks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Fill {
+    /// Refuse the checkpoint, naming every missing tensor.
+    #[default]
+    Refuse,
+    /// Draw it from the run seed, naming it in a note and the trace log's
+    /// header (`--fill-missing seeded`).
+    Seeded,
+}
+
 /// "1 tensor problem", "3 tensor problems".
 fn problems(n: usize) -> String {
     format!("{n} tensor problem{}", if n == 1 { "" } else { "s" })
@@ -259,6 +279,12 @@ pub struct Weights {
     /// where each went ([`Expect`]), for writing the gradients back under
     /// them ([`grads::as_file`]).
     saved_as: Vec<names::Expect>,
+    /// What the model reads that the file lacks, drawn from the seed
+    /// under [`Fill::Seeded`]: the file's name and shape for each.
+    seeded: Vec<String>,
+    /// The file's tensors left unread as heads the trace does not reach
+    /// (BERT's `cls.…`).
+    heads_unread: Vec<String>,
 }
 
 impl Weights {
@@ -266,6 +292,19 @@ impl Weights {
     #[must_use]
     pub fn saved_as(&self) -> &[names::Expect] {
         &self.saved_as
+    }
+
+    /// What the model reads that the file lacked, drawn from the seed
+    /// (`--fill-missing seeded`), e.g. `embeddings.token_type_embeddings.weight (2,64)`.
+    #[must_use]
+    pub fn seeded(&self) -> &[String] {
+        &self.seeded
+    }
+
+    /// The file's tensors left unread as heads the trace does not reach.
+    #[must_use]
+    pub fn heads_unread(&self) -> &[String] {
+        &self.heads_unread
     }
 
     /// Every 16-bit tensor keeps its f32 values once widened
@@ -278,10 +317,7 @@ impl Weights {
             .into_iter()
             .map(|(k, v)| (k, v.keep_widened()))
             .collect();
-        Self {
-            tensors,
-            saved_as: self.saved_as,
-        }
+        Self { tensors, ..self }
     }
 
     /// Whether the parameter `name` (e.g. `wte`) was loaded.
@@ -359,13 +395,21 @@ impl Checkpoint {
     }
 
     /// Checks every tensor against `cfg` and reads the block weights.
+    /// `read` is every parameter the model reads, by name and shape
+    /// ([`crate::model::params_read`]); one the file lacks is refused,
+    /// unless `fill` is [`Fill::Seeded`].
     ///
     /// # Errors
     /// [`WeightsError::Mismatch`] listing every missing, unknown or
     /// mis-shaped tensor; [`WeightsError::Dtype`] for a dtype other than
     /// F32, F16 or BF16; [`WeightsError::Unsupported`] for a config whose
     /// blocks the checkpoint cannot fill.
-    pub fn load(&self, cfg: &ModelConfig) -> Result<Weights, WeightsError> {
+    pub fn load(
+        &self,
+        cfg: &ModelConfig,
+        read: &[(String, Vec<usize>)],
+        fill: Fill,
+    ) -> Result<Weights, WeightsError> {
         if let Some((what, allowed)) = names::unsupported(self.naming.layout, cfg) {
             return Err(WeightsError::Unsupported {
                 path: self.path().to_string(),
@@ -373,7 +417,16 @@ impl Checkpoint {
                 allowed,
             });
         }
-        let problems = self.naming.problems(&self.file, cfg);
+        let fit = self.naming.fit(&self.file, cfg, read);
+        let mut problems = fit.problems;
+        let seeded = match fill {
+            Fill::Seeded => fit.missing,
+            Fill::Refuse => {
+                let missing = fit.missing.iter().map(|m| format!("missing {m}"));
+                problems = missing.chain(problems).collect();
+                Vec::new()
+            }
+        };
         if !problems.is_empty() {
             let (layers, d) = self.blocks();
             let why = if (layers, d) == (cfg.layers, Some(cfg.d_model)) {
@@ -393,13 +446,22 @@ impl Checkpoint {
                     cfg.layers, cfg.d_model
                 )
             };
+            let only_missing = problems.iter().all(|p| p.starts_with("missing "));
             return Err(WeightsError::Mismatch {
                 path: self.path().to_string(),
                 why,
                 count: problems.len(),
                 list: crate::text::listed_by(&problems, "; "),
+                hint: if only_missing { MISSING_HINT } else { "" },
             });
         }
+        let heads_unread = self
+            .file
+            .tensors()
+            .into_iter()
+            .filter(|(n, _)| self.naming.unread(n) == Some(names::Unread::Head))
+            .map(|(n, _)| n)
+            .collect();
         let mut tensors = HashMap::new();
         let mut saved_as = Vec::new();
         let outside = |name: &str| WeightsError::Corrupt {
@@ -455,6 +517,11 @@ impl Checkpoint {
                 path: self.path().to_string(),
             });
         }
-        Ok(Weights { tensors, saved_as })
+        Ok(Weights {
+            tensors,
+            saved_as,
+            seeded,
+            heads_unread,
+        })
     }
 }

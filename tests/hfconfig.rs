@@ -696,7 +696,8 @@ fn rope_settings_are_read_as_transformers_reads_them() {
 }
 
 /// Biases as each family's code builds them: Mistral's projections have
-/// none whatever the file says (the field is noted), and `--no-bias`
+/// none whatever the file says (a note says it is not applied, never that
+/// it is unknown), and `--no-bias`
 /// takes away the MLP's biases that a llama config.json asked for.
 #[test]
 fn bias_fields_follow_the_family_and_the_no_bias_flag_wins() {
@@ -714,7 +715,8 @@ fn bias_fields_follow_the_family_and_the_no_bias_flag_wins() {
     let (code, _, err) = common::cli(&["params", "--config", &mistral]);
     assert_eq!(code, Some(0));
     assert!(
-        err.contains("note") && err.contains("attention_bias"),
+        err.contains("attention_bias true is not applied: transformers builds model_type mistral without those biases")
+            && !err.contains("unknown"),
         "{err}"
     );
     let llama = write(
@@ -1034,4 +1036,107 @@ fn absent_fields_take_transformers_defaults_and_null_means_none() {
     let c = neox.resolve().unwrap();
     assert_eq!((c.positions.rope_theta, c.rotary_dims()), (20_000.0, 4));
     assert!(notes.contains("rope_theta"), "{notes}");
+}
+
+/// The fields a family's reader lists as applied: the words of its
+/// module doc's `applied` block (src/config/hf/{reader}.rs), up to
+/// `refused` or `silent`.
+fn applied(reader: &str) -> String {
+    let src = std::fs::read_to_string(format!("src/config/hf/{reader}.rs")).unwrap();
+    let start = src
+        .find("//! applied")
+        .unwrap_or_else(|| panic!("{reader}: no applied block"));
+    let rest = &src[start..];
+    let end = ["//! refused", "//! silent", "//! ```"]
+        .iter()
+        .filter_map(|m| rest[1..].find(m))
+        .min()
+        .unwrap();
+    rest[..=end].to_string()
+}
+
+/// Every field a config.json's note calls unknown, for a config of `v`.
+fn noted_unknown(v: &serde_json::Value) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.json");
+    std::fs::write(&path, v.to_string()).unwrap();
+    let Ok(o) = Overlay::from_file(&path) else {
+        return Vec::new();
+    };
+    o.notes
+        .iter()
+        .flatten()
+        .filter_map(|n| n.split_once("read as changing nothing: ").map(|(_, l)| l))
+        .flat_map(|l| {
+            l.split(", ")
+                .map(|f| f.trim_matches(['\'', ' ']).to_string())
+        })
+        .collect()
+}
+
+/// A field a reader lists as applied is never noted unknown, whatever
+/// the other fields say: every fixture config.json, and each with each of
+/// its true/false fields flipped (OPT's `_remove_final_layer_norm` was
+/// noted unknown under `do_layer_norm_before: false`, whose `&&` skipped
+/// reading it).
+#[test]
+fn a_field_listed_as_applied_is_never_noted_unknown() {
+    let readers = [
+        ("gpt2", "gpt2"),
+        ("llama", "llama"),
+        ("mistral", "llama"),
+        ("qwen2", "llama"),
+        ("mixtral", "llama"),
+        ("phi3", "llama"),
+        ("gpt_neox", "gpt_neox"),
+        ("falcon", "falcon"),
+        ("opt", "opt"),
+        ("gemma", "gemma"),
+        ("gemma2", "gemma"),
+        ("bert", "bert"),
+    ];
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir("tests/fixtures/hf")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    for dir in std::fs::read_dir("tests/fixtures").unwrap() {
+        let p = dir.unwrap().path().join("config.json");
+        if p.exists() {
+            files.push(p);
+        }
+    }
+    let mut tried = 0;
+    for file in files {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let Some(kind) = v["model_type"].as_str() else {
+            continue;
+        };
+        let reader = readers.iter().find(|(m, _)| *m == kind).unwrap().1;
+        let listed = applied(reader);
+        let mut variants = vec![v.clone()];
+        for (k, b) in v.as_object().unwrap() {
+            if let Some(b) = b.as_bool() {
+                let mut w = v.clone();
+                w[k] = serde_json::Value::Bool(!b);
+                variants.push(w);
+            }
+        }
+        for w in variants {
+            tried += 1;
+            for field in noted_unknown(&w) {
+                let word = |s: &str| {
+                    s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .any(|t| t == field)
+                };
+                assert!(
+                    !word(&listed),
+                    "{}: {field} is listed as applied by {reader}.rs but noted unknown",
+                    file.display()
+                );
+            }
+        }
+    }
+    assert!(tried > 40, "{tried} configs tried");
 }

@@ -219,7 +219,7 @@ fn bad_tokens_get_one_line_and_exit_2() {
                 "--vocab",
                 "16",
             ],
-            "holds no wte.weight",
+            "missing wte.weight (16,64)",
         ),
     ];
     for (args, needle) in cases {

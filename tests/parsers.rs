@@ -138,7 +138,8 @@ fn checkpoint(bytes: &[u8]) {
         if let Ok(c) = shapetrace::weights::Checkpoint::open(p) {
             let mut cfg = ModelConfig::default();
             (cfg.attention.heads, cfg.attention.kv_heads) = (4, 4);
-            if let Err(e) = c.load(&cfg) {
+            let read = shapetrace::model::params_read(&cfg, true);
+            if let Err(e) = c.load(&cfg, &read, shapetrace::weights::Fill::Refuse) {
                 one_printable_line(&e);
             }
         }

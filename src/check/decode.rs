@@ -79,6 +79,7 @@ pub fn passes(trace: &Trace) -> Vec<(String, Trace)> {
                 anatomy: trace.anatomy.clone(),
                 events,
                 failure,
+                seeded: trace.seeded.clone(),
             };
             (name, pass)
         })

@@ -25,13 +25,21 @@ pub struct ModelArgs {
     /// bert), told apart by content. Flags still override it.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Block weights from a nanoGPT, Hugging Face GPT-2 or Llama/Mistral
-    /// .safetensors, a model.safetensors.index.json (sharded), or a folder
+    /// Weights from a .safetensors of nanoGPT or of Hugging Face GPT-2,
+    /// Llama (Mistral, Qwen2, Gemma, Phi-3, Mixtral), GPT-NeoX, BERT, OPT
+    /// or Falcon, a model.safetensors.index.json (sharded), or a folder
     /// holding one; a config.json beside it is the model unless --config or
     /// --preset is given, else the model is read off its shapes (give
     /// --heads). Needs a numeric run.
     #[arg(long, global = true, value_name = "FILE.safetensors")]
     pub weights: Option<PathBuf>,
+    /// What to do with a tensor the model reads and the --weights
+    /// checkpoint lacks (a BERT file without its token-type table, a
+    /// head, a bias, a norm): by default the run is refused naming each
+    /// one; `seeded` draws them from the seed and names every one in a
+    /// note and in the trace log's header.
+    #[arg(long, global = true, value_name = "seeded", value_parser = ["seeded"])]
+    pub fill_missing: Option<String>,
     /// The input x0 from an f32 .npy of shape (B, T, d_model); B and T come
     /// from the file. Needs a numeric run.
     #[arg(long, global = true, value_name = "FILE.npy")]
@@ -143,6 +151,10 @@ impl ModelArgs {
             weights: self.weights.clone(),
             input: self.input.clone(),
             tokens: self.tokens.clone(),
+            fill: match self.fill_missing {
+                Some(_) => shapetrace::weights::Fill::Seeded,
+                None => shapetrace::weights::Fill::Refuse,
+            },
         };
         shapetrace::load::resolve(&self.overlay(), &src, req)
     }

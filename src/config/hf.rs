@@ -158,7 +158,11 @@ pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
             });
         }
     };
-    o.notes = policy::note(&f, inner).map(|n| vec![n]);
+    // A reader's own notes (a field it read and does not apply), then
+    // the unknown fields'.
+    let mut notes = o.notes.take().unwrap_or_default();
+    notes.extend(policy::note(&f, inner));
+    o.notes = (!notes.is_empty()).then_some(notes);
     o.name = Some(model_type.to_string());
     o.batch = Some(1);
     o.seq = o.context;

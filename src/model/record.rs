@@ -131,6 +131,7 @@ pub(crate) fn record_linked<'b, B: Backend>(
         anatomy: model.arch.anatomy.clone(),
         events: done.events,
         failure: done.failure,
+        seeded: Vec::new(),
     };
     Recorded {
         trace,

@@ -49,6 +49,10 @@ struct Header {
     /// recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     anatomy: Option<Anatomy>,
+    /// What the model read that its checkpoint lacked, drawn from the
+    /// seed (`--fill-missing seeded`); absent when nothing was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    seeded: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -172,6 +176,7 @@ pub fn write(out: &mut impl Write, trace: &Trace, checks: &[CheckResult]) -> io:
         stream_shape: trace.stream_shape.clone(),
         producer: Some(format!("shapetrace {}", env!("CARGO_PKG_VERSION"))),
         anatomy: Some(trace.anatomy.clone()),
+        seeded: trace.seeded.clone(),
     };
     write_line(out, &Line::Header(&header))?;
     for e in &trace.events {

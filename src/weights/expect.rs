@@ -22,8 +22,8 @@ pub enum Target {
         /// Whether the fused matrix is stored [out, in] (nanoGPT).
         transposed: bool,
     },
-    /// An embedding or the LM head: checked and loaded when the config has
-    /// a vocabulary, otherwise not used.
+    /// An embedding or the LM head: its shape is checked when the config
+    /// has a vocabulary (without one its V is unknown).
     Embedding {
         /// Our parameter: `wte`, `wpe` or `lm_head.weight`.
         to: &'static str,
@@ -41,9 +41,80 @@ pub struct Expect {
     pub shape: Vec<usize>,
     /// Where it goes in the model.
     pub target: Target,
-    /// Whether a file without it is refused (the embeddings and LM head
-    /// are optional).
-    pub required: bool,
+}
+
+impl Expect {
+    /// The model's parameters it fills, e.g. `block1.attn.q_proj.weight`
+    /// (three for a fused q/k/v matrix).
+    #[must_use]
+    pub fn fills(&self) -> Vec<String> {
+        match &self.target {
+            Target::Same(to) | Target::Transposed(to) => vec![to.clone()],
+            Target::Qkv { prefix, part, .. } => ["q", "k", "v"]
+                .map(|n| format!("{prefix}.{n}_proj.{part}"))
+                .to_vec(),
+            Target::Embedding { to, .. } => vec![(*to).to_string()],
+        }
+    }
+}
+
+/// The tensors of one naming, listed in the words every family's table
+/// is written in: a norm, a linear layer stored [out, in], a tensor kept
+/// as it is.
+#[derive(Debug, Default)]
+pub struct List(pub Vec<Expect>);
+
+impl List {
+    /// `file`, stored as `shape`, goes to `to` as it is.
+    pub fn same(&mut self, file: String, shape: Vec<usize>, to: String) {
+        self.0.push(Expect {
+            name: file,
+            shape,
+            target: Target::Same(to),
+        });
+    }
+
+    /// A norm of width `d`: `{file}.weight` → `{ours}.weight`, and the
+    /// bias β when `bias`.
+    pub fn norm(&mut self, file: &str, ours: &str, d: usize, bias: bool) {
+        self.same(format!("{file}.weight"), vec![d], format!("{ours}.weight"));
+        if bias {
+            self.same(format!("{file}.bias"), vec![d], format!("{ours}.bias"));
+        }
+    }
+
+    /// A linear layer of ours (in, out), stored [out, in] (`nn.Linear`):
+    /// `{file}.weight` → `{ours}.weight` transposed, and `{file}.bias`
+    /// (out) when `bias`.
+    pub fn linear(
+        &mut self,
+        file: &str,
+        ours: &str,
+        (fan_in, fan_out): (usize, usize),
+        bias: bool,
+    ) {
+        self.0.push(Expect {
+            name: format!("{file}.weight"),
+            shape: vec![fan_out, fan_in],
+            target: Target::Transposed(format!("{ours}.weight")),
+        });
+        if bias {
+            self.same(
+                format!("{file}.bias"),
+                vec![fan_out],
+                format!("{ours}.bias"),
+            );
+        }
+    }
+
+    /// An embedding table or the LM head ([`Target::Embedding`]).
+    pub fn table(&mut self, file: String, shape: Vec<usize>, to: &'static str, transposed: bool) {
+        self.0.push(Expect {
+            name: file,
+            shape,
+            target: Target::Embedding { to, transposed },
+        });
+    }
 }
 
 /// The optional token embedding `wte` and LM head of a Hugging Face
@@ -59,6 +130,5 @@ pub fn ends(wte_name: String, head_name: &str, v: usize, d: usize) -> [Expect; 2
         name,
         shape: vec![v, d],
         target: Target::Embedding { to, transposed },
-        required: false,
     })
 }

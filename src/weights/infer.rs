@@ -16,8 +16,16 @@ use crate::config::file::Overlay;
 use crate::config::{Act, NormKind, Placement};
 
 impl Checkpoint {
-    /// How many blocks the file holds (`h.{i}.ln_1.weight` from 0 on), and
-    /// their width d_model (block 0's `ln_1.weight`), if it has one.
+    /// How many blocks the file holds (block i's tensor named below, from
+    /// 0 on), and their width d_model (its first axis in block 0), if it
+    /// has one.
+    ///
+    /// ```text
+    /// GPT-2   h.{i}.ln_1.weight (d)          Llama, GPT-NeoX  layers.{i}.input_layernorm.weight (d)
+    /// OPT     layers.{i}.self_attn_layer_norm.weight (d)
+    /// BERT    encoder.layer.{i}.output.LayerNorm.weight (d)
+    /// Falcon  h.{i}.self_attention.dense.weight (d, h·hd)
+    /// ```
     #[must_use]
     pub fn blocks(&self) -> (usize, Option<usize>) {
         // GPT-NeoX numbers its layers as Llama does.
@@ -25,10 +33,14 @@ impl Checkpoint {
             return self.llama_blocks();
         }
         let (r, h) = (&self.naming.root, &self.file);
-        let layers = (0..)
-            .take_while(|i| h.shape(&format!("{r}h.{i}.ln_1.weight")).is_some())
-            .count();
-        let d = h.shape(&format!("{r}h.0.ln_1.weight"));
+        let name = |i: usize| match self.naming.layout {
+            Layout::Opt => format!("{r}layers.{i}.self_attn_layer_norm.weight"),
+            Layout::Bert => format!("{r}encoder.layer.{i}.output.LayerNorm.weight"),
+            Layout::Falcon => format!("{r}h.{i}.self_attention.dense.weight"),
+            _ => format!("{r}h.{i}.ln_1.weight"),
+        };
+        let layers = (0..).take_while(|&i| h.shape(&name(i)).is_some()).count();
+        let d = h.shape(&name(0));
         (layers, d.and_then(|s| s.first().copied()))
     }
 
@@ -39,15 +51,14 @@ impl Checkpoint {
     /// names [`WeightsError::LlamaHeads`], also when they do not fit), and
     /// [`WeightsError::Mismatch`] when block 0 is incomplete.
     pub fn infer(&self, heads: Option<usize>) -> Result<Overlay, WeightsError> {
-        match self.naming.layout {
-            Layout::Llama => return self.infer_llama(heads),
-            Layout::NeoX => {
-                return Err(WeightsError::NeedsConfig {
-                    path: self.path().to_string(),
-                    family: "GPT-NeoX",
-                });
-            }
-            Layout::NanoGpt | Layout::HfConv1d => {}
+        if self.naming.layout.needs_config() {
+            return Err(WeightsError::NeedsConfig {
+                path: self.path().to_string(),
+                family: self.naming.layout.family(),
+            });
+        }
+        if self.naming.layout == Layout::Llama {
+            return self.infer_llama(heads);
         }
         let r = &self.naming.root;
         let h = &self.file;
@@ -57,6 +68,7 @@ impl Checkpoint {
             why: String::new(),
             count: 1,
             list: format!("missing {r}h.0.{what}, needed to infer the model"),
+            hint: "",
         };
         let (layers, d) = self.blocks();
         let d = d.ok_or_else(|| missing("ln_1.weight"))?;
@@ -82,7 +94,7 @@ impl Checkpoint {
             layers: Some(layers),
             act: Some(match self.naming.layout {
                 Layout::HfConv1d => Act::GeluTanh,
-                Layout::NanoGpt | Layout::Llama | Layout::NeoX => Act::Gelu,
+                _ => Act::Gelu,
             }),
             norm: Some(NormKind::LayerNorm),
             placement: Some(Placement::Pre),

@@ -53,7 +53,6 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
             name,
             shape,
             target,
-            required: true,
         });
     };
     for i in 0..cfg.layers {
@@ -195,6 +194,7 @@ impl Checkpoint {
             why: String::new(),
             count: 1,
             list: format!("missing {r}layers.0.{what}, needed to infer the model"),
+            hint: "",
         };
         let (layers, d) = self.llama_blocks();
         let d = d.ok_or_else(|| missing("input_layernorm.weight"))?;

@@ -11,7 +11,7 @@
 
 use super::WeightsError;
 use super::shards::Tensors;
-use crate::config::{ModelConfig, NormKind, Placement, PosEmb, QkvFusion};
+use crate::config::{Head, ModelConfig, NormKind, Placement, PosEmb, QkvFusion};
 use crate::ops::fmt_shape;
 
 /// How the file stores a linear layer's matrix.
@@ -27,6 +27,39 @@ pub enum Layout {
     /// Hugging Face GPT-NeoX: `gpt_neox.layers.{i}.…`, `nn.Linear` [out,
     /// in], one fused query_key_value; read with its config.json only.
     NeoX,
+    /// Hugging Face BERT: `encoder.layer.{i}.…` ([`super::bert`]); read
+    /// with its config.json only.
+    Bert,
+    /// Hugging Face OPT: `model.decoder.layers.{i}.…` ([`super::opt`]);
+    /// read with its config.json only.
+    Opt,
+    /// Hugging Face Falcon: `transformer.h.{i}.self_attention.…`
+    /// ([`super::falcon`]); read with its config.json only.
+    Falcon,
+}
+
+impl Layout {
+    /// The family its names are, for messages: `GPT-2`, `Llama`, `OPT` …
+    #[must_use]
+    pub fn family(self) -> &'static str {
+        match self {
+            Layout::NanoGpt | Layout::HfConv1d => "GPT-2",
+            Layout::Llama => "Llama",
+            Layout::NeoX => "GPT-NeoX",
+            Layout::Bert => "BERT",
+            Layout::Opt => "OPT",
+            Layout::Falcon => "Falcon",
+        }
+    }
+
+    /// Whether no tensor shape tells its model: its config.json is needed.
+    #[must_use]
+    pub fn needs_config(self) -> bool {
+        matches!(
+            self,
+            Layout::NeoX | Layout::Bert | Layout::Opt | Layout::Falcon
+        )
+    }
 }
 
 pub use super::expect::{Expect, Target};
@@ -66,7 +99,13 @@ impl Naming {
                     layout,
                 })
             };
-            return found(Layout::Llama, super::llama::BLOCK0)
+            // OPT's q_proj is named as Llama's, Falcon's blocks as GPT-2's
+            // h.{i}: each is told by a tensor only its family holds (OPT's
+            // fc1, Falcon's self_attention), before Llama's q_proj.
+            return found(Layout::Opt, super::opt::BLOCK0)
+                .or_else(|| found(Layout::Falcon, super::falcon::BLOCK0))
+                .or_else(|| found(Layout::Bert, super::bert::BLOCK0))
+                .or_else(|| found(Layout::Llama, super::llama::BLOCK0))
                 .or_else(|| found(Layout::Llama, super::llama::FUSED_BLOCK0))
                 .or_else(|| found(Layout::NeoX, super::neox::BLOCK0))
                 .ok_or_else(|| WeightsError::NotGpt {
@@ -101,6 +140,9 @@ impl Naming {
         match self.layout {
             Layout::Llama => return super::llama::expected(&self.root, cfg),
             Layout::NeoX => return super::neox::expected(&self.root, cfg),
+            Layout::Bert => return super::bert::expected(&self.root, cfg),
+            Layout::Opt => return super::opt::expected(&self.root, cfg),
+            Layout::Falcon => return super::falcon::expected(&self.root, cfg),
             Layout::NanoGpt | Layout::HfConv1d => {}
         }
         let (d, f) = (cfg.d_model, cfg.mlp.d_ff);
@@ -108,12 +150,11 @@ impl Naming {
         let nano = self.layout == Layout::NanoGpt;
         let r = &self.root;
         let mut out = Vec::new();
-        let mut push = |name: String, shape: Vec<usize>, target, required| {
+        let mut push = |name: String, shape: Vec<usize>, target| {
             out.push(Expect {
                 name,
                 shape,
                 target,
-                required,
             });
         };
         // A matrix of ours (in, out): its file shape and target.
@@ -126,19 +167,17 @@ impl Naming {
         };
         let norm_bias = cfg.norm_bias();
         let norm =
-            |push: &mut dyn FnMut(String, Vec<usize>, Target, bool), file: String, ours: String| {
+            |push: &mut dyn FnMut(String, Vec<usize>, Target), file: String, ours: String| {
                 push(
                     format!("{file}.weight"),
                     vec![d],
                     Target::Same(format!("{ours}.weight")),
-                    true,
                 );
                 if norm_bias {
                     push(
                         format!("{file}.bias"),
                         vec![d],
                         Target::Same(format!("{ours}.bias")),
-                        true,
                     );
                 }
             };
@@ -153,12 +192,7 @@ impl Naming {
                 kv,
                 transposed: nano,
             };
-            push(
-                format!("{fp}.attn.c_attn.weight"),
-                shape,
-                qkv("weight"),
-                true,
-            );
+            push(format!("{fp}.attn.c_attn.weight"), shape, qkv("weight"));
             let linears = [
                 ("attn.c_proj", "attn.out", (d, d)),
                 ("mlp.c_fc", "mlp.up", (d, f)),
@@ -169,18 +203,17 @@ impl Naming {
                     format!("{fp}.attn.c_attn.bias"),
                     vec![d + 2 * kv],
                     qkv("bias"),
-                    true,
                 );
             }
             for (file, ours, dims) in linears {
                 let (shape, target) = matrix(dims, format!("{op}.{ours}.weight"));
-                push(format!("{fp}.{file}.weight"), shape, target, true);
+                push(format!("{fp}.{file}.weight"), shape, target);
                 if file == "attn.c_proj" {
                     norm(&mut push, format!("{fp}.ln_2"), format!("{op}.ln_2"));
                 }
                 if cfg.bias {
                     let to = Target::Same(format!("{op}.{ours}.bias"));
-                    push(format!("{fp}.{file}.bias"), vec![dims.1], to, true);
+                    push(format!("{fp}.{file}.bias"), vec![dims.1], to);
                 }
             }
         }
@@ -192,65 +225,112 @@ impl Naming {
             to,
             transposed: false,
         };
-        push(format!("{r}wte.weight"), vec![v, d], table("wte"), false);
-        push(format!("{r}wpe.weight"), vec![ctx, d], table("wpe"), false);
+        push(format!("{r}wte.weight"), vec![v, d], table("wte"));
+        push(format!("{r}wpe.weight"), vec![ctx, d], table("wpe"));
         let head = Target::Embedding {
             to: "lm_head.weight",
             transposed: true,
         };
-        push(
-            format!("{}lm_head.weight", self.outer),
-            vec![v, d],
-            head,
-            false,
-        );
+        push(format!("{}lm_head.weight", self.outer), vec![v, d], head);
         out
     }
 
-    /// Every problem of `h` against `cfg`, one entry per tensor.
+    /// Every problem of `h` against `cfg`, one entry per tensor: a
+    /// tensor of a wrong shape, one the file holds that no part of the
+    /// model is, and (apart, in [`Fit::missing`]) every parameter the
+    /// model reads (`read`: name and shape, [`crate::model::params_read`])
+    /// that the file lacks, by the file's name for it, or by ours when no
+    /// tensor of this naming holds it.
     #[must_use]
-    pub fn problems(&self, h: &Tensors, cfg: &ModelConfig) -> Vec<String> {
+    pub fn fit(&self, h: &Tensors, cfg: &ModelConfig, read: &[(String, Vec<usize>)]) -> Fit {
         let expected = self.expected(cfg);
-        let mut out = Vec::new();
+        let reads = |name: &str| read.iter().any(|(n, _)| n == name);
+        let mut fit = Fit::default();
         for e in &expected {
             let embedding = matches!(e.target, Target::Embedding { .. });
             let check_shape = !embedding || cfg.vocab.size.is_some();
             match h.shape(&e.name) {
-                None if e.required => {
-                    out.push(format!("missing {} {}", e.name, fmt_shape(&e.shape)));
+                None if e.fills().iter().any(|n| reads(n)) => {
+                    fit.missing
+                        .push(format!("{} {}", e.name, fmt_shape(&e.shape)));
                 }
-                Some(got) if check_shape && got != e.shape.as_slice() => out.push(format!(
-                    "{}: expected {}, found {}",
-                    e.name,
-                    fmt_shape(&e.shape),
-                    fmt_shape(got)
-                )),
+                Some(got) if check_shape && got != e.shape.as_slice() => {
+                    fit.problems.push(format!(
+                        "{}: expected {}, found {}",
+                        e.name,
+                        fmt_shape(&e.shape),
+                        fmt_shape(got)
+                    ))
+                }
                 _ => {}
             }
         }
+        let filled: Vec<String> = expected.iter().flat_map(Expect::fills).collect();
+        for (name, shape) in read {
+            if !filled.contains(name) {
+                fit.missing.push(format!(
+                    "{name} {} (ours: no {} tensor holds it)",
+                    fmt_shape(shape),
+                    self.layout.family()
+                ));
+            }
+        }
         for (name, shape) in h.tensors() {
-            let buffer = match self.layout {
-                Layout::Llama => super::llama::is_buffer(&self.root, &name),
-                Layout::NeoX => super::neox::is_buffer(&self.root, &name),
-                _ => {
-                    name.starts_with(&format!("{}h.", self.root))
-                        && (name.ends_with(".attn.bias") || name.ends_with(".attn.masked_bias"))
-                }
-            };
-            if !buffer && !expected.iter().any(|e| e.name == name) {
-                out.push(format!(
+            if self.unread(&name).is_none() && !expected.iter().any(|e| e.name == name) {
+                fit.problems.push(format!(
                     "unknown {} {}",
                     crate::text::one_line(&name),
                     fmt_shape(&shape)
                 ));
             }
         }
-        out
+        fit
+    }
+
+    /// Why the file's tensor `name` is left unread, if it is one the model
+    /// never reads by design: a buffer some files save beside the weights
+    /// (a causal mask, rotary `inv_freq`, BERT's `position_ids`), or a head
+    /// the trace does not reach (BERT's `cls.…`).
+    #[must_use]
+    pub fn unread(&self, name: &str) -> Option<Unread> {
+        let r = &self.root;
+        let buffer = match self.layout {
+            Layout::Llama => super::llama::is_buffer(r, name),
+            Layout::NeoX => super::neox::is_buffer(r, name),
+            Layout::Bert if super::bert::is_head(name) => return Some(Unread::Head),
+            Layout::Bert => super::bert::is_buffer(r, name),
+            Layout::Opt | Layout::Falcon => false,
+            Layout::NanoGpt | Layout::HfConv1d => {
+                name.starts_with(&format!("{r}h."))
+                    && (name.ends_with(".attn.bias") || name.ends_with(".attn.masked_bias"))
+            }
+        };
+        buffer.then_some(Unread::Buffer)
     }
 }
 
+/// What a file holds against what the model reads ([`Naming::fit`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fit {
+    /// Tensors of a wrong shape, and tensors no part of the model is.
+    pub problems: Vec<String>,
+    /// What the model reads that the file lacks: the file's name and
+    /// shape for it, e.g. `embeddings.token_type_embeddings.weight (2,64)`.
+    pub missing: Vec<String>,
+}
+
+/// Why a file's tensor is left unread ([`Naming::unread`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unread {
+    /// A buffer saved beside the weights, not a weight.
+    Buffer,
+    /// A head the trace does not reach (BERT's `cls.…`): named in a note.
+    Head,
+}
+
 /// Why `cfg` cannot take the blocks a file of `layout` holds, if it
-/// cannot, and what such a file holds (for the message).
+/// cannot, and what such a file holds (for the message): the first of
+/// its family's requirements that `cfg` breaks.
 #[must_use]
 pub fn unsupported(layout: Layout, cfg: &ModelConfig) -> Option<(String, &'static str)> {
     // Experts' names are Mixtral's (block_sparse_moe.experts.N.w1, …), in
@@ -261,58 +341,89 @@ pub fn unsupported(layout: Layout, cfg: &ModelConfig) -> Option<(String, &'stati
             "a checkpoint of dense blocks (experts 0): a mixture's experts are read from Mixtral's names only",
         ));
     }
-    if layout == Layout::NeoX {
-        let what = if cfg.attention.fused_qkv != QkvFusion::Grouped {
-            format!(
-                "fused_qkv {} is not the file's grouped query_key_value",
-                cfg.attention.fused_qkv
-            )
-        } else if cfg.mlp.act.is_gated() {
-            format!("act {} has a gate projection", cfg.mlp.act)
-        } else if cfg.norms.kind != NormKind::LayerNorm || !cfg.norm_bias() {
-            format!("norm {} is not the file's LayerNorm with β", cfg.norms.kind)
-        } else {
-            return None;
-        };
-        return Some((
-            what,
-            "a GPT-NeoX checkpoint holds GPT-NeoX blocks (its config.json says how: read it beside the file or with --config)",
-        ));
-    }
-    if layout != Layout::Llama {
-        let what = cfg
-            .mlp
-            .act
-            .is_gated()
-            .then(|| format!("act {} has a gate projection", cfg.mlp.act));
-        return what.map(|w| {
-            (
-                w,
-                "a GPT-2 checkpoint holds GPT-2-style blocks (act relu, gelu or gelu-tanh)",
-            )
-        });
-    }
-    // Llama's names also hold Gemma's (GeGLU, RMSNorm · (1 + w)), Gemma
-    // 2's sandwich norms and Phi-3's fused projections.
-    let what = if !cfg.mlp.act.is_gated() {
-        format!("act {} has no gate projection", cfg.mlp.act)
-    } else if cfg.norms.kind == NormKind::LayerNorm {
-        format!("norm {} is not the file's RMSNorm", cfg.norms.kind)
-    } else if cfg.positions.kind != PosEmb::Rope {
-        format!(
-            "positions {} are not the file's rotary ones",
-            cfg.positions.kind
-        )
-    } else if cfg.norms.placement == Placement::Post || cfg.parallel {
-        "a Post-LN or parallel block is not the file's pre-norm block".to_string()
-    } else if cfg.attention.fused_qkv == QkvFusion::Grouped {
-        "fused_qkv grouped is not the file's q_proj, k_proj, v_proj (or Phi-3's qkv_proj)"
-            .to_string()
-    } else {
-        return None;
+    let (act, norm, pos) = (cfg.mlp.act, cfg.norms.kind, cfg.positions.kind);
+    let gated = || {
+        act.is_gated()
+            .then(|| format!("act {act} has a gate projection"))
     };
-    Some((
-        what,
-        "a Llama checkpoint holds Llama blocks (a gated MLP, RMSNorm, rotary positions, pre or sandwich norms)",
-    ))
+    let layer_norm = || {
+        (norm != NormKind::LayerNorm || !cfg.norm_bias())
+            .then(|| format!("norm {norm} is not the file's LayerNorm with β"))
+    };
+    let positions = |want: PosEmb, file: &str| {
+        (pos != want).then(|| format!("positions {pos} are not the file's {file}"))
+    };
+    let qkv = |want: &[QkvFusion], file: &str| {
+        let got = cfg.attention.fused_qkv;
+        (!want.contains(&got)).then(|| format!("fused_qkv {got} is not the file's {file}"))
+    };
+    let (broken, allowed): (Vec<Option<String>>, &'static str) = match layout {
+        Layout::NeoX => (
+            vec![
+                qkv(&[QkvFusion::Grouped], "grouped query_key_value"),
+                gated(),
+                layer_norm(),
+            ],
+            "a GPT-NeoX checkpoint holds GPT-NeoX blocks (its config.json says how: read it beside the file or with --config)",
+        ),
+        Layout::Bert => (
+            vec![
+                qkv(&[QkvFusion::Apart], "query, key and value"),
+                gated(),
+                layer_norm(),
+                positions(PosEmb::Learned, "learned table"),
+                (cfg.vocab.head != Head::Pooler && cfg.vocab.size.is_some())
+                    .then(|| format!("head {} is not the file's pooler", cfg.vocab.head)),
+            ],
+            "a BERT checkpoint holds a BERT encoder ending in its pooler (its config.json says how: read it beside the file or with --config)",
+        ),
+        Layout::Opt => (
+            vec![
+                qkv(&[QkvFusion::Apart], "q_proj, k_proj and v_proj"),
+                gated(),
+                layer_norm(),
+                positions(PosEmb::Learned, "learned table"),
+            ],
+            "an OPT checkpoint holds OPT blocks (its config.json says how: read it beside the file or with --config)",
+        ),
+        Layout::Falcon => (
+            vec![
+                qkv(
+                    &[QkvFusion::Concat, QkvFusion::Grouped],
+                    "fused query_key_value",
+                ),
+                gated(),
+                layer_norm(),
+                positions(PosEmb::Rope, "rotary ones"),
+            ],
+            "a Falcon checkpoint holds Falcon blocks (its config.json says how: read it beside the file or with --config)",
+        ),
+        Layout::NanoGpt | Layout::HfConv1d => (
+            vec![gated()],
+            "a GPT-2 checkpoint holds GPT-2-style blocks (act relu, gelu or gelu-tanh)",
+        ),
+        // Llama's names also hold Gemma's (GeGLU, RMSNorm · (1 + w)), Gemma
+        // 2's sandwich norms and Phi-3's fused projections.
+        Layout::Llama => (
+            vec![
+                (!act.is_gated()).then(|| format!("act {act} has no gate projection")),
+                (norm == NormKind::LayerNorm)
+                    .then(|| format!("norm {norm} is not the file's RMSNorm")),
+                positions(PosEmb::Rope, "rotary ones"),
+                (cfg.norms.placement == Placement::Post || cfg.parallel).then(|| {
+                    "a Post-LN or parallel block is not the file's pre-norm block".to_string()
+                }),
+                qkv(
+                    &[QkvFusion::Apart, QkvFusion::Concat],
+                    "q_proj, k_proj, v_proj (or Phi-3's qkv_proj)",
+                ),
+            ],
+            "a Llama checkpoint holds Llama blocks (a gated MLP, RMSNorm, rotary positions, pre or sandwich norms)",
+        ),
+    };
+    broken
+        .into_iter()
+        .flatten()
+        .next()
+        .map(|what| (what, allowed))
 }

@@ -35,7 +35,6 @@ pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {
             name,
             shape,
             target,
-            required: true,
         });
     };
     let norm = |push: &mut dyn FnMut(String, Vec<usize>, Target), file: &str, ours: &str| {

@@ -66,10 +66,26 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     }
     // Qwen2's q, k and v projections always have biases, Mistral's
     // projections never: neither reads a bias field (transformers' code
-    // fixes them), so one in the file is noted as changing nothing.
+    // fixes them), so one in the file changes nothing computed and passes
+    // silently. It is read (and checked to be true or false) either way:
+    // a field listed as applied is never noted as unknown.
     let qwen2 = f.model_type == "qwen2";
+    let (attention_bias, mlp_bias) = (f.flag("attention_bias", false)?, f.flag("mlp_bias", false)?);
+    let ignored: Vec<&str> = [("attention_bias", attention_bias), ("mlp_bias", mlp_bias)]
+        .into_iter()
+        .filter(|&(_, on)| on && f.model_type != "llama")
+        .map(|(field, _)| field)
+        .collect();
+    let note = (!ignored.is_empty()).then(|| {
+        vec![format!(
+            "{}: {} true is not applied: transformers builds model_type {} without those biases",
+            crate::text::shown(f.path),
+            ignored.join(" and "),
+            crate::text::shown(f.model_type)
+        )]
+    });
     let (attention_bias, mlp_bias) = if f.model_type == "llama" {
-        (f.flag("attention_bias", false)?, f.flag("mlp_bias", false)?)
+        (attention_bias, mlp_bias)
     } else {
         (false, false)
     };
@@ -115,6 +131,7 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
         rope_scaling: rotary.scaling,
         rotary_dims: Some(rotary_dims),
         window: Some(window.unwrap_or(0)),
+        notes: note,
         ..Overlay::default()
     };
     Ok((overlay, rotary.unknown))

@@ -38,7 +38,9 @@ pub fn read(f: &Fields) -> Result<Overlay, HfError> {
         "true (LayerNorms with γ and β)",
     )?;
     let pre = f.flag("do_layer_norm_before", true)?;
-    let final_norm = pre && !f.flag("_remove_final_layer_norm", false)?;
+    // Read whatever the placement, so it is never noted as unknown.
+    let removed = f.flag("_remove_final_layer_norm", false)?;
+    let final_norm = pre && !removed;
     for silent in ["dropout", "activation_dropout", "layerdrop", "init_std"] {
         f.get(silent);
     }

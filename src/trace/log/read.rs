@@ -275,6 +275,7 @@ fn read_expecting(
         anatomy,
         events,
         failure,
+        seeded: h.seeded,
     };
     Ok(Replay {
         trace,

@@ -1,0 +1,315 @@
+//! BERT, OPT and Falcon checkpoints as transformers saves them (written
+//! by scripts/make_checkpoint_fixtures.py, F32), each traced from its
+//! token ids with the config.json beside it, single-file and sharded, to
+//! transformers' output within 1e-4: BERT's pooled (B, d), the others'
+//! logits (B, T, V).
+//!
+//! And nothing is seeded in silence: a checkpoint that lacks any tensor
+//! the model reads is refused naming it by the file's own name, unless
+//! `--fill-missing seeded` (then the note and the log's header name it).
+
+mod common;
+use common::{cli, largest_delta, refused_in_one_line};
+use shapetrace::load::{Sources, resolve};
+use shapetrace::weights::Fill;
+use shapetrace::{Overlay, Request};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+fn at(dir: &str, name: &str) -> PathBuf {
+    Path::new("tests/fixtures").join(dir).join(name)
+}
+
+/// The output of a numeric run of checkpoint `weights` from the token ids
+/// of fixture `dir`.
+fn output(dir: &str, weights: &Path, fill: Fill) -> ndarray::ArrayD<f32> {
+    let src = Sources {
+        weights: Some(weights.to_path_buf()),
+        tokens: Some(at(dir, "tokens.npy").to_str().unwrap().into()),
+        fill,
+        ..Sources::default()
+    };
+    let req = Request {
+        keep_output: true,
+        ..Request::default()
+    };
+    let (cfg, req) =
+        resolve(&Overlay::default(), &src, req).unwrap_or_else(|e| panic!("{dir}: {e}"));
+    let traced = shapetrace::trace_request(&cfg, &req).unwrap();
+    assert!(
+        traced.trace.failure.is_none(),
+        "{dir}: {:?}",
+        traced.trace.failure
+    );
+    traced.output.unwrap()
+}
+
+const FIXTURES: [&str; 6] = [
+    "hf-bert-tiny",
+    "hf-bert-tiny-sharded",
+    "hf-opt-tiny",
+    "hf-opt-tiny-post",
+    "hf-falcon-tiny",
+    "hf-falcon-tiny-new",
+];
+
+#[test]
+fn bert_opt_and_falcon_trace_from_ids_to_transformers() {
+    for dir in FIXTURES {
+        let got = output(dir, &Path::new("tests/fixtures").join(dir), Fill::Refuse);
+        let want = shapetrace::npy::read(&at(dir, "output.npy")).unwrap();
+        assert_eq!(got.shape(), want.shape(), "{dir}");
+        let delta = largest_delta(&got, &want);
+        assert!(delta < 1e-4, "{dir}: |Δ| {delta}");
+    }
+}
+
+/// The fixture without its token-type table, filled from the seed: it
+/// runs, and its output is not transformers' (the table matters), so a
+/// model that seeded it in silence would be caught by the oracle above.
+#[test]
+fn a_missing_tensor_is_refused_by_its_own_name_or_seeded_aloud() {
+    let dir = "hf-bert-tiny-no-types";
+    let path = Path::new("tests/fixtures").join(dir);
+    let p = path.to_str().unwrap();
+    let tokens = at(dir, "tokens.npy");
+    let tokens = tokens.to_str().unwrap();
+    refused_in_one_line(
+        &["trace", "--weights", p, "--tokens", tokens],
+        "missing embeddings.token_type_embeddings.weight (2,64); allowed: a checkpoint holding every tensor the model reads, or --fill-missing seeded",
+    );
+    let (code, out, err) = cli(&[
+        "trace",
+        "--weights",
+        p,
+        "--tokens",
+        tokens,
+        "--fill-missing",
+        "seeded",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("--fill-missing seeded drew 1 tensor from the seed, in place of what the file lacks: embeddings.token_type_embeddings.weight (2,64)"),
+        "{err}"
+    );
+    let header: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        header["seeded"],
+        serde_json::json!(["embeddings.token_type_embeddings.weight (2,64)"])
+    );
+    // A whole checkpoint's header names nothing seeded.
+    let (_, whole, _) = cli(&[
+        "trace",
+        "--weights",
+        "tests/fixtures/hf-bert-tiny",
+        "--tokens",
+        tokens,
+        "--format",
+        "json",
+    ]);
+    let header: serde_json::Value = serde_json::from_str(whole.lines().next().unwrap()).unwrap();
+    assert!(header.get("seeded").is_none(), "{header}");
+    let seeded = output(dir, &path, Fill::Seeded);
+    let want = shapetrace::npy::read(&at(dir, "output.npy")).unwrap();
+    assert!(
+        largest_delta(&seeded, &want) > 1e-2,
+        "the token types change nothing"
+    );
+}
+
+/// Writes `src`'s tensors but `drop` (renamed by `rename`) as one file in
+/// a new folder beside a copy of `config`.
+fn rewritten(
+    src: &Path,
+    config: Option<&Path>,
+    drop: &[&str],
+    rename: impl Fn(&str) -> String,
+) -> tempfile::TempDir {
+    let bytes = std::fs::read(src).unwrap();
+    let file = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    let kept: Vec<(String, safetensors::tensor::TensorView)> = file
+        .tensors()
+        .into_iter()
+        .filter(|(n, _)| !drop.contains(&n.as_str()))
+        .map(|(n, t)| (rename(&n), t))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let out = safetensors::tensor::serialize(kept, None::<HashMap<String, String>>).unwrap();
+    std::fs::write(dir.path().join("model.safetensors"), out).unwrap();
+    if let Some(c) = config {
+        std::fs::copy(c, dir.path().join("config.json")).unwrap();
+    }
+    dir
+}
+
+/// Each kind of tensor a model reads — the embedding norm, the pooler,
+/// the positions, the head, a bias, a norm, the token table — refused by
+/// the file's name when the file lacks it, and only when the run reads it.
+#[test]
+fn every_kind_of_missing_tensor_is_named() {
+    let cases = [
+        ("hf-bert-tiny", "embeddings.LayerNorm.weight", "(64)"),
+        ("hf-bert-tiny", "pooler.dense.weight", "(64,64)"),
+        (
+            "hf-bert-tiny",
+            "embeddings.position_embeddings.weight",
+            "(16,64)",
+        ),
+        ("hf-bert-tiny", "encoder.layer.1.output.dense.bias", "(64)"),
+        (
+            "hf-bert-tiny",
+            "encoder.layer.0.attention.output.LayerNorm.bias",
+            "(64)",
+        ),
+        (
+            "hf-opt-tiny",
+            "model.decoder.embed_tokens.weight",
+            "(96,64)",
+        ),
+        (
+            "hf-opt-tiny",
+            "model.decoder.final_layer_norm.weight",
+            "(64)",
+        ),
+        (
+            "hf-falcon-tiny",
+            "transformer.h.1.input_layernorm.bias",
+            "(64)",
+        ),
+        ("hf-qwen2-tiny", "lm_head.weight", "(96,64)"),
+        (
+            "hf-qwen2-tiny",
+            "model.layers.0.self_attn.k_proj.bias",
+            "(32)",
+        ),
+    ];
+    for (fixture, drop, shape) in cases {
+        let dir = rewritten(
+            &at(fixture, "model.safetensors"),
+            Some(&at(fixture, "config.json")),
+            &[drop],
+            str::to_string,
+        );
+        let w = dir.path().to_str().unwrap();
+        let tokens = at(fixture, "tokens.npy");
+        refused_in_one_line(
+            &[
+                "trace",
+                "--weights",
+                w,
+                "--tokens",
+                tokens.to_str().unwrap(),
+            ],
+            &format!("missing {drop} {shape}"),
+        );
+    }
+    // From x0 the ends are not read: a file without its head or token
+    // table traces the blocks.
+    for drop in ["lm_head.weight", "model.embed_tokens.weight"] {
+        let fixture = "hf-qwen2-tiny";
+        let dir = rewritten(
+            &at(fixture, "model.safetensors"),
+            Some(&at(fixture, "config.json")),
+            &[drop],
+            str::to_string,
+        );
+        let input = at(fixture, "input.npy");
+        let (code, _, err) = cli(&[
+            "trace",
+            "--weights",
+            dir.path().to_str().unwrap(),
+            "--input",
+            input.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(0), "{drop}: {err}");
+    }
+}
+
+/// A parameter no tensor of the file's naming holds (a GPT-2 file under
+/// a config whose q, k, v are one fused matrix) is named as ours, never
+/// seeded in silence.
+#[test]
+fn a_parameter_the_naming_cannot_hold_is_named_as_ours() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("fused.toml");
+    std::fs::write(&model, "fused_qkv = \"concat\"\n").unwrap();
+    refused_in_one_line(
+        &[
+            "trace",
+            "--weights",
+            "tests/fixtures/hf-gpt2-tiny.safetensors",
+            "--config",
+            model.to_str().unwrap(),
+        ],
+        "missing block1.attn.qkv_proj.weight (64,192) (ours: no GPT-2 tensor holds it)",
+    );
+}
+
+/// A file's family is told by what it holds: OPT's q_proj beside its fc1
+/// is never taken for Llama's, Falcon's h.{i} never for GPT-2's, and a
+/// config of another family is refused with the file's own family named.
+#[test]
+fn a_wrong_guess_never_gives_a_misleading_reason() {
+    let llama = at("hf-llama-tiny", "config.json");
+    let llama = llama.to_str().unwrap();
+    for (fixture, family) in [
+        ("hf-opt-tiny", "an OPT checkpoint holds OPT blocks"),
+        ("hf-falcon-tiny", "a Falcon checkpoint holds Falcon blocks"),
+        ("hf-bert-tiny", "a BERT checkpoint holds a BERT encoder"),
+    ] {
+        let w = Path::new("tests/fixtures").join(fixture);
+        refused_in_one_line(
+            &["trace", "--weights", w.to_str().unwrap(), "--config", llama],
+            family,
+        );
+        // Without its config.json, the family is named as what it needs.
+        let alone = rewritten(&at(fixture, "model.safetensors"), None, &[], str::to_string);
+        let family = family.split(' ').nth(1).unwrap();
+        refused_in_one_line(
+            &["trace", "--weights", alone.path().to_str().unwrap()],
+            &format!("is a {family} checkpoint with no config.json beside it"),
+        );
+    }
+}
+
+/// BertForPreTraining's file: `bert.` before every name and its heads
+/// under `cls.`, which the trace (ending in the pooler) leaves unread,
+/// saying so; its output is BertModel's.
+#[test]
+fn a_bert_pretraining_file_traces_its_encoder_and_names_the_heads_left() {
+    let fixture = "hf-bert-tiny";
+    let dir = rewritten(
+        &at(fixture, "model.safetensors"),
+        Some(&at(fixture, "config.json")),
+        &[],
+        |n| format!("bert.{n}"),
+    );
+    // The heads: a copy of one tensor under a cls. name.
+    let bytes = std::fs::read(dir.path().join("model.safetensors")).unwrap();
+    let file = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    let mut all = file.tensors();
+    let bias = file.tensor("bert.pooler.dense.bias").unwrap();
+    all.push(("cls.predictions.bias".into(), bias));
+    let out = safetensors::tensor::serialize(all, None::<HashMap<String, String>>).unwrap();
+    std::fs::write(dir.path().join("model.safetensors"), out).unwrap();
+    let got = output(fixture, dir.path(), Fill::Refuse);
+    let want = shapetrace::npy::read(&at(fixture, "output.npy")).unwrap();
+    assert!(largest_delta(&got, &want) < 1e-4);
+    let tokens = at(fixture, "tokens.npy");
+    let (code, _, err) = cli(&[
+        "trace",
+        "--weights",
+        dir.path().to_str().unwrap(),
+        "--tokens",
+        tokens.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(
+            "1 tensor of a head the trace does not reach left unread (cls.predictions.bias …)"
+        ),
+        "{err}"
+    );
+}

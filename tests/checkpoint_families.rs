@@ -10,9 +10,8 @@
 
 mod common;
 use common::{cli, largest_delta, refused_in_one_line};
-use shapetrace::load::{Sources, resolve};
+use shapetrace::load::Sources;
 use shapetrace::weights::Fill;
-use shapetrace::{Overlay, Request};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -29,19 +28,7 @@ fn output(dir: &str, weights: &Path, fill: Fill) -> ndarray::ArrayD<f32> {
         fill,
         ..Sources::default()
     };
-    let req = Request {
-        keep_output: true,
-        ..Request::default()
-    };
-    let (cfg, req) =
-        resolve(&Overlay::default(), &src, req).unwrap_or_else(|e| panic!("{dir}: {e}"));
-    let traced = shapetrace::trace_request(&cfg, &req).unwrap();
-    assert!(
-        traced.trace.failure.is_none(),
-        "{dir}: {:?}",
-        traced.trace.failure
-    );
-    traced.output.unwrap()
+    common::run_sources(dir, &src).1
 }
 
 const FIXTURES: [&str; 6] = [

@@ -41,19 +41,7 @@ fn run(dir: &str, tokens: bool) -> (shapetrace::ModelConfig, ArrayD<f32>) {
     } else {
         src.input = Some(at(dir, "input.npy"));
     }
-    let req = Request {
-        keep_output: true,
-        ..Request::default()
-    };
-    let (cfg, req) =
-        resolve(&Overlay::default(), &src, req).unwrap_or_else(|e| panic!("{dir}: {e}"));
-    let traced = shapetrace::trace_request(&cfg, &req).unwrap();
-    assert!(
-        traced.trace.failure.is_none(),
-        "{dir}: {:?}",
-        traced.trace.failure
-    );
-    (cfg, traced.output.unwrap())
+    common::run_sources(dir, &src)
 }
 
 fn want(dir: &str, name: &str) -> ArrayD<f32> {

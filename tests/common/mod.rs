@@ -275,3 +275,24 @@ pub fn refused_in_one_line(args: &[&str], want: &str) {
     assert!(err.contains(want), "{args:?}: {err}");
     assert!(out.is_empty(), "{args:?}: {out}");
 }
+
+/// The config and the final output of a numeric run of the files `src`
+/// (with no flags), whose trace must complete; `label` names it in a panic.
+pub fn run_sources(
+    label: &str,
+    src: &shapetrace::load::Sources,
+) -> (ModelConfig, ndarray::ArrayD<f32>) {
+    let req = shapetrace::Request {
+        keep_output: true,
+        ..shapetrace::Request::default()
+    };
+    let (cfg, req) = shapetrace::load::resolve(&Overlay::default(), src, req)
+        .unwrap_or_else(|e| panic!("{label}: {e}"));
+    let traced = shapetrace::trace_request(&cfg, &req).unwrap();
+    assert!(
+        traced.trace.failure.is_none(),
+        "{label}: {:?}",
+        traced.trace.failure
+    );
+    (cfg, traced.output.unwrap())
+}

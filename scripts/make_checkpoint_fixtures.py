@@ -26,6 +26,16 @@ biases 0.1 randn, embeddings 0.5 randn, linears 0.08 randn, linear biases
   hf-falcon-tiny-new    Falcon-40B's new decoder architecture: 2 K/V heads,
                         two norms (ln_attn, ln_mlp), linear biases, untied,
                         sharded.
+  hf-falcon-tiny-new-nobias  the same architecture without biases, as
+                        Falcon-40B is published, tied.
+  hf-falcon-tiny-seq    the old architecture with a K/V head per head
+                        (multi_query false: each head's q, k, v side by
+                        side), linear biases, and attention then the MLP in
+                        turn (parallel_attn false: input_layernorm and
+                        post_attention_layernorm).
+  hf-gemma-tiny         GemmaForCausalLM (Gemma 1): GeGLU 128, RMSNorm ·
+                        (1 + w), embeddings · √d, 1 K/V head, head_dim 16,
+                        tied.
 
 Files in each folder (from the repository root, tests/fixtures/NAME/):
 
@@ -53,6 +63,8 @@ from transformers import (
     BertModel,
     FalconConfig,
     FalconForCausalLM,
+    GemmaConfig,
+    GemmaForCausalLM,
     OPTConfig,
     OPTForCausalLM,
 )
@@ -142,6 +154,27 @@ def falcon(**changes):
     return fill(FalconForCausalLM(FalconConfig(**fields)).eval(), 107)
 
 
+def gemma():
+    cfg = GemmaConfig(
+        **SIZES,
+        num_key_value_heads=1,
+        head_dim=16,
+        intermediate_size=128,
+        hidden_activation="gelu_pytorch_tanh",
+        rms_norm_eps=1e-6,
+        attention_dropout=0.0,
+        pad_token_id=0,
+        attn_implementation="eager",
+    )
+    model = fill(GemmaForCausalLM(cfg).eval(), 109)
+    # Gemma stores each norm's offset from 1: draw it around 0.
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "norm" in name:
+                p.sub_(1.0)
+    return model
+
+
 def forward(model, ids):
     with torch.no_grad():
         if isinstance(model, BertModel):
@@ -202,6 +235,10 @@ def main():
         tie_word_embeddings=False,
     )
     write(new, "hf-falcon-tiny-new", ids, SHARD)
+    write(falcon(new_decoder_architecture=True, num_kv_heads=2), "hf-falcon-tiny-new-nobias", ids)
+    seq = falcon(multi_query=False, bias=True, parallel_attn=False)
+    write(seq, "hf-falcon-tiny-seq", ids)
+    write(gemma(), "hf-gemma-tiny", ids)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
-//! BERT, OPT and Falcon checkpoints as transformers saves them (written
-//! by scripts/make_checkpoint_fixtures.py, F32), each traced from its
-//! token ids with the config.json beside it, single-file and sharded, to
-//! transformers' output within 1e-4: BERT's pooled (B, d), the others'
-//! logits (B, T, V).
+//! BERT, OPT, Falcon (both architectures, with and without biases, in
+//! parallel and in turn) and Gemma checkpoints as transformers saves them
+//! (written by scripts/make_checkpoint_fixtures.py, F32), each traced from
+//! its token ids with the config.json beside it, single-file and sharded,
+//! to transformers' output within 1e-4: BERT's pooled (B, d), the others'
+//! logits (B, T, V). No note is printed for any of their config.json files.
 //!
 //! And nothing is seeded in silence: a checkpoint that lacks any tensor
 //! the model reads is refused naming it by the file's own name, unless
@@ -31,18 +32,29 @@ fn output(dir: &str, weights: &Path, fill: Fill) -> ndarray::ArrayD<f32> {
     common::run_sources(dir, &src).1
 }
 
-const FIXTURES: [&str; 6] = [
+const FIXTURES: [&str; 9] = [
     "hf-bert-tiny",
     "hf-bert-tiny-sharded",
     "hf-opt-tiny",
     "hf-opt-tiny-post",
     "hf-falcon-tiny",
     "hf-falcon-tiny-new",
+    "hf-falcon-tiny-new-nobias",
+    "hf-falcon-tiny-seq",
+    "hf-gemma-tiny",
 ];
 
 #[test]
-fn bert_opt_and_falcon_trace_from_ids_to_transformers() {
+fn each_family_traces_from_ids_to_transformers_and_notes_nothing() {
     for dir in FIXTURES {
+        let src = Sources {
+            weights: Some(Path::new("tests/fixtures").join(dir)),
+            ..Sources::default()
+        };
+        let default = shapetrace::Request::default();
+        let (_, req) = shapetrace::load::resolve(&shapetrace::Overlay::default(), &src, default)
+            .unwrap_or_else(|e| panic!("{dir}: {e}"));
+        assert!(req.notes.is_empty(), "{dir}: {:?}", req.notes);
         let got = output(dir, &Path::new("tests/fixtures").join(dir), Fill::Refuse);
         let want = shapetrace::npy::read(&at(dir, "output.npy")).unwrap();
         assert_eq!(got.shape(), want.shape(), "{dir}");

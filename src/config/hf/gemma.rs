@@ -11,7 +11,8 @@
 //!           tie_word_embeddings (default true), rope_theta / rope_scaling /
 //!           rope_parameters (rope.rs)
 //! gemma     hidden_act (gelu and the tanh forms are the tanh GELU, as
-//!           transformers reads them)
+//!           transformers reads them; hidden_activation, which transformers'
+//!           Gemma does not read, changes nothing)
 //! gemma2    hidden_activation (tanh GELU; hidden_act, which transformers'
 //!           Gemma 2 does not read, changes nothing),
 //!           query_pre_attn_scalar, attn_logit_softcapping,
@@ -62,9 +63,13 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
         Act::Gelu if !two => {}
         _ => return Err(f.bad(act_field, ACTS)),
     }
-    if two {
-        f.get("hidden_act");
-    }
+    // The other field of the two is written by transformers' configs
+    // and read by neither model: it changes nothing.
+    f.get(if two {
+        "hidden_act"
+    } else {
+        "hidden_activation"
+    });
     // Absent: transformers' default; null: none.
     let cap = |field: &'static str, default: f64| -> Result<f64, HfError> {
         if !f.has(field) {

@@ -40,7 +40,7 @@ pub struct Sources {
     pub config: Option<PathBuf>,
     /// `--weights`: a nanoGPT, Hugging Face GPT-2 or Llama/Mistral
     /// `.safetensors`, a `model.safetensors.index.json` naming shards beside
-    /// it, or a folder holding either.
+    /// it, a folder holding either, or a GGUF file (its own model file).
     pub weights: Option<PathBuf>,
     /// `--input`: x0 as an f32 `.npy` of shape (B, T, d_model).
     pub input: Option<PathBuf>,
@@ -191,6 +191,10 @@ pub fn resolve(
         req.input = Some(Arc::new(x.read()?));
     }
     if let Some(c) = ckpt {
+        // A GGUF file of a type no numeric run reads traces shapes only.
+        if c.shapes_only(&cfg, &mut req)? {
+            return Ok((cfg, req));
+        }
         // A 16-bit file is widened op by op, unless the limit also holds
         // every weight in f32 and the run makes more than one forward: then
         // each is widened once and kept, and the estimate counts the f32

@@ -27,6 +27,7 @@
 
 pub mod expect;
 pub mod file;
+pub mod gguf;
 pub mod grads;
 pub mod infer;
 pub mod llama;
@@ -69,6 +70,9 @@ pub enum WeightsError {
         /// Its dtype, e.g. `I64`.
         dtype: String,
     },
+    /// A GGUF file that cannot be used ([`gguf`]).
+    #[error(transparent)]
+    Gguf(#[from] gguf::GgufError),
     /// Tensors are missing, extra or of the wrong shape for the model.
     #[error("{} does not fit the model{why}; {}: {list}", crate::text::shown(.path), problems(*.count))]
     Mismatch {
@@ -243,7 +247,9 @@ impl Checkpoint {
         &self.file.path
     }
 
-    /// The `config.json` beside the file or the index, if there is one.
+    /// The model file of a run given `--weights` alone: the `config.json`
+    /// beside the file or the index, if there is one; a GGUF file itself
+    /// (its metadata declares the model).
     #[must_use]
     pub fn config_beside(&self) -> Option<&Path> {
         self.file.config.as_deref()
@@ -338,10 +344,9 @@ impl Checkpoint {
                 continue;
             }
             let values = e.shape.iter().map(|&n| n as u128).product::<u128>();
-            let stored = self
-                .file
-                .mapped(&e.name)
-                .map_or(mapped::Stored::F32, |t| t.dtype());
+            // How it is held once loaded (a GGUF tensor dequantised or
+            // reordered at load is f32 of its own), read off the header.
+            let stored = self.file.stored(&e.name).unwrap_or(mapped::Stored::F32);
             if cfg.dtype == crate::config::DType::F64 {
                 held += 8 * values;
                 continue;
@@ -358,14 +363,12 @@ impl Checkpoint {
         Some(held + block.max(widest))
     }
 
-    /// Checks every tensor against `cfg` and reads the block weights.
+    /// Checks every tensor's name and shape against `cfg`, reading none.
     ///
     /// # Errors
-    /// [`WeightsError::Mismatch`] listing every missing, unknown or
-    /// mis-shaped tensor; [`WeightsError::Dtype`] for a dtype other than
-    /// F32, F16 or BF16; [`WeightsError::Unsupported`] for a config whose
-    /// blocks the checkpoint cannot fill.
-    pub fn load(&self, cfg: &ModelConfig) -> Result<Weights, WeightsError> {
+    /// [`WeightsError::Unsupported`] or [`WeightsError::Mismatch`], as
+    /// [`Checkpoint::load`] gives them.
+    pub fn fits(&self, cfg: &ModelConfig) -> Result<(), WeightsError> {
         if let Some((what, allowed)) = names::unsupported(self.naming.layout, cfg) {
             return Err(WeightsError::Unsupported {
                 path: self.path().to_string(),
@@ -381,6 +384,7 @@ impl Checkpoint {
             } else {
                 let d = d.map_or_else(|| "?".to_string(), |d| d.to_string());
                 let from = match self.config_beside() {
+                    Some(_) if self.file.gguf().is_some() => "from its metadata".to_string(),
                     Some(p) => format!(
                         "from {} beside it",
                         crate::text::shown(&crate::text::lossless(p.as_os_str()))
@@ -400,6 +404,18 @@ impl Checkpoint {
                 list: crate::text::listed_by(&problems, "; "),
             });
         }
+        Ok(())
+    }
+
+    /// Checks every tensor against `cfg` and reads the block weights.
+    ///
+    /// # Errors
+    /// [`WeightsError::Mismatch`] listing every missing, unknown or
+    /// mis-shaped tensor; [`WeightsError::Dtype`] for a dtype other than
+    /// F32, F16 or BF16; [`WeightsError::Unsupported`] for a config whose
+    /// blocks the checkpoint cannot fill.
+    pub fn load(&self, cfg: &ModelConfig) -> Result<Weights, WeightsError> {
+        self.fits(cfg)?;
         let mut tensors = HashMap::new();
         let mut saved_as = Vec::new();
         let outside = |name: &str| WeightsError::Corrupt {

@@ -20,16 +20,19 @@ pub struct ModelArgs {
     /// shakespeare-char.
     #[arg(long, global = true)]
     pub preset: Option<String>,
-    /// Start from a model file: native TOML, or a Hugging Face config.json
+    /// Start from a model file: native TOML, a Hugging Face config.json
     /// (gpt2, llama, mistral, qwen2, mixtral, phi3, gpt_neox, falcon, opt, gemma, gemma2,
-    /// bert), told apart by content. Flags still override it.
+    /// bert), or a GGUF file's metadata (llama, qwen2), told apart by
+    /// content. Flags still override it.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Block weights from a nanoGPT, Hugging Face GPT-2 or Llama/Mistral
-    /// .safetensors, a model.safetensors.index.json (sharded), or a folder
-    /// holding one; a config.json beside it is the model unless --config or
-    /// --preset is given, else the model is read off its shapes (give
-    /// --heads). Needs a numeric run.
+    /// .safetensors, a model.safetensors.index.json (sharded), a folder
+    /// holding one, or a llama.cpp GGUF file (llama, qwen2; F32, F16, BF16,
+    /// Q8_0; other quantisations trace shapes only); a config.json beside
+    /// it (a GGUF file's metadata) is the model unless --config or --preset
+    /// is given, else the model is read off its shapes (give --heads).
+    /// Needs a numeric run.
     #[arg(long, global = true, value_name = "FILE.safetensors")]
     pub weights: Option<PathBuf>,
     /// The input x0 from an f32 .npy of shape (B, T, d_model); B and T come
@@ -138,11 +141,31 @@ impl ModelArgs {
             max_memory: self.max_memory,
             ..Request::default()
         };
-        let src = Sources {
+        shapetrace::load::resolve(&self.overlay(), &self.sources(), req)
+    }
+
+    /// The files named on the command line.
+    pub fn sources(&self) -> Sources {
+        Sources {
             config: self.config.clone(),
             weights: self.weights.clone(),
             input: self.input.clone(),
             tokens: self.tokens.clone(),
+        }
+    }
+
+    /// As [`ModelArgs::resolve`] for `params --weights FILE.gguf`: the
+    /// model from the GGUF file's metadata (unless --config or --preset
+    /// gives it), its tensors unread.
+    pub fn resolve_gguf_params(&self) -> Result<(ModelConfig, Request), shapetrace::Error> {
+        let mut src = self.sources();
+        if src.config.is_none() && self.preset.is_none() {
+            src.config = src.weights.clone();
+        }
+        src.weights = None;
+        let req = Request {
+            max_memory: self.max_memory,
+            ..Request::default()
         };
         shapetrace::load::resolve(&self.overlay(), &src, req)
     }

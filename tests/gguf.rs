@@ -216,7 +216,11 @@ fn gguf(meta: &[(&str, V)], tensors: &[T]) -> Vec<u8> {
     out.resize(start, 0);
     // A tensor given its own offset has no data written: it lies where
     // the test puts it, inside the data or not.
-    for (x, off) in tensors.iter().zip(placed).filter(|(x, _)| x.offset.is_none()) {
+    for (x, off) in tensors
+        .iter()
+        .zip(placed)
+        .filter(|(x, _)| x.offset.is_none())
+    {
         let at = start + off as usize;
         if out.len() < at + x.data.len() {
             out.resize(at + x.data.len(), 0);

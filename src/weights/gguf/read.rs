@@ -339,7 +339,7 @@ pub fn parse(bytes: &[u8]) -> R<Parsed> {
     let mut end = 0u64;
     let mut last = "";
     for i in order {
-        let stop = i.offset.checked_add(i.bytes).unwrap_or(u64::MAX);
+        let stop = i.offset.saturating_add(i.bytes);
         if stop > data_len {
             return Err(format!(
                 "tensor {} lies at data bytes {}..{stop}, past the end of the file (its data section holds {data_len} bytes)",

@@ -103,7 +103,7 @@ impl GgmlType {
     /// on overflow.
     #[must_use]
     pub fn bytes(self, n: u64) -> Option<u64> {
-        if n % self.block() != 0 {
+        if !n.is_multiple_of(self.block()) {
             return None;
         }
         (n / self.block()).checked_mul(self.block_bytes())

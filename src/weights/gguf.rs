@@ -5,7 +5,7 @@
 //! counts, offsets inside the file and aligned, no two tensors
 //! overlapping, byte sizes matching type × elements, no name twice, known
 //! ggml types, 1 to 4 dims); then each tensor is offered under its Hugging
-//! Face Llama name ([`names`]) in torch's shape (ggml lists ne[0] first: a
+//! Face Llama name ([`names`]) in torch's shape (ggml lists `ne[0]` first: a
 //! torch [out, in] matrix is stored with dims [in, out]), so the Llama
 //! naming reads a GGUF file unchanged. The model comes from the metadata
 //! ([`config`]).

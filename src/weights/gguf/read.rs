@@ -49,7 +49,7 @@ pub enum Value {
 pub struct Info {
     /// Its name in the file, e.g. `blk.0.attn_q.weight`.
     pub name: String,
-    /// Its dims as ggml lists them: ne[0] (contiguous) first.
+    /// Its dims as ggml lists them: `ne[0]` (contiguous) first.
     pub dims: Vec<u64>,
     /// Its ggml type.
     pub ty: GgmlType,

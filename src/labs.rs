@@ -12,8 +12,13 @@ use shapetrace::lesson::{norms::NormCompare, parse_vector};
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Parameters, FLOPs and bytes of `cfg`, as a table or one JSON object.
-pub fn params(cfg: &shapetrace::ModelConfig, args: &ParamsArgs) -> Result<ExitCode> {
+/// Parameters, FLOPs and bytes of `cfg`, as a table or one JSON object;
+/// with a GGUF file, also its bytes as stored per ggml type.
+pub fn params(
+    cfg: &shapetrace::ModelConfig,
+    args: &ParamsArgs,
+    stored: Option<&shapetrace::weights::gguf::Gguf>,
+) -> Result<ExitCode> {
     let dtype = args.bytes_dtype.unwrap_or(cfg.dtype.into());
     let budget = Budget::with_bytes(cfg, dtype)?;
     let mut out = crate::out::stdout();
@@ -35,6 +40,9 @@ pub fn params(cfg: &shapetrace::ModelConfig, args: &ParamsArgs) -> Result<ExitCo
             if let Some(t) = &training {
                 out.write_all(shapetrace::budget::training::text(t).as_bytes())?;
             }
+            if let Some(g) = stored {
+                out.write_all(stored_text(g).as_bytes())?;
+            }
         }
         ParamsFormat::Json => {
             let mut json = serde_json::to_value(&budget)?;
@@ -42,12 +50,57 @@ pub fn params(cfg: &shapetrace::ModelConfig, args: &ParamsArgs) -> Result<ExitCo
             if let (Some(t), Some(map)) = (&training, json.as_object_mut()) {
                 map.insert("training".into(), serde_json::to_value(t)?);
             }
+            if let (Some(g), Some(map)) = (stored, json.as_object_mut()) {
+                map.insert("stored".into(), stored_json(g));
+            }
             serde_json::to_writer(&mut out, &json)?;
             writeln!(out)?;
         }
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A GGUF file's bytes as stored, a row per ggml type:
+/// `Q8_0: N weights in M bytes (34 bytes per 32 weights)`.
+fn stored_text(g: &shapetrace::weights::gguf::Gguf) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!(
+        "\nStored in {} (GGUF v{}, bytes per ggml type)\n",
+        shapetrace::text::shown(&g.path),
+        g.parsed.version
+    );
+    let (mut weights, mut bytes) = (0u64, 0u64);
+    for (ty, n, b) in g.storage() {
+        let per = if ty.block() == 1 {
+            format!("{} bytes per weight", ty.block_bytes())
+        } else {
+            format!("{} bytes per {} weights", ty.block_bytes(), ty.block())
+        };
+        let _ = writeln!(out, "  {}: {n} weights in {b} bytes ({per})", ty.name());
+        weights = weights.saturating_add(n);
+        bytes = bytes.saturating_add(b);
+    }
+    let _ = writeln!(out, "  total: {weights} weights in {bytes} bytes");
+    out
+}
+
+/// [`stored_text`] as JSON: the file, its version and a row per type.
+fn stored_json(g: &shapetrace::weights::gguf::Gguf) -> serde_json::Value {
+    let types: Vec<serde_json::Value> = g
+        .storage()
+        .into_iter()
+        .map(|(ty, n, b)| {
+            serde_json::json!({
+                "type": ty.name(),
+                "weights": n,
+                "bytes": b,
+                "block_weights": ty.block(),
+                "block_bytes": ty.block_bytes(),
+            })
+        })
+        .collect();
+    serde_json::json!({ "file": g.path, "version": g.parsed.version, "types": types })
 }
 
 /// Lesson 5.3's FFN lab: the token by hand, the counts and the probe;

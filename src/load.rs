@@ -40,7 +40,7 @@ pub struct Sources {
     pub config: Option<PathBuf>,
     /// `--weights`: a nanoGPT, Hugging Face GPT-2 or Llama/Mistral
     /// `.safetensors`, a `model.safetensors.index.json` naming shards beside
-    /// it, or a folder holding either.
+    /// it, a folder holding either, or a GGUF file (its own model file).
     pub weights: Option<PathBuf>,
     /// `--input`: x0 as an f32 `.npy` of shape (B, T, d_model).
     pub input: Option<PathBuf>,
@@ -194,6 +194,10 @@ pub fn resolve(
         req.input = Some(Arc::new(x.read()?));
     }
     if let Some(c) = ckpt {
+        // A GGUF file of a type no numeric run reads traces shapes only.
+        if c.shapes_only(&cfg, &mut req, src.fill)? {
+            return Ok((cfg, req));
+        }
         // A 16-bit file is widened op by op, unless the limit also holds
         // every weight in f32 and the run makes more than one forward: then
         // each is widened once and kept, and the estimate counts the f32
@@ -212,14 +216,8 @@ pub fn resolve(
         // seeded) its ends too.
         let read = crate::model::params_read(&cfg, req.input.is_none());
         let w = c.load(&cfg, &read, src.fill)?;
-        if !w.seeded().is_empty() {
-            req.notes.push(format!(
-                "{}: --fill-missing seeded drew {} from the seed, in place of what the file lacks: {}",
-                crate::text::shown(c.path()),
-                crate::text::plural(w.seeded().len(), "tensor"),
-                w.seeded().join(", ")
-            ));
-        }
+        req.notes
+            .extend(crate::weights::seeded_note(c.path(), w.seeded()));
         if !w.heads_unread().is_empty() {
             req.notes.push(format!(
                 "{}: {} of a head the trace does not reach left unread ({} …): the trace ends in the model's own output",

@@ -142,7 +142,30 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         );
     }
     let one_forward = matches!(cli.command, Some(Command::Trace(_)));
-    let (cfg, req) = cli.model.resolve(values, output, one_forward)?;
+    // params --weights FILE.gguf counts the model its metadata declares and
+    // shows the bytes as stored, reading no tensor.
+    let stored = match (&cli.command, &cli.model.weights) {
+        (Some(Command::Params(_)), Some(w)) if shapetrace::weights::gguf::is_gguf(w) => {
+            Some(shapetrace::weights::gguf::Gguf::open(w).map_err(shapetrace::Error::from)?)
+        }
+        _ => None,
+    };
+    let (cfg, req) = if stored.is_some() {
+        cli.model.resolve_gguf_params()?
+    } else {
+        cli.model.resolve(values, output, one_forward)?
+    };
+    // check and probes judge the file's numbers: a GGUF file of a type no
+    // numeric run reads is refused, naming it, not traced shapes only.
+    if matches!(cli.command, Some(Command::Check(_) | Command::Probes(_)))
+        && req.weights.is_none()
+        && let Some(w) = &cli.model.weights
+        && let Some(refusal) = shapetrace::weights::Checkpoint::open(w)?.unreadable()
+    {
+        return Err(
+            shapetrace::Error::from(shapetrace::weights::WeightsError::from(refusal)).into(),
+        );
+    }
     // What a config.json or a checkpoint left unsaid, one line each, said
     // once the command has done its work (a refusal stays one line).
     let notes = req.notes.clone();
@@ -196,7 +219,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
                 "--weights and --input do not apply to params, which counts from the config alone; allowed with them: trace, check, probes and the stepper"
             )
         }
-        Some(Command::Params(args)) => labs::params(&cfg, args),
+        Some(Command::Params(args)) => labs::params(&cfg, args, stored.as_ref()),
         Some(Command::Ffn(args)) => labs::ffn(args, cli.model.set.seed),
         Some(Command::Norms(args)) => labs::norms(&args.x),
         Some(Command::Probes(args)) => labs::probes(&cfg, &req, args),

@@ -29,6 +29,7 @@ pub mod bert;
 pub mod expect;
 pub mod falcon;
 pub mod file;
+pub mod gguf;
 pub mod grads;
 pub mod infer;
 pub mod llama;
@@ -72,6 +73,9 @@ pub enum WeightsError {
         /// Its dtype, e.g. `I64`.
         dtype: String,
     },
+    /// A GGUF file that cannot be used ([`gguf`]).
+    #[error(transparent)]
+    Gguf(#[from] gguf::GgufError),
     /// Tensors are missing, extra or of the wrong shape for the model.
     #[error("{} does not fit the model{why}; {}: {list}{hint}", crate::text::shown(.path), problems(*.count))]
     Mismatch {
@@ -229,6 +233,20 @@ pub enum Fill {
     Seeded,
 }
 
+/// The note naming what `--fill-missing seeded` drew from the seed in
+/// place of what checkpoint `path` lacks; `None` when nothing was.
+#[must_use]
+pub fn seeded_note(path: &str, seeded: &[String]) -> Option<String> {
+    (!seeded.is_empty()).then(|| {
+        format!(
+            "{}: --fill-missing seeded drew {} from the seed, in place of what the file lacks: {}",
+            crate::text::shown(path),
+            crate::text::plural(seeded.len(), "tensor"),
+            seeded.join(", ")
+        )
+    })
+}
+
 /// "1 tensor problem", "3 tensor problems".
 fn problems(n: usize) -> String {
     format!("{n} tensor problem{}", if n == 1 { "" } else { "s" })
@@ -263,7 +281,9 @@ impl Checkpoint {
         &self.file.path
     }
 
-    /// The `config.json` beside the file or the index, if there is one.
+    /// The model file of a run given `--weights` alone: the `config.json`
+    /// beside the file or the index, if there is one; a GGUF file itself
+    /// (its metadata declares the model).
     #[must_use]
     pub fn config_beside(&self) -> Option<&Path> {
         self.file.config.as_deref()
@@ -374,10 +394,9 @@ impl Checkpoint {
                 continue;
             }
             let values = e.shape.iter().map(|&n| n as u128).product::<u128>();
-            let stored = self
-                .file
-                .mapped(&e.name)
-                .map_or(mapped::Stored::F32, |t| t.dtype());
+            // How it is held once loaded (a GGUF tensor dequantised or
+            // reordered at load is f32 of its own), read off the header.
+            let stored = self.file.stored(&e.name).unwrap_or(mapped::Stored::F32);
             if cfg.dtype == crate::config::DType::F64 {
                 held += 8 * values;
                 continue;
@@ -394,22 +413,22 @@ impl Checkpoint {
         Some(held + block.max(widest))
     }
 
-    /// Checks every tensor against `cfg` and reads the block weights.
+    /// Checks every tensor's name and shape against `cfg`, reading none:
     /// `read` is every parameter the model reads, by name and shape
     /// ([`crate::model::params_read`]); one the file lacks is refused,
-    /// unless `fill` is [`Fill::Seeded`].
+    /// unless `fill` is [`Fill::Seeded`]. What the seed is to draw then,
+    /// by the file's names.
     ///
     /// # Errors
-    /// [`WeightsError::Mismatch`] listing every missing, unknown or
-    /// mis-shaped tensor; [`WeightsError::Dtype`] for a dtype other than
-    /// F32, F16 or BF16; [`WeightsError::Unsupported`] for a config whose
-    /// blocks the checkpoint cannot fill.
-    pub fn load(
+    /// [`WeightsError::Unsupported`] for a config whose blocks the
+    /// checkpoint cannot fill; [`WeightsError::Mismatch`] listing every
+    /// missing, unknown or mis-shaped tensor.
+    pub fn fits(
         &self,
         cfg: &ModelConfig,
         read: &[(String, Vec<usize>)],
         fill: Fill,
-    ) -> Result<Weights, WeightsError> {
+    ) -> Result<Vec<String>, WeightsError> {
         if let Some((what, allowed)) = names::unsupported(self.naming.layout, cfg) {
             return Err(WeightsError::Unsupported {
                 path: self.path().to_string(),
@@ -434,6 +453,7 @@ impl Checkpoint {
             } else {
                 let d = d.map_or_else(|| "?".to_string(), |d| d.to_string());
                 let from = match self.config_beside() {
+                    Some(_) if self.file.gguf().is_some() => "from its metadata".to_string(),
                     Some(p) => format!(
                         "from {} beside it",
                         crate::text::shown(&crate::text::lossless(p.as_os_str()))
@@ -455,6 +475,22 @@ impl Checkpoint {
                 hint: if only_missing { MISSING_HINT } else { "" },
             });
         }
+        Ok(seeded)
+    }
+
+    /// Checks every tensor against `cfg` ([`Checkpoint::fits`]) and reads
+    /// the weights.
+    ///
+    /// # Errors
+    /// As [`Checkpoint::fits`]; [`WeightsError::Dtype`] for a dtype other
+    /// than F32, F16 or BF16.
+    pub fn load(
+        &self,
+        cfg: &ModelConfig,
+        read: &[(String, Vec<usize>)],
+        fill: Fill,
+    ) -> Result<Weights, WeightsError> {
+        let seeded = self.fits(cfg, read, fill)?;
         let heads_unread = self
             .file
             .tensors()

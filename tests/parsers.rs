@@ -244,3 +244,57 @@ proptest! {
         prop_assert!(!shown.chars().any(char::is_control), "{:?}", shown);
     }
 }
+
+/// A GGUF file: opened, its metadata read as a model, and, when that
+/// gives a config, every tensor loaded (dequantised, rows reordered);
+/// every refusal one printable line.
+fn gguf_file(bytes: &[u8]) {
+    via_file(bytes, "w.gguf", |p| {
+        if let Err(e) = Overlay::from_file(p).map(|o| o.resolve()) {
+            one_printable_line(&e);
+        }
+        match shapetrace::weights::Checkpoint::open(p) {
+            Ok(c) => {
+                let cfg = Overlay::from_file(p).ok().and_then(|o| o.resolve().ok());
+                let read = |cfg| shapetrace::model::params_read(cfg, true);
+                if let Some(cfg) = cfg
+                    && let Err(e) = c.load(&cfg, &read(&cfg), shapetrace::weights::Fill::Refuse)
+                {
+                    one_printable_line(&e);
+                }
+            }
+            Err(e) => one_printable_line(&e),
+        }
+    });
+}
+
+/// The Q8_0 fixture's first `n` bytes (its header and a little data) to
+/// mutate, and the rest.
+fn gguf_parts(n: usize) -> (Vec<u8>, Vec<u8>) {
+    let mut all = fixture("gguf-llama-tiny/model-q8_0.gguf");
+    let rest = all.split_off(n.min(all.len()));
+    (all, rest)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn gguf_from_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        let mut b = b"GGUF\x03\0\0\0".to_vec();
+        b.extend(bytes);
+        gguf_file(&b);
+    }
+
+    #[test]
+    fn gguf_header_mutated(head in mutations(gguf_parts(2048).0)) {
+        let mut b = head;
+        b.extend(gguf_parts(2048).1);
+        gguf_file(&b);
+    }
+
+    #[test]
+    fn gguf_truncated(at in 0usize..94528) {
+        gguf_file(&gguf_parts(at).0);
+    }
+}

@@ -20,17 +20,20 @@ pub struct ModelArgs {
     /// shakespeare-char.
     #[arg(long, global = true)]
     pub preset: Option<String>,
-    /// Start from a model file: native TOML, or a Hugging Face config.json
+    /// Start from a model file: native TOML, a Hugging Face config.json
     /// (gpt2, llama, mistral, qwen2, mixtral, phi3, gpt_neox, falcon, opt, gemma, gemma2,
-    /// bert), told apart by content. Flags still override it.
+    /// bert), or a GGUF file's metadata (llama, qwen2), told apart by
+    /// content. Flags still override it.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Weights from a .safetensors of nanoGPT or of Hugging Face GPT-2,
     /// Llama (Mistral, Qwen2, Gemma, Phi-3, Mixtral), GPT-NeoX, BERT, OPT
-    /// or Falcon, a model.safetensors.index.json (sharded), or a folder
-    /// holding one; a config.json beside it is the model unless --config or
-    /// --preset is given, else the model is read off its shapes (give
-    /// --heads). Needs a numeric run.
+    /// or Falcon, a model.safetensors.index.json (sharded), a folder
+    /// holding one, or a llama.cpp GGUF file (llama, qwen2; F32, F16, BF16,
+    /// Q8_0; other quantisations trace shapes only); a config.json beside
+    /// it (a GGUF file's metadata) is the model unless --config or --preset
+    /// is given, else the model is read off its shapes (give --heads).
+    /// Needs a numeric run.
     #[arg(long, global = true, value_name = "FILE.safetensors")]
     pub weights: Option<PathBuf>,
     /// What to do with a tensor the model reads and the --weights
@@ -146,7 +149,12 @@ impl ModelArgs {
             max_memory: self.max_memory,
             ..Request::default()
         };
-        let src = Sources {
+        shapetrace::load::resolve(&self.overlay(), &self.sources(), req)
+    }
+
+    /// The files named on the command line.
+    pub fn sources(&self) -> Sources {
+        Sources {
             config: self.config.clone(),
             weights: self.weights.clone(),
             input: self.input.clone(),
@@ -155,6 +163,21 @@ impl ModelArgs {
                 Some(_) => shapetrace::weights::Fill::Seeded,
                 None => shapetrace::weights::Fill::Refuse,
             },
+        }
+    }
+
+    /// As [`ModelArgs::resolve`] for `params --weights FILE.gguf`: the
+    /// model from the GGUF file's metadata (unless --config or --preset
+    /// gives it), its tensors unread.
+    pub fn resolve_gguf_params(&self) -> Result<(ModelConfig, Request), shapetrace::Error> {
+        let mut src = self.sources();
+        if src.config.is_none() && self.preset.is_none() {
+            src.config = src.weights.clone();
+        }
+        src.weights = None;
+        let req = Request {
+            max_memory: self.max_memory,
+            ..Request::default()
         };
         shapetrace::load::resolve(&self.overlay(), &src, req)
     }

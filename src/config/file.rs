@@ -40,6 +40,9 @@ pub enum FileError {
     /// A Hugging Face config.json that could not be used.
     #[error(transparent)]
     Hf(#[from] super::hf::HfError),
+    /// A GGUF file whose metadata could not be used.
+    #[error(transparent)]
+    Gguf(#[from] crate::weights::WeightsError),
 }
 
 /// The parser's message, then the offending line itself (which names the key).
@@ -79,7 +82,9 @@ impl Overlay {
         })
     }
 
-    /// Reads and parses a model file: a Hugging Face config.json when its
+    /// Reads and parses a model file: a GGUF file's metadata when it starts
+    /// with the magic `GGUF` ([`crate::weights::gguf`]; only its header is
+    /// read, whatever its size), a Hugging Face config.json when its
     /// text is JSON (see [`super::hf::is_json`]), native TOML otherwise. A
     /// file over [`MAX_FILE`] bytes is refused before it is read, a pipe
     /// once it has given more; `-` is standard input.
@@ -88,6 +93,18 @@ impl Overlay {
     /// [`FileError`] when the file cannot be read or parsed.
     pub fn from_file(path: &std::path::Path) -> Result<Self, FileError> {
         let label = crate::text::lossless(path.as_os_str());
+        let file_name = || {
+            path.file_name().map_or_else(
+                || crate::text::shown(&label).to_string(),
+                crate::text::shown_os,
+            )
+        };
+        if crate::weights::gguf::is_gguf(path) {
+            let g = crate::weights::gguf::Gguf::open(path)?;
+            return Ok(g
+                .overlay(&file_name())
+                .map_err(crate::weights::WeightsError::from)?);
+        }
         let read = |e: std::io::Error| FileError::Read {
             path: label.clone(),
             reason: e.to_string(),
@@ -103,11 +120,7 @@ impl Overlay {
             // The name is printed at the top of params, check and the
             // stepper: the file's name in it is shown, escaped, its bytes
             // that are not UTF-8 named.
-            let file_name = path.file_name().map_or_else(
-                || crate::text::shown(&label).to_string(),
-                crate::text::shown_os,
-            );
-            o.name = Some(format!("{} ({file_name})", o.name.unwrap_or_default()));
+            o.name = Some(format!("{} ({})", o.name.unwrap_or_default(), file_name()));
             return Ok(o);
         }
         Self::from_toml(text, &label)

@@ -16,6 +16,8 @@
 //!                                           and dropped when the op is done; or, when
 //!                                           the memory limit holds the model in f32,
 //!                                           widened once and kept (`keep_widened`)
+//! owned F32 (a GGUF q/k with its rows put   in place: a strided view of its own buffer,
+//!   back, a Q8_0 tensor dequantised)        made once at load; `release` gives nothing back
 //! ```
 //!
 //! safetensors pads nothing, so an F32 tensor after an odd-sized F16 one
@@ -63,11 +65,31 @@ impl Stored {
     }
 }
 
+/// Where a tensor's stored bytes live.
+#[derive(Debug, Clone)]
+enum Backing {
+    /// The whole file, mapped; shared by every tensor of the file.
+    Map(Arc<Mmap>),
+    /// f32 values of its own, made at load (a GGUF tensor that cannot be
+    /// a view of its file).
+    Owned(Arc<[f32]>),
+}
+
+impl std::ops::Deref for Backing {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Backing::Map(m) => &m[..],
+            Backing::Owned(v) => bytemuck::cast_slice::<f32, u8>(&v[..]),
+        }
+    }
+}
+
 /// One tensor of a mapped checkpoint, as the model reads it.
 #[derive(Debug, Clone)]
 pub struct Mapped {
-    /// The whole file, mapped; shared by every tensor of the file.
-    map: Arc<Mmap>,
+    /// Its file's mapping, or values of its own.
+    map: Backing,
     /// Where the stored tensor's bytes start in the file.
     start: usize,
     /// How many elements it stores.
@@ -104,7 +126,7 @@ impl Mapped {
         let len = shape.iter().try_fold(1usize, |a, &n| a.checked_mul(n))?;
         let end = len.checked_mul(dtype.width())?.checked_add(start)?;
         (end <= map.len()).then(|| Self {
-            map,
+            map: Backing::Map(map),
             start,
             len,
             dtype,
@@ -114,6 +136,31 @@ impl Mapped {
             widened: Arc::new(AtomicUsize::new(0)),
             kept: None,
         })
+    }
+
+    /// A tensor of `shape` holding `values` (row-major f32) of its own:
+    /// one a loader computed, not a view of a file. `None` when their
+    /// count is not the shape's.
+    #[must_use]
+    pub(crate) fn owned(values: Vec<f32>, shape: &[usize]) -> Option<Self> {
+        let len = shape.iter().try_fold(1usize, |a, &n| a.checked_mul(n))?;
+        (len == values.len()).then(|| Self {
+            map: Backing::Owned(values.into()),
+            start: 0,
+            len,
+            dtype: Stored::F32,
+            offset: 0,
+            strides: c_strides(shape),
+            shape: shape.to_vec(),
+            widened: Arc::new(AtomicUsize::new(0)),
+            kept: None,
+        })
+    }
+
+    /// Whether its values are its own (made at load), not a view of a file.
+    #[must_use]
+    pub fn is_owned(&self) -> bool {
+        matches!(self.map, Backing::Owned(_))
     }
 
     /// The same bytes read transposed (a matrix [out, in] as (in, out)).
@@ -158,8 +205,8 @@ impl Mapped {
         &self.map[self.start..self.start + self.len * self.dtype.width()]
     }
 
-    /// The address range of the whole mapping, for tests that check a
-    /// tensor is read in place.
+    /// The address range of the whole mapping (or of its own values), for
+    /// tests that check a tensor is read in place.
     #[must_use]
     pub fn mapping_range(&self) -> std::ops::Range<usize> {
         let p = self.map.as_ptr() as usize;
@@ -392,8 +439,12 @@ impl Mapped {
     /// without touching the disk. A forward therefore holds the weights of
     /// the op it runs, not every weight it has passed. Returns whether the
     /// kernel took the advice (it may refuse, and nothing changes then).
+    /// A tensor of its own values gives nothing back (false).
     #[cfg(unix)]
     pub fn release(&self) -> bool {
+        let Backing::Map(map) = &self.map else {
+            return false;
+        };
         let len = self.stored_bytes();
         if len == 0 {
             return true;
@@ -411,8 +462,7 @@ impl Mapped {
         // memmap2 widens the range to whole pages, so a page shared with a
         // neighbouring tensor is given back too, and read again as well.
         unsafe {
-            self.map
-                .unchecked_advise_range(UncheckedAdvice::DontNeed, self.start, len)
+            map.unchecked_advise_range(UncheckedAdvice::DontNeed, self.start, len)
                 .is_ok()
         }
     }

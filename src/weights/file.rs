@@ -122,6 +122,17 @@ impl Header {
             .collect()
     }
 
+    /// How tensor `name` is stored, if present and F32, F16 or BF16.
+    #[must_use]
+    pub fn stored(&self, name: &str) -> Option<Stored> {
+        match self.meta.info(name)?.dtype {
+            Dtype::F32 => Some(Stored::F32),
+            Dtype::F16 => Some(Stored::F16),
+            Dtype::BF16 => Some(Stored::BF16),
+            _ => None,
+        }
+    }
+
     /// Tensor `name` where it lies in the mapping, as stored.
     ///
     /// # Errors
@@ -164,7 +175,7 @@ impl Header {
 }
 
 /// Maps `file` read-only and private.
-fn map(file: &std::fs::File) -> std::io::Result<Mmap> {
+pub(crate) fn map(file: &std::fs::File) -> std::io::Result<Mmap> {
     #[allow(unsafe_code)]
     // SAFETY: memmap2 cannot promise that the bytes behind a mapping stay
     // put: that is up to whoever else may write the file. This process

@@ -1,7 +1,9 @@
-//! Where a checkpoint's tensors live: one `.safetensors` file, or the
-//! shards a Hugging Face `model.safetensors.index.json` names beside it.
+//! Where a checkpoint's tensors live: one `.safetensors` file, the
+//! shards a Hugging Face `model.safetensors.index.json` names beside it,
+//! or one GGUF file ([`super::gguf`], told by its magic `GGUF`, whatever
+//! its name).
 //!
-//! `--weights` may name either file, or a folder holding `model.safetensors`
+//! `--weights` may name any of these files, or a folder holding `model.safetensors`
 //! (taken first, as transformers does) or `model.safetensors.index.json`.
 //!
 //! ```text
@@ -14,7 +16,8 @@
 
 use super::WeightsError;
 use super::file::Header;
-use crate::ops::mapped::Mapped;
+use super::gguf::Gguf;
+use crate::ops::mapped::{Mapped, Stored};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -39,6 +42,8 @@ pub struct Tensors {
     /// For shards: each tensor the index maps, and which of `files` holds
     /// it. `None` for a single file.
     map: Option<BTreeMap<String, usize>>,
+    /// A GGUF file, in place of `files`.
+    gguf: Option<Gguf>,
 }
 
 impl Tensors {
@@ -65,7 +70,17 @@ impl Tensors {
         let is_index = path
             .file_name()
             .is_some_and(|n| n.as_encoded_bytes().ends_with(b".json"));
-        if is_index {
+        if super::gguf::is_gguf(path) {
+            let g = Gguf::open(path)?;
+            // Its metadata is its model file: it is its own config.
+            Ok(Self {
+                path: g.path.clone(),
+                config: Some(path.to_path_buf()),
+                files: vec![],
+                map: None,
+                gguf: Some(g),
+            })
+        } else if is_index {
             Self::sharded(path)
         } else {
             Self::single(path)
@@ -80,6 +95,7 @@ impl Tensors {
             config: beside(path),
             files: vec![h],
             map: None,
+            gguf: None,
         })
     }
 
@@ -128,6 +144,7 @@ impl Tensors {
             config: beside(path),
             files,
             map: Some(map),
+            gguf: None,
         })
     }
 
@@ -139,16 +156,38 @@ impl Tensors {
         }
     }
 
+    /// The GGUF file, when the checkpoint is one.
+    #[must_use]
+    pub fn gguf(&self) -> Option<&Gguf> {
+        self.gguf.as_ref()
+    }
+
     /// The shape of tensor `name`, if present.
     #[must_use]
     pub fn shape(&self, name: &str) -> Option<&[usize]> {
+        if let Some(g) = &self.gguf {
+            return g.shape(name);
+        }
         self.holder(name)?.shape(name)
+    }
+
+    /// How tensor `name` is held once loaded, read off the header alone;
+    /// `None` when absent or of a type no numeric run reads.
+    #[must_use]
+    pub fn stored(&self, name: &str) -> Option<Stored> {
+        if let Some(g) = &self.gguf {
+            return g.stored(name);
+        }
+        self.holder(name)?.stored(name)
     }
 
     /// Every tensor's name and shape: in file order for a single file, in
     /// name order for shards (only the tensors the index maps).
     #[must_use]
     pub fn tensors(&self) -> Vec<(String, Vec<usize>)> {
+        if let Some(g) = &self.gguf {
+            return g.tensors();
+        }
         match &self.map {
             None => self.files.first().map(Header::tensors).unwrap_or_default(),
             Some(m) => m
@@ -158,11 +197,16 @@ impl Tensors {
         }
     }
 
-    /// Tensor `name` where it lies in its file's mapping (F32, F16 or BF16).
+    /// Tensor `name` where it lies in its file's mapping (F32, F16 or
+    /// BF16), or, from a GGUF file, f32 values of its own when dequantised
+    /// or reordered.
     ///
     /// # Errors
     /// [`WeightsError`] when it is absent or of another dtype.
     pub fn mapped(&self, name: &str) -> Result<Mapped, WeightsError> {
+        if let Some(g) = &self.gguf {
+            return Ok(g.mapped(name)?);
+        }
         match self.holder(name) {
             Some(h) => h.mapped(name),
             None => Err(WeightsError::Corrupt {

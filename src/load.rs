@@ -194,8 +194,15 @@ pub fn resolve(
         req.input = Some(Arc::new(x.read()?));
     }
     if let Some(c) = ckpt {
-        // A GGUF file of a type no numeric run reads traces shapes only.
-        if c.shapes_only(&cfg, &mut req, src.fill)? {
+        // Shapes alone (--shape-only, or a GGUF file of a type no numeric
+        // run reads): the file's names and shapes are checked against the
+        // model, and none of its tensors is read.
+        if req.mode == crate::plan::ModeChoice::ShapeOnly || c.quantized(&mut req)? {
+            let read = crate::model::params_read(&cfg, req.input.is_none());
+            let seeded = c.fits(&cfg, &read, src.fill)?;
+            req.notes
+                .extend(crate::weights::seeded_note(c.path(), &seeded));
+            req.mode = crate::plan::ModeChoice::ShapeOnly;
             return Ok((cfg, req));
         }
         // A 16-bit file is widened op by op, unless the limit also holds

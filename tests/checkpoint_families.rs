@@ -312,3 +312,29 @@ fn a_bert_pretraining_file_traces_its_encoder_and_names_the_heads_left() {
         "{err}"
     );
 }
+
+/// `--shape-only --weights`: the file's names and shapes are checked
+/// against the model (a missing tensor refused as in a numeric run) and
+/// shapes traced, no tensor read: a Q8_0 GGUF file as a safetensors one.
+#[test]
+fn shapes_only_check_the_file_and_read_no_tensor() {
+    for w in [
+        "tests/fixtures/hf-bert-tiny",
+        "tests/fixtures/hf-falcon-tiny-new",
+        "tests/fixtures/gguf-llama-tiny/model-q8_0.gguf",
+    ] {
+        let (code, out, err) = cli(&["trace", "--weights", w, "--shape-only", "--format", "json"]);
+        assert_eq!(code, Some(0), "{w}: {err}");
+        let header: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        assert_eq!(header["mode"], "shape-only", "{w}");
+    }
+    refused_in_one_line(
+        &[
+            "trace",
+            "--weights",
+            "tests/fixtures/hf-bert-tiny-no-types",
+            "--shape-only",
+        ],
+        "missing embeddings.token_type_embeddings.weight (2,64)",
+    );
+}

@@ -76,8 +76,13 @@ fn numbers_required_but_impossible_exit_2_on_one_line_leaving_no_file() {
     let w = "tests/fixtures/nanogpt-tiny.safetensors";
     let cases: Vec<(Vec<&str>, &[&str])> = vec![
         (
-            vec!["trace", "--weights", w, "--heads", "4", "--shape-only"],
-            &["--shape-only conflicts with --weights"],
+            vec![
+                "trace",
+                "--input",
+                "tests/fixtures/nanogpt-tiny-input.npy",
+                "--shape-only",
+            ],
+            &["--shape-only conflicts with --input"],
         ),
         (
             vec!["--weights", w, "--heads", "4", "--max-memory", "1k"],

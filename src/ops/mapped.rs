@@ -125,8 +125,14 @@ impl Mapped {
     ) -> Option<Self> {
         let len = shape.iter().try_fold(1usize, |a, &n| a.checked_mul(n))?;
         let end = len.checked_mul(dtype.width())?.checked_add(start)?;
-        (end <= map.len()).then(|| Self {
-            map: Backing::Map(map),
+        (end <= map.len()).then(|| Self::whole(Backing::Map(map), start, len, dtype, shape))
+    }
+
+    /// The whole stored tensor of `len` elements from `start` in
+    /// `backing`, viewed as `shape` in row-major order.
+    fn whole(backing: Backing, start: usize, len: usize, dtype: Stored, shape: &[usize]) -> Self {
+        Self {
+            map: backing,
             start,
             len,
             dtype,
@@ -135,7 +141,7 @@ impl Mapped {
             shape: shape.to_vec(),
             widened: Arc::new(AtomicUsize::new(0)),
             kept: None,
-        })
+        }
     }
 
     /// A tensor of `shape` holding `values` (row-major f32) of its own:
@@ -144,17 +150,8 @@ impl Mapped {
     #[must_use]
     pub(crate) fn owned(values: Vec<f32>, shape: &[usize]) -> Option<Self> {
         let len = shape.iter().try_fold(1usize, |a, &n| a.checked_mul(n))?;
-        (len == values.len()).then(|| Self {
-            map: Backing::Owned(values.into()),
-            start: 0,
-            len,
-            dtype: Stored::F32,
-            offset: 0,
-            strides: c_strides(shape),
-            shape: shape.to_vec(),
-            widened: Arc::new(AtomicUsize::new(0)),
-            kept: None,
-        })
+        (len == values.len())
+            .then(|| Self::whole(Backing::Owned(values.into()), 0, len, Stored::F32, shape))
     }
 
     /// Whether its values are its own (made at load), not a view of a file.

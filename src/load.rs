@@ -169,6 +169,11 @@ pub fn resolve(
         dims.seq = Some(t);
     }
     let model = base.then(&file).then(&dims);
+    // A config.json of another family than the checkpoint's names is
+    // refused before its settings are laid on the file's tensors.
+    if let (Some(c), Some(model_type)) = (&ckpt, &model.family) {
+        c.of_family(model_type)?;
+    }
     req.notes.extend(model.notes.iter().flatten().cloned());
     let cfg = match model.clone().then(flags).resolve() {
         Ok(cfg) => cfg,
@@ -199,9 +204,9 @@ pub fn resolve(
         // model, and none of its tensors is read.
         if req.mode == crate::plan::ModeChoice::ShapeOnly || c.quantized(&mut req)? {
             let read = crate::model::params_read(&cfg, req.input.is_none());
-            let seeded = c.fits(&cfg, &read, src.fill)?;
+            req.seeded = c.fits(&cfg, &read, src.fill)?;
             req.notes
-                .extend(crate::weights::seeded_note(c.path(), &seeded));
+                .extend(crate::weights::seeded_note(c.path(), &req.seeded));
             req.mode = crate::plan::ModeChoice::ShapeOnly;
             return Ok((cfg, req));
         }
@@ -223,8 +228,9 @@ pub fn resolve(
         // seeded) its ends too.
         let read = crate::model::params_read(&cfg, req.input.is_none());
         let w = c.load(&cfg, &read, src.fill)?;
+        req.seeded = w.seeded().to_vec();
         req.notes
-            .extend(crate::weights::seeded_note(c.path(), w.seeded()));
+            .extend(crate::weights::seeded_note(c.path(), &req.seeded));
         if !w.heads_unread().is_empty() {
             req.notes.push(format!(
                 "{}: {} of a head the trace does not reach left unread ({} …): the trace ends in the model's own output",

@@ -83,6 +83,10 @@ pub struct Request {
     /// config.json's unknown fields, a checkpoint's inferred settings),
     /// one line each, for the run to say.
     pub notes: Vec<String>,
+    /// What the model reads that the checkpoint lacked, drawn from the
+    /// seed under `--fill-missing seeded` (the file's name and shape for
+    /// each), for the trace log's header; empty otherwise.
+    pub seeded: Vec<String>,
 }
 
 impl Request {

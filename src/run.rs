@@ -68,11 +68,7 @@ pub fn trace_request(cfg: &ModelConfig, req: &Request) -> Result<Traced, Error> 
         .map_or(Source::Seeded, Source::Loaded);
     let ids = req.tokens.as_deref();
     // What the checkpoint lacked and the seed drew, for the log's header.
-    let seeded = req
-        .weights
-        .as_deref()
-        .map(|w| w.seeded().to_vec())
-        .unwrap_or_default();
+    let seeded = req.seeded.clone();
     let shapes = || {
         let start = (None, ids);
         record(cfg, &ShapeOnly(cfg.dtype), source, start, &Watch::default())

@@ -207,6 +207,23 @@ pub enum WeightsError {
         /// How many other tensors are missing from theirs.
         more: usize,
     },
+    /// A config.json of another family than the file's names: its
+    /// settings would be laid on tensors they were never made for.
+    #[error(
+        "{} holds {family} tensors, but the model is a config.json of model_type {}; allowed: a config.json of model_type {allowed}, as the file's names are",
+        crate::text::shown(.path),
+        crate::text::shown(.model_type)
+    )]
+    Family {
+        /// The checkpoint.
+        path: String,
+        /// The family its names are, e.g. `Falcon`.
+        family: &'static str,
+        /// The config.json's `model_type`, e.g. `gpt_neox`.
+        model_type: String,
+        /// The model types named as the file is, listed.
+        allowed: String,
+    },
     /// A tied model on a file whose own LM head differs from its wte: the
     /// file's head would be silently replaced by wte.
     #[error(
@@ -279,6 +296,24 @@ impl Checkpoint {
     #[must_use]
     pub fn path(&self) -> &str {
         &self.file.path
+    }
+
+    /// Refuses a model read from a config.json of `model_type` when the
+    /// file's names are another family's.
+    ///
+    /// # Errors
+    /// [`WeightsError::Family`] naming both.
+    pub fn of_family(&self, model_type: &str) -> Result<(), WeightsError> {
+        let layout = self.naming.layout;
+        if layout.model_types().contains(&model_type) {
+            return Ok(());
+        }
+        Err(WeightsError::Family {
+            path: self.path().to_string(),
+            family: layout.family(),
+            model_type: model_type.to_string(),
+            allowed: layout.model_types().join(", "),
+        })
     }
 
     /// The model file of a run given `--weights` alone: the `config.json`

@@ -98,6 +98,27 @@ fn a_missing_tensor_is_refused_by_its_own_name_or_seeded_aloud() {
         header["seeded"],
         serde_json::json!(["embeddings.token_type_embeddings.weight (2,64)"])
     );
+    // Shapes only, the header names it too.
+    let (code, out, err) = cli(&[
+        "trace",
+        "--weights",
+        p,
+        "--fill-missing",
+        "seeded",
+        "--shape-only",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let header: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        header["seeded"],
+        serde_json::json!(["embeddings.token_type_embeddings.weight (2,64)"])
+    );
+    // Without --weights there is nothing to fill.
+    let (code, _, err) = cli(&["trace", "--fill-missing", "seeded"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--weights"), "{err}");
     // A whole checkpoint's header names nothing seeded.
     let (_, whole, _) = cli(&[
         "trace",
@@ -247,28 +268,123 @@ fn a_parameter_the_naming_cannot_hold_is_named_as_ours() {
 }
 
 /// A file's family is told by what it holds: OPT's q_proj beside its fc1
-/// is never taken for Llama's, Falcon's h.{i} never for GPT-2's, and a
-/// config of another family is refused with the file's own family named.
+/// is never taken for Llama's, Falcon's h.{i} never for GPT-2's. A
+/// config.json of another family is refused naming both, for every pair;
+/// a flag its blocks cannot take, naming the file's family; and a file
+/// without the block-0 tensor its family is told by is still told by the
+/// others, and refused naming the one it lacks.
 #[test]
 fn a_wrong_guess_never_gives_a_misleading_reason() {
-    let llama = at("hf-llama-tiny", "config.json");
-    let llama = llama.to_str().unwrap();
-    for (fixture, family) in [
+    // (weights, their config.json, the family, its model_type)
+    let files = [
+        ("hf-opt-tiny", "hf-opt-tiny/config.json", "OPT", "opt"),
+        (
+            "hf-falcon-tiny",
+            "hf-falcon-tiny/config.json",
+            "Falcon",
+            "falcon",
+        ),
+        ("hf-bert-tiny", "hf-bert-tiny/config.json", "BERT", "bert"),
+        (
+            "hf-neox-tiny",
+            "hf-neox-tiny/config.json",
+            "GPT-NeoX",
+            "gpt_neox",
+        ),
+        (
+            "hf-llama-tiny",
+            "hf-llama-tiny/config.json",
+            "Llama",
+            "llama",
+        ),
+        (
+            "hf-gpt2-lm.safetensors",
+            "hf-gpt2-lm-config.json",
+            "GPT-2",
+            "gpt2",
+        ),
+    ];
+    let fixture = |p: &str| {
+        Path::new("tests/fixtures")
+            .join(p)
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    for (w, _, family, _) in files {
+        for (_, config, _, model_type) in files {
+            if config.starts_with(w.trim_end_matches(".safetensors")) {
+                continue;
+            }
+            refused_in_one_line(
+                &[
+                    "trace",
+                    "--weights",
+                    &fixture(w),
+                    "--config",
+                    &fixture(config),
+                ],
+                &format!(
+                    "holds {family} tensors, but the model is a config.json of model_type {model_type}"
+                ),
+            );
+        }
+    }
+    for (fixture_dir, family) in [
         ("hf-opt-tiny", "an OPT checkpoint holds OPT blocks"),
         ("hf-falcon-tiny", "a Falcon checkpoint holds Falcon blocks"),
         ("hf-bert-tiny", "a BERT checkpoint holds a BERT encoder"),
     ] {
-        let w = Path::new("tests/fixtures").join(fixture);
+        let w = Path::new("tests/fixtures").join(fixture_dir);
         refused_in_one_line(
-            &["trace", "--weights", w.to_str().unwrap(), "--config", llama],
+            &["trace", "--weights", w.to_str().unwrap(), "--act", "swiglu"],
             family,
         );
         // Without its config.json, the family is named as what it needs.
-        let alone = rewritten(&at(fixture, "model.safetensors"), None, &[], str::to_string);
+        let alone = rewritten(
+            &at(fixture_dir, "model.safetensors"),
+            None,
+            &[],
+            str::to_string,
+        );
         let family = family.split(' ').nth(1).unwrap();
         refused_in_one_line(
             &["trace", "--weights", alone.path().to_str().unwrap()],
             &format!("is a {family} checkpoint with no config.json beside it"),
+        );
+    }
+    for (fixture_dir, lacks) in [
+        ("hf-opt-tiny", "model.decoder.layers.0.fc1.weight"),
+        (
+            "hf-falcon-tiny",
+            "transformer.h.0.self_attention.query_key_value.weight",
+        ),
+        (
+            "hf-bert-tiny",
+            "encoder.layer.0.attention.self.query.weight",
+        ),
+        ("hf-llama-tiny", "model.layers.0.self_attn.q_proj.weight"),
+        (
+            "hf-neox-tiny",
+            "gpt_neox.layers.0.attention.query_key_value.weight",
+        ),
+    ] {
+        let dir = rewritten(
+            &at(fixture_dir, "model.safetensors"),
+            Some(&at(fixture_dir, "config.json")),
+            &[lacks],
+            str::to_string,
+        );
+        let tokens = at(fixture_dir, "tokens.npy");
+        refused_in_one_line(
+            &[
+                "trace",
+                "--weights",
+                dir.path().to_str().unwrap(),
+                "--tokens",
+                tokens.to_str().unwrap(),
+            ],
+            &format!("missing {lacks} "),
         );
     }
 }

@@ -715,7 +715,7 @@ fn bias_fields_follow_the_family_and_the_no_bias_flag_wins() {
     let (code, _, err) = common::cli(&["params", "--config", &mistral]);
     assert_eq!(code, Some(0));
     assert!(
-        err.contains("attention_bias true is not applied: transformers builds model_type mistral without those biases")
+        err.contains("attention_bias true is not read: transformers fixes model_type mistral's biases in its code (none)")
             && !err.contains("unknown"),
         "{err}"
     );

@@ -41,7 +41,7 @@ pub struct ModelArgs {
     /// head, a bias, a norm): by default the run is refused naming each
     /// one; `seeded` draws them from the seed and names every one in a
     /// note and in the trace log's header.
-    #[arg(long, global = true, value_name = "seeded", value_parser = ["seeded"])]
+    #[arg(long, global = true, value_name = "seeded", value_parser = ["seeded"], requires = "weights")]
     pub fill_missing: Option<String>,
     /// The input x0 from an f32 .npy of shape (B, T, d_model); B and T come
     /// from the file. Needs a numeric run.

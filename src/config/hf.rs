@@ -164,6 +164,7 @@ pub fn parse(text: &str, path: &str) -> Result<Overlay, HfError> {
     notes.extend(policy::note(&f, inner));
     o.notes = (!notes.is_empty()).then_some(notes);
     o.name = Some(model_type.to_string());
+    o.family = Some(model_type.to_string());
     o.batch = Some(1);
     o.seq = o.context;
     // Pre-LN with a final norm unless the family's reader says otherwise.

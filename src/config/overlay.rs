@@ -72,6 +72,12 @@ overlay! {
         #[serde(skip)]
         #[arg(skip)]
         notes: Vec<String> => |_, _| {},
+        /// The `model_type` of the config.json the model was read from,
+        /// e.g. `falcon`, which a checkpoint's naming must be of; never read
+        /// from a file and not laid on the config.
+        #[serde(skip)]
+        #[arg(skip)]
+        family: String => |_, _| {},
         /// The name the resolved config carries instead of its base preset's,
         /// e.g. `llama (config.json)`; never read from a file.
         #[serde(skip)]

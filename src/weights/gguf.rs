@@ -330,7 +330,10 @@ fn heads(p: &Parsed) -> Result<Option<(usize, usize)>, String> {
     let count = |key: &str| match p.meta.get(key) {
         Some(Value::Int(n)) if *n > 0 && *n < 1 << 20 => Ok(usize::try_from(*n).ok()),
         None => Ok(None),
-        Some(v) => Err(format!("{key} is {v:?}; allowed: a positive count")),
+        Some(v) => Err(format!(
+            "{key} is {v}; allowed: a count from 1 to {}",
+            (1 << 20) - 1
+        )),
     };
     let q = count("llama.attention.head_count")?
         .ok_or("a llama file without llama.attention.head_count (its q and k rows cannot be put back in order)")?;

@@ -52,6 +52,21 @@ impl Layout {
         }
     }
 
+    /// The config.json `model_type`s whose checkpoints are named so.
+    #[must_use]
+    pub fn model_types(self) -> &'static [&'static str] {
+        match self {
+            Layout::NanoGpt | Layout::HfConv1d => &["gpt2"],
+            Layout::Llama => &[
+                "llama", "mistral", "qwen2", "mixtral", "phi3", "gemma", "gemma2",
+            ],
+            Layout::NeoX => &["gpt_neox"],
+            Layout::Bert => &["bert"],
+            Layout::Opt => &["opt"],
+            Layout::Falcon => &["falcon"],
+        }
+    }
+
     /// Whether no tensor shape tells its model: its config.json is needed.
     #[must_use]
     pub fn needs_config(self) -> bool {
@@ -77,41 +92,44 @@ pub struct Naming {
 }
 
 impl Naming {
-    /// Finds block 0 (GPT-2's c_attn, else Llama's q_proj) to tell the
-    /// prefix and layout.
+    /// Tells the family and the prefix by the block tensors the file
+    /// holds: the first family in [`MARKS`] one of whose block words any
+    /// tensor has (`{root}{stem}{i}.{word}…`, any block i), so a file that
+    /// lacks one tensor is still told by the others.
     ///
     /// # Errors
-    /// [`WeightsError::NotGpt`] when no block 0 is found.
+    /// [`WeightsError::NotGpt`] when no tensor is a block's of any family.
     pub fn detect(h: &Tensors) -> Result<Self, WeightsError> {
         let tensors = h.tensors();
-        let root_of = |suffix: &str| {
-            tensors
-                .iter()
-                .find_map(|(n, _)| n.strip_suffix(suffix))
-                .filter(|r| r.is_empty() || r.ends_with('.'))
-                .map(str::to_string)
-        };
-        let Some(root) = root_of("h.0.attn.c_attn.weight") else {
-            let found = |layout, block0| {
-                root_of(block0).map(|root| Self {
-                    root,
-                    outer: String::new(),
-                    layout,
+        let root_of = |stem: &str, words: &[&str]| {
+            tensors.iter().find_map(|(n, _)| {
+                n.match_indices(stem).find_map(|(at, _)| {
+                    let root = &n[..at];
+                    let rest = &n[at + stem.len()..];
+                    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+                    let after = rest[digits..].strip_prefix('.')?;
+                    (digits > 0
+                        && (root.is_empty() || root.ends_with('.'))
+                        && words.iter().any(|w| after.starts_with(w)))
+                    .then(|| root.to_string())
                 })
-            };
-            // OPT's q_proj is named as Llama's, Falcon's blocks as GPT-2's
-            // h.{i}: each is told by a tensor only its family holds (OPT's
-            // fc1, Falcon's self_attention), before Llama's q_proj.
-            return found(Layout::Opt, super::opt::BLOCK0)
-                .or_else(|| found(Layout::Falcon, super::falcon::BLOCK0))
-                .or_else(|| found(Layout::Bert, super::bert::BLOCK0))
-                .or_else(|| found(Layout::Llama, super::llama::BLOCK0))
-                .or_else(|| found(Layout::Llama, super::llama::FUSED_BLOCK0))
-                .or_else(|| found(Layout::NeoX, super::neox::BLOCK0))
-                .ok_or_else(|| WeightsError::NotGpt {
-                    path: h.path.clone(),
-                });
+            })
         };
+        let Some((layout, root)) = MARKS
+            .iter()
+            .find_map(|(layout, stem, words)| root_of(stem, words).map(|r| (*layout, r)))
+        else {
+            return Err(WeightsError::NotGpt {
+                path: h.path.clone(),
+            });
+        };
+        if layout != Layout::NanoGpt {
+            return Ok(Self {
+                root,
+                outer: String::new(),
+                layout,
+            });
+        }
         let outer = if root.starts_with("_orig_mod.") {
             "_orig_mod.".to_string()
         } else {
@@ -327,6 +345,73 @@ pub enum Unread {
     /// A head the trace does not reach (BERT's `cls.…`): named in a note.
     Head,
 }
+
+/// Each family's block tensors, in the order families are told apart: the
+/// stem before the block index and the words after it that only that
+/// family's blocks hold (GPT-2's, whose nanoGPT or Conv1D layout the
+/// c_attn shape then tells, stand for both). OPT's q_proj is named as
+/// Llama's and GPT-NeoX's norms as Llama's, Falcon's blocks as GPT-2's
+/// `h.{i}`: each goes before the family it resembles, told by words only
+/// it has.
+pub const MARKS: [(Layout, &str, &[&str]); 6] = [
+    (
+        Layout::NanoGpt,
+        "h.",
+        &[
+            "attn.c_attn.",
+            "attn.c_proj.",
+            "ln_1.",
+            "ln_2.",
+            "mlp.c_fc.",
+            "mlp.c_proj.",
+        ],
+    ),
+    (
+        Layout::Opt,
+        "layers.",
+        &[
+            "fc1.",
+            "fc2.",
+            "self_attn_layer_norm.",
+            "self_attn.out_proj.",
+        ],
+    ),
+    (Layout::Falcon, "h.", &["self_attention."]),
+    (
+        Layout::Bert,
+        "encoder.layer.",
+        &[
+            "attention.self.",
+            "attention.output.",
+            "intermediate.dense.",
+            "output.dense.",
+        ],
+    ),
+    (
+        Layout::NeoX,
+        "layers.",
+        &[
+            "attention.query_key_value.",
+            "attention.dense.",
+            "mlp.dense_h_to_4h.",
+            "mlp.dense_4h_to_h.",
+        ],
+    ),
+    (
+        Layout::Llama,
+        "layers.",
+        &[
+            "self_attn.",
+            "input_layernorm.",
+            "post_attention_layernorm.",
+            "mlp.gate_proj.",
+            "mlp.up_proj.",
+            "mlp.down_proj.",
+            "mlp.gate_up_proj.",
+            "block_sparse_moe.",
+        ],
+    ),
+];
 
 /// Why `cfg` cannot take the blocks a file of `layout` holds, if it
 /// cannot, and what such a file holds (for the message): the first of

@@ -66,9 +66,9 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
     }
     // Qwen2's q, k and v projections always have biases, Mistral's
     // projections never: neither reads a bias field (transformers' code
-    // fixes them), so one in the file changes nothing computed and passes
-    // silently. It is read (and checked to be true or false) either way:
-    // a field listed as applied is never noted as unknown.
+    // fixes them). One in the file is read (and checked to be true or
+    // false) either way, so a field listed as applied is never noted as
+    // unknown; set true, a note says it is not read.
     let qwen2 = f.model_type == "qwen2";
     let (attention_bias, mlp_bias) = (f.flag("attention_bias", false)?, f.flag("mlp_bias", false)?);
     let ignored: Vec<&str> = [("attention_bias", attention_bias), ("mlp_bias", mlp_bias)]
@@ -78,10 +78,15 @@ pub fn read(f: &Fields) -> Result<(Overlay, Vec<String>), HfError> {
         .collect();
     let note = (!ignored.is_empty()).then(|| {
         vec![format!(
-            "{}: {} true is not applied: transformers builds model_type {} without those biases",
+            "{}: {} true is not read: transformers fixes model_type {}'s biases in its code ({})",
             crate::text::shown(f.path),
             ignored.join(" and "),
-            crate::text::shown(f.model_type)
+            crate::text::shown(f.model_type),
+            if qwen2 {
+                "q, k and v always, o and the MLP never"
+            } else {
+                "none"
+            }
         )]
     });
     let (attention_bias, mlp_bias) = if f.model_type == "llama" {

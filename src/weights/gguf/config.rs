@@ -48,7 +48,7 @@ pub fn overlay(p: &Parsed, path: &str, file_name: &str) -> Result<Overlay, GgufE
     let arch = match p.meta.get("general.architecture") {
         Some(Value::Str(a)) if a == "llama" || a == "qwen2" => a.clone(),
         Some(Value::Str(a)) => return Err(bad("general.architecture", format!("'{a}'"), ARCHES)),
-        Some(v) => return Err(bad("general.architecture", shown(v), ARCHES)),
+        Some(v) => return Err(bad("general.architecture", v.to_string(), ARCHES)),
         None => return Err(missing("general.architecture")),
     };
     let dim = |suffix: &str| -> Result<Option<u64>, GgufError> {
@@ -56,7 +56,7 @@ pub fn overlay(p: &Parsed, path: &str, file_name: &str) -> Result<Overlay, GgufE
         match p.meta.get(&key) {
             None => Ok(None),
             Some(Value::Int(n)) if *n > 0 && *n <= 1 << 40 => Ok(u64::try_from(*n).ok()),
-            Some(v) => Err(bad(&key, shown(v), "a positive integer")),
+            Some(v) => Err(bad(&key, v.to_string(), "a positive integer")),
         }
     };
     let need = |suffix: &str| dim(suffix)?.ok_or_else(|| missing(&format!("{arch}.{suffix}")));
@@ -65,7 +65,7 @@ pub fn overlay(p: &Parsed, path: &str, file_name: &str) -> Result<Overlay, GgufE
         match p.meta.get(&key) {
             None => Ok(None),
             Some(Value::Float(x)) if x.is_finite() && *x > 0.0 => Ok(Some(*x)),
-            Some(v) => Err(bad(&key, shown(v), "a positive finite number")),
+            Some(v) => Err(bad(&key, v.to_string(), "a positive finite number")),
         }
     };
     let heads = need("attention.head_count")?;
@@ -86,7 +86,7 @@ pub fn overlay(p: &Parsed, path: &str, file_name: &str) -> Result<Overlay, GgufE
         Some(v) => {
             return Err(bad(
                 &scaling,
-                shown(v),
+                v.to_string(),
                 "none (rope scaling is not read from GGUF)",
             ));
         }
@@ -130,15 +130,4 @@ pub fn overlay(p: &Parsed, path: &str, file_name: &str) -> Result<Overlay, GgufE
     };
     o.name = Some(format!("{name} ({file_name})"));
     Ok(o)
-}
-
-/// A value for a message.
-fn shown(v: &Value) -> String {
-    match v {
-        Value::Int(n) => n.to_string(),
-        Value::Float(x) => x.to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Str(s) => format!("'{}'", crate::text::one_line(s)),
-        Value::Array(t, n) => format!("an array of {n} items of type {t}"),
-    }
 }

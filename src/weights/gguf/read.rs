@@ -44,6 +44,20 @@ pub enum Value {
     Array(u32, u64),
 }
 
+/// A value as a message shows it: `7`, `'llama'`, `an array of 3 items
+/// of type 4`.
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Int(n) => write!(f, "{n}"),
+            Value::Float(x) => write!(f, "{x}"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Str(s) => write!(f, "'{}'", crate::text::one_line(s)),
+            Value::Array(t, n) => write!(f, "an array of {n} items of type {t}"),
+        }
+    }
+}
+
 /// One tensor as the header declares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Info {
@@ -258,7 +272,7 @@ pub fn parse(bytes: &[u8]) -> R<Parsed> {
         }
         Some(v) => {
             return Err(format!(
-                "general.alignment is {v:?}; allowed: a power of two from 1 to 65536"
+                "general.alignment is {v}; allowed: a power of two from 1 to 65536"
             ));
         }
     };

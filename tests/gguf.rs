@@ -234,6 +234,11 @@ fn gguf(meta: &[(&str, V)], tensors: &[T]) -> Vec<u8> {
 /// A one-block llama of width 16 (2 heads of 8), ffn 256, vocab 8, its
 /// ffn_down of ggml type `down` (in `down_bytes`), the rest F32.
 fn tiny_llama(down: u32, down_bytes: usize) -> Vec<u8> {
+    tiny_llama_without(down, down_bytes, "")
+}
+
+/// [`tiny_llama`] without its tensor named `drop`.
+fn tiny_llama_without(down: u32, down_bytes: usize, drop: &str) -> Vec<u8> {
     let meta = [
         ("general.architecture", V::Str("llama")),
         ("llama.block_count", V::U32(1)),
@@ -259,6 +264,7 @@ fn tiny_llama(down: u32, down_bytes: usize) -> Vec<u8> {
     for p in ["attn_q", "attn_k", "attn_v", "attn_output"] {
         ts.push(f(&format!("blk.0.{p}.weight"), &[16, 16]));
     }
+    ts.retain(|t| t.name != drop);
     gguf(&meta, &ts)
 }
 
@@ -426,4 +432,25 @@ fn hostile_files_are_refused_in_one_line_naming_the_value() {
         &["params", "--config", &p],
         "general.architecture is 'none'",
     );
+}
+
+/// A tensor a GGUF file lacks, or holds in a wrong shape, is named as
+/// the file names it (`output_norm.weight`, `blk.0.ffn_norm.weight`),
+/// never by the Hugging Face name the reader offers it under.
+#[test]
+fn a_missing_gguf_tensor_is_named_by_the_files_own_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for drop in [
+        "output_norm.weight",
+        "blk.0.ffn_norm.weight",
+        "blk.0.attn_k.weight",
+    ] {
+        let file = write(&dir, "lacks.gguf", &tiny_llama_without(0, 4 * 4096, drop));
+        refused_in_one_line(
+            &["trace", "--weights", &file, "--tokens", "1,2"],
+            &format!("missing {drop} ("),
+        );
+        let (_, _, err) = cli(&["trace", "--weights", &file, "--tokens", "1,2"]);
+        assert!(!err.contains("model."), "{err}");
+    }
 }

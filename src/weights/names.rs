@@ -270,12 +270,12 @@ impl Naming {
             match h.shape(&e.name) {
                 None if e.fills().iter().any(|n| reads(n)) => {
                     fit.missing
-                        .push(format!("{} {}", e.name, fmt_shape(&e.shape)));
+                        .push(format!("{} {}", h.own_name(&e.name), fmt_shape(&e.shape)));
                 }
                 Some(got) if check_shape && got != e.shape.as_slice() => {
                     fit.problems.push(format!(
                         "{}: expected {}, found {}",
-                        e.name,
+                        h.own_name(&e.name),
                         fmt_shape(&e.shape),
                         fmt_shape(got)
                     ))
@@ -297,7 +297,7 @@ impl Naming {
             if self.unread(&name).is_none() && !expected.iter().any(|e| e.name == name) {
                 fit.problems.push(format!(
                     "unknown {} {}",
-                    crate::text::one_line(&name),
+                    crate::text::one_line(&h.own_name(&name)),
                     fmt_shape(&shape)
                 ));
             }

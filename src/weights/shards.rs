@@ -162,6 +162,17 @@ impl Tensors {
         self.gguf.as_ref()
     }
 
+    /// Tensor `name` as the file itself names it, for messages: a GGUF
+    /// file's own name (`output_norm.weight` for `model.norm.weight`), any
+    /// other's as it is.
+    #[must_use]
+    pub fn own_name(&self, name: &str) -> String {
+        match &self.gguf {
+            Some(_) => super::gguf::names::gguf_name(name),
+            None => name.to_string(),
+        }
+    }
+
     /// The shape of tensor `name`, if present.
     #[must_use]
     pub fn shape(&self, name: &str) -> Option<&[usize]> {

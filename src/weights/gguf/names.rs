@@ -19,43 +19,63 @@
 //! that ggml's adjacent-pair rotation computes the model's half-split
 //! one. [`unpermute`] puts them back.
 
-/// The Hugging Face name of the GGUF tensor `name`.
-#[must_use]
-pub fn hf_name(name: &str) -> String {
-    let whole = [
-        ("token_embd.", "model.embed_tokens."),
-        ("output_norm.", "model.norm."),
-        ("output.", "lm_head."),
-    ];
-    for (from, to) in whole {
+/// Whole names: llama.cpp's prefix, Hugging Face's.
+const WHOLE: [(&str, &str); 3] = [
+    ("token_embd.", "model.embed_tokens."),
+    ("output_norm.", "model.norm."),
+    ("output.", "lm_head."),
+];
+
+/// A block's parts: after `blk.N.`, after `model.layers.N.`.
+const PARTS: [(&str, &str); 9] = [
+    ("attn_norm.", "input_layernorm."),
+    ("attn_q.", "self_attn.q_proj."),
+    ("attn_k.", "self_attn.k_proj."),
+    ("attn_v.", "self_attn.v_proj."),
+    ("attn_output.", "self_attn.o_proj."),
+    ("ffn_norm.", "post_attention_layernorm."),
+    ("ffn_gate.", "mlp.gate_proj."),
+    ("ffn_up.", "mlp.up_proj."),
+    ("ffn_down.", "mlp.down_proj."),
+];
+
+/// `name` renamed by the tables, from the left names to the right ones
+/// (`to_hf`) or back: a whole name's prefix, else `{block}N.` and a part.
+fn renamed(name: &str, to_hf: bool) -> String {
+    let (blk, layers) = ("blk.", "model.layers.");
+    let (from_block, to_block) = if to_hf { (blk, layers) } else { (layers, blk) };
+    let pick = |(a, b): (&'static str, &'static str)| if to_hf { (a, b) } else { (b, a) };
+    for (from, to) in WHOLE.map(pick) {
         if let Some(rest) = name.strip_prefix(from) {
             return format!("{to}{rest}");
         }
     }
     let Some((n, rest)) = name
-        .strip_prefix("blk.")
+        .strip_prefix(from_block)
         .and_then(|r| r.split_once('.'))
         .filter(|(n, _)| n.bytes().all(|b| b.is_ascii_digit()) && !n.is_empty())
     else {
         return name.to_string();
     };
-    let parts = [
-        ("attn_norm.", "input_layernorm."),
-        ("attn_q.", "self_attn.q_proj."),
-        ("attn_k.", "self_attn.k_proj."),
-        ("attn_v.", "self_attn.v_proj."),
-        ("attn_output.", "self_attn.o_proj."),
-        ("ffn_norm.", "post_attention_layernorm."),
-        ("ffn_gate.", "mlp.gate_proj."),
-        ("ffn_up.", "mlp.up_proj."),
-        ("ffn_down.", "mlp.down_proj."),
-    ];
-    for (from, to) in parts {
+    for (from, to) in PARTS.map(pick) {
         if let Some(tail) = rest.strip_prefix(from) {
-            return format!("model.layers.{n}.{to}{tail}");
+            return format!("{to_block}{n}.{to}{tail}");
         }
     }
     name.to_string()
+}
+
+/// The Hugging Face name of the GGUF tensor `name`.
+#[must_use]
+pub fn hf_name(name: &str) -> String {
+    renamed(name, true)
+}
+
+/// The GGUF name of the Hugging Face tensor `name` (the file's own, for
+/// messages): `model.norm.weight` → `output_norm.weight`.
+#[must_use]
+pub fn gguf_name(name: &str) -> String {
+    renamed(name, false)
 }
 
 /// Which projection's rows the converter reordered: `Some(true)` for q,

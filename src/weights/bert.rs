@@ -24,9 +24,6 @@
 use super::expect::{Expect, List};
 use crate::config::ModelConfig;
 
-/// The name of block 0's query projection, after the prefix.
-pub const BLOCK0: &str = "encoder.layer.0.attention.self.query.weight";
-
 /// Every tensor a BERT checkpoint of `cfg` holds, under prefix `r`.
 #[must_use]
 pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {

@@ -19,13 +19,10 @@
 //! ```
 //!
 //! Its blocks are named as GPT-2's `h.{i}`: what tells them apart is
-//! block 0's `self_attention.query_key_value`.
+//! its `self_attention` ([`super::names::MARKS`]).
 
 use super::expect::{Expect, List};
 use crate::config::ModelConfig;
-
-/// The name of block 0's fused projection, after the prefix.
-pub const BLOCK0: &str = "h.0.self_attention.query_key_value.weight";
 
 /// Every tensor a Falcon checkpoint of `cfg` holds, under prefix `r`.
 #[must_use]

@@ -31,11 +31,6 @@ use super::{Checkpoint, WeightsError};
 use crate::config::file::Overlay;
 use crate::config::{Act, ModelConfig, NormKind, Placement, PosEmb, QkvFusion};
 
-/// The name of block 0's query projection, after the prefix.
-pub const BLOCK0: &str = "layers.0.self_attn.q_proj.weight";
-/// The name of block 0's fused projection (Phi-3), after the prefix.
-pub const FUSED_BLOCK0: &str = "layers.0.self_attn.qkv_proj.weight";
-
 /// ε of the norms and θ of the rotary embedding of a model read off a
 /// file without a config.json: Llama 2's and Mistral 7B's.
 pub const EPS: f64 = 1e-5;

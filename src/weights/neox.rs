@@ -21,9 +21,6 @@
 use super::expect::{Expect, Target};
 use crate::config::ModelConfig;
 
-/// The name of block 0's fused projection, after the prefix.
-pub const BLOCK0: &str = "layers.0.attention.query_key_value.weight";
-
 /// Every tensor a GPT-NeoX checkpoint of `cfg` holds, under prefix `r`.
 #[must_use]
 pub fn expected(r: &str, cfg: &ModelConfig) -> Vec<Expect> {

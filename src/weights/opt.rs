@@ -16,14 +16,10 @@
 //! ```
 //!
 //! Its q, k, v projections are named as Llama's: what tells the two apart
-//! is the `decoder.` before `layers.` and block 0's `fc1`.
+//! is the MLP's `fc1` and `fc2` ([`super::names::MARKS`]).
 
 use super::expect::{Expect, List};
 use crate::config::ModelConfig;
-
-/// The name of block 0's first MLP matrix, after the prefix: no Llama
-/// block holds it.
-pub const BLOCK0: &str = "layers.0.fc1.weight";
 
 /// Every tensor an OPT checkpoint of `cfg` holds, under prefix `r`
 /// (`model.decoder.` or `decoder.`).

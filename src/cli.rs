@@ -3,6 +3,7 @@
 
 mod clash;
 mod model;
+pub mod package;
 pub mod usage;
 
 pub use clash::check as check_paths;
@@ -17,7 +18,7 @@ use std::path::PathBuf;
 ///
 /// With no command, opens the interactive stepper on the model.
 #[derive(Debug, Parser)]
-#[command(name = "shapetrace", version, about, max_term_width = 100)]
+#[command(name = "shapetrace", version, max_term_width = 100)]
 pub struct Cli {
     #[command(flatten)]
     pub model: ModelArgs,
@@ -84,6 +85,28 @@ pub enum Command {
     /// catch it, where it shows on the lesson model, and the flags it needs
     /// there (e.g. --dtype bf16).
     Faults(FaultsArgs),
+    /// Print a shell's completion script on stdout, e.g.
+    /// `shapetrace completions bash > ~/.local/share/bash-completion/completions/shapetrace`.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) on stdout, e.g.
+    /// `shapetrace man > shapetrace.1 && man ./shapetrace.1`; with a
+    /// COMMAND, that command's page (`shapetrace man trace`).
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print (shapetrace-COMMAND(1)); without
+    /// it, shapetrace(1).
+    #[arg(value_name = "COMMAND", value_parser = package::page)]
+    pub command: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]

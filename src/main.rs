@@ -125,6 +125,14 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
     if let Some(Command::Compare(args)) = &cli.command {
         return compare(cli, args);
     }
+    if let Some(c @ (Command::Completions(_) | Command::Man(_))) = &cli.command {
+        if let Some(flag) = model_flag_given() {
+            bail!(
+                "completions and man describe every flag, so {flag} does not apply; allowed: shapetrace completions SHELL, shapetrace man [COMMAND]"
+            );
+        }
+        return packaging(c);
+    }
     if let Some(Command::Faults(args)) = &cli.command {
         if let Some(flag) = model_flag_given() {
             bail!(
@@ -226,6 +234,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         Some(Command::View(args)) => view(args, cli.lang),
         Some(Command::Compare(args)) => compare(cli, args),
         Some(Command::Faults(args)) => faults(args.format, cli.lang),
+        Some(c @ (Command::Completions(_) | Command::Man(_))) => packaging(c),
     }?;
     if cli.command.is_some() {
         for note in &notes {
@@ -725,6 +734,16 @@ fn ended(how: tui::Ended) -> ExitCode {
 /// Replays a saved trace log: the stepper, or a table with `--format`.
 /// The verdicts are the ones the log's summary recorded; a log without
 /// one opens with a note saying so.
+/// `shapetrace completions SHELL` and `shapetrace man [COMMAND]` (see
+/// `cli::package`): made whole in memory first, so a closed pipe ends the
+/// write, never a panic. Any other command prints nothing here.
+fn packaging(command: &Command) -> Result<ExitCode> {
+    if let Some(bytes) = cli::package::of(command) {
+        out::print(&String::from_utf8_lossy(&bytes?))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `shapetrace faults`: every teaching fault's row, in the chosen format.
 fn faults(format: cli::FaultsFormat, lang: Option<shapetrace::i18n::Lang>) -> Result<ExitCode> {
     use shapetrace::report::faults;

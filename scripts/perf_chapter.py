@@ -104,13 +104,38 @@ def criterion_rows(criterion_dir, since):
     return rows
 
 
+# What each bench measures, by the start of its criterion id; the bench
+# files (benches/*.rs) say the same at more length.
+WHAT = [
+    ("render lesson screen", "the full stepper screen drawn once (lesson model)"),
+    ("lesson trace and checks", "shapetrace::run on the lesson model: the traced forward, every check, both probes and reference"),
+    ("shape-only trace gpt2-xl", "shape-only trace of GPT-2 XL: 48 blocks, T 1024"),
+    ("shape-only trace llama-2-70b-sized", "shape-only trace, LLaMA-2-70B-sized: 80 blocks, d 8192, 64 heads, 8 K/V heads, SwiGLU 28672, T 4096"),
+    ("gpt2-small numeric/trace", "GPT-2-small's 12 blocks (d 768, B 1), numeric: seeded weights built, then the traced forward"),
+    ("gpt2-small numeric/forward", "GPT-2-small's 12 blocks, numeric: the traced forward alone (weights built once)"),
+    ("gpt2-small numeric, system allocator", "the same forward with the C library's malloc instead of mimalloc"),
+    ("gpt2-small bare matmuls", "every product of that forward alone, into outputs allocated once"),
+    ("gpt2-small linear matmuls", "the linear layers' products alone"),
+    ("compare/", "shapetrace compare of two shape-only traces at depth: alignment and budgets"),
+    ("decode/", "one decode step of a TinyLlama-1.1B-shaped model at a key/value cache of 256, traced"),
+    ("tinyllama/forward", "a TinyLlama-1.1B-shaped model, B 1, T 256, token ids to logits, traced"),
+    ("tinyllama/linear products", "one TinyLlama block's seven linear products, T 256"),
+]
+
+
+def what(full_id):
+    return next((w for prefix, w in WHAT if full_id.startswith(prefix)), "")
+
+
 def criterion_table(rows):
     lines = [
-        "| benchmark (criterion id) | mean | 95% interval |",
-        "| --- | --- | --- |",
+        "| what it measures | criterion id (`cargo bench --bench …`) | mean | 95% interval |",
+        "| --- | --- | --- | --- |",
     ]
     for full_id, mean, low, high in rows:
-        lines.append(f"| `{full_id}` | {duration(mean)} | {duration(low)} – {duration(high)} |")
+        lines.append(
+            f"| {what(full_id)} | `{full_id}` | {duration(mean)} | {duration(low)} – {duration(high)} |"
+        )
     return "\n".join(lines)
 
 

@@ -52,6 +52,7 @@ def test_only_figures_written_by_this_run_are_read(tmp_path):
     assert rows == [("trace/fresh", 2.5e6, 2.25e6, 2.75e6)]
     table = pc.criterion_table(rows)
     assert "| `trace/fresh` | 2.5 ms | 2.25 ms – 2.75 ms |" in table
+    assert pc.what("gpt2-small numeric/forward T=1024 (weights built)").startswith("GPT-2-small")
     assert "stale" not in table
 
 

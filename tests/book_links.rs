@@ -93,6 +93,83 @@ fn broken_links(text: &str, dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The anchor mdBook gives a heading: lower case, letters, digits, `-`
+/// and `_` kept, spaces made `-`, everything else dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of the headings of a Markdown `text`, outside code.
+fn anchors(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.push(slug(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// The links in `text` (a file in `dir`) to `FILE.md#anchor` (or
+/// `#anchor` within `text`) whose anchor no heading of that file has.
+fn broken_anchors(text: &str, dir: &Path) -> Vec<String> {
+    targets(text)
+        .into_iter()
+        .filter(|t| !t.starts_with("http://") && !t.starts_with("https://"))
+        .filter(|t| {
+            let Some((file, anchor)) = t.split_once('#') else {
+                return false;
+            };
+            let page = if file.is_empty() {
+                text.to_string()
+            } else if file.ends_with(".md") && dir.join(file).is_file() {
+                read(&dir.join(file))
+            } else {
+                return false;
+            };
+            !anchors(&page).iter().any(|a| a == anchor)
+        })
+        .collect()
+}
+
+#[test]
+fn every_link_to_a_heading_names_one_that_exists() {
+    let mut files = vec![root().join("README.md")];
+    files.extend(chapters_on_disk());
+    let mut with_anchor = 0;
+    for path in &files {
+        let text = read(path);
+        with_anchor += targets(&text).iter().filter(|t| t.contains('#')).count();
+        let broken = broken_anchors(&text, path.parent().unwrap());
+        assert!(
+            broken.is_empty(),
+            "{}: links to missing headings {broken:?}",
+            path.display()
+        );
+    }
+    assert!(with_anchor >= 10, "only {with_anchor} links to headings");
+    assert_eq!(slug("Checkpoints (`--weights`)"), "checkpoints---weights");
+    // A link to a heading that was renamed is caught.
+    let src = root().join("docs/src");
+    let edited = "[gone](checks.md#no-such-heading) [here](#nor-this)\n# Here\n";
+    assert_eq!(
+        broken_anchors(edited, &src),
+        ["checks.md#no-such-heading", "#nor-this"]
+    );
+}
+
 /// The chapters a SUMMARY.md text lists, in order.
 fn listed(summary: &str) -> Vec<String> {
     targets(summary)

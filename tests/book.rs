@@ -1,9 +1,15 @@
 //! Every command the README and the book show in a ```console block runs
-//! here, and must print what is written under it (its exit code on a
-//! `? N` line; `[..]` and `...` only where a value honestly varies).
-//! `TRYCMD=overwrite cargo test --release --test book` rewrites the
-//! outputs; read them before committing. Commands that open the stepper or
+//! here, and must print what is written under it, with its exit code on a
+//! `? N` line. A `...` line stands for lines an excerpt leaves out, and
+//! `[..]` for a value that honestly varies (a rounding error that depends
+//! on the CPU's kernels). `TRYCMD=overwrite cargo test --release --test
+//! book` rewrites the outputs; read them before committing (it drops an
+//! excerpt whose lines no longer match). Commands that open the stepper or
 //! need Python stay in ```sh blocks, which are not run.
+//!
+//! trycmd drops the last newline of what a step expects, so an output that
+//! ends in a line of its own is followed by one blank line; snapbox shows
+//! a backslash in the output as `/`, so a line holding one ends in `[..]`.
 //!
 //! The commands run from the repository's root, so they name fixtures as
 //! `tests/fixtures/…`; the language is forced to English whatever the

@@ -14,7 +14,7 @@
 #
 # and the script prints, per benchmark, every round's criterion mean for
 # before and after and the ratio after / before of their medians. A round
-# takes about eight minutes on the README's 2-core machine.
+# takes about eight minutes on the 2-core machine of docs/src/performance.md.
 
 set -euo pipefail
 cd "$(dirname "$0")/.."

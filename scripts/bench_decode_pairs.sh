@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's decode row: one decode step of the TinyLlama-shaped
+# The decode row of docs/src/performance.md: one decode step of the TinyLlama-shaped
 # checkpoint at a key/value cache of 256, shapetrace and transformers back
 # to back, ROUNDS times (default 3), so that each round's ratio comes from
 # the same minutes of a shared, noisy machine. Each round runs, in order:

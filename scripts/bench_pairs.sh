@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's paired rows, run back to back ROUNDS times (default 3) so
+# The paired rows of docs/src/performance.md, run back to back ROUNDS times (default 3) so
 # that each round's ratios come from the same minutes of a shared, noisy
 # machine. Each round runs, in this order:
 #
@@ -16,7 +16,7 @@
 # forward / PyTorch, gemm / PyTorch on the linear products.
 #
 # Needs a Python with torch (PYTHON=/path/to/python to pick one). A round
-# takes five to six minutes on the README's 2-core machine; compare rounds
+# takes five to six minutes on the 2-core machine of docs/src/performance.md; compare rounds
 # only when nothing else ran (the load average is printed with each).
 #
 # Run from anywhere:  scripts/bench_pairs.sh

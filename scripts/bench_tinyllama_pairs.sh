@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's TinyLlama rows, shapetrace and transformers back to back,
+# The TinyLlama rows of docs/src/performance.md, shapetrace and transformers back to back,
 # ROUNDS times (default 3), so that each round's ratio comes from the same
 # minutes of a shared, noisy machine. Each round runs, in this order:
 #
@@ -16,7 +16,7 @@
 # ratios shapetrace / transformers. The checkpoint is DIR (default
 # /work/tinyllama; scripts/make_tinyllama_checkpoint.py DIR writes it).
 # Loading it is outside both timings. A round takes about four minutes on
-# the README's 2-core machine.
+# the 2-core machine of docs/src/performance.md.
 #
 # THREADS=N runs both on N threads (RAYON_NUM_THREADS for shapetrace,
 # --threads for the script); by default both take every core. One thread

@@ -1,5 +1,5 @@
 """Times transformers' eager forward of the TinyLlama-shaped checkpoint that
-scripts/make_tinyllama_checkpoint.py writes, for the README's comparison
+scripts/make_tinyllama_checkpoint.py writes, for the comparison in docs/src/performance.md
 with `cargo bench --bench tinyllama`.
 
 LlamaForCausalLM.from_pretrained(DIR, dtype=float32,

@@ -1,5 +1,5 @@
 """Times a PyTorch CPU eager forward of GPT-2-small-shaped blocks, for the
-README's comparison with `cargo bench --bench trace`.
+docs/src/performance.md's comparison with `cargo bench --bench trace`.
 
 12 Pre-LN blocks, d 768, 12 heads, d_ff 3072, biases, tanh GELU, B = 1,
 T = 128 and 1024, float32, torch.set_num_threads(2), under no_grad. The

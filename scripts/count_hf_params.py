@@ -1,6 +1,6 @@
 """Counts the parameters transformers builds for each committed config.json,
 on the meta device (no memory, no download): the oracle of the published
-counts in tests/hfconfig.rs and the README's table.
+counts in tests/hfconfig.rs and the table in docs/src/real-models.md.
 
 Run from the repository root:
   python3 -m venv .venv && .venv/bin/pip install torch transformers

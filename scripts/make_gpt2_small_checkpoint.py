@@ -2,7 +2,7 @@
 scripts/peak_memory.sh.
 
 nanoGPT state_dict names (nn.Linear, [out, in]), float32, as
-`shapetrace --weights` reads them (README, "Checkpoints (`--weights`)"):
+`shapetrace --weights` reads them (docs/src/real-models.md, "Checkpoints (`--weights`)"):
 transformer.wte.weight (50257, 768), transformer.wpe.weight (1024, 768),
 12 blocks of transformer.h.{i}.ln_1, attn.c_attn, attn.c_proj, ln_2,
 mlp.c_fc, mlp.c_proj (weights and biases), and transformer.ln_f. No

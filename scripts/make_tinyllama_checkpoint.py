@@ -1,5 +1,5 @@
 """Writes a TinyLlama-1.1B-shaped Llama checkpoint with random weights, for
-the README's speed comparison (`scripts/bench_tinyllama_torch.py`,
+the speed comparison in docs/src/performance.md (`scripts/bench_tinyllama_torch.py`,
 `cargo bench --bench tinyllama`).
 
 The model is tests/fixtures/hf/tinyllama-1.1b.json (TinyLlama-1.1B's own

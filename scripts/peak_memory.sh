@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peak resident memory of the release binary on GPT-2-small at T 1024, for
-# the README's Performance section:
+# the Performance chapter (docs/src/performance.md):
 #
 #   1. the numeric run with seeded weights:
 #        shapetrace trace --preset gpt2-small --seq 1024 --numeric
@@ -19,7 +19,7 @@
 #
 # Each is run RUNS times (default 3); the trace goes to /dev/null. The peak
 # is GNU time's "Maximum resident set size" (KiB), printed in MB (10^6
-# bytes), the unit of the README.
+# bytes), the unit of docs/src/performance.md.
 #
 # Needs GNU time at /usr/bin/time (Debian/Ubuntu: apt-get install -y time),
 # cargo, and a Python with numpy and safetensors for the checkpoint

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peak resident memory of shape-only traces at depth, mixtures included,
-# beside the trace's own estimate, for the README's "Numbers or shapes, and
+# beside the trace's own estimate, for docs/src/real-models.md's "Numbers or shapes, and
 # the memory limit":
 #
 #   shapetrace trace --shape-only --preset lesson --layers 4096

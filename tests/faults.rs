@@ -3,7 +3,7 @@
 //! row lists, fails exactly the checks its row names (computed verdicts,
 //! compared with the row's claim), every check is failed by at least one
 //! fault, the first catching check points where the row says, and the
-//! README's table is the command's Markdown.
+//! book's table (docs/src/checks.md) is the command's Markdown.
 
 mod common;
 use common::cfg;
@@ -148,17 +148,17 @@ fn shapetrace_cli(args: &[&str]) -> (Option<i32>, String) {
     (code, out)
 }
 
-/// The README's fault table is `faults --format markdown`, every mistake
+/// The book's fault table (docs/src/checks.md) is `faults --format markdown`, every mistake
 /// is its own sentence, and `check --help` lists every fault.
 #[test]
-fn the_readme_s_fault_table_is_the_command_s_markdown() {
+fn the_book_s_fault_table_is_the_command_s_markdown() {
     let (code, md, _) = common::cli(&["faults", "--format", "markdown", "--lang", "en"]);
     assert_eq!(code, Some(0));
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let book = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/checks.md"))
+        .unwrap();
     assert!(
-        readme.contains(&md),
-        "README.md's table under 'Teaching faults' differs from `shapetrace faults --format markdown`:\n{md}"
+        book.contains(&md),
+        "docs/src/checks.md's table under 'Teaching faults' differs from `shapetrace faults --format markdown`:\n{md}"
     );
     let (_, help) = shapetrace_cli(&["check", "--help"]);
     let mut seen = BTreeSet::new();

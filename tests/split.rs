@@ -193,14 +193,17 @@ fn without_a_second_model_b_and_bar_say_what_they_need() {
 }
 
 #[test]
-fn the_readme_excerpt_is_the_screen() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let block = readme
+fn the_book_s_excerpt_is_the_screen() {
+    let book = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/src/own-model.md"
+    ))
+    .unwrap();
+    let block = book
         .split("<!-- split:start -->")
         .nth(1)
         .and_then(|s| s.split("<!-- split:end -->").next())
-        .expect("README has the split view excerpt");
+        .expect("docs/src/own-model.md has the split view excerpt");
     let mut lp = split("lesson", "lesson-post-ln");
     press(&mut lp, "n");
     let screen = frame(&lp);

@@ -243,14 +243,23 @@ fn every_relative_link_in_the_readme_and_the_book_points_at_a_file() {
 
 /// The blocks of `text` that show a `$ shapetrace` command but are not
 /// ```console blocks, which `tests/book.rs` runs; ```sh blocks are
-/// allowed (the stepper, Python), but show no `$ ` prompt.
+/// allowed (the stepper, Python), but show no `$ ` prompt. trycmd runs a
+/// block only when its fence starts the line: an indented ```console
+/// block (inside a list item) is never run, so it counts as not one.
 fn unrun_commands(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut lang: Option<String> = None;
     for (n, line) in text.lines().enumerate() {
         let t = line.trim_start();
         match &lang {
-            None if t.starts_with("```") => lang = Some(t.trim_start_matches('`').to_string()),
+            None if t.starts_with("```") => {
+                let fence = t.trim_start_matches('`');
+                lang = Some(if line.starts_with("```") {
+                    fence.to_string()
+                } else {
+                    format!("{fence}, indented")
+                });
+            }
             Some(_) if t.starts_with("```") => lang = None,
             Some(l) if l != "console" && t.starts_with("$ shapetrace") => {
                 out.push(format!("line {}: {t}", n + 1));
@@ -280,6 +289,9 @@ fn every_shown_command_with_its_output_is_one_the_book_test_runs() {
     // A command with its output in a ```text block is caught.
     let edited = "```text\n$ shapetrace params\nlesson: 1 parameter\n```\n";
     assert_eq!(unrun_commands(edited), ["line 2: $ shapetrace params"]);
+    // So is one in a ```console block indented under a list item.
+    let indented = "- a step:\n\n  ```console\n  $ shapetrace params\n  ```\n";
+    assert_eq!(unrun_commands(indented), ["line 4: $ shapetrace params"]);
 }
 
 /// The commands of the README's tour (between the tour markers, one a

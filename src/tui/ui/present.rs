@@ -238,7 +238,7 @@ fn why_lines(app: &App, s: &Slide, width: u16, rows: u16) -> Vec<Line<'static>> 
         .into_iter()
         .rev()
         .map(|end| s.why[..end].trim_end())
-        .find(|head| wrap(*head).len() <= room)
+        .find(|head| wrap(head).len() <= room)
         .unwrap_or("");
     let mut out = if kept.is_empty() {
         Vec::new()

@@ -308,6 +308,17 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// How many steps the trace has: every recorded event, the input (step
+    /// 0) among them, so its steps are numbered 0 to `step_count() - 1`; a
+    /// failure's row, the step that could not run, is not one. Every
+    /// surface that says how many steps there are counts this: the
+    /// presenter and autoplay (`step 8 of 37`) and the HTML handout (`37
+    /// steps`).
+    #[must_use]
+    pub fn step_count(&self) -> usize {
+        self.events.len()
+    }
+
     /// Events whose shape departs from (B,T,d), or whose dtype from the stream's.
     pub fn departures(&self) -> impl Iterator<Item = &Event> {
         self.events.iter().filter(|e| e.departs)

@@ -124,7 +124,9 @@ fn autoplay_stays_on_the_last_step_and_space_replays() {
     a.update(Action::Tick);
     assert_eq!(a.cursor, last, "a paused autoplay does not move");
     let s = screen(&a, 100, 30);
-    assert!(s.contains(&format!("step {last} of {last}")), "{s}");
+    let steps = a.run.trace.step_count();
+    assert_eq!(steps, last + 1, "the steps are numbered from 0");
+    assert!(s.contains(&format!("step {last} of {steps}")), "{s}");
     a.update(Action::TogglePause);
     assert_eq!(a.cursor, 0, "space on the last step replays from the first");
     assert!(!a.autoplay.unwrap().paused);
@@ -136,9 +138,9 @@ fn autoplay_stays_on_the_last_step_and_space_replays() {
 fn the_step_counter_counts_like_the_stepper() {
     let lp = weights();
     let s = screen(&lp.app, 100, 30);
-    let last = lp.app.rows() - 1;
+    let steps = lp.app.run.trace.step_count();
     let step = lp.app.run.trace.events[lp.app.cursor].step;
-    assert!(s.contains(&format!("step {step} of {last} ·")), "{s}");
+    assert!(s.contains(&format!("step {step} of {steps} ·")), "{s}");
     assert!(!s.contains("of 0–"), "no range in the counter:\n{s}");
 }
 
@@ -387,4 +389,99 @@ fn reveal_mode_hides_each_next_shape_until_the_step_key() {
     act(&mut lp, &[Action::ToggleReveal, Action::Next]);
     assert!(!lp.app.hidden(lp.app.cursor), "off: every shape shown");
     insta::assert_snapshot!(hidden);
+}
+
+/// The text inside the box titled ` {title} ` on `buf`, its rows joined,
+/// every blank taken out (wrapping moves only blanks).
+fn boxed(buf: &ratatui::buffer::Buffer, title: &str) -> Option<String> {
+    let (w, h) = (buf.area.width, buf.area.height);
+    let sym = |x: u16, y: u16| buf[(x, y)].symbol().to_string();
+    let label: Vec<String> = format!(" {title} ").chars().map(String::from).collect();
+    for y in 0..h {
+        for x in 0..w.saturating_sub(label.len() as u16 + 1) {
+            let corner = sym(x, y);
+            if !(corner == "┌" || corner == "+")
+                || !(0..label.len()).all(|k| sym(x + 1 + k as u16, y) == label[k])
+            {
+                continue;
+            }
+            let right = (x + 1..w).find(|&r| matches!(sym(r, y).as_str(), "┐" | "+"))?;
+            let bottom = (y + 1..h).find(|&b| matches!(sym(x, b).as_str(), "└" | "+"))?;
+            let mut s = String::new();
+            for yy in y + 1..bottom {
+                for xx in x + 1..right {
+                    s.push_str(&sym(xx, yy));
+                }
+            }
+            return Some(s.chars().filter(|c| !c.is_whitespace()).collect());
+        }
+    }
+    None
+}
+
+/// At 100×30 and 80×24 the presenter shows each step's why whole, or the
+/// whole sentences that fit and a note that the rest is in the Detail
+/// pane: never a sentence cut in its middle (it cut `…not (2,4,64): one
+/// table per`).
+#[test]
+fn the_presenter_never_cuts_a_why_mid_sentence() {
+    let mut lp = stepper(ModelConfig::default());
+    act(&mut lp, &[Action::TogglePresent, Action::First]);
+    let mut cut = 0;
+    for _ in 0..lp.app.rows() {
+        let e = &lp.app.run.trace.events[lp.app.cursor];
+        let why = lp.app.lang.step_why(e.why.as_ref(), e.why_text());
+        let why: String = why.chars().filter(|c| !c.is_whitespace()).collect();
+        for (w, h) in [(100, 30), (80, 24)] {
+            let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+            term.draw(|f| f.render_widget(&lp.app, f.area())).unwrap();
+            let buf = term.backend().buffer();
+            let shown = boxed(buf, "Why").unwrap_or_else(|| panic!("no why box at {w}x{h}"));
+            if shown.starts_with(&why) {
+                continue;
+            }
+            cut += 1;
+            let at = format!("{} at {w}x{h}: {shown}", e.path);
+            let note = shown
+                .find("…moreintheDetailpane")
+                .unwrap_or_else(|| panic!("no note: {at}"));
+            let kept = &shown[..note];
+            assert!(why.starts_with(kept), "{at}");
+            assert!(
+                kept.is_empty() || kept.ends_with(['.', '?', '!']),
+                "cut mid-sentence: {at}"
+            );
+        }
+        act(&mut lp, &[Action::Next]);
+    }
+    assert!(cut > 0, "some why is too long for 80x24");
+}
+
+/// The presenter (and autoplay, which shows its line) counts the steps the
+/// HTML handout counts: `step N of 37` where the handout says `37 steps`,
+/// for the lesson and GPT-2 small.
+#[test]
+fn the_presenter_counts_the_steps_the_handout_counts() {
+    for cfg in [
+        ModelConfig::default(),
+        shapetrace::config::preset::by_name("gpt2-small").unwrap(),
+    ] {
+        // The shapes the stepper opens on, before its values are traced.
+        let mut a = app(cfg.clone(), Launch::default(), Given::default(), COLOR).unwrap();
+        a.update(Action::TogglePresent);
+        let s = screen(&a, 100, 30);
+        let of = s
+            .split("step 0 of ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no step counter:\n{s}"));
+        let run = shapetrace::run_request(&cfg, &shapetrace::Request::shapes()).unwrap();
+        let html = shapetrace::report::html::trace(&run.trace, &run.checks, None);
+        let steps = html
+            .split(" steps ·")
+            .next()
+            .and_then(|h| h.rsplit(' ').next())
+            .unwrap();
+        assert_eq!(of, steps, "{}: the presenter and the handout", cfg.preset);
+    }
 }

@@ -19,7 +19,7 @@ use shapetrace::ModelConfig;
 use shapetrace::config::{Act, Fault, NormKind, Placement};
 use shapetrace::tui::action::{Action, KeyMode, map_key};
 use shapetrace::tui::app::labs::ProbeKey;
-use shapetrace::tui::app::{App, Done, Given, Retrace, Wanted};
+use shapetrace::tui::app::{App, Done, Given, Retrace, Tab, Wanted};
 use shapetrace::tui::event_loop::{EventLoop, Msg};
 use shapetrace::tui::theme::{COLOR, MONO, Theme};
 use shapetrace::tui::{Launch, ui};
@@ -574,21 +574,26 @@ fn snapshot_ascii_residual_add() {
     ] {
         assert!(f.contains(part), "{part}:\n{f}");
     }
-    // The same screen without --ascii has the same layout, glyph for glyph.
+    // The same screen without --ascii has the same layout: the header,
+    // the step list and the diagram glyph for glyph (the Detail pane's
+    // formula and the footer write signs as words, `->`).
     let mut plain = common::stepper(ModelConfig::default(), Given::default());
     while plain.app.path(plain.app.cursor) != Some("block1.resid_1") {
         plain.app.update(Action::Next);
     }
     common::settle(&mut plain);
-    let g = common::frame(&plain);
-    let asciified: String = g
-        .chars()
-        .map(|c| {
-            let s = c.to_string();
-            shapetrace::tui::ui::ascii::of(&s).map_or(s, str::to_string)
-        })
-        .collect();
-    assert_eq!(asciified, f);
+    let a = ui::areas(&plain.app, Rect::new(0, 0, 80, 24));
+    let (g, f_buf) = (draw(&plain.app, 80, 24), draw(&lp.app, 80, 24));
+    for r in [a.header, a.steps, a.diagram] {
+        for y in r.top()..r.bottom() {
+            for x in r.left()..r.right() {
+                let s = g[(x, y)].symbol();
+                let want =
+                    shapetrace::tui::ui::ascii::of(s).map_or_else(|| s.to_string(), String::from);
+                assert_eq!(f_buf[(x, y)].symbol(), want, "at ({x}, {y}):\n{f}");
+            }
+        }
+    }
     insta::assert_snapshot!(f);
 }
 
@@ -1278,52 +1283,165 @@ fn snapshot_budget_charts() {
     }
 }
 
-/// `--ascii` on every tab, the help and the presenter: no cell is outside
-/// ASCII but the formulas' letters and signs (θ, √, ², →, ×, …), which
-/// fonts have.
+/// Every cell of `app`'s screen at `w`×`h` is ASCII; else the odd
+/// characters and the screen.
+fn all_ascii(app: &App, w: u16, h: u16) -> Result<(), String> {
+    let buf = draw(app, w, h);
+    let odd: String = buf
+        .content
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .filter(|s| !s.is_ascii())
+        .collect();
+    if odd.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{odd:?} at {w}x{h} in:\n{}", text(&buf)))
+    }
+}
+
+/// `--ascii` (which TERM=linux selects): every screen, at 80×24 and
+/// 120×40, is ASCII to the last cell: every step's Detail pane and
+/// heatmap, its whole why, every tab and lab, the Budget's charts and
+/// quiz, the help, the step quiz, presenter mode (and autoplay) at every
+/// step, and a fault's failure with its ✗ marks.
 #[test]
 fn ascii_leaves_no_glyph_on_any_screen() {
-    const MATH: &str = "θ√²³→←↓↑×−≤≥≠≈μσΣΔ⊕εₑ–—∞∝γβ⁻¹½";
     let launch = Launch {
         ascii: true,
         ..Launch::default()
     };
     let app =
         shapetrace::tui::app(ModelConfig::default(), launch, Given::default(), COLOR).unwrap();
-    let terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
-    let mut lp = shapetrace::tui::event_loop::EventLoop::new(app, terminal);
-    common::settle(&mut lp);
-    let mut screens = Vec::new();
-    for step in ["block1.attn.weights", "block1.resid_1"] {
-        while lp.app.path(lp.app.cursor) != Some(step) {
+    let mut lp = EventLoop::new(app, Terminal::new(TestBackend::new(80, 24)).unwrap());
+    settle(&mut lp);
+    let mut bad = Vec::new();
+    let mut check = |app: &App, what: &str| {
+        for (w, h) in [(80, 24), (120, 40)] {
+            if let Err(e) = all_ascii(app, w, h) {
+                bad.push(format!("{what}: {e}"));
+            }
+        }
+    };
+    let act = |lp: &mut TestLoop, a: Action| {
+        lp.app.update(a);
+        settle(lp);
+    };
+    // Every step with its heatmap, then with its whole why.
+    for why in [false, true] {
+        if why {
+            act(&mut lp, Action::ToggleWhy);
+        }
+        act(&mut lp, Action::First);
+        for _ in 0..lp.app.rows() {
+            check(&lp.app, &format!("step {} why {why}", lp.app.cursor));
+            act(&mut lp, Action::Next);
+        }
+        if why {
+            act(&mut lp, Action::ToggleWhy);
+        }
+    }
+    // Presenter mode at every step, and autoplay.
+    act(&mut lp, Action::TogglePresent);
+    act(&mut lp, Action::First);
+    for _ in 0..lp.app.rows() {
+        check(&lp.app, &format!("presenter at {}", lp.app.cursor));
+        act(&mut lp, Action::Next);
+    }
+    let mut auto = lp.app.clone();
+    auto.autoplay = Some(shapetrace::tui::app::Autoplay {
+        every: std::time::Duration::from_secs(1),
+        paused: true,
+    });
+    check(&auto, "autoplay, paused");
+    act(&mut lp, Action::TogglePresent);
+    // The help, and the step quiz asking, then told it is wrong.
+    act(&mut lp, Action::ToggleHelp);
+    check(&lp.app, "help");
+    act(&mut lp, Action::ToggleHelp);
+    act(&mut lp, Action::First);
+    act(&mut lp, Action::ToggleQuiz);
+    act(&mut lp, Action::NextDeparture);
+    check(&lp.app, "quiz asking");
+    for c in "(9,9)".chars() {
+        act(&mut lp, Action::Char(c));
+    }
+    act(&mut lp, Action::Submit);
+    check(&lp.app, "quiz told wrong");
+    act(&mut lp, Action::Cancel);
+    act(&mut lp, Action::ToggleQuiz);
+    // Every tab, each lab moved on, the Budget's charts and its quiz.
+    for _ in 0..Tab::ALL.len() {
+        act(&mut lp, Action::NextTab);
+        let tab = lp.app.t(lp.app.tab.key());
+        check(&lp.app, &tab);
+        for a in [Action::Next, Action::Next, Action::Down, Action::Next] {
+            act(&mut lp, a);
+        }
+        check(&lp.app, &format!("{tab}, moved on"));
+        if lp.app.tab == Tab::Budget {
+            act(&mut lp, Action::ToggleCharts);
+            check(&lp.app, "budget charts");
+            act(&mut lp, Action::ToggleCharts);
+            act(&mut lp, Action::ToggleQuiz);
+            check(&lp.app, "budget quiz");
+            for c in "12".chars() {
+                act(&mut lp, Action::Char(c));
+            }
+            act(&mut lp, Action::Submit);
+            check(&lp.app, "budget quiz told");
+            act(&mut lp, Action::Cancel);
+        }
+    }
+    // A fault that stops the forward: its ✗ marks, its failure row, the
+    // presenter at it and the Checks tab.
+    while lp.app.run.trace.failure.is_none() {
+        act(&mut lp, Action::CycleFault);
+    }
+    act(&mut lp, Action::Last);
+    check(&lp.app, "failure");
+    act(&mut lp, Action::Prev);
+    check(&lp.app, "before the failure");
+    act(&mut lp, Action::NextTab);
+    check(&lp.app, "checks of a fault");
+    act(&mut lp, Action::PrevTab);
+    act(&mut lp, Action::Last);
+    act(&mut lp, Action::TogglePresent);
+    check(&lp.app, "presenter at the failure");
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+}
+
+/// `--ascii` writes the formulas' signs as words (`->`, `sqrt`, `mu`,
+/// `sum`) and the arrow keys as `<-` `->`, not as letters that could be
+/// read as other keys or signs; each mark keeps a sign of its own (`o`
+/// holds, `X` fails), so colour is never the only signal.
+#[test]
+fn ascii_writes_signs_as_words() {
+    let launch = Launch {
+        ascii: true,
+        ..Launch::default()
+    };
+    let app =
+        shapetrace::tui::app(ModelConfig::default(), launch, Given::default(), COLOR).unwrap();
+    let mut lp = EventLoop::new(app, Terminal::new(TestBackend::new(80, 24)).unwrap());
+    settle(&mut lp);
+    let at = |lp: &mut TestLoop, path: &str| {
+        lp.app.update(Action::First);
+        while lp.app.path(lp.app.cursor) != Some(path) {
             lp.app.update(Action::Next);
         }
-        common::settle(&mut lp);
-        screens.push(common::frame(&lp));
+        settle(lp);
+        text(&draw(&lp.app, 120, 40))
+    };
+    let scores = at(&mut lp, "block1.attn.scores");
+    for part in ["sqrt", "k^T", ") -> (", "query v x key ->"] {
+        assert!(scores.contains(part), "{part}:\n{scores}");
     }
-    for _ in 0..6 {
-        lp.app.update(Action::NextTab);
-        common::settle(&mut lp);
-        screens.push(common::frame(&lp));
-        if lp.app.t(lp.app.tab.key()) == "Budget" {
-            lp.app.update(Action::ToggleCharts);
-            common::settle(&mut lp);
-            screens.push(common::frame(&lp));
-        }
-    }
-    lp.app.update(Action::ToggleHelp);
-    common::settle(&mut lp);
-    screens.push(common::frame(&lp));
-    lp.app.update(Action::ToggleHelp);
-    lp.app.update(Action::TogglePresent);
-    common::settle(&mut lp);
-    screens.push(common::frame(&lp));
-    for s in &screens {
-        let odd: String = s
-            .chars()
-            .filter(|c| !c.is_ascii() && !MATH.contains(*c))
-            .collect();
-        assert!(odd.is_empty(), "{odd:?} in:\n{s}");
+    let weights = at(&mut lp, "block1.attn.weights");
+    assert!(weights.contains("sum 1.00"), "{weights}");
+    let ln = at(&mut lp, "block1.ln_1");
+    for part in [" mu ", " sigma ", "<- -> step", "o 4/4"] {
+        assert!(ln.contains(part), "{part}:\n{ln}");
     }
 }
 
@@ -1355,4 +1473,47 @@ fn d_steps_through_the_devices_of_a_split_model() {
     let mut one = app();
     one.act(Action::CycleDevice);
     assert_eq!(one.cfg().devices, shapetrace::config::Devices::default());
+}
+
+/// The first frame of GPT-2 small, drawn before its values are traced:
+/// the tracing gauge has a row of its own, so the key hints, the contract
+/// line and the message (if any) are all whole beside it (it drew over
+/// the hints).
+#[test]
+fn the_first_frame_gives_the_tracing_gauge_a_row_of_its_own() {
+    let cfg = shapetrace::config::preset::by_name("gpt2-small").unwrap();
+    for (w, h) in [(80, 24), (120, 40)] {
+        let app =
+            shapetrace::tui::app(cfg.clone(), Launch::default(), Given::default(), COLOR).unwrap();
+        let mut lp = EventLoop::new(app, Terminal::new(TestBackend::new(w, h)).unwrap());
+        lp.show().unwrap();
+        lp.stop_jobs();
+        assert!(lp.app.progress.is_some(), "the first frame traces");
+        let f = frame(&lp);
+        let rows: Vec<&str> = f.lines().collect();
+        let row = |needle: &str| {
+            rows.iter()
+                .position(|l| l.contains(needle))
+                .unwrap_or_else(|| panic!("{needle} at {w}x{h}:\n{f}"))
+        };
+        let gauge = row("tracing values");
+        let hints = row("? help");
+        let contract = row("residual adds");
+        assert!(
+            rows[hints].contains("q quit") && rows[hints].contains("step"),
+            "{f}"
+        );
+        assert_eq!(
+            [gauge, hints, contract]
+                .iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            3,
+            "each on a row of its own at {w}x{h}:\n{f}"
+        );
+        if let Some(status) = &lp.app.status {
+            let start: String = status.chars().take(30).collect();
+            assert!(f.contains(&start), "{status} at {w}x{h}:\n{f}");
+        }
+    }
 }

@@ -523,7 +523,7 @@ ui-present-reveal = What shape comes out? Press → to reveal it.
 ui-present-stops = ✗ { $check } stops the forward
 ui-present-paused = autoplay paused (space resumes)
 ui-present-autoplay = autoplay on (space pauses)
-ui-present-step = step { $step } of { $last }
+ui-present-step = step { $step } of { $total }
 ui-present-why = Why
 
 ## The stepper's remaining words: the Budget pictures, the heatmap, replays and the quiz's follow-ups
@@ -977,3 +977,6 @@ why-combine-packed = Each route's row goes back to its token, times the token's 
 why-send = Pipeline parallelism: this stage's blocks end here, and the next stage (stage { $stage }) holds the blocks after them, on another device. The stream { $shape } (this device's, all of it) is sent to it point to point ({ $bytes }), and this device has nothing more to compute in this forward: in training it goes on to its next micro-batch.
 
 why-recv = Pipeline parallelism: the blocks before this stage's live on the device of stage { $stage }. This device allocates a buffer of the shape it expects, { $shape }, and the previous stage's output arrives in it; nothing else about that output reaches this device. Its shape is the contract between the stages: the stream's, as this device holds it.
+
+## ascii and presenter: the note under a why the presenter has no room for
+ui-present-why-more = … more in the Detail pane (P, then w)

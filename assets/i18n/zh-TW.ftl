@@ -529,7 +529,7 @@ ui-present-reveal = 會得到什麼形狀？按 → 揭示。
 ui-present-stops = ✗ { $check } 停止了前向傳播
 ui-present-paused = 自動播放已暫停（空白鍵繼續）
 ui-present-autoplay = 自動播放中（空白鍵暫停）
-ui-present-step = 步驟 { $step }／共 { $last }
+ui-present-step = 步驟 { $step }／共 { $total }
 ui-present-why = 原因
 
 ## 步進器其餘的文字：預算圖表、熱圖、重播與測驗的追問
@@ -965,3 +965,6 @@ why-combine-packed = 每條路由的行回到它的詞元，乘以該詞元給�
 why-send = 管線並行：這個階段的區塊到此結束，下一個階段（第 { $stage } 階段）在另一個裝置上持有之後的區塊。殘差流 { $shape }（這個裝置持有的全部）以點對點方式送過去（{ $bytes }），這個裝置在這次前向傳播中沒有別的要算了；訓練時它接著處理下一個微批次。
 
 why-recv = 管線並行：這個階段之前的區塊位在第 { $stage } 階段的裝置上。這個裝置配置一個它預期形狀的緩衝區 { $shape }，前一個階段的輸出就送進這裡；關於那個輸出，這個裝置只得到這些。它的形狀就是階段之間的契約：這個裝置所持有的殘差流的形狀。
+
+## ascii and presenter: 簡報模式放不下的原因下方的提示
+ui-present-why-more = … 其餘在詳細窗格（按 P，再按 w）

@@ -253,7 +253,7 @@ fn write_page<'a>(
         b,
         "<p><strong>{}</strong> · {mode} · {} steps · nothing on this page is loaded from outside the file.</p>",
         esc(&super::headline(checks)),
-        trace.events.len()
+        trace.step_count()
     );
     if let Some(n) = note {
         let _ = writeln!(b, "<p><strong>⚠ {}</strong></p>", esc(n));

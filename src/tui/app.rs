@@ -333,17 +333,49 @@ impl App {
     }
 
     /// The message `key` in the app's language (English when its catalog
-    /// lacks it).
+    /// lacks it), its glyphs in words under `--ascii`.
     #[must_use]
     pub fn t(&self, key: &str) -> String {
-        self.lang.t(key)
+        self.say(self.lang.t(key))
     }
 
     /// A message with arguments, `Why::new(key).arg(…)`, in the app's
-    /// language.
+    /// language, its glyphs in words under `--ascii`.
     #[must_use]
     pub fn tr(&self, message: &crate::why::Why) -> String {
-        self.lang.why(message)
+        self.say(self.lang.why(message))
+    }
+
+    /// `text` as the screen shows it: under `--ascii` every glyph in its
+    /// words (`→` as `->`, `√` as `sqrt`), the one mapping of
+    /// [`crate::tui::ui::ascii`]. Whys, formulas and lines built with
+    /// glyphs pass through it before they are laid out.
+    #[must_use]
+    pub fn say(&self, text: impl Into<String>) -> String {
+        let text = text.into();
+        if self.ascii {
+            crate::tui::ui::ascii::text(&text).into_owned()
+        } else {
+            text
+        }
+    }
+
+    /// Keys as a hint or the help writes them: under `--ascii` the arrow
+    /// keys as `<-` `->` `Up` `Dn`.
+    #[must_use]
+    pub fn keys(&self, keys: &str) -> String {
+        if self.ascii {
+            crate::tui::ui::ascii::keys(keys).into_owned()
+        } else {
+            keys.to_string()
+        }
+    }
+
+    /// The why of a step in the app's language (its English `text` when
+    /// the catalog has no words for it), as the screen shows it.
+    #[must_use]
+    pub fn step_why(&self, why: Option<&crate::why::Why>, text: &str) -> String {
+        self.say(self.lang.step_why(why, text).into_owned())
     }
 
     /// A key's action for the lab on the shown tab.

@@ -66,10 +66,10 @@ pub struct Areas {
 
 /// The pane layout of `app`'s screen of `area`: the footer has a row for
 /// each row of its message (at most two) besides the contract and the key
-/// hints.
+/// hints, and one for the gauge of a trace running in the background.
 #[must_use]
 pub fn areas(app: &App, area: Rect) -> Areas {
-    let footer_rows = 2 + footer::message_rows(app, area.width);
+    let footer_rows = 2 + footer::message_rows(app, area.width) + u16::from(app.progress.is_some());
     let [header, body, footer] = area.layout(&Layout::vertical([
         Constraint::Length(2),
         Constraint::Min(0),

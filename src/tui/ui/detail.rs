@@ -40,7 +40,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 format!("{} · {}{at}", e.path, e.op_label()),
                 t.title,
             ));
-            lines.push(Line::raw(formula_in(app.lang, &e.formula)));
+            lines.push(Line::raw(app.say(formula_in(app.lang, &e.formula))));
             if let Some(c) = app.failed_at(&e.path) {
                 lines.push(Line::styled(
                     format!("✗ {}: {}", c.name, check_detail(app, c)),
@@ -85,13 +85,13 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             let stats = e.stats.map_or_else(String::new, |s| {
                 let fin = if s.finite { "" } else { " ✗ NaN/inf" };
                 let n = super::heatmap::num;
-                format!(
+                app.say(format!(
                     " μ {} σ {} [{}, {}]{fin}",
                     n(s.mean),
                     n(s.std),
                     n(s.min),
                     n(s.max)
-                )
+                ))
             });
             lines.push(Line::styled(format!("{bytes}{stats}"), t.dim));
             let w = usize::from(inner.width).max(1);
@@ -102,8 +102,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             // which takes what it needs of the rest; the why then takes
             // what the heatmap leaves, wrapped at words (the presenter and
             // the handout show it whole).
-            let why = app.lang.step_why(e.why.as_ref(), e.why_text());
-            let why = why.as_ref();
+            let why = app.step_why(e.why.as_ref(), e.why_text());
+            let why = why.as_str();
             let why_full = why_lines(app, why, w, usize::MAX).len();
             // `w`: the whole why, in place of the heatmap.
             if app.why_whole {
@@ -121,11 +121,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                     usize::from(inner.width),
                     room.saturating_sub(why_full.min(1)),
                 ),
-                (t, app.lang),
+                (t, app.lang, app.ascii),
             );
             if !map.is_empty() {
                 let w = usize::from(inner.width.saturating_sub(2));
-                legend = heatmap::legend(e, app.head, mask, w, app.lang);
+                legend = heatmap::legend(e, app.head, mask, w, (app.lang, app.ascii));
             }
             lines.extend(why_lines(app, why, w, room.saturating_sub(map.len())));
             lines.extend(map);
@@ -136,9 +136,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 .arg("path", f.path.as_str())
                 .arg("op", f.op.as_str());
             lines.push(Line::styled(app.tr(&at), t.fail));
-            lines.push(Line::raw(f.detail.clone()));
+            lines.push(Line::raw(app.say(f.detail.as_str())));
             if !f.why_text().is_empty() {
-                let why = app.lang.step_why(f.why.as_ref(), f.why_text());
+                let why = app.step_why(f.why.as_ref(), f.why_text());
                 if app.lang == crate::i18n::Lang::En {
                     lines.push(Line::raw(format!("{}{why}", app.t("ui-why"))));
                 } else {

@@ -60,7 +60,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .arg("returns", returns);
         (
             format!(" · {} · ", app.tr(&counts)),
-            format!(" · ◆ {departures} · ↩ {returns} · "),
+            app.say(format!(" · ◆ {departures} · ↩ {returns} · ")),
         )
     };
     let quiz = app.quiz().map_or_else(
@@ -91,6 +91,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     // above the key hints, which always stay.
     let (msg, style) = message(app);
     let mut lines = vec![first];
+    // The gauge's row (drawn below), under the contract.
+    if app.progress.is_some() {
+        lines.push(Line::raw(""));
+    }
     lines.extend(
         wrap(msg.as_deref(), area.width)
             .into_iter()
@@ -98,7 +102,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     );
     lines.push(hints(app));
     Paragraph::new(lines).render(area, buf);
-    // A trace running in the background: a gauge with its count in words.
+    // A trace running in the background: a gauge with its count in words,
+    // on the row kept for it ([`super::areas`] counts it).
     if let Some((done, expected)) = app.progress {
         let row = Rect {
             y: area.y + 1,
@@ -128,7 +133,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
 /// The message under the contract line: the last thing that happened
 /// (the quiz's verdicts are in its own box), with its style.
 fn message(app: &App) -> (Option<String>, ratatui::style::Style) {
-    (app.status.clone(), app.theme.key)
+    (app.status.as_deref().map(|s| app.say(s)), app.theme.key)
 }
 
 /// Most rows a message takes.
@@ -176,7 +181,7 @@ fn hints(app: &App) -> Line<'static> {
     let paused = app.autoplay.is_some_and(|a| a.paused);
     let mut spans = vec![Span::raw(" ")];
     for h in keys::hints(footer) {
-        spans.push(Span::styled(h.keys.to_string(), app.theme.key));
+        spans.push(Span::styled(app.keys(h.keys), app.theme.key));
         let word = if paused && h.word == PAUSE {
             RESUME
         } else {

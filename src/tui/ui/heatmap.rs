@@ -54,6 +54,8 @@ pub struct Grid<'a> {
     /// The language of the title's and legend's words (English from
     /// [`Grid::of`]).
     pub lang: Lang,
+    /// Whether its words and signs are drawn in ASCII (`--ascii`).
+    pub ascii: bool,
 }
 
 impl<'a> Grid<'a> {
@@ -93,6 +95,7 @@ impl<'a> Grid<'a> {
             lo: 0.0,
             hi: 0.0,
             lang: Lang::En,
+            ascii: false,
         };
         let (lo, hi) = (0..rows * cols)
             .filter(|k| !g.masked(k / cols, k % cols))
@@ -103,10 +106,26 @@ impl<'a> Grid<'a> {
         Some(g)
     }
 
-    /// The same slice, its words in `lang`.
+    /// The same slice, its words in `lang` and, when `ascii`, in ASCII.
     #[must_use]
-    pub fn in_lang(self, lang: Lang) -> Self {
-        Self { lang, ..self }
+    pub fn speaking(self, (lang, ascii): (Lang, bool)) -> Self {
+        Self {
+            lang,
+            ascii,
+            ..self
+        }
+    }
+
+    /// `s` as this heatmap draws it: in ASCII words under `--ascii`.
+    #[must_use]
+    pub fn say(&self, s: &str) -> String {
+        super::ascii::text_if(self.ascii, s).into_owned()
+    }
+
+    /// The mark before a softmax row's sum: `Σ`, or `sum ` in ASCII.
+    #[must_use]
+    pub fn sum_mark(&self) -> &'static str {
+        if self.ascii { "sum " } else { "Σ" }
     }
 
     fn masked(&self, i: usize, j: usize) -> bool {
@@ -202,11 +221,11 @@ impl<'a> Grid<'a> {
             .enumerate()
             .map(|(k, s)| format!("{s}{}", num(self.lo + step * k as f64)))
             .collect();
-        let long = format!("{}{mask}", full.join(" "));
+        let long = self.say(&format!("{}{mask}", full.join(" ")));
         if long.width() <= width {
             return long;
         }
-        format!("{} … {}{mask}", full[0], full[4])
+        self.say(&format!("{} … {}{mask}", full[0], full[4]))
     }
 
     /// The title: batch, head, size and what rows and columns are.
@@ -218,7 +237,9 @@ impl<'a> Grid<'a> {
         let keys = self.head.map(|_| self.lang.t("heat-head-keys"));
         let fits = |p: &[&Option<String>]| {
             let all: Vec<&str> = p.iter().filter_map(|s| s.as_deref()).collect();
-            (all.join(" · "), all.join(" · ").width() <= width)
+            let s = self.say(&all.join(" · "));
+            let ok = s.width() <= width;
+            (s, ok)
         };
         let sized = Some(format!("b0{head} {}×{}", self.rows, self.cols));
         let b = Some(format!("b0{head}"));

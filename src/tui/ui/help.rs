@@ -13,7 +13,7 @@ pub fn render(app: &App, at: usize, area: Rect, buf: &mut Buffer) {
     let mut lines: Vec<Line> = keys::listed()
         .map(|(k, words)| {
             Line::from(vec![
-                Span::styled(format!(" {k:<16}"), t.key),
+                Span::styled(format!(" {:<16}", app.keys(&k)), t.key),
                 Span::raw(app.t(words)),
             ])
         })

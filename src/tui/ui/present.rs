@@ -6,7 +6,7 @@
 //! ```text
 //! ┌ path, large: about 1/6 of the height ─────────────────────────────────┐
 //! │ shape (or failing operands), large: about 1/5 of the height           │
-//! │ step 9 of 36 · (B=2,h=4,T=4,T=4) ◆ leaves (B,T,d)                     │
+//! │ step 9 of 37 · (B=2,h=4,T=4,T=4) ◆ leaves (B,T,d)                     │
 //! ├ heatmap (when the step has values) ──────────────┬ why ───────────────┤
 //! │ q0 █ 1.00 ╳╳╳╳╳╳ …                       Σ 1.00 ├ diagram ───────────┤
 //! └──────────────────────────────────────────────────┴────────────────────┘
@@ -25,14 +25,14 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Paragraph, Widget};
 
 /// The why of a step, in plain words; a log of schema 1 has none, so its
 /// formula stands in.
 fn why_of(app: &App, e: &Event) -> String {
     match e.why_text() {
-        "" => super::detail::formula_in(app.lang, &e.formula),
-        why => app.lang.step_why(e.why.as_ref(), why).into_owned(),
+        "" => app.say(super::detail::formula_in(app.lang, &e.formula)),
+        why => app.step_why(e.why.as_ref(), why),
     }
 }
 
@@ -67,7 +67,7 @@ fn slide(app: &App) -> Option<Slide> {
             shape: fmt_shape(&e.shape),
             mark: format!("{} {}", e.named_shape(), super::steps::marker(app, e)),
             why: why_of(app, e),
-            formula: super::detail::formula_in(app.lang, &e.formula),
+            formula: app.say(super::detail::formula_in(app.lang, &e.formula)),
             style: if e.departs { t.departs } else { t.title },
         },
         Row::Failure(f) => Slide {
@@ -75,8 +75,12 @@ fn slide(app: &App) -> Option<Slide> {
             shape: operands(f),
             mark: app.tr(&Why::new("ui-present-stops").arg("check", f.check.as_str())),
             why: match f.why_text() {
-                "" => f.detail.clone(),
-                why => format!("{}\n{}", app.lang.step_why(f.why.as_ref(), why), f.detail),
+                "" => app.say(f.detail.as_str()),
+                why => app.say(format!(
+                    "{}\n{}",
+                    app.lang.step_why(f.why.as_ref(), why),
+                    f.detail
+                )),
             },
             formula: failed_operands(app, f),
             style: t.fail,
@@ -144,7 +148,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let step = Why::new("ui-present-step")
         .arg("step", app.cursor)
-        .arg("last", app.rows().saturating_sub(1));
+        .arg("total", app.run.trace.step_count());
     Paragraph::new(Line::styled(
         format!(" {} · {}{autoplay}", app.tr(&step), s.mark),
         s.style,
@@ -153,29 +157,24 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let grid = match app.row(app.cursor) {
         Some(Row::Event(e)) if !app.hidden(app.cursor) => {
             let mask = heatmap::Reach::at(&app.run.trace, e.block().unwrap_or(1));
-            Grid::of(e, app.head, mask).map(|g| g.in_lang(app.lang))
+            Grid::of(e, app.head, mask).map(|g| g.speaking((app.lang, app.ascii)))
         }
         _ => None,
     };
-    let mut why: Vec<Line> = s
-        .why
-        .lines()
-        .map(|l| Line::styled(l.to_string(), t.title))
-        .collect();
-    if !s.formula.is_empty() && s.formula != s.why {
-        why.push(Line::raw(""));
-        why.push(Line::styled(s.formula.clone(), t.dim));
-    }
-    let why = Paragraph::new(why)
-        .wrap(Wrap { trim: false })
-        .block(Block::bordered().title(format!(" {} ", app.t("ui-present-why"))));
+    let why = |area: Rect, buf: &mut Buffer| {
+        let block = Block::bordered().title(format!(" {} ", app.t("ui-present-why")));
+        let inner = block.inner(area);
+        Paragraph::new(why_lines(app, &s, inner.width, inner.height))
+            .block(block)
+            .render(area, buf);
+    };
     let Some(g) = grid else {
         let [d, w] = lower.layout(&Layout::horizontal([
             Constraint::Length(38),
             Constraint::Min(0),
         ]));
         diagram::render(app, d, buf);
-        why.render(w, buf);
+        why(w, buf);
         return;
     };
     let side = (lower.width * 3 / 10).max(40).min(lower.width / 2);
@@ -189,11 +188,84 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             Constraint::Min(0),
             Constraint::Length(10),
         ]));
-        why.render(w, buf);
+        why(w, buf);
         diagram::render(app, d, buf);
     } else {
-        why.render(right, buf);
+        why(right, buf);
     }
+}
+
+/// The slide's why wrapped to `width` in at most `rows` lines: whole, with
+/// its formula below when that fits too; else the whole sentences that
+/// fit and a note that the rest is in the Detail pane (`w` there shows it
+/// all), never a sentence cut in its middle.
+fn why_lines(app: &App, s: &Slide, width: u16, rows: u16) -> Vec<Line<'static>> {
+    let t = app.theme;
+    let (width, rows) = (usize::from(width).max(1), usize::from(rows));
+    let wrap = |text: &str| -> Vec<String> {
+        text.lines()
+            .flat_map(|l| {
+                let w = textwrap::wrap(l, width);
+                if w.is_empty() {
+                    vec![String::new()]
+                } else {
+                    w.into_iter().map(std::borrow::Cow::into_owned).collect()
+                }
+            })
+            .collect()
+    };
+    let styled = |lines: Vec<String>, style| -> Vec<Line<'static>> {
+        lines.into_iter().map(|l| Line::styled(l, style)).collect()
+    };
+    let why = wrap(&s.why);
+    let formula = if s.formula.is_empty() || s.formula == s.why {
+        Vec::new()
+    } else {
+        wrap(&s.formula)
+    };
+    if why.len() <= rows {
+        let mut out = styled(why, t.title);
+        if out.len() + 1 + formula.len() <= rows && !formula.is_empty() {
+            out.push(Line::raw(""));
+            out.extend(styled(formula, t.dim));
+        }
+        return out;
+    }
+    // Too long: the longest run of whole sentences that fits above the note.
+    let note = wrap(app.t("ui-present-why-more").trim_start());
+    let room = rows.saturating_sub(note.len());
+    let kept = sentence_ends(&s.why)
+        .into_iter()
+        .rev()
+        .map(|end| s.why[..end].trim_end())
+        .find(|head| wrap(head).len() <= room)
+        .unwrap_or("");
+    let mut out = if kept.is_empty() {
+        Vec::new()
+    } else {
+        styled(wrap(kept), t.title)
+    };
+    out.extend(styled(note, t.dim));
+    out
+}
+
+/// Where each sentence of `text` ends (byte offsets): after `.` `?` `!`
+/// before a blank or the end, after `。` `？` `！`, and at a line's end.
+fn sentence_ends(text: &str) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        let ends_here = match c {
+            '。' | '？' | '！' => true,
+            '.' | '?' | '!' => next.is_none_or(char::is_whitespace),
+            _ => next == Some('\n'),
+        };
+        if ends_here {
+            ends.push(i + c.len_utf8());
+        }
+    }
+    ends
 }
 
 /// The large heatmap in a box titled with what its rows and columns are.

@@ -13,6 +13,6 @@ pub(super) fn fault_text(app: &App, fault: crate::config::Fault) -> String {
 pub(super) fn check_detail(app: &App, c: &crate::CheckResult) -> String {
     match (&c.why, app.lang) {
         (Some(why), lang) if lang != crate::i18n::Lang::En => app.tr(why),
-        _ => c.detail.clone(),
+        _ => app.say(c.detail.as_str()),
     }
 }

@@ -96,7 +96,7 @@ pub fn render(g: &Grid, col: usize, area: Rect, buf: &mut Buffer, t: Theme) -> O
                 buf,
                 x,
                 top + mid as u16,
-                &format!("Σ {}", num(g.row_sum(i))),
+                &format!("{} {}", g.sum_mark().trim_end(), num(g.row_sum(i))),
                 t.title,
             );
         }

@@ -18,9 +18,9 @@ pub fn legend(
     head: usize,
     mask: super::Reach,
     width: usize,
-    lang: Lang,
+    speech: (Lang, bool),
 ) -> Option<String> {
-    Grid::of(e, head, mask).map(|g| g.in_lang(lang).legend(width))
+    Grid::of(e, head, mask).map(|g| g.speaking(speech).legend(width))
 }
 
 /// Heatmap lines for `e` in at most `width` × `height` cells, scrolled to
@@ -31,10 +31,10 @@ pub fn lines(
     view: (usize, usize),
     mask: super::Reach,
     (width, height): (usize, usize),
-    (t, lang): (Theme, Lang),
+    (t, lang, ascii): (Theme, Lang, bool),
 ) -> Vec<Line<'static>> {
     let (head, col) = view;
-    let Some(g) = Grid::of(e, head, mask).map(|g| g.in_lang(lang)) else {
+    let Some(g) = Grid::of(e, head, mask).map(|g| g.speaking((lang, ascii))) else {
         return Vec::new();
     };
     if height < 2 || width < 12 {
@@ -43,7 +43,7 @@ pub fn lines(
     let label_w = 4;
     // A cell: the shade, then the number when the slice is small.
     let cell_w = if g.numbers() { g.num_width() + 2 } else { 2 };
-    let sum_w = if g.sums { 6 } else { 0 };
+    let sum_w = if g.sums { 5 + g.sum_mark().len() } else { 0 };
     let shown = (width.saturating_sub(label_w + sum_w) / cell_w).max(1);
     // A scroll left over from a wider step does not hide what fits.
     let first = if g.cols <= shown { 0 } else { g.first_col(col) };
@@ -69,7 +69,10 @@ pub fn lines(
             });
         }
         if g.sums {
-            spans.push(Span::styled(format!("Σ{}", num(g.row_sum(i))), t.dim));
+            spans.push(Span::styled(
+                format!("{}{}", g.sum_mark(), num(g.row_sum(i))),
+                t.dim,
+            ));
         }
         out.push(Line::from(spans));
     }

@@ -50,13 +50,32 @@ fn main() -> ExitCode {
 fn worded(e: &color_eyre::Report, lang: Lang) -> String {
     let mut line = format!("{e:#}");
     if lang != Lang::En
-        && let Some(u) = e
-            .chain()
-            .find_map(|c| c.downcast_ref::<shapetrace::config::names::UnknownName>())
+        && let Some(u) = e.chain().find_map(unknown_name)
     {
         line = line.replace(&u.to_string(), &cli::usage::unknown_name(u, lang));
     }
     line
+}
+
+/// The unknown name `c` is or wraps: a transparent wrapper hides its
+/// inner error from the chain (an overlay's unknown preset).
+fn unknown_name<'a>(
+    c: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a shapetrace::config::names::UnknownName> {
+    use shapetrace::config::ResolveError;
+    if let Some(u) = c.downcast_ref() {
+        return Some(u);
+    }
+    match c.downcast_ref::<shapetrace::Error>() {
+        Some(shapetrace::Error::Name(u) | shapetrace::Error::Resolve(ResolveError::Preset(u))) => {
+            return Some(u);
+        }
+        _ => {}
+    }
+    match c.downcast_ref::<ResolveError>() {
+        Some(ResolveError::Preset(u)) => Some(u),
+        _ => None,
+    }
 }
 
 /// The refusal `key` of the catalog, in `lang`, with its arguments.

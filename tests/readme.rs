@@ -61,3 +61,34 @@ fn readme_lists_the_key_table() {
     let edited = text.replacen("| first / last step |", "| first or last step |", 1);
     assert_ne!(between(&edited, "keys"), Some(want.as_str()));
 }
+
+/// The README's Library snippet is `examples/library.rs`, which cargo
+/// builds inside a function returning `shapetrace::Error`: every line of
+/// the snippet is a line of the example, in order, so neither drifts.
+#[test]
+fn readme_library_snippet_is_the_compiled_example() {
+    let text = readme();
+    let section = text
+        .split("## Library\n")
+        .nth(1)
+        .expect("README has a Library section");
+    let snippet = section
+        .split("```rust\n")
+        .nth(1)
+        .and_then(|s| s.split("\n```").next())
+        .expect("the Library section opens with a Rust block");
+    let example =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/library.rs"))
+            .unwrap();
+    let body = example
+        .split("// README: start\n")
+        .nth(1)
+        .and_then(|s| s.split("// README: end").next())
+        .expect("examples/library.rs has the README markers");
+    let want: Vec<&str> = snippet.lines().map(str::trim).collect();
+    let have: Vec<&str> = body.lines().map(str::trim).collect();
+    assert_eq!(
+        have, want,
+        "README.md's Library block and examples/library.rs differ"
+    );
+}

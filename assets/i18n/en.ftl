@@ -1078,3 +1078,22 @@ cli-refuse-compare-numeric = compare traces shapes only, so --numeric does not a
 cli-refuse-compare-logs-flag = compare LEFT and RIGHT are both trace logs, compared as written, so { $flag } does not apply; allowed: --format and --out
 cli-refuse-compare-html-log = compare --format html draws each side's model settings and blocks, which a trace log does not hold; allowed with a log side: --format table, json or markdown
 cli-refuse-side = neither a preset nor a model file; allowed: { $presets } or a path to a .toml or config.json (- for standard input)
+cli-group-attention-weights = attention weights
+cli-group-mlp-weights = MLP weights
+cli-group-attention = attention
+cli-group-mlp = MLP
+cli-group-norms = norms
+cli-group-block = block
+cli-group-blocks = blocks
+cli-params-tied = tied to wte = 0
+cli-flops-per-token-head = L·block + 2·V·d (LM head) = { $l }·{ $k } + { $h }
+cli-what-preset = preset
+cli-what-fault = fault
+cli-what-activation = activation
+cli-what-check = check
+cli-what-dtype = dtype
+cli-what-head = head
+cli-what-norm = norm
+cli-what-placement = placement
+cli-what-positions = positions
+cli-what-qkv-fusion = qkv fusion

@@ -1065,4 +1065,23 @@ cli-refuse-compare-flag = compare 以 LEFT 與 RIGHT 取得兩個模型，所以
 cli-refuse-compare-numeric = compare 只追蹤形狀，所以 --numeric 不適用；允許：--shape-only（compare 本來就這樣做）與 --seq 或 --d-model 等模型參數
 cli-refuse-compare-logs-flag = compare 的 LEFT 與 RIGHT 都是追蹤日誌，照寫下的樣子比較，所以 { $flag } 不適用；允許：--format 與 --out
 cli-refuse-compare-html-log = compare --format html 會畫出每一邊的模型設定與模組，而追蹤日誌沒有這些；有一邊是日誌時允許：--format table、json 或 markdown
-cli-refuse-side = 既不是預設也不是模型檔案；允許：{ $presets }，或 .toml 或 config.json 的路徑（- 代表標準輸入）
+cli-refuse-side = 既不是預設模型也不是模型檔案；允許：{ $presets }，或 .toml 或 config.json 的路徑（- 代表標準輸入）
+cli-group-attention-weights = 注意力權重
+cli-group-mlp-weights = 前饋網絡權重
+cli-group-attention = 注意力
+cli-group-mlp = 前饋網絡
+cli-group-norms = 歸一化
+cli-group-block = 模組
+cli-group-blocks = 全部模組
+cli-params-tied = 與 wte 綁定 = 0
+cli-flops-per-token-head = L·block + 2·V·d（LM 頭）= { $l }·{ $k } + { $h }
+cli-what-preset = 預設模型
+cli-what-fault = 故障
+cli-what-activation = 激活函數
+cli-what-check = 檢查
+cli-what-dtype = 數據類型
+cli-what-head = 輸出頭
+cli-what-norm = 歸一化
+cli-what-placement = 歸一化位置
+cli-what-positions = 位置編碼
+cli-what-qkv-fusion = qkv 融合

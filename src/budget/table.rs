@@ -60,8 +60,31 @@ fn share(part: u64, whole: u64) -> String {
     })
 }
 
-fn row_line(r: &Row) -> Vec<String> {
-    vec![r.path.clone(), thousands(r.count), r.formula.clone()]
+fn row_line(r: &Row, lang: Lang) -> Vec<String> {
+    // A tied head's one word of prose; the other formulas are notation.
+    let formula = if r.formula == "tied to wte = 0" {
+        lang.t("cli-params-tied")
+    } else {
+        r.formula.clone()
+    };
+    vec![label(&r.path, lang), thousands(r.count), formula]
+}
+
+/// A row's label in `lang`: the groups' words (`attention weights`,
+/// `norms` …) from the catalog; tensor names such as `block.ln_1.weight`
+/// are identifiers and stay.
+fn label(path: &str, lang: Lang) -> String {
+    let key = match path {
+        "attention weights" => "cli-group-attention-weights",
+        "MLP weights" => "cli-group-mlp-weights",
+        "attention" => "cli-group-attention",
+        "MLP" => "cli-group-mlp",
+        "norms" => "cli-group-norms",
+        "block" => "cli-group-block",
+        "blocks" => "cli-group-blocks",
+        _ => return path.to_string(),
+    };
+    lang.t(key)
 }
 
 fn line<const N: usize>(cells: [&str; N]) -> Vec<String> {
@@ -135,7 +158,7 @@ pub fn text_in(b: &Budget, lang: Lang) -> String {
     }
 
     let _ = writeln!(out, "{}", lang.t("cli-params-parameters"));
-    let mut lines: Vec<Vec<String>> = b.by_component.iter().map(row_line).collect();
+    let mut lines: Vec<Vec<String>> = b.by_component.iter().map(|r| row_line(r, lang)).collect();
     // The final norm as one number, as the lesson counts it.
     let ln_f = b.final_norm();
     if ln_f > 0 {
@@ -202,7 +225,7 @@ pub fn text_in(b: &Budget, lang: Lang) -> String {
     out.push_str(&columns(&lines, &[1]));
 
     let _ = writeln!(out, "\n{}", lang.t("cli-params-one-block"));
-    let mut lines: Vec<Vec<String>> = b.groups.iter().map(row_line).collect();
+    let mut lines: Vec<Vec<String>> = b.groups.iter().map(|r| row_line(r, lang)).collect();
     let weights = b.block.attention_weights + b.block.mlp_weights;
     lines.insert(
         2.min(lines.len()),
@@ -318,7 +341,11 @@ fn flops(out: &mut String, b: &Budget, lang: Lang) {
     let (seq_full, seq_causal) = f.forward_per_sequence();
     let per_token = if s.head > 0 {
         let (l, k, h) = (s.layers, thousands(k.total), thousands(s.head));
-        format!("L·block + 2·V·d (LM head) = {l}·{k} + {h}")
+        say(
+            lang,
+            "cli-flops-per-token-head",
+            &[("l", l.to_string()), ("k", k), ("h", h)],
+        )
     } else {
         format!("L·block = {}·{}", s.layers, thousands(k.total))
     };

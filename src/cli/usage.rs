@@ -43,11 +43,23 @@ pub fn unknown_name(u: &shapetrace::config::names::UnknownName, lang: Lang) -> S
         lang,
         "cli-unknown-name",
         &[
-            ("what", u.what.to_string()),
+            ("what", kind_in(u.what, lang)),
             ("got", shown(&u.got).to_string()),
             ("allowed", u.allowed.clone()),
         ],
     )
+}
+
+/// The kind of an unknown name (`fault`, `preset` …) in `lang`; a kind
+/// the catalog lacks stays as the code names it.
+fn kind_in(kind: &str, lang: Lang) -> String {
+    let key = format!("cli-what-{}", kind.replace(' ', "-"));
+    let words = lang.t(&key);
+    if words.starts_with(&key) {
+        kind.to_string()
+    } else {
+        words
+    }
 }
 
 /// The language of a command line that did not parse: its `--lang`
@@ -170,6 +182,7 @@ fn rendered(e: &clap::Error, lang: Lang) -> String {
 /// The one line for a parse error: what went wrong (the argument named,
 /// the value escaped), what is allowed, and a suggestion when clap has one.
 #[must_use]
+#[cfg(test)]
 pub fn line(e: &clap::Error) -> String {
     line_in(e, Lang::En)
 }

@@ -53,6 +53,7 @@ fn identifiers() -> BTreeSet<String> {
         "table",
         "markdown",
         "html",
+        "JSON",
         // Names in code the faults' words quote: PyTorch's and MPI's.
         "BatchNorm",
         "irecv",

@@ -86,7 +86,7 @@ fn readme_library_snippet_is_the_compiled_example() {
         .and_then(|s| s.split("// README: end").next())
         .expect("examples/library.rs has the README markers");
     let want: Vec<&str> = snippet.lines().map(str::trim).collect();
-    let have: Vec<&str> = body.lines().map(str::trim).collect();
+    let have: Vec<&str> = body.trim_end().lines().map(str::trim).collect();
     assert_eq!(
         have, want,
         "README.md's Library block and examples/library.rs differ"

@@ -66,11 +66,10 @@ fn unknown_name<'a>(
     if let Some(u) = c.downcast_ref() {
         return Some(u);
     }
-    match c.downcast_ref::<shapetrace::Error>() {
-        Some(shapetrace::Error::Name(u) | shapetrace::Error::Resolve(ResolveError::Preset(u))) => {
-            return Some(u);
-        }
-        _ => {}
+    if let Some(shapetrace::Error::Name(u) | shapetrace::Error::Resolve(ResolveError::Preset(u))) =
+        c.downcast_ref::<shapetrace::Error>()
+    {
+        return Some(u);
     }
     match c.downcast_ref::<ResolveError>() {
         Some(ResolveError::Preset(u)) => Some(u),

@@ -97,6 +97,13 @@ pub enum Error {
         "--tokens needs a model with a vocabulary; allowed: --vocab V, --preset lesson-lm or a gpt2 preset, a config.json, or a checkpoint with wte"
     )]
     TokensNoVocab,
+    /// A name that is none of the allowed ones: a preset
+    /// (`config::preset::by_name`), a fault, an activation, …
+    #[error(transparent)]
+    Name(#[from] config::names::UnknownName),
+    /// A lab's input that cannot be used (the FFN by hand, the norms).
+    #[error(transparent)]
+    Lesson(#[from] crate::lesson::LessonError),
     /// The caller set the cancel flag before the run finished.
     #[error("the run was cancelled")]
     Cancelled,

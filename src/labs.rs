@@ -18,6 +18,7 @@ pub fn params(
     cfg: &shapetrace::ModelConfig,
     args: &ParamsArgs,
     stored: Option<&shapetrace::weights::gguf::Gguf>,
+    lang: shapetrace::i18n::Lang,
 ) -> Result<ExitCode> {
     let dtype = args.bytes_dtype.unwrap_or(cfg.dtype.into());
     let budget = Budget::with_bytes(cfg, dtype)?;
@@ -36,7 +37,7 @@ pub fn params(
     });
     match args.format {
         ParamsFormat::Table => {
-            out.write_all(table::text(&budget).as_bytes())?;
+            out.write_all(table::text_in(&budget, lang).as_bytes())?;
             if let Some(t) = &training {
                 out.write_all(shapetrace::budget::training::text(t).as_bytes())?;
             }

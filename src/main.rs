@@ -8,7 +8,8 @@ mod progress;
 
 use clap::Parser;
 use cli::{CheckFormat, Cli, Command, TraceArgs, TraceFormat};
-use color_eyre::eyre::{Result, bail};
+use color_eyre::eyre::Result;
+use shapetrace::i18n::Lang;
 use shapetrace::plan::Request;
 use shapetrace::report::table;
 use shapetrace::trace::log;
@@ -37,10 +38,58 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            out::say(format_args!("{e:#}"));
+            out::say(worded(&e, Lang::from_env(cli.lang)));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error's one line in `lang`: the refusals of this file are worded
+/// there already; an unknown name (a preset, a fault …) anywhere in the
+/// chain is worded from the catalog; the rest is the library's English.
+fn worded(e: &color_eyre::Report, lang: Lang) -> String {
+    let mut line = format!("{e:#}");
+    if lang != Lang::En
+        && let Some(u) = e.chain().find_map(unknown_name)
+    {
+        line = line.replace(&u.to_string(), &cli::usage::unknown_name(u, lang));
+    }
+    line
+}
+
+/// The unknown name `c` is or wraps: a transparent wrapper hides its
+/// inner error from the chain (an overlay's unknown preset).
+fn unknown_name<'a>(
+    c: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a shapetrace::config::names::UnknownName> {
+    use shapetrace::config::ResolveError;
+    if let Some(u) = c.downcast_ref() {
+        return Some(u);
+    }
+    if let Some(shapetrace::Error::Name(u) | shapetrace::Error::Resolve(ResolveError::Preset(u))) =
+        c.downcast_ref::<shapetrace::Error>()
+    {
+        return Some(u);
+    }
+    match c.downcast_ref::<ResolveError>() {
+        Some(ResolveError::Preset(u)) => Some(u),
+        _ => None,
+    }
+}
+
+/// The refusal `key` of the catalog, in `lang`, with its arguments.
+fn refusal(lang: Lang, key: &str, args: &[(&str, String)]) -> color_eyre::Report {
+    color_eyre::eyre::eyre!(say(lang, key, args))
+}
+
+/// The catalog's `key` in `lang` with the named arguments.
+fn say(lang: Lang, key: &str, args: &[(&str, String)]) -> String {
+    let why = args
+        .iter()
+        .fold(shapetrace::why::Why::new(key), |w, (k, v)| {
+            w.arg(k, v.clone())
+        });
+    lang.why(&why)
 }
 
 /// color-eyre's report hook only. Its panic hook writes with `eprintln!`,
@@ -67,7 +116,7 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::SUCCESS;
     }
-    out::say(cli::usage::line(e));
+    out::say(cli::usage::line_in(e, cli::usage::lang_of_args()));
     ExitCode::from(2)
 }
 
@@ -85,6 +134,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
     }
     // Before any work: no output may be an input.
     cli::check_paths(cli).map_err(|e| color_eyre::eyre::eyre!(e))?;
+    let lang = Lang::from_env(cli.lang);
     let (values, output) = match &cli.command {
         // The HTML handout draws the attention weights: it keeps the
         // values of the small tensors, as the stepper does.
@@ -95,9 +145,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         _ => (false, false),
     };
     if cli.watch && (cli.command.is_some() || cli.model.config.is_none()) {
-        bail!(
-            "--watch re-traces the stepper's model file; allowed: shapetrace --config FILE --watch (no subcommand)"
-        );
+        return Err(refusal(lang, "cli-refuse-watch-alone", &[]));
     }
     // A reload reads the model file alone: B, T and the weights a file
     // gave would not be checked against the edited model again.
@@ -113,14 +161,14 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
         .find(|(_, set)| *set)
         .map(|(f, _)| *f),
     ) {
-        bail!(
-            "--watch re-reads the model file alone, so {flag} does not apply; allowed: --watch with --config and model flags"
-        );
+        return Err(refusal(
+            lang,
+            "cli-refuse-watch-flag",
+            &[("flag", flag.to_string())],
+        ));
     }
     if cli.compare.is_some() && (cli.command.is_some() || cli.watch) {
-        bail!(
-            "--compare opens the stepper's split view; allowed: shapetrace [model flags] --compare RIGHT (no subcommand, no --watch); for text: shapetrace compare LEFT RIGHT"
-        );
+        return Err(refusal(lang, "cli-refuse-compare-stepper", &[]));
     }
     if let Some(Command::Compare(args)) = &cli.command {
         return compare(cli, args);
@@ -135,9 +183,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
     }
     if let Some(Command::Faults(args)) = &cli.command {
         if let Some(flag) = model_flag_given() {
-            bail!(
-                "faults lists every teaching fault with the flags each needs, so {flag} does not apply; allowed: --format, --lang"
-            );
+            return Err(refusal(lang, "cli-refuse-faults-flag", &[("flag", flag)]));
         }
         return faults(args.format, cli.lang);
     }
@@ -145,9 +191,11 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
     if let Some(Command::Check(cli::CheckArgs { log: Some(_), .. })) = &cli.command
         && let Some(flag) = model_flag_given()
     {
-        bail!(
-            "check --log judges the log as written, so {flag} does not apply; allowed with --log: --format"
-        );
+        return Err(refusal(
+            lang,
+            "cli-refuse-check-log-flag",
+            &[("flag", flag)],
+        ));
     }
     let one_forward = matches!(cli.command, Some(Command::Trace(_)));
     // params --weights FILE.gguf counts the model its metadata declares and
@@ -219,15 +267,13 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
                 .flatten();
             Ok(ended(tui::run(app, watch)?))
         }
-        Some(Command::Trace(args)) => trace(&cfg, req, args),
-        Some(Command::Check(args)) if args.log.is_some() => check_log(args),
-        Some(Command::Check(args)) => check(&cfg, req, args.format),
+        Some(Command::Trace(args)) => trace(&cfg, req, args, lang),
+        Some(Command::Check(args)) if args.log.is_some() => check_log(args, lang),
+        Some(Command::Check(args)) => check(&cfg, req, args.format, lang),
         Some(Command::Params(_)) if req.weights.is_some() || req.input.is_some() => {
-            bail!(
-                "--weights and --input do not apply to params, which counts from the config alone; allowed with them: trace, check, probes and the stepper"
-            )
+            Err(refusal(lang, "cli-refuse-params-inputs", &[]))
         }
-        Some(Command::Params(args)) => labs::params(&cfg, args, stored.as_ref()),
+        Some(Command::Params(args)) => labs::params(&cfg, args, stored.as_ref(), lang),
         Some(Command::Ffn(args)) => labs::ffn(args, cli.model.set.seed),
         Some(Command::Norms(args)) => labs::norms(&args.x),
         Some(Command::Probes(args)) => labs::probes(&cfg, &req, args),
@@ -238,7 +284,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
     }?;
     if cli.command.is_some() {
         for note in &notes {
-            out::say(format_args!("note: {note}"));
+            out::say(say(lang, "cli-note", &[("note", note.clone())]));
         }
     }
     Ok(code)
@@ -296,16 +342,19 @@ fn run_with_grads(
     Ok((run, output, grads))
 }
 
-fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Result<ExitCode> {
+fn trace(
+    cfg: &shapetrace::ModelConfig,
+    req: Request,
+    args: &TraceArgs,
+    lang: Lang,
+) -> Result<ExitCode> {
     if args.grads_out.is_some() && !cfg.backward {
-        bail!("--grads-out writes the backward's gradients; allowed: --grads-out with --backward");
+        return Err(refusal(lang, "cli-refuse-grads-out", &[]));
     }
     if args.values
         && (req.mode == shapetrace::ModeChoice::ShapeOnly || args.format != TraceFormat::Json)
     {
-        bail!(
-            "--values keeps tensor values in JSON events; allowed only with --format json on a numeric run"
-        );
+        return Err(refusal(lang, "cli-refuse-values", &[]));
     }
     // Both outputs are made ready (a missing folder refused, temp files
     // made) before the run, so a long run is not wasted on a bad path.
@@ -329,14 +378,16 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
     let (run, output, grads) = run_with_grads(cfg, &mut req)?;
     if let Some(target) = grads_out {
         let Some(grads) = grads else {
-            bail!(
-                "--grads-out needs a numeric run whose forward completes; this one {} (see shapetrace check)",
-                if run.trace.failure.is_some() {
-                    "stopped at a failed check"
-                } else {
-                    "traced shapes only"
-                }
-            );
+            let how = if run.trace.failure.is_some() {
+                "stopped"
+            } else {
+                "shapes"
+            };
+            return Err(refusal(
+                lang,
+                "cli-refuse-grads-out-run",
+                &[("how", how.to_string())],
+            ));
         };
         let file = saved_as
             .as_deref()
@@ -354,10 +405,13 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
         target.write(|w| w.write_all(&bytes))?;
     }
     let array = match (npy, &output, &args.output) {
-        (Some(_), None, Some(path)) => bail!(
-            "--output {} needs a run that completes; this one stopped at a failed check (see shapetrace check)",
-            shapetrace::text::shown_os(path.as_os_str())
-        ),
+        (Some(_), None, Some(path)) => {
+            return Err(refusal(
+                lang,
+                "cli-refuse-output-run",
+                &[("path", shapetrace::text::shown_os(path.as_os_str()))],
+            ));
+        }
         (Some(target), Some(array), _) => Some((target, array)),
         _ => None,
     };
@@ -392,7 +446,9 @@ fn trace(cfg: &shapetrace::ModelConfig, req: Request, args: &TraceArgs) -> Resul
                 w.flush()
             }
             TraceFormat::Json => log::write(&mut io::BufWriter::new(out), &run.trace, &run.checks),
-            TraceFormat::Table => out.write_all(table::text(&run.trace, &run.checks).as_bytes()),
+            TraceFormat::Table => {
+                out.write_all(table::text_in(&run.trace, &run.checks, lang).as_bytes())
+            }
             TraceFormat::Markdown => out.write_all(
                 shapetrace::report::handout::markdown(&run.trace, &run.checks).as_bytes(),
             ),
@@ -436,10 +492,11 @@ fn side(
     } else if name == shapetrace::files::STDIN || path.exists() {
         shapetrace::Overlay::from_file(path).map_err(shapetrace::Error::from)?
     } else {
-        bail!(
-            "neither a preset nor a model file; allowed: {} or a path to a .toml or config.json (- for standard input)",
-            preset::allowed()
-        );
+        return Err(refusal(
+            Lang::from_env(None),
+            "cli-refuse-side",
+            &[("presets", preset::allowed())],
+        ));
     };
     let note = (is_preset && path.exists())
         .then(|| format!("'{name}' is the preset {name}, not the file of that name here; for the file give ./{name}"));
@@ -505,16 +562,20 @@ fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
         ("--tokens", m.tokens.is_some()),
     ];
     if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
-        bail!(
-            "compare takes its two models as LEFT and RIGHT, so {flag} does not apply; allowed: model flags such as --seq or --d-model, which apply to both"
-        );
+        return Err(refusal(
+            Lang::from_env(cli.lang),
+            "cli-refuse-compare-flag",
+            &[("flag", (*flag).to_string())],
+        ));
     }
     // compare traces shapes only: --numeric would change nothing
     // (--max-memory still bounds those traces).
     if m.numeric {
-        bail!(
-            "compare traces shapes only, so --numeric does not apply; allowed: --shape-only (what compare does anyway) and model flags such as --seq or --d-model"
-        );
+        return Err(refusal(
+            Lang::from_env(cli.lang),
+            "cli-refuse-compare-numeric",
+            &[],
+        ));
     }
     let one_line = shapetrace::text::one_line;
     // A trace log is read as written; a preset's name is the preset.
@@ -540,14 +601,18 @@ fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
     if logs.len() == 2
         && let Some(flag) = model_flag_given()
     {
-        bail!(
-            "compare LEFT and RIGHT are both trace logs, compared as written, so {flag} does not apply; allowed: --format and --out"
-        );
+        return Err(refusal(
+            Lang::from_env(cli.lang),
+            "cli-refuse-compare-logs-flag",
+            &[("flag", flag)],
+        ));
     }
     if !logs.is_empty() && args.format == TraceFormat::Html {
-        bail!(
-            "compare --format html draws each side's model settings and blocks, which a trace log does not hold; allowed with a log side: --format table, json or markdown"
-        );
+        return Err(refusal(
+            Lang::from_env(cli.lang),
+            "cli-refuse-compare-html-log",
+            &[],
+        ));
     }
     let target = args
         .out
@@ -649,28 +714,39 @@ fn compare(cli: &Cli, args: &cli::CompareArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn check(cfg: &shapetrace::ModelConfig, req: Request, format: CheckFormat) -> Result<ExitCode> {
+fn check(
+    cfg: &shapetrace::ModelConfig,
+    req: Request,
+    format: CheckFormat,
+    lang: Lang,
+) -> Result<ExitCode> {
     let (run, _) = run(cfg, req)?;
     // A fault that no check of this run could catch is refused, never "held".
     if let Some(fault) = cfg.fault
         && let Some((catchers, why)) = shapetrace::check::unjudged(fault, cfg, &run.checks)
     {
         let names: Vec<&str> = catchers.iter().map(|c| c.as_str()).collect();
-        let line = shapetrace::why::Why::new("check-fault-unjudged")
-            .arg("fault", fault.to_string())
-            .arg("checks", names.join(", "))
-            .arg("why", why)
-            .text();
+        let line = lang.why(
+            &shapetrace::why::Why::new("check-fault-unjudged")
+                .arg("fault", fault.to_string())
+                .arg("checks", names.join(", "))
+                .arg("why", why),
+        );
         out::say(line);
         return Ok(ExitCode::from(2));
     }
     let mut out = out::stdout();
     match format {
         CheckFormat::Text => {
-            let head = shapetrace::report::headline(&run.checks);
-            let name = shapetrace::text::shown(&cfg.preset);
-            writeln!(out, "{name} ({}): {head}", fault_note(cfg))?;
-            out.write_all(table::checks_text(&run.checks).as_bytes())?;
+            let head = shapetrace::report::headline_in(&run.checks, lang);
+            let name = shapetrace::text::shown(&cfg.preset).to_string();
+            let fault = match cfg.fault {
+                Some(f) => say(lang, "cli-fault-some", &[("fault", f.to_string())]),
+                None => lang.t("cli-fault-none"),
+            };
+            let line = [("name", name), ("fault", fault), ("headline", head)];
+            writeln!(out, "{}", say(lang, "cli-check-line", &line))?;
+            out.write_all(table::checks_text_in(&run.checks, lang).as_bytes())?;
         }
         CheckFormat::Json => {
             serde_json::to_writer(
@@ -690,7 +766,7 @@ fn check(cfg: &shapetrace::ModelConfig, req: Request, format: CheckFormat) -> Re
 
 /// `check --log FILE`: the log's checks (see `check::of_log`), printed as
 /// `check` prints its own; exit 0 when all hold, 1 when any fails.
-fn check_log(args: &cli::CheckArgs) -> Result<ExitCode> {
+fn check_log(args: &cli::CheckArgs, lang: Lang) -> Result<ExitCode> {
     let Some(file) = &args.log else {
         return Ok(ExitCode::from(2));
     };
@@ -701,14 +777,19 @@ fn check_log(args: &cli::CheckArgs) -> Result<ExitCode> {
     let mut out = out::stdout();
     match args.format {
         CheckFormat::Text => {
-            let head = shapetrace::report::headline(&checks);
+            let head = shapetrace::report::headline_in(&checks, lang);
             let who = shapetrace::text::shown(replay.producer.as_deref().unwrap_or("shapetrace"));
             let name = shapetrace::text::lossless(file.as_os_str());
-            writeln!(out, "{} ({who}): {head}", shapetrace::text::shown(&name))?;
+            let line = [
+                ("name", shapetrace::text::shown(&name).to_string()),
+                ("fault", who.to_string()),
+                ("headline", head),
+            ];
+            writeln!(out, "{}", say(lang, "cli-check-line", &line))?;
             if let Some(note) = replay.note() {
                 writeln!(out, "{note}")?;
             }
-            out.write_all(table::checks_text(&checks).as_bytes())?;
+            out.write_all(table::checks_text_in(&checks, lang).as_bytes())?;
         }
         CheckFormat::Json => {
             serde_json::to_writer(&mut out, &serde_json::json!({ "ok": ok, "checks": checks }))?;
@@ -785,7 +866,9 @@ fn view(args: &cli::ViewArgs, lang: Option<shapetrace::i18n::Lang>) -> Result<Ex
                 cli::ViewFormat::Html => String::new(),
             });
             text.push_str(&match f {
-                cli::ViewFormat::Table => table::text(&replay.trace, checks),
+                cli::ViewFormat::Table => {
+                    table::text_in(&replay.trace, checks, Lang::from_env(lang))
+                }
                 cli::ViewFormat::Markdown => {
                     shapetrace::report::handout::markdown_of_log(&replay, checks)
                 }
@@ -804,11 +887,4 @@ fn view(args: &cli::ViewArgs, lang: Option<shapetrace::i18n::Lang>) -> Result<Ex
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn fault_note(cfg: &shapetrace::ModelConfig) -> String {
-    match cfg.fault {
-        Some(f) => format!("fault {f}"),
-        None => "no fault".into(),
-    }
 }

@@ -80,16 +80,26 @@ pub fn checks_for(trace: &Trace, req: &Request) -> Vec<CheckResult> {
 /// it is counted apart from those that hold.
 #[must_use]
 pub fn headline(checks: &[CheckResult]) -> String {
+    headline_in(checks, crate::i18n::Lang::En)
+}
+
+/// [`headline`] in `lang`.
+#[must_use]
+pub fn headline_in(checks: &[CheckResult], lang: crate::i18n::Lang) -> String {
     let count = |s: Status| checks.iter().filter(|c| c.status == s).count();
     let (failed, skipped) = (count(Status::Fail), count(Status::Skip));
     let held = checks.len() - failed - skipped;
-    match (failed, skipped) {
-        (0, 0) => format!("all {held} checks hold"),
-        (0, _) => format!("{held} checks hold, {skipped} skipped"),
-        (_, 0) => format!("{failed} of {} checks fail", checks.len()),
-        (_, _) => format!(
-            "{failed} of {} checks fail, {skipped} skipped",
-            checks.len()
-        ),
-    }
+    let key = match (failed, skipped) {
+        (0, 0) => "cli-headline-hold",
+        (0, _) => "cli-headline-hold-skipped",
+        (_, 0) => "cli-headline-fail",
+        (_, _) => "cli-headline-fail-skipped",
+    };
+    lang.why(
+        &crate::why::Why::new(key)
+            .arg("held", held.to_string())
+            .arg("skipped", skipped.to_string())
+            .arg("failed", failed.to_string())
+            .arg("total", checks.len().to_string()),
+    )
 }

@@ -28,6 +28,15 @@ pub const MAX_SHOWN: usize = 80;
 /// value or a line of the input, so it gets room for a few of them.
 pub const MAX_MESSAGE: usize = 3 * MAX_SHOWN;
 
+/// Longest list of allowed values shown whole, in characters: the tool's
+/// own names (every fault, every preset) fit many times over, while a
+/// message that quotes megabytes of a user's input after `; allowed: ` is
+/// still bounded.
+pub const MAX_ALLOWED: usize = 25 * MAX_SHOWN;
+
+/// Where a refusal's list of allowed values starts.
+const ALLOWED: &str = "; allowed: ";
+
 /// A user's string as it may be printed: control and invisible formatting
 /// characters escaped, cut at a cap. Build it with [`shown`].
 #[derive(Debug, Clone, Copy)]
@@ -80,14 +89,29 @@ pub fn lossless(s: &std::ffi::OsStr) -> String {
 }
 
 /// A parser's whole message as one printable line: trimmed, escaped as by
-/// [`shown`], cut at [`MAX_MESSAGE`] characters.
+/// [`shown`], cut at [`MAX_MESSAGE`] characters. A refusal's list of
+/// allowed values (from its last `; allowed: `) is the tool's own and is
+/// kept whole up to [`MAX_ALLOWED`] characters: a refusal names every
+/// value it would take.
 #[must_use]
 pub fn one_line(s: &str) -> String {
-    Shown {
-        text: s.trim(),
+    let s = s.trim();
+    let (head, tail) = s.rfind(ALLOWED).map_or((s, ""), |at| s.split_at(at));
+    let mut line = Shown {
+        text: head,
         cap: MAX_MESSAGE,
     }
-    .to_string()
+    .to_string();
+    if !tail.is_empty() {
+        line.push_str(
+            &Shown {
+                text: tail,
+                cap: MAX_ALLOWED,
+            }
+            .to_string(),
+        );
+    }
+    line
 }
 
 /// Characters a terminal would act on or hide rather than print: controls
@@ -179,6 +203,27 @@ mod tests {
         use std::os::unix::ffi::OsStrExt;
         let s = std::ffi::OsStr::from_bytes(b"a\xff\x1b.toml");
         assert_eq!(super::shown_os(s), "a\\xff\\u{1b}.toml");
+    }
+
+    #[test]
+    fn a_refusal_lists_every_allowed_value_and_still_bounds_the_input() {
+        // 40 names of 12 characters: 520 characters, over MAX_MESSAGE.
+        let names: Vec<String> = (0..40).map(|i| format!("fault-{i:06}")).collect();
+        let allowed = names.join(", ");
+        let msg = format!("unknown fault 'no-mask'; allowed: {allowed}");
+        assert!(msg.chars().count() > super::MAX_MESSAGE);
+        assert_eq!(one_line(&msg), msg);
+        // A long value before the list is still cut, the list kept whole.
+        let long = format!(
+            "unknown fault '{}'; allowed: {allowed}",
+            "x".repeat(100_000)
+        );
+        let l = one_line(&long);
+        assert!(l.ends_with(&format!("; allowed: {allowed}")), "{l}");
+        assert!(l.chars().count() < super::MAX_MESSAGE + allowed.len() + 40);
+        // Megabytes after `; allowed: ` are bounded too.
+        let flood = format!("bad; allowed: {}", "y".repeat(1_000_000));
+        assert!(one_line(&flood).chars().count() < super::MAX_ALLOWED + 40);
     }
 
     #[test]

@@ -75,3 +75,40 @@ fn book_lists_the_key_table() {
     let edited = text.replacen("| first / last step |", "| first or last step |", 1);
     assert_ne!(between(&edited, "keys"), Some(want.as_str()));
 }
+
+/// The Library chapter's snippet is `examples/library.rs`, which cargo
+/// builds inside a function returning `shapetrace::Error`: every line of
+/// the snippet is a line of the example, in order, so neither drifts.
+#[test]
+fn the_library_snippet_is_the_compiled_example() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/src/library.md"
+    ))
+    .unwrap();
+    let snippet = |text: &str| -> Vec<String> {
+        text.split("```rust\n")
+            .nth(1)
+            .and_then(|s| s.split("\n```").next())
+            .expect("the Library chapter opens with a Rust block")
+            .lines()
+            .map(|l| l.trim().to_string())
+            .collect()
+    };
+    let example =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/library.rs"))
+            .unwrap();
+    let body: Vec<String> = example
+        .split("// snippet: start\n")
+        .nth(1)
+        .and_then(|s| s.split("// snippet: end").next())
+        .expect("examples/library.rs has the snippet's markers")
+        .trim_end()
+        .lines()
+        .map(|l| l.trim().to_string())
+        .collect();
+    assert_eq!(body, snippet(&text), "docs/src/library.md's block and examples/library.rs differ");
+    // A chapter with one line edited is caught.
+    let edited = text.replacen("assert!(run.ok());", "assert!(!run.ok());", 1);
+    assert_ne!(body, snippet(&edited));
+}

@@ -980,3 +980,123 @@ why-recv = Pipeline parallelism: the blocks before this stage's live on the devi
 
 ## ascii and presenter: the note under a why the presenter has no room for
 ui-present-why-more = … more in the Detail pane (P, then w)
+
+## cli: the command line's tables, verdicts, notes and refusals (check, trace, params, view, errors)
+
+cli-head-step = step
+cli-head-path = path
+cli-head-op = op
+cli-head-shape = shape
+cli-head-dtype = dtype
+cli-head-marker = marker
+cli-marker-add-ok = ✓ add { $operands }
+cli-marker-add-fail = ✗ add { $operands }
+cli-marker-leaves = ◆ leaves { $what }
+cli-marker-returns = ↩ returns
+cli-op-at = { $op } at { $line }
+cli-failure-stops = ✗ { $check } stops the forward: { $shapes }
+cli-failure-with = {" "}with{" "}
+cli-headline-hold = all { $held } checks hold
+cli-headline-hold-skipped = { $held } checks hold, { $skipped } skipped
+cli-headline-fail = { $failed } of { $total } checks fail
+cli-headline-fail-skipped = { $failed } of { $total } checks fail, { $skipped } skipped
+cli-check-line = { $name } ({ $fault }): { $headline }
+cli-fault-some = fault { $fault }
+cli-fault-none = no fault
+cli-note = note: { $note }
+cli-params-model = model
+cli-params-total = { $name }: { $total } parameters ({ $nobias } without biases)
+cli-params-closed-matches = ✓ matches the closed form of the declared architecture: { $closed }
+cli-params-closed-differs = ✗ differs from the closed form of the declared architecture: { $closed }
+cli-params-parameters = Parameters (rows under block. are one block)
+cli-params-ln-f = ln_f (final norm)
+cli-params-ln-f-note = its weight and bias
+cli-params-sum = total
+cli-params-sum-no-bias = total without biases
+cli-params-non-embedding = non-embedding
+cli-params-minus-wpe = minus wpe (nanoGPT)
+cli-params-minus-wte-wpe = minus wte and wpe (scaling laws)
+cli-params-minus-head = minus wte, wpe and the untied LM head
+cli-params-one-block = One block
+cli-params-block-weights = block weights
+cli-params-block-weights-note = attention + MLP weights, no biases or norms
+cli-params-block-no-bias = block without biases
+cli-params-ratio = MLP : attention weights = { $ratio } : 1 (MLP { $mlp } of the weights, attention { $attention })
+cli-flops-block = Forward FLOPs per token, one block (T = { $t })
+cli-flops-window-exact = window { $window } exact
+cli-flops-causal-exact = causal exact
+cli-flops-qkvo = attention q, k, v, o matmuls
+cli-flops-mlp = MLP matmuls
+cli-flops-matmuls = matmuls, 2 per weight
+cli-flops-weights = 2·{ $n } weights
+cli-flops-scores = attention scores + weighted sum
+cli-flops-by-sublayer = by sublayer: attention { $attention }, MLP { $mlp }
+cli-flops-model = Forward FLOPs, whole model
+cli-flops-per-token = per token
+cli-flops-per-sequence = per sequence of { $t }
+cli-flops-and = { $a }, { $b }
+cli-flops-training = Training FLOPs per token (forward + backward)
+cli-flops-three-forward = 3 × forward
+cli-flops-backward-twice = backward ≈ 2 × forward
+cli-kv-title = Key/value cache while decoding (one sequence: every layer keeps k and v of every position)
+cli-kv-at-context = at context { $ctx }
+cli-kv-at-context-capped = at context { $ctx }, each window's ring capped
+cli-memory-ep-batch = B/N = { $n } sequences on this device
+cli-memory-title = Memory (activations: every traced tensor at { $batch }, T = { $t })
+cli-memory-weights = weights
+cli-memory-activations = activations
+cli-usage-needs-value = { $arg } needs a value, none was given
+cli-usage-invalid-value = invalid value '{ $value }' for { $arg }{ $why }
+cli-usage-missing = missing required argument { $arg }
+cli-usage-unexpected = unexpected argument '{ $arg }'
+cli-usage-unknown-command = unknown command '{ $command }'
+cli-usage-twice = { $arg } is given twice; allowed: once
+cli-usage-conflict = { $arg } cannot be used with { $other }
+cli-usage-conflict-another = { $arg } cannot be used with another argument
+cli-usage-utf8 = argument '{ $arg }' is not valid UTF-8; allowed: UTF-8 text
+cli-usage-no-equals = { $arg } needs '=' before its value
+cli-usage-too-many = unexpected value '{ $value }' for { $arg }
+cli-usage-wrong-number = { $arg } takes { $want } values, given { $given }
+cli-usage-allowed = { $line }; allowed: { $allowed }
+cli-usage-did-you-mean = { $line }; did you mean { $suggested }?
+cli-usage-see-help = { $line } (see shapetrace --help)
+cli-usage-invalid = invalid arguments
+cli-unknown-name = unknown { $what } '{ $got }'; allowed: { $allowed }
+cli-unknown-lang = allowed: en, zh-TW (or zh_TW)
+cli-refuse-watch-alone = --watch re-traces the stepper's model file; allowed: shapetrace --config FILE --watch (no subcommand)
+cli-refuse-watch-flag = --watch re-reads the model file alone, so { $flag } does not apply; allowed: --watch with --config and model flags
+cli-refuse-compare-stepper = --compare opens the stepper's split view; allowed: shapetrace [model flags] --compare RIGHT (no subcommand, no --watch); for text: shapetrace compare LEFT RIGHT
+cli-refuse-faults-flag = faults lists every teaching fault with the flags each needs, so { $flag } does not apply; allowed: --format, --lang
+cli-refuse-check-log-flag = check --log judges the log as written, so { $flag } does not apply; allowed with --log: --format
+cli-refuse-params-inputs = --weights and --input do not apply to params, which counts from the config alone; allowed with them: trace, check, probes and the stepper
+cli-refuse-grads-out = --grads-out writes the backward's gradients; allowed: --grads-out with --backward
+cli-refuse-values = --values keeps tensor values in JSON events; allowed only with --format json on a numeric run
+cli-refuse-grads-out-run = --grads-out needs a numeric run whose forward completes; this one { $how ->
+    [stopped] stopped at a failed check
+   *[shapes] traced shapes only
+} (see shapetrace check)
+cli-refuse-output-run = --output { $path } needs a run that completes; this one stopped at a failed check (see shapetrace check)
+cli-refuse-compare-flag = compare takes its two models as LEFT and RIGHT, so { $flag } does not apply; allowed: model flags such as --seq or --d-model, which apply to both
+cli-refuse-compare-numeric = compare traces shapes only, so --numeric does not apply; allowed: --shape-only (what compare does anyway) and model flags such as --seq or --d-model
+cli-refuse-compare-logs-flag = compare LEFT and RIGHT are both trace logs, compared as written, so { $flag } does not apply; allowed: --format and --out
+cli-refuse-compare-html-log = compare --format html draws each side's model settings and blocks, which a trace log does not hold; allowed with a log side: --format table, json or markdown
+cli-refuse-side = neither a preset nor a model file; allowed: { $presets } or a path to a .toml or config.json (- for standard input)
+cli-group-attention-weights = attention weights
+cli-group-mlp-weights = MLP weights
+cli-group-attention = attention
+cli-group-mlp = MLP
+cli-group-norms = norms
+cli-group-block = block
+cli-group-blocks = blocks
+cli-params-tied = tied to wte = 0
+cli-flops-per-token-head = L·block + 2·V·d (LM head) = { $l }·{ $k } + { $h }
+cli-what-preset = preset
+cli-what-fault = fault
+cli-what-activation = activation
+cli-what-check = check
+cli-what-dtype = dtype
+cli-what-head = head
+cli-what-norm = norm
+cli-what-placement = placement
+cli-what-positions = positions
+cli-what-qkv-fusion = qkv fusion

@@ -968,3 +968,123 @@ why-recv = 管線並行：這個階段之前的區塊位在第 { $stage } 階段
 
 ## ascii and presenter: 簡報模式放不下的原因下方的提示
 ui-present-why-more = … 其餘在詳細窗格（按 P，再按 w）
+
+## cli: 命令列的表格、判定、附註與拒絕訊息（check、trace、params、view、錯誤）
+
+cli-head-step = 步驟
+cli-head-path = 路徑
+cli-head-op = 運算
+cli-head-shape = 形狀
+cli-head-dtype = 數據類型
+cli-head-marker = 標記
+cli-marker-add-ok = ✓ 相加 { $operands }
+cli-marker-add-fail = ✗ 相加 { $operands }
+cli-marker-leaves = ◆ 離開 { $what }
+cli-marker-returns = ↩ 返回
+cli-op-at = { $op }，位於 { $line }
+cli-failure-stops = ✗ { $check } 停止了前向傳播：{ $shapes }
+cli-failure-with = {" "}與{" "}
+cli-headline-hold = 全部 { $held } 項檢查都成立
+cli-headline-hold-skipped = { $held } 項檢查成立，{ $skipped } 項略過
+cli-headline-fail = { $total } 項檢查中有 { $failed } 項失敗
+cli-headline-fail-skipped = { $total } 項檢查中有 { $failed } 項失敗，{ $skipped } 項略過
+cli-check-line = { $name }（{ $fault }）：{ $headline }
+cli-fault-some = 故障 { $fault }
+cli-fault-none = 沒有故障
+cli-note = 附註：{ $note }
+cli-params-model = 模型
+cli-params-total = { $name }：{ $total } 個參數（不含偏置 { $nobias } 個）
+cli-params-closed-matches = ✓ 符合所宣告架構的封閉式：{ $closed }
+cli-params-closed-differs = ✗ 與所宣告架構的封閉式不同：{ $closed }
+cli-params-parameters = 參數量（block. 之下的各行是一個模組的）
+cli-params-ln-f = ln_f（最終歸一化）
+cli-params-ln-f-note = 它的權重與偏置
+cli-params-sum = 總計
+cli-params-sum-no-bias = 總計（不含偏置）
+cli-params-non-embedding = 不含嵌入
+cli-params-minus-wpe = 減去 wpe（nanoGPT）
+cli-params-minus-wte-wpe = 減去 wte 與 wpe（縮放定律）
+cli-params-minus-head = 減去 wte、wpe 與未綁定的 LM 頭
+cli-params-one-block = 一個模組
+cli-params-block-weights = 模組權重
+cli-params-block-weights-note = 注意力 + 前饋網絡的權重，不含偏置與歸一化
+cli-params-block-no-bias = 模組（不含偏置）
+cli-params-ratio = 前饋網絡 : 注意力 權重 = { $ratio } : 1（前饋網絡佔權重的 { $mlp }，注意力佔 { $attention }）
+cli-flops-block = 每個詞元的前向 FLOPs，一個模組（T = { $t }）
+cli-flops-window-exact = 視窗 { $window } 精確值
+cli-flops-causal-exact = 因果遮罩精確值
+cli-flops-qkvo = 注意力 q、k、v、o 矩陣乘法
+cli-flops-mlp = 前饋網絡矩陣乘法
+cli-flops-matmuls = 矩陣乘法，每個權重 2 次
+cli-flops-weights = 2·{ $n } 個權重
+cli-flops-scores = 注意力得分 + 加權求和
+cli-flops-by-sublayer = 按子層：注意力 { $attention }，前饋網絡 { $mlp }
+cli-flops-model = 前向 FLOPs，整個模型
+cli-flops-per-token = 每個詞元
+cli-flops-per-sequence = 每個長度 { $t } 的序列
+cli-flops-and = { $a }，{ $b }
+cli-flops-training = 每個詞元的訓練 FLOPs（前向 + 反向）
+cli-flops-three-forward = 3 × 前向
+cli-flops-backward-twice = 反向 ≈ 2 × 前向
+cli-kv-title = 解碼時的鍵/值快取（一個序列：每一層保存每個位置的 k 與 v）
+cli-kv-at-context = 上下文 { $ctx } 時
+cli-kv-at-context-capped = 上下文 { $ctx } 時，每個視窗的環形緩衝有上限
+cli-memory-ep-batch = B/N = 這個裝置上的 { $n } 個序列
+cli-memory-title = 記憶體（激活值：每個追蹤到的張量，{ $batch }，T = { $t }）
+cli-memory-weights = 權重
+cli-memory-activations = 激活值
+cli-usage-needs-value = { $arg } 需要一個值，但沒有給
+cli-usage-invalid-value = { $arg } 的值 '{ $value }' 無效{ $why }
+cli-usage-missing = 缺少必要的參數 { $arg }
+cli-usage-unexpected = 未預期的參數 '{ $arg }'
+cli-usage-unknown-command = 未知的命令 '{ $command }'
+cli-usage-twice = { $arg } 給了兩次；允許：一次
+cli-usage-conflict = { $arg } 不能與 { $other } 一起使用
+cli-usage-conflict-another = { $arg } 不能與另一個參數一起使用
+cli-usage-utf8 = 參數 '{ $arg }' 不是有效的 UTF-8；允許：UTF-8 文字
+cli-usage-no-equals = { $arg } 的值之前需要 '='
+cli-usage-too-many = { $arg } 多了一個值 '{ $value }'
+cli-usage-wrong-number = { $arg } 需要 { $want } 個值，給了 { $given } 個
+cli-usage-allowed = { $line }；允許：{ $allowed }
+cli-usage-did-you-mean = { $line }；你是指 { $suggested } 嗎？
+cli-usage-see-help = { $line }（見 shapetrace --help）
+cli-usage-invalid = 無效的參數
+cli-unknown-name = 未知的 { $what } '{ $got }'；允許：{ $allowed }
+cli-unknown-lang = 允許：en、zh-TW（或 zh_TW）
+cli-refuse-watch-alone = --watch 會重新追蹤步進器的模型檔案；允許：shapetrace --config FILE --watch（不加子命令）
+cli-refuse-watch-flag = --watch 只重新讀取模型檔案，所以 { $flag } 不適用；允許：--watch 搭配 --config 與模型參數
+cli-refuse-compare-stepper = --compare 開啟步進器的並排檢視；允許：shapetrace [模型參數] --compare RIGHT（不加子命令，不加 --watch）；文字輸出請用：shapetrace compare LEFT RIGHT
+cli-refuse-faults-flag = faults 列出每個教學故障與各自需要的參數，所以 { $flag } 不適用；允許：--format、--lang
+cli-refuse-check-log-flag = check --log 照日誌寫下的樣子判定，所以 { $flag } 不適用；與 --log 一起允許：--format
+cli-refuse-params-inputs = --weights 與 --input 不適用於 params，它只從設定計數；允許與它們一起使用：trace、check、probes 與步進器
+cli-refuse-grads-out = --grads-out 寫出反向傳播的梯度；允許：--grads-out 搭配 --backward
+cli-refuse-values = --values 把張量的數值保留在 JSON 事件中；只允許搭配 --format json 的數值執行
+cli-refuse-grads-out-run = --grads-out 需要一次前向傳播完成的數值執行；這一次{ $how ->
+    [stopped] 停在一項失敗的檢查
+   *[shapes] 只追蹤了形狀
+}（見 shapetrace check）
+cli-refuse-output-run = --output { $path } 需要一次完成的執行；這一次停在一項失敗的檢查（見 shapetrace check）
+cli-refuse-compare-flag = compare 以 LEFT 與 RIGHT 取得兩個模型，所以 { $flag } 不適用；允許：--seq 或 --d-model 等模型參數，它們套用到兩邊
+cli-refuse-compare-numeric = compare 只追蹤形狀，所以 --numeric 不適用；允許：--shape-only（compare 本來就這樣做）與 --seq 或 --d-model 等模型參數
+cli-refuse-compare-logs-flag = compare 的 LEFT 與 RIGHT 都是追蹤日誌，照寫下的樣子比較，所以 { $flag } 不適用；允許：--format 與 --out
+cli-refuse-compare-html-log = compare --format html 會畫出每一邊的模型設定與模組，而追蹤日誌沒有這些；有一邊是日誌時允許：--format table、json 或 markdown
+cli-refuse-side = 既不是預設模型也不是模型檔案；允許：{ $presets }，或 .toml 或 config.json 的路徑（- 代表標準輸入）
+cli-group-attention-weights = 注意力權重
+cli-group-mlp-weights = 前饋網絡權重
+cli-group-attention = 注意力
+cli-group-mlp = 前饋網絡
+cli-group-norms = 歸一化
+cli-group-block = 模組
+cli-group-blocks = 全部模組
+cli-params-tied = 與 wte 綁定 = 0
+cli-flops-per-token-head = L·block + 2·V·d（LM 頭）= { $l }·{ $k } + { $h }
+cli-what-preset = 預設模型
+cli-what-fault = 故障
+cli-what-activation = 激活函數
+cli-what-check = 檢查
+cli-what-dtype = 數據類型
+cli-what-head = 輸出頭
+cli-what-norm = 歸一化
+cli-what-placement = 歸一化位置
+cli-what-positions = 位置編碼
+cli-what-qkv-fusion = qkv 融合

@@ -3,7 +3,17 @@
 
 use super::{Budget, Precision, Row, thousands};
 use crate::config::human_bytes;
+use crate::i18n::Lang;
+use crate::why::Why;
 use std::fmt::Write as _;
+
+/// The catalog's `key` in `lang` with the named arguments.
+fn say(lang: Lang, key: &str, args: &[(&str, String)]) -> String {
+    let why = args
+        .iter()
+        .fold(Why::new(key), |w, (k, v)| w.arg(k, v.clone()));
+    lang.why(&why)
+}
 
 /// Lines of columns, each padded to its widest cell; the columns in
 /// `right` align right.
@@ -13,7 +23,7 @@ fn columns(lines: &[Vec<String>], right: &[usize]) -> String {
         lines
             .iter()
             .filter_map(|l| l.get(i))
-            .map(|c| c.chars().count())
+            .map(|c| crate::report::table::width(c))
             .max()
             .unwrap_or(0)
     };
@@ -24,7 +34,7 @@ fn columns(lines: &[Vec<String>], right: &[usize]) -> String {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let pad = widths[i] - c.chars().count();
+                let pad = widths[i] - crate::report::table::width(c);
                 if right.contains(&i) {
                     format!("{}{c}", " ".repeat(pad))
                 } else {
@@ -50,8 +60,31 @@ fn share(part: u64, whole: u64) -> String {
     })
 }
 
-fn row_line(r: &Row) -> Vec<String> {
-    vec![r.path.clone(), thousands(r.count), r.formula.clone()]
+fn row_line(r: &Row, lang: Lang) -> Vec<String> {
+    // A tied head's one word of prose; the other formulas are notation.
+    let formula = if r.formula == "tied to wte = 0" {
+        lang.t("cli-params-tied")
+    } else {
+        r.formula.clone()
+    };
+    vec![label(&r.path, lang), thousands(r.count), formula]
+}
+
+/// A row's label in `lang`: the groups' words (`attention weights`,
+/// `norms` …) from the catalog; tensor names such as `block.ln_1.weight`
+/// are identifiers and stay.
+fn label(path: &str, lang: Lang) -> String {
+    let key = match path {
+        "attention weights" => "cli-group-attention-weights",
+        "MLP weights" => "cli-group-mlp-weights",
+        "attention" => "cli-group-attention",
+        "MLP" => "cli-group-mlp",
+        "norms" => "cli-group-norms",
+        "block" => "cli-group-block",
+        "blocks" => "cli-group-blocks",
+        _ => return path.to_string(),
+    };
+    lang.t(key)
 }
 
 fn line<const N: usize>(cells: [&str; N]) -> Vec<String> {
@@ -61,10 +94,19 @@ fn line<const N: usize>(cells: [&str; N]) -> Vec<String> {
 /// The whole budget as aligned text.
 #[must_use]
 pub fn text(b: &Budget) -> String {
+    text_in(b, Lang::En)
+}
+
+/// [`text`] in `lang`: its headings, labels and sentences from the
+/// catalog (a split model's device lines are English still); the
+/// formulas are the lesson's notation in every language.
+#[must_use]
+pub fn text_in(b: &Budget, lang: Lang) -> String {
     let c = &b.config;
     let mut out = String::new();
+    let model = lang.t("cli-params-model");
     let name = if c.preset.is_empty() {
-        "model"
+        model.as_str()
     } else {
         &c.preset
     };
@@ -90,26 +132,33 @@ pub fn text(b: &Budget) -> String {
     }
     let _ = writeln!(
         out,
-        "{name}: {} parameters ({} without biases)",
-        thousands(b.total),
-        thousands(b.total_no_bias)
+        "{}",
+        say(
+            lang,
+            "cli-params-total",
+            &[
+                ("name", name.to_string()),
+                ("total", thousands(b.total)),
+                ("nobias", thousands(b.total_no_bias)),
+            ]
+        )
     );
     let verdict = if b.closed_total == b.total {
-        "✓ matches"
+        "cli-params-closed-matches"
     } else {
-        "✗ differs from"
+        "cli-params-closed-differs"
     };
     let _ = writeln!(
         out,
-        "{verdict} the closed form of the declared architecture: {}\n",
-        thousands(b.closed_total)
+        "{}\n",
+        say(lang, verdict, &[("closed", thousands(b.closed_total))])
     );
     if let Some(s) = &b.devices {
         split(&mut out, s);
     }
 
-    out.push_str("Parameters (rows under block. are one block)\n");
-    let mut lines: Vec<Vec<String>> = b.by_component.iter().map(row_line).collect();
+    let _ = writeln!(out, "{}", lang.t("cli-params-parameters"));
+    let mut lines: Vec<Vec<String>> = b.by_component.iter().map(|r| row_line(r, lang)).collect();
     // The final norm as one number, as the lesson counts it.
     let ln_f = b.final_norm();
     if ln_f > 0 {
@@ -119,25 +168,37 @@ pub fn text(b: &Budget) -> String {
             .map_or(lines.len(), |i| i + 1);
         lines.insert(
             at,
-            line(["ln_f (final norm)", &thousands(ln_f), "its weight and bias"]),
+            line([
+                &lang.t("cli-params-ln-f"),
+                &thousands(ln_f),
+                &lang.t("cli-params-ln-f-note"),
+            ]),
         );
     }
-    lines.push(line(["total", &thousands(b.total)]));
-    lines.push(line(["total without biases", &thousands(b.total_no_bias)]));
+    lines.push(line([&lang.t("cli-params-sum"), &thousands(b.total)]));
+    lines.push(line([
+        &lang.t("cli-params-sum-no-bias"),
+        &thousands(b.total_no_bias),
+    ]));
     let ne = b.non_embedding;
+    let non_embedding = lang.t("cli-params-non-embedding");
     let minus_pos = thousands(ne.minus_position);
-    lines.push(line(["non-embedding", &minus_pos, "minus wpe (nanoGPT)"]));
+    lines.push(line([
+        &non_embedding,
+        &minus_pos,
+        &lang.t("cli-params-minus-wpe"),
+    ]));
     let minus_all = thousands(ne.minus_all);
     lines.push(line([
-        "non-embedding",
+        &non_embedding,
         &minus_all,
-        "minus wte and wpe (scaling laws)",
+        &lang.t("cli-params-minus-wte-wpe"),
     ]));
     if ne.minus_all_and_head != ne.minus_all {
         lines.push(line([
-            "non-embedding",
+            &non_embedding,
             &thousands(ne.minus_all_and_head),
-            "minus wte, wpe and the untied LM head",
+            &lang.t("cli-params-minus-head"),
         ]));
     }
     // A mixture of experts: all of them are stored, k of E run per token.
@@ -163,54 +224,74 @@ pub fn text(b: &Budget) -> String {
     }
     out.push_str(&columns(&lines, &[1]));
 
-    out.push_str("\nOne block\n");
-    let mut lines: Vec<Vec<String>> = b.groups.iter().map(row_line).collect();
+    let _ = writeln!(out, "\n{}", lang.t("cli-params-one-block"));
+    let mut lines: Vec<Vec<String>> = b.groups.iter().map(|r| row_line(r, lang)).collect();
     let weights = b.block.attention_weights + b.block.mlp_weights;
     lines.insert(
         2.min(lines.len()),
         line([
-            "block weights",
+            &lang.t("cli-params-block-weights"),
             &thousands(weights),
-            "attention + MLP weights, no biases or norms",
+            &lang.t("cli-params-block-weights-note"),
         ]),
     );
     lines.push(line([
-        "block without biases",
+        &lang.t("cli-params-block-no-bias"),
         &thousands(b.block.total_no_bias),
     ]));
     out.push_str(&columns(&lines, &[1]));
     let _ = writeln!(
         out,
-        "  MLP : attention weights = {:.2} : 1 (MLP {} of the weights, attention {})",
-        b.ffn_attention_ratio,
-        share(
-            b.block.mlp_weights,
-            b.block.mlp_weights + b.block.attention_weights
-        ),
-        share(
-            b.block.attention_weights,
-            b.block.mlp_weights + b.block.attention_weights
-        ),
+        "  {}",
+        say(
+            lang,
+            "cli-params-ratio",
+            &[
+                ("ratio", format!("{:.2}", b.ffn_attention_ratio)),
+                (
+                    "mlp",
+                    share(
+                        b.block.mlp_weights,
+                        b.block.mlp_weights + b.block.attention_weights
+                    )
+                ),
+                (
+                    "attention",
+                    share(
+                        b.block.attention_weights,
+                        b.block.mlp_weights + b.block.attention_weights
+                    )
+                ),
+            ]
+        )
     );
-    flops(&mut out, b);
-    memory(&mut out, b);
-    kv_cache(&mut out, b);
+    flops(&mut out, b, lang);
+    memory(&mut out, b, lang);
+    kv_cache(&mut out, b, lang);
     out
 }
 
-fn flops(out: &mut String, b: &Budget) {
+fn flops(out: &mut String, b: &Budget, lang: Lang) {
     let f = &b.flops;
     let (k, s) = (f.per_token_per_block, f.split);
     let t = f.seq;
-    let _ = writeln!(out, "\nForward FLOPs per token, one block (T = {t})");
+    let _ = writeln!(
+        out,
+        "\n{}",
+        say(lang, "cli-flops-block", &[("t", t.to_string())])
+    );
     let c = &b.config;
     // The weights one token is multiplied by: a mixture's router and k experts.
     let weights = b.block.attention_weights + b.block.mlp_active_weights;
     // The exact count exploits the mask: causal, or the sliding window's band.
     let exact = if let Some(window) = c.attention.window {
-        format!("window {window} exact")
+        say(
+            lang,
+            "cli-flops-window-exact",
+            &[("window", window.to_string())],
+        )
     } else {
-        "causal exact".to_string()
+        lang.t("cli-flops-causal-exact")
     };
     // q·kᵀ and weights·v run over the heads' width h·hd: d unless head_dim
     // is given apart from it.
@@ -232,47 +313,60 @@ fn flops(out: &mut String, b: &Budget) {
     let entry =
         |name: &str, n: u64, note: &str| line([name, &thousands(n), &share(n, k.total), note]);
     let lines = vec![
-        entry("attention q, k, v, o matmuls", s.attn_proj, ""),
-        entry("MLP matmuls", s.ffn, ""),
+        entry(&lang.t("cli-flops-qkvo"), s.attn_proj, ""),
+        entry(&lang.t("cli-flops-mlp"), s.ffn, ""),
         entry(
-            "matmuls, 2 per weight",
+            &lang.t("cli-flops-matmuls"),
             k.matmul,
-            &format!("2·{} weights", thousands(weights)),
+            &say(lang, "cli-flops-weights", &[("n", thousands(weights))]),
         ),
-        entry("attention scores + weighted sum", k.attention_full, &scores),
-        entry("total", k.total, &sum),
+        entry(&lang.t("cli-flops-scores"), k.attention_full, &scores),
+        entry(&lang.t("cli-params-sum"), k.total, &sum),
     ];
     out.push_str(&columns(&lines, &[1, 2]));
     let _ = writeln!(
         out,
-        "  by sublayer: attention {}, MLP {}",
-        percent(f.attention_share()),
-        percent(f.ffn_share)
+        "  {}",
+        say(
+            lang,
+            "cli-flops-by-sublayer",
+            &[
+                ("attention", percent(f.attention_share())),
+                ("mlp", percent(f.ffn_share)),
+            ]
+        )
     );
 
-    let _ = writeln!(out, "\nForward FLOPs, whole model");
+    let _ = writeln!(out, "\n{}", lang.t("cli-flops-model"));
     let (seq_full, seq_causal) = f.forward_per_sequence();
     let per_token = if s.head > 0 {
         let (l, k, h) = (s.layers, thousands(k.total), thousands(s.head));
-        format!("L·block + 2·V·d (LM head) = {l}·{k} + {h}")
+        say(
+            lang,
+            "cli-flops-per-token-head",
+            &[("l", l.to_string()), ("k", k), ("h", h)],
+        )
     } else {
         format!("L·block = {}·{}", s.layers, thousands(k.total))
     };
+    let per_seq = say(lang, "cli-flops-per-sequence", &[("t", t.to_string())]);
+    let per_tok = lang.t("cli-flops-per-token");
+    let and = |a: &str| {
+        say(
+            lang,
+            "cli-flops-and",
+            &[("a", a.to_string()), ("b", exact.clone())],
+        )
+    };
     let lines = vec![
-        line(["per token", &thousands(f.forward_per_token), &per_token]),
-        line([
-            &format!("per token, {exact}"),
-            &thousands(f.forward_per_token_causal()),
-        ]),
-        line([&format!("per sequence of {t}"), &thousands(seq_full)]),
-        line([
-            &format!("per sequence of {t}, {exact}"),
-            &thousands(seq_causal),
-        ]),
+        line([&per_tok, &thousands(f.forward_per_token), &per_token]),
+        line([&and(&per_tok), &thousands(f.forward_per_token_causal())]),
+        line([&per_seq, &thousands(seq_full)]),
+        line([&and(&per_seq), &thousands(seq_causal)]),
     ];
     out.push_str(&columns(&lines, &[1]));
 
-    let _ = writeln!(out, "\nTraining FLOPs per token (forward + backward)");
+    let _ = writeln!(out, "\n{}", lang.t("cli-flops-training"));
     let nano = format!(
         "6·N + 12·L·H·Q·T = {} + {}",
         thousands(s.six_n),
@@ -280,9 +374,9 @@ fn flops(out: &mut String, b: &Budget) {
     );
     let lines = vec![
         line([
-            "3 × forward",
+            &lang.t("cli-flops-three-forward"),
             &thousands(3 * f.forward_per_token),
-            "backward ≈ 2 × forward",
+            &lang.t("cli-flops-backward-twice"),
         ]),
         line([
             "nanoGPT estimate_mfu",
@@ -295,23 +389,19 @@ fn flops(out: &mut String, b: &Budget) {
 
 /// The key/value cache decoding holds, in every dtype, with its formula,
 /// beside what one K/V head per query head (MHA) would hold.
-fn kv_cache(out: &mut String, b: &Budget) {
+fn kv_cache(out: &mut String, b: &Budget, lang: Lang) {
     let kv = &b.kv_cache;
-    let _ = writeln!(
-        out,
-        "\nKey/value cache while decoding (one sequence: every layer keeps k and v of every position)"
-    );
-    let capped = if kv.windows.iter().any(Option::is_some) {
-        ", each window's ring capped"
+    let _ = writeln!(out, "\n{}", lang.t("cli-kv-title"));
+    let key = if kv.windows.iter().any(Option::is_some) {
+        "cli-kv-at-context-capped"
     } else {
-        ""
+        "cli-kv-at-context"
     };
-    let ctx = format!("{}{capped}", thousands(kv.context));
     let mut lines = vec![vec![
-        "dtype".to_string(),
-        "per token".to_string(),
+        lang.t("cli-head-dtype"),
+        lang.t("cli-flops-per-token"),
         String::new(),
-        format!("at context {ctx}"),
+        say(lang, key, &[("ctx", thousands(kv.context))]),
     ]];
     for &p in Precision::ALL {
         let mark = if p == b.bytes.dtype { " ◀" } else { "" };
@@ -349,21 +439,34 @@ fn kv_cache(out: &mut String, b: &Budget) {
     }
 }
 
-fn memory(out: &mut String, b: &Budget) {
+fn memory(out: &mut String, b: &Budget, lang: Lang) {
     let c = &b.config;
     // Under --ep a device runs B/N of the sequences.
     let ep = c.devices.ep.max(1);
     let batch = if ep > 1 {
-        format!("B/N = {} sequences on this device", c.batch / ep)
+        say(
+            lang,
+            "cli-memory-ep-batch",
+            &[("n", (c.batch / ep).to_string())],
+        )
     } else {
         format!("B = {}", c.batch)
     };
     let _ = writeln!(
         out,
-        "\nMemory (activations: every traced tensor at {batch}, T = {})",
-        c.seq
+        "\n{}",
+        say(
+            lang,
+            "cli-memory-title",
+            &[("batch", batch), ("t", c.seq.to_string())]
+        )
     );
-    let mut lines = vec![line(["dtype", "weights", "", "activations"])];
+    let mut lines = vec![line([
+        &lang.t("cli-head-dtype"),
+        &lang.t("cli-memory-weights"),
+        "",
+        &lang.t("cli-memory-activations"),
+    ])];
     for &p in Precision::ALL {
         let m = b.bytes_in(p);
         let mark = if p == b.bytes.dtype { " ◀" } else { "" };

@@ -44,6 +44,19 @@ pub(crate) fn name(trace: &Trace) -> String {
     }
 }
 
+/// The positions a model adds, as the settings say them: a model with no
+/// vocabulary starts from x0 and has no wpe to add, whatever its
+/// (default) learned kind says; rotary and ALiBi positions act inside
+/// attention, embeddings or not.
+fn positions(c: &crate::ModelConfig) -> String {
+    use crate::config::PosEmb;
+    if c.positions.kind == PosEmb::Learned && c.vocab.size.is_none() {
+        "none (starts from x0, no position embedding)".to_string()
+    } else {
+        c.positions.kind.to_string()
+    }
+}
+
 /// The settings table: every choice that decides a shape.
 pub(crate) fn settings(trace: &Trace) -> Vec<(&'static str, String)> {
     let c = &trace.config;
@@ -63,7 +76,7 @@ pub(crate) fn settings(trace: &Trace) -> Vec<(&'static str, String)> {
         ("d_ff", c.mlp.d_ff.to_string()),
         ("norm", format!("{} ({})", c.norms.kind, c.norms.placement)),
         ("activation", c.mlp.act.to_string()),
-        ("positions", c.positions.kind.to_string()),
+        ("positions", positions(c)),
         ("blocks", c.layers.to_string()),
         ("dtype", c.dtype.to_string()),
         (

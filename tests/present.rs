@@ -126,7 +126,7 @@ fn autoplay_stays_on_the_last_step_and_space_replays() {
     let s = screen(&a, 100, 30);
     let steps = a.run.trace.step_count();
     assert_eq!(steps, last + 1, "the steps are numbered from 0");
-    assert!(s.contains(&format!("step {last} of {steps}")), "{s}");
+    assert!(s.contains(&format!("step {last} · {steps} steps")), "{s}");
     a.update(Action::TogglePause);
     assert_eq!(a.cursor, 0, "space on the last step replays from the first");
     assert!(!a.autoplay.unwrap().paused);
@@ -140,7 +140,7 @@ fn the_step_counter_counts_like_the_stepper() {
     let s = screen(&lp.app, 100, 30);
     let steps = lp.app.run.trace.step_count();
     let step = lp.app.run.trace.events[lp.app.cursor].step;
-    assert!(s.contains(&format!("step {step} of {steps} ·")), "{s}");
+    assert!(s.contains(&format!("step {step} · {steps} steps ·")), "{s}");
     assert!(!s.contains("of 0–"), "no range in the counter:\n{s}");
 }
 
@@ -458,7 +458,7 @@ fn the_presenter_never_cuts_a_why_mid_sentence() {
 }
 
 /// The presenter (and autoplay, which shows its line) counts the steps the
-/// HTML handout counts: `step N of 37` where the handout says `37 steps`,
+/// HTML handout counts: `step N · 37 steps` where the handout says `37 steps`,
 /// for the lesson and GPT-2 small.
 #[test]
 fn the_presenter_counts_the_steps_the_handout_counts() {
@@ -471,7 +471,7 @@ fn the_presenter_counts_the_steps_the_handout_counts() {
         a.update(Action::TogglePresent);
         let s = screen(&a, 100, 30);
         let of = s
-            .split("step 0 of ")
+            .split("step 0 · ")
             .nth(1)
             .and_then(|r| r.split_whitespace().next())
             .unwrap_or_else(|| panic!("no step counter:\n{s}"));

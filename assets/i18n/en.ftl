@@ -523,7 +523,7 @@ ui-present-reveal = What shape comes out? Press → to reveal it.
 ui-present-stops = ✗ { $check } stops the forward
 ui-present-paused = autoplay paused (space resumes)
 ui-present-autoplay = autoplay on (space pauses)
-ui-present-step = step { $step } of { $total }
+ui-present-step = step { $step } · { $total } steps
 ui-present-why = Why
 
 ## The stepper's remaining words: the Budget pictures, the heatmap, replays and the quiz's follow-ups

@@ -529,7 +529,7 @@ ui-present-reveal = 會得到什麼形狀？按 → 揭示。
 ui-present-stops = ✗ { $check } 停止了前向傳播
 ui-present-paused = 自動播放已暫停（空白鍵繼續）
 ui-present-autoplay = 自動播放中（空白鍵暫停）
-ui-present-step = 步驟 { $step }／共 { $total }
+ui-present-step = 步驟 { $step } · 共 { $total } 步
 ui-present-why = 原因
 
 ## 步進器其餘的文字：預算圖表、熱圖、重播與測驗的追問

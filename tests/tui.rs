@@ -1356,3 +1356,16 @@ fn d_steps_through_the_devices_of_a_split_model() {
     one.act(Action::CycleDevice);
     assert_eq!(one.cfg().devices, shapetrace::config::Devices::default());
 }
+
+/// Reveal mode with no quiz: the Detail pane says the step key shows the
+/// hidden shape, not that a quiz asks for it.
+#[test]
+fn reveal_mode_says_what_shows_the_hidden_shape() {
+    let mut s = app();
+    s.act(Action::ToggleReveal);
+    s.act(Action::Next);
+    let f = s.frame();
+    assert!(s.hidden(s.cursor), "{f}");
+    assert!(f.contains("shape hidden: → reveals it"), "{f}");
+    assert!(!f.contains("quiz"), "{f}");
+}

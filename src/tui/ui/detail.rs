@@ -3,7 +3,7 @@
 //! small tensors, a value heatmap.
 
 use super::heatmap;
-use super::words::{check_detail, fault_text};
+use super::words::{check_detail, failure_detail, fault_text};
 use crate::config::human_bytes;
 use crate::shape::fmt_shape;
 use crate::tui::app::{App, Row};
@@ -26,7 +26,13 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 format!("{} · {}", e.path, e.op_label()),
                 t.title,
             ));
-            lines.push(Line::styled(app.t("ui-detail-hidden"), t.dim));
+            // Who hides it: the quiz asks for it, reveal mode waits for →.
+            let hidden = if app.quiz().is_some() {
+                "ui-detail-hidden"
+            } else {
+                "ui-detail-hidden-reveal"
+            };
+            lines.push(Line::styled(app.t(hidden), t.dim));
         }
         Some(Row::Event(e)) => {
             // Where in the writer's own code the op ran, when the log says.
@@ -136,7 +142,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 .arg("path", f.path.as_str())
                 .arg("op", f.op.as_str());
             lines.push(Line::styled(app.tr(&at), t.fail));
-            lines.push(Line::raw(f.detail.clone()));
+            lines.push(Line::raw(failure_detail(app, f)));
             if !f.why_text().is_empty() {
                 let why = app.lang.step_why(f.why.as_ref(), f.why_text());
                 if app.lang == crate::i18n::Lang::En {

@@ -1055,3 +1055,5 @@ lab-count-not-count = '{ $text }' is not an exact count; allowed: a whole number
 lab-count-not-percent = '{ $text }' is not a percentage; allowed: e.g. 54.5 or 54.5%
 ui-hint-text = typed as text, q l h too
 ui-hint-clear = clear
+ui-mark-add-ok-short = ✓ add
+ui-mark-add-bad-short = ✗ add

@@ -1045,3 +1045,5 @@ lab-count-not-count = '{ $text }' 不是確切的計數；允許：整數，例�
 lab-count-not-percent = '{ $text }' 不是百分比；允許：例如 54.5 或 54.5%
 ui-hint-text = 都是文字，q l h 也是
 ui-hint-clear = 清除
+ui-mark-add-ok-short = ✓ 相加
+ui-mark-add-bad-short = ✗ 相加

@@ -101,8 +101,8 @@ impl CountError {
     #[must_use]
     pub fn why(&self) -> Why {
         match self {
-            CountError::NotCount(t) => Why::new("lab-count-not-count").arg("text", shown(t)),
-            CountError::NotPercent(t) => Why::new("lab-count-not-percent").arg("text", shown(t)),
+            CountError::NotCount(t) => Why::new("lab-count-not-count").arg("text", shown(t).to_string()),
+            CountError::NotPercent(t) => Why::new("lab-count-not-percent").arg("text", shown(t).to_string()),
         }
     }
 }

@@ -208,13 +208,30 @@ fn why_lines(app: &App, why: &str, width: usize, room: usize) -> Vec<Line<'stati
             // Cut: say so, and which key shows the rest.
             let more = app.t("ui-why-more");
             let keep = super::width::take(last, width.saturating_sub(more.width()));
-            *last = format!("{keep}{more}");
+            *last = format!("{}{more}", whole_words(keep, last.len()));
         }
     }
     wrapped
         .into_iter()
         .map(|l| Line::styled(l, t.base))
         .collect()
+}
+
+/// `keep`, a start of a line `full` bytes long, backed off to its last
+/// whole word: up to a space or a CJK punctuation mark, so no word (`序`
+/// of `序列`) or shape is left cut; as it is when it ends the line or has
+/// no such mark.
+fn whole_words(keep: &str, full: usize) -> &str {
+    if keep.len() == full {
+        return keep;
+    }
+    keep.char_indices()
+        .rev()
+        .find(|(_, c)| *c == ' ' || "，。；：、）".contains(*c))
+        .map_or(keep, |(i, c)| {
+            let end = if c == ' ' { i } else { i + c.len_utf8() };
+            keep[..end].trim_end()
+        })
 }
 
 /// The words of a formula the trace stores in English (`split into 4

@@ -192,7 +192,10 @@ fn the_rows_mistake_marks_its_products_wrong() {
     };
     for z in ["z_1", "z_2"] {
         let l = line(z);
-        assert!(l.contains(&format!("✗ {z}")) && !l.contains('✓'), "{l}\n{s}");
+        assert!(
+            l.contains(&format!("✗ {z}")) && !l.contains('✓'),
+            "{l}\n{s}"
+        );
     }
     assert!(line("h_1").contains("✓ h_1"), "{s}");
     // Computed right, the same products are ✓.

@@ -584,12 +584,42 @@ fn english_words(s: &str) -> Vec<String> {
     // as the lesson's handout says 列 for a column; out_1 names a step.
     // rows and relu-after-w2: the mistakes' names, as `--mistake` takes them.
     const KEPT: [&str; 30] = [
-        "ReLU", "LayerNorm", "RMSNorm", "SwiGLU", "silu", "is", "positionwise", "true",
-        "false", "eps", "Norm", "FFN", "GPT", "small", "FLOPs", "matmul", "wte", "wpe", "ln",
-        "Ctrl", "Enter", "Esc", "row", "ROW", "column", "out", "rows", "relu", "after", "RMS",
+        "ReLU",
+        "LayerNorm",
+        "RMSNorm",
+        "SwiGLU",
+        "silu",
+        "is",
+        "positionwise",
+        "true",
+        "false",
+        "eps",
+        "Norm",
+        "FFN",
+        "GPT",
+        "small",
+        "FLOPs",
+        "matmul",
+        "wte",
+        "wpe",
+        "ln",
+        "Ctrl",
+        "Enter",
+        "Esc",
+        "row",
+        "ROW",
+        "column",
+        "out",
+        "rows",
+        "relu",
+        "after",
+        "RMS",
     ];
     // Formulas the lesson writes in English: mean(x²), max(0, z), d_ff.
-    let s = s.replace("mean(x²)", "").replace("max(", "(").replace("d_ff", "");
+    let s = s
+        .replace("mean(x²)", "")
+        .replace("max(", "(")
+        .replace("d_ff", "");
     s.split(|c: char| !c.is_ascii_alphabetic())
         .filter(|w| w.len() >= 3 && !KEPT.contains(w))
         .map(String::from)
@@ -649,7 +679,10 @@ fn ffn_and_norms_print_traditional_chinese_with_the_same_numbers() {
         assert!(zh.contains(part), "{part}\n{zh}");
     }
     let (_, zh, _) = common::cli(&["--lang", "zh-TW", "norms"]);
-    assert!(zh.contains("平均值") && zh.contains("LayerNorm：減去平均值"), "{zh}");
+    assert!(
+        zh.contains("平均值") && zh.contains("LayerNorm：減去平均值"),
+        "{zh}"
+    );
     // The locale alone says it too.
     let o = assert_cmd::Command::cargo_bin("shapetrace")
         .unwrap()
@@ -752,10 +785,15 @@ fn the_detail_pane_translates_a_failures_detail_as_the_checks_tab() {
     let zh_detail = Lang::ZhTw.why(&why);
     assert_ne!(zh_detail, failure.detail);
     let s = frame(&lp).replace(['│', ' '], "");
-    assert!(s.contains(&zh_detail.replace(' ', "")[..12]), "{zh_detail}\n{s}");
+    assert!(
+        s.contains(&zh_detail.replace(' ', "")[..12]),
+        "{zh_detail}\n{s}"
+    );
     assert!(!s.contains(&failure.detail.replace(' ', "")[..12]), "{s}");
     let check = lp.app.run.checks.iter().find(|c| c.name == failure.check);
-    let in_checks = check.and_then(|c| c.why.as_ref()).map(|w| Lang::ZhTw.why(w));
+    let in_checks = check
+        .and_then(|c| c.why.as_ref())
+        .map(|w| Lang::ZhTw.why(w));
     assert!(
         in_checks.as_ref().is_some_and(|c| c.ends_with(&zh_detail)),
         "{in_checks:?}"
@@ -788,7 +826,10 @@ fn the_zh_tw_catalog_uses_the_lessons_terms() {
     assert_eq!(Lang::ZhTw.t("ui-col-dtype"), "數據類型");
     let lp = zh(ModelConfig::default(), &[Action::NextTab; 3]);
     let s = frame(&lp);
-    assert!(!s.contains("歸一化") && s.contains("LayerNorm 對比 RMSNorm"), "{s}");
+    assert!(
+        !s.contains("歸一化") && s.contains("LayerNorm 對比 RMSNorm"),
+        "{s}"
+    );
 }
 
 /// While the quiz waits for a shape, every letter is text (an axis name
@@ -808,7 +849,10 @@ fn the_typing_footer_says_letters_are_text_and_ctrl_c_quits() {
     assert!(!lp.app.quit);
     let s = frame(&lp);
     let footer = s.lines().last().unwrap_or_default();
-    assert!(footer.contains("都是文字") && footer.contains("Ctrl-C 退出"), "{s}");
+    assert!(
+        footer.contains("都是文字") && footer.contains("Ctrl-C 退出"),
+        "{s}"
+    );
     assert!(!footer.contains("q 退出") && !footer.contains("←→"), "{s}");
 }
 

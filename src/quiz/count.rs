@@ -101,8 +101,12 @@ impl CountError {
     #[must_use]
     pub fn why(&self) -> Why {
         match self {
-            CountError::NotCount(t) => Why::new("lab-count-not-count").arg("text", shown(t).to_string()),
-            CountError::NotPercent(t) => Why::new("lab-count-not-percent").arg("text", shown(t).to_string()),
+            CountError::NotCount(t) => {
+                Why::new("lab-count-not-count").arg("text", shown(t).to_string())
+            }
+            CountError::NotPercent(t) => {
+                Why::new("lab-count-not-percent").arg("text", shown(t).to_string())
+            }
         }
     }
 }

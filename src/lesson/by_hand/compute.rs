@@ -6,8 +6,8 @@
 //! x: (d) → z, u, h: (f) → y: (d') → x + y: (d), when d' = d
 
 use super::{FfnByHand, Mistake, Stage, Step};
-use crate::lesson::matrix::{checked_dot, overflow, terms};
 use crate::i18n::Lang;
+use crate::lesson::matrix::{checked_dot, overflow, terms};
 use crate::lesson::{LessonError, fmt_factor, fmt_num, silu};
 
 /// `name = a*b + c*d = value`, one step of a dot product, refused on overflow.
@@ -98,10 +98,7 @@ impl FfnByHand {
                 }
                 (false, true) => {
                     let text = format!("{name} = z_{} = {}", j + 1, fmt_num(zj));
-                    noted(
-                        single(Stage::Relu, name, zj, text),
-                        "lab-ffn-step-no-relu",
-                    )
+                    noted(single(Stage::Relu, name, zj, text), "lab-ffn-step-no-relu")
                 }
                 (true, _) => {
                     let (uj, s) = (self.u[j], if later { zj } else { silu(zj) });
@@ -119,10 +116,7 @@ impl FfnByHand {
                             fmt_factor(uj),
                             fmt_num(h)
                         );
-                        noted(
-                            single(Stage::Relu, name, h, text),
-                            "lab-ffn-step-no-silu",
-                        )
+                        noted(single(Stage::Relu, name, h, text), "lab-ffn-step-no-silu")
                     } else {
                         let text = format!(
                             "{name} = silu({})*{} = {}*{} = {}",

@@ -102,11 +102,9 @@ impl FfnByHand {
         let what = match stage {
             Stage::Hidden if rows => said("lab-ffn-head-rows"),
             Stage::Hidden => said("lab-ffn-head-hidden"),
-            Stage::Up if rows => lang.why(
-                &Why::new("lab-ffn-head-rows")
-                    .arg("z", "u")
-                    .arg("a", "Wu"),
-            ),
+            Stage::Up if rows => {
+                lang.why(&Why::new("lab-ffn-head-rows").arg("z", "u").arg("a", "Wu"))
+            }
             Stage::Up => "u = x·Wu".into(),
             Stage::Relu if self.mistake == Mistake::ReluAfterW2 => said("lab-ffn-head-no-act"),
             Stage::Relu if self.wu.is_some() => "h = silu(g) ⊙ u, silu(g) = g / (1 + e^-g)".into(),

@@ -6,12 +6,12 @@
 //! # Shapes
 //! X: (3, d) → Y: (3, d'); token 1 moves by +1 in every feature
 
+use crate::i18n::Lang;
 use crate::lesson::by_hand::FfnByHand;
 use crate::lesson::matrix::{rng, seeded};
 use crate::lesson::{ffn, fmt_vec, gated_ffn, is_positionwise, relu};
-use ndarray::{Array1, Array2};
-use crate::i18n::Lang;
 use crate::why::Why;
+use ndarray::{Array1, Array2};
 use std::fmt::Write as _;
 
 /// The token that moves.

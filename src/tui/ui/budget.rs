@@ -210,7 +210,10 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
                 Span::styled(format!("{}█", q.input), t.key),
             ]));
             if let Some(msg) = &q.invalid {
-                let msg = q.invalid_why.as_ref().map_or_else(|| msg.clone(), |w| app.tr(w));
+                let msg = q
+                    .invalid_why
+                    .as_ref()
+                    .map_or_else(|| msg.clone(), |w| app.tr(w));
                 lines.push(Line::styled(format!("✗ {msg}"), t.fail));
             }
         }

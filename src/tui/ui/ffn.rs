@@ -79,7 +79,10 @@ fn notes(app: &App) -> Vec<Line<'static>> {
     }
     match (ex.mistake, done) {
         (Mistake::None, true) => {}
-        (_, true) => lines.extend(ex.mistake_note_in(app.lang).map(|n| Line::styled(n, t.fail))),
+        (_, true) => lines.extend(
+            ex.mistake_note_in(app.lang)
+                .map(|n| Line::styled(n, t.fail)),
+        ),
         (Mistake::None, false) => lines.push(Line::styled(app.t("ui-ffn-keys"), t.dim)),
         (m, false) => lines.push(Line::styled(
             app.tr(&Why::new("ui-ffn-mistake-on")

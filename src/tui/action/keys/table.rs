@@ -271,10 +271,7 @@ pub(super) const FOOTERS: [Footer; 6] = [
 const EVERY_FOOTER_HELP: [Hint; 6] = every(FOOTERS, "?", "ui-hint-help");
 const EVERY_FOOTER_QUIT: [Hint; 6] = every(FOOTERS, "q", "ui-hint-quit");
 /// `q` quits in every footer but the prompt's, where it is text.
-const QUIT_HINTS: [Hint; 7] = and(
-    EVERY_FOOTER_QUIT,
-    hint(F::Typing, "Ctrl-C", "ui-hint-quit"),
-);
+const QUIT_HINTS: [Hint; 7] = and(EVERY_FOOTER_QUIT, hint(F::Typing, "Ctrl-C", "ui-hint-quit"));
 
 const fn and(six: [Hint; 6], one: Hint) -> [Hint; 7] {
     let mut out = [one; 7];

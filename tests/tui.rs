@@ -1367,5 +1367,5 @@ fn reveal_mode_says_what_shows_the_hidden_shape() {
     let f = s.frame();
     assert!(s.hidden(s.cursor), "{f}");
     assert!(f.contains("shape hidden: → reveals it"), "{f}");
-    assert!(!f.contains("quiz"), "{f}");
+    assert!(!f.contains("the quiz asks"), "{f}");
 }

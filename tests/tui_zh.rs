@@ -893,8 +893,10 @@ fn cut_marks(s: &str, lang: Lang) -> Vec<String> {
 fn every_tab_at_80x24_cuts_no_shape_and_no_word() {
     let faults = std::iter::once(None).chain(Fault::ALL.iter().copied().map(Some));
     for fault in faults {
-        let mut cfg = ModelConfig::default();
-        cfg.fault = fault;
+        let cfg = ModelConfig {
+            fault,
+            ..ModelConfig::default()
+        };
         if cfg.validate().is_err() {
             continue;
         }

@@ -5,8 +5,9 @@ use color_eyre::eyre::{Result, bail};
 use shapetrace::budget::{Budget, table};
 use shapetrace::check::influence::{Kind, Subject, influence, opening, tokens};
 use shapetrace::check::probe::verdict;
+use shapetrace::i18n::Lang;
 use shapetrace::lesson::by_hand::Mistake;
-use shapetrace::lesson::ffn_lab::{Spec, sheet};
+use shapetrace::lesson::ffn_lab::{Spec, sheet_in};
 use shapetrace::lesson::matrix::parse_matrix;
 use shapetrace::lesson::{norms::NormCompare, parse_vector};
 use std::io::Write;
@@ -104,9 +105,10 @@ fn stored_json(g: &shapetrace::weights::gguf::Gguf) -> serde_json::Value {
     serde_json::json!({ "file": g.path, "version": g.parsed.version, "types": types })
 }
 
-/// Lesson 5.3's FFN lab: the token by hand, the counts and the probe;
-/// `seed` is the global `--seed`, if given.
-pub fn ffn(args: &FfnArgs, seed: Option<u64>) -> Result<ExitCode> {
+/// Lesson 5.3's FFN lab: the token by hand, the counts and the probe, in
+/// the language `--lang` or the locale names; `seed` is the global
+/// `--seed`, if given.
+pub fn ffn(args: &FfnArgs, seed: Option<u64>, lang: Option<Lang>) -> Result<ExitCode> {
     let matrix =
         |name: &str, m: &Option<String>| m.as_deref().map(|s| parse_matrix(name, s)).transpose();
     let spec = Spec {
@@ -126,14 +128,15 @@ pub fn ffn(args: &FfnArgs, seed: Option<u64>) -> Result<ExitCode> {
             FfnMistake::ReluAfterW2 => Mistake::ReluAfterW2,
         },
     };
-    crate::out::print(&sheet(&spec)?)?;
+    crate::out::print(&sheet_in(&spec, Lang::from_env(lang))?)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// LayerNorm against RMSNorm on `x`.
-pub fn norms(x: &str) -> Result<ExitCode> {
+/// LayerNorm against RMSNorm on `x`, in the language `--lang` or the
+/// locale names.
+pub fn norms(x: &str, lang: Option<Lang>) -> Result<ExitCode> {
     let n = NormCompare::new(&parse_vector(x)?)?;
-    crate::out::print(&n.text())?;
+    crate::out::print(&n.text_in(Lang::from_env(lang)))?;
     Ok(ExitCode::SUCCESS)
 }
 

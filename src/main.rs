@@ -274,8 +274,8 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
             Err(refusal(lang, "cli-refuse-params-inputs", &[]))
         }
         Some(Command::Params(args)) => labs::params(&cfg, args, stored.as_ref(), lang),
-        Some(Command::Ffn(args)) => labs::ffn(args, cli.model.set.seed),
-        Some(Command::Norms(args)) => labs::norms(&args.x),
+        Some(Command::Ffn(args)) => labs::ffn(args, cli.model.set.seed, cli.lang),
+        Some(Command::Norms(args)) => labs::norms(&args.x, cli.lang),
         Some(Command::Probes(args)) => labs::probes(&cfg, &req, args),
         Some(Command::View(args)) => view(args, cli.lang),
         Some(Command::Compare(args)) => compare(cli, args),

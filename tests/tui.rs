@@ -1517,3 +1517,16 @@ fn the_first_frame_gives_the_tracing_gauge_a_row_of_its_own() {
         }
     }
 }
+
+/// Reveal mode with no quiz: the Detail pane says the step key shows the
+/// hidden shape, not that a quiz asks for it.
+#[test]
+fn reveal_mode_says_what_shows_the_hidden_shape() {
+    let mut s = app();
+    s.act(Action::ToggleReveal);
+    s.act(Action::Next);
+    let f = s.frame();
+    assert!(s.hidden(s.cursor), "{f}");
+    assert!(f.contains("shape hidden: → reveals it"), "{f}");
+    assert!(!f.contains("the quiz asks"), "{f}");
+}

@@ -171,3 +171,40 @@ fn e_takes_sizes_and_matrices_and_refuses_bad_ones_in_the_prompt() {
     let err = lp.app.labs.editing.as_ref().and_then(|e| e.error.clone());
     assert!(err.as_deref().is_some_and(|e| e.contains("'q'")), "{err:?}");
 }
+
+/// With the rows mistake on (d = f, so its products pair up), the steps
+/// the mistake is made in, x against each row of W1, are marked ✗ once
+/// done, never ✓; the steps after them, computed right from the wrong z,
+/// keep ✓.
+#[test]
+fn the_rows_mistake_marks_its_products_wrong() {
+    let mut lp = ffn_tab();
+    type_in(&mut lp, "d=2 f=2 x=1,2 w1=1,0;2,1 w2=1,0;0,1");
+    act(&mut lp, Action::CycleMistake);
+    assert_eq!(lp.app.labs.ffn.ex.mistake, Mistake::Rows);
+    act(&mut lp, Action::Last);
+    let s = frame(&lp);
+    let line = |name: &str| {
+        s.lines()
+            .find(|l| l.contains(&format!("{name} =")))
+            .unwrap_or_else(|| panic!("no {name}:\n{s}"))
+            .to_string()
+    };
+    for z in ["z_1", "z_2"] {
+        let l = line(z);
+        assert!(
+            l.contains(&format!("✗ {z}")) && !l.contains('✓'),
+            "{l}\n{s}"
+        );
+    }
+    assert!(line("h_1").contains("✓ h_1"), "{s}");
+    // Computed right, the same products are ✓.
+    act(&mut lp, Action::CycleMistake);
+    act(&mut lp, Action::CycleMistake);
+    act(&mut lp, Action::Last);
+    let s = frame(&lp);
+    assert!(
+        s.lines().any(|l| l.contains("✓ z_1 =")) && !s.contains("✗ z_"),
+        "{s}"
+    );
+}

@@ -393,7 +393,7 @@ help-back = back to the replayed log after a switch
 help-tabs = tabs: Steps Checks FFN Norms Budget Probes
 help-edit = labs: edit the input vector
 help-mistake = FFN: cycle the mistake / simple or gated (SwiGLU)
-help-typing = typing: answer or apply / skip or drop (Ctrl-U clears)
+help-typing = typing: answer or apply / skip or drop; letters are text
 help-click = select a step
 help-help = this help
 help-quit = quit
@@ -1100,3 +1100,83 @@ cli-what-norm = norm
 cli-what-placement = placement
 cli-what-positions = positions
 cli-what-qkv-fusion = qkv fusion
+
+## stepper and labs: reveal mode, the typing footer, the FFN and Norms labs, the count quiz
+
+ui-detail-hidden-reveal = shape hidden: → reveals it
+lab-mistake-none = computed correctly
+lab-mistake-rows = x multiplied by the rows of W1 instead of its columns
+lab-mistake-relu-after-w2 = the activation applied after W2 (Wd) instead of before it
+lab-ffn-title = FFN by hand: { $what }
+lab-ffn-shape = d = { $d } → { $f } → { $dout }, { $act }, no biases
+lab-ffn-act-gated = gated (SwiGLU)
+lab-ffn-feeds = ({ $rows }×{ $cols }: column j feeds unit j)
+lab-ffn-adds = ({ $rows }×{ $cols }: row j is what unit j adds)
+lab-ffn-head-hidden = { $z } = x·{ $a } (x against each column of { $a })
+lab-ffn-head-rows = { $z } = x·{ $a }ᵀ (✗ x against each ROW of { $a })
+lab-ffn-head-no-act = h (✗ no activation before { $b })
+lab-ffn-head-act-after = ✗ the activation after { $b }
+lab-ffn-head-residual = residual: the FFN output is added to x
+lab-ffn-residual = residual
+lab-ffn-relu-none = { $h }: every z is positive, so ReLU changes nothing
+lab-ffn-relu-one = { $h }: unit { $unit } is switched off
+lab-ffn-relu-many = { $h }: units { $units } and { $last } are switched off
+lab-ffn-step-off = : switched off
+lab-ffn-step-no-relu = {" "}(no ReLU yet)
+lab-ffn-step-no-silu = {" "}(no silu yet)
+lab-ffn-cannot-add = x + y = ({ $d }) + ({ $dout }) ✗ cannot be added: x has { $d } features, y has { $dout }. { $b } maps { $f } → { $dout }, so this MLP cannot sit on a residual stream: the add needs { $b } of shape ({ $f }, { $d }), mapping back to d = { $d }.
+lab-ffn-mistake = ✗ mistake { $name }: { $what }
+lab-ffn-same = { $name } = { $v } (same)
+lab-ffn-correct = { $name } = { $v } (correct { $good })
+lab-ffn-hides = this x hides the mistake: try another
+lab-ffn-list = {", "}
+lab-ffn-stopped = x has { $d } numbers but each row of { $w } has { $f }: the products do not pair up, so this mistake stops at the first step. It goes unnoticed only when d = f (a square { $w }); each column has { $d } numbers, one per entry of x.
+lab-ffn-weights = Weights, d = { $d }, f = { $f } (matrices only, as the lesson counts: no biases; norms and embeddings are outside the count)
+lab-ffn-count-mlp = MLP
+lab-ffn-count-gated = gated MLP
+lab-ffn-count-attention = attention
+lab-ffn-count-block = block
+lab-ffn-count-gated-block = gated block
+lab-ffn-count-same-f = (1.5× at the same f)
+lab-ffn-count-qkvo = (Q, K, V and O)
+lab-ffn-count-biases = biases, not counted above, would add f + d = { $mlp } to the MLP (gated 2·f + d = { $gated })
+lab-ffn-these = these matrices: { $sum } = { $n } weights; with { $b } mapping back to d it would be 2·d·f = { $mlp }
+lab-probe-question = Predict first: does a position-wise MLP directly average neighbouring tokens?
+lab-probe-setup = The probe: 3 tokens through the same MLP (computed correctly); token { $moved } moves by +1 in every feature.
+lab-probe-token = token { $t }  x = { $x }   y = { $before } → { $after }   { $mark }
+lab-probe-moved-changed = ● changed: it moved
+lab-probe-moved-same = · unchanged, though it moved
+lab-probe-other-changed = ✗ changed: it reads another token
+lab-probe-other-same = · unchanged
+lab-probe-no = Answer: no. Only the moved token's output changed: row t of the output depends on row t of the input alone (is_positionwise over 3 random moves: true). All mixing between positions happens in attention.
+lab-probe-yes = Answer: yes: another token's output changed, so this function mixes positions (is_positionwise: false).
+lab-norms-mean = mean
+lab-norms-var = var
+lab-count-plain = { $text }
+lab-count-not-it = { $text } is not it: { $truth }
+lab-count-ask-mlp = This model: how many MLP weights in one block (matrices, no biases)?
+lab-count-ask-swiglu = This model's MLP as SwiGLU (three matrices) at the matched width d_ff' = round(2/3·{ $f }) = { $matched }: how many MLP weights per block?
+lab-count-ask-attn = GPT-2 small (d = { $d }): how many attention weights in one block (matrices, no biases)?
+lab-count-ask-total = GPT-2 small: how many parameters in all?
+lab-count-ask-share = GPT-2 small at T = { $T }: what share of one block's FLOPs is the FFN's, in %?
+lab-count-formula-mlp = { $k } matrices of d·d_ff = { $d }·{ $f }
+lab-count-formula-share = FFN matmul FLOPs / (all matmul FLOPs + the score and weighted-sum products)
+lab-count-only-w1 = { $n } counts only W1 (d·d_ff = { $d }·{ $f }); the MLP has { $gated ->
+    [yes] three
+   *[no] two
+} matrices of that size
+lab-count-swiglu-kept-4d = { $n } is SwiGLU kept at d_ff = 4·d = { $f4 }; this one's d_ff is { $f }
+lab-count-three-matrices = { $n } is three matrices, as SwiGLU at d_ff = { $f } (3·d·d_ff); this MLP ({ $act }) has two
+lab-count-biases = { $n } includes the biases; the row counts the matrices only
+lab-count-swiglu-kept = { $n } is SwiGLU kept at d_ff = { $f } (3·{ $d }·{ $f }); the matched width is { $matched }
+lab-count-two-matrix = { $n } is the two-matrix MLP at d_ff = { $f }; SwiGLU has three at { $matched }
+lab-count-no-o = { $n } is 3·d²: q, k and v, but the output projection O is a fourth d×d matrix
+lab-count-no-wpe = { $n } leaves out wpe (nanoGPT's count); the total counts it
+lab-count-lm-head = { $n } adds a separate LM head (V·d = { $vd }); GPT-2 ties it to wte, so it adds nothing
+lab-count-param-share = { $p }% is the FFN's share of the parameters; QKᵀ and the weighted sum cost FLOPs with no weights, so its FLOP share is lower
+lab-count-not-count = '{ $text }' is not an exact count; allowed: a whole number, e.g. 16384, 16,384 or 16_384
+lab-count-not-percent = '{ $text }' is not a percentage; allowed: e.g. 54.5 or 54.5%
+ui-hint-text = typed as text, q l h too
+ui-hint-clear = clear
+ui-mark-add-ok-short = ✓ add
+ui-mark-add-bad-short = ✗ add

@@ -16,7 +16,9 @@
 #   up / down projection   上投影 / 下投影  output projection 輸出投影
 #   shape / tensor / dtype 形狀 / 張量 / 數據類型 (dtype)
 #   vocabulary / context   詞表 / 上下文 encoder       編碼器
-#   norm                   歸一化 (LayerNorm、RMSNorm 保留原名)
+#   norm                   Norm（LayerNorm、RMSNorm 保留原名，如課程；不譯作 Norm）
+#   quit                   退出（離開只指形狀離開 (B,T,d)）
+#   row / column           列 / 行（臺灣用法；課程講義以「列」稱 column，故前饋網絡實驗附上英文）
 #   check / probe / fault  檢查 / 探針 / 故障
 #   departure / return     離開 (B,T,d) / 返回 (B,T,d)
 # 張量路徑、運算名、形狀、軸字母與數字一律不翻譯。
@@ -29,9 +31,9 @@ why-norm = { $norm } 各自縮放每個詞元的 { $d } 個特徵（沿 d，而�
    *[other] 有
 } { $d } 個元素，每個特徵一個。形狀保持 { $shape }。
 
-why-norm-seq = 這個歸一化沿 { $T } 個位置 (T) 取平均，而不是沿 { $d } 個特徵 (d)：形狀保持 { $shape }，所以形狀檢查看不出來，但每個詞元現在讀到了其他詞元，包括後面的詞元。
+why-norm-seq = 這個 Norm 沿 { $T } 個位置 (T) 取平均，而不是沿 { $d } 個特徵 (d)：形狀保持 { $shape }，所以形狀檢查看不出來，但每個詞元現在讀到了其他詞元，包括後面的詞元。
 
-why-norm-batch = 這個歸一化像 BatchNorm 一樣沿 { $B } 個批次元素 (B) 取平均，而不是沿每個詞元的 { $d } 個特徵 (d)：形狀保持 { $shape }，所以形狀檢查看不出來，但每個序列現在讀到了批次中的其他序列。
+why-norm-batch = 這個 Norm 像 BatchNorm 一樣沿 { $B } 個批次元素 (B) 取平均，而不是沿每個詞元的 { $d } 個特徵 (d)：形狀保持 { $shape }，所以形狀檢查看不出來，但每個序列現在讀到了批次中的其他序列。
 
 why-linear-q = x·Wq，Wq 為 ({ $rows },{ $cols })：{ $wide ->
     [yes] 每個詞元的 { $rows } 個特徵變成 { $cols } 個查詢特徵，是 h·hd 而不是 d_model { $rows }，因為設定給每個頭自己的寬度 (head_dim)；接著分成多個頭。輸出為 { $shape }。
@@ -130,7 +132,7 @@ why-geglu = gelu_tanh(gate) ⊙ up：兩者都是 d_ff { $ff } 寬，逐元素�
 
 why-add = 殘差相加 { $stream } + { $update }：逐元素進行，所以兩者都必須是 (B,T,d) { $shape }。這就是每個子層都交回 d_model { $d } 的原因。
 
-why-add-updates = 並行殘差：注意力和前饋網絡都經由各自的歸一化（或共用的一個）讀取模組的輸入，它們的更新 { $a } + { $b } 在這裡、在殘差流之前相加：兩者都是 (B,T,d)，所以和為 { $shape }。接著一次殘差相加把它加到 x 上：每個模組一次相加，兩個更新。
+why-add-updates = 並行殘差：注意力和前饋網絡都經由各自的 Norm（或共用的一個）讀取模組的輸入，它們的更新 { $a } + { $b } 在這裡、在殘差流之前相加：兩者都是 (B,T,d)，所以和為 { $shape }。接著一次殘差相加把它加到 x 上：每個模組一次相加，兩個更新。
 
 why-tokens = 詞元 id：{ $B } 個序列，每個 { $T } 個詞元，每個詞元一個整數 (int64)，{ $shape }。它們還不是向量，也不是 (B,T,d)：詞元嵌入把每個 id 變成一行 d_model 個數。
 
@@ -256,7 +258,7 @@ why-add-no-out-proj = 更新 { $update } 是合併後的頭，沒有經過輸出
 ui-tab-steps = 步驟
 ui-tab-checks = 檢查
 ui-tab-ffn = 前饋網絡
-ui-tab-norms = 歸一化
+ui-tab-norms = Norm
 ui-tab-budget = 預算
 ui-tab-probes = 探針
 ui-tab-presenter = 簡報
@@ -279,8 +281,8 @@ ui-counts-hidden = ◆ ↩ 測驗中隱藏計數
 ui-counts-hidden-short = ◆ ↩ 隱藏
 ui-footer-quiz = 測驗 { $right }/{ $asked }
 ui-stale = ⧗ 已過時，重新追蹤中：
-ui-tracing = 追蹤數值中 · 按鍵可用 · q 離開
-ui-tracing-count = 追蹤數值中：{ $done }/{ $expected } 個事件 · 按鍵可用 · q 離開
+ui-tracing = 追蹤數值中 · 按鍵可用 · q 退出
+ui-tracing-count = 追蹤數值中：{ $done }/{ $expected } 個事件 · 按鍵可用 · q 退出
 ui-headline = { $failed ->
     [0] { $skipped ->
         [0] 全部 { $held } 項檢查成立
@@ -299,7 +301,7 @@ ui-hint-quiz = 測驗
 ui-hint-present = 簡報
 ui-hint-presenter = 簡報
 ui-hint-help = 說明
-ui-hint-quit = 離開
+ui-hint-quit = 退出
 ui-hint-pause = 暫停
 ui-hint-resume = 繼續
 ui-hint-edit-x = 編輯 x
@@ -317,7 +319,7 @@ ui-hint-fault = 故障
 ui-col-step = 步驟
 ui-col-path = 路徑
 ui-col-shape = 形狀
-ui-col-dtype = 類型
+ui-col-dtype = 數據類型
 ui-col-marker = 標記
 ui-stopped-above = ⋯ 前向傳播在上方停止：之後的步驟無法執行
 ui-fails-here = ✗ { $check } 在此失敗
@@ -358,10 +360,10 @@ ui-diagram-input = 輸入，模組 1 之前 · { $form }
 ui-diagram-embeddings = 嵌入，模組 1 之前 · { $path }
 ui-diagram-recv = 接收的輸入，在區塊 { $b } 之前 · { $path }
 ui-diagram-after = 模組 { $layers } 之後 · { $path }
-ui-form-sandwich = 三明治歸一化
-ui-form-mixed = 混合歸一化
+ui-form-sandwich = 三明治 Norm
+ui-form-mixed = 混合 Norm
 ui-form-parallel = 並行
-ui-form-shared-norm = 並行，1 個歸一化
+ui-form-shared-norm = 並行，1 個 Norm
 ui-form-encoder = 編碼器
 ui-diagram-reads-x0 = ✗ 讀取 x0，而不是模組 { $prev } 的輸出
 ui-on-stream = 在 (B,T,d) 上
@@ -396,13 +398,13 @@ help-reveal = 揭示模式：每個下一形狀先隱藏，按 → 才顯示
 help-charts = 預算：圖表／表格
 help-present = 簡報模式（空白鍵暫停自動播放）
 help-back = 切換後回到重播的日誌
-help-tabs = 分頁：步驟 檢查 前饋網絡 歸一化 預算 探針
+help-tabs = 分頁：步驟 檢查 前饋網絡 Norm 預算 探針
 help-edit = 實驗：編輯輸入向量
 help-mistake = 前饋網絡：輪換錯誤／簡單或門控 (SwiGLU)
-help-typing = 輸入時：作答或套用 / 略過或放棄（Ctrl-U 清除）
+help-typing = 輸入時：作答或套用 / 略過或放棄；字母都是文字
 help-click = 選取步驟
 help-help = 本說明
-help-quit = 離開
+help-quit = 退出
 
 ## 檢查分頁
 
@@ -421,15 +423,15 @@ fault-bias-w1-64 = b1 的大小是 d_model 而不是 d_ff
 fault-merge-no-transpose = 頭以直接重塑合併，沒有轉置
 fault-no-causal-mask = 遺漏了因果遮罩
 fault-skip-block1 = Block2(x) 而不是 Block2(Block1(x))
-fault-norm-over-seq = 歸一化沿序列取平均，而不是沿特徵
+fault-norm-over-seq = Norm 沿序列取平均，而不是沿特徵
 fault-no-out-proj = 注意力沒有輸出投影：合併後的頭就是它的輸出
 fault-act-after-down = 激活函數放在下投影之後，而不是在上投影與下投影之間
-fault-ln-after-add = 在宣告為 Pre-LN 的模型中，歸一化放在殘差相加之後
+fault-ln-after-add = 在宣告為 Pre-LN 的模型中，Norm 放在殘差相加之後
 fault-mlp-returns-input = 前饋網絡算出隱藏層，卻交回它的輸入
-fault-norm-over-batch = 歸一化像 BatchNorm 一樣沿批次取平均，而不是沿特徵
-fault-softmax-no-max = softmax 略過減去每行最大值，且得分很大（q/k 權重取自 N(0, 1)）
+fault-norm-over-batch = Norm 像 BatchNorm 一樣沿批次取平均，而不是沿特徵
+fault-softmax-no-max = softmax 略過減去每行最大值，且得分很大（q/k 權重取自 N(0,1)）
 fault-down-to-ff = 下投影 W2 是 (d_ff, d_ff)：前饋網絡的輸出保持 d_ff 寬
-fault-norm-no-cast-back = 歸一化升為 f32 並交回 f32，從未轉回殘差流的數據類型
+fault-norm-no-cast-back = Norm 升為 f32 並交回 f32，從未轉回殘差流的數據類型
 fault-softmax-no-cast-back = softmax 在 f32 中計算且權重從未轉回，所以 weights·v 把 f32 與模型的數據類型混用
 fault-moe-capacity = 每個專家至多接收 ⌈B·T·k/E⌉ 個詞元：之後的被丟棄
 fault-no-sliding-window = 遺漏了宣告的滑動視窗：每個查詢都讀取所有較早的鍵
@@ -450,15 +452,15 @@ fault-why-bias-w1-64 = x·W1 是 (B,T,d_ff) 而 b1 是 (d)：偏置相加拒絕�
 fault-why-merge-no-transpose = 每個形狀都通過；直接重塑 (B,h,T,hd) 把好幾個詞元塞進同一列，所以較後的詞元會移動較前的輸出
 fault-why-no-causal-mask = 每個形狀都通過；每個位置都讀取後面的位置，所以較後的詞元會移動較前的輸出
 fault-why-skip-block1 = 區塊 2 讀取 x0，而不是區塊 1 的輸出：區塊 1 的輸出沒有到達任何後續步驟
-fault-why-norm-over-seq = 歸一化的平均與變異數沿 T 計算：一個詞元會移動其他每個詞元的輸出，較前的也會
+fault-why-norm-over-seq = Norm 的平均與變異數沿 T 計算：一個詞元會移動其他每個詞元的輸出，較前的也會
 fault-why-no-out-proj = 每個形狀都通過；每個區塊比其宣告架構的公式少了 d² + d 個參數
 fault-why-act-after-down = 每個形狀、計數與探針都通過；在相同權重下，區塊 1 的輸出與宣告架構的不同
-fault-why-ln-after-add = 殘差相加加在歸一化的輸出上，x = LN(x + f(x))，而不是加在殘差流上
+fault-why-ln-after-add = 殘差相加加在 Norm 的輸出上，x = LN(x + f(x))，而不是加在殘差流上
 fault-why-mlp-returns-input = 前饋網絡的隱藏層離開 (B,T,d) 後從未返回：加上去的更新是前饋網絡的輸入
-fault-why-norm-over-batch = 歸一化的統計量沿 B 計算：批次元素 1 會移動批次元素 0 的輸出
+fault-why-norm-over-batch = Norm 的統計量沿 B 計算：批次元素 1 會移動批次元素 0 的輸出
 fault-why-softmax-no-max = 在數百的分數上，e^s 超過 88.7 就讓 f32 溢位，權重因而含有 inf 與 NaN（用 --weights 時 q 與 k 來自檢查點，分數維持很小：沒有可抓的）
 fault-why-down-to-ff = 前饋網絡的輸出維持 d_ff 寬：(B,T,d_ff)，而殘差流是 (B,T,d)，即 (2,4,256) 對 (2,4,64)
-fault-why-norm-no-cast-back = 歸一化的輸出是 f32，而殘差流是 bf16
+fault-why-norm-no-cast-back = Norm 的輸出是 f32，而殘差流是 bf16
 fault-why-softmax-no-cast-back = weights·v 以 f32 乘 bf16，矩陣乘積拒絕這樣做（PyTorch 的 matmul 也是）
 fault-why-moe-capacity = 每個專家最多只有 ⌈B·T·k/E⌉ 條路由回來（lesson-moe 上是 16 條中的 14 條），而一個詞元能否保住它的專家取決於它之前的詞元，跨批次也是
 fault-why-no-sliding-window = 每個形狀都通過；一個詞元會移動它之後超過 w − 1 個位置的查詢，而宣告的視窗對那些查詢隱藏了它
@@ -498,7 +500,7 @@ ui-budget-none = 這個模型的預算無法計算。
 budget-attention-weights = 注意力權重 / 模組
 budget-ffn-weights = 前饋網絡權重 / 模組
 budget-ratio = 前饋網絡 : 注意力
-budget-block = 模組，含偏置與歸一化
+budget-block = 模組，含偏置與 Norm
 budget-total = 總參數量
 budget-non-embedding = 不含嵌入
 budget-flops-block = FLOPs/詞元/模組 矩陣乘法
@@ -537,7 +539,7 @@ ui-present-why = 原因
 chart-part-embed = 嵌入
 chart-part-attn = 注意力
 chart-part-MLP = 前饋網絡
-chart-part-norms = 歸一化
+chart-part-norms = Norm
 chart-part-other = 其他
 chart-part-qkvo = qkvo
 chart-part-T-term = T 項
@@ -602,12 +604,12 @@ ui-status-charts-off = 預算分頁將顯示表格
 ui-status-reveal-on = 揭示模式：每個下一形狀先隱藏，按 → 才顯示 · o 結束
 ui-status-reveal-off = 揭示模式已關閉
 ui-status-quiz-on = 測驗開始：每個新形狀顯示前先預測
-ui-status-quiz-off = 測驗結束：{ $asked } 題答對 { $right } 題
+ui-status-quiz-off = 測驗結束：答對 { $right } 題，共作答 { $asked } 題
 ui-status-quiz-first = 測驗進行中：先按 z 結束
 ui-status-reveal-first = 揭示模式進行中：先按 o 結束
 ui-status-count-quiz-first = 計數測驗進行中：先按 z 結束
 ui-status-count-quiz-on = 預算測驗開始：每個計數顯示前先預測
-ui-status-count-quiz-off = 預算測驗結束：{ $asked } 題答對 { $right } 題
+ui-status-count-quiz-off = 預算測驗結束：答對 { $right } 題，共作答 { $asked } 題
 ui-status-autoplay-end = 自動播放已到最後一步（空白鍵重播）
 ui-quiz-right = ✓ 答對：{ $path } 是 { $shape }
 ui-quiz-skipped = 已略過：{ $path } 是 { $shape }
@@ -618,7 +620,7 @@ ui-quiz-also = 另外顯示了 { $n } 個保持 { $shape } 的步驟
 
 ui-probes-foreign = { $producer } 的日誌：探針在匯出該模組時已執行；其判定：
 ui-probes-rule-causality = 整個模型；較早的位置與其他批次元素都不得改變
-ui-probes-rule-positionwise = 每個歸一化與前饋網絡各自；只有移動的詞元可以改變
+ui-probes-rule-positionwise = 每個 Norm 與前饋網絡各自；只有移動的詞元可以改變
 ui-probes-each-token = 逐一每個詞元
 ui-probes-token = 詞元 t={ $t }
 ui-probes-title = 探針：{ $name } · 移動批次 0 的{ $token } · ←→ 詞元 · ↑↓ 探針
@@ -629,7 +631,7 @@ ui-probes-batch = 批次 { $b }
 ui-probes-fails = ✗ { $name } 失敗：標 ✗ 的行不該改變卻改變了，○ 該改變卻沒有
 ui-probes-holds = ✓ { $name } 對詞元 { $t } 成立
 ui-norms-hint = e 編輯 x（例如 3,4 或 1,2,3,4）· LayerNorm 先置中再縮放；RMSNorm 只縮放
-ui-norms-title = 歸一化：LayerNorm 對比 RMSNorm
+ui-norms-title = LayerNorm 對比 RMSNorm
 
 ## 終端機太小
 
@@ -637,8 +639,8 @@ ui-small-title = 終端機太小
 ui-small-needs = shapetrace 至少需要 { $w }×{ $h }；
 ui-small-this = 目前是 { $w }×{ $h }。
 ui-small-enlarge = 請放大視窗或縮小字型。
-ui-small-quit = q 離開
-ui-ffn-off = ReLU 關閉了隱藏單元 { $units }：只有激活單元對應的 W2 行會加到 y。
+ui-small-quit = q 退出
+ui-ffn-off = ReLU 關閉了隱藏單元 { $units }：只有激活單元對應的 W2 列 (row) 會加到 y。
 ui-ffn-keys = → 下一個乘積 · ← 上一個 · G 全部 · e x · x 錯誤 · s 門控
 ui-ffn-mistake-on = ✗ 錯誤開啟：{ $name }（{ $what }）· G 顯示其影響 · x 下一個
 ui-ffn-head-keys = （e 編輯 x · x 錯誤 · s 門控）
@@ -646,12 +648,12 @@ ui-ffn-mistake-head = ✗ 錯誤開啟：{ $name }（x 切換到下一個）
 ui-ffn-title = 手算前饋網絡：{ $what } · 步驟 { $step }／共 { $steps }
 ui-edit-title = 編輯
 ui-edit-ffn = 前饋網絡：x（例如 2,-1），或 d=4 f=8 seed=1 w1=1,1;0,-1 w2=1;1
-ui-edit-norms = 歸一化的 x（一個或多個數，例如 3,4）
+ui-edit-norms = Norm 的 x（一個或多個數，例如 3,4）
 ui-edit-budget = 預算的 { $field }（例如 171）
 ui-edit-keys = 目前 { $now } · Enter 套用 · Esc 取消 · Ctrl-U 清除
 ui-switch-activation = 激活函數
-ui-switch-norm = 歸一化
-ui-switch-placement = 歸一化位置
+ui-switch-norm = Norm
+ui-switch-placement = Norm 位置
 ui-switch-fault = 故障
 ui-switch-model-file = 模型檔案
 ui-switch-device = 裝置
@@ -687,13 +689,13 @@ check-wiring-pass = { $blocks ->
 check-wiring-pass-stage = block{ $first } 讀取前一個階段送來的輸出（recv），其後到 block{ $blocks } 的每個模組各讀取前一個模組的輸出
 check-finite-pass = { $n } 個張量的所有數值都是有限的
 check-params-pass = 建出的 { $total } 個參數逐部分符合封閉式（{ $parts } 個部分）
-check-positionwise-pass = { $blocks } 個模組的每個歸一化與前饋網絡都只改變了被改變的詞元（試了 { $tried } 個詞元）
+check-positionwise-pass = { $blocks } 個模組的每個 Norm 與前饋網絡都只改變了被改變的詞元（試了 { $tried } 個詞元）
 
 ## 預算分頁的計數測驗（題目是課程的英文）
 
 ui-budget-quiz-count = 你的計數 ›{" "}
 ui-budget-quiz-next = → 下一題 · z 結束測驗
-ui-budget-quiz-done = 測驗完成：{ $asked } 題答對 { $right } 題 · z 結束測驗
+ui-budget-quiz-done = 測驗完成：答對 { $right } 題，共作答 { $asked } 題 · z 結束測驗
 ui-budget-quiz-keys = Enter 作答 · Esc 略過
 ui-budget-quiz-on = → 繼續 · z 結束
 ui-budget-quiz-title = 預算測驗 { $right }/{ $asked } · { $keys }
@@ -751,11 +753,11 @@ check-wiring-fail = { $who } 在 { $path } 讀取 { $reads }，應讀取前一�
 check-wiring-normed = { $path } 加在 { $stream }{ $line ->
     [none] {""}
    *[other] {" "}（位於 { $line }）
-}（一個歸一化的輸出）上：Pre-LN 的殘差流承載的是和 x + f(LN(x)) 本身，而不是歸一化後的和
+}（一個 Norm 的輸出）上：Pre-LN 的殘差流承載的是和 x + f(LN(x)) 本身，而不是 LN 之後的和
 check-wiring-unnormed = { $path } 加在 { $stream }{ $line ->
     [none] {""}
    *[other] {" "}（位於 { $line }）
-}上，而這個和沒有經過任何歸一化：Post-LN 區塊會把每個和歸一化，x = LN(x + f(x))，再加在歸一化後的和上
+}上，而這個和沒有經過任何 Norm：Post-LN 區塊會把每個和送進 LN，x = LN(x + f(x))，再加在 LN 之後的和上
 check-fault-unjudged = --fault { $fault }：能抓到它的每一項檢查（{ $checks }）在這次執行中都被略過了（{ $why }），這個故障會在沒被判定的情況下通過；允許：一次會判定它們的執行：--numeric（需要更多記憶體時加大 --max-memory），或更小的模型（--seq、--layers、--d-model）
 check-shape-only = 只追蹤形狀的執行：沒有數值
 check-shape-only-compare = 只追蹤形狀的執行：沒有可比較的數值
@@ -783,7 +785,7 @@ check-params-fail = { $path }：建出 { $got } 個參數，比封閉式 { $form
 check-params-extra = { $path }：建出了宣告的架構沒有的 { $got } 個參數
 check-reference-plain-fail = { $path }：在相同的權重與輸入上，與樸素的 f64 前向傳播相差 |Δ| 最大 { $delta }，超過 { $dtype } 在此容許的 { $allowed }
 check-decode-fail = { $path }：在位置 { $pos }，不用快取的完整前向傳播給出不同的 { $what }，|Δ| 最大 { $delta }，超過容許的 { $allowed }：快取路徑算的是別的東西
-check-shard-pass = 每個裝置的殘差相加、正規化、嵌入與輸出（{ $devices } 個裝置上共 { $n } 個張量，各自持有的部分只比對那一段）都與單一裝置模型在相同權重與輸入下的結果相等：最大的 |Δ| 是張量尺度的 { $delta }（允許 { $tol }）{ $half ->
+check-shard-pass = 每個裝置的殘差相加、Norm、嵌入與輸出（{ $devices } 個裝置上共 { $n } 個張量，各自持有的部分只比對那一段）都與單一裝置模型在相同權重與輸入下的結果相等：最大的 |Δ| 是張量尺度的 { $delta }（允許 { $tol }）{ $half ->
     [none] {""}
    *[other] ；{ $half } 模型在 f32 中評判，缺少的裝置份量無法藏在捨入裡
 }
@@ -830,7 +832,7 @@ check-alone-judge-residual-dtype = 無法單獨執行 { $part }：{ $at }殘差�
 check-alone-judge-residual-shape = 無法單獨執行 { $part }：{ $at }殘差相加 { $operands }：兩個運算元都必須是 { $want }
 check-alone-check-text = 無法單獨執行 { $part }：{ $text }
 
-## 歸一化分頁的文字（數字與公式是課程本身的）
+## Norm 分頁的文字（數字與公式是課程本身的）
 
 lab-norms-layer = LayerNorm：減去平均值，再除以標準差
 lab-norms-rms = RMSNorm：除以均方根；不置中
@@ -890,10 +892,10 @@ ui-what-differing-step = 相異的步驟
 
 check-leak-cause = { $cause ->
     [view] 少了轉置的 view：.view(B, H, T, hd) 把位置切進了注意力頭；拆分請用 .view(B, T, H, hd).transpose(1, 2)，合併請用 .transpose(1, 2).contiguous().view(B, T, d)
-    [softmax] 在錯誤的軸上做 softmax（dim=-2 是對查詢歸一化；請用 dim=-1），或它之前沒有因果遮罩
+    [softmax] 在錯誤的軸上做 softmax（dim=-2 是沿查詢做 softmax；請用 dim=-1），或它之前沒有因果遮罩
     [mask] 形狀或方向錯誤的遮罩（該用 tril 卻用了 triu，或從錯誤的角落切出的 (T, T) 遮罩）
     [reduction] 在位置軸（dim=1）而不是特徵軸（dim=-1）上做歸約
-    [batch] 在批次軸（dim=0）上做歸約：對批次做歸一化或取平均，會把一個序列混進另一個序列；請在特徵軸（dim=-1）上做
+    [batch] 在批次軸（dim=0）上做歸約：沿批次做 Norm 或取平均，會把一個序列混進另一個序列；請在特徵軸（dim=-1）上做
     [product] 在錯誤的軸上做乘積（該用 (-2, -1) 卻寫了 k.transpose(1, 2)，或對 t 求和的 einsum）
    *[other] 一個跨越了必須分開的列的運算：檢查它取的是哪一個軸
 }
@@ -946,9 +948,9 @@ why-all-reduce = 全歸約（all-reduce）：{ $N } 個裝置各自持有這個�
 
 why-all-gather = 全收集（all-gather）：{ $N } 個裝置各持有位置的一段，而接下來的步驟需要所有位置（子層的矩陣乘法，或模型的完整輸出），所以每個裝置把自己的一段傳給其他裝置，大家都持有完整的 { $shape }。環形演算法中每個裝置傳送其中的 (N−1)/N：{ $bytes }。
 
-why-reduce-scatter = 歸約分散（reduce-scatter）：{ $N } 個裝置各持有所有位置的部分和；它們被相加，每個裝置只保留自己那一段位置 { $shape }，供逐位置運算的正規化與殘差相加使用。它傳送部分和的 (N−1)/N：{ $bytes }，是全歸約的一半。
+why-reduce-scatter = 歸約分散（reduce-scatter）：{ $N } 個裝置各持有所有位置的部分和；它們被相加，每個裝置只保留自己那一段位置 { $shape }，供逐位置運算的 Norm 與殘差相加使用。它傳送部分和的 (N−1)/N：{ $bytes }，是全歸約的一半。
 
-why-scatter = 序列並行從這裡開始：每個裝置持有相同的 (B,T,d)，這個裝置保留 { $N } 段位置中的第 { $part } 段 { $shape }，不需要通訊。正規化與殘差相加都是逐位置運算，所以每個裝置各自處理自己那一段。
+why-scatter = 序列並行從這裡開始：每個裝置持有相同的 (B,T,d)，這個裝置保留 { $N } 段位置中的第 { $part } 段 { $shape }，不需要通訊。Norm 與殘差相加都是逐位置運算，所以每個裝置各自處理自己那一段。
 
 why-scatter-batch = 專家並行從這裡開始：在專家之外，{ $N } 個裝置是資料並行的，各自對自己的序列執行完整的注意力。每個裝置持有相同的 (B,T,d)，保留 { $N } 段序列中的第 { $part } 段 { $shape }，不需要通訊。（訓練時每個裝置一開始就讀自己的批次；本課切開同一個批次，好讓這些裝置能與單一裝置比對。）
 
@@ -1088,3 +1090,83 @@ cli-what-norm = 歸一化
 cli-what-placement = 歸一化位置
 cli-what-positions = 位置編碼
 cli-what-qkv-fusion = qkv 融合
+
+## stepper and labs: 揭示模式、輸入時的頁尾、前饋網絡與 Norm 實驗、計數測驗
+
+ui-detail-hidden-reveal = 形狀已隱藏：按 → 揭示
+lab-mistake-none = 正確計算
+lab-mistake-rows = x 乘上 W1 的列 (row)，而不是它的行 (column)
+lab-mistake-relu-after-w2 = 激活函數放在 W2 (Wd) 之後，而不是之前
+lab-ffn-title = 手算前饋網絡：{ $what }
+lab-ffn-shape = d = { $d } → { $f } → { $dout }，{ $act }，不含偏置
+lab-ffn-act-gated = 門控 (SwiGLU)
+lab-ffn-feeds = （{ $rows }×{ $cols }：第 j 行 (column) 送入隱藏單元 j）
+lab-ffn-adds = （{ $rows }×{ $cols }：第 j 列 (row) 是隱藏單元 j 加上的量）
+lab-ffn-head-hidden = { $z } = x·{ $a }（x 與 { $a } 的每一行 (column) 做點積）
+lab-ffn-head-rows = { $z } = x·{ $a }ᵀ（✗ x 與 { $a } 的每一列 (ROW) 做點積）
+lab-ffn-head-no-act = h（✗ { $b } 之前沒有激活函數）
+lab-ffn-head-act-after = ✗ 激活函數放在 { $b } 之後
+lab-ffn-head-residual = 殘差：前饋網絡的輸出加回 x
+lab-ffn-residual = 殘差
+lab-ffn-relu-none = { $h }：每個 z 都是正的，所以 ReLU 什麼也沒改變
+lab-ffn-relu-one = { $h }：隱藏單元 { $unit } 被關閉
+lab-ffn-relu-many = { $h }：隱藏單元 { $units } 和 { $last } 被關閉
+lab-ffn-step-off = ：被關閉
+lab-ffn-step-no-relu = （還沒有 ReLU）
+lab-ffn-step-no-silu = （還沒有 silu）
+lab-ffn-cannot-add = x + y = ({ $d }) + ({ $dout }) ✗ 無法相加：x 有 { $d } 個特徵，y 有 { $dout } 個。{ $b } 把 { $f } 映射到 { $dout }，所以這個前饋網絡不能放在殘差流上：相加需要形狀為 ({ $f }, { $d }) 的 { $b }，映射回 d = { $d }。
+lab-ffn-mistake = ✗ 錯誤 { $name }：{ $what }
+lab-ffn-same = { $name } = { $v }（相同）
+lab-ffn-correct = { $name } = { $v }（正確為 { $good }）
+lab-ffn-hides = 這個 x 藏住了錯誤：換一個試試
+lab-ffn-list = 、
+lab-ffn-stopped = x 有 { $d } 個數，但 { $w } 的每一列 (row) 有 { $f } 個：乘積配不成對，所以這個錯誤在第一步就停下。只有 d = f（方陣 { $w }）時它才不會被察覺；每一行 (column) 有 { $d } 個數，x 的每個元素對應一個。
+lab-ffn-weights = 權重，d = { $d }，f = { $f }（只算矩陣，如課程的算法：不含偏置；Norm 與嵌入不在其中）
+lab-ffn-count-mlp = 前饋網絡
+lab-ffn-count-gated = 門控前饋網絡
+lab-ffn-count-attention = 注意力
+lab-ffn-count-block = 模組
+lab-ffn-count-gated-block = 門控模組
+lab-ffn-count-same-f = （相同 f 下為 1.5 倍）
+lab-ffn-count-qkvo = （Q、K、V 與 O）
+lab-ffn-count-biases = 偏置不計在上面；前饋網絡會多 f + d = { $mlp } 個（門控為 2·f + d = { $gated }）
+lab-ffn-these = 這些矩陣：{ $sum } = { $n } 個權重；若 { $b } 映射回 d，會是 2·d·f = { $mlp }
+lab-probe-question = 先預測：按位置前饋網絡會直接平均相鄰的詞元嗎？
+lab-probe-setup = 探針：3 個詞元通過同一個前饋網絡（正確計算）；詞元 { $moved } 的每個特徵都加 1。
+lab-probe-token = 詞元 { $t }  x = { $x }   y = { $before } → { $after }   { $mark }
+lab-probe-moved-changed = ● 改變了：它被移動了
+lab-probe-moved-same = · 沒有改變，儘管它被移動了
+lab-probe-other-changed = ✗ 改變了：它讀取了另一個詞元
+lab-probe-other-same = · 沒有改變
+lab-probe-no = 答案：不會。只有被移動的詞元的輸出改變：輸出的第 t 列只取決於輸入的第 t 列（3 次隨機移動的 is_positionwise：true）。位置之間的混合全部發生在注意力中。
+lab-probe-yes = 答案：會：另一個詞元的輸出改變了，所以這個函數混合了位置（is_positionwise：false）。
+lab-norms-mean = 平均值
+lab-norms-var = 變異數
+lab-count-plain = { $text }
+lab-count-not-it = { $text } 不對：{ $truth }
+lab-count-ask-mlp = 本模型：一個模組有多少前饋網絡權重（只算矩陣，不含偏置）？
+lab-count-ask-swiglu = 把本模型的前饋網絡換成 SwiGLU（三個矩陣），取參數量大致相同的寬度 d_ff' = round(2/3·{ $f }) = { $matched }：每個模組有多少前饋網絡權重？
+lab-count-ask-attn = GPT-2 small (d = { $d })：一個模組有多少注意力權重（只算矩陣，不含偏置）？
+lab-count-ask-total = GPT-2 small：總參數量是多少？
+lab-count-ask-share = GPT-2 small，T = { $T }：一個模組的 FLOPs 中前饋網絡佔多少（%）？
+lab-count-formula-mlp = { $k } 個 d·d_ff = { $d }·{ $f } 的矩陣
+lab-count-formula-share = 前饋網絡矩陣乘法 FLOPs / (全部矩陣乘法 FLOPs + 得分與加權求和的乘積)
+lab-count-only-w1 = { $n } 只算了 W1 (d·d_ff = { $d }·{ $f })；前饋網絡有{ $gated ->
+    [yes] 三
+   *[no] 兩
+}個這樣大小的矩陣
+lab-count-swiglu-kept-4d = { $n } 是保持 d_ff = 4·d = { $f4 } 的 SwiGLU；這個模型的 d_ff 是 { $f }
+lab-count-three-matrices = { $n } 是三個矩陣，像 d_ff = { $f } 的 SwiGLU (3·d·d_ff)；這個前饋網絡 ({ $act }) 只有兩個
+lab-count-biases = { $n } 含偏置；這一列只算矩陣
+lab-count-swiglu-kept = { $n } 是保持 d_ff = { $f } 的 SwiGLU (3·{ $d }·{ $f })；參數量相同的寬度是 { $matched }
+lab-count-two-matrix = { $n } 是 d_ff = { $f } 的兩矩陣前饋網絡；SwiGLU 在 { $matched } 有三個
+lab-count-no-o = { $n } 是 3·d²：q、k 和 v，但輸出投影 O 是第四個 d×d 矩陣
+lab-count-no-wpe = { $n } 沒算 wpe（nanoGPT 的算法）；總數要算它
+lab-count-lm-head = { $n } 多加了一個獨立的 LM 頭 (V·d = { $vd })；GPT-2 與 wte 權重綁定，所以不增加參數
+lab-count-param-share = { $p }% 是前饋網絡佔參數量的比例；QKᵀ 與加權求和花 FLOPs 卻沒有權重，所以它佔 FLOPs 的比例較低
+lab-count-not-count = '{ $text }' 不是確切的計數；允許：整數，例如 16384、16,384 或 16_384
+lab-count-not-percent = '{ $text }' 不是百分比；允許：例如 54.5 或 54.5%
+ui-hint-text = 都是文字，q l h 也是
+ui-hint-clear = 清除
+ui-mark-add-ok-short = ✓ 相加
+ui-mark-add-bad-short = ✗ 相加

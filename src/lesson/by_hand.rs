@@ -56,14 +56,20 @@ impl Mistake {
         }
     }
 
-    /// What the mistake does, in the lesson's words.
+    /// What the mistake does, in the lesson's words (English).
     #[must_use]
-    pub fn what(self) -> &'static str {
-        match self {
-            Mistake::None => "computed correctly",
-            Mistake::Rows => "x multiplied by the rows of W1 instead of its columns",
-            Mistake::ReluAfterW2 => "the activation applied after W2 (Wd) instead of before it",
-        }
+    pub fn what(self) -> String {
+        self.what_in(crate::i18n::Lang::En)
+    }
+
+    /// What the mistake does, in `lang`.
+    #[must_use]
+    pub fn what_in(self, lang: crate::i18n::Lang) -> String {
+        lang.t(match self {
+            Mistake::None => "lab-mistake-none",
+            Mistake::Rows => "lab-mistake-rows",
+            Mistake::ReluAfterW2 => "lab-mistake-relu-after-w2",
+        })
     }
 }
 
@@ -96,8 +102,31 @@ pub struct Step {
     pub products: Vec<(f64, f64)>,
     /// The number computed.
     pub value: f64,
-    /// The line as the lesson writes it: `z_1 = 1*1 + 2*0 = 1`.
+    /// The line as the lesson writes it: `z_1 = 1*1 + 2*0 = 1`, in
+    /// English ([`Step::text_in`] in another language).
     pub text: String,
+    /// The catalog key of the words after the arithmetic, if any:
+    /// `lab-ffn-step-off` (`: switched off`).
+    pub note: Option<&'static str>,
+    /// Whether the mistake is made in this step: x against a row of W1
+    /// (or Wu), the activation left out before W2, or put after it.
+    pub mistaken: bool,
+}
+
+impl Step {
+    /// The line in `lang`: its arithmetic as it is, its words the
+    /// catalog's.
+    #[must_use]
+    pub fn text_in(&self, lang: crate::i18n::Lang) -> String {
+        match self.note {
+            Some(key) => {
+                let en = crate::i18n::Lang::En.t(key);
+                let sum = self.text.strip_suffix(en.as_str()).unwrap_or(&self.text);
+                format!("{sum}{}", lang.t(key))
+            }
+            None => self.text.clone(),
+        }
+    }
 }
 
 /// The whole worked example: inputs, every intermediate and every step.
@@ -128,8 +157,8 @@ pub struct FfnByHand {
     /// `x + y`; empty when y's width is not x's (no residual possible).
     pub out: Vec<f64>,
     /// Why the computation stopped early, when a mistake cannot even pair
-    /// its products.
-    pub stopped: Option<String>,
+    /// its products: a catalog message.
+    pub stopped: Option<crate::why::Why>,
     /// Every number computed, in order, as the lesson writes them.
     pub steps: Vec<Step>,
 }
@@ -206,10 +235,12 @@ impl FfnByHand {
             steps: vec![],
         };
         if mistake == Mistake::Rows && d != f {
-            ex.stopped = Some(format!(
-                "x has {d} numbers but each row of {} has {f}: the products do not pair up, so this mistake stops at the first step. It goes unnoticed only when d = f (a square {}); each column has {d} numbers, one per entry of x.",
-                names.0, names.0
-            ));
+            ex.stopped = Some(
+                crate::why::Why::new("lab-ffn-stopped")
+                    .arg("d", d)
+                    .arg("f", f)
+                    .arg("w", names.0),
+            );
             return Ok(ex);
         }
         ex.compute()?;

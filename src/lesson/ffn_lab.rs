@@ -24,6 +24,8 @@ pub mod probe;
 use super::by_hand::{FfnByHand, Mistake, W1, W2, text::fmt_matrix};
 use super::matrix::{Matrix, check_size, dims, rng, seeded};
 use super::{LessonError, ffn_biases, ffn_params};
+use crate::i18n::Lang;
+use crate::why::Why;
 use std::fmt::Write as _;
 
 /// What the lab is asked to compute; every field may be left out.
@@ -184,40 +186,69 @@ impl Spec {
     }
 }
 
+/// `label` padded with spaces to `cols` display columns (a wide
+/// character counts two).
+fn padded(label: &str, cols: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    format!("{label}{}", " ".repeat(cols.saturating_sub(label.width())))
+}
+
 /// The lesson's weight counts for width `d` and hidden size `f`, each with
 /// its formula and the numbers put in: matrices only, no biases.
 #[must_use]
 pub fn counts(d: usize, f: usize) -> String {
+    counts_in(d, f, Lang::En)
+}
+
+/// [`counts`] in `lang`: its words the catalog's, its formulas and
+/// numbers as they are.
+#[must_use]
+pub fn counts_in(d: usize, f: usize, lang: Lang) -> String {
     let (mlp, gated, attn) = (ffn_params(d, f, false), ffn_params(d, f, true), 4 * d * d);
+    let label = |key: &str| padded(&lang.t(key), 14);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Weights, d = {d}, f = {f} (matrices only, as the lesson counts: no biases; norms and embeddings are outside the count)"
-    );
-    let _ = writeln!(out, "   MLP           2·d·f = 2·{d}·{f} = {mlp}");
-    let _ = writeln!(
-        out,
-        "   gated MLP     3·d·f = 3·{d}·{f} = {gated}   (1.5× at the same f)"
+        "{}",
+        lang.why(&Why::new("lab-ffn-weights").arg("d", d).arg("f", f))
     );
     let _ = writeln!(
         out,
-        "   attention     4·d² = 4·{d}² = {attn}   (Q, K, V and O)"
+        "   {}2·d·f = 2·{d}·{f} = {mlp}",
+        label("lab-ffn-count-mlp")
     );
     let _ = writeln!(
         out,
-        "   block         4·d² + 2·d·f = 4·{d}² + 2·{d}·{f} = {attn} + {mlp} = {}",
+        "   {}3·d·f = 3·{d}·{f} = {gated}   {}",
+        label("lab-ffn-count-gated"),
+        lang.t("lab-ffn-count-same-f")
+    );
+    let _ = writeln!(
+        out,
+        "   {}4·d² = 4·{d}² = {attn}   {}",
+        label("lab-ffn-count-attention"),
+        lang.t("lab-ffn-count-qkvo")
+    );
+    let _ = writeln!(
+        out,
+        "   {}4·d² + 2·d·f = 4·{d}² + 2·{d}·{f} = {attn} + {mlp} = {}",
+        label("lab-ffn-count-block"),
         attn + mlp
     );
     let _ = writeln!(
         out,
-        "   gated block   4·d² + 3·d·f = 4·{d}² + 3·{d}·{f} = {attn} + {gated} = {}",
+        "   {}4·d² + 3·d·f = 4·{d}² + 3·{d}·{f} = {attn} + {gated} = {}",
+        label("lab-ffn-count-gated-block"),
         attn + gated
     );
     let _ = write!(
         out,
-        "   biases, not counted above, would add f + d = {} to the MLP (gated 2·f + d = {})",
-        ffn_biases(d, f, false),
-        ffn_biases(d, f, true)
+        "   {}",
+        lang.why(
+            &Why::new("lab-ffn-count-biases")
+                .arg("mlp", ffn_biases(d, f, false))
+                .arg("gated", ffn_biases(d, f, true))
+        )
     );
     out
 }
@@ -227,23 +258,32 @@ pub fn counts(d: usize, f: usize) -> String {
 /// # Errors
 /// As [`Spec::build`].
 pub fn sheet(spec: &Spec) -> Result<String, LessonError> {
+    sheet_in(spec, Lang::En)
+}
+
+/// [`sheet`] in `lang`: its words the catalog's, its numbers and
+/// formulas as they are.
+///
+/// # Errors
+/// As [`Spec::build`].
+pub fn sheet_in(spec: &Spec, lang: Lang) -> Result<String, LessonError> {
     let ex = spec.build()?;
     let (d, f) = (ex.x.len(), ex.w1.first().map_or(0, Vec::len));
-    let mut out = ex.text();
-    let _ = writeln!(out, "\n{}", counts(d, f));
+    let mut out = ex.text_in(lang);
+    let _ = writeln!(out, "\n{}", counts_in(d, f, lang));
     if !ex.residual_fits() {
         let (d_out, b) = (ex.y.len(), ex.names().1);
-        let _ = writeln!(
-            out,
-            "   these matrices: {d}·{f} + {f}·{d_out} = {} weights; with {b} mapping back to d it would be 2·d·f = {}",
-            d * f + f * d_out,
-            ffn_params(d, f, false)
-        );
+        let these = Why::new("lab-ffn-these")
+            .arg("sum", format!("{d}·{f} + {f}·{d_out}"))
+            .arg("n", d * f + f * d_out)
+            .arg("b", b)
+            .arg("mlp", ffn_params(d, f, false));
+        let _ = writeln!(out, "   {}", lang.why(&these));
     }
     let _ = writeln!(
         out,
         "\n{}",
-        probe::probe(&ex, spec.seed.unwrap_or(0)).text()
+        probe::probe(&ex, spec.seed.unwrap_or(0)).text_in(lang)
     );
     Ok(out)
 }

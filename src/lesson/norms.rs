@@ -93,9 +93,16 @@ impl NormCompare {
             self.eps
         );
         let _ = writeln!(out, "{}", lang.t("lab-norms-layer"));
-        let _ = writeln!(out, "  mean     = {} = {m}", sum(&|v| fmt_num(v)));
+        // The labels padded in columns, so the `=` line up in any language.
+        let label = |key: &str| {
+            use unicode_width::UnicodeWidthStr;
+            let l = lang.t(key);
+            format!("{l}{}", " ".repeat(9usize.saturating_sub(l.width())))
+        };
+        let (mean, var) = (label("lab-norms-mean"), label("lab-norms-var"));
+        let _ = writeln!(out, "  {mean}= {} = {m}", sum(&|v| fmt_num(v)));
         let dev = |v: f64| format!("({} - {})²", fmt_num(v), fmt_factor(self.mean));
-        let _ = writeln!(out, "  var      = {} = {}", sum(&dev), fmt_num(self.var));
+        let _ = writeln!(out, "  {var}= {} = {}", sum(&dev), fmt_num(self.var));
         let _ = writeln!(
             out,
             "  y        = (x - {m}) / √({} + eps) = {}",

@@ -15,7 +15,9 @@ mod questions;
 mod tests;
 
 use crate::budget::thousands;
+use crate::i18n::Lang;
 use crate::text::shown;
+use crate::why::Why;
 pub use questions::questions;
 
 /// A number the student predicts.
@@ -48,8 +50,8 @@ pub enum Column {
 /// One count to predict.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CountQuestion {
-    /// The question as shown.
-    pub ask: String,
+    /// The question, a catalog message.
+    pub ask: Why,
     /// The budget table's rows this question hides until it is answered:
     /// its own, and any that would give it away (the ratio, the
     /// total minus wpe).
@@ -58,10 +60,11 @@ pub struct CountQuestion {
     pub column: Column,
     /// The expected number, counted by the budget code.
     pub truth: Value,
-    /// Where it comes from, e.g. `2·d·d_ff = 2·64·256`.
-    pub formula: String,
-    /// Named wrong numbers, each with what it counts.
-    pub mistakes: Vec<(Value, String)>,
+    /// Where it comes from, e.g. `2 matrices of d·d_ff = 64·256`: a
+    /// catalog message.
+    pub formula: Why,
+    /// Named wrong numbers, each with what it counts (a catalog message).
+    pub mistakes: Vec<(Value, Why)>,
 }
 
 /// The judge's answer on a count.
@@ -70,7 +73,16 @@ pub enum CountVerdict {
     /// The exact number.
     Right,
     /// Wrong, and what the number counts when the mistake is named.
-    Wrong(String),
+    Wrong(Wrong),
+}
+
+/// What a wrong count is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Wrong {
+    /// A named mistake: what the number counts.
+    Named(Why),
+    /// No mistake the quiz knows: the text typed.
+    NotIt(String),
 }
 
 /// Why typed text is not a count.
@@ -82,6 +94,21 @@ pub enum CountError {
     /// Not a percentage.
     #[error("'{}' is not a percentage; allowed: e.g. 54.5 or 54.5%", shown(.0))]
     NotPercent(String),
+}
+
+impl CountError {
+    /// The same words as a catalog message, for the stepper's languages.
+    #[must_use]
+    pub fn why(&self) -> Why {
+        match self {
+            CountError::NotCount(t) => {
+                Why::new("lab-count-not-count").arg("text", shown(t).to_string())
+            }
+            CountError::NotPercent(t) => {
+                Why::new("lab-count-not-percent").arg("text", shown(t).to_string())
+            }
+        }
+    }
 }
 
 /// `16384`, `16,384` or `16_384`; separators only between groups of three.
@@ -144,14 +171,35 @@ impl CountQuestion {
         }
         for (v, says) in &self.mistakes {
             if hits(*v)? {
-                return Ok(CountVerdict::Wrong(says.clone()));
+                return Ok(CountVerdict::Wrong(Wrong::Named(says.clone())));
             }
         }
-        Ok(CountVerdict::Wrong(format!(
-            "{} is not it: {} = {}",
-            text.trim(),
-            self.formula,
-            self.truth
-        )))
+        Ok(CountVerdict::Wrong(Wrong::NotIt(text.trim().to_string())))
+    }
+
+    /// The question in `lang`.
+    #[must_use]
+    pub fn ask_in(&self, lang: Lang) -> String {
+        lang.why(&self.ask)
+    }
+
+    /// The expected number and where it comes from, in `lang`:
+    /// `2 matrices of d·d_ff = 64·256 = 32,768`.
+    #[must_use]
+    pub fn truth_in(&self, lang: Lang) -> String {
+        format!("{} = {}", lang.why(&self.formula), self.truth)
+    }
+
+    /// What a wrong answer is, in `lang`.
+    #[must_use]
+    pub fn said(&self, wrong: &Wrong, lang: Lang) -> String {
+        match wrong {
+            Wrong::Named(why) => lang.why(why),
+            Wrong::NotIt(text) => lang.why(
+                &Why::new("lab-count-not-it")
+                    .arg("text", text.as_str())
+                    .arg("truth", self.truth_in(lang)),
+            ),
+        }
     }
 }

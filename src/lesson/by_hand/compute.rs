@@ -6,6 +6,7 @@
 //! x: (d) → z, u, h: (f) → y: (d') → x + y: (d), when d' = d
 
 use super::{FfnByHand, Mistake, Stage, Step};
+use crate::i18n::Lang;
 use crate::lesson::matrix::{checked_dot, overflow, terms};
 use crate::lesson::{LessonError, fmt_factor, fmt_num, silu};
 
@@ -19,6 +20,8 @@ fn dot(stage: Stage, name: String, pairs: Vec<(f64, f64)>, x: &[f64]) -> Result<
         products: pairs,
         value,
         text,
+        note: None,
+        mistaken: false,
     })
 }
 
@@ -30,7 +33,17 @@ fn single(stage: Stage, name: String, value: f64, text: String) -> Step {
         products: vec![],
         value,
         text,
+        note: None,
+        mistaken: false,
     }
+}
+
+/// `step` with the words of catalog key `note` after its arithmetic, in
+/// English (its other languages: [`Step::text_in`]).
+fn noted(mut step: Step, note: &'static str) -> Step {
+    step.text.push_str(&Lang::En.t(note));
+    step.note = Some(note);
+    step
 }
 
 /// The values of the steps of `stage`.
@@ -74,14 +87,18 @@ impl FfnByHand {
             let (name, zj) = (format!("h_{}", j + 1), self.z[j]);
             let step = match (gated, later) {
                 (false, false) => {
-                    let off = if zj <= 0.0 { ": switched off" } else { "" };
                     let h = zj.max(0.0);
-                    let text = format!("{name} = max(0, {}) = {}{off}", fmt_num(zj), fmt_num(h));
-                    single(Stage::Relu, name, h, text)
+                    let text = format!("{name} = max(0, {}) = {}", fmt_num(zj), fmt_num(h));
+                    let step = single(Stage::Relu, name, h, text);
+                    if zj <= 0.0 {
+                        noted(step, "lab-ffn-step-off")
+                    } else {
+                        step
+                    }
                 }
                 (false, true) => {
-                    let text = format!("{name} = z_{} = {} (no ReLU yet)", j + 1, fmt_num(zj));
-                    single(Stage::Relu, name, zj, text)
+                    let text = format!("{name} = z_{} = {}", j + 1, fmt_num(zj));
+                    noted(single(Stage::Relu, name, zj, text), "lab-ffn-step-no-relu")
                 }
                 (true, _) => {
                     let (uj, s) = (self.u[j], if later { zj } else { silu(zj) });
@@ -92,24 +109,25 @@ impl FfnByHand {
                             &x,
                         ));
                     }
-                    let text = if later {
-                        format!(
-                            "{name} = {}*{} = {} (no silu yet)",
+                    if later {
+                        let text = format!(
+                            "{name} = {}*{} = {}",
                             fmt_factor(zj),
                             fmt_factor(uj),
                             fmt_num(h)
-                        )
+                        );
+                        noted(single(Stage::Relu, name, h, text), "lab-ffn-step-no-silu")
                     } else {
-                        format!(
+                        let text = format!(
                             "{name} = silu({})*{} = {}*{} = {}",
                             fmt_num(zj),
                             fmt_factor(uj),
                             fmt_factor(s),
                             fmt_factor(uj),
                             fmt_num(h)
-                        )
-                    };
-                    single(Stage::Relu, name, h, text)
+                        );
+                        single(Stage::Relu, name, h, text)
+                    }
                 }
             };
             steps.push(step);
@@ -160,6 +178,16 @@ impl FfnByHand {
                 steps.push(single(Stage::Residual, name, o, text));
             }
             self.out = values(&steps, Stage::Residual);
+        }
+        // Where the mistake is made: x against rows, the activation left
+        // out before W2 and put after it.
+        for s in &mut steps {
+            s.mistaken = match s.stage {
+                Stage::Hidden | Stage::Up => mistake == Mistake::Rows,
+                Stage::Relu => later,
+                Stage::ActAfter => true,
+                Stage::Output | Stage::Residual => false,
+            };
         }
         self.steps = steps;
         Ok(())

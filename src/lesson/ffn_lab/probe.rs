@@ -6,9 +6,11 @@
 //! # Shapes
 //! X: (3, d) → Y: (3, d'); token 1 moves by +1 in every feature
 
+use crate::i18n::Lang;
 use crate::lesson::by_hand::FfnByHand;
 use crate::lesson::matrix::{rng, seeded};
 use crate::lesson::{ffn, fmt_vec, gated_ffn, is_positionwise, relu};
+use crate::why::Why;
 use ndarray::{Array1, Array2};
 use std::fmt::Write as _;
 
@@ -86,13 +88,19 @@ impl Probe {
     /// The question, every token's output before and after, and the answer.
     #[must_use]
     pub fn text(&self) -> String {
+        self.text_in(Lang::En)
+    }
+
+    /// [`Probe::text`] in `lang`: its words the catalog's, its vectors as
+    /// they are.
+    #[must_use]
+    pub fn text_in(&self, lang: Lang) -> String {
         let v = |a: ndarray::ArrayView1<f64>| fmt_vec(&a.to_vec());
-        let mut out = String::from(
-            "Predict first: does a position-wise MLP directly average neighbouring tokens?\n",
-        );
+        let mut out = format!("{}\n", lang.t("lab-probe-question"));
         let _ = writeln!(
             out,
-            "   The probe: 3 tokens through the same MLP (computed correctly); token {MOVED} moves by +1 in every feature."
+            "   {}",
+            lang.why(&Why::new("lab-probe-setup").arg("moved", MOVED))
         );
         for t in 0..self.tokens.nrows() {
             let x = if t == MOVED {
@@ -101,32 +109,30 @@ impl Probe {
                 v(self.tokens.row(t))
             };
             let mark = match (self.changed[t], t == MOVED) {
-                (true, true) => "● changed: it moved",
-                (false, true) => "· unchanged, though it moved",
-                (true, false) => "✗ changed: it reads another token",
-                (false, false) => "· unchanged",
+                (true, true) => "lab-probe-moved-changed",
+                (false, true) => "lab-probe-moved-same",
+                (true, false) => "lab-probe-other-changed",
+                (false, false) => "lab-probe-other-same",
             };
-            let _ = writeln!(
-                out,
-                "   token {t}  x = {x}   y = {} → {}   {mark}",
-                v(self.before.row(t)),
-                v(self.after.row(t))
-            );
+            let line = Why::new("lab-probe-token")
+                .arg("t", t)
+                .arg("x", x)
+                .arg("before", v(self.before.row(t)))
+                .arg("after", v(self.after.row(t)))
+                .arg("mark", lang.t(mark));
+            let _ = writeln!(out, "   {}", lang.why(&line));
         }
         let others_still = self
             .changed
             .iter()
             .enumerate()
             .all(|(t, c)| t == MOVED || !c);
-        let _ = write!(
-            out,
-            "   Answer: {}",
-            if others_still && self.positionwise {
-                "no. Only the moved token's output changed: row t of the output depends on row t of the input alone (is_positionwise over 3 random moves: true). All mixing between positions happens in attention."
-            } else {
-                "yes: another token's output changed, so this function mixes positions (is_positionwise: false)."
-            }
-        );
+        let answer = if others_still && self.positionwise {
+            "lab-probe-no"
+        } else {
+            "lab-probe-yes"
+        };
+        let _ = write!(out, "   {}", lang.t(answer));
         out
     }
 }

@@ -4,6 +4,12 @@
 use super::{Column, CountQuestion, Value};
 use crate::budget::{Budget, thousands};
 use crate::config::{Act, Mlp, ModelConfig};
+use crate::why::Why;
+
+/// A formula that reads the same in every language.
+fn plain(text: String) -> Why {
+    Why::new("lab-count-plain").arg("text", text)
+}
 
 /// The row of `b` named `path`, counted.
 fn row(b: &Budget, path: &str) -> u64 {
@@ -36,13 +42,14 @@ fn mlp(b: &Budget) -> CountQuestion {
     let (d, f) = (c.d_model, c.mlp.d_ff);
     let gated = c.mlp.act.is_gated();
     let one = row(b, "block.mlp.up.weight");
+    let yes = if gated { "yes" } else { "no" };
     let mut mistakes = vec![(
         Value::Count(one),
-        format!(
-            "{} counts only W1 (d·d_ff = {d}·{f}); the MLP has {} matrices of that size",
-            thousands(one),
-            if gated { "three" } else { "two" }
-        ),
+        Why::new("lab-count-only-w1")
+            .arg("n", thousands(one))
+            .arg("d", d)
+            .arg("f", f)
+            .arg("gated", yes),
     )];
     let other = ModelConfig {
         mlp: Mlp {
@@ -53,37 +60,35 @@ fn mlp(b: &Budget) -> CountQuestion {
         ..c.clone()
     };
     if let Some(o) = of(&other) {
+        let n = thousands(o.block.mlp_weights);
         let says = if gated {
-            format!(
-                "SwiGLU kept at d_ff = 4·d = {}; this one's d_ff is {f}",
-                4 * d
-            )
+            Why::new("lab-count-swiglu-kept-4d")
+                .arg("n", n)
+                .arg("f4", 4 * d)
+                .arg("f", f)
         } else {
-            format!(
-                "three matrices, as SwiGLU at d_ff = {f} (3·d·d_ff); this MLP ({}) has two",
-                c.mlp.act
-            )
+            Why::new("lab-count-three-matrices")
+                .arg("n", n)
+                .arg("f", f)
+                .arg("act", c.mlp.act.to_string())
         };
-        mistakes.push((
-            Value::Count(o.block.mlp_weights),
-            format!("{} is {says}", thousands(o.block.mlp_weights)),
-        ));
+        mistakes.push((Value::Count(o.block.mlp_weights), says));
     }
     if c.mlp_bias() {
         mistakes.push((
             Value::Count(b.block.mlp),
-            format!(
-                "{} includes the biases; the row counts the matrices only",
-                thousands(b.block.mlp)
-            ),
+            Why::new("lab-count-biases").arg("n", thousands(b.block.mlp)),
         ));
     }
     CountQuestion {
-        ask: "This model: how many MLP weights in one block (matrices, no biases)?".into(),
+        ask: Why::new("lab-count-ask-mlp"),
         hides: vec!["FFN weights / block", "FFN : attention"],
         column: Column::ThisModel,
         truth: Value::Count(b.block.mlp_weights),
-        formula: format!("{} matrices of d·d_ff = {d}·{f}", if gated { 3 } else { 2 }),
+        formula: Why::new("lab-count-formula-mlp")
+            .arg("k", if gated { 3 } else { 2 })
+            .arg("d", d)
+            .arg("f", f),
         mistakes,
     }
 }
@@ -111,27 +116,28 @@ fn swiglu_matched(b: &Budget) -> Option<CountQuestion> {
     let truth = of(&swiglu(matched))?.block.mlp_weights;
     let kept = of(&swiglu(f))?.block.mlp_weights;
     Some(CountQuestion {
-        ask: format!(
-            "This model's MLP as SwiGLU (three matrices) at the matched width d_ff' = round(2/3·{f}) = {matched}: how many MLP weights per block?"
-        ),
+        ask: Why::new("lab-count-ask-swiglu")
+            .arg("f", f)
+            .arg("matched", matched),
         hides: Vec::new(),
         column: Column::ThisModel,
         truth: Value::Count(truth),
-        formula: format!("3·d·d_ff' = 3·{d}·{matched}"),
+        formula: plain(format!("3·d·d_ff' = 3·{d}·{matched}")),
         mistakes: vec![
             (
                 Value::Count(kept),
-                format!(
-                    "{} is SwiGLU kept at d_ff = {f} (3·{d}·{f}); the matched width is {matched}",
-                    thousands(kept)
-                ),
+                Why::new("lab-count-swiglu-kept")
+                    .arg("n", thousands(kept))
+                    .arg("d", d)
+                    .arg("f", f)
+                    .arg("matched", matched),
             ),
             (
                 Value::Count(b.block.mlp_weights),
-                format!(
-                    "{} is the two-matrix MLP at d_ff = {f}; SwiGLU has three at {matched}",
-                    thousands(b.block.mlp_weights)
-                ),
+                Why::new("lab-count-two-matrix")
+                    .arg("n", thousands(b.block.mlp_weights))
+                    .arg("f", f)
+                    .arg("matched", matched),
             ),
         ],
     })
@@ -142,59 +148,49 @@ fn gpt2_questions(g: &Budget) -> Vec<CountQuestion> {
     let no_o = g.block.attention_weights - row(g, "block.attn.out.weight");
     let wte = row(g, "wte");
     let mut out = vec![CountQuestion {
-        ask: format!(
-            "GPT-2 small (d = {d}): how many attention weights in one block (matrices, no biases)?"
-        ),
+        ask: Why::new("lab-count-ask-attn").arg("d", d),
         hides: vec!["attention weights / block", "FFN : attention"],
         column: Column::Gpt2Small,
         truth: Value::Count(g.block.attention_weights),
-        formula: format!("4·d² = 4·{d}²"),
+        formula: plain(format!("4·d² = 4·{d}²")),
         mistakes: vec![(
             Value::Count(no_o),
-            format!(
-                "{} is 3·d²: q, k and v, but the output projection O is a fourth d×d matrix",
-                thousands(no_o)
-            ),
+            Why::new("lab-count-no-o").arg("n", thousands(no_o)),
         )],
     }];
     let mut total = vec![(
         Value::Count(g.non_embedding.minus_position),
-        format!(
-            "{} leaves out wpe (nanoGPT's count); the total counts it",
-            thousands(g.non_embedding.minus_position)
-        ),
+        Why::new("lab-count-no-wpe").arg("n", thousands(g.non_embedding.minus_position)),
     )];
     if g.config.vocab.tied && wte > 0 {
         let head = g.total + wte;
         total.push((
             Value::Count(head),
-            format!(
-                "{} adds a separate LM head (V·d = {}); GPT-2 ties it to wte, so it adds nothing",
-                thousands(head),
-                thousands(wte)
-            ),
+            Why::new("lab-count-lm-head")
+                .arg("n", thousands(head))
+                .arg("vd", thousands(wte)),
         ));
     }
     out.push(CountQuestion {
-        ask: "GPT-2 small: how many parameters in all?".into(),
+        ask: Why::new("lab-count-ask-total"),
         hides: vec!["total parameters", "non-embedding"],
         column: Column::Gpt2Small,
         truth: Value::Count(g.total),
-        formula: "L·block + wte + wpe + ln_f".into(),
+        formula: plain("L·block + wte + wpe + ln_f".into()),
         mistakes: total,
     });
     let (aw, mw) = (g.block.attention_weights, g.block.mlp_weights);
     #[allow(clippy::cast_precision_loss)]
     let param_share = 100.0 * mw as f64 / (aw + mw) as f64;
     out.push(CountQuestion {
-        ask: format!("GPT-2 small at T = {}: what share of one block's FLOPs is the FFN's, in %?", g.flops.seq),
+        ask: Why::new("lab-count-ask-share").arg("T", g.flops.seq),
         hides: vec!["  FFN share of FLOPs"],
         column: Column::Gpt2Small,
         truth: Value::Percent(g.flops.ffn_share * 100.0),
-        formula: "FFN matmul FLOPs / (all matmul FLOPs + the score and weighted-sum products)".into(),
+        formula: Why::new("lab-count-formula-share"),
         mistakes: vec![(
             Value::Percent(param_share),
-            format!("{param_share:.1}% is the FFN's share of the parameters; QKᵀ and the weighted sum cost FLOPs with no weights, so its FLOP share is lower"),
+            Why::new("lab-count-param-share").arg("p", format!("{param_share:.1}")),
         )],
     });
     out

@@ -12,7 +12,7 @@ fn lesson() -> Vec<CountQuestion> {
 
 fn wrong(q: &CountQuestion, text: &str) -> String {
     match q.judge(text).unwrap() {
-        CountVerdict::Wrong(s) => s,
+        CountVerdict::Wrong(w) => q.said(&w, Lang::En),
         CountVerdict::Right => panic!("{text} judged right"),
     }
 }

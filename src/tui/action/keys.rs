@@ -77,6 +77,9 @@ pub enum Footer {
     Budget,
     /// The Probes lab.
     Probes,
+    /// A prompt waiting for typing (the quiz, a lab's `e`): every
+    /// printable key is text, so no letter is a command there.
+    Typing,
 }
 
 /// A key hint in a footer: `←→ step`.

@@ -193,12 +193,8 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
         return;
     };
     let mut lines = Vec::new();
-    if let Some((ok, msg)) = &q.feedback {
-        let msg = q
-            .feedback_why
-            .as_ref()
-            .map_or_else(|| msg.clone(), |w| app.tr(w));
-        lines.push(Line::styled(msg, if *ok { t.ok } else { t.fail }));
+    if let Some((ok, msg)) = q.feedback_in(app.lang) {
+        lines.push(Line::styled(msg, if ok { t.ok } else { t.fail }));
     }
     match q.question() {
         Some(question) if q.asking => {
@@ -206,7 +202,7 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
                 app.tr(&crate::why::Why::new("lab-budget-quiz-of")
                     .arg("n", (q.at + 1).to_string())
                     .arg("total", q.questions.len().to_string())
-                    .arg("ask", question.ask.as_str())),
+                    .arg("ask", question.ask_in(app.lang))),
                 t.title,
             ));
             lines.push(Line::from(vec![
@@ -214,6 +210,10 @@ fn quiz(app: &App, area: Rect, buf: &mut Buffer) {
                 Span::styled(format!("{}█", q.input), t.key),
             ]));
             if let Some(msg) = &q.invalid {
+                let msg = q
+                    .invalid_why
+                    .as_ref()
+                    .map_or_else(|| msg.clone(), |w| app.tr(w));
                 lines.push(Line::styled(format!("✗ {msg}"), t.fail));
             }
         }

@@ -29,8 +29,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let width = usize::from(area.width.saturating_sub(2))
         .saturating_sub(LEFT)
         .max(20);
-    // When every detail in full would not fit, the checks that did not
-    // fail get one line each, cut with `…`, so every verdict stays on screen.
+    // When every detail in full would not fit, checks that did not fail
+    // get one line each, cut with `…`, so every verdict stays on screen.
     let inner = usize::from(area.height.saturating_sub(2));
     let rows =
         |l: &Line| textwrap::wrap(&l.to_string(), usize::from(area.width.saturating_sub(2))).len();
@@ -41,7 +41,17 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .iter()
             .map(|c| textwrap::wrap(&check_detail(app, c), width).len())
             .sum::<usize>();
-    for c in &app.run.checks {
+    // Only as many as it takes, from the last: the rest stay whole.
+    let mut excess = full.saturating_sub(inner);
+    let mut cut = vec![false; app.run.checks.len()];
+    for (i, c) in app.run.checks.iter().enumerate().rev() {
+        let n = textwrap::wrap(&check_detail(app, c), width).len();
+        if excess > 0 && c.status != Status::Fail && n > 1 {
+            cut[i] = true;
+            excess = excess.saturating_sub(n - 1);
+        }
+    }
+    for (c, cut) in app.run.checks.iter().zip(cut) {
         let (word, style) = match c.status {
             Status::Pass => (app.t("ui-verdict-pass"), t.ok),
             Status::Fail => (app.t("ui-verdict-fail"), t.fail),
@@ -49,7 +59,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         };
         let detail = check_detail(app, c);
         let mut parts = textwrap::wrap(&detail, width);
-        if full > inner && c.status != Status::Fail && parts.len() > 1 {
+        if cut {
             let first = textwrap::wrap(&detail, width.saturating_sub(1)).swap_remove(0);
             parts = vec![format!("{}…", first.trim_end()).into()];
         }

@@ -3,7 +3,7 @@
 //! small tensors, a value heatmap.
 
 use super::heatmap;
-use super::words::{check_detail, fault_text};
+use super::words::{check_detail, failure_detail, fault_text};
 use crate::config::human_bytes;
 use crate::shape::fmt_shape;
 use crate::tui::app::{App, Row};
@@ -26,7 +26,13 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 format!("{} · {}", e.path, e.op_label()),
                 t.title,
             ));
-            lines.push(Line::styled(app.t("ui-detail-hidden"), t.dim));
+            // Who hides it: the quiz asks for it, reveal mode waits for →.
+            let hidden = if app.quiz().is_some() {
+                "ui-detail-hidden"
+            } else {
+                "ui-detail-hidden-reveal"
+            };
+            lines.push(Line::styled(app.t(hidden), t.dim));
         }
         Some(Row::Event(e)) => {
             // Where in the writer's own code the op ran, when the log says.
@@ -136,7 +142,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 .arg("path", f.path.as_str())
                 .arg("op", f.op.as_str());
             lines.push(Line::styled(app.tr(&at), t.fail));
-            lines.push(Line::raw(app.say(f.detail.as_str())));
+            lines.push(Line::raw(failure_detail(app, f)));
             if !f.why_text().is_empty() {
                 let why = app.step_why(f.why.as_ref(), f.why_text());
                 if app.lang == crate::i18n::Lang::En {
@@ -202,13 +208,30 @@ fn why_lines(app: &App, why: &str, width: usize, room: usize) -> Vec<Line<'stati
             // Cut: say so, and which key shows the rest.
             let more = app.t("ui-why-more");
             let keep = super::width::take(last, width.saturating_sub(more.width()));
-            *last = format!("{keep}{more}");
+            *last = format!("{}{more}", whole_words(keep, last.len()));
         }
     }
     wrapped
         .into_iter()
         .map(|l| Line::styled(l, t.base))
         .collect()
+}
+
+/// `keep`, a start of a line `full` bytes long, backed off to its last
+/// whole word: up to a space or a CJK punctuation mark, so no word (`序`
+/// of `序列`) or shape is left cut; as it is when it ends the line or has
+/// no such mark.
+fn whole_words(keep: &str, full: usize) -> &str {
+    if keep.len() == full {
+        return keep;
+    }
+    keep.char_indices()
+        .rev()
+        .find(|(_, c)| *c == ' ' || "，。；：、）".contains(*c))
+        .map_or(keep, |(i, c)| {
+            let end = if c == ' ' { i } else { i + c.len_utf8() };
+            keep[..end].trim_end()
+        })
 }
 
 /// The words of a formula the trace stores in English (`split into 4

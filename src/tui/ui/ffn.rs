@@ -1,7 +1,8 @@
 //! The FFN-by-hand lab: the lesson's FFN one product at a time. Done steps
-//! show ✓, the current one ▶, later ones stay hidden; `x` switches on one
-//! of the lesson's hand-computation mistakes (marked ✗ and named, with what
-//! it did to the numbers), `s` the gated variant (SwiGLU).
+//! show ✓ (✗ where the mistake is made), the current one ▶, later ones
+//! stay hidden; `x` switches on one of the lesson's hand-computation
+//! mistakes (marked ✗ and named, with what it did to the numbers), `s` the
+//! gated variant (SwiGLU).
 //!
 //! ```text
 //! ┌ FFN by hand: d = 2 → 3 → 2, ReLU, no biases · step 1 of 10 ┐
@@ -72,18 +73,21 @@ fn notes(app: &App) -> Vec<Line<'static>> {
             let off = Why::new("ui-ffn-off").arg("units", units.join(&app.t("ui-and")));
             lines.push(Line::styled(app.tr(&off), t.departs));
         }
-        if let Some(note) = ex.residual_note() {
+        if let Some(note) = ex.residual_note_in(app.lang) {
             lines.push(Line::styled(note, t.fail));
         }
     }
     match (ex.mistake, done) {
         (Mistake::None, true) => {}
-        (_, true) => lines.extend(ex.mistake_note().map(|n| Line::styled(n, t.fail))),
+        (_, true) => lines.extend(
+            ex.mistake_note_in(app.lang)
+                .map(|n| Line::styled(n, t.fail)),
+        ),
         (Mistake::None, false) => lines.push(Line::styled(app.t("ui-ffn-keys"), t.dim)),
         (m, false) => lines.push(Line::styled(
             app.tr(&Why::new("ui-ffn-mistake-on")
                 .arg("name", m.name())
-                .arg("what", m.what())),
+                .arg("what", m.what_in(app.lang))),
             t.fail,
         )),
     }
@@ -100,7 +104,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Span::raw(fmt_vec(&ex.x)),
         Span::styled(format!("   {}", app.t("ui-ffn-head-keys")), t.dim),
     ])];
-    head.extend(ex.matrix_lines().into_iter().map(Line::raw));
+    head.extend(ex.matrix_lines_in(app.lang).into_iter().map(Line::raw));
     if ex.mistake != Mistake::None {
         head.push(Line::styled(
             app.tr(&Why::new("ui-ffn-mistake-head").arg("name", ex.mistake.name())),
@@ -108,7 +112,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         ));
     }
     let title = Why::new("ui-ffn-title")
-        .arg("what", ex.title())
+        .arg("what", ex.title_in(app.lang))
         .arg("step", lab.shown)
         .arg("steps", ex.steps.len());
     let title = format!(" {} ", app.tr(&title));
@@ -144,10 +148,13 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         if i < start {
             continue;
         }
-        let (mark, body, style) = if i + 1 < lab.shown {
-            ("✓", step.text.clone(), t.base)
+        // A step the mistake is made in is marked ✗, never ✓.
+        let (mark, body, style) = if i + 1 < lab.shown && step.mistaken {
+            ("✗", step.text_in(app.lang), t.fail)
+        } else if i + 1 < lab.shown {
+            ("✓", step.text_in(app.lang), t.base)
         } else if i + 1 == lab.shown {
-            ("▶", step.text.clone(), t.lit)
+            ("▶", step.text_in(app.lang), t.lit)
         } else {
             (" ", format!("{} = …", step.name), t.dim)
         };

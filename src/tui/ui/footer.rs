@@ -164,7 +164,9 @@ pub fn message_rows(app: &App, width: u16) -> u16 {
 fn hints(app: &App) -> Line<'static> {
     use crate::tui::action::keys::{self, Footer, PAUSE, RESUME};
     use crate::tui::app::Tab;
-    let footer = if app.autoplay.is_some() {
+    let footer = if app.key_mode() == crate::tui::action::KeyMode::Typing {
+        Footer::Typing
+    } else if app.autoplay.is_some() {
         Footer::Autoplay
     } else if app.presenting() {
         Footer::Steps

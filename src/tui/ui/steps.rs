@@ -50,6 +50,39 @@ fn cell(s: &str, w: usize) -> String {
 
 /// The marker of an event: an add's verdict, a departure, a return.
 pub(super) fn marker(app: &App, e: &crate::trace::Event) -> String {
+    marker_in(app, e, usize::MAX)
+}
+
+/// The marker of an event in at most `cols` columns: whole, else without
+/// the add's operands (`✓ add`), else its glyph alone; never a shape or a
+/// word cut short.
+fn marker_in(app: &App, e: &crate::trace::Event, cols: usize) -> String {
+    let whole = marker_of(app, e);
+    if whole.width() <= cols {
+        return whole;
+    }
+    let short = match &e.check {
+        Some(c) if c.ok => app.t("ui-mark-add-ok-short"),
+        Some(_) => app.t("ui-mark-add-bad-short"),
+        None => String::new(),
+    };
+    if !short.is_empty() && short.width() <= cols {
+        return short;
+    }
+    glyph(&whole, cols)
+}
+
+/// The first word of a marker (its glyph: ✓ ✗ ◆ ↩), if it fits in `cols`.
+fn glyph(mark: &str, cols: usize) -> String {
+    let g = mark.split(' ').next().unwrap_or("");
+    if g.width() <= cols {
+        g.to_string()
+    } else {
+        String::new()
+    }
+}
+
+fn marker_of(app: &App, e: &crate::trace::Event) -> String {
     let why = match &e.check {
         Some(c) if c.ok => Why::new("ui-mark-add-ok").arg("ops", c.operands()),
         Some(c) => Why::new("ui-mark-add-bad").arg("ops", c.operands()),
@@ -79,7 +112,14 @@ fn widths(app: &App) -> [usize; 4] {
         .map(|e| e.named_shape().width())
         .max()
         .unwrap_or(5);
-    [5, path.clamp(4, 26) + 2, shape.clamp(9, 28) + 2, 6]
+    // Each column at least as wide as its heading, in the app's language.
+    let head = |key: &str| app.t(key).width() + 1;
+    [
+        5.max(head("ui-col-step")),
+        path.clamp(4, 26).max(head("ui-col-path")) + 2,
+        shape.clamp(9, 28).max(head("ui-col-shape")) + 2,
+        6.max(head("ui-col-dtype")),
+    ]
 }
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
@@ -136,12 +176,20 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
                     cell(&e.named_shape(), wsh),
                     cell(e.dtype.as_str(), wd)
                 );
+                // The marker has what is left of the row.
+                let room = usize::from(list.width).saturating_sub(2 + body.width());
                 match app.failed_at(&e.path) {
                     Some(c) => {
                         let here = Why::new("ui-fails-here").arg("check", c.name.as_str());
-                        (body, app.tr(&here), t.fail)
+                        let here = app.tr(&here);
+                        let here = if here.width() <= room {
+                            here
+                        } else {
+                            format!("✗ {}", c.name.as_str())
+                        };
+                        (body, here, t.fail)
                     }
-                    None => (body, marker(app, e), style),
+                    None => (body, marker_in(app, e, room), style),
                 }
             }
             Row::Failure(f) => {

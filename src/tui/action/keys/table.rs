@@ -39,7 +39,9 @@ pub(super) const fn row(
 /// Every key of the stepper, in the order the help and the README list
 /// them. The footer hints each footer's keys in this order too.
 pub const TABLE: &[Row] = &[
-    // Typing into a prompt (not listed: Enter and Esc are, below).
+    // Typing into a prompt (not listed: Enter and Esc are, below). Every
+    // printable key is text there, `q` `l` `h` `?` too: an axis name
+    // such as `hd` needs them; Ctrl-C still quits.
     Row {
         binds: &[
             (Key::Printable, A::Char(' ')),
@@ -48,7 +50,10 @@ pub const TABLE: &[Row] = &[
         ],
         words: None,
         modes: &[M::Typing],
-        hints: &[],
+        hints: &[
+            hint(F::Typing, "abc", "ui-hint-text"),
+            hint(F::Typing, "Ctrl-U", "ui-hint-clear"),
+        ],
     },
     // The help's own keys: Esc and Enter close it (its title says so).
     Row {
@@ -246,7 +251,7 @@ pub const TABLE: &[Row] = &[
         ],
         words: Some("help-quit"),
         modes: ALL,
-        hints: &EVERY_FOOTER_QUIT,
+        hints: &QUIT_HINTS,
     },
 ];
 
@@ -265,6 +270,18 @@ pub(super) const FOOTERS: [Footer; 6] = [
 ];
 const EVERY_FOOTER_HELP: [Hint; 6] = every(FOOTERS, "?", "ui-hint-help");
 const EVERY_FOOTER_QUIT: [Hint; 6] = every(FOOTERS, "q", "ui-hint-quit");
+/// `q` quits in every footer but the prompt's, where it is text.
+const QUIT_HINTS: [Hint; 7] = and(EVERY_FOOTER_QUIT, hint(F::Typing, "Ctrl-C", "ui-hint-quit"));
+
+const fn and(six: [Hint; 6], one: Hint) -> [Hint; 7] {
+    let mut out = [one; 7];
+    let mut i = 0;
+    while i < 6 {
+        out[i] = six[i];
+        i += 1;
+    }
+    out
+}
 
 const fn every(on: [Footer; 6], keys: &'static str, word: &'static str) -> [Hint; 6] {
     let mut out = [hint(F::Steps, keys, word); 6];

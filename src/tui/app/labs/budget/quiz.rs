@@ -3,6 +3,7 @@
 //! [`crate::quiz::count`]; every number comes from the budget code.
 
 use super::BudgetLab;
+use crate::i18n::Lang;
 use crate::quiz::count::{CountQuestion, CountVerdict, questions};
 use crate::tui::action::Action;
 use crate::why::Why;
@@ -25,13 +26,15 @@ pub struct CountQuiz {
     pub right: usize,
     /// Answers judged so far (skipped questions not counted).
     pub asked: usize,
-    /// The verdict on the last answer: (right, message).
+    /// The verdict on the last answer: (right, message), in English
+    /// ([`CountQuiz::feedback_in`] in another language).
     pub feedback: Option<(bool, String)>,
-    /// The same verdict as a catalog message, for the stepper's other
-    /// languages (its English is `feedback`'s).
-    pub feedback_why: Option<crate::why::Why>,
-    /// Why the typed text is not a count.
+    /// The last question settled and its verdict (none: skipped).
+    pub settled: Option<(usize, Option<CountVerdict>)>,
+    /// Why the typed text is not a count, in English.
     pub invalid: Option<String>,
+    /// The same, a catalog message for the stepper's languages.
+    pub invalid_why: Option<Why>,
 }
 
 impl CountQuiz {
@@ -55,7 +58,7 @@ impl CountQuiz {
                 self.at += 1;
                 self.asking = !self.done();
                 self.feedback = None;
-                self.feedback_why = None;
+                self.settled = None;
             }
             return;
         }
@@ -68,7 +71,10 @@ impl CountQuiz {
             Action::Cancel => self.settle(None),
             Action::Submit => match self.question().map(|q| q.judge(&self.input)) {
                 Some(Ok(v)) => self.settle(Some(v)),
-                Some(Err(e)) => self.invalid = Some(e.to_string()),
+                Some(Err(e)) => {
+                    self.invalid = Some(e.to_string());
+                    self.invalid_why = Some(e.why());
+                }
                 None => {}
             },
             _ => {}
@@ -76,33 +82,45 @@ impl CountQuiz {
     }
 
     fn settle(&mut self, verdict: Option<CountVerdict>) {
-        let Some(q) = self.question() else { return };
-        let truth = format!("{} = {}", q.formula, q.truth);
+        if self.question().is_none() {
+            return;
+        }
         if let Some(v) = &verdict {
             self.asked += 1;
             self.right += usize::from(*v == CountVerdict::Right);
         }
+        self.settled = Some((self.at, verdict));
+        self.feedback = self.feedback_in(Lang::En);
+        self.asking = false;
+        self.input.clear();
+        self.invalid = None;
+        self.invalid_why = None;
+    }
+}
+
+impl CountQuiz {
+    /// The verdict on the last answer, in `lang`: (right, message).
+    #[must_use]
+    pub fn feedback_in(&self, lang: Lang) -> Option<(bool, String)> {
+        let (at, verdict) = self.settled.as_ref()?;
+        let q = self.questions.get(*at)?;
+        let truth = q.truth_in(lang);
         let (ok, why) = match verdict {
             Some(CountVerdict::Right) => {
                 (true, Why::new("lab-budget-quiz-right").arg("truth", truth))
             }
-            Some(CountVerdict::Wrong(says)) => {
-                (false, Why::new("lab-budget-quiz-wrong").arg("says", says))
-            }
+            Some(CountVerdict::Wrong(w)) => (
+                false,
+                Why::new("lab-budget-quiz-wrong").arg("says", q.said(w, lang)),
+            ),
             None => (
                 false,
                 Why::new("lab-budget-quiz-skipped").arg("truth", truth),
             ),
         };
-        self.feedback = Some((ok, why.text()));
-        self.feedback_why = Some(why);
-        self.asking = false;
-        self.input.clear();
-        self.invalid = None;
+        Some((ok, lang.why(&why)))
     }
-}
 
-impl CountQuiz {
     /// The quiz on `lab`'s model and GPT-2 small's, at its first question.
     #[must_use]
     pub fn of(lab: &BudgetLab) -> Self {
@@ -115,8 +133,9 @@ impl CountQuiz {
             right: 0,
             asked: 0,
             feedback: None,
-            feedback_why: None,
+            settled: None,
             invalid: None,
+            invalid_why: None,
         }
     }
 }

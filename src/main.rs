@@ -175,9 +175,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode> {
     }
     if let Some(c @ (Command::Completions(_) | Command::Man(_))) = &cli.command {
         if let Some(flag) = model_flag_given() {
-            bail!(
-                "completions and man describe every flag, so {flag} does not apply; allowed: shapetrace completions SHELL, shapetrace man [COMMAND]"
-            );
+            return Err(refusal(lang, "cli-refuse-package-flag", &[("flag", flag)]));
         }
         return packaging(c);
     }

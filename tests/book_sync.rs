@@ -81,11 +81,8 @@ fn book_lists_the_key_table() {
 /// the snippet is a line of the example, in order, so neither drifts.
 #[test]
 fn the_library_snippet_is_the_compiled_example() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/docs/src/library.md"
-    ))
-    .unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/library.md"))
+        .unwrap();
     let snippet = |text: &str| -> Vec<String> {
         text.split("```rust\n")
             .nth(1)
@@ -107,7 +104,11 @@ fn the_library_snippet_is_the_compiled_example() {
         .lines()
         .map(|l| l.trim().to_string())
         .collect();
-    assert_eq!(body, snippet(&text), "docs/src/library.md's block and examples/library.rs differ");
+    assert_eq!(
+        body,
+        snippet(&text),
+        "docs/src/library.md's block and examples/library.rs differ"
+    );
     // A chapter with one line edited is caught.
     let edited = text.replacen("assert!(run.ok());", "assert!(!run.ok());", 1);
     assert_ne!(body, snippet(&edited));

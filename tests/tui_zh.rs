@@ -800,6 +800,24 @@ fn the_detail_pane_translates_a_failures_detail_as_the_checks_tab() {
     );
 }
 
+/// The presenter shows a failure's detail in the app's language too, as
+/// the Detail pane and the Checks tab do (it showed the English).
+#[test]
+fn the_presenter_translates_a_failures_detail() {
+    let lp = zh(
+        ModelConfig::default(),
+        &[Action::CycleFault, Action::Last, Action::TogglePresent],
+    );
+    let failure = lp.app.run.trace.failure.clone().expect("the fault stops");
+    let zh_detail = Lang::ZhTw.why(failure.detail_why.0.as_ref().expect("a catalog message"));
+    let s = common::screen_of(&lp.app, 200, 50).replace(['│', ' ', '\n'], "");
+    assert!(
+        s.contains(&zh_detail.replace(' ', "")[..12]),
+        "{zh_detail}\n{s}"
+    );
+    assert!(!s.contains(&failure.detail.replace(' ', "")[..12]), "{s}");
+}
+
 /// The quiz's end: how many right of how many answered, in that order.
 #[test]
 fn the_quiz_end_reads_right_of_answered() {

@@ -1067,6 +1067,7 @@ cli-refuse-watch-alone = --watch re-traces the stepper's model file; allowed: sh
 cli-refuse-watch-flag = --watch re-reads the model file alone, so { $flag } does not apply; allowed: --watch with --config and model flags
 cli-refuse-compare-stepper = --compare opens the stepper's split view; allowed: shapetrace [model flags] --compare RIGHT (no subcommand, no --watch); for text: shapetrace compare LEFT RIGHT
 cli-refuse-faults-flag = faults lists every teaching fault with the flags each needs, so { $flag } does not apply; allowed: --format, --lang
+cli-refuse-package-flag = completions and man describe every flag, so { $flag } does not apply; allowed: shapetrace completions SHELL, shapetrace man [COMMAND]
 cli-refuse-check-log-flag = check --log judges the log as written, so { $flag } does not apply; allowed with --log: --format
 cli-refuse-params-inputs = --weights and --input do not apply to params, which counts from the config alone; allowed with them: trace, check, probes and the stepper
 cli-refuse-grads-out = --grads-out writes the backward's gradients; allowed: --grads-out with --backward

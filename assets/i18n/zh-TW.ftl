@@ -999,7 +999,7 @@ cli-params-total = { $name }：{ $total } 個參數（不含偏置 { $nobias } �
 cli-params-closed-matches = ✓ 符合所宣告架構的封閉式：{ $closed }
 cli-params-closed-differs = ✗ 與所宣告架構的封閉式不同：{ $closed }
 cli-params-parameters = 參數量（block. 之下的各行是一個模組的）
-cli-params-ln-f = ln_f（最終歸一化）
+cli-params-ln-f = ln_f（最終 Norm）
 cli-params-ln-f-note = 它的權重與偏置
 cli-params-sum = 總計
 cli-params-sum-no-bias = 總計（不含偏置）
@@ -1009,7 +1009,7 @@ cli-params-minus-wte-wpe = 減去 wte 與 wpe（縮放定律）
 cli-params-minus-head = 減去 wte、wpe 與未綁定的 LM 頭
 cli-params-one-block = 一個模組
 cli-params-block-weights = 模組權重
-cli-params-block-weights-note = 注意力 + 前饋網絡的權重，不含偏置與歸一化
+cli-params-block-weights-note = 注意力 + 前饋網絡的權重，不含偏置與 Norm
 cli-params-block-no-bias = 模組（不含偏置）
 cli-params-ratio = 前饋網絡 : 注意力 權重 = { $ratio } : 1（前饋網絡佔權重的 { $mlp }，注意力佔 { $attention }）
 cli-flops-block = 每個詞元的前向 FLOPs，一個模組（T = { $t }）
@@ -1057,6 +1057,7 @@ cli-refuse-watch-alone = --watch 會重新追蹤步進器的模型檔案；允�
 cli-refuse-watch-flag = --watch 只重新讀取模型檔案，所以 { $flag } 不適用；允許：--watch 搭配 --config 與模型參數
 cli-refuse-compare-stepper = --compare 開啟步進器的並排檢視；允許：shapetrace [模型參數] --compare RIGHT（不加子命令，不加 --watch）；文字輸出請用：shapetrace compare LEFT RIGHT
 cli-refuse-faults-flag = faults 列出每個教學故障與各自需要的參數，所以 { $flag } 不適用；允許：--format、--lang
+cli-refuse-package-flag = completions 與 man 描述每一個參數，所以 { $flag } 不適用；允許：shapetrace completions SHELL、shapetrace man [COMMAND]
 cli-refuse-check-log-flag = check --log 照日誌寫下的樣子判定，所以 { $flag } 不適用；與 --log 一起允許：--format
 cli-refuse-params-inputs = --weights 與 --input 不適用於 params，它只從設定計數；允許與它們一起使用：trace、check、probes 與步進器
 cli-refuse-grads-out = --grads-out 寫出反向傳播的梯度；允許：--grads-out 搭配 --backward
@@ -1075,7 +1076,7 @@ cli-group-attention-weights = 注意力權重
 cli-group-mlp-weights = 前饋網絡權重
 cli-group-attention = 注意力
 cli-group-mlp = 前饋網絡
-cli-group-norms = 歸一化
+cli-group-norms = Norm
 cli-group-block = 模組
 cli-group-blocks = 全部模組
 cli-params-tied = 與 wte 綁定 = 0
@@ -1086,8 +1087,8 @@ cli-what-activation = 激活函數
 cli-what-check = 檢查
 cli-what-dtype = 數據類型
 cli-what-head = 輸出頭
-cli-what-norm = 歸一化
-cli-what-placement = 歸一化位置
+cli-what-norm = Norm
+cli-what-placement = Norm 位置
 cli-what-positions = 位置編碼
 cli-what-qkv-fusion = qkv 融合
 

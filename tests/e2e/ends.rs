@@ -56,7 +56,7 @@ fn closing_the_terminal_ends_a_quiz() {
 
 #[test]
 fn closing_the_terminal_ends_the_presenter() {
-    ends_with_its_terminal(&["--present"], &["[Presenter]", "step 0 of"], "");
+    ends_with_its_terminal(&["--present"], &["[Presenter]", "step 0 · "], "");
 }
 
 #[test]

@@ -233,7 +233,9 @@ impl<'a> Grid<'a> {
     pub fn title(&self, width: usize, scroll: Option<String>) -> String {
         let (r, c) = self.axis_names();
         let head = self.head.map_or_else(String::new, |h| format!(" h{h}"));
-        // Dropped in this order while too wide: the head keys, the size.
+        // Dropped in this order while too wide: the head keys, the size,
+        // the axes' names; past that it is cut, never wrapped (a wrapped
+        // title would take a row the grid was promised).
         let keys = self.head.map(|_| self.lang.t("heat-head-keys"));
         let fits = |p: &[&Option<String>]| {
             let all: Vec<&str> = p.iter().filter_map(|s| s.as_deref()).collect();
@@ -248,11 +250,12 @@ impl<'a> Grid<'a> {
             fits(&[&sized, &axes, &scroll, &keys]),
             fits(&[&sized, &axes, &scroll]),
             fits(&[&b, &axes, &scroll]),
+            fits(&[&b, &scroll]),
         ]
         .into_iter()
         .find(|(_, ok)| *ok)
-        .unwrap_or_else(|| fits(&[&b, &axes, &scroll]));
-        s
+        .unwrap_or_else(|| fits(&[&b, &scroll]));
+        super::width::take(&s, width).to_string()
     }
 }
 

@@ -74,13 +74,15 @@ fn slide(app: &App) -> Option<Slide> {
             path: f.path.clone(),
             shape: operands(f),
             mark: app.tr(&Why::new("ui-present-stops").arg("check", f.check.as_str())),
+            // The detail in the app's language, as the Detail pane and the
+            // Checks tab show it.
             why: match f.why_text() {
-                "" => app.say(f.detail.as_str()),
-                why => app.say(format!(
+                "" => super::words::failure_detail(app, f),
+                why => format!(
                     "{}\n{}",
-                    app.lang.step_why(f.why.as_ref(), why),
-                    f.detail
-                )),
+                    app.step_why(f.why.as_ref(), why),
+                    super::words::failure_detail(app, f)
+                ),
             },
             formula: failed_operands(app, f),
             style: t.fail,

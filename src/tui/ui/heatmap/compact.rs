@@ -9,6 +9,7 @@ use crate::i18n::Lang;
 use crate::trace::Event;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
 
 /// The legend of `e`'s heatmap in `width` columns, in `lang`, if it has
 /// one.
@@ -43,7 +44,7 @@ pub fn lines(
     let label_w = 4;
     // A cell: the shade, then the number when the slice is small.
     let cell_w = if g.numbers() { g.num_width() + 2 } else { 2 };
-    let sum_w = if g.sums { 5 + g.sum_mark().len() } else { 0 };
+    let sum_w = if g.sums { 5 + g.sum_mark().width() } else { 0 };
     let shown = (width.saturating_sub(label_w + sum_w) / cell_w).max(1);
     // A scroll left over from a wider step does not hide what fits.
     let first = if g.cols <= shown { 0 } else { g.first_col(col) };

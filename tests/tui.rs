@@ -1300,13 +1300,8 @@ fn all_ascii(app: &App, w: u16, h: u16) -> Result<(), String> {
     }
 }
 
-/// `--ascii` (which TERM=linux selects): every screen, at 80×24 and
-/// 120×40, is ASCII to the last cell: every step's Detail pane and
-/// heatmap, its whole why, every tab and lab, the Budget's charts and
-/// quiz, the help, the step quiz, presenter mode (and autoplay) at every
-/// step, and a fault's failure with its ✗ marks.
-#[test]
-fn ascii_leaves_no_glyph_on_any_screen() {
+/// The lesson's stepper under `--ascii`, settled, at 80×24.
+fn ascii_lesson() -> TestLoop {
     let launch = Launch {
         ascii: true,
         ..Launch::default()
@@ -1315,6 +1310,17 @@ fn ascii_leaves_no_glyph_on_any_screen() {
         shapetrace::tui::app(ModelConfig::default(), launch, Given::default(), COLOR).unwrap();
     let mut lp = EventLoop::new(app, Terminal::new(TestBackend::new(80, 24)).unwrap());
     settle(&mut lp);
+    lp
+}
+
+/// `--ascii` (which TERM=linux selects): every screen, at 80×24 and
+/// 120×40, is ASCII to the last cell: every step's Detail pane and
+/// heatmap, its whole why, every tab and lab, the Budget's charts and
+/// quiz, the help, the step quiz, presenter mode (and autoplay) at every
+/// step, and a fault's failure with its ✗ marks.
+#[test]
+fn ascii_leaves_no_glyph_on_any_screen() {
+    let mut lp = ascii_lesson();
     let mut bad = Vec::new();
     let mut check = |app: &App, what: &str| {
         for (w, h) in [(80, 24), (120, 40)] {
@@ -1417,14 +1423,7 @@ fn ascii_leaves_no_glyph_on_any_screen() {
 /// holds, `X` fails), so colour is never the only signal.
 #[test]
 fn ascii_writes_signs_as_words() {
-    let launch = Launch {
-        ascii: true,
-        ..Launch::default()
-    };
-    let app =
-        shapetrace::tui::app(ModelConfig::default(), launch, Given::default(), COLOR).unwrap();
-    let mut lp = EventLoop::new(app, Terminal::new(TestBackend::new(80, 24)).unwrap());
-    settle(&mut lp);
+    let mut lp = ascii_lesson();
     let at = |lp: &mut TestLoop, path: &str| {
         lp.app.update(Action::First);
         while lp.app.path(lp.app.cursor) != Some(path) {

@@ -247,7 +247,9 @@ def tinyllama_note(args):
 def tables(args, when, load_before, load_after, crit, peaks, torch):
     parts = [
         f"Measured on {when:%Y-%m-%d %H:%M} UTC at commit {commit()}, by "
-        f"`python3 scripts/perf_chapter.py{' --peak' if args.peak else ''}"
+        f"`python3 scripts/perf_chapter.py"
+        f"{' --benches ' + ','.join(args.benches) if args.benches != BENCHES else ''}"
+        f"{' --peak' if args.peak else ''}"
         f"{' --torch PYTHON' if args.torch else ''}{' --tinyllama DIR' if args.tinyllama else ''}`, on: "
         f"{machine()}. Load average {load_before:.1f} before and {load_after:.1f} after "
         f"(on this many cores a load above about the core count means other work shared the run)."

@@ -1333,6 +1333,13 @@ fn ascii_leaves_no_glyph_on_any_screen() {
         lp.app.update(a);
         settle(lp);
     };
+    // An answer typed into a quiz's box and submitted.
+    let answer = |lp: &mut TestLoop, text: &str| {
+        for c in text.chars() {
+            act(lp, Action::Char(c));
+        }
+        act(lp, Action::Submit);
+    };
     // Every step with its heatmap, then with its whole why.
     for why in [false, true] {
         if why {
@@ -1369,10 +1376,7 @@ fn ascii_leaves_no_glyph_on_any_screen() {
     act(&mut lp, Action::ToggleQuiz);
     act(&mut lp, Action::NextDeparture);
     check(&lp.app, "quiz asking");
-    for c in "(9,9)".chars() {
-        act(&mut lp, Action::Char(c));
-    }
-    act(&mut lp, Action::Submit);
+    answer(&mut lp, "(9,9)");
     check(&lp.app, "quiz told wrong");
     act(&mut lp, Action::Cancel);
     act(&mut lp, Action::ToggleQuiz);
@@ -1391,10 +1395,7 @@ fn ascii_leaves_no_glyph_on_any_screen() {
             act(&mut lp, Action::ToggleCharts);
             act(&mut lp, Action::ToggleQuiz);
             check(&lp.app, "budget quiz");
-            for c in "12".chars() {
-                act(&mut lp, Action::Char(c));
-            }
-            act(&mut lp, Action::Submit);
+            answer(&mut lp, "12");
             check(&lp.app, "budget quiz told");
             act(&mut lp, Action::Cancel);
         }

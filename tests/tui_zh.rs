@@ -556,9 +556,8 @@ fn snapshot_zh_norms_tab() {
     insta::assert_snapshot!(s);
 }
 
-/// The Budget tab's count quiz in zh-TW: the question's number and the
-/// verdict's words are the catalog's (the question itself is the quiz's
-/// English).
+/// The Budget tab's count quiz in zh-TW: its frame, question and
+/// verdict's words are the catalog's, no English word left in its body.
 #[test]
 fn snapshot_zh_budget_count_quiz() {
     let mut actions = vec![Action::NextTab; 4];

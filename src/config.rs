@@ -25,6 +25,7 @@ mod vocab;
 
 /// Kept in [`crate::text`], a leaf that the file readers use too.
 pub use crate::text::human_bytes;
+use crate::why::Why;
 pub use attention::Attention;
 pub use devices::{Devices, MAX_EP, MAX_MICRO_BATCHES, MAX_PP, MAX_TP, padding_rows};
 pub use fault::{Fault, FaultSpec};
@@ -294,13 +295,13 @@ pub const MAX_DECODE: usize = 4096;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ConfigError {
     /// A dimension that must be positive is 0.
-    #[error("{name} must be at least 1 (got 0)")]
+    #[error("{}", self.en())]
     Zero {
         /// The dimension, e.g. `heads`.
         name: &'static str,
     },
     /// A dimension is over its limit ([`MAX_DIM`], [`MAX_LAYERS`]).
-    #[error("{name} {got} is too large; allowed: 1..={max}")]
+    #[error("{}", self.en())]
     TooLarge {
         /// The dimension, e.g. `d_model`.
         name: &'static str,
@@ -310,7 +311,7 @@ pub enum ConfigError {
         max: usize,
     },
     /// d_model does not split into `heads` equal slices.
-    #[error("d_model {d_model} is not divisible by heads {heads}; allowed heads: {allowed}")]
+    #[error("{}", self.en())]
     HeadsDontDivide {
         /// The model width.
         d_model: usize,
@@ -320,7 +321,7 @@ pub enum ConfigError {
         allowed: String,
     },
     /// The query heads do not split into equal groups over the K/V heads.
-    #[error("heads {heads} is not divisible by kv-heads {kv_heads}; allowed kv-heads: {allowed}")]
+    #[error("{}", self.en())]
     KvHeadsDontDivide {
         /// The query heads.
         heads: usize,
@@ -330,9 +331,7 @@ pub enum ConfigError {
         allowed: String,
     },
     /// T is longer than the positions the position embedding holds.
-    #[error(
-        "seq {seq} is longer than context {context}; allowed: seq 1..={context}, or raise --context"
-    )]
+    #[error("{}", self.en())]
     SeqOverContext {
         /// T asked for.
         seq: usize,
@@ -340,10 +339,10 @@ pub enum ConfigError {
         context: usize,
     },
     /// The norms' ε (the value given) is not a positive finite number.
-    #[error("eps {0} must be a finite number > 0")]
+    #[error("{}", self.en())]
     Eps(f64),
     /// The rotary θ (the value given) is not a finite number above 1.
-    #[error("rope_theta {0} must be a finite number > 1")]
+    #[error("{}", self.en())]
     RopeTheta(f64),
     /// A rope scaling factor out of range.
     #[error("rope_scaling {kind}: {field} {got} is out of range; allowed: {allowed}")]
@@ -359,23 +358,17 @@ pub enum ConfigError {
     },
     /// Parallel residuals asked of a block whose norms are not all before
     /// their sublayers.
-    #[error(
-        "parallel residuals need placement pre (got {0}); allowed: placement pre with parallel"
-    )]
+    #[error("{}", self.en())]
     ParallelPlacement(Placement),
     /// A setting of rotary positions on a model with learned ones.
     #[error("{0} needs rotary positions (pos_emb = \"rope\"); this model learns its positions")]
     NeedsRotary(&'static str),
     /// Rotary positions turn pairs of features: an odd head width has none
     /// for its last.
-    #[error(
-        "head_dim {0} is odd; rotary positions turn pairs of features, so allowed: an even head_dim"
-    )]
+    #[error("{}", self.en())]
     OddRotary(usize),
     /// A sliding window asked of an encoder, whose attention reads both ways.
-    #[error(
-        "window {0} needs a decoder: an encoder's attention reads every position; allowed: window 0 with encoder"
-    )]
+    #[error("{}", self.en())]
     WindowInEncoder(usize),
     /// `experts` or `top_k` out of range.
     #[error("{what} {got}; allowed: {allowed}")]
@@ -397,9 +390,7 @@ pub enum ConfigError {
         needs: &'static str,
     },
     /// A numeric run would need more memory than `--max-memory` allows.
-    #[error(
-        "a numeric run ({why}) needs about {need} of memory, over the --max-memory limit of {limit}; raise --max-memory, or lower the dimensions"
-    )]
+    #[error("{}", self.en())]
     TooBig {
         /// The estimated need, human-readable (e.g. `1.5 GiB`).
         need: String,
@@ -410,7 +401,7 @@ pub enum ConfigError {
     },
     /// Two options that cannot go together, e.g. `--shape-only` with an
     /// option that needs a numeric run.
-    #[error("{a} conflicts with {b}: {b} needs a numeric run; drop one of them")]
+    #[error("{}", self.en())]
     Conflict {
         /// The first option, e.g. `--shape-only`.
         a: &'static str,
@@ -430,7 +421,7 @@ pub enum ConfigError {
     Name(UnknownName),
     /// A dimension the tensor- or expert-parallel devices cannot split
     /// evenly.
-    #[error("{field} {got} is not divisible by {by} {n}; allowed {by}: {allowed}")]
+    #[error("{}", self.en())]
     Split {
         /// The field, e.g. `heads`.
         field: &'static str,
@@ -444,7 +435,7 @@ pub enum ConfigError {
         allowed: String,
     },
     /// Blocks the pipeline stages cannot split evenly.
-    #[error("layers {got} is not divisible by pp {pp}; allowed pp: {allowed}")]
+    #[error("{}", self.en())]
     Stages {
         /// The blocks.
         got: usize,
@@ -463,6 +454,80 @@ pub enum ConfigError {
         /// What it may be here, in words.
         allowed: String,
     },
+}
+
+impl ConfigError {
+    /// This error as a catalog message (`err-config-…`), whose English is
+    /// the `Display`; `None` where the message still holds the library's
+    /// English words (a fault's need, a rope factor's range, a name).
+    #[must_use]
+    pub fn why(&self) -> Option<Why> {
+        let w = match self {
+            Self::Zero { name } => Why::new("err-config-zero").arg("name", *name),
+            Self::TooLarge { name, got, max } => Why::new("err-config-too-large")
+                .arg("name", *name)
+                .arg("got", got.to_string())
+                .arg("max", *max),
+            Self::HeadsDontDivide {
+                d_model,
+                heads,
+                allowed,
+            } => Why::new("err-config-heads")
+                .arg("d", *d_model)
+                .arg("heads", *heads)
+                .arg("allowed", allowed.as_str()),
+            Self::KvHeadsDontDivide {
+                heads,
+                kv_heads,
+                allowed,
+            } => Why::new("err-config-kv-heads")
+                .arg("heads", *heads)
+                .arg("kv", *kv_heads)
+                .arg("allowed", allowed.as_str()),
+            Self::SeqOverContext { seq, context } => Why::new("err-config-seq")
+                .arg("seq", seq.to_string())
+                .arg("context", *context),
+            Self::Eps(v) => Why::new("err-config-eps").arg("got", v.to_string()),
+            Self::RopeTheta(v) => Why::new("err-config-rope-theta").arg("got", v.to_string()),
+            Self::ParallelPlacement(p) => Why::new("err-config-parallel").arg("got", p.to_string()),
+            Self::OddRotary(hd) => Why::new("err-config-odd-rotary").arg("hd", *hd),
+            Self::WindowInEncoder(w) => Why::new("err-config-window-encoder").arg("window", *w),
+            Self::TooBig { need, limit, why } => Why::new("err-config-too-big")
+                .arg("need", need.as_str())
+                .arg("limit", limit.as_str())
+                .arg("why", *why),
+            Self::Conflict { a, b } => Why::new("err-config-conflict").arg("a", *a).arg("b", *b),
+            Self::Split {
+                field,
+                got,
+                by,
+                n,
+                allowed,
+            } => Why::new("err-config-split")
+                .arg("field", *field)
+                .arg("got", got.to_string())
+                .arg("by", *by)
+                .arg("n", *n)
+                .arg("allowed", allowed.as_str()),
+            Self::Stages { got, pp, allowed } => Why::new("err-config-stages")
+                .arg("got", *got)
+                .arg("pp", pp.to_string())
+                .arg("allowed", allowed.as_str()),
+            Self::RopeScaling { .. }
+            | Self::NeedsRotary(_)
+            | Self::Experts { .. }
+            | Self::FaultNeeds { .. }
+            | Self::TooManyElements { .. }
+            | Self::Name(_)
+            | Self::Field { .. } => return None,
+        };
+        Some(w)
+    }
+
+    /// The English of a variant worded by [`Self::why`].
+    fn en(&self) -> String {
+        self.why().map(|w| w.text()).unwrap_or_default()
+    }
 }
 
 /// Why an overlay gave no config: its base preset is unknown, or the

@@ -92,10 +92,14 @@ fn refused(what: &str) -> io::Error {
     io::Error::other(format!("it is {what}; {ALLOWED}"))
 }
 
-/// Refuses a folder, a socket or a device by name.
+/// Refuses a folder, a socket or a device by name. A folder's error is of
+/// kind `IsADirectory`, which the catalogs word in another language.
 fn check_kind(t: FileType) -> io::Result<()> {
     if t.is_dir() {
-        Err(refused("a folder"))
+        Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            format!("it is a folder; {ALLOWED}"),
+        ))
     } else if t.is_socket() {
         Err(refused("a socket"))
     } else if t.is_char_device() || t.is_block_device() {

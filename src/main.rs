@@ -45,13 +45,22 @@ fn main() -> ExitCode {
 }
 
 /// An error's one line in `lang`: the refusals of this file are worded
-/// there already; an unknown name (a preset, a fault …) anywhere in the
-/// chain is worded from the catalog; the rest is the library's English.
+/// there already; the library's errors in the chain are worded from the
+/// catalog (`shapetrace::error::in_lang`), and so is an unknown name (a
+/// preset, a fault …); what the catalogs do not word stays English.
 fn worded(e: &color_eyre::Report, lang: Lang) -> String {
     let mut line = format!("{e:#}");
-    if lang != Lang::En
-        && let Some(u) = e.chain().find_map(unknown_name)
+    if lang == Lang::En {
+        return line;
+    }
+    // The outermost worded error covers the ones it wraps.
+    if let Some((en, there)) = e
+        .chain()
+        .find_map(|c| shapetrace::error::in_lang(c, lang).map(|t| (c.to_string(), t)))
     {
+        line = line.replace(&en, &there);
+    }
+    if let Some(u) = e.chain().find_map(unknown_name) {
         line = line.replace(&u.to_string(), &cli::usage::unknown_name(u, lang));
     }
     line

@@ -101,18 +101,17 @@ impl Want {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NpyError {
     /// The file could not be opened, read or written.
-    #[error("cannot read {}: {reason}", crate::text::shown(.path))]
+    #[error("{}", self.why().text())]
     Read {
         /// The `.npy` file.
         path: String,
         /// The system's reason.
         reason: String,
+        /// Its kind, which words it in another language.
+        kind: std::io::ErrorKind,
     },
     /// The file is not a well-formed `.npy` (bad magic, header or length).
-    #[error(
-        "{} is not a valid .npy file: {reason}; allowed: {allowed}",
-        crate::text::shown(.path)
-    )]
+    #[error("{}", self.why().text())]
     Corrupt {
         /// The `.npy` file.
         path: String,
@@ -122,7 +121,7 @@ pub enum NpyError {
         allowed: &'static str,
     },
     /// The array is not float32 little-endian.
-    #[error("{} holds dtype '{}'; allowed: '<f4' (float32, little-endian)", crate::text::shown(.path), crate::text::shown(.descr))]
+    #[error("{}", self.why().text())]
     Dtype {
         /// The `.npy` file.
         path: String,
@@ -130,7 +129,7 @@ pub enum NpyError {
         descr: String,
     },
     /// An array of token ids is not int64 or int32 little-endian.
-    #[error("{} holds dtype '{}'; allowed: '<i8' (int64) or '<i4' (int32), little-endian", crate::text::shown(.path), crate::text::shown(.descr))]
+    #[error("{}", self.why().text())]
     IdsDtype {
         /// The `.npy` file.
         path: String,
@@ -138,11 +137,42 @@ pub enum NpyError {
         descr: String,
     },
     /// The array is stored column-major.
-    #[error("{} is in Fortran order; allowed: C order (numpy.ascontiguousarray)", crate::text::shown(.path))]
+    #[error("{}", self.why().text())]
     Fortran {
         /// The `.npy` file.
         path: String,
     },
+}
+
+impl NpyError {
+    /// This error as a catalog message (`err-npy-…`, `err-read`): its
+    /// English is the `Display`. A corrupt file's reason stays the
+    /// reader's English (`err-npy-corrupt` passes it through).
+    #[must_use]
+    pub fn why(&self) -> crate::why::Why {
+        use crate::why::Why;
+        let file =
+            |key: &str, path: &str| Why::new(key).arg("path", crate::text::shown(path).to_string());
+        match self {
+            Self::Read { path, reason, kind } => {
+                crate::text::read_error(&crate::text::shown(path).to_string(), reason, *kind)
+            }
+            Self::Corrupt {
+                path,
+                reason,
+                allowed,
+            } => file("err-npy-corrupt", path)
+                .arg("reason", reason.as_str())
+                .arg("allowed", *allowed),
+            Self::Dtype { path, descr } => {
+                file("err-npy-dtype", path).arg("descr", crate::text::shown(descr).to_string())
+            }
+            Self::IdsDtype { path, descr } => {
+                file("err-npy-ids-dtype", path).arg("descr", crate::text::shown(descr).to_string())
+            }
+            Self::Fortran { path } => file("err-npy-fortran", path),
+        }
+    }
 }
 
 /// Reads an f32 array from `path`.
@@ -205,6 +235,7 @@ impl Npy {
         let io = |e: std::io::Error| NpyError::Read {
             path: label.clone(),
             reason: e.to_string(),
+            kind: e.kind(),
         };
         // A piped array is read into memory (bounded), like a checkpoint.
         let (mut f, size) =
@@ -316,6 +347,7 @@ impl Npy {
             .map_err(|e| NpyError::Read {
                 path: self.label.clone(),
                 reason: e.to_string(),
+                kind: e.kind(),
             })?;
         Ok(bytes)
     }

@@ -167,6 +167,24 @@ pub fn plural(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
+/// "cannot read PATH: REASON" as a catalog message (`err-read`): the
+/// system's `reason` in English, a common `kind` worded by the catalog in
+/// another language.
+#[must_use]
+pub fn read_error(path: &str, reason: &str, kind: std::io::ErrorKind) -> crate::why::Why {
+    use std::io::ErrorKind as K;
+    let io = match kind {
+        K::NotFound => "not-found",
+        K::PermissionDenied => "denied",
+        K::IsADirectory => "directory",
+        _ => "other",
+    };
+    crate::why::Why::new("err-read")
+        .arg("path", path)
+        .arg("reason", reason)
+        .arg("io", io)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{MAX_SHOWN, one_line, shown};

@@ -9,36 +9,30 @@
 
 use crate::npy::{self, NpyError};
 use crate::text::shown;
+use crate::why::Why;
 use ndarray::Array2;
 use std::path::Path;
 
 /// Most ids accepted in all, B × T: 1 << 20.
 pub const MAX_IDS: usize = 1 << 20;
 
-/// What `--tokens` may be, for messages.
-const ALLOWED: &str =
-    "ids like '1,2,3;4,5,6' (rows split by ';', ids by ',') or an int64 .npy of shape (B, T)";
-
 /// Token ids that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TokensError {
     /// No ids at all: an empty argument or an array with no elements.
-    #[error("--tokens '{}' holds no ids; allowed: {ALLOWED}", shown(.input))]
+    #[error("{}", self.why().text())]
     Empty {
         /// The argument, or the `.npy` file.
         input: String,
     },
     /// An inline row with no ids, e.g. the middle of `'1,2;;3,4'`.
-    #[error("--tokens row {row} is empty; allowed: one or more ids in every row, {ALLOWED}")]
+    #[error("{}", self.why().text())]
     EmptyRow {
         /// The row, from 0.
         row: usize,
     },
     /// An inline item that is not a whole number from 0 to `i64::MAX`.
-    #[error(
-        "--tokens item '{}' at ({row}, {col}) {why}; allowed: ids 0 to V − 1 (whole numbers), or the path of an int64 .npy",
-        shown(.item)
-    )]
+    #[error("{}", self.why().text())]
     Item {
         /// The item as given, trimmed.
         item: String,
@@ -46,12 +40,11 @@ pub enum TokensError {
         row: usize,
         /// Its column, from 0.
         col: usize,
-        /// What is wrong: `is empty`, `is negative`, `is not a whole number`
-        /// or `is too large`.
-        why: &'static str,
+        /// What is wrong with it.
+        why: ItemFault,
     },
     /// A negative id in a `.npy` file.
-    #[error("{} holds token id {id} at ({row}, {col}); allowed: ids 0 or more", shown(.path))]
+    #[error("{}", self.why().text())]
     Negative {
         /// The `.npy` file.
         path: String,
@@ -63,9 +56,7 @@ pub enum TokensError {
         col: usize,
     },
     /// Inline rows of different lengths.
-    #[error(
-        "--tokens row {row} has {len} ids but row 0 has {first}; allowed: every row of one length T"
-    )]
+    #[error("{}", self.why().text())]
     Ragged {
         /// The first row whose length differs from row 0's, from 0.
         row: usize,
@@ -75,7 +66,7 @@ pub enum TokensError {
         first: usize,
     },
     /// A `.npy` array that is neither (B, T) nor (T,).
-    #[error("{} holds an array of shape {shape}; allowed: (B, T) or (T,)", shown(.path))]
+    #[error("{}", self.why().text())]
     Rank {
         /// The `.npy` file.
         path: String,
@@ -83,13 +74,13 @@ pub enum TokensError {
         shape: String,
     },
     /// More than [`MAX_IDS`] ids.
-    #[error("--tokens holds {count} ids; allowed: at most {MAX_IDS} (1 << 20)")]
+    #[error("{}", self.why().text())]
     TooMany {
         /// How many ids were given (inline, how many items).
         count: usize,
     },
     /// An id outside the model's vocabulary.
-    #[error("token id {id} at ({row}, {col}) is out of range; allowed: {}", vocab_range(*vocab))]
+    #[error("{}", self.why().text())]
     Range {
         /// The id.
         id: i64,
@@ -105,12 +96,83 @@ pub enum TokensError {
     Npy(#[from] NpyError),
 }
 
-/// The ids a vocabulary of `vocab` allows, in words.
-fn vocab_range(vocab: usize) -> String {
-    match vocab.checked_sub(1) {
-        Some(max) => format!("0 to {max} (vocab {vocab})"),
-        None => "none (vocab 0)".to_string(),
+/// What is wrong with one inline `--tokens` item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemFault {
+    /// Nothing between two commas.
+    Empty,
+    /// A minus sign and digits.
+    Negative,
+    /// Anything but digits.
+    NotWhole,
+    /// Digits past `i64::MAX`.
+    TooLarge,
+}
+
+impl ItemFault {
+    /// The catalog's selector for this fault (`err-tokens-item`).
+    fn selector(self) -> &'static str {
+        match self {
+            Self::Empty => "empty",
+            Self::Negative => "negative",
+            Self::NotWhole => "whole",
+            Self::TooLarge => "large",
+        }
     }
+}
+
+impl TokensError {
+    /// This error as a catalog message (`err-tokens-…`): its English is
+    /// the `Display`, and a CLI renders it in the user's language.
+    #[must_use]
+    pub fn why(&self) -> Why {
+        match self {
+            Self::Empty { input } => Why::new("err-tokens-empty").arg("input", text(input)),
+            Self::EmptyRow { row } => Why::new("err-tokens-empty-row").arg("row", *row),
+            Self::Item {
+                item,
+                row,
+                col,
+                why,
+            } => Why::new("err-tokens-item")
+                .arg("item", text(item))
+                .arg("row", *row)
+                .arg("col", *col)
+                .arg("why", why.selector()),
+            Self::Negative { path, id, row, col } => Why::new("err-tokens-negative")
+                .arg("path", text(path))
+                .arg("id", id.to_string())
+                .arg("row", *row)
+                .arg("col", *col),
+            Self::Ragged { row, len, first } => Why::new("err-tokens-ragged")
+                .arg("row", *row)
+                .arg("len", *len)
+                .arg("first", *first),
+            Self::Rank { path, shape } => Why::new("err-tokens-rank")
+                .arg("path", text(path))
+                .arg("shape", shape.as_str()),
+            Self::TooMany { count } => Why::new("err-tokens-too-many")
+                .arg("count", *count)
+                .arg("max", MAX_IDS),
+            Self::Range {
+                id,
+                row,
+                col,
+                vocab,
+            } => Why::new("err-tokens-range")
+                .arg("id", id.to_string())
+                .arg("row", *row)
+                .arg("col", *col)
+                .arg("vocab", *vocab)
+                .arg("max", vocab.saturating_sub(1)),
+            Self::Npy(e) => e.why(),
+        }
+    }
+}
+
+/// A user's word, escaped, as a message argument.
+fn text(s: &str) -> String {
+    shown(s).to_string()
 }
 
 /// Parses the value of `--tokens` into (B, T) ids: an inline list
@@ -185,18 +247,18 @@ fn inline(arg: &str) -> Result<Array2<i64>, TokensError> {
 /// One inline item: a whole number 0 or more, digits only (no `+`).
 fn id(item: &str, row: usize, col: usize) -> Result<i64, TokensError> {
     let why = if item.is_empty() {
-        "is empty"
+        ItemFault::Empty
     } else if item
         .strip_prefix('-')
         .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
     {
-        "is negative"
+        ItemFault::Negative
     } else if !item.bytes().all(|b| b.is_ascii_digit()) {
-        "is not a whole number"
+        ItemFault::NotWhole
     } else {
         match item.parse() {
             Ok(id) => return Ok(id),
-            Err(_) => "is too large",
+            Err(_) => ItemFault::TooLarge,
         }
     };
     Err(TokensError::Item {

@@ -69,6 +69,15 @@ fn identifiers() -> BTreeSet<String> {
         "view",
         "compare",
         "faults",
+        // The collectives and what a split model's names hold: a
+        // pipeline's send and recv, an all-to-all's dispatch and return,
+        // the logits, the GPipe schedule.
+        "send",
+        "recv",
+        "dispatch",
+        "return",
+        "logits",
+        "GPipe",
         // --pos-emb's values.
         "rope",
         "alibi",
@@ -176,6 +185,22 @@ fn commands(flag: bool) -> Vec<Vec<&'static str>> {
         vec!["trace"],
         vec!["params"],
         vec!["params", "--preset", "gpt2-small"],
+        // Split over devices: the vocabulary, the pipeline, the
+        // communication; experts; grouped K/V heads and a window.
+        vec![
+            "params",
+            "--layers",
+            "2",
+            "--pp",
+            "2",
+            "--tp",
+            "2",
+            "--vocab",
+            "97",
+            "--pad-vocab",
+        ],
+        vec!["params", "--preset", "lesson-moe", "--ep", "2"],
+        vec!["params", "--window", "2", "--kv-heads", "2"],
         vec!["faults"],
     ];
     if flag {
@@ -243,6 +268,49 @@ fn refusals_speak_chinese() {
             assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
             assert_chinese(&format!("{args:?}"), &err, &ids);
         }
+    }
+}
+
+/// Bad inputs the library itself refuses (a file, the token ids, the
+/// model's sizes, a model file's values): under zh-TW each is one Chinese
+/// line and exit 2; in English the same line fails the test above.
+#[test]
+fn the_library_s_refusals_speak_chinese() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let heads = dir.path().join("heads.toml");
+    std::fs::write(&heads, "heads = 5\n").expect("write the model file");
+    let heads = heads.to_str().expect("a UTF-8 path");
+    let folder = dir.path().to_str().expect("a UTF-8 path");
+    let missing = dir.path().join("x0.npy");
+    let missing = missing.to_str().expect("a UTF-8 path");
+    // The model file's keys a refusal names.
+    let mut ids = identifiers();
+    ids.extend(["heads", "layers", "vocab"].map(String::from));
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["check", "--input", missing],
+        vec!["check", "--config", folder],
+        vec!["check", "--config", heads],
+        vec!["check", "--tokens", "1,abc"],
+        vec!["check", "--tokens", "1,2;3"],
+        vec!["check", "--preset", "lesson-lm", "--tokens", "999"],
+        vec!["check", "--batch", "3", "--tokens", "1,2"],
+        vec!["check", "--heads", "5"],
+        vec!["check", "--seq", "0"],
+        vec!["params", "--preset", "gpt2-small", "--tp", "5"],
+        vec!["params", "--layers", "3", "--pp", "2"],
+    ];
+    for args in cases {
+        let (_, en, code) = run(&args, &[]);
+        assert_eq!(code, Some(2), "{args:?}: {en}");
+        assert!(
+            !english_words(&en, &ids).is_empty(),
+            "{args:?}: the test finds no English in English output: {en}"
+        );
+        let (_, zh, code) = run(&args, ZH_ENV);
+        assert_eq!(code, Some(2), "{args:?}: {zh}");
+        assert_eq!(zh.lines().count(), 1, "{args:?}: {zh}");
+        assert!(zh.starts_with("shapetrace: "), "{args:?}: {zh}");
+        assert_chinese(&format!("{args:?}"), &zh, &ids);
     }
 }
 

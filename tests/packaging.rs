@@ -82,6 +82,15 @@ fn bash_completes_a_command_and_a_format() {
         formats.split_whitespace().collect::<Vec<_>>(),
         ["table", "json", "markdown", "html"]
     );
+    // The presets and the faults, which our own code judges (for its
+    // one-line refusals), are still offered by name.
+    let presets = complete(&["shapetrace", "--preset", "gpt2-"]);
+    assert_eq!(
+        presets.split_whitespace().collect::<Vec<_>>(),
+        ["gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"]
+    );
+    let faults = complete(&["shapetrace", "check", "--fault", "no-c"]);
+    assert_eq!(faults.trim(), "no-causal-mask");
     // A word no command starts with completes to nothing: the check can fail.
     assert_eq!(complete(&["shapetrace", "zzz"]).trim(), "");
 }

@@ -524,6 +524,7 @@ ui-present-stops = ✗ { $check } stops the forward
 ui-present-paused = autoplay paused (space resumes)
 ui-present-autoplay = autoplay on (space pauses)
 ui-present-step = step { $step } · { $total } steps
+ui-present-after = after step { $step } · { $total } steps
 ui-present-why = Why
 
 ## The stepper's remaining words: the Budget pictures, the heatmap, replays and the quiz's follow-ups
@@ -1181,3 +1182,102 @@ ui-hint-text = typed as text, q l h too
 ui-hint-clear = clear
 ui-mark-add-ok-short = ✓ add
 ui-mark-add-bad-short = ✗ add
+
+# The library's errors (shapetrace::Error and the errors it wraps): each
+# one's Display is its message here, and the CLI words it in the user's
+# language. Arguments a user typed are passed as text, as typed.
+err-read = cannot read { $path }: { $reason }
+err-file-too-large = { $path } is { $size } bytes; allowed: a model file of at most { $max } bytes
+err-npy-corrupt = { $path } is not a valid .npy file: { $reason }; allowed: { $allowed }
+err-npy-dtype = { $path } holds dtype '{ $descr }'; allowed: '<f4' (float32, little-endian)
+err-npy-ids-dtype = { $path } holds dtype '{ $descr }'; allowed: '<i8' (int64) or '<i4' (int32), little-endian
+err-npy-fortran = { $path } is in Fortran order; allowed: C order (numpy.ascontiguousarray)
+err-tokens-empty = --tokens '{ $input }' holds no ids; allowed: ids like '1,2,3;4,5,6' (rows split by ';', ids by ',') or an int64 .npy of shape (B, T)
+err-tokens-empty-row = --tokens row { $row } is empty; allowed: one or more ids in every row, ids like '1,2,3;4,5,6' (rows split by ';', ids by ',') or an int64 .npy of shape (B, T)
+err-tokens-item = --tokens item '{ $item }' at ({ $row }, { $col }) { $why ->
+    [empty] is empty
+    [negative] is negative
+    [large] is too large
+   *[whole] is not a whole number
+}; allowed: ids 0 to V − 1 (whole numbers), or the path of an int64 .npy
+err-tokens-negative = { $path } holds token id { $id } at ({ $row }, { $col }); allowed: ids 0 or more
+err-tokens-ragged = --tokens row { $row } has { $len } ids but row 0 has { $first }; allowed: every row of one length T
+err-tokens-rank = { $path } holds an array of shape { $shape }; allowed: (B, T) or (T,)
+err-tokens-too-many = --tokens holds { $count } ids; allowed: at most { $max } (1 << 20)
+err-tokens-range = token id { $id } at ({ $row }, { $col }) is out of range; allowed: { $vocab ->
+    [0] none (vocab 0)
+   *[other] 0 to { $max } (vocab { $vocab })
+}
+err-tokens-and-input = --tokens conflicts with --input: a run starts at the token ids or at x0; allowed: one of them
+err-tokens-no-vocab = --tokens needs a model with a vocabulary; allowed: --vocab V, --preset lesson-lm or a gpt2 preset, a config.json, or a checkpoint with wte
+err-in-model-file = { $inner } (model from { $path })
+err-input-shape = --input is { $got }, but the model's stream is { $want }; allowed: (B, T, d_model) with d_model { $d }
+err-decode-input = --decode { $steps } with --input: a decode step feeds a new token, and a given x0 (B, T, d_model) holds only the prompt; allowed: --decode with --tokens or the seeded input, or --input without --decode
+err-input-rank = --input is { $got }; allowed: a rank-3 array (B, T, d_model)
+err-input-dims = --{ $flag } { $value } contradicts { $from } { $path }, whose { $dim } is { $file }; allowed: --{ $flag } { $file }, or no --{ $flag } (B and T come from { $from })
+err-cancelled = the run was cancelled
+err-config-zero = { $name } must be at least 1 (got 0)
+err-config-too-large = { $name } { $got } is too large; allowed: 1..={ $max }
+err-config-heads = d_model { $d } is not divisible by heads { $heads }; allowed heads: { $allowed }
+err-config-kv-heads = heads { $heads } is not divisible by kv-heads { $kv }; allowed kv-heads: { $allowed }
+err-config-seq = seq { $seq } is longer than context { $context }; allowed: seq 1..={ $context }, or raise --context
+err-config-eps = eps { $got } must be a finite number > 0
+err-config-rope-theta = rope_theta { $got } must be a finite number > 1
+err-config-parallel = parallel residuals need placement pre (got { $got }); allowed: placement pre with parallel
+err-config-odd-rotary = head_dim { $hd } is odd; rotary positions turn pairs of features, so allowed: an even head_dim
+err-config-window-encoder = window { $window } needs a decoder: an encoder's attention reads every position; allowed: window 0 with encoder
+err-config-too-big = a numeric run ({ $why }) needs about { $need } of memory, over the --max-memory limit of { $limit }; raise --max-memory, or lower the dimensions
+err-config-conflict = { $a } conflicts with { $b }: { $b } needs a numeric run; drop one of them
+err-config-split = { $field } { $got } is not divisible by { $by } { $n }; allowed { $by }: { $allowed }
+err-config-stages = layers { $got } is not divisible by pp { $pp }; allowed pp: { $allowed }
+
+# params on a model split across devices (--tp, --pp, --ep, --sp).
+cli-split-over = Split over { $n } devices ({ $how }): every count below is device { $device }'s
+cli-split-how-ep = expert parallel: { $held } of { $experts } experts and { $b } of { $batch } sequences on each
+cli-split-how = { $form ->
+    [tp-pp] tensor parallel { $tp }{ $sp } × pipeline { $pp } stages
+    [pp] pipeline { $pp } stages
+   *[tp] tensor parallel{ $sp }
+}
+cli-split-sp = and sequence parallel
+cli-split-vocab = Vocabulary { $v }{ $pad ->
+    [one] , padded to { $padded } (1 row of zeros, --pad-vocab)
+    [many] , padded to { $padded } ({ $zeros } rows of zeros, --pad-vocab)
+   *[none] {""}
+}: { $rows } rows of wte (and of an untied head) on each device; the lookup all-reduced, the logits all-gathered
+cli-pipe-stages = Pipeline: { $pp } stages of { $blocks ->
+    [1] 1 block
+   *[other] { $blocks } blocks
+}; device { $device } is stage { $stage } of { $pp }, blocks { $from }..={ $to }{ $end ->
+    [first] , where the input enters
+    [last] , where the output leaves
+   *[none] {""}
+}
+cli-pipe-bubble = bubble (M−1)/(m+M−1) = ({ $pp }−1)/({ $m }+{ $pp }−1) = { $idle }/{ $of } = { $share } of a step idle, with m = { $m } micro-batches (--micro-batches)
+cli-pipe-in-flight = in training, 1F1B keeps the activations of min(M−s, m) = min({ $pp }−{ $s }, { $m }) = { $n } { $n ->
+    [1] micro-batch
+   *[other] micro-batches
+} in flight on this stage (s from 0; GPipe: all { $m }): { $n } × the activations under Memory
+cli-comm-title = Communication per forward ({ $how })
+cli-comm-how-ep = what this device sends; an all-to-all receives as much only when the routing is balanced, as assumed here
+cli-comm-how-pp = what this device sends; a ring receives as much, a recv receives what the stage before sent
+cli-comm-how-ring = each step sends and receives as much; a ring
+cli-comm-step = step
+cli-comm-count = count
+cli-comm-each = each sends
+cli-comm-all-reduce = 2·(N−1)/N of it
+cli-comm-send = all of it, to the next stage
+cli-comm-recv = nothing: it receives the whole
+cli-comm-dispatch = (N−1)/N of its routes to one expert slot, routing balanced (shape: the bound, B·T rows)
+cli-comm-return = (N−1)/N of its routes' rows, routing balanced
+cli-comm-gather = (N−1)/N of the whole
+cli-comm-one-block = one block
+cli-comm-one-forward = one forward
+cli-params-active = active per token
+cli-params-active-held = this device's total with its { $held } experts a block counted as the { $k } a token runs, on whichever device holds them
+cli-params-active-skips = total minus { $skipped } of { $experts } experts a block, which a token skips
+cli-kv-mha = MHA would need { $bytes } B per token in { $dtype } (2·L·h·hd·bytes, h = { $heads }): the { $kv } K/V heads cache { $times }× less
+cli-kv-window = sliding window { $window }: { $windowed } of { $layers } layers { $windowed ->
+    [1] keeps
+   *[other] keep
+} at most { $window } positions, a ring (so the cache at context is less than per token × context)

@@ -532,6 +532,7 @@ ui-present-stops = ✗ { $check } 停止了前向傳播
 ui-present-paused = 自動播放已暫停（空白鍵繼續）
 ui-present-autoplay = 自動播放中（空白鍵暫停）
 ui-present-step = 步驟 { $step } · 共 { $total } 步
+ui-present-after = 步驟 { $step } 之後 · 共 { $total } 步
 ui-present-why = 原因
 
 ## 步進器其餘的文字：預算圖表、熱圖、重播與測驗的追問
@@ -1171,3 +1172,96 @@ ui-hint-text = 都是文字，q l h 也是
 ui-hint-clear = 清除
 ui-mark-add-ok-short = ✓ 相加
 ui-mark-add-bad-short = ✗ 相加
+
+# 函式庫的錯誤（見 en.ftl 的說明）
+err-read = 無法讀取 { $path }：{ $io ->
+    [not-found] 沒有這個檔案或目錄
+    [denied] 沒有權限
+    [directory] 這是資料夾；允許：一般檔案、管道，或 - 代表標準輸入
+   *[other] { $reason }
+}
+err-file-too-large = { $path } 有 { $size } 位元組；允許：最多 { $max } 位元組的模型檔案
+err-npy-corrupt = { $path } 不是有效的 .npy 檔案：{ $reason }；允許：{ $allowed }
+err-npy-dtype = { $path } 的數據類型是 '{ $descr }'；允許：'<f4'（float32，小端序）
+err-npy-ids-dtype = { $path } 的數據類型是 '{ $descr }'；允許：'<i8'（int64）或 '<i4'（int32），小端序
+err-npy-fortran = { $path } 是 Fortran 順序；允許：C 順序（numpy.ascontiguousarray）
+err-tokens-empty = --tokens '{ $input }' 沒有任何詞元編號；允許：像 '1,2,3;4,5,6' 的編號（列以 ';' 分隔，編號以 ',' 分隔），或形狀為 (B, T) 的 int64 .npy
+err-tokens-empty-row = --tokens 第 { $row } 列是空的；允許：每一列至少一個編號，像 '1,2,3;4,5,6'（列以 ';' 分隔，編號以 ',' 分隔），或形狀為 (B, T) 的 int64 .npy
+err-tokens-item = --tokens 在 ({ $row }, { $col }) 的項目 '{ $item }' { $why ->
+    [empty] 是空的
+    [negative] 是負數
+    [large] 太大
+   *[whole] 不是整數
+}；允許：0 到 V − 1 的編號（整數），或 int64 .npy 的路徑
+err-tokens-negative = { $path } 在 ({ $row }, { $col }) 有詞元編號 { $id }；允許：0 以上的編號
+err-tokens-ragged = --tokens 第 { $row } 列有 { $len } 個編號，但第 0 列有 { $first } 個；允許：每一列都是同一個長度 T
+err-tokens-rank = { $path } 的陣列形狀是 { $shape }；允許：(B, T) 或 (T,)
+err-tokens-too-many = --tokens 有 { $count } 個編號；允許：最多 { $max } 個 (1 << 20)
+err-tokens-range = 在 ({ $row }, { $col }) 的詞元編號 { $id } 超出範圍；允許：{ $vocab ->
+    [0] 沒有（詞彙量 0）
+   *[other] 0 到 { $max }（詞彙量 { $vocab }）
+}
+err-tokens-and-input = --tokens 與 --input 衝突：一次執行從詞元編號或 x0 其中之一開始；允許：兩者擇一
+err-tokens-no-vocab = --tokens 需要有詞彙表的模型；允許：--vocab V、--preset lesson-lm 或 gpt2 預設模型、config.json，或含 wte 的檢查點
+err-in-model-file = { $inner }（模型來自 { $path }）
+err-input-shape = --input 是 { $got }，但模型的殘差流是 { $want }；允許：d_model 為 { $d } 的 (B, T, d_model)
+err-decode-input = --decode { $steps } 搭配 --input：每個解碼步驟要餵入一個新詞元，而給定的 x0 (B, T, d_model) 只含提示；允許：--decode 搭配 --tokens 或種子輸入，或不加 --decode 的 --input
+err-input-rank = --input 是 { $got }；允許：三維陣列 (B, T, d_model)
+err-input-dims = --{ $flag } { $value } 與 { $from } { $path } 矛盾，它的 { $dim } 是 { $file }；允許：--{ $flag } { $file }，或不加 --{ $flag }（B 與 T 來自 { $from }）
+err-cancelled = 執行已取消
+err-config-zero = { $name } 至少要是 1（得到 0）
+err-config-too-large = { $name } { $got } 太大；允許：1..={ $max }
+err-config-heads = d_model { $d } 不能被 heads { $heads } 整除；允許的 heads：{ $allowed }
+err-config-kv-heads = heads { $heads } 不能被 kv-heads { $kv } 整除；允許的 kv-heads：{ $allowed }
+err-config-seq = seq { $seq } 比 context { $context } 長；允許：seq 1..={ $context }，或加大 --context
+err-config-eps = eps { $got } 必須是大於 0 的有限數
+err-config-rope-theta = rope_theta { $got } 必須是大於 1 的有限數
+err-config-parallel = 並行殘差需要 placement pre（得到 { $got }）；允許：placement pre 搭配 parallel
+err-config-odd-rotary = head_dim { $hd } 是奇數；旋轉位置編碼成對轉動特徵，所以允許：偶數的 head_dim
+err-config-window-encoder = window { $window } 需要解碼器：編碼器的注意力讀取每個位置；允許：編碼器用 window 0
+err-config-too-big = 數值執行（{ $why }）大約需要 { $need } 記憶體，超過 --max-memory 的上限 { $limit }；加大 --max-memory，或縮小維度
+err-config-conflict = { $a } 與 { $b } 衝突：{ $b } 需要數值執行；兩者擇一
+err-config-split = { $field } { $got } 不能被 { $by } { $n } 整除；允許的 { $by }：{ $allowed }
+err-config-stages = layers { $got } 不能被 pp { $pp } 整除；允許的 pp：{ $allowed }
+
+# 分散在多個裝置上的模型的 params（--tp、--pp、--ep、--sp）
+cli-split-over = 分散在 { $n } 個裝置上（{ $how }）：以下每個計數都是裝置 { $device } 的
+cli-split-how-ep = 專家並行：每個裝置持有 { $experts } 個專家中的 { $held } 個，以及 { $batch } 個序列中的 { $b } 個
+cli-split-how = { $form ->
+    [tp-pp] 張量並行 { $tp }{ $sp } × 管線並行 { $pp } 個階段
+    [pp] 管線並行 { $pp } 個階段
+   *[tp] 張量並行{ $sp }
+}
+cli-split-sp = 與序列並行
+cli-split-vocab = 詞彙表 { $v }{ $pad ->
+    [one] ，補到 { $padded }（1 列零，--pad-vocab）
+    [many] ，補到 { $padded }（{ $zeros } 列零，--pad-vocab）
+   *[none] {""}
+}：每個裝置持有 wte（以及不綁定的輸出頭）的 { $rows } 列；查表結果做 all-reduce，logits 做 all-gather
+cli-pipe-stages = 管線：{ $pp } 個階段，每段 { $blocks } 個模組；裝置 { $device } 是 { $pp } 段中的第 { $stage } 段，模組 { $from }..={ $to }{ $end ->
+    [first] ，輸入從這裡進入
+    [last] ，輸出從這裡離開
+   *[none] {""}
+}
+cli-pipe-bubble = 氣泡 (M−1)/(m+M−1) = ({ $pp }−1)/({ $m }+{ $pp }−1) = { $idle }/{ $of } = 每一步有 { $share } 的時間閒置，m = { $m } 個微批次（--micro-batches）
+cli-pipe-in-flight = 訓練時，1F1B 在這個階段同時保留 min(M−s, m) = min({ $pp }−{ $s }, { $m }) = { $n } 個微批次的激活值（s 從 0 起算；GPipe：全部 { $m } 個）：記憶體一節中激活值的 { $n } 倍
+cli-comm-title = 每次前向傳播的通訊（{ $how }）
+cli-comm-how-ep = 這個裝置送出的量；只有在路由平衡時（這裡如此假設），all-to-all 收到的才一樣多
+cli-comm-how-pp = 這個裝置送出的量；環狀通訊收到的一樣多，recv 收到的是前一段送出的
+cli-comm-how-ring = 每一步送出與收到的一樣多；環狀通訊
+cli-comm-step = 步驟
+cli-comm-count = 次數
+cli-comm-each = 每次送出
+cli-comm-all-reduce = 它的 2·(N−1)/N
+cli-comm-send = 全部，送到下一段
+cli-comm-recv = 不送：它接收全部
+cli-comm-dispatch = 送往一個專家槽位的路由的 (N−1)/N，路由平衡（形狀：上限，B·T 列）
+cli-comm-return = 它的路由列的 (N−1)/N，路由平衡
+cli-comm-gather = 全部的 (N−1)/N
+cli-comm-one-block = 一個模組
+cli-comm-one-forward = 一次前向傳播
+cli-params-active = 每個詞元實際使用
+cli-params-active-held = 這個裝置的總數，每個模組持有的 { $held } 個專家按一個詞元實際執行的 { $k } 個計算，不論由哪個裝置持有
+cli-params-active-skips = 總數減去每個模組 { $experts } 個專家中詞元跳過的 { $skipped } 個
+cli-kv-mha = MHA 需要每個詞元 { $bytes } B（{ $dtype }，2·L·h·hd·bytes，h = { $heads }）：{ $kv } 個 K/V 頭的快取小 { $times } 倍
+cli-kv-window = 滑動視窗 { $window }：{ $layers } 層中有 { $windowed } 層最多保留 { $window } 個位置，是環形緩衝（所以上下文長度下的快取小於每個詞元 × 上下文）

@@ -4,7 +4,7 @@
 use super::{Budget, Precision, Row, thousands};
 use crate::config::human_bytes;
 use crate::i18n::Lang;
-use crate::why::Why;
+use crate::why::{Arg, Why};
 use std::fmt::Write as _;
 
 /// The catalog's `key` in `lang` with the named arguments.
@@ -112,22 +112,52 @@ pub fn text_in(b: &Budget, lang: Lang) -> String {
     };
     // A split model: every count is one device's, said before any.
     if let Some(s) = &b.devices {
-        let sp = if s.sp { " and sequence parallel" } else { "" };
         let how = match (s.tp > 1, s.pp > 1, s.experts) {
-            (_, _, Some(((held, e), (b, batch)))) => format!(
-                "expert parallel: {held} of {e} experts and {b} of {batch} sequences on each"
+            (_, _, Some(((held, e), (b, batch)))) => say(
+                lang,
+                "cli-split-how-ep",
+                &[
+                    ("held", held.to_string()),
+                    ("experts", e.to_string()),
+                    ("b", b.to_string()),
+                    ("batch", batch.to_string()),
+                ],
             ),
-            (true, true, _) => {
-                format!("tensor parallel {}{sp} × pipeline {} stages", s.tp, s.pp)
+            (tp, pp, None) => {
+                let form = match (tp, pp) {
+                    (true, true) => "tp-pp",
+                    (false, true) => "pp",
+                    _ => "tp",
+                };
+                let sp = if s.sp {
+                    format!(" {}", lang.t("cli-split-sp"))
+                } else {
+                    String::new()
+                };
+                say(
+                    lang,
+                    "cli-split-how",
+                    &[
+                        ("form", form.to_string()),
+                        ("tp", s.tp.to_string()),
+                        ("pp", s.pp.to_string()),
+                        ("sp", sp),
+                    ],
+                )
             }
-            (false, true, _) => format!("pipeline {} stages", s.pp),
-            _ => format!("tensor parallel{sp}"),
         };
         let _ = writeln!(
             out,
-            "Split over {} devices ({how}): every count below is device {}'s",
-            s.tp * s.ep * s.pp,
-            s.device
+            "{}",
+            say(
+                lang,
+                "cli-split-over",
+                &[
+                    ("n", (s.tp * s.ep * s.pp).to_string()),
+                    ("how", how),
+                    ("device", s.device.to_string()),
+                ],
+            )
         );
     }
     let _ = writeln!(
@@ -154,7 +184,7 @@ pub fn text_in(b: &Budget, lang: Lang) -> String {
         say(lang, verdict, &[("closed", thousands(b.closed_total))])
     );
     if let Some(s) = &b.devices {
-        split(&mut out, s);
+        split(&mut out, s, lang);
     }
 
     let _ = writeln!(out, "{}", lang.t("cli-params-parameters"));
@@ -205,19 +235,20 @@ pub fn text_in(b: &Budget, lang: Lang) -> String {
     if let Some(m) = c.mixture {
         let held = c.held_experts().len();
         let how = if held < m.experts {
-            format!(
-                "this device's total with its {held} experts a block counted as the {} a token runs, on whichever device holds them",
-                m.top_k
+            lang.why(
+                &Why::new("cli-params-active-held")
+                    .arg("held", held)
+                    .arg("k", m.top_k),
             )
         } else {
-            format!(
-                "total minus {} of {} experts a block, which a token skips",
-                m.experts - m.top_k,
-                m.experts
+            lang.why(
+                &Why::new("cli-params-active-skips")
+                    .arg("skipped", m.experts - m.top_k)
+                    .arg("experts", m.experts),
             )
         };
         lines.push(line([
-            "active per token",
+            &lang.t("cli-params-active"),
             &thousands(b.active_per_token),
             &how,
         ]));
@@ -419,22 +450,28 @@ fn kv_cache(out: &mut String, b: &Budget, lang: Lang) {
     if kv.kv_heads < kv.heads {
         let _ = writeln!(
             out,
-            "  MHA would need {} B per token in {p} (2·L·h·hd·bytes, h = {}): the {} K/V heads cache {}× less",
-            thousands(kv.per_token_mha(p)),
-            kv.heads,
-            kv.kv_heads,
-            kv.heads / kv.kv_heads.max(1)
+            "  {}",
+            lang.why(
+                &Why::new("cli-kv-mha")
+                    .arg("bytes", thousands(kv.per_token_mha(p)))
+                    .arg("dtype", p.to_string())
+                    .arg("heads", Arg::Num(kv.heads))
+                    .arg("kv", Arg::Num(kv.kv_heads))
+                    .arg("times", Arg::Num(kv.heads / kv.kv_heads.max(1)))
+            )
         );
     }
     let windowed = kv.windows.iter().flatten().count();
     if let Some(w) = kv.windows.iter().flatten().next() {
         let _ = writeln!(
             out,
-            "  sliding window {}: {windowed} of {} layers {} at most {} positions, a ring (so the cache at context is less than per token × context)",
-            thousands(*w),
-            kv.layers,
-            if windowed == 1 { "keeps" } else { "keep" },
-            thousands(*w)
+            "  {}",
+            lang.why(
+                &Why::new("cli-kv-window")
+                    .arg("window", thousands(*w))
+                    .arg("windowed", windowed)
+                    .arg("layers", Arg::Num(kv.layers))
+            )
         );
     }
 }
@@ -483,107 +520,82 @@ fn memory(out: &mut String, b: &Budget, lang: Lang) {
 }
 
 /// A split model: what the device sends per forward.
-fn split(out: &mut String, s: &super::devices::Split) {
+fn split(out: &mut String, s: &super::devices::Split, lang: Lang) {
     if let Some((v, padded, rows)) = s.vocab {
-        let pad = if padded > v {
-            format!(
-                ", padded to {} ({} of zeros, --pad-vocab)",
-                thousands(padded as u64),
-                crate::config::padding_rows(v, padded)
-            )
-        } else {
-            String::new()
-        };
         let _ = writeln!(
             out,
-            "Vocabulary {}{pad}: {} rows of wte (and of an untied head) on each device; the lookup all-reduced, the logits all-gathered\n",
-            thousands(v as u64),
-            thousands(rows as u64)
+            "{}\n",
+            say(
+                lang,
+                "cli-split-vocab",
+                &[
+                    ("v", thousands(v as u64)),
+                    ("padded", thousands(padded as u64)),
+                    (
+                        "pad",
+                        match padded - v {
+                            0 => "none",
+                            1 => "one",
+                            _ => "many",
+                        }
+                        .to_string(),
+                    ),
+                    ("zeros", (padded - v).to_string()),
+                    ("rows", thousands(rows as u64)),
+                ],
+            )
         );
     }
     if s.pp > 1 {
-        let (idle, of) = s.bubble;
-        #[allow(clippy::cast_precision_loss)]
-        let share = idle as f64 / of as f64;
-        let _ = writeln!(
-            out,
-            "Pipeline: {} stages of {} block{}; device {} is stage {} of {}, blocks {}..={}{}",
-            s.pp,
-            s.blocks.1 + 1 - s.blocks.0,
-            if s.blocks.1 == s.blocks.0 { "" } else { "s" },
-            s.device,
-            s.stage + 1,
-            s.pp,
-            s.blocks.0,
-            s.blocks.1,
-            match (s.stage == 0, s.stage + 1 == s.pp) {
-                (true, true) => "",
-                (true, false) => ", where the input enters",
-                (false, true) => ", where the output leaves",
-                (false, false) => "",
-            }
-        );
-        let _ = writeln!(
-            out,
-            "  bubble (M−1)/(m+M−1) = ({}−1)/({}+{}−1) = {idle}/{of} = {} of a step idle, with m = {} micro-batches (--micro-batches)",
-            s.pp,
-            s.micro_batches,
-            s.pp,
-            percent(share),
-            s.micro_batches
-        );
-        // In training, the backward needs each micro-batch's activations:
-        // 1F1B keeps at most M−s in flight on stage s, GPipe all m.
-        let in_flight = (s.pp - s.stage).min(s.micro_batches);
-        let _ = writeln!(
-            out,
-            "  in training, 1F1B keeps the activations of min(M−s, m) = min({}−{}, {}) = {in_flight} micro-batch{} in flight on this stage (s from 0; GPipe: all {}): {in_flight} × the activations under Memory\n",
-            s.pp,
-            s.stage,
-            s.micro_batches,
-            if in_flight == 1 { "" } else { "es" },
-            s.micro_batches
-        );
+        pipeline(out, s, lang);
     }
     // A collective in a ring receives what it sends; a pipeline's send
     // and recv are one way.
     let how = if s.ep > 1 {
-        "what this device sends; an all-to-all receives as much only when the routing is balanced, as assumed here"
+        "cli-comm-how-ep"
     } else if s.pp > 1 {
-        "what this device sends; a ring receives as much, a recv receives what the stage before sent"
+        "cli-comm-how-pp"
     } else {
-        "each step sends and receives as much; a ring"
+        "cli-comm-how-ring"
     };
-    let _ = writeln!(out, "Communication per forward ({how})");
-    let mut lines = vec![line(["step", "count", "shape", "each sends", ""])];
+    let _ = writeln!(
+        out,
+        "{}",
+        say(lang, "cli-comm-title", &[("how", lang.t(how))])
+    );
+    let mut lines = vec![line([
+        &lang.t("cli-comm-step"),
+        &lang.t("cli-comm-count"),
+        &lang.t("cli-head-shape"),
+        &lang.t("cli-comm-each"),
+        "",
+    ])];
     for r in &s.steps {
         let each = human_bytes(u128::from(r.each));
         let how = match r.op.as_str() {
-            "all_reduce" => "2·(N−1)/N of it",
-            "send" => "all of it, to the next stage",
-            "recv" => "nothing: it receives the whole",
-            "all_to_all (dispatch)" => {
-                "(N−1)/N of its routes to one expert slot, routing balanced (shape: the bound, B·T rows)"
-            }
-            "all_to_all (return)" => "(N−1)/N of its routes' rows, routing balanced",
-            _ => "(N−1)/N of the whole",
+            "all_reduce" => "cli-comm-all-reduce",
+            "send" => "cli-comm-send",
+            "recv" => "cli-comm-recv",
+            "all_to_all (dispatch)" => "cli-comm-dispatch",
+            "all_to_all (return)" => "cli-comm-return",
+            _ => "cli-comm-gather",
         };
         lines.push(vec![
             r.op.clone(),
             thousands(r.count),
             crate::ops::fmt_shape(&r.shape),
             each,
-            how.to_string(),
+            lang.t(how),
         ]);
     }
     lines.push(vec![
-        "one block".into(),
+        lang.t("cli-comm-one-block"),
         String::new(),
         String::new(),
         human_bytes(u128::from(s.per_block)),
     ]);
     lines.push(vec![
-        "one forward".into(),
+        lang.t("cli-comm-one-forward"),
         String::new(),
         String::new(),
         human_bytes(u128::from(s.per_forward)),
@@ -591,4 +603,60 @@ fn split(out: &mut String, s: &super::devices::Split) {
     ]);
     out.push_str(&columns(&lines, &[1, 3]));
     out.push('\n');
+}
+
+/// A pipeline's stages: this device's blocks, the bubble, and the
+/// micro-batches 1F1B keeps in flight in training.
+fn pipeline(out: &mut String, s: &super::devices::Split, lang: Lang) {
+    let (idle, of) = s.bubble;
+    #[allow(clippy::cast_precision_loss)]
+    let share = idle as f64 / of as f64;
+    let end = match (s.stage == 0, s.stage + 1 == s.pp) {
+        (true, false) => "first",
+        (false, true) => "last",
+        _ => "none",
+    };
+    let _ = writeln!(
+        out,
+        "{}",
+        lang.why(
+            &Why::new("cli-pipe-stages")
+                .arg("pp", s.pp)
+                .arg("blocks", s.blocks.1 + 1 - s.blocks.0)
+                .arg("device", s.device)
+                .arg("stage", s.stage + 1)
+                .arg("from", s.blocks.0)
+                .arg("to", s.blocks.1)
+                .arg("end", end)
+        )
+    );
+    let _ = writeln!(
+        out,
+        "  {}",
+        say(
+            lang,
+            "cli-pipe-bubble",
+            &[
+                ("pp", s.pp.to_string()),
+                ("m", s.micro_batches.to_string()),
+                ("idle", idle.to_string()),
+                ("of", of.to_string()),
+                ("share", percent(share)),
+            ],
+        )
+    );
+    // In training, the backward needs each micro-batch's activations:
+    // 1F1B keeps at most M−s in flight on stage s, GPipe all m.
+    let in_flight = (s.pp - s.stage).min(s.micro_batches);
+    let _ = writeln!(
+        out,
+        "  {}\n",
+        lang.why(
+            &Why::new("cli-pipe-in-flight")
+                .arg("pp", s.pp)
+                .arg("s", s.stage)
+                .arg("m", s.micro_batches)
+                .arg("n", in_flight)
+        )
+    );
 }

@@ -10,6 +10,35 @@ fn size(s: &str) -> Result<u128, String> {
     parse_bytes(s).map_err(|e| e.to_string())
 }
 
+/// `--preset`'s parser: any text, which the config's own lookup judges (its
+/// refusal names every preset, in the user's language), and the presets'
+/// names as the possible values the shell completions offer.
+#[derive(Clone)]
+struct PresetName;
+
+impl clap::builder::TypedValueParser for PresetName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            shapetrace::config::preset::PRESETS
+                .iter()
+                .map(|(name, _)| clap::builder::PossibleValue::new(*name)),
+        ))
+    }
+}
+
 /// Model options, accepted before or after any subcommand.
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Model options")]
@@ -18,7 +47,7 @@ pub struct ModelArgs {
     /// lesson-parallel, lesson-sandwich, lesson-encoder, lesson-moe, lesson-lm
     /// (token ids to logits), lesson-bf16, gpt2-small, gpt2-medium, gpt2-large, gpt2-xl,
     /// shakespeare-char.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = PresetName, hide_possible_values = true)]
     pub preset: Option<String>,
     /// Start from a model file: native TOML, a Hugging Face config.json
     /// (gpt2, llama, mistral, qwen2, mixtral, phi3, gpt_neox, falcon, opt, gemma, gemma2,

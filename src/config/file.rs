@@ -10,12 +10,14 @@ pub use super::overlay::Overlay;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FileError {
     /// The file could not be opened or read.
-    #[error("cannot read {}: {reason}", crate::text::shown(.path))]
+    #[error("{}", self.why().map_or_else(String::new, |w| w.text()))]
     Read {
         /// The model file.
         path: String,
         /// The system's reason, e.g. `No such file or directory`.
         reason: String,
+        /// Its kind, which words it in another language.
+        kind: std::io::ErrorKind,
     },
     /// The file is not valid TOML, or has an unknown key or a bad value.
     #[error("{}:{line}:{col}: {msg}", crate::text::shown(.path))]
@@ -30,7 +32,7 @@ pub enum FileError {
         msg: String,
     },
     /// The file is over [`MAX_FILE`] bytes.
-    #[error("{} is {size} bytes; allowed: a model file of at most {MAX_FILE} bytes", crate::text::shown(.path))]
+    #[error("{}", self.why().map_or_else(String::new, |w| w.text()))]
     TooLarge {
         /// The model file.
         path: String,
@@ -43,6 +45,31 @@ pub enum FileError {
     /// A GGUF file whose metadata could not be used.
     #[error(transparent)]
     Gguf(#[from] crate::weights::WeightsError),
+}
+
+impl FileError {
+    /// This error as a catalog message (`err-read`, `err-file-too-large`),
+    /// whose English is the `Display`; `None` for a parser's message,
+    /// which stays the parser's English, and for the errors it wraps.
+    #[must_use]
+    pub fn why(&self) -> Option<crate::why::Why> {
+        use crate::why::Why;
+        let path = |p: &str| crate::text::shown(p).to_string();
+        match self {
+            Self::Read {
+                path: p,
+                reason,
+                kind,
+            } => Some(crate::text::read_error(&path(p), reason, *kind)),
+            Self::TooLarge { path: p, size } => Some(
+                Why::new("err-file-too-large")
+                    .arg("path", path(p))
+                    .arg("size", size.to_string())
+                    .arg("max", MAX_FILE.to_string()),
+            ),
+            Self::Parse { .. } | Self::Hf(_) | Self::Gguf(_) => None,
+        }
+    }
 }
 
 /// The parser's message, then the offending line itself (which names the key).
@@ -108,6 +135,7 @@ impl Overlay {
         let read = |e: std::io::Error| FileError::Read {
             path: label.clone(),
             reason: e.to_string(),
+            kind: e.kind(),
         };
         let input = crate::files::open(path).map_err(read)?;
         if let Some(size) = input.size().filter(|&s| s > MAX_FILE) {

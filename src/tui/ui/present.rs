@@ -148,9 +148,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Some(_) => format!(" · {}", app.t("ui-present-autoplay")),
         None => String::new(),
     };
-    let step = Why::new("ui-present-step")
-        .arg("step", app.cursor)
-        .arg("total", app.run.trace.step_count());
+    // The failure's row comes after the last recorded step: it is no step.
+    let step = match app.row(app.cursor) {
+        Some(Row::Failure(_)) => {
+            Why::new("ui-present-after").arg("step", app.cursor.saturating_sub(1))
+        }
+        _ => Why::new("ui-present-step").arg("step", app.cursor),
+    }
+    .arg("total", app.run.trace.step_count());
     Paragraph::new(Line::styled(
         format!(" {} · {}{autoplay}", app.tr(&step), s.mark),
         s.style,

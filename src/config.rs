@@ -524,9 +524,12 @@ impl ConfigError {
         Some(w)
     }
 
-    /// The English of a variant worded by [`Self::why`].
+    /// The English of a variant whose `Display` is its catalog message
+    /// (`#[error("{}", self.en())]`), each worded by [`Self::why`].
     fn en(&self) -> String {
-        self.why().map(|w| w.text()).unwrap_or_default()
+        self.why()
+            .expect("a variant displayed from the catalog is worded by why()")
+            .text()
     }
 }
 

@@ -102,18 +102,25 @@ pub enum Error {
 impl Error {
     /// This error's one line in `lang`, from the catalogs: the `Display`
     /// is [`Lang::En`]'s. A message that still holds the library's English
-    /// words (a checkpoint's, a log's, a parser's) stays English.
+    /// words (a checkpoint's, a log's, a parser's) stays English, whole.
     #[must_use]
     pub fn in_lang(&self, lang: Lang) -> String {
+        self.worded_in(lang).unwrap_or_else(|| self.to_string())
+    }
+
+    /// This error in `lang` when the catalogs word all of it; `None`
+    /// otherwise (a model file's error whose inner one they do not word
+    /// stays English around it too).
+    fn worded_in(&self, lang: Lang) -> Option<String> {
         match self {
-            Self::InModelFile { path, inner } => lang.why(
-                &Why::new("err-in-model-file")
-                    .arg("inner", inner.in_lang(lang))
-                    .arg("path", text::shown(path).to_string()),
-            ),
-            _ => self
-                .why()
-                .map_or_else(|| self.to_string(), |w| lang.why(&w)),
+            Self::InModelFile { path, inner } => inner.worded_in(lang).map(|inner| {
+                lang.why(
+                    &Why::new("err-in-model-file")
+                        .arg("inner", inner)
+                        .arg("path", text::shown(path).to_string()),
+                )
+            }),
+            _ => self.why().map(|w| lang.why(&w)),
         }
     }
 
@@ -161,9 +168,20 @@ impl Error {
         Some(w)
     }
 
-    /// The English of a variant this type words itself.
+    /// The English of a variant whose `Display` is its catalog message
+    /// (`#[error("{}", self.en())]`); each is listed in [`Self::why`],
+    /// which `every_worded_error_formats_in_both_languages` holds.
     fn en(&self) -> String {
-        self.in_lang(Lang::En)
+        match self {
+            Self::InModelFile { path, inner } => Why::new("err-in-model-file")
+                .arg("inner", inner.to_string())
+                .arg("path", text::shown(path).to_string())
+                .text(),
+            _ => self
+                .why()
+                .expect("a variant displayed from the catalog is worded by why()")
+                .text(),
+        }
     }
 }
 
@@ -172,7 +190,7 @@ impl Error {
 #[must_use]
 pub fn in_lang(e: &(dyn std::error::Error + 'static), lang: Lang) -> Option<String> {
     let why = if let Some(e) = e.downcast_ref::<Error>() {
-        return Some(e.in_lang(lang));
+        return e.worded_in(lang);
     } else if let Some(c) = e.downcast_ref::<config::ConfigError>() {
         c.why()
     } else if let Some(config::ResolveError::Invalid(c)) = e.downcast_ref() {
@@ -266,6 +284,17 @@ mod tests {
     fn an_error_the_catalogs_do_not_word_stays_english() {
         let e = Error::Config(config::ConfigError::NeedsRotary("rotary_dims"));
         assert_eq!(e.in_lang(Lang::ZhTw), e.to_string());
+        assert_eq!(in_lang(&e, Lang::ZhTw), None);
+        // Whole: no Chinese frame around an English inner error.
+        let framed = Error::InModelFile {
+            path: "m.toml".into(),
+            inner: Box::new(e),
+        };
+        assert_eq!(framed.in_lang(Lang::ZhTw), framed.to_string());
+        assert!(
+            framed.to_string().ends_with("(model from m.toml)"),
+            "{framed}"
+        );
         // And a missing argument is caught: the test above can fail.
         let broken = Lang::En.why(&Why::new("err-config-zero"));
         assert!(broken.contains("err-config-zero"), "{broken}");

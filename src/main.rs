@@ -57,6 +57,7 @@ fn worded(e: &color_eyre::Report, lang: Lang) -> String {
     if let Some((en, there)) = e
         .chain()
         .find_map(|c| shapetrace::error::in_lang(c, lang).map(|t| (c.to_string(), t)))
+        && !en.is_empty()
     {
         line = line.replace(&en, &there);
     }

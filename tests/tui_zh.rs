@@ -158,6 +158,30 @@ fn snapshot_zh_budget_tab() {
     insta::assert_snapshot!(s);
 }
 
+/// A model with the backward adds the training step's rows to the
+/// Budget tab (they were dropped, paired with GPT-2 small's rows, which
+/// have none), in the language's words.
+#[test]
+fn the_budget_tab_s_training_rows_speak_chinese() {
+    let cfg = ModelConfig {
+        backward: true,
+        ..ModelConfig::default()
+    };
+    let s = frame(&zh(cfg.clone(), &[Action::NextTab; 4]));
+    fits(&s);
+    // At 80×24 the first two of the four rows fit (GPT-2 small's column
+    // stays blank: it is counted without the backward).
+    for word in ["梯度（每個權重一個）", "Adam 狀態 8·N"] {
+        assert!(s.contains(word), "{word} missing:\n{s}");
+    }
+    for english in ["gradients", "Adam state"] {
+        assert!(!s.contains(english), "{english} left:\n{s}");
+    }
+    // Without the backward the rows are not there: the test can fail.
+    let plain = frame(&zh(ModelConfig::default(), &[Action::NextTab; 4]));
+    assert!(!plain.contains("梯度"), "{plain}");
+}
+
 /// Every line of the key help is whole at 80×24 in zh-TW, in the
 /// catalog's words, as the English ones are.
 #[test]

@@ -504,6 +504,10 @@ budget-weights = weights
 budget-activations = activations
 budget-kv-token = KV cache / token
 budget-kv-context = KV cache at context
+budget-grads = gradients (one per weight)
+budget-adam = Adam state 8·N
+budget-saved = saved for the backward
+budget-train-step = training step in all
 
 ## The quiz
 

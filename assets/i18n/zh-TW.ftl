@@ -512,6 +512,10 @@ budget-weights = 權重
 budget-activations = 激活值
 budget-kv-token = KV 快取 / 詞元
 budget-kv-context = 上下文長度的 KV 快取
+budget-grads = 梯度（每個權重一個）
+budget-adam = Adam 狀態 8·N
+budget-saved = 為反向傳播保存
+budget-train-step = 訓練一步合計
 
 ## 測驗
 
@@ -1175,7 +1179,7 @@ ui-mark-add-bad-short = ✗ 相加
 
 # 函式庫的錯誤（見 en.ftl 的說明）
 err-read = 無法讀取 { $path }：{ $io ->
-    [not-found] 沒有這個檔案或目錄
+    [not-found] 沒有這個檔案或資料夾
     [denied] 沒有權限
     [directory] 這是資料夾；允許：一般檔案、管道，或 - 代表標準輸入
    *[other] { $reason }
@@ -1185,27 +1189,27 @@ err-npy-corrupt = { $path } 不是有效的 .npy 檔案：{ $reason }；允許�
 err-npy-dtype = { $path } 的數據類型是 '{ $descr }'；允許：'<f4'（float32，小端序）
 err-npy-ids-dtype = { $path } 的數據類型是 '{ $descr }'；允許：'<i8'（int64）或 '<i4'（int32），小端序
 err-npy-fortran = { $path } 是 Fortran 順序；允許：C 順序（numpy.ascontiguousarray）
-err-tokens-empty = --tokens '{ $input }' 沒有任何詞元編號；允許：像 '1,2,3;4,5,6' 的編號（列以 ';' 分隔，編號以 ',' 分隔），或形狀為 (B, T) 的 int64 .npy
-err-tokens-empty-row = --tokens 第 { $row } 列是空的；允許：每一列至少一個編號，像 '1,2,3;4,5,6'（列以 ';' 分隔，編號以 ',' 分隔），或形狀為 (B, T) 的 int64 .npy
+err-tokens-empty = --tokens '{ $input }' 沒有任何詞元 id；允許：像 '1,2,3;4,5,6' 的 id（列以 ';' 分隔，id 以 ',' 分隔），或形狀為 (B, T) 的 int64 .npy
+err-tokens-empty-row = --tokens 第 { $row } 列是空的；允許：每一列至少一個 id，像 '1,2,3;4,5,6'（列以 ';' 分隔，id 以 ',' 分隔），或形狀為 (B, T) 的 int64 .npy
 err-tokens-item = --tokens 在 ({ $row }, { $col }) 的項目 '{ $item }' { $why ->
     [empty] 是空的
     [negative] 是負數
     [large] 太大
    *[whole] 不是整數
-}；允許：0 到 V − 1 的編號（整數），或 int64 .npy 的路徑
-err-tokens-negative = { $path } 在 ({ $row }, { $col }) 有詞元編號 { $id }；允許：0 以上的編號
-err-tokens-ragged = --tokens 第 { $row } 列有 { $len } 個編號，但第 0 列有 { $first } 個；允許：每一列都是同一個長度 T
+}；允許：0 到 V − 1 的 id（整數），或 int64 .npy 的路徑
+err-tokens-negative = { $path } 在 ({ $row }, { $col }) 有詞元 id { $id }；允許：0 以上的 id
+err-tokens-ragged = --tokens 第 { $row } 列有 { $len } 個 id，但第 0 列有 { $first } 個；允許：每一列都是同一個長度 T
 err-tokens-rank = { $path } 的陣列形狀是 { $shape }；允許：(B, T) 或 (T,)
-err-tokens-too-many = --tokens 有 { $count } 個編號；允許：最多 { $max } 個 (1 << 20)
-err-tokens-range = 在 ({ $row }, { $col }) 的詞元編號 { $id } 超出範圍；允許：{ $vocab ->
+err-tokens-too-many = --tokens 有 { $count } 個 id；允許：最多 { $max } 個 (1 << 20)
+err-tokens-range = 在 ({ $row }, { $col }) 的詞元 id { $id } 超出範圍；允許：{ $vocab ->
     [0] 沒有（詞彙量 0）
    *[other] 0 到 { $max }（詞彙量 { $vocab }）
 }
-err-tokens-and-input = --tokens 與 --input 衝突：一次執行從詞元編號或 x0 其中之一開始；允許：兩者擇一
+err-tokens-and-input = --tokens 與 --input 衝突：一次執行從詞元 id或 x0 其中之一開始；允許：兩者擇一
 err-tokens-no-vocab = --tokens 需要有詞彙表的模型；允許：--vocab V、--preset lesson-lm 或 gpt2 預設模型、config.json，或含 wte 的檢查點
 err-in-model-file = { $inner }（模型來自 { $path }）
 err-input-shape = --input 是 { $got }，但模型的殘差流是 { $want }；允許：d_model 為 { $d } 的 (B, T, d_model)
-err-decode-input = --decode { $steps } 搭配 --input：每個解碼步驟要餵入一個新詞元，而給定的 x0 (B, T, d_model) 只含提示；允許：--decode 搭配 --tokens 或種子輸入，或不加 --decode 的 --input
+err-decode-input = --decode { $steps } 搭配 --input：每個解碼步要餵入一個新詞元，而給定的 x0 (B, T, d_model) 只含提示詞；允許：--decode 搭配 --tokens 或種子輸入，或不加 --decode 的 --input
 err-input-rank = --input 是 { $got }；允許：三維陣列 (B, T, d_model)
 err-input-dims = --{ $flag } { $value } 與 { $from } { $path } 矛盾，它的 { $dim } 是 { $file }；允許：--{ $flag } { $file }，或不加 --{ $flag }（B 與 T 來自 { $from }）
 err-cancelled = 執行已取消
@@ -1237,7 +1241,7 @@ cli-split-vocab = 詞彙表 { $v }{ $pad ->
     [one] ，補到 { $padded }（1 列零，--pad-vocab）
     [many] ，補到 { $padded }（{ $zeros } 列零，--pad-vocab）
    *[none] {""}
-}：每個裝置持有 wte（以及不綁定的輸出頭）的 { $rows } 列；查表結果做 all-reduce，logits 做 all-gather
+}：每個裝置持有 wte（以及不綁定的輸出頭）的 { $rows } 列；查表結果做全歸約，logits 做全收集
 cli-pipe-stages = 管線：{ $pp } 個階段，每段 { $blocks } 個模組；裝置 { $device } 是 { $pp } 段中的第 { $stage } 段，模組 { $from }..={ $to }{ $end ->
     [first] ，輸入從這裡進入
     [last] ，輸出從這裡離開
@@ -1263,5 +1267,5 @@ cli-comm-one-forward = 一次前向傳播
 cli-params-active = 每個詞元實際使用
 cli-params-active-held = 這個裝置的總數，每個模組持有的 { $held } 個專家按一個詞元實際執行的 { $k } 個計算，不論由哪個裝置持有
 cli-params-active-skips = 總數減去每個模組 { $experts } 個專家中詞元跳過的 { $skipped } 個
-cli-kv-mha = MHA 需要每個詞元 { $bytes } B（{ $dtype }，2·L·h·hd·bytes，h = { $heads }）：{ $kv } 個 K/V 頭的快取小 { $times } 倍
+cli-kv-mha = 若用 MHA，需要每個詞元 { $bytes } B（{ $dtype }，2·L·h·hd·bytes，h = { $heads }）：{ $kv } 個 K/V 頭的快取小 { $times } 倍
 cli-kv-window = 滑動視窗 { $window }：{ $layers } 層中有 { $windowed } 層最多保留 { $window } 個位置，是環形緩衝（所以上下文長度下的快取小於每個詞元 × 上下文）

@@ -31,6 +31,10 @@ fn row_label(app: &App, label: &str) -> String {
         "activations" => "budget-activations",
         "KV cache / token" => "budget-kv-token",
         "KV cache at context" => "budget-kv-context",
+        "gradients (one per weight)" => "budget-grads",
+        "Adam state 8·N" => "budget-adam",
+        "saved for the backward" => "budget-saved",
+        "training step in all" => "budget-train-step",
         _ => return label.to_string(),
     };
     let indent = label.len() - label.trim_start().len();
@@ -172,7 +176,13 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Span::styled(pad_left(&app.t("ui-budget-col-this"), wn), t.title),
         Span::styled(pad_left(&app.t("ui-budget-col-gpt2"), wn), t.title),
     ])];
-    for ((label, a), (_, b)) in ours.iter().zip(&theirs) {
+    // GPT-2 small's column pairs by label: a row only this model has (a
+    // training step's, under --backward) leaves it blank.
+    for (label, a) in &ours {
+        let b = theirs
+            .iter()
+            .find(|(l, _)| l == label)
+            .map_or("", |(_, v)| v.as_str());
         let label = pad(&row_label(app, label), 26);
         lines.push(Line::raw(format!("{label}{a:>wn$}{b:>wn$}")));
     }
